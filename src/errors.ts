@@ -1,0 +1,95 @@
+/**
+ * Errors are data: every failure hookbox reports carries a stable `code` that
+ * callers and tests branch on, a human `message`, and optional structured
+ * context (`path`, `field`).
+ *
+ * @module
+ */
+
+/** Every error code hookbox can report. Stable: never renamed, only added. */
+export const ERROR_CODES = [
+  "EVENT_INVALID",
+  "EVENT_JSON_INVALID",
+  "HOOK_MANIFEST_INVALID",
+  "HOOK_MANIFEST_MISSING",
+  "HOOK_NAME_MISMATCH",
+  "HOOK_ENTRY_MISSING",
+  "HOOK_OUTPUT_INVALID",
+  "HOOK_DIR_UNREADABLE",
+  "OPTION_INVALID",
+  "PLUGIN_INVALID",
+  "PLUGIN_IMPORT_DENIED",
+  "PLUGIN_HASH_MISMATCH",
+  "PLUGIN_EXPORT_MISSING",
+  "COMPILE_FAILED",
+  "COMPILE_API_DENIED",
+  "TOOLCHAIN_MISSING",
+  "LIMIT_FUEL",
+  "LIMIT_MEMORY",
+  "LIMIT_STACK",
+  "LIMIT_TIME",
+  "LIMIT_OUTPUT",
+  "LIMIT_INPUT",
+  "LIMIT_MODULE",
+  "SUBPROCESS_DENIED",
+  "SUBPROCESS_FAILED",
+  "INTERNAL",
+] as const;
+
+/** A stable error code. */
+export type ErrorCode = typeof ERROR_CODES[number];
+
+/** Structured context attached to a {@linkcode HookboxError}. */
+export interface ErrorContext {
+  /** File or folder the error is about. */
+  path?: string;
+  /** Dotted field name inside that input (`matcher.tool`, `tool_input`). */
+  field?: string;
+  /** The underlying error, kept for logs; never shown to API clients. */
+  cause?: unknown;
+}
+
+/**
+ * The one error class hookbox throws for expected failures.
+ *
+ * @example
+ * ```ts
+ * import { HookboxError } from "./errors.ts";
+ * const err = new HookboxError("EVENT_INVALID", "missing field", { field: "tool_name" });
+ * console.assert(err.code === "EVENT_INVALID" && err.field === "tool_name");
+ * ```
+ */
+export class HookboxError extends Error {
+  override readonly name = "HookboxError";
+  readonly code: ErrorCode;
+  readonly path: string | undefined;
+  readonly field: string | undefined;
+
+  constructor(code: ErrorCode, message: string, context: ErrorContext = {}) {
+    super(message, context.cause === undefined ? undefined : { cause: context.cause });
+    this.code = code;
+    this.path = context.path;
+    this.field = context.field;
+  }
+
+  /** One line: `CODE path field: message`, as the CLI prints it. */
+  toLine(): string {
+    const where = [this.path, this.field && `field ${this.field}`].filter(Boolean).join(" ");
+    return `${this.code}${where ? ` ${where}` : ""}: ${this.message}`;
+  }
+
+  /** A plain object safe to serialise for clients (no stack, no cause). */
+  toJSON(): { code: ErrorCode; message: string; path?: string; field?: string } {
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.path === undefined ? {} : { path: this.path }),
+      ...(this.field === undefined ? {} : { field: this.field }),
+    };
+  }
+}
+
+/** True when `err` is a {@linkcode HookboxError}, optionally with the given code. */
+export function isHookboxError(err: unknown, code?: ErrorCode): err is HookboxError {
+  return err instanceof HookboxError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,66 @@
+/**
+ * The seam every hook runtime sits behind. The dispatcher knows only this
+ * interface; subprocess, WebAssembly and prompt runtimes implement it.
+ *
+ * @module
+ */
+import type { HookDefinition } from "../hook/types.ts";
+
+/** Which runtime executed a hook (SPEC §4 `runtime`). */
+export type RuntimeKind = "wasm" | "subprocess" | "prompt";
+
+/** Limits in force for one call, after the host policy lowered the hook's own. */
+export interface EffectiveLimits {
+  /** Linear memory cap in MiB. */
+  memoryMb: number;
+  /** Metered instructions per call. */
+  fuel: number;
+  /** Cap on stdout and on stderr, each, in KiB. */
+  outputKb: number;
+  /** Cap on the event JSON handed to the hook, in KiB. */
+  inputKb: number;
+  /** Cap on a WebAssembly module's size, in KiB. */
+  moduleKb: number;
+  /** Wall-clock budget in milliseconds. */
+  timeoutMs: number;
+}
+
+/** One call of one hook. */
+export interface RunRequest {
+  hook: HookDefinition;
+  /** The event as JSON bytes (stdin for WASI/subprocess, Extism input). */
+  input: Uint8Array;
+  /** `HOOKBOX_*` variables a subprocess sees (wasm hooks get none unless granted). */
+  env: Record<string, string>;
+  limits: EffectiveLimits;
+  /** Tenant the call is made for; keys caches and warm instances. */
+  tenantId: string;
+  /** Aborted when the executor closes. */
+  signal?: AbortSignal;
+}
+
+/** Why a call did not produce a normal exit. */
+export interface RunFailure {
+  outcome: "error" | "timeout" | "limit" | "skipped";
+  /** `fuel`, `memory`, `stack`, `time`, `output`, `input`, `module`, `trap: ...`, ... */
+  detail: string;
+}
+
+/** What a runtime reports back: the exit code / stdout / stderr protocol of SPEC §3. */
+export interface RunResult {
+  /** Exit code, or null when the hook never exited normally. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  /** Set when the call errored, timed out, hit a limit or was skipped. */
+  failure?: RunFailure;
+}
+
+/** A hook runtime. Implementations must never throw for a hook's own misbehaviour. */
+export interface Runtime {
+  readonly kind: RuntimeKind;
+  /** Run one call. Rejects only for host faults; hook faults come back as `failure`. */
+  run(request: RunRequest): Promise<RunResult>;
+  /** Release cached instances, processes and timers. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,35 @@
+import type { z } from "zod";
+import { type ErrorCode, HookboxError } from "../errors.ts";
+
+/** Dotted path of a zod issue (`matcher.tool`, `messages.0.role`). */
+export function issuePath(issue: z.core.$ZodIssue): string {
+  return issue.path.map(String).join(".");
+}
+
+/** Turns the first zod issue into a HookboxError that names the field. */
+export function toHookboxError(
+  code: ErrorCode,
+  error: z.ZodError,
+  what: string,
+  path?: string,
+): HookboxError {
+  const issue = error.issues[0];
+  const field = issue ? issuePath(issue) : "";
+  const detail = issue ? describeIssue(issue) : "invalid";
+  const where = field ? `field "${field}"` : what;
+  return new HookboxError(code, `${what}: ${where}: ${detail}`, {
+    ...(path === undefined ? {} : { path }),
+    ...(field ? { field } : {}),
+    cause: error,
+  });
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === "invalid_type" && issue.message.includes("received undefined")) {
+    return "is required";
+  }
+  if (issue.code === "unrecognized_keys") {
+    return `unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  }
+  return issue.message;
+}

@@ -1,0 +1,118 @@
+/**
+ * Event JSON schemas (SPEC §1): the common fields, each event's own fields,
+ * snake_case aliases, and pass-through of unknown fields.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { HookboxError } from "../errors.ts";
+import { type EventType, eventTypeSchema } from "./event_types.ts";
+import { toHookboxError } from "./_issues.ts";
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+const common = {
+  event_type: eventTypeSchema,
+  timestamp: z.string().regex(RFC3339, "must be an RFC 3339 timestamp").optional(),
+  session_id: z.string().min(1),
+  work_dir: z.string().min(1).optional(),
+  tenant_id: z.string().min(1).max(128).optional(),
+  turn_id: z.string().optional(),
+  store: z.record(z.string(), z.unknown()).optional(),
+};
+
+const json = z.unknown().refine((v) => v !== undefined, "is required");
+const count = z.number().int().min(0);
+const message = z.looseObject({ role: z.string(), content: z.unknown() });
+
+const tool = {
+  tool_name: z.string().min(1),
+  tool_input: z.record(z.string(), z.unknown()),
+  tool_use_id: z.string().optional(),
+};
+const llm = {
+  messages: z.array(message),
+  tools: z.array(z.unknown()).optional(),
+  model: z.string().optional(),
+  iteration: count.optional(),
+};
+
+/** Fields each event carries besides the common ones. */
+const EXTRA: Record<EventType, z.ZodRawShape> = {
+  "pre-session": { source: z.string().optional() },
+  "post-session": { reason: z.string().optional() },
+  "pre-agent-turn": { prompt: z.string() },
+  "post-agent-turn": { response: json },
+  "pre-agent-turn-stop": { last_message: z.string(), stop_count: count.default(0) },
+  "post-agent-turn-stop": { last_message: z.string() },
+  "pre-tool-call": tool,
+  "post-tool-call": { ...tool, tool_output: json },
+  "post-tool-call-failure": { ...tool, error: json },
+  "pre-subagent": { subagent_name: z.string().min(1), task: json },
+  "post-subagent": { subagent_name: z.string().min(1), task: json, result: json },
+  "pre-context-compact": { message_count: count },
+  "post-context-compact": { summary: z.string(), compacted_count: count },
+  "pre-llm-call": llm,
+  "post-llm-call": { ...llm, response: json, usage: z.unknown().optional() },
+  "post-llm-call-failure": { ...llm, messages: llm.messages.optional(), error: json },
+};
+
+const SCHEMAS = Object.fromEntries(
+  Object.entries(EXTRA).map(([type, shape]) => [type, z.looseObject({ ...common, ...shape })]),
+) as Record<EventType, z.ZodType<HookEvent>>;
+
+/** A validated event. Unknown fields are kept as they came. */
+export interface HookEvent {
+  event_type: EventType;
+  timestamp?: string;
+  session_id: string;
+  work_dir?: string;
+  tenant_id?: string;
+  turn_id?: string;
+  store?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** Result form of {@linkcode parseEvent}. */
+export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; error: HookboxError };
+
+/**
+ * Validates an event; never throws. The error names the offending field.
+ *
+ * @example
+ * ```ts
+ * import { tryParseEvent } from "./event.ts";
+ * const r = tryParseEvent({ event_type: "pre_tool_call", session_id: "s" });
+ * console.assert(!r.ok && r.error.field === "tool_name");
+ * ```
+ */
+export function tryParseEvent(input: unknown): ParseEventResult {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return { ok: false, error: new HookboxError("EVENT_INVALID", "event must be a JSON object") };
+  }
+  const head = z.object({ event_type: eventTypeSchema }).safeParse(input);
+  if (!head.success) return { ok: false, error: toHookboxError("EVENT_INVALID", head.error, "event") };
+  const parsed = SCHEMAS[head.data.event_type].safeParse(input);
+  if (!parsed.success) {
+    return { ok: false, error: toHookboxError("EVENT_INVALID", parsed.error, "event") };
+  }
+  return { ok: true, event: parsed.data };
+}
+
+/** Validates an event and throws `HookboxError("EVENT_INVALID")` naming the field. */
+export function parseEvent(input: unknown): HookEvent {
+  const result = tryParseEvent(input);
+  if (!result.ok) throw result.error;
+  return result.event;
+}
+
+/** Parses event JSON text; bad JSON is `EVENT_JSON_INVALID`. */
+export function parseEventJson(text: string): HookEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new HookboxError("EVENT_JSON_INVALID", `event is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseEvent(value);
+}

@@ -1,0 +1,66 @@
+/**
+ * The lifecycle events of SPEC §1 and their snake_case aliases.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+/** Every event type hookbox dispatches, in lifecycle order. */
+export const EVENT_TYPES = [
+  "pre-session",
+  "post-session",
+  "pre-agent-turn",
+  "post-agent-turn",
+  "pre-agent-turn-stop",
+  "post-agent-turn-stop",
+  "pre-tool-call",
+  "post-tool-call",
+  "post-tool-call-failure",
+  "pre-subagent",
+  "post-subagent",
+  "pre-context-compact",
+  "post-context-compact",
+  "pre-llm-call",
+  "post-llm-call",
+  "post-llm-call-failure",
+] as const;
+
+/** A canonical (kebab-case) event type. */
+export type EventType = typeof EVENT_TYPES[number];
+
+const KNOWN = new Set<string>(EVENT_TYPES);
+
+/**
+ * Maps `pre_tool_call` to `pre-tool-call`; returns null for unknown names.
+ *
+ * @example
+ * ```ts
+ * import { normalizeEventType } from "./event_types.ts";
+ * console.assert(normalizeEventType("pre_tool_call") === "pre-tool-call");
+ * console.assert(normalizeEventType("nope") === null);
+ * ```
+ */
+export function normalizeEventType(name: string): EventType | null {
+  const kebab = name.replaceAll("_", "-");
+  return KNOWN.has(kebab) ? kebab as EventType : null;
+}
+
+/** Zod schema for an event type that accepts snake_case aliases. */
+export const eventTypeSchema = z.string().transform((value, ctx) => {
+  const type = normalizeEventType(value);
+  if (type === null) {
+    ctx.addIssue({
+      code: "custom",
+      message: `unknown event type "${value}" (expected one of ${EVENT_TYPES.join(", ")})`,
+    });
+    return z.NEVER;
+  }
+  return type;
+});
+
+/** Tool events: the ones that carry `tool_name` and can be matched by `matcher.tool`. */
+export const TOOL_EVENTS: ReadonlySet<EventType> = new Set([
+  "pre-tool-call",
+  "post-tool-call",
+  "post-tool-call-failure",
+]);

@@ -1,0 +1,65 @@
+/**
+ * HOOK.md frontmatter schema (SPEC §2). Ranges and defaults live here and
+ * nowhere else.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { eventTypeSchema } from "./event_types.ts";
+
+/** Default per-call limits when neither HOOK.md nor the policy says otherwise. */
+export const DEFAULT_LIMITS = {
+  memory_mb: 64,
+  fuel: 200_000_000,
+  output_kb: 1024,
+} as const;
+
+const regex = z.string().superRefine((value, ctx) => {
+  try {
+    new RegExp(value);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${String(err)}` });
+  }
+});
+
+const limitsSchema = z.strictObject({
+  memory_mb: z.number().int().min(1).max(4096).default(DEFAULT_LIMITS.memory_mb),
+  fuel: z.number().int().min(1000).max(1e12).default(DEFAULT_LIMITS.fuel),
+  output_kb: z.number().int().min(1).max(65536).default(DEFAULT_LIMITS.output_kb),
+});
+
+const injectSchema = z.strictObject({
+  role: z.enum(["system", "user", "assistant"]).default("system"),
+  persistent: z.boolean().default(false),
+  scope: z.enum(["turn", "session"]).default("turn"),
+});
+
+/** The frontmatter of a HOOK.md, validated, with defaults filled in. */
+export const manifestSchema = z.looseObject({
+  name: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+").max(64),
+  description: z.string().min(1),
+  trigger: z.union([eventTypeSchema, z.array(eventTypeSchema).min(1)])
+    .transform((t) => (Array.isArray(t) ? [...new Set(t)] : [t])),
+  matcher: z.strictObject({ tool: regex.optional(), pattern: regex.optional() }).optional(),
+  timeout: z.number().int().min(100).max(600_000).default(30_000),
+  async: z.boolean().default(false),
+  priority: z.number().int().min(0).max(1000).default(100),
+  on_error: z.enum(["open", "closed"]).default("open"),
+  limits: limitsSchema.default(() => ({ ...DEFAULT_LIMITS })),
+  /** [ext] pin of the plugin's SHA-256 (hex), `sha256:` prefix optional. */
+  sha256: z.string().regex(/^(sha256:)?[0-9a-f]{64}$/, "must be 64 lowercase hex digits")
+    .transform((s) => s.replace(/^sha256:/, "")).optional(),
+  /** [ext] hosts the plugin may reach through Extism HTTP; default none. */
+  allowed_hosts: z.array(z.string().min(1)).default([]),
+  /** [ext] `fresh` instance per call (default) or a `warm` instance reset between calls. */
+  isolation: z.enum(["fresh", "warm"]).default("fresh"),
+  /** [ext] names of `HOOKBOX_*` variables a WebAssembly hook may read. */
+  env: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/)).default([]),
+  /** [ext] prompt hook (seed 003): the Markdown body is injected as a message. */
+  inject: injectSchema.optional(),
+});
+
+/** Parsed HOOK.md frontmatter. */
+export type Manifest = z.infer<typeof manifestSchema>;
+/** Per-hook limits as written in HOOK.md (after defaults). */
+export type ManifestLimits = Manifest["limits"];

@@ -1,0 +1,68 @@
+/**
+ * Hook stdout control fields (SPEC §3).
+ *
+ * @module
+ */
+import { z } from "zod";
+import type { HookboxError } from "../errors.ts";
+import { toHookboxError } from "./_issues.ts";
+
+const injectItem = z.looseObject({
+  role: z.enum(["system", "user", "assistant"]).default("system"),
+  content: z.string(),
+  persistent: z.boolean().default(false),
+});
+
+/** The control object a hook may print on stdout with exit 0. */
+export const controlSchema = z.looseObject({
+  decision: z.enum(["allow", "block", "deny"]).transform((d) => d === "deny" ? "block" : d)
+    .optional(),
+  reason: z.string().optional(),
+  modified_input: z.unknown().optional(),
+  modified_output: z.unknown().optional(),
+  inject: z.array(injectItem).optional(),
+  disable_tools: z.array(z.string()).optional(),
+  enable_tools: z.array(z.string()).optional(),
+  store: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Parsed control fields. */
+export type Control = z.infer<typeof controlSchema>;
+/** One message to inject into the agent's context. */
+export type InjectItem = z.infer<typeof injectItem>;
+
+/** What a hook's stdout turned out to be. */
+export type StdoutReading =
+  | { kind: "control"; control: Control }
+  | { kind: "text" }
+  | { kind: "invalid"; error: HookboxError };
+
+/**
+ * Reads stdout: a JSON object is control fields, anything else is plain text.
+ *
+ * @example
+ * ```ts
+ * import { readStdout } from "./output.ts";
+ * const r = readStdout('{"decision":"deny","reason":"no"}');
+ * console.assert(r.kind === "control" && r.control.decision === "block");
+ * console.assert(readStdout("hello").kind === "text");
+ * ```
+ */
+export function readStdout(stdout: string): StdoutReading {
+  const text = stdout.trim();
+  if (!text.startsWith("{")) return { kind: "text" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "text" };
+  }
+  const parsed = controlSchema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      kind: "invalid",
+      error: toHookboxError("HOOK_OUTPUT_INVALID", parsed.error, "hook output"),
+    };
+  }
+  return { kind: "control", control: parsed.data };
+}
