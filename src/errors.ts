@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   "HOOK_ENTRY_MISSING",
   "HOOK_OUTPUT_INVALID",
   "HOOK_DIR_UNREADABLE",
+  "HOOK_NAME_CONFLICT",
   "OPTION_INVALID",
   "PLUGIN_INVALID",
   "PLUGIN_IMPORT_DENIED",
@@ -72,10 +73,10 @@ export class HookboxError extends Error {
     this.field = context.field;
   }
 
-  /** One line: `CODE path field: message`, as the CLI prints it. */
+  /** One line: `CODE path: message`, as the CLI prints it. */
   toLine(): string {
-    const where = [this.path, this.field && `field ${this.field}`].filter(Boolean).join(" ");
-    return `${this.code}${where ? ` ${where}` : ""}: ${this.message}`;
+    const line = `${this.code}${this.path ? ` ${this.path}` : ""}: ${this.message}`;
+    return line.replace(/\s*\n\s*/g, " ");
   }
 
   /** A plain object safe to serialise for clients (no stack, no cause). */

@@ -16,8 +16,9 @@ export function toHookboxError(
   const issue = error.issues[0];
   const field = issue ? issuePath(issue) : "";
   const detail = issue ? describeIssue(issue) : "invalid";
-  const where = field ? `field "${field}"` : what;
-  return new HookboxError(code, `${what}: ${where}: ${detail}`, {
+  const sep = /^(is|must|unknown) /.test(detail) ? " " : ": ";
+  const message = field ? `${what} field "${field}"${sep}${detail}` : `${what}: ${detail}`;
+  return new HookboxError(code, message, {
     ...(path === undefined ? {} : { path }),
     ...(field ? { field } : {}),
     cause: error,

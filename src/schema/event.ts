@@ -59,7 +59,7 @@ const EXTRA: Record<EventType, z.ZodRawShape> = {
 
 const SCHEMAS = Object.fromEntries(
   Object.entries(EXTRA).map(([type, shape]) => [type, z.looseObject({ ...common, ...shape })]),
-) as Record<EventType, z.ZodType<HookEvent>>;
+) as unknown as Record<EventType, z.ZodType<HookEvent>>;
 
 /** A validated event. Unknown fields are kept as they came. */
 export interface HookEvent {
@@ -91,7 +91,9 @@ export function tryParseEvent(input: unknown): ParseEventResult {
     return { ok: false, error: new HookboxError("EVENT_INVALID", "event must be a JSON object") };
   }
   const head = z.object({ event_type: eventTypeSchema }).safeParse(input);
-  if (!head.success) return { ok: false, error: toHookboxError("EVENT_INVALID", head.error, "event") };
+  if (!head.success) {
+    return { ok: false, error: toHookboxError("EVENT_INVALID", head.error, "event") };
+  }
   const parsed = SCHEMAS[head.data.event_type].safeParse(input);
   if (!parsed.success) {
     return { ok: false, error: toHookboxError("EVENT_INVALID", parsed.error, "event") };
@@ -112,7 +114,10 @@ export function parseEventJson(text: string): HookEvent {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new HookboxError("EVENT_JSON_INVALID", `event is not valid JSON: ${(err as Error).message}`);
+    throw new HookboxError(
+      "EVENT_JSON_INVALID",
+      `event is not valid JSON: ${(err as Error).message}`,
+    );
   }
   return parseEvent(value);
 }

@@ -1,0 +1,39 @@
+/** `hookbox validate [DIR...]`: checks hook folders and prints every problem. */
+import { absolute, defaultUserDir, denoFs } from "../adapters/deno/fs.ts";
+import { type HookProblem, scanPath } from "../hook/discover.ts";
+import { EXIT } from "./_io.ts";
+
+export const VALIDATE_USAGE = "hookbox validate [DIR...]";
+
+/** Formats a problem as `CODE path [field F]: message`. */
+export function problemLine(p: HookProblem): string {
+  return `${p.code} ${p.path}${p.field ? ` field ${p.field}` : ""}: ${p.message}`;
+}
+
+/** Runs the command; returns the exit code. */
+export async function validateCommand(args: string[]): Promise<number> {
+  const explicit = args.length > 0;
+  const dirs = explicit
+    ? args.map(absolute)
+    : [defaultUserDir(), absolute(".agents/hooks")].filter((d): d is string => d !== null);
+  let problems = 0;
+  let hooks = 0;
+  for (const dir of dirs) {
+    if (explicit && (await denoFs.stat(dir)) === null) {
+      console.log(
+        problemLine({ code: "HOOK_DIR_UNREADABLE", path: dir, message: "no such folder" }),
+      );
+      problems++;
+      continue;
+    }
+    const found = await scanPath(denoFs, dir, "project");
+    for (const hook of found.hooks) {
+      console.log(`ok ${hook.name} ${hook.dir} (${hook.entry.runtime})`);
+    }
+    for (const p of found.problems) console.log(problemLine(p));
+    hooks += found.hooks.length;
+    problems += found.problems.length;
+  }
+  console.log(`${hooks} hook(s) valid, ${problems} problem(s)`);
+  return problems > 0 ? EXIT.bad : EXIT.allow;
+}

@@ -1,0 +1,150 @@
+/**
+ * Runs one hook through its runtime and reads its answer by the exit-code /
+ * stdout / stderr protocol (SPEC §3).
+ *
+ * @module
+ */
+import type { HookDefinition } from "../hook/types.ts";
+import { effectiveLimits, type Policy } from "../policy.ts";
+import type { RunResult, Runtime, RuntimeKind } from "../runtime/types.ts";
+import type { HookEvent } from "../schema/event.ts";
+import { type Control, readStdout } from "../schema/output.ts";
+import { hasKind, inputField } from "./fields.ts";
+import type { HookRecord, Outcome } from "./result.ts";
+
+/** What the dispatcher needs to run hooks. */
+export interface CallContext {
+  runtimes: Partial<Record<RuntimeKind, Runtime>>;
+  policy: Policy;
+  tenantId: string;
+  /** Extra `HOOKBOX_*` variables (subprocess hooks see them; wasm hooks only when granted). */
+  env: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** One hook's record plus the control fields it printed (exit 0 only). */
+export interface HookCall {
+  record: HookRecord;
+  control: Control | null;
+}
+
+const encoder = new TextEncoder();
+/** Extra wall time the dispatcher grants a runtime before giving up on it. */
+const GRACE_MS = 1000;
+
+/** Runs `hook` on `event`; never throws for the hook's own faults. */
+export async function callHook(
+  hook: HookDefinition,
+  event: HookEvent,
+  ctx: CallContext,
+): Promise<HookCall> {
+  const started = performance.now();
+  const finish = (outcome: Outcome, run: Partial<RunResult>, detail: string | null): HookCall => ({
+    record: {
+      name: hook.name,
+      level: hook.level,
+      runtime: hook.entry.runtime,
+      outcome,
+      exit_code: run.exitCode ?? null,
+      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      stdout: run.stdout ?? "",
+      stderr: run.stderr ?? "",
+      detail,
+    },
+    control: null,
+  });
+  if (hook.entry.runtime === "subprocess" && !ctx.policy.allowSubprocess) {
+    return finish("skipped", {}, "subprocess not permitted");
+  }
+  const runtime = ctx.runtimes[hook.entry.runtime];
+  if (!runtime) return finish("skipped", {}, `no ${hook.entry.runtime} runtime configured`);
+  const limits = effectiveLimits(hook.manifest, ctx.policy);
+  const input = encoder.encode(JSON.stringify(event));
+  if (input.byteLength > limits.inputKb * 1024) return finish("limit", {}, "input");
+
+  const run = await guarded(
+    runtime.run({
+      hook,
+      input,
+      env: envFor(hook, event, ctx),
+      limits,
+      tenantId: ctx.tenantId,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    }),
+    limits.timeoutMs + GRACE_MS,
+  );
+  if (run.failure) return finish(run.failure.outcome, run, run.failure.detail);
+  return interpret(event, run, finish);
+}
+
+function interpret(
+  event: HookEvent,
+  run: RunResult,
+  finish: (o: Outcome, r: Partial<RunResult>, d: string | null) => HookCall,
+): HookCall {
+  if (run.exitCode === 2) return finish("block", run, null);
+  if (run.exitCode !== 0) return finish("error", run, `exit code ${run.exitCode}`);
+  const reading = readStdout(run.stdout);
+  if (reading.kind === "text") return finish("ok", run, null);
+  if (reading.kind === "invalid") {
+    return finish("error", run, `invalid output: ${reading.error.message}`);
+  }
+  const { control } = reading;
+  const field = inputField(event.event_type);
+  if (
+    control.modified_input !== undefined && field && !hasKind(control.modified_input, field.kind)
+  ) {
+    return finish(
+      "error",
+      run,
+      `invalid output: modified_input must be a JSON ${field.kind} (${field.name})`,
+    );
+  }
+  const call = finish(control.decision === "block" ? "block" : "ok", run, null);
+  call.control = control;
+  return call;
+}
+
+function envFor(hook: HookDefinition, event: HookEvent, ctx: CallContext): Record<string, string> {
+  const env: Record<string, string> = {
+    ...ctx.env,
+    HOOKBOX_EVENT: event.event_type,
+    HOOKBOX_SESSION_ID: event.session_id,
+    HOOKBOX_HOOK_NAME: hook.name,
+    HOOKBOX_HOOK_DIR: hook.dir,
+    HOOKBOX_TENANT_ID: ctx.tenantId,
+  };
+  if (event.work_dir) env.HOOKBOX_WORK_DIR = event.work_dir;
+  if (typeof event.tool_name === "string") env.HOOKBOX_TOOL_NAME = event.tool_name;
+  return env;
+}
+
+/** Backstop for a runtime that does not return in time: report a timeout. */
+async function guarded(run: Promise<RunResult>, ms: number): Promise<RunResult> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<RunResult>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          exitCode: null,
+          stdout: "",
+          stderr: "",
+          failure: { outcome: "timeout", detail: "time" },
+        }),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([
+      run.catch((err: unknown): RunResult => ({
+        exitCode: null,
+        stdout: "",
+        stderr: "",
+        failure: { outcome: "error", detail: `host: ${(err as Error)?.message ?? String(err)}` },
+      })),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * The dispatch chain (SPEC §4): select, order, run synchronous hooks one after
+ * another with chained modifications, stop at the first block, start async
+ * hooks detached, fail open unless a hook says `on_error: closed`.
+ *
+ * @module
+ */
+import type { HookDefinition } from "../hook/types.ts";
+import type { HookEvent } from "../schema/event.ts";
+import type { Control } from "../schema/output.ts";
+import { type CallContext, callHook, type HookCall } from "./call_hook.ts";
+import { inputField, outputField } from "./fields.ts";
+import type { DispatchResult, HookRecord } from "./result.ts";
+import { selectHooks } from "./select.ts";
+
+/** Dispatch options beyond the call context. */
+export interface DispatchOptions extends CallContext {
+  /** Receives each async hook's record when it finishes. */
+  onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+  /** Keeps track of detached async calls so the owner can wait for them. */
+  track?: (pending: Promise<unknown>) => void;
+}
+
+const FAILURES = new Set(["error", "timeout", "limit", "skipped"]);
+
+/** Dispatches one validated event to the given hooks. */
+export async function dispatchEvent(
+  hooks: readonly HookDefinition[],
+  event: HookEvent,
+  options: DispatchOptions,
+): Promise<DispatchResult> {
+  const selected = selectHooks(hooks, event);
+  const result = emptyResult(event);
+  const records = new Map<HookDefinition, HookRecord>();
+  for (const hook of selected.filter((h) => h.manifest.async)) {
+    records.set(hook, startAsync(hook, event, options));
+  }
+  let current: HookEvent = { ...event, store: { ...result.store } };
+  for (const hook of selected.filter((h) => !h.manifest.async)) {
+    const call = await callHook(hook, current, options);
+    records.set(hook, call.record);
+    if (applyCall(result, hook, call)) break;
+    current = nextEvent(current, call.control, result);
+  }
+  result.hooks = selected.flatMap((h) => records.get(h) ?? []);
+  return result;
+}
+
+/** Folds one call into the result; returns true when the chain must stop. */
+function applyCall(result: DispatchResult, hook: HookDefinition, call: HookCall): boolean {
+  const { record, control } = call;
+  if (control) mergeControl(result, control, record.outcome === "block");
+  if (record.outcome === "block") {
+    const text = control?.reason ?? record.stderr.trim();
+    return block(result, hook.name, text || `blocked by hook "${hook.name}"`);
+  }
+  if (FAILURES.has(record.outcome) && hook.manifest.on_error === "closed") {
+    return block(
+      result,
+      hook.name,
+      `hook "${hook.name}" failed (${record.outcome}: ${
+        record.detail ?? "unknown"
+      }) and is on_error: closed`,
+    );
+  }
+  return false;
+}
+
+function block(result: DispatchResult, name: string, reason: string): true {
+  result.decision = "block";
+  result.reason = reason;
+  result.blocked_by = name;
+  return true;
+}
+
+function mergeControl(result: DispatchResult, control: Control, blocking: boolean): void {
+  if (control.store) Object.assign(result.store, control.store);
+  if (control.inject) result.inject.push(...control.inject);
+  for (const tool of control.disable_tools ?? []) {
+    toggle(result.disable_tools, result.enable_tools, tool);
+  }
+  for (const tool of control.enable_tools ?? []) {
+    toggle(result.enable_tools, result.disable_tools, tool);
+  }
+  if (blocking) return;
+  if (control.modified_input !== undefined && inputField(result.event_type)) {
+    result.modified_input = control.modified_input;
+  }
+  if (control.modified_output !== undefined && outputField(result.event_type)) {
+    result.modified_output = control.modified_output;
+  }
+  if (control.reason !== undefined && result.reason === null) result.reason = control.reason;
+}
+
+function toggle(add: string[], remove: string[], tool: string): void {
+  if (!add.includes(tool)) add.push(tool);
+  const at = remove.indexOf(tool);
+  if (at >= 0) remove.splice(at, 1);
+}
+
+/** The event the next hook sees: modified input/output and the shared store applied. */
+function nextEvent(event: HookEvent, control: Control | null, result: DispatchResult): HookEvent {
+  const next: HookEvent = { ...event, store: { ...result.store } };
+  const input = inputField(event.event_type);
+  if (input && control?.modified_input !== undefined) next[input.name] = control.modified_input;
+  const output = outputField(event.event_type);
+  if (output && control?.modified_output !== undefined) next[output] = control.modified_output;
+  return next;
+}
+
+function startAsync(hook: HookDefinition, event: HookEvent, options: DispatchOptions): HookRecord {
+  const pending = callHook(hook, event, options).then(
+    (call) => options.onAsyncResult?.(call.record, event),
+    () => {},
+  );
+  options.track?.(pending);
+  return {
+    name: hook.name,
+    level: hook.level,
+    runtime: hook.entry.runtime,
+    outcome: "async",
+    exit_code: null,
+    duration_ms: 0,
+    stdout: "",
+    stderr: "",
+    detail: null,
+  };
+}
+
+function emptyResult(event: HookEvent): DispatchResult {
+  return {
+    event_type: event.event_type,
+    decision: "allow",
+    reason: null,
+    blocked_by: null,
+    modified_input: null,
+    modified_output: null,
+    inject: [],
+    disable_tools: [],
+    enable_tools: [],
+    store: { ...(event.store ?? {}) },
+    hooks: [],
+  };
+}

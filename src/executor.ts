@@ -1,0 +1,117 @@
+/**
+ * The executor core: discovery once per folder, then dispatch. Web APIs only —
+ * files come through a {@linkcode HostFs}, runtimes are passed in.
+ *
+ * @module
+ */
+import { dispatchEvent, type DispatchOptions } from "./dispatch/dispatch.ts";
+import type { DispatchResult, HookRecord } from "./dispatch/result.ts";
+import { type Discovery, type HookProblem, mergeLevels, scanPath } from "./hook/discover.ts";
+import type { HookDefinition } from "./hook/types.ts";
+import { type HostFs, joinPath } from "./host.ts";
+import { type Policy, resolvePolicy } from "./policy.ts";
+import type { Runtime, RuntimeKind } from "./runtime/types.ts";
+import { type HookEvent, parseEvent } from "./schema/event.ts";
+
+/** Everything the core executor needs, with no defaults taken from the machine. */
+export interface CoreConfig {
+  fs: HostFs;
+  /** Operator folders of platform hooks. @default [] */
+  platformDirs?: string[];
+  /** User hook folder, or null for none. @default null */
+  userDir?: string | null;
+  /** Fixed project hook folder; when absent it is `<work_dir>/.agents/hooks` of each event. */
+  projectDir?: string | null;
+  /** Work dir for events that name none. */
+  defaultWorkDir?: string;
+  runtimes: Partial<Record<RuntimeKind, Runtime>>;
+  policy?: Partial<Policy>;
+  /** Receives each async hook's record when it finishes. */
+  onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+}
+
+/** Per-call options of {@linkcode Executor.dispatch}. */
+export interface DispatchCallOptions {
+  /** Tenant the event belongs to. @default event.tenant_id, else "default" */
+  tenantId?: string;
+  /** Policy for this call, over the executor's. */
+  policy?: Partial<Policy>;
+}
+
+/** A running executor. */
+export interface Executor {
+  /** Validates `event` (throws `EVENT_INVALID`) and runs the hooks that fit it. */
+  dispatch(event: unknown, options?: DispatchCallOptions): Promise<DispatchResult>;
+  /** The hooks that apply for `workDir`, after override rules. */
+  hooks(workDir?: string): Promise<HookDefinition[]>;
+  /** Hook folders that were skipped, with code, path and field. */
+  problems(workDir?: string): Promise<HookProblem[]>;
+  /** Waits for async hooks, then releases runtimes. */
+  close(): Promise<void>;
+}
+
+/** Builds an executor from explicit capabilities. */
+export function createCoreExecutor(config: CoreConfig): Executor {
+  const policy = resolvePolicy(config.policy);
+  const scans = new Map<string, Promise<Discovery>>();
+  const scan = (dir: string, level: "platform" | "user" | "project") => {
+    const key = `${level}:${dir}`;
+    let found = scans.get(key);
+    if (!found) scans.set(key, found = scanPath(config.fs, dir, level));
+    return found;
+  };
+  const base = Promise.all([
+    ...(config.platformDirs ?? []).map((d) => scan(d, "platform")),
+    ...(config.userDir ? [scan(config.userDir, "user")] : []),
+  ]);
+  const discover = async (workDir: string | undefined): Promise<Discovery> => {
+    const projectDir = config.projectDir !== undefined
+      ? config.projectDir
+      : workDir
+      ? joinPath(workDir, ".agents/hooks")
+      : null;
+    return mergeLevels([...await base, ...(projectDir ? [await scan(projectDir, "project")] : [])]);
+  };
+  const pending = new Set<Promise<unknown>>();
+  const abort = new AbortController();
+
+  return {
+    async dispatch(input, options = {}) {
+      const event = parseEvent(input);
+      const workDir = event.work_dir ?? config.defaultWorkDir;
+      const callPolicy = options.policy ? resolvePolicy({ ...policy, ...options.policy }) : policy;
+      const { hooks } = await discover(workDir);
+      const enabled = hooks.filter((h) =>
+        h.level === "platform" || !callPolicy.disabledHooks.includes(h.name)
+      );
+      const dispatchOptions: DispatchOptions = {
+        runtimes: config.runtimes,
+        policy: callPolicy,
+        tenantId: options.tenantId ?? event.tenant_id ?? "default",
+        env: {},
+        signal: abort.signal,
+        track: (p) => {
+          pending.add(p);
+          p.finally(() => pending.delete(p));
+        },
+        ...(config.onAsyncResult ? { onAsyncResult: config.onAsyncResult } : {}),
+      };
+      return await dispatchEvent(
+        enabled,
+        workDir ? { ...event, work_dir: workDir } : event,
+        dispatchOptions,
+      );
+    },
+    async hooks(workDir) {
+      return (await discover(workDir ?? config.defaultWorkDir)).hooks;
+    },
+    async problems(workDir) {
+      return (await discover(workDir ?? config.defaultWorkDir)).problems;
+    },
+    async close() {
+      await Promise.allSettled([...pending]);
+      abort.abort();
+      await Promise.all(Object.values(config.runtimes).map((r) => r?.close?.()));
+    },
+  };
+}

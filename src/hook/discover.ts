@@ -1,0 +1,122 @@
+/**
+ * Discovery (SPEC §2): scans the platform, user and project folders, validates
+ * every hook, applies the override rules, and reports what it skipped.
+ *
+ * @module
+ */
+import { type ErrorCode, HookboxError, isHookboxError } from "../errors.ts";
+import { type HostFs, joinPath } from "../host.ts";
+import { resolveEntry } from "./entry.ts";
+import { parseHookMd } from "./frontmatter.ts";
+import type { HookDefinition, HookLevel } from "./types.ts";
+
+/** A hook folder that was skipped, and why. Never silent. */
+export interface HookProblem {
+  code: ErrorCode;
+  message: string;
+  path: string;
+  field?: string;
+  level?: HookLevel;
+}
+
+/** Hooks found plus the problems met on the way. */
+export interface Discovery {
+  hooks: HookDefinition[];
+  problems: HookProblem[];
+}
+
+/** Loads one hook folder; throws a HookboxError with code, path and field. */
+export async function loadHook(fs: HostFs, dir: string, level: HookLevel): Promise<HookDefinition> {
+  const mdPath = joinPath(dir, "HOOK.md");
+  if ((await fs.stat(mdPath))?.kind !== "file") {
+    throw new HookboxError("HOOK_MANIFEST_MISSING", "hook folder has no HOOK.md", { path: dir });
+  }
+  const { manifest, body } = parseHookMd(await fs.readTextFile(mdPath), mdPath);
+  const folder = dir.replace(/\/+$/, "").split("/").pop() ?? "";
+  if (manifest.name !== folder) {
+    throw new HookboxError(
+      "HOOK_NAME_MISMATCH",
+      `name "${manifest.name}" must equal the folder name "${folder}"`,
+      { path: mdPath, field: "name" },
+    );
+  }
+  const entry = await resolveEntry(fs, dir, manifest);
+  return { name: manifest.name, level, dir, manifest, body, entry };
+}
+
+/**
+ * Scans `path`: a hook folder itself (it has a HOOK.md) or a folder of hook
+ * folders. A missing folder yields nothing; everything else is reported.
+ */
+export async function scanPath(fs: HostFs, path: string, level: HookLevel): Promise<Discovery> {
+  const info = await fs.stat(path);
+  if (info === null) return { hooks: [], problems: [] };
+  if (info.kind !== "dir") {
+    return { hooks: [], problems: [problem("HOOK_DIR_UNREADABLE", "not a folder", path, level)] };
+  }
+  if ((await fs.stat(joinPath(path, "HOOK.md")))?.kind === "file") {
+    return await collect(fs, [path], level);
+  }
+  let entries;
+  try {
+    entries = await fs.readDir(path);
+  } catch (err) {
+    return {
+      hooks: [],
+      problems: [problem("HOOK_DIR_UNREADABLE", (err as Error).message, path, level)],
+    };
+  }
+  const dirs = entries.filter((e) => e.isDirectory && !e.name.startsWith("."))
+    .map((e) => e.name).sort().map((name) => joinPath(path, name));
+  return await collect(fs, dirs, level);
+}
+
+async function collect(fs: HostFs, dirs: string[], level: HookLevel): Promise<Discovery> {
+  const found: Discovery = { hooks: [], problems: [] };
+  for (const dir of dirs) {
+    try {
+      found.hooks.push(await loadHook(fs, dir, level));
+    } catch (err) {
+      if (!isHookboxError(err)) throw err;
+      found.problems.push({ ...problemOf(err, dir), level });
+    }
+  }
+  return found;
+}
+
+/**
+ * Applies the override rules across levels: a project hook replaces a user
+ * hook of the same name; nothing replaces a platform hook.
+ */
+export function mergeLevels(levels: Discovery[]): Discovery {
+  const byName = new Map<string, HookDefinition>();
+  const problems = levels.flatMap((l) => l.problems);
+  for (const hook of levels.flatMap((l) => l.hooks)) {
+    const prior = byName.get(hook.name);
+    if (prior && (prior.level === "platform" || prior.level === hook.level)) {
+      problems.push(problem(
+        "HOOK_NAME_CONFLICT",
+        `hook "${hook.name}" is already defined at ${prior.level} level (${prior.dir}); ` +
+          (prior.level === "platform" ? "platform hooks cannot be replaced" : "first one wins"),
+        hook.dir,
+        hook.level,
+      ));
+      continue;
+    }
+    byName.set(hook.name, hook);
+  }
+  return { hooks: [...byName.values()], problems };
+}
+
+function problem(code: ErrorCode, message: string, path: string, level: HookLevel): HookProblem {
+  return { code, message, path, level };
+}
+
+function problemOf(err: HookboxError, dir: string): HookProblem {
+  return {
+    code: err.code,
+    message: err.message,
+    path: err.path ?? dir,
+    ...(err.field === undefined ? {} : { field: err.field }),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * hookbox: run AI-agent lifecycle hooks in sandboxes with hard limits.
+ *
+ * @example
+ * ```ts
+ * import { createExecutor } from "./mod.ts";
+ * const executor = createExecutor({ userDir: null, projectDir: null });
+ * const result = await executor.dispatch({
+ *   event_type: "pre-tool-call",
+ *   session_id: "s1",
+ *   tool_name: "Bash",
+ *   tool_input: { command: "ls" },
+ * });
+ * console.assert(result.decision === "allow");
+ * await executor.close();
+ * ```
+ *
+ * @module
+ */
+import { absolute, defaultUserDir, denoFs } from "./adapters/deno/fs.ts";
+import { createSubprocessRuntime } from "./adapters/deno/subprocess.ts";
+import { createCoreExecutor, type Executor } from "./executor.ts";
+import type { HookRecord } from "./dispatch/result.ts";
+import type { Policy } from "./policy.ts";
+import { createPromptRuntime } from "./runtime/prompt.ts";
+import type { Runtime, RuntimeKind } from "./runtime/types.ts";
+import type { HookEvent } from "./schema/event.ts";
+
+export type { DispatchCallOptions, Executor } from "./executor.ts";
+export { createCoreExecutor } from "./executor.ts";
+export type { DispatchResult, HookRecord, Outcome } from "./dispatch/result.ts";
+export type { HookDefinition, HookEntry, HookLevel } from "./hook/types.ts";
+export type { HookProblem } from "./hook/discover.ts";
+export { DEFAULT_POLICY, type Policy } from "./policy.ts";
+export { ERROR_CODES, type ErrorCode, HookboxError, isHookboxError } from "./errors.ts";
+export { type HookEvent, parseEvent, tryParseEvent } from "./schema/event.ts";
+export { EVENT_TYPES, type EventType } from "./schema/event_types.ts";
+export type { RunRequest, RunResult, Runtime } from "./runtime/types.ts";
+
+/** Options of {@linkcode createExecutor}. */
+export interface ExecutorOptions {
+  /** Operator folders of platform hooks (can't be replaced or disabled). @default [] */
+  platformDirs?: string[];
+  /** User hook folder; null for none. @default $XDG_CONFIG_HOME/agents/hooks or ~/.config/agents/hooks */
+  userDir?: string | null;
+  /** Project hook folder; null for none. @default <work_dir>/.agents/hooks of each event */
+  projectDir?: string | null;
+  /** Work dir for events that carry none. @default the current directory */
+  workDir?: string;
+  /** Let hooks run as host subprocesses. @default false */
+  allowSubprocess?: boolean;
+  /** Further policy (limits ceilings, disabled hooks). @default DEFAULT_POLICY */
+  policy?: Partial<Policy>;
+  /** Receives each async hook's record when it finishes. */
+  onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+  /** Replace or add runtimes (tests, embedders). */
+  runtimes?: Partial<Record<RuntimeKind, Runtime>>;
+}
+
+/** Creates an executor on this machine (Deno), with the default runtimes. */
+export function createExecutor(options: ExecutorOptions = {}): Executor {
+  if (options.allowSubprocess !== undefined && typeof options.allowSubprocess !== "boolean") {
+    throw new TypeError("allowSubprocess must be a boolean");
+  }
+  const policy: Partial<Policy> = {
+    ...options.policy,
+    ...(options.allowSubprocess === undefined ? {} : { allowSubprocess: options.allowSubprocess }),
+  };
+  return createCoreExecutor({
+    fs: denoFs,
+    platformDirs: (options.platformDirs ?? []).map(absolute),
+    userDir: options.userDir === undefined
+      ? defaultUserDir()
+      : options.userDir && absolute(options.userDir),
+    ...(options.projectDir === undefined
+      ? {}
+      : { projectDir: options.projectDir && absolute(options.projectDir) }),
+    defaultWorkDir: absolute(options.workDir ?? Deno.cwd()),
+    runtimes: {
+      subprocess: createSubprocessRuntime(),
+      prompt: createPromptRuntime(),
+      ...options.runtimes,
+    },
+    policy,
+    ...(options.onAsyncResult ? { onAsyncResult: options.onAsyncResult } : {}),
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * The host policy: what the operator allows, and the ceilings that lower (never
+ * raise) each hook's own limits. One policy object flows through dispatch per
+ * tenant.
+ *
+ * @module
+ */
+import { HookboxError } from "./errors.ts";
+import type { EffectiveLimits } from "./runtime/types.ts";
+import type { Manifest } from "./schema/manifest.ts";
+
+/** Operator policy. Every field is optional on input; see {@linkcode resolvePolicy}. */
+export interface Policy {
+  /** Let hooks run as host subprocesses. @default false */
+  allowSubprocess: boolean;
+  /** Ceiling on a hook's linear memory, MiB. @default 256 */
+  maxMemoryMb: number;
+  /** Ceiling on a hook's fuel per call. @default 10_000_000_000 */
+  maxFuel: number;
+  /** Ceiling on a hook's stdout / stderr, KiB each. @default 4096 */
+  maxOutputKb: number;
+  /** Ceiling on a hook's timeout, ms. @default 600_000 */
+  maxTimeoutMs: number;
+  /** Largest event handed to a hook, KiB. @default 1024 */
+  inputKb: number;
+  /** Largest WebAssembly module accepted, KiB. @default 32768 */
+  moduleKb: number;
+  /** Names of user/project hooks this tenant switched off (platform hooks cannot be). @default [] */
+  disabledHooks: readonly string[];
+}
+
+/** The defaults: deny subprocesses, generous but finite ceilings. */
+export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
+  allowSubprocess: false,
+  maxMemoryMb: 256,
+  maxFuel: 10_000_000_000,
+  maxOutputKb: 4096,
+  maxTimeoutMs: 600_000,
+  inputKb: 1024,
+  moduleKb: 32768,
+  disabledHooks: [],
+});
+
+/** Fills defaults and fails fast with a TypeError naming a bad option. */
+export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
+  const policy: Policy = { ...DEFAULT_POLICY, ...stripUndefined(partial) };
+  for (
+    const key of [
+      "maxMemoryMb",
+      "maxFuel",
+      "maxOutputKb",
+      "maxTimeoutMs",
+      "inputKb",
+      "moduleKb",
+    ] as const
+  ) {
+    const value = policy[key];
+    if (!Number.isFinite(value) || value <= 0) {
+      throw new TypeError(`policy.${key} must be a positive number, got ${String(value)}`);
+    }
+  }
+  if (typeof policy.allowSubprocess !== "boolean") {
+    throw new TypeError("policy.allowSubprocess must be a boolean");
+  }
+  return policy;
+}
+
+/** A hook's limits after the policy lowered them. */
+export function effectiveLimits(manifest: Manifest, policy: Policy): EffectiveLimits {
+  return {
+    memoryMb: Math.min(manifest.limits.memory_mb, policy.maxMemoryMb),
+    fuel: Math.min(manifest.limits.fuel, policy.maxFuel),
+    outputKb: Math.min(manifest.limits.output_kb, policy.maxOutputKb),
+    inputKb: policy.inputKb,
+    moduleKb: policy.moduleKb,
+    timeoutMs: Math.min(manifest.timeout, policy.maxTimeoutMs),
+  };
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  if (typeof value !== "object" || value === null) {
+    throw new HookboxError("OPTION_INVALID", "policy must be an object");
+  }
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
