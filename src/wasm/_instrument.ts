@@ -1,0 +1,110 @@
+/**
+ * `instrument()`: caps memory, meters fuel, bounds call depth and adds the
+ * host-facing exports, then re-assembles the module.
+ *
+ * @module
+ */
+
+import { HookboxError } from "../errors.ts";
+import { assemble, checkValid } from "./_assemble.ts";
+import { capMemories } from "./_memory.ts";
+import { type FuncType, SECTION } from "./_module.ts";
+import { type ParsedModule, parseModule } from "./_parse.ts";
+import { makePlan, type Plan, type PlanOptions } from "./_plan.ts";
+import { Reader } from "./_reader.ts";
+import * as S from "./_sections.ts";
+import { typeEntry } from "./_entries.ts";
+import { Writer } from "./_writer.ts";
+
+/** Options for {@linkcode instrument}. */
+export interface InstrumentOptions extends PlanOptions {
+  /** Cap on each defined linear memory, in 64 KiB pages. */
+  memoryPages: number;
+  /** Insert fuel metering. @default true */
+  meterFuel?: boolean;
+  /**
+   * Initial value of `__hookbox_fuel`. Only matters for a `start` function,
+   * which runs during instantiation before the host can set the counter.
+   * @default 0
+   */
+  initialFuel?: number;
+  /** Export every mutable defined global as `__hookbox_g<index>`. @default false */
+  exportGlobals?: boolean;
+  /** Exported `() -> i32` functions to wrap as `__hookbox_call_<name>`, result in `__hookbox_rc`. @default [] */
+  captureReturn?: string[];
+  /** Max call depth; deeper calls invoke `hookbox.stack_exhausted`. @default undefined (off) */
+  maxCallDepth?: number;
+  /** Check the output with `WebAssembly.validate`. @default true */
+  validate?: boolean;
+}
+
+/** Rewrites `bytes` as described by `options`; see `mod.ts` for the contract. */
+export function instrument(bytes: Uint8Array, options: InstrumentOptions): Uint8Array<ArrayBuffer> {
+  checkOptions(options);
+  const m = parseModule(bytes);
+  const denied = m.imports.find((i) => i.kind === "memory");
+  if (denied) {
+    throw new HookboxError(
+      "PLUGIN_IMPORT_DENIED",
+      `memory import "${denied.module}"."${denied.name}" is not allowed: plugins must define their own memory`,
+    );
+  }
+  const memory = capMemories(m, options.memoryPages);
+  const payloads = rewriteSections(m, makePlan(m, options));
+  if (memory !== null) payloads.set(SECTION.memory, memory);
+  const out = assemble(m, payloads, payloads.has(SECTION.code));
+  if (options.validate ?? true) checkValid(bytes, out);
+  return out;
+}
+
+function checkOptions(o: InstrumentOptions): void {
+  if (!Number.isInteger(o.memoryPages) || o.memoryPages < 0 || o.memoryPages > 65536) {
+    throw new TypeError(`memoryPages must be an integer in 0..65536, got ${o.memoryPages}`);
+  }
+  const fuel = o.initialFuel;
+  if (fuel !== undefined && (!Number.isSafeInteger(fuel) || fuel < 0)) {
+    throw new TypeError(`initialFuel must be a non-negative safe integer, got ${fuel}`);
+  }
+  const depth = o.maxCallDepth;
+  if (depth !== undefined && (!Number.isInteger(depth) || depth < 1 || depth > 2 ** 31 - 1)) {
+    throw new TypeError(`maxCallDepth must be a positive 32-bit integer, got ${depth}`);
+  }
+}
+
+type Entry = (r: Reader, w: Writer) => void;
+
+function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
+  const out = new Map<number, Uint8Array>();
+  const rewrite = (id: number, entry: Entry, extra: Uint8Array[] = []) => {
+    const s = m.sections.find((s) => s.id === id);
+    if (s) out.set(id, S.rewriteVec(new Reader(m.bytes, s.start, s.end), entry, extra));
+    else if (extra.length > 0) out.set(id, S.newVec(extra));
+  };
+  const { ctx } = p;
+  if (ctx.shift > 0 || ctx.fuel || p.bodies.length > 0) {
+    rewrite(SECTION.code, S.codeEntry(ctx, (i) => wrapperType(m, p, i)), p.bodies);
+  }
+  const fnEntries = p.functions.map((t) => new Writer().u32(t).finish());
+  rewrite(SECTION.function, (r, w) => void w.u32(r.u32()), fnEntries);
+  rewrite(SECTION.import, S.copyImport, p.imports);
+  rewrite(SECTION.global, S.globalEntry(ctx), p.globals);
+  rewrite(SECTION.export, S.exportEntry(ctx), p.exports);
+  if (ctx.shift > 0) {
+    rewrite(SECTION.table, S.tableEntry(ctx));
+    rewrite(SECTION.element, S.elementEntry(ctx));
+    if (m.start !== null) {
+      const start = m.start + (m.start >= ctx.funcImports ? ctx.shift : 0);
+      out.set(SECTION.start, new Writer().u32(start).finish());
+    }
+  }
+  rewrite(SECTION.type, S.copyType, p.types.added.map(typeEntry));
+  return out;
+}
+
+/** Encoded block type matching the results of defined function `defined`. */
+function wrapperType(m: ParsedModule, p: Plan, defined: number): number[] {
+  const t: FuncType | undefined = m.types[m.functions[defined] ?? -1];
+  if (!t || t.results.length === 0) return [0x40];
+  if (t.results.length === 1) return [t.results[0]!];
+  return [...new Writer().signed(p.types.indexOf([], t.results)).finish()];
+}

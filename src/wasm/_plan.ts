@@ -1,0 +1,128 @@
+/**
+ * Decides what the instrumenter adds: imports, globals, wrapper functions and
+ * exports, and the index bookkeeping ({@linkcode CodeContext}) for the rewrite.
+ *
+ * @module
+ */
+
+import { HookboxError } from "../errors.ts";
+import type { CodeContext } from "./_code.ts";
+import { countImports, type ParsedModule } from "./_parse.ts";
+import * as E from "./_entries.ts";
+
+/** Export names the instrumenter adds. */
+export const NAMES = {
+  fuel: "__hookbox_fuel",
+  rc: "__hookbox_rc",
+  depth: "__hookbox_depth",
+  call: "__hookbox_call_",
+  global: "__hookbox_g",
+  memory: "memory",
+} as const;
+
+/** Options that shape the plan (a subset of the public `InstrumentOptions`). */
+export interface PlanOptions {
+  meterFuel?: boolean;
+  initialFuel?: number;
+  exportGlobals?: boolean;
+  captureReturn?: string[];
+  maxCallDepth?: number;
+}
+
+/** Everything appended to the module, as encoded entries. */
+export interface Plan {
+  ctx: CodeContext;
+  types: E.TypeTable;
+  imports: Uint8Array[];
+  globals: Uint8Array[];
+  exports: Uint8Array[];
+  /** Type index of each appended function. */
+  functions: number[];
+  bodies: Uint8Array[];
+}
+
+/** Computes the additions for `m` under `o`. */
+export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
+  const funcImports = countImports(m, "func");
+  const types = new E.TypeTable(m.types);
+  const ctx: CodeContext = { funcImports, shift: 0, fuel: null, depth: null };
+  const p: Plan = { ctx, types, imports: [], globals: [], exports: [], functions: [], bodies: [] };
+  const globalBase = countImports(m, "global") + m.globals.length;
+  const addGlobal = (valType: 0x7f | 0x7e, name: string, init = 0) => {
+    const index = globalBase + p.globals.length;
+    p.globals.push(E.mutGlobalEntry(valType, init));
+    p.exports.push(E.exportEntryBytes(name, "global", index));
+    return index;
+  };
+  const addImport = (name: string) => {
+    p.imports.push(E.funcImportEntry("hookbox", name, types.indexOf([], [])));
+    return funcImports + p.imports.length - 1;
+  };
+  if (o.meterFuel ?? true) {
+    ctx.fuel = {
+      global: addGlobal(0x7e, NAMES.fuel, o.initialFuel),
+      outOfFuel: addImport("out_of_fuel"),
+    };
+  }
+  if (o.maxCallDepth !== undefined) {
+    const global = addGlobal(0x7f, NAMES.depth);
+    ctx.depth = { global, max: o.maxCallDepth, exhausted: addImport("stack_exhausted") };
+  }
+  ctx.shift = p.imports.length;
+  const capture = o.captureReturn ?? [];
+  if (capture.length > 0) {
+    const rc = addGlobal(0x7f, NAMES.rc);
+    for (const name of capture) addCapture(m, p, name, rc);
+  }
+  if (o.exportGlobals) addGlobalExports(m, p);
+  addMemoryExport(m, p);
+  checkNameClashes(m, o, capture);
+  return p;
+}
+
+function addCapture(m: ParsedModule, p: Plan, name: string, rc: number): void {
+  const exp = m.exports.find((e) => e.name === name && e.kind === "func");
+  if (!exp) {
+    throw new HookboxError("PLUGIN_EXPORT_MISSING", `no exported function named "${name}"`);
+  }
+  const t = m.types[funcTypeIndex(m, p.ctx.funcImports, exp.index)];
+  if (!t || t.params.length !== 0 || t.results.length !== 1 || t.results[0] !== 0x7f) {
+    throw new HookboxError("PLUGIN_INVALID", `export "${name}" must have type () -> i32`);
+  }
+  const index = p.ctx.funcImports + p.ctx.shift + m.functions.length + p.functions.length;
+  const target = exp.index + (exp.index >= p.ctx.funcImports ? p.ctx.shift : 0);
+  p.functions.push(p.types.indexOf([], []));
+  p.bodies.push(E.captureBody(target, rc));
+  p.exports.push(E.exportEntryBytes(NAMES.call + name, "func", index));
+}
+
+/** Type index of function `index` in the original module. */
+export function funcTypeIndex(m: ParsedModule, funcImports: number, index: number): number {
+  if (index < funcImports) return m.imports.filter((i) => i.kind === "func")[index]!.typeIndex;
+  return m.functions[index - funcImports] ?? -1;
+}
+
+function addGlobalExports(m: ParsedModule, p: Plan): void {
+  const base = countImports(m, "global");
+  m.globals.forEach((g, i) => {
+    if (g.mutable) {
+      p.exports.push(E.exportEntryBytes(NAMES.global + (base + i), "global", base + i));
+    }
+  });
+}
+
+function addMemoryExport(m: ParsedModule, p: Plan): void {
+  if (m.memories.length === 0 || m.exports.some((e) => e.kind === "memory")) return;
+  const name = m.exports.some((e) => e.name === NAMES.memory) ? "__hookbox_memory" : NAMES.memory;
+  p.exports.push(E.exportEntryBytes(name, "memory", 0));
+}
+
+function checkNameClashes(m: ParsedModule, o: PlanOptions, capture: string[]): void {
+  const ours = [NAMES.fuel, NAMES.rc, NAMES.depth, ...capture.map((n) => NAMES.call + n)];
+  for (const e of m.exports) {
+    if (ours.includes(e.name as never) || (o.exportGlobals && e.name.startsWith(NAMES.global))) {
+      throw new HookboxError("PLUGIN_INVALID", `export name "${e.name}" is reserved by hookbox`);
+    }
+  }
+  if (new Set(capture).size !== capture.length) throw new TypeError("captureReturn has duplicates");
+}
