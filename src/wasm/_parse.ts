@@ -66,9 +66,14 @@ export function parseModule(bytes: Uint8Array): ParsedModule {
     exports: [],
     start: null,
   };
+  let bodies = 0;
   for (const s of m.sections) {
     const r = new Reader(bytes, s.start, s.end);
-    parseSection(m, s.id, r);
+    if (s.id === SECTION.code) bodies = r.u32();
+    else parseSection(m, s.id, r);
+  }
+  if (bodies !== m.functions.length) {
+    invalid(`${m.functions.length} functions declared but ${bodies} bodies`, bytes.length);
   }
   return m;
 }
