@@ -55,9 +55,10 @@ export interface ErrorContext {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HookboxError } from "./errors.ts";
  * const err = new HookboxError("EVENT_INVALID", "missing field", { field: "tool_name" });
- * console.assert(err.code === "EVENT_INVALID" && err.field === "tool_name");
+ * assert(err.code === "EVENT_INVALID" && err.field === "tool_name");
  * ```
  */
 export class HookboxError extends Error {

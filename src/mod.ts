@@ -3,6 +3,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createExecutor } from "./mod.ts";
  * const executor = createExecutor({ userDir: null, projectDir: null });
  * const result = await executor.dispatch({
@@ -11,7 +12,7 @@
  *   tool_name: "Bash",
  *   tool_input: { command: "ls" },
  * });
- * console.assert(result.decision === "allow");
+ * assert(result.decision === "allow");
  * await executor.close();
  * ```
  *

@@ -22,9 +22,10 @@ export interface HookDocument {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseHookMd } from "./frontmatter.ts";
  * const doc = parseHookMd("---\nname: a\ndescription: d\ntrigger: pre-tool-call\n---\nBody");
- * console.assert(doc.manifest.priority === 100 && doc.body === "Body");
+ * assert(doc.manifest.priority === 100 && doc.body === "Body");
  * ```
  */
 export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {

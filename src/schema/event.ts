@@ -81,9 +81,10 @@ export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; err
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tryParseEvent } from "./event.ts";
  * const r = tryParseEvent({ event_type: "pre_tool_call", session_id: "s" });
- * console.assert(!r.ok && r.error.field === "tool_name");
+ * assert(!r.ok && r.error.field === "tool_name");
  * ```
  */
 export function tryParseEvent(input: unknown): ParseEventResult {

@@ -35,9 +35,10 @@ const KNOWN = new Set<string>(EVENT_TYPES);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { normalizeEventType } from "./event_types.ts";
- * console.assert(normalizeEventType("pre_tool_call") === "pre-tool-call");
- * console.assert(normalizeEventType("nope") === null);
+ * assert(normalizeEventType("pre_tool_call") === "pre-tool-call");
+ * assert(normalizeEventType("nope") === null);
  * ```
  */
 export function normalizeEventType(name: string): EventType | null {

@@ -42,10 +42,11 @@ export type StdoutReading =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readStdout } from "./output.ts";
  * const r = readStdout('{"decision":"deny","reason":"no"}');
- * console.assert(r.kind === "control" && r.control.decision === "block");
- * console.assert(readStdout("hello").kind === "text");
+ * assert(r.kind === "control" && r.control.decision === "block");
+ * assert(readStdout("hello").kind === "text");
  * ```
  */
 export function readStdout(stdout: string): StdoutReading {
