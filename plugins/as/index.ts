@@ -1,0 +1,80 @@
+// deno-fmt-ignore-file -- AssemblyScript source.
+// deno-lint-ignore-file no-namespace -- AssemblyScript: `input.text()` reads like the hook API it is.
+/**
+ * hookbox for AssemblyScript: the event in, stdout/stderr out, the exit code
+ * is what the exported `hook` function returns.
+ *
+ * ```ts
+ * import { input, stderr, ALLOW, BLOCK } from "hookbox";
+ * export function hook(): i32 {
+ *   if (input.text().includes("rm -rf /")) {
+ *     stderr.write("rm -rf / is not allowed");
+ *     return BLOCK;
+ *   }
+ *   return ALLOW;
+ * }
+ * ```
+ */
+
+import { input_length, input_load_u8, input_load_u64 } from "./kernel";
+import { appendString, callState } from "./_state";
+
+export { json } from "./json";
+
+/** Exit code: allow (stdout, if JSON, carries control fields). */
+export const ALLOW: i32 = 0;
+/** Exit code: block (stderr is the reason shown to the agent). */
+export const BLOCK: i32 = 2;
+
+/** The event JSON handed to this call. */
+export namespace input {
+  /** The raw event bytes (read from the host once per call). */
+  export function bytes(): Uint8Array {
+    const cached = callState().input;
+    if (cached !== null) return cached;
+    const length = <i32>input_length();
+    const data = new Uint8Array(length);
+    const base = data.dataStart;
+    let i = 0;
+    for (; i + 8 <= length; i += 8) store<u64>(base + <usize>i, input_load_u64(<u64>i));
+    for (; i < length; i++) store<u8>(base + <usize>i, input_load_u8(<u64>i));
+    callState().input = data;
+    return data;
+  }
+
+  /** The event as a string (UTF-8 decoded). */
+  export function text(): string {
+    const data = bytes();
+    return String.UTF8.decodeUnsafe(data.dataStart, <usize>data.length);
+  }
+}
+
+/** Standard output: on exit 0, JSON here is read for control fields. */
+export namespace stdout {
+  /** Appends `text` (UTF-8 encoded). */
+  export function write(text: string): void {
+    appendString(callState().out, text);
+  }
+  /** Appends raw bytes. */
+  export function writeBytes(data: Uint8Array): void {
+    callState().out.append(data.dataStart, data.length);
+  }
+}
+
+/** Standard error: on exit 2, the reason shown to the agent. */
+export namespace stderr {
+  /** Appends `text` (UTF-8 encoded). */
+  export function write(text: string): void {
+    appendString(callState().err, text);
+  }
+  /** Appends raw bytes. */
+  export function writeBytes(data: Uint8Array): void {
+    callState().err.append(data.dataStart, data.length);
+  }
+}
+
+/** Writes `reason` to stderr and returns {@link BLOCK}: `return block("...")`. */
+export function block(reason: string): i32 {
+  stderr.write(reason);
+  return BLOCK;
+}

@@ -1,0 +1,46 @@
+// deno-fmt-ignore-file -- AssemblyScript source.
+// deno-lint-ignore-file no-namespace -- AssemblyScript: `input.text()` reads like the hook API it is.
+/**
+ * Just enough JSON for hooks: read a value by its key path, quote a string
+ * for output. AssemblyScript has no `JSON` global.
+ */
+
+import { Reader } from "./_json_reader";
+
+/** JSON helpers: `json.getString(event, ["tool_input", "command"])`. */
+export namespace json {
+  /** The raw JSON text of the value at `path` (object keys), or null. */
+  export function getRaw(text: string, path: string[]): string | null {
+    const reader = new Reader(text);
+    let pos = reader.skipWs(0);
+    for (let i = 0; i < path.length; i++) {
+      pos = reader.findKey(pos, path[i]);
+      if (pos < 0) return null;
+    }
+    const end = reader.skipValue(pos);
+    return end < 0 ? null : text.substring(pos, end);
+  }
+
+  /** The string at `path`, decoded; null when absent or not a string. */
+  export function getString(text: string, path: string[]): string | null {
+    const raw = getRaw(text, path);
+    if (raw === null || raw.length < 2 || raw.charCodeAt(0) != 0x22) return null;
+    return new Reader(raw).decodeString(0, raw.length);
+  }
+
+  /** `value` as a JSON string literal, quotes included. */
+  export function quote(value: string): string {
+    let out = "\"";
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      if (c == 0x22) out += "\\\"";
+      else if (c == 0x5c) out += "\\\\";
+      else if (c == 0x0a) out += "\\n";
+      else if (c == 0x0d) out += "\\r";
+      else if (c == 0x09) out += "\\t";
+      else if (c < 0x20) out += "\\u" + c.toString(16).padStart(4, "0");
+      else out += String.fromCharCode(c);
+    }
+    return out + "\"";
+  }
+}
