@@ -1,0 +1,170 @@
+/**
+ * Shared test helpers: temporary hook folders on disk, in-memory hook
+ * definitions, and a fake in-process runtime for dispatcher tests.
+ *
+ * @module
+ */
+import { stringify } from "yaml";
+import type { HookDefinition, HookEntry, HookLevel } from "../src/hook/types.ts";
+import type { RunRequest, RunResult, Runtime, RuntimeKind } from "../src/runtime/types.ts";
+import type { HookEvent } from "../src/schema/event.ts";
+import { manifestSchema } from "../src/schema/manifest.ts";
+
+/** Absolute path of the repository root. */
+export const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+
+/** One file of a hook folder: text, or text with a Unix mode. */
+export type FileSpec = string | { content: string; mode: number };
+
+/** How to write one hook folder. */
+export interface HookSpec {
+  /** Frontmatter as an object (serialised to YAML) or raw HOOK.md text. */
+  frontmatter?: Record<string, unknown>;
+  /** Raw HOOK.md text; replaces `frontmatter` and `body`. */
+  raw?: string;
+  body?: string;
+  /** Files relative to the hook folder (`scripts/run.sh`). */
+  files?: Record<string, FileSpec>;
+  /** Write no HOOK.md at all. */
+  noHookMd?: boolean;
+}
+
+/** A temporary folder removed on dispose (`await using tree = await tempTree()`). */
+export interface TempTree extends AsyncDisposable {
+  root: string;
+  /** Creates `rel` (a folder) under the root and returns its absolute path. */
+  dir(rel: string): Promise<string>;
+  /** Writes hook `name` into the folder `parent` (relative to the root); returns its path. */
+  hook(parent: string, name: string, spec?: HookSpec): Promise<string>;
+}
+
+/** Makes a fresh temporary folder for one test. */
+export async function tempTree(): Promise<TempTree> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "hookbox_test_" }));
+  const dir = async (rel: string) => {
+    const path = rel === "" ? root : `${root}/${rel}`;
+    await Deno.mkdir(path, { recursive: true });
+    return path;
+  };
+  return {
+    root,
+    dir,
+    async hook(parent, name, spec = {}) {
+      const path = await dir(parent === "" ? name : `${parent}/${name}`);
+      await writeHook(path, name, spec);
+      return path;
+    },
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Writes HOOK.md and files into `path`. Frontmatter defaults: name, description, trigger. */
+export async function writeHook(path: string, name: string, spec: HookSpec): Promise<void> {
+  if (!spec.noHookMd) {
+    const text = spec.raw ?? hookMd({ name, ...spec.frontmatter }, spec.body ?? "");
+    await Deno.writeTextFile(`${path}/HOOK.md`, text);
+  }
+  for (const [rel, file] of Object.entries(spec.files ?? {})) {
+    const target = `${path}/${rel}`;
+    await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+    const { content, mode } = typeof file === "string" ? { content: file, mode: 0o644 } : file;
+    await Deno.writeTextFile(target, content);
+    await Deno.chmod(target, mode);
+  }
+}
+
+/** HOOK.md text for `frontmatter` (description and trigger filled in when absent). */
+export function hookMd(frontmatter: Record<string, unknown>, body = ""): string {
+  const fm = { description: "test hook", trigger: "pre-tool-call", ...frontmatter };
+  return `---\n${stringify(fm)}---\n${body}\n`;
+}
+
+/** An executable shell script file spec. */
+export function sh(script: string): FileSpec {
+  return { content: `#!/usr/bin/env bash\n${script}\n`, mode: 0o755 };
+}
+
+/** An empty `plugin.wasm`, enough for discovery to pick the wasm runtime (fake in tests). */
+export const WASM_STUB: Record<string, FileSpec> = { "plugin.wasm": "" };
+
+/** Builds a validated hook definition in memory (no files). */
+export function fakeHook(
+  frontmatter: Record<string, unknown> & { name: string },
+  options: { level?: HookLevel; entry?: HookEntry; body?: string } = {},
+): HookDefinition {
+  const manifest = manifestSchema.parse({
+    description: "test hook",
+    trigger: "pre-tool-call",
+    ...frontmatter,
+  });
+  return {
+    name: manifest.name,
+    level: options.level ?? "project",
+    dir: `/fake/${manifest.name}`,
+    manifest,
+    body: options.body ?? "",
+    entry: options.entry ?? { runtime: "wasm", format: "wasm", path: `/fake/plugin.wasm` },
+  };
+}
+
+/** What a fake hook does with the event it receives. */
+export type Behaviour = (
+  event: HookEvent,
+  request: RunRequest,
+) => Partial<RunResult> | Promise<Partial<RunResult>>;
+
+/** One call the fake runtime received. */
+export interface FakeCall {
+  hook: string;
+  event: HookEvent;
+  /** The exact bytes handed to the hook. */
+  input: string;
+  env: Record<string, string>;
+}
+
+/** A runtime that answers by hook name, in-process, and records every call. */
+export interface FakeRuntime extends Runtime {
+  calls: FakeCall[];
+}
+
+/** Creates a fake runtime; hooks without a behaviour exit 0 with no output. */
+export function fakeRuntime(
+  behaviours: Record<string, Behaviour> = {},
+  kind: RuntimeKind = "wasm",
+): FakeRuntime {
+  const calls: FakeCall[] = [];
+  return {
+    kind,
+    calls,
+    async run(request) {
+      const input = new TextDecoder().decode(request.input);
+      const event = JSON.parse(input) as HookEvent;
+      calls.push({ hook: request.hook.name, event, input, env: request.env });
+      const answer = await (behaviours[request.hook.name]?.(event, request) ?? {});
+      return { exitCode: 0, stdout: "", stderr: "", ...answer };
+    },
+  };
+}
+
+/** Behaviour: exit 0 printing `control` as JSON. */
+export function prints(control: unknown): Behaviour {
+  return () => ({ exitCode: 0, stdout: JSON.stringify(control) });
+}
+
+/** Behaviour: exit 2 with `reason` on stderr. */
+export function exits2(reason: string): Behaviour {
+  return () => ({ exitCode: 2, stderr: reason });
+}
+
+/** A valid pre-tool-call event. */
+export function toolEvent(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    event_type: "pre-tool-call",
+    session_id: "sess-1",
+    tool_name: "Bash",
+    tool_input: { command: "ls -la" },
+    ...overrides,
+  };
+}
