@@ -1,0 +1,83 @@
+"use strict";
+/**
+ * Turns a parsed simple command into the command that really runs: leading
+ * `VAR=value` assignments, reserved words and wrappers (`sudo`, `env`,
+ * `nohup`, `timeout 5`, ...) are peeled off and `/usr/bin/rm` becomes `rm`.
+ */
+
+/** Wrapper name -> { options that take a value, positional words to skip }. */
+const WRAPPERS = {
+  sudo: { valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"], skip: 0 },
+  doas: { valued: ["-u", "-C"], skip: 0 },
+  env: { valued: ["-u", "-C", "-S", "--unset", "--chdir"], skip: 0 },
+  nohup: { valued: [], skip: 0 },
+  time: { valued: ["-f", "-o"], skip: 0 },
+  nice: { valued: ["-n", "--adjustment"], skip: 0 },
+  ionice: { valued: ["-c", "-n", "-p"], skip: 0 },
+  timeout: { valued: ["-s", "-k", "--signal", "--kill-after"], skip: 1 },
+  stdbuf: { valued: ["-i", "-o", "-e"], skip: 0 },
+  command: { valued: [], skip: 0 },
+  builtin: { valued: [], skip: 0 },
+  exec: { valued: ["-a"], skip: 0 },
+  busybox: { valued: [], skip: 0 },
+  xargs: { valued: ["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a"], skip: 0 },
+};
+const RESERVED = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"]);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** `/usr/bin/rm` -> `rm`. */
+function baseName(word) {
+  return word.slice(word.lastIndexOf("/") + 1);
+}
+
+/** Index of the first word after the wrapper at `start` and its options. */
+function skipWrapper(argv, start, spec) {
+  let i = start + 1;
+  while (i < argv.length && argv[i].startsWith("-") && argv[i] !== "--") {
+    i += spec.valued.includes(argv[i]) ? 2 : 1;
+  }
+  if (argv[i] === "--") i++;
+  while (i < argv.length && ASSIGNMENT.test(argv[i])) i++;
+  return i + spec.skip;
+}
+
+/** The argv that actually runs, wrappers removed; `[]` when nothing runs. */
+function effectiveArgv(argv) {
+  let i = 0;
+  for (;;) {
+    while (i < argv.length && (ASSIGNMENT.test(argv[i]) || RESERVED.has(argv[i]))) i++;
+    if (i >= argv.length) return [];
+    const spec = Object.prototype.hasOwnProperty.call(WRAPPERS, baseName(argv[i]))
+      ? WRAPPERS[baseName(argv[i])]
+      : null;
+    if (spec === null) return [baseName(argv[i])].concat(argv.slice(i + 1));
+    i = skipWrapper(argv, i, spec);
+  }
+}
+
+/** Splits argv into short/long option words and operands (after `--` all are operands). */
+function splitOptions(args) {
+  const options = [];
+  const operands = [];
+  let ended = false;
+  for (const arg of args) {
+    if (!ended && arg === "--") ended = true;
+    else if (!ended && arg.length > 1 && arg.startsWith("-")) options.push(arg);
+    else operands.push(arg);
+  }
+  return { options, operands };
+}
+
+/**
+ * True when a short-option cluster (`-rf`) holds one of `letters` or a long
+ * option equals `long` (`--force`, `--force=x`).
+ */
+function hasFlag(options, letters, long) {
+  return options.some((o) =>
+    o.startsWith("--")
+      ? o === long || o.startsWith(long + "=")
+      : o.slice(1).split("").some((c) => letters.includes(c))
+  );
+}
+
+module.exports = { effectiveArgv, splitOptions, hasFlag };

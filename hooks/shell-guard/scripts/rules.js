@@ -1,0 +1,167 @@
+"use strict";
+/**
+ * The shell-guard rule list. Each rule has an `id` (shown in the block
+ * reason), a one-line `about`, and one or more checks: `text` (the raw
+ * command text), `command` (the effective argv of one simple command, with
+ * its redirects) or `pipeline` (the argvs of one pipeline). A check returns
+ * true when the rule is broken. Edit CONFIG to tune what counts as
+ * dangerous; list rule ids in `disabled` to switch rules off.
+ */
+const { splitOptions, hasFlag } = require("./commands.js");
+
+const CONFIG = {
+  disabled: [],
+  protectedBranches: ["main", "master"],
+  systemDirs: [
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib64",
+    "/opt",
+    "/proc",
+    "/root",
+    "/sbin",
+    "/srv",
+    "/sys",
+    "/usr",
+    "/var",
+    "/Users",
+    "/System",
+    "/Library",
+  ],
+  diskDevice:
+    /^\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper\/)/,
+  downloaders: ["curl", "wget", "fetch", "aria2c"],
+  shells: ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"],
+  interpreters: ["python", "python3", "perl", "ruby", "node", "php"],
+  powerCommands: ["shutdown", "reboot", "poweroff", "halt"],
+  powerVerbs: ["poweroff", "reboot", "halt", "kexec"],
+};
+
+/** `/`, `/*`, `~`, `$HOME/`, `${HOME}/*`, `/etc`, `//usr/./` ... */
+function isRootish(word) {
+  let p = word.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, "~").replace(/\/+/g, "/");
+  p = p.replace(/\/\.(?=\/|$)/g, "").replace(/\/\*?$/, "");
+  if (p === "" || p === "~" || /^~[a-z_][a-z0-9_-]*$/.test(p)) return true;
+  return CONFIG.systemDirs.includes(p);
+}
+
+function rmRoot({ argv }) {
+  if (argv[0] !== "rm") return false;
+  const { options, operands } = splitOptions(argv.slice(1));
+  if (options.includes("--no-preserve-root")) return true;
+  return hasFlag(options, "rR", "--recursive") && operands.some(isRootish);
+}
+
+function worldWritable(mode) {
+  if (/^[0-7]{3,4}$/.test(mode)) return (Number(mode[mode.length - 1]) & 2) !== 0;
+  return mode.split(",").some((part) => /^[ugoa]*[oa][ugoa]*[+=][rwxXst]*w/.test(part));
+}
+
+function chmodRoot({ argv }) {
+  if (argv[0] !== "chmod") return false;
+  const { operands } = splitOptions(argv.slice(1));
+  return operands.length > 1 && worldWritable(operands[0]) && operands.slice(1).some(isRootish);
+}
+
+function chownRoot({ argv }) {
+  if (argv[0] !== "chown" && argv[0] !== "chgrp") return false;
+  const { options, operands } = splitOptions(argv.slice(1));
+  return hasFlag(options, "R", "--recursive") && operands.slice(1).some(isRootish);
+}
+
+function writesDisk({ argv, redirects }) {
+  const writes = redirects.some((r) => r.op !== "<" && CONFIG.diskDevice.test(r.target));
+  const tee = argv[0] === "tee" && argv.slice(1).some((a) => CONFIG.diskDevice.test(a));
+  return writes || tee;
+}
+
+function powerOff({ argv }) {
+  const [name, ...args] = argv;
+  if (CONFIG.powerCommands.includes(name)) return true;
+  if (name === "init" || name === "telinit") return args.includes("0") || args.includes("6");
+  return name === "systemctl" && args.some((a) => CONFIG.powerVerbs.includes(a));
+}
+
+function pushTarget(refspec) {
+  const dst = refspec.slice(refspec.lastIndexOf(":") + 1).replace(/^\+/, "");
+  return dst.replace(/^refs\/heads\//, "");
+}
+
+function forcePush({ argv }) {
+  if (argv[0] !== "git") return false;
+  let i = 1;
+  while (i < argv.length && argv[i].startsWith("-")) i += /^-[Cc]$/.test(argv[i]) ? 2 : 1;
+  if (argv[i] !== "push") return false;
+  const { options, operands } = splitOptions(argv.slice(i + 1));
+  const force = hasFlag(options, "f", "--force") ||
+    options.some((o) => /^--force-(with-lease|if-includes)/.test(o));
+  if (force && (options.includes("--all") || options.includes("--mirror"))) return true;
+  return operands.slice(1).some((spec) =>
+    (force || spec.startsWith("+")) && CONFIG.protectedBranches.includes(pushTarget(spec))
+  );
+}
+
+function pipeToShell(argvs) {
+  const from = argvs.findIndex((argv) => CONFIG.downloaders.includes(argv[0]));
+  const runners = CONFIG.shells.concat(CONFIG.interpreters);
+  return from !== -1 && argvs.slice(from + 1).some((argv) => runners.includes(argv[0]));
+}
+
+function runsDownload({ argv }) {
+  const runner = CONFIG.shells.includes(argv[0]) || ["eval", "source", "."].includes(argv[0]);
+  const fetched = new RegExp("^(?:<\\(|\\$\\(|`)\\s*(?:" + CONFIG.downloaders.join("|") + ")\\b");
+  return runner && argv.slice(1).some((a) => fetched.test(a));
+}
+
+const RULES = [
+  {
+    id: "fork-bomb",
+    about: "fork bomb",
+    text: (t) => /([A-Za-z_]\w*|:)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\}/.test(t),
+  },
+  {
+    id: "rm-root",
+    about: "recursive delete of /, a system directory or the home directory",
+    command: rmRoot,
+  },
+  {
+    id: "mkfs",
+    about: "formats a filesystem",
+    command: ({ argv }) => /^mkfs(\..+)?$|^mke2fs$/.test(argv[0]),
+  },
+  {
+    id: "dd-disk",
+    about: "dd onto a raw disk device",
+    command: ({ argv }) =>
+      argv[0] === "dd" && argv.some((a) => /^of=/.test(a) && CONFIG.diskDevice.test(a.slice(3))),
+  },
+  { id: "disk-write", about: "writes onto a raw disk device", command: writesDisk },
+  {
+    id: "chmod-root",
+    about: "makes /, a system directory or the home directory world-writable",
+    command: chmodRoot,
+  },
+  {
+    id: "chown-root",
+    about: "recursive chown of /, a system directory or the home directory",
+    command: chownRoot,
+  },
+  {
+    id: "pipe-to-shell",
+    about: "runs a downloaded script",
+    pipeline: pipeToShell,
+    command: runsDownload,
+  },
+  { id: "shutdown", about: "shuts down or reboots the machine", command: powerOff },
+  {
+    id: "force-push-protected",
+    about: "force push to a protected branch (" + CONFIG.protectedBranches.join(", ") + ")",
+    command: forcePush,
+  },
+].filter((rule) => !CONFIG.disabled.includes(rule.id));
+
+module.exports = { RULES, CONFIG };

@@ -1,0 +1,111 @@
+"use strict";
+/**
+ * shell-guard (pre-tool-call): blocks dangerous shell commands found in
+ * `tool_input.command` / `cmd` / `script` (a string, or an argv array).
+ * Exit 2 with the rule id on stderr; otherwise exit 0 and no output.
+ * Quoted text is data: `echo "rm -rf /"` is allowed, while `bash -c "..."`,
+ * `eval`, here-documents fed to a shell and `$(...)` are read and checked.
+ */
+const { runHook, block, invalid } = require("../../../plugins/lib/hook_io.js");
+const { readShell } = require("../../../plugins/lib/shell_words.js");
+const { effectiveArgv } = require("./commands.js");
+const { RULES, CONFIG } = require("./rules.js");
+
+const MAX_DEPTH = 6;
+const FIELDS = ["command", "cmd", "script"];
+
+/** Quotes one argv word for the shell reader. */
+function quote(word) {
+  return "'" + String(word).replace(/'/g, "'\\''") + "'";
+}
+
+/** The command texts in `tool_input`. */
+function commandTexts(input) {
+  if (typeof input === "string") return [input];
+  if (input === null || typeof input !== "object") return [];
+  const texts = [];
+  for (const field of FIELDS) {
+    const value = input[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value === "string") texts.push(value);
+    else if (Array.isArray(value) && value.every((w) => typeof w === "string")) {
+      texts.push(value.map(quote).join(" "));
+    } else invalid("tool_input." + field + " must be a string or an array of strings");
+  }
+  return texts;
+}
+
+/** Scripts a command hands to a shell: `sh -c TEXT`, `eval TEXT`, `bash <<EOF`. */
+function innerScripts(argv, redirects) {
+  if (argv[0] === "eval") return [argv.slice(1).join(" ")];
+  if (!CONFIG.shells.includes(argv[0])) return [];
+  const scripts = redirects.filter((r) => /^<<[-<]?$/.test(r.op)).map((r) => r.body || r.target);
+  for (let i = 1; i < argv.length && /^[-+]/.test(argv[i]); i++) {
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(argv[i]) && argv[i + 1] !== undefined) {
+      scripts.push(argv[i + 1]);
+    }
+    if (argv[i] === "-o" || argv[i] === "+o") i++;
+  }
+  return scripts;
+}
+
+function brief(text) {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 160 ? line.slice(0, 157) + "..." : line;
+}
+
+function describe({ argv, redirects }) {
+  return argv.concat(redirects.map((r) => r.op + " " + r.target)).join(" ");
+}
+
+function hit(rule, evidence) {
+  return { rule, evidence: brief(evidence) };
+}
+
+function checkPipeline(commands, depth) {
+  const argvs = commands.map((c) => effectiveArgv(c.argv));
+  for (const rule of RULES) {
+    if (rule.pipeline && rule.pipeline(argvs)) {
+      return hit(
+        rule,
+        argvs.map((a) => a.join(" ")).join(" | "),
+      );
+    }
+  }
+  for (let k = 0; k < commands.length; k++) {
+    const command = { argv: argvs[k], redirects: commands[k].redirects };
+    for (const rule of RULES) {
+      if (rule.command && rule.command(command)) return hit(rule, describe(command));
+    }
+    for (const script of innerScripts(command.argv, command.redirects)) {
+      const found = inspect(script, depth - 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** The first rule `text` breaks, with the offending command, or null. */
+function inspect(text, depth) {
+  for (const rule of RULES) if (rule.text && rule.text(text)) return hit(rule, text);
+  const { pipelines, tooDeep } = readShell(text, MAX_DEPTH);
+  if (tooDeep || depth <= 0) {
+    return hit({ id: "too-deep", about: "nested too deeply to check" }, text);
+  }
+  for (const commands of pipelines) {
+    const found = checkPipeline(commands, depth);
+    if (found) return found;
+  }
+  return null;
+}
+
+runHook("shell-guard", (event) => {
+  for (const text of commandTexts(event.tool_input)) {
+    const found = inspect(text, MAX_DEPTH);
+    if (found) {
+      return block(
+        `shell-guard: blocked by rule "${found.rule.id}" (${found.rule.about}): ${found.evidence}`,
+      );
+    }
+  }
+});

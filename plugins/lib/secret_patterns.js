@@ -1,0 +1,151 @@
+"use strict";
+/**
+ * Secret and PII detectors for redaction. Each detector has a `kind` (used
+ * in `[REDACTED:kind]` markers), a global RegExp and a `redact(m)` that gets
+ * `[match, ...groups]` and returns the replacement text, or null to keep it.
+ * Every quantifier is bounded so that long inputs stay linear. Detectors run
+ * in order; text already replaced by a marker is never matched again.
+ */
+
+const marker = (kind) => "[REDACTED:" + kind + "]";
+const whole = (kind) => () => marker(kind);
+
+/** Luhn checksum of a digit string. */
+function luhn(digits) {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
+
+/** Issuer prefix and length of the major card networks, plus Luhn. */
+function isCardNumber(digits) {
+  const n = digits.length;
+  const issuer = (/^4/.test(digits) && (n === 13 || n === 16 || n === 19)) ||
+    (/^(5[1-5]|2(2[2-9]|[3-6]\d|7[01]|720))/.test(digits) && n === 16) ||
+    (/^3[47]/.test(digits) && n === 15) ||
+    (/^3(0[0-5]|[689])/.test(digits) && n === 14) ||
+    (/^(6011|65|64[4-9]|62|35(2[89]|[3-8]\d))/.test(digits) && n >= 16);
+  return issuer && luhn(digits);
+}
+
+/** Values that are not secrets: empty, literals, `$VAR` references, masks. */
+function isPlaceholder(value) {
+  return /^(|null|none|true|false|undefined|\*+|\$.*|<[^>]*>)$/i.test(value);
+}
+
+const PASSWORD_KEY = /passw(?:or)?d/i;
+const SECRET_KEY = new RegExp(
+  "passw(?:or)?d|secret|api[_-]?key|access[_-]?key|(?:access|auth|refresh|bearer)[_-]?token|" +
+    "private[_-]?key|^token$",
+  "i",
+);
+
+/** `password = "x"`, `api_key: x`, `"client_secret": "x"`, `TOKEN=x` ... */
+function assignment([, key, separator, value]) {
+  const bare = value.replace(/^(["'])([\s\S]*)\1$/, "$2");
+  const kind = PASSWORD_KEY.test(key) ? "password" : "credential";
+  if (isPlaceholder(bare) || (kind === "credential" && (bare.length < 8 || /^\d+$/.test(bare)))) {
+    return null;
+  }
+  const quote = bare === value ? "" : value[0];
+  return key + separator + quote + marker(kind) + quote;
+}
+
+const FILE_TLD = /\.(png|jpe?g|gif|svg|webp|ico|js|mjs|ts|css|json|md|txt|html?|pdf|zip|gz)$/i;
+
+const DETECTORS = [
+  {
+    kind: "private_key",
+    re:
+      /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|[\s\S]*$)/g,
+    redact: whole("private_key"),
+  },
+  {
+    kind: "url_credentials",
+    re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/gi,
+    redact: ([, prefix, pass]) =>
+      isPlaceholder(pass) ? null : prefix + marker("url_credentials") + "@",
+  },
+  {
+    kind: "aws_access_key",
+    re: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b/g,
+    redact: whole("aws_access_key"),
+  },
+  {
+    kind: "github_token",
+    re: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g,
+    redact: whole("github_token"),
+  },
+  { kind: "slack_token", re: /\bxox[abposr]-[A-Za-z0-9-]{10,250}/g, redact: whole("slack_token") },
+  {
+    kind: "slack_webhook",
+    re: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9_/]{20,200}/g,
+    redact: whole("slack_webhook"),
+  },
+  {
+    kind: "jwt",
+    re: /\beyJ[A-Za-z0-9_-]{2,8192}\.eyJ[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,8192}/g,
+    redact: whole("jwt"),
+  },
+  {
+    kind: "bearer_token",
+    re: /\b(Bearer[ \t]+)[A-Za-z0-9._~+/-]{16,4096}=*/g,
+    redact: ([, prefix]) => prefix + marker("bearer_token"),
+  },
+  {
+    kind: "password",
+    re:
+      /([A-Za-z0-9_.-]{0,40}(?:passw(?:or)?d|secret|api[_-]?key|access[_-]?key|(?:access|auth|refresh|bearer)[_-]?token|private[_-]?key|\btoken)[A-Za-z0-9_.-]{0,40}["']?)([ \t]*[:=][ \t]*)(?!\[REDACTED)("[^"\n]{0,500}"|'[^'\n]{0,500}'|[^\s"',;&}]{1,500})/gi,
+    redact: assignment,
+  },
+  {
+    kind: "email",
+    re: /\b[A-Za-z0-9._%+-]{1,64}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b/g,
+    redact: ([m]) => (/^git@/i.test(m) || FILE_TLD.test(m) ? null : marker("email")),
+  },
+  {
+    kind: "credit_card",
+    re: /\b(?:\d[ -]?){12,18}\d\b/g,
+    redact: ([m]) => (isCardNumber(m.replace(/[ -]/g, "")) ? marker("credit_card") : null),
+  },
+  {
+    kind: "ssn",
+    re: /\b(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}\b/g,
+    redact: whole("ssn"),
+  },
+];
+
+/** The kind a replacement text stands for (`[REDACTED:email]` -> `email`). */
+function kindOf(replacement) {
+  const found = /\[REDACTED:([a-z_]+)\]/.exec(replacement);
+  return found ? found[1] : "secret";
+}
+
+/**
+ * Replaces every secret in `text` by a `[REDACTED:kind]` marker and adds
+ * one to `counts[kind]` per replacement. Returns the new text.
+ */
+function redactText(text, counts) {
+  let out = text;
+  for (const detector of DETECTORS) {
+    out = out.replace(detector.re, (...args) => {
+      const replacement = detector.redact(args.slice(0, -2));
+      if (replacement === null) return args[0];
+      const kind = kindOf(replacement);
+      counts[kind] = (counts[kind] || 0) + 1;
+      return replacement;
+    });
+  }
+  return out;
+}
+
+/** Key names whose string values are secrets whatever they look like. */
+function isSecretKey(key) {
+  return typeof key === "string" && SECRET_KEY.test(key);
+}
+
+module.exports = { redactText, isSecretKey, isPlaceholder, marker, DETECTORS };
