@@ -1,0 +1,69 @@
+/**
+ * Host side of the fuel protocol. The instrumented module keeps a mutable
+ * i64 global `__hookbox_fuel` that it charges at function entries and loop
+ * headers, and calls `hookbox.out_of_fuel` when the global goes negative.
+ * The host hands out fuel in slices so that it regains control regularly —
+ * to enforce both the fuel budget and the wall-clock deadline without threads
+ * or timers.
+ *
+ * @module
+ */
+
+/** Fuel handed to the guest per slice: bounds how long the guest runs between checks. */
+export const FUEL_SLICE = 1_000_000;
+
+/** Counts the fuel one call consumes against its budget. */
+export class FuelMeter {
+  #global: WebAssembly.Global | null = null;
+  #budget = 0;
+  #consumed = 0;
+  #issued = 0;
+
+  /** Binds the meter to an instance's fuel global (null: module not metered). */
+  attach(global: WebAssembly.Global | null): void {
+    this.#global = global;
+  }
+
+  /** True when the instance is metered. */
+  get metered(): boolean {
+    return this.#global !== null;
+  }
+
+  /** Starts a call with a fresh budget and hands out the first slice. */
+  start(budget: number): void {
+    this.#budget = budget;
+    this.#consumed = 0;
+    this.#issue();
+  }
+
+  /** Fuel used so far in this call (the overshoot of the last block included). */
+  used(): number {
+    const global = this.#global;
+    if (global === null) return 0;
+    return this.#consumed + this.#issued - Number(global.value as bigint);
+  }
+
+  /** True when the budget is spent. */
+  spent(): boolean {
+    return this.#global !== null && this.used() >= this.#budget;
+  }
+
+  /**
+   * Settles the exhausted slice. Returns false when the budget is spent;
+   * otherwise hands out the next slice and returns true.
+   */
+  refill(): boolean {
+    this.#consumed = this.used();
+    this.#issued = 0;
+    if (this.#consumed >= this.#budget) return false;
+    this.#issue();
+    return true;
+  }
+
+  #issue(): void {
+    const global = this.#global;
+    if (global === null) return;
+    this.#issued = Math.max(0, Math.min(FUEL_SLICE, this.#budget - this.#consumed));
+    global.value = BigInt(this.#issued);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * How a call stops early. A host import records a {@linkcode Halt} on the call
+ * state and then raises a genuine WebAssembly trap: a guest can catch a JS
+ * exception with `catch_all`, but never a trap, so a stop always unwinds the
+ * whole guest stack.
+ *
+ * @module
+ */
+import type { RunFailure } from "../types.ts";
+
+/** Why the host stopped a call: a normal `proc_exit`, or a failure. */
+export type Halt = { kind: "exit"; code: number } | { kind: "failure"; failure: RunFailure };
+
+/** A failure halt with the given outcome and detail. */
+export function failure(outcome: RunFailure["outcome"], detail: string): Halt {
+  return { kind: "failure", failure: { outcome, detail } };
+}
+
+/** Frozen halts for the common limits, so stopping allocates nothing. */
+export const HALTS = {
+  fuel: failure("limit", "fuel"),
+  memory: failure("limit", "memory"),
+  stack: failure("limit", "stack"),
+  output: failure("limit", "output"),
+  time: failure("timeout", "time"),
+  aborted: failure("error", "aborted"),
+} as const;
+
+/** `(module (func (export "t") unreachable))`, assembled by hand. */
+export const TRAP_MODULE_BYTES: Uint8Array = new Uint8Array([
+  0x00,
+  0x61,
+  0x73,
+  0x6d,
+  0x01,
+  0x00,
+  0x00,
+  0x00, // magic, version
+  0x01,
+  0x04,
+  0x01,
+  0x60,
+  0x00,
+  0x00, // type: () -> ()
+  0x03,
+  0x02,
+  0x01,
+  0x00, // one function of type 0
+  0x07,
+  0x05,
+  0x01,
+  0x01,
+  0x74,
+  0x00,
+  0x00, // export "t" = func 0
+  0x0a,
+  0x05,
+  0x01,
+  0x03,
+  0x00,
+  0x00,
+  0x0b, // body: unreachable, end
+]);
+
+/** A function that always traps (`unreachable`), from an instance of the trap module. */
+export function trapFunction(module: WebAssembly.Module): () => never {
+  const instance = new WebAssembly.Instance(module);
+  return instance.exports.t as () => never;
+}
+
+/** True for V8's stack overflow, which the guest cannot catch either. */
+export function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && /call stack size/i.test(err.message);
+}

@@ -1,0 +1,30 @@
+/**
+ * The `hookbox` import namespace: `out_of_fuel` and `stack_exhausted` (added
+ * by the rewriter) and `should_interrupt` (polled by engines such as QuickJS
+ * from their own interrupt handlers).
+ *
+ * @module
+ */
+import { contextProbe, type ExtismContext } from "./_extism.ts";
+import { HALTS } from "./_halt.ts";
+import type { GuestHost } from "./_host.ts";
+
+/** Host functions of the `hookbox` namespace (plus the SDK context probe). */
+export function hookboxFunctions(
+  host: GuestHost,
+  onContext: (ctx: ExtismContext) => void,
+): Record<string, (...args: never[]) => unknown> {
+  return {
+    out_of_fuel: () => {
+      // Unattached: a start function spent its initial fuel during instantiation.
+      if (!host.meter.metered || !host.meter.refill()) host.halt(HALTS.fuel);
+      host.check();
+    },
+    stack_exhausted: () => host.halt(HALTS.stack),
+    should_interrupt: () =>
+      performance.now() > host.deadline || host.meter.spent() || host.signal?.aborted === true
+        ? 1
+        : 0,
+    __context: contextProbe(onContext),
+  };
+}

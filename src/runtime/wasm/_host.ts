@@ -1,0 +1,100 @@
+/**
+ * The mutable state every host import of one plugin instance works on: the
+ * current call's input, output sinks, budget and deadline, and the guest's
+ * memory. One `GuestHost` per instance, reset per call, so the warm path
+ * allocates almost nothing.
+ *
+ * @module
+ */
+import { FuelMeter } from "./_fuel.ts";
+import { type Halt, HALTS } from "./_halt.ts";
+import { OutputSink } from "./_output.ts";
+
+/** What one call needs from the request, already converted to bytes and numbers. */
+export interface CallSetup {
+  input: Uint8Array;
+  /** `KEY=VALUE` strings the guest may see through `environ_get`. */
+  env: readonly string[];
+  fuel: number;
+  outputBytes: number;
+  memoryBytes: number;
+  /** `performance.now()` value after which the call times out. */
+  deadline: number;
+  signal: AbortSignal | undefined;
+}
+
+const encoder = new TextEncoder();
+
+/** Per-instance host state shared by the WASI shim, the Extism kernel overrides and `hookbox.*`. */
+export class GuestHost {
+  readonly stdout: OutputSink = new OutputSink();
+  readonly stderr: OutputSink = new OutputSink();
+  readonly meter: FuelMeter = new FuelMeter();
+  /** Extism `var_*` values; cleared per call so nothing survives a call. */
+  readonly vars: Map<string, Uint8Array> = new Map();
+  input: Uint8Array = new Uint8Array(0);
+  inputPos = 0;
+  env: Uint8Array[] = [];
+  deadline = Infinity;
+  signal: AbortSignal | undefined = undefined;
+  /** Why the current call stopped early, if it did. */
+  halted: Halt | null = null;
+  /** Bytes allocated host-side through Extism `alloc` in this call. */
+  hostBytes = 0;
+  memoryBytes = Infinity;
+  memory: WebAssembly.Memory | null = null;
+  #view: DataView | null = null;
+  #u8: Uint8Array | null = null;
+  readonly #trap: () => never;
+
+  constructor(trap: () => never) {
+    this.#trap = trap;
+  }
+
+  /** Resets per-call state. */
+  begin(setup: CallSetup): void {
+    this.input = setup.input;
+    this.inputPos = 0;
+    this.env = setup.env.map((entry) => encoder.encode(`${entry}\0`));
+    this.deadline = setup.deadline;
+    this.signal = setup.signal;
+    this.halted = null;
+    this.hostBytes = 0;
+    this.memoryBytes = setup.memoryBytes;
+    this.vars.clear();
+    this.stdout.reset(setup.outputBytes);
+    this.stderr.reset(setup.outputBytes);
+    this.meter.start(setup.fuel);
+  }
+
+  /** Stops the guest if the deadline passed or the executor is closing. */
+  check(): void {
+    if (performance.now() > this.deadline) this.halt(HALTS.time);
+    if (this.signal?.aborted) this.halt(HALTS.aborted);
+  }
+
+  /** Records why the call stops, then traps through every guest frame. */
+  halt(halt: Halt): never {
+    this.halted ??= halt;
+    return this.#trap();
+  }
+
+  /** A DataView of guest memory, refreshed after `memory.grow`. */
+  view(): DataView {
+    const buffer = this.#buffer();
+    if (this.#view === null || this.#view.buffer !== buffer) this.#view = new DataView(buffer);
+    return this.#view;
+  }
+
+  /** A byte view of guest memory, refreshed after `memory.grow`. */
+  bytes(): Uint8Array {
+    const buffer = this.#buffer();
+    if (this.#u8 === null || this.#u8.buffer !== buffer) this.#u8 = new Uint8Array(buffer);
+    return this.#u8;
+  }
+
+  #buffer(): ArrayBufferLike {
+    if (this.memory === null) throw new RangeError("the plugin exports no memory");
+    return this.memory.buffer;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * One instantiated plugin, loaded through `@extism/extism`'s foreground
+ * plugin with our WASI shim, Extism kernel overrides and `hookbox.*` imports.
+ * Runs calls and turns every way a call can end into a {@linkcode RunResult}.
+ *
+ * @module
+ */
+import type { RunResult } from "../types.ts";
+import { type ExtismContext, extismOverrides } from "./_extism.ts";
+import { hookboxFunctions } from "./_hookbox.ts";
+import { type CallSetup, GuestHost } from "./_host.ts";
+import type { LoadedPlugin } from "./_loader.ts";
+import { classify } from "./_outcome.ts";
+import { createForegroundPlugin, type SdkPlugin } from "./_sdk.ts";
+import { Snapshot } from "./_snapshot.ts";
+import { wasiFunctions } from "./_wasi.ts";
+
+type ExtismPlugin = SdkPlugin;
+
+/** A live plugin instance; warm ones are reset from a snapshot before each call. */
+export class PluginInstance {
+  /** False once a call failed: the pool must not reuse it. */
+  reusable = true;
+  busy = false;
+  readonly #plugin: ExtismPlugin;
+  readonly #host: GuestHost;
+  readonly #ctx: ExtismContext;
+  readonly #loaded: LoadedPlugin;
+  readonly #rc: WebAssembly.Global | null;
+  readonly #instance: WebAssembly.Instance;
+  #snapshot: Snapshot | null = null;
+  #dirty = false;
+
+  private constructor(
+    plugin: ExtismPlugin,
+    host: GuestHost,
+    ctx: ExtismContext,
+    loaded: LoadedPlugin,
+    instance: WebAssembly.Instance,
+  ) {
+    this.#plugin = plugin;
+    this.#host = host;
+    this.#ctx = ctx;
+    this.#loaded = loaded;
+    this.#instance = instance;
+    const { memory, __hookbox_fuel: fuel, __hookbox_rc: rc } = instance.exports;
+    host.memory = memory instanceof WebAssembly.Memory ? memory : null;
+    host.meter.attach(fuel instanceof WebAssembly.Global ? fuel : null);
+    this.#rc = rc instanceof WebAssembly.Global ? rc : null;
+  }
+
+  /**
+   * Instantiates `loaded`. `setup` bounds the start function and `_initialize`.
+   * Resolves to a RunResult instead when instantiation itself fails.
+   */
+  static async create(
+    loaded: LoadedPlugin,
+    trap: () => never,
+    setup: CallSetup,
+  ): Promise<PluginInstance | RunResult> {
+    const host = new GuestHost(trap);
+    host.begin(setup);
+    let ctx: ExtismContext | null = null;
+    const functions = {
+      "wasi_snapshot_preview1": wasiFunctions(host),
+      "extism:host/env": extismOverrides(host),
+      "hookbox": hookboxFunctions(host, (c) => (ctx = c)),
+    };
+    try {
+      const plugin = await createForegroundPlugin(loaded.module, functions);
+      if (ctx === null) throw new Error("@extism/extism did not bind host functions as expected");
+      const instance = await plugin.getInstance();
+      const self = new PluginInstance(plugin, host, ctx, loaded, instance);
+      const init = instance.exports._initialize;
+      if (typeof init === "function") await plugin.callBlock("_initialize", null);
+      return self;
+    } catch (err) {
+      if (err instanceof WebAssembly.LinkError || err instanceof WebAssembly.CompileError) {
+        const failure = { outcome: "error" as const, detail: `instantiate: ${err.message}` };
+        return { exitCode: null, stdout: "", stderr: "", failure };
+      }
+      return classify(err, host, 0);
+    }
+  }
+
+  /** Takes the warm snapshot (after `_initialize`). */
+  snapshot(): void {
+    this.#snapshot = Snapshot.take(this.#instance);
+  }
+
+  /** Runs one call. Never throws for guest misbehaviour. */
+  async call(setup: CallSetup): Promise<RunResult> {
+    const host = this.#host;
+    if (this.#dirty) this.#snapshot?.restore();
+    this.#dirty = true;
+    host.begin(setup);
+    const startBytes = host.memory?.buffer.byteLength ?? 0;
+    await this.#plugin.reset();
+    try {
+      const input = this.#loaded.abi === "extism" ? this.#storeInput(setup.input) : null;
+      await this.#plugin.callBlock(this.#loaded.entry, input);
+    } catch (err) {
+      const result = classify(err, host, startBytes);
+      if (result.failure !== undefined) this.reusable = false;
+      return result;
+    }
+    const exitCode = this.#rc === null ? 0 : Number(this.#rc.value);
+    return { exitCode, stdout: host.stdout.text(), stderr: host.stderr.text() };
+  }
+
+  /** Releases the SDK plugin. */
+  async close(): Promise<void> {
+    this.reusable = false;
+    await this.#plugin.close();
+  }
+
+  #storeInput(input: Uint8Array): number {
+    // A private copy: Extism blocks are writable by the guest.
+    return Number(this.#ctx.store(input.slice()) >> 48n);
+  }
+}

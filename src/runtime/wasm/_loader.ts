@@ -1,0 +1,100 @@
+/**
+ * Loading a plugin: size cap, SHA-256 pin on the original bytes, import
+ * policy, ABI detection, instrumentation (memory cap, fuel metering, return
+ * capture, exported globals), then compilation cached by the SHA-256 of the
+ * instrumented bytes. Every refusal is a `HookboxError` with a stable code.
+ *
+ * @module
+ */
+import { HookboxError, isHookboxError } from "../../errors.ts";
+import { inspectModule, instrument } from "../../wasm/mod.ts";
+import { CAPTURED_HOOK, detectAbi, type PluginAbi } from "./_abi.ts";
+import { type CompileFn, type PromiseCache, sha256Hex } from "./_cache.ts";
+import { FUEL_SLICE } from "./_fuel.ts";
+import { checkImports } from "./_policy.ts";
+
+/** Limits that shape loading and instrumentation. */
+export interface LoadLimits {
+  memoryMb: number;
+  moduleKb: number;
+}
+
+/** A plugin ready to instantiate. */
+export interface LoadedPlugin {
+  abi: PluginAbi;
+  /** Export the host calls: `__hookbox_call_hook` (Extism-native) or `_start`. */
+  entry: string;
+  module: WebAssembly.Module;
+  /** SHA-256 of the original bytes (what a HOOK.md `sha256` pin names). */
+  sha256: string;
+  /** SHA-256 of the instrumented bytes (the compile cache key). */
+  instrumentedSha256: string;
+  memoryBytes: number;
+}
+
+/** Everything {@linkcode prepare} needs besides the bytes. */
+export interface PrepareContext {
+  limits: LoadLimits;
+  pin?: string | undefined;
+  path?: string | undefined;
+  compile: CompileFn;
+  modules: PromiseCache<WebAssembly.Module>;
+}
+
+/** Validates, instruments and compiles plugin bytes. Throws `HookboxError`. */
+export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<LoadedPlugin> {
+  const where = ctx.path === undefined ? {} : { path: ctx.path };
+  if (bytes.byteLength > ctx.limits.moduleKb * 1024) {
+    const msg = `module is ${bytes.byteLength} bytes, over the ${ctx.limits.moduleKb} KiB cap`;
+    throw new HookboxError("LIMIT_MODULE", msg, where);
+  }
+  const sha256 = await sha256Hex(bytes);
+  if (ctx.pin !== undefined && ctx.pin !== sha256) {
+    const msg = `plugin SHA-256 is ${sha256}, the manifest pins ${ctx.pin}`;
+    throw new HookboxError("PLUGIN_HASH_MISMATCH", msg, { ...where, field: "sha256" });
+  }
+  const info = guard(() => inspectModule(bytes), ctx.path);
+  checkImports(info.imports, ctx.path);
+  const abi = detectAbi(info.exports, ctx.path);
+  const memoryPages = ctx.limits.memoryMb * 16;
+  const instrumented = guard(() =>
+    instrument(bytes, {
+      memoryPages,
+      meterFuel: true,
+      initialFuel: FUEL_SLICE,
+      exportGlobals: true,
+      captureReturn: abi === "extism" ? ["hook"] : [],
+    }), ctx.path);
+  const instrumentedSha256 = await sha256Hex(instrumented);
+  const module = await ctx.modules.get(
+    instrumentedSha256,
+    () => guardAsync(() => ctx.compile(instrumented, instrumentedSha256), ctx.path),
+  );
+  const entry = abi === "extism" ? CAPTURED_HOOK : "_start";
+  return { abi, entry, module, sha256, instrumentedSha256, memoryBytes: memoryPages * 65536 };
+}
+
+function invalid(err: unknown, path: string | undefined): HookboxError {
+  if (isHookboxError(err)) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new HookboxError("PLUGIN_INVALID", message, {
+    ...(path === undefined ? {} : { path }),
+    cause: err,
+  });
+}
+
+function guard<T>(fn: () => T, path: string | undefined): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw invalid(err, path);
+  }
+}
+
+async function guardAsync<T>(fn: () => Promise<T>, path: string | undefined): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw invalid(err, path);
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The `wasm` runtime: load (cached per hook definition and by content hash),
+ * pick a fresh or warm instance, run the call, report the result.
+ *
+ * @module
+ */
+import type { HookDefinition } from "../../hook/types.ts";
+import type { EffectiveLimits, RunRequest, RunResult, Runtime } from "../types.ts";
+import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
+import { failed, loadFailure } from "./_failures.ts";
+import { TRAP_MODULE_BYTES, trapFunction } from "./_halt.ts";
+import type { CallSetup } from "./_host.ts";
+import { PluginInstance } from "./_instance.ts";
+import { type LoadedPlugin, prepare } from "./_loader.ts";
+import { WarmPool } from "./_pool.ts";
+
+/** Options of {@linkcode WasmRuntime}; see `WasmRuntimeOptions` in mod.ts. */
+export interface RuntimeDeps {
+  loadBytes(hook: HookDefinition): Promise<Uint8Array>;
+  compile?: CompileFn;
+}
+
+/** Implements {@linkcode Runtime} for WebAssembly plugins. */
+export class WasmRuntime implements Runtime {
+  readonly kind = "wasm" as const;
+  readonly #deps: RuntimeDeps;
+  readonly #compile: CompileFn;
+  readonly #modules = new PromiseCache<WebAssembly.Module>(256);
+  readonly #prepared = new PromiseCache<LoadedPlugin>(256);
+  #byHook = new WeakMap<HookDefinition, Map<string, Promise<LoadedPlugin>>>();
+  readonly #pool = new WarmPool();
+  #trap: Promise<() => never> | null = null;
+
+  constructor(deps: RuntimeDeps) {
+    this.#deps = deps;
+    this.#compile = deps.compile ?? compileBytes;
+  }
+
+  /** Runs one call; plugin misbehaviour comes back as `failure`. */
+  async run(request: RunRequest): Promise<RunResult> {
+    const started = performance.now();
+    const { limits, hook } = request;
+    if (request.input.byteLength > limits.inputKb * 1024) return failed("limit", "input");
+    let loaded: LoadedPlugin;
+    let trap: () => never;
+    try {
+      [loaded, trap] = await Promise.all([this.#load(hook, limits), this.#trapFunction()]);
+    } catch (err) {
+      return loadFailure(err);
+    }
+    const setup = callSetup(request, loaded, started);
+    if (hook.manifest.isolation !== "warm") return await this.#runFresh(loaded, trap, setup);
+    return await this.#runWarm(warmKey(request, loaded), loaded, trap, setup);
+  }
+
+  /** Closes warm instances and forgets caches. */
+  async close(): Promise<void> {
+    await this.#pool.close();
+    this.#modules.clear();
+    this.#prepared.clear();
+    this.#byHook = new WeakMap();
+  }
+
+  async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: CallSetup) {
+    const instance = await PluginInstance.create(loaded, trap, setup);
+    if (!(instance instanceof PluginInstance)) return instance;
+    try {
+      return await instance.call(setup);
+    } finally {
+      await instance.close();
+    }
+  }
+
+  async #runWarm(key: string, loaded: LoadedPlugin, trap: () => never, setup: CallSetup) {
+    let instance = this.#pool.acquire(key);
+    if (instance === "busy") return await this.#runFresh(loaded, trap, setup);
+    if (instance === null) {
+      const created = await PluginInstance.create(loaded, trap, setup);
+      if (!(created instanceof PluginInstance)) return created;
+      created.snapshot();
+      this.#pool.add(key, created);
+      instance = created;
+    }
+    try {
+      return await instance.call(setup);
+    } finally {
+      await this.#pool.release(key, instance);
+    }
+  }
+
+  #load(hook: HookDefinition, limits: EffectiveLimits): Promise<LoadedPlugin> {
+    const key = `${limits.memoryMb}:${limits.moduleKb}`;
+    let perHook = this.#byHook.get(hook);
+    if (perHook === undefined) this.#byHook.set(hook, perHook = new Map());
+    let loading = perHook.get(key);
+    if (loading === undefined) {
+      const map = perHook;
+      loading = this.#loadBytes(hook, limits, key);
+      map.set(key, loading);
+      loading.catch(() => map.delete(key));
+    }
+    return loading;
+  }
+
+  async #loadBytes(hook: HookDefinition, limits: EffectiveLimits, key: string) {
+    const bytes = await this.#deps.loadBytes(hook);
+    const pin = hook.manifest.sha256;
+    const sha = await sha256Hex(bytes);
+    const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
+    return await this.#prepared.get(
+      `${sha}:${key}:${pin ?? ""}`,
+      () => prepare(bytes, { limits, pin, path, compile: this.#compile, modules: this.#modules }),
+    );
+  }
+
+  #trapFunction(): Promise<() => never> {
+    this.#trap ??= sha256Hex(TRAP_MODULE_BYTES)
+      .then((sha) => this.#compile(TRAP_MODULE_BYTES, sha))
+      .then(trapFunction);
+    return this.#trap;
+  }
+}
+
+function warmKey(request: RunRequest, loaded: LoadedPlugin): string {
+  const { tenantId, hook } = request;
+  return `${tenantId}\0${hook.dir}\0${hook.name}\0${loaded.instrumentedSha256}`;
+}
+
+function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): CallSetup {
+  const { limits, hook } = request;
+  const env: string[] = [];
+  for (const name of hook.manifest.env) {
+    const value = request.env[name];
+    if (value !== undefined) env.push(`${name}=${value}`);
+  }
+  return {
+    input: request.input,
+    env,
+    fuel: limits.fuel,
+    outputBytes: limits.outputKb * 1024,
+    memoryBytes: loaded.memoryBytes,
+    deadline: started + limits.timeoutMs,
+    signal: request.signal,
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Our own `wasi_snapshot_preview1` shim (not `node:wasi`, which is no
+ * sandbox): stdin is the event, fd 1/2 are captured, args are `["hook"]`, the
+ * environment holds only granted variables, clocks are coarse (1 ms), there
+ * is no filesystem and no network.
+ *
+ * @module
+ */
+import type { GuestHost } from "./_host.ts";
+import { ERRNO, guarded, type WasiFunction } from "./_wasi_errno.ts";
+import { fdFunctions, pathFunctions } from "./_wasi_fd.ts";
+import { pollOneoff } from "./_wasi_poll.ts";
+
+const ARGS = [new TextEncoder().encode("hook\0")];
+/** Clock resolution reported to the guest and applied to every reading, in ns. */
+const RESOLUTION_NS = 1_000_000n;
+const ORIGIN = performance.now();
+
+/** Every preview1 function the shim provides; anything else is refused at load. */
+export function wasiFunctions(host: GuestHost): Record<string, WasiFunction> {
+  const raw: Record<string, WasiFunction> = {
+    args_sizes_get: (countPtr: number, sizePtr: number) => sizes(host, ARGS, countPtr, sizePtr),
+    args_get: (argv: number, buf: number) => strings(host, ARGS, argv, buf),
+    environ_sizes_get: (countPtr: number, sizePtr: number) =>
+      sizes(host, host.env, countPtr, sizePtr),
+    environ_get: (environ: number, buf: number) => strings(host, host.env, environ, buf),
+    clock_res_get: (id: number, out: number) => {
+      if (id > 3) return ERRNO.INVAL;
+      host.view().setBigUint64(out, RESOLUTION_NS, true);
+      return ERRNO.SUCCESS;
+    },
+    clock_time_get: (id: number, _precision: bigint, out: number) => {
+      if (id > 3) return ERRNO.INVAL;
+      host.view().setBigUint64(out, coarseNow(id), true);
+      return ERRNO.SUCCESS;
+    },
+    random_get: (ptr: number, len: number) => {
+      const bytes = host.bytes();
+      if (ptr + len > bytes.length) return ERRNO.FAULT;
+      for (let at = 0; at < len; at += 65536) {
+        crypto.getRandomValues(bytes.subarray(ptr + at, ptr + Math.min(len, at + 65536)));
+      }
+      return ERRNO.SUCCESS;
+    },
+    proc_exit: (code: number) => host.halt({ kind: "exit", code: code >>> 0 }),
+    sched_yield: () => ERRNO.SUCCESS,
+    poll_oneoff: (inPtr: number, outPtr: number, n: number, countPtr: number) =>
+      pollOneoff(host, inPtr, outPtr, n, countPtr),
+    ...fdFunctions(host),
+    ...pathFunctions(),
+  };
+  const shim: Record<string, WasiFunction> = {};
+  for (const [name, fn] of Object.entries(raw)) shim[name] = guarded(host, fn);
+  return shim;
+}
+
+/** Names of the emulated functions, for the import policy. */
+export const WASI_FUNCTION_NAMES: ReadonlySet<string> = new Set(
+  Object.keys(wasiFunctions({ check() {} } as unknown as GuestHost)),
+);
+
+/** Realtime (0) or monotonic (1; cputime ids 2/3 alias it), truncated to the resolution. */
+function coarseNow(id: number): bigint {
+  const ms = id === 0 ? Date.now() : performance.now() - ORIGIN;
+  return BigInt(Math.floor(ms)) * RESOLUTION_NS;
+}
+
+function sizes(host: GuestHost, list: Uint8Array[], countPtr: number, sizePtr: number): number {
+  const view = host.view();
+  view.setUint32(countPtr, list.length, true);
+  view.setUint32(sizePtr, list.reduce((sum, s) => sum + s.length, 0), true);
+  return ERRNO.SUCCESS;
+}
+
+function strings(host: GuestHost, list: Uint8Array[], ptrs: number, buf: number): number {
+  const view = host.view();
+  const bytes = host.bytes();
+  let at = buf;
+  list.forEach((entry, i) => {
+    if (at + entry.length > bytes.length) throw new RangeError("out of bounds");
+    view.setUint32(ptrs + i * 4, at, true);
+    bytes.set(entry, at);
+    at += entry.length;
+  });
+  return ERRNO.SUCCESS;
+}

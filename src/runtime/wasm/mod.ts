@@ -1,0 +1,104 @@
+/**
+ * The WebAssembly hook runtime (SPEC §3, §5): plugins loaded through
+ * `@extism/extism`, limits enforced by the host on instrumented modules, so
+ * they hold without threads or timers (edge runtimes).
+ *
+ * @example
+ * ```ts ignore
+ * import { createWasmRuntime } from "./mod.ts";
+ * const runtime = createWasmRuntime({
+ *   loadBytes: (hook) => Deno.readFile(`${hook.dir}/plugin.wasm`),
+ * });
+ * const result = await runtime.run(request);
+ * if (result.failure) console.log(result.failure.outcome, result.failure.detail);
+ * ```
+ *
+ * @module
+ */
+import type { HookDefinition } from "../../hook/types.ts";
+import type { Runtime } from "../types.ts";
+import type { PluginAbi } from "./_abi.ts";
+import { compileBytes, PromiseCache } from "./_cache.ts";
+import { prepare } from "./_loader.ts";
+import { WasmRuntime } from "./_runtime.ts";
+
+export type { PluginAbi } from "./_abi.ts";
+export { FUEL_SLICE } from "./_fuel.ts";
+
+/** Options of {@linkcode createWasmRuntime}. */
+export interface WasmRuntimeOptions {
+  /** Bytes of the hook's plugin: reads plugin.wasm / scripts/run.wasm, or compiles a script. */
+  loadBytes(hook: HookDefinition): Promise<Uint8Array>;
+  /**
+   * Turns instrumented bytes into a module. Edge bundles pass precompiled
+   * modules keyed by SHA-256 (the trap helper module is compiled through it too).
+   * @default WebAssembly.compile
+   */
+  compile?: (bytes: Uint8Array, sha256: string) => Promise<WebAssembly.Module>;
+  /**
+   * Defence in depth: run Extism-native plugins in an Extism worker that is
+   * terminated at the deadline. See docs/PLUGIN_ABI.md for what changes.
+   * @default false
+   */
+  worker?: boolean;
+}
+
+/** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
+export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
+  if (typeof options?.loadBytes !== "function") {
+    throw new TypeError("createWasmRuntime: options.loadBytes must be a function");
+  }
+  if (options.compile !== undefined && typeof options.compile !== "function") {
+    throw new TypeError("createWasmRuntime: options.compile must be a function");
+  }
+  if (options.worker === true) {
+    throw new TypeError("createWasmRuntime: options.worker is not supported yet");
+  }
+  return new WasmRuntime(options);
+}
+
+/** Options of {@linkcode loadPlugin}. */
+export interface LoadPluginOptions {
+  /** Linear memory cap the module is instrumented for. @default 64 */
+  memoryMb?: number;
+  /** Module size cap. @default 16384 */
+  moduleKb?: number;
+  /** Expected SHA-256 of the bytes (hex, HOOK.md `sha256`). */
+  sha256?: string;
+  /** File the bytes came from, for error messages. */
+  path?: string;
+  /** @default WebAssembly.compile */
+  compile?: (bytes: Uint8Array, sha256: string) => Promise<WebAssembly.Module>;
+}
+
+/** What {@linkcode loadPlugin} reports about a valid plugin. */
+export interface PluginInfo {
+  abi: PluginAbi;
+  /** SHA-256 of the original bytes. */
+  sha256: string;
+  /** SHA-256 of the instrumented bytes (the compiled-module cache key). */
+  instrumentedSha256: string;
+  byteLength: number;
+  module: WebAssembly.Module;
+}
+
+/**
+ * Validates and compiles a plugin exactly as the runtime would, for `validate`
+ * and `compile`. Throws `HookboxError` with code `PLUGIN_INVALID`,
+ * `PLUGIN_IMPORT_DENIED`, `PLUGIN_EXPORT_MISSING`, `PLUGIN_HASH_MISMATCH` or
+ * `LIMIT_MODULE`.
+ */
+export async function loadPlugin(
+  bytes: Uint8Array,
+  options: LoadPluginOptions = {},
+): Promise<PluginInfo> {
+  const loaded = await prepare(bytes, {
+    limits: { memoryMb: options.memoryMb ?? 64, moduleKb: options.moduleKb ?? 16384 },
+    pin: options.sha256?.replace(/^sha256:/, "").toLowerCase(),
+    path: options.path,
+    compile: options.compile ?? compileBytes,
+    modules: new PromiseCache(1),
+  });
+  const { abi, sha256, instrumentedSha256, module } = loaded;
+  return { abi, sha256, instrumentedSha256, byteLength: bytes.byteLength, module };
+}

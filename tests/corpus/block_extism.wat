@@ -1,0 +1,16 @@
+;; Always blocks (Extism-native): error_set(reason), returns 2.
+(module
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "store_u64" (func $store_u64 (param i64 i64)))
+  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
+  (import "extism:host/env" "error_set" (func $error_set (param i64)))
+  (memory (export "memory") 1)
+  (data (i32.const 64) "blocked by policy")
+  (func (export "hook") (result i32)
+    (local $block i64)
+    (local.set $block (call $alloc (i64.const 17)))
+    (call $store_u64 (local.get $block) (i64.load (i32.const 64)))
+    (call $store_u64 (i64.add (local.get $block) (i64.const 8)) (i64.load (i32.const 72)))
+    (call $store_u8 (i64.add (local.get $block) (i64.const 16)) (i32.load8_u (i32.const 80)))
+    (call $error_set (local.get $block))
+    (i32.const 2)))

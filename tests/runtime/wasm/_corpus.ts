@@ -1,0 +1,87 @@
+/**
+ * Test helpers for the wasm runtime: compiles the hostile corpus
+ * (`tests/corpus/*.wat`) with npm `wabt`, and builds hooks and requests.
+ *
+ * @module
+ */
+import wabtInit from "wabt";
+import { fakeHook, ROOT } from "../../_helpers.ts";
+import type { HookDefinition } from "../../../src/hook/types.ts";
+import type { EffectiveLimits, RunRequest, Runtime } from "../../../src/runtime/types.ts";
+import { createWasmRuntime, type WasmRuntimeOptions } from "../../../src/runtime/wasm/mod.ts";
+
+const wabt = await wabtInit();
+const compiled = new Map<string, Uint8Array>();
+
+/** The binary of `tests/corpus/<name>.wat`. */
+export async function corpus(name: string): Promise<Uint8Array> {
+  const hit = compiled.get(name);
+  if (hit !== undefined) return hit;
+  const source = await Deno.readTextFile(`${ROOT}/tests/corpus/${name}.wat`);
+  const module = wabt.parseWat(`${name}.wat`, source, { exceptions: true });
+  const { buffer } = module.toBinary({});
+  module.destroy();
+  compiled.set(name, buffer);
+  return buffer;
+}
+
+/** Generous defaults; tests lower the one they exercise. */
+export const LIMITS: EffectiveLimits = {
+  memoryMb: 16,
+  fuel: 50_000_000,
+  outputKb: 64,
+  inputKb: 64,
+  moduleKb: 1024,
+  timeoutMs: 30_000,
+};
+
+/** A hook named `name` whose plugin is `bytes` (or the corpus file of the same name). */
+export function wasmHook(name: string, frontmatter: Record<string, unknown> = {}): HookDefinition {
+  return fakeHook({ name: name.replaceAll("_", "-"), ...frontmatter }, {
+    entry: { runtime: "wasm", format: "wasm", path: `/fake/${name}.wasm` },
+  });
+}
+
+/** A runtime that loads `tests/corpus/<name>.wat` for a hook whose entry is `<name>.wasm`. */
+export function corpusRuntime(
+  extra: Record<string, Uint8Array> = {},
+  options: Partial<WasmRuntimeOptions> = {},
+): Runtime {
+  return createWasmRuntime({
+    loadBytes: (hook) => {
+      const name = hook.entry.runtime === "wasm"
+        ? hook.entry.path.replace(/^.*\//, "").replace(/\.wasm$/, "")
+        : "";
+      return extra[name] !== undefined ? Promise.resolve(extra[name]) : corpus(name);
+    },
+    ...options,
+  });
+}
+
+/** A request for `hook` with `event` (object or raw text) and limit overrides. */
+export function request(
+  hook: HookDefinition,
+  event: unknown = { event_type: "pre-tool-call", tool_name: "Bash", tool_input: {} },
+  limits: Partial<EffectiveLimits> = {},
+  extra: Partial<RunRequest> = {},
+): RunRequest {
+  const text = typeof event === "string" ? event : JSON.stringify(event);
+  return {
+    hook,
+    input: new TextEncoder().encode(text),
+    env: {},
+    limits: { ...LIMITS, ...limits },
+    tenantId: "tenant-a",
+    ...extra,
+  };
+}
+
+/** A pre-tool-call event for a shell command. */
+export function shellEvent(command: string): Record<string, unknown> {
+  return {
+    event_type: "pre-tool-call",
+    session_id: "s1",
+    tool_name: "Bash",
+    tool_input: { command },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * The hostile corpus: every attack ends with the right outcome and detail, and
+ * the same runtime serves the next call normally.
+ */
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import type { EffectiveLimits, RunFailure, Runtime } from "../../../src/runtime/types.ts";
+import { corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
+
+async function assertServesNext(runtime: Runtime): Promise<void> {
+  for (const isolation of ["fresh", "warm"]) {
+    for (const abi of ["wasi", "extism"]) {
+      const hook = wasmHook(`guard_${abi}`, { isolation });
+      const result = await runtime.run(request(hook, shellEvent("rm -rf /")));
+      assertEquals(result, { exitCode: 2, stdout: "", stderr: "rm -rf is not allowed" });
+    }
+  }
+}
+
+interface Attack {
+  name: string;
+  limits?: Partial<EffectiveLimits>;
+  failure: RunFailure;
+}
+
+const ATTACKS: Attack[] = [
+  { name: "loop_forever", failure: { outcome: "limit", detail: "fuel" } },
+  { name: "loop_forever_extism", failure: { outcome: "limit", detail: "fuel" } },
+  { name: "catch_all_escape", failure: { outcome: "limit", detail: "fuel" } },
+  {
+    name: "loop_forever",
+    limits: { fuel: 1e12, timeoutMs: 200 },
+    failure: { outcome: "timeout", detail: "time" },
+  },
+  {
+    name: "loop_in_host_call",
+    limits: { fuel: 1e12, timeoutMs: 200 },
+    failure: { outcome: "timeout", detail: "time" },
+  },
+  {
+    name: "sleep_loop",
+    limits: { fuel: 1e12, timeoutMs: 200 },
+    failure: { outcome: "timeout", detail: "time" },
+  },
+  { name: "memory_bomb", limits: { memoryMb: 4 }, failure: { outcome: "limit", detail: "memory" } },
+  {
+    name: "alloc_bomb_extism",
+    limits: { memoryMb: 64 },
+    failure: { outcome: "limit", detail: "memory" },
+  },
+  { name: "stack_bomb", failure: { outcome: "limit", detail: "stack" } },
+  {
+    name: "output_flood",
+    limits: { outputKb: 256 },
+    failure: { outcome: "limit", detail: "output" },
+  },
+  {
+    name: "bad_import",
+    failure: { outcome: "error", detail: "import denied: wasi_snapshot_preview1.sock_accept" },
+  },
+  { name: "bad_import_env", failure: { outcome: "error", detail: "import denied: env.system" } },
+  { name: "trap_unreachable", failure: { outcome: "error", detail: "trap: unreachable" } },
+];
+
+for (const attack of ATTACKS) {
+  const limits = attack.limits ?? {};
+  for (const isolation of ["fresh", "warm"]) {
+    const label = `${attack.name} ${JSON.stringify(limits)} (${isolation})`;
+    Deno.test(`run() stops ${label} with ${attack.failure.detail}`, async () => {
+      const runtime = corpusRuntime();
+      const hook = wasmHook(attack.name, { isolation });
+      for (let i = 0; i < 2; i++) {
+        const result = await runtime.run(request(hook, undefined, limits));
+        assertEquals(result.exitCode, null);
+        assertEquals(result.failure, attack.failure);
+      }
+      await assertServesNext(runtime);
+      await runtime.close?.();
+    });
+  }
+}
+
+Deno.test("run() keeps output up to the cap when it stops an output flood", async () => {
+  const runtime = corpusRuntime();
+  const result = await runtime.run(request(wasmHook("output_flood"), undefined, { outputKb: 100 }));
+  assertEquals(result.failure, { outcome: "limit", detail: "output" });
+  assertEquals(result.stdout.length, 100 * 1024);
+  ok(/^x+$/.test(result.stdout));
+});
+
+Deno.test("run() keeps what a trapping plugin printed before the trap", async () => {
+  const runtime = corpusRuntime();
+  const result = await runtime.run(request(wasmHook("trap_unreachable")));
+  assertEquals(result.stdout, "about to crash\n");
+});
