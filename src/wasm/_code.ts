@@ -9,12 +9,21 @@
  * once on entry. Within a region control only moves forward, so every
  * executed instruction has been paid for: the charge is an upper bound.
  *
+ * Functions with loops keep fuel in an i64 local (synchronised with the
+ * global around calls, throws and exits) so hot loops touch no memory;
+ * loop-free functions charge the global directly once at entry.
+ *
+ * When a local copy or the depth counter is used, the body is wrapped in a block with the
+ * function's results so that every exit (`return`, a branch to the function
+ * label, falling off the end) passes through one epilogue.
+ *
  * @module
  */
 
 import { BULK_SUBS, decodeInstr, type Instr, OPENERS } from "./_opcodes.ts";
 import { invalid, type Reader } from "./_reader.ts";
 import type { Writer } from "./_writer.ts";
+import * as X from "./_emit.ts";
 
 /** Flat fuel charged for memory.init/copy/fill and table.init/copy/fill. */
 export const BULK_COST = 64;
@@ -28,7 +37,14 @@ export interface CodeContext {
   /** Fuel global and `out_of_fuel` function index, when metering. */
   fuel: { global: number; outOfFuel: number } | null;
   /** Depth global, limit and `stack_exhausted` function index, when bounding depth. */
-  depth: { global: number; max: number; exhausted: number } | null;
+  depth: X.DepthSlots | null;
+}
+
+/** Per-function facts the rewriter needs. */
+export interface FuncShape {
+  params: number;
+  /** Encoded block type of the function's results. */
+  blockType: number[];
 }
 
 /** Maps an original function index to its index in the rewritten module. */
@@ -68,21 +84,51 @@ export function rewriteConstExpr(r: Reader, w: Writer, ctx: CodeContext): void {
   c.flush(r.pos);
 }
 
-/**
- * Rewrites one function body (locals + expression) from `r` into `w`.
- * `wrapperType` is the encoded block type of the function's results, used
- * for the depth-counter wrapper block.
- */
-export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, wrapperType: number[]): void {
-  const c = new Copier(r, w);
+/** Reads the locals vector, writes it back (plus one i64 when metering); returns the fuel local. */
+function copyLocals(r: Reader, w: Writer, params: number, addFuel: boolean): number {
+  const groups: Uint8Array[] = [];
+  let count = params;
   for (let n = r.u32(); n > 0; n--) {
-    r.u32();
+    const start = r.pos;
+    count += r.u32();
     r.u8();
+    groups.push(r.bytes.subarray(start, r.pos));
   }
-  c.flush(r.pos);
+  if (count > 50_000) invalid(`too many locals (${count})`, r.pos);
+  w.u32(groups.length + (addFuel ? 1 : 0));
+  for (const g of groups) w.bytes(g);
+  if (addFuel) w.u8(1).u8(0x7e);
+  return count;
+}
+
+/** True when the expression at `r` (not consumed) contains a `loop`. */
+function hasLoop(r: Reader): boolean {
+  const scan = r.sub(0);
+  scan.end = r.end;
+  const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
+  while (!scan.done) {
+    decodeInstr(scan, instr);
+    if (instr.op === 0x03) return true;
+  }
+  return false;
+}
+
+/** Rewrites one function body (locals + expression) from `r` into `w`. */
+export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShape): void {
+  const localStart = r.pos;
+  for (let n = r.u32(); n > 0; n--) void (r.u32(), r.u8());
+  const useLocal = ctx.fuel !== null && hasLoop(r);
+  r.pos = localStart;
+  const local = copyLocals(r, w, fn.params, useLocal);
+  const fuel = useLocal ? { ...ctx.fuel!, local } : null;
+  const depth = ctx.depth;
+  const wrapped = fuel !== null || depth !== null;
   const regions: number[][] = []; // [patchAt, cost]
-  if (ctx.depth) emitDepthEnter(w, ctx.depth, wrapperType);
-  if (ctx.fuel) regions.push([emitCharge(w, ctx.fuel), 0]);
+  if (depth) X.emitDepthEnter(w, depth);
+  if (fuel) regions.push([X.emitCharge(w, fuel, true), 0]);
+  else if (ctx.fuel) regions.push([X.emitGlobalCharge(w, ctx.fuel), 0]);
+  if (wrapped) w.u8(0x02).bytes(new Uint8Array(fn.blockType));
+  const c = new Copier(r, w);
   const blocks: number[] = [];
   const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
   for (;;) {
@@ -91,65 +137,58 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, wrapperType:
     const op = instr.op;
     const region = regions[regions.length - 1];
     if (region) region[1]! += op === 0xfc && BULK_SUBS.has(instr.sub) ? BULK_COST : 1;
-    if (instr.funcAt >= 0) c.remap(instr, ctx);
     if (OPENERS.has(op)) {
       blocks.push(op);
-      if (op === 0x03 && ctx.fuel) {
+      if (op === 0x03 && fuel) {
         c.flush(r.pos);
-        regions.push([emitCharge(w, ctx.fuel), 0]);
+        regions.push([X.emitCharge(w, fuel, false), 0]);
       }
-    } else if (op === 0x0b || op === 0x18) {
-      const closed = blocks.pop();
-      if (closed === 0x03 && ctx.fuel) closeRegion(w, regions);
-      if (closed === undefined) {
-        if (op === 0x18) invalid("delegate outside try", at);
-        break;
-      }
-    } else if (ctx.depth && (op === 0x0f || op === 0x12 || op === 0x13 || op === 0x15)) {
-      c.flush(at);
-      if (op === 0x0f) {
-        w.u8(0x0c).u32(blocks.length); // return -> br to the wrapper block
-        c.pending = r.pos;
-      } else emitDepthLeave(w, ctx.depth.global);
+      continue;
     }
+    if (op === 0x0b || op === 0x18) {
+      const closed = blocks.pop();
+      if (closed === 0x03 && fuel) closeRegion(w, regions);
+      if (closed !== undefined) continue;
+      if (op === 0x18) invalid("delegate outside try", at);
+      break;
+    }
+    if (!wrapped) {
+      if (instr.funcAt >= 0) c.remap(instr, ctx);
+      continue;
+    }
+    if (op === 0x10 || op === 0x11 || op === 0x14) { // calls: publish fuel, then reload
+      c.flush(at);
+      if (fuel) X.emitFuelStore(w, fuel);
+      if (instr.funcAt >= 0) c.remap(instr, ctx);
+      c.flush(r.pos);
+      if (fuel) X.emitFuelLoad(w, fuel);
+    } else if (op === 0x12 || op === 0x13 || op === 0x15) { // tail calls leave the frame
+      c.flush(at);
+      if (fuel) X.emitFuelStore(w, fuel);
+      if (depth) X.emitDepthLeave(w, depth);
+      if (instr.funcAt >= 0) c.remap(instr, ctx);
+    } else if (op === 0x0f) { // return -> branch to the wrapper block
+      c.flush(at);
+      w.u8(0x0c).u32(blocks.length);
+      c.pending = r.pos;
+    } else if (fuel && (op === 0x08 || op === 0x09 || op === 0x0a)) { // throws
+      c.flush(at);
+      X.emitFuelStore(w, fuel);
+    } else if (fuel && (op === 0x07 || op === 0x19)) { // catch handlers
+      c.flush(r.pos);
+      X.emitFuelLoad(w, fuel);
+    } else if (instr.funcAt >= 0) c.remap(instr, ctx);
   }
   if (!r.done) invalid("bytes after the end of a function body", r.pos);
   if (ctx.fuel) closeRegion(w, regions);
-  if (ctx.depth) {
-    c.flush(r.pos - 1); // before the function's final `end`
-    w.u8(0x0b);
-    emitDepthLeave(w, ctx.depth.global);
-  }
-  c.flush(r.pos);
+  c.flush(r.pos - 1); // everything before the function's final `end`
+  if (wrapped) w.u8(0x0b);
+  if (fuel) X.emitFuelStore(w, fuel);
+  if (depth) X.emitDepthLeave(w, depth);
+  w.u8(0x0b);
 }
 
 function closeRegion(w: Writer, regions: number[][]): void {
   const [patchAt, cost] = regions.pop()!;
   w.patchSigned5(patchAt!, cost!);
-}
-
-/** Emits `fuel -= cost; if (fuel < 0) out_of_fuel()`; returns where `cost` goes. */
-function emitCharge(w: Writer, fuel: { global: number; outOfFuel: number }): number {
-  w.u8(0x23).u32(fuel.global).u8(0x42);
-  const patchAt = w.signed5(0);
-  w.u8(0x7d).u8(0x24).u32(fuel.global);
-  w.u8(0x23).u32(fuel.global).u8(0x42).u8(0x00).u8(0x53);
-  w.u8(0x04).u8(0x40).u8(0x10).u32(fuel.outOfFuel).u8(0x0b);
-  return patchAt;
-}
-
-function emitDepthEnter(
-  w: Writer,
-  depth: { global: number; max: number; exhausted: number },
-  wrapperType: number[],
-): void {
-  w.u8(0x23).u32(depth.global).u8(0x41).u8(0x01).u8(0x6a).u8(0x24).u32(depth.global);
-  w.u8(0x23).u32(depth.global).u8(0x41).signed(depth.max).u8(0x4b);
-  w.u8(0x04).u8(0x40).u8(0x10).u32(depth.exhausted).u8(0x0b);
-  w.u8(0x02);
-  for (const b of wrapperType) w.u8(b);
-}
-
-function emitDepthLeave(w: Writer, global: number): void {
-  w.u8(0x23).u32(global).u8(0x41).u8(0x01).u8(0x6b).u8(0x24).u32(global);
 }

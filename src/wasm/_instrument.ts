@@ -11,7 +11,8 @@ import { capMemories } from "./_memory.ts";
 import { type FuncType, SECTION } from "./_module.ts";
 import { type ParsedModule, parseModule } from "./_parse.ts";
 import { makePlan, type Plan, type PlanOptions } from "./_plan.ts";
-import { Reader } from "./_reader.ts";
+import { invalid, Reader } from "./_reader.ts";
+import type { FuncShape } from "./_code.ts";
 import * as S from "./_sections.ts";
 import { typeEntry } from "./_entries.ts";
 import { Writer } from "./_writer.ts";
@@ -82,7 +83,7 @@ function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
   };
   const { ctx } = p;
   if (ctx.shift > 0 || ctx.fuel || p.bodies.length > 0) {
-    rewrite(SECTION.code, S.codeEntry(ctx, (i) => wrapperType(m, p, i)), p.bodies);
+    rewrite(SECTION.code, S.codeEntry(ctx, (i) => funcShape(m, p, i)), p.bodies);
   }
   const fnEntries = p.functions.map((t) => new Writer().u32(t).finish());
   rewrite(SECTION.function, (r, w) => void w.u32(r.u32()), fnEntries);
@@ -101,10 +102,12 @@ function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
   return out;
 }
 
-/** Encoded block type matching the results of defined function `defined`. */
-function wrapperType(m: ParsedModule, p: Plan, defined: number): number[] {
+/** Parameter count and encoded result block type of defined function `defined`. */
+function funcShape(m: ParsedModule, p: Plan, defined: number): FuncShape {
   const t: FuncType | undefined = m.types[m.functions[defined] ?? -1];
-  if (!t || t.results.length === 0) return [0x40];
-  if (t.results.length === 1) return [t.results[0]!];
-  return [...new Writer().signed(p.types.indexOf([], t.results)).finish()];
+  if (!t) return invalid(`function ${defined} has an unknown type`, 0);
+  const params = t.params.length;
+  if (t.results.length === 0) return { params, blockType: [0x40] };
+  if (t.results.length === 1) return { params, blockType: [t.results[0]!] };
+  return { params, blockType: [...new Writer().signed(p.types.indexOf([], t.results)).finish()] };
 }

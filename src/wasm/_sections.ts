@@ -5,7 +5,13 @@
  * @module
  */
 
-import { type CodeContext, remapFunc, rewriteBody, rewriteConstExpr } from "./_code.ts";
+import {
+  type CodeContext,
+  type FuncShape,
+  remapFunc,
+  rewriteBody,
+  rewriteConstExpr,
+} from "./_code.ts";
 import { readGlobalType } from "./_parse.ts";
 import { invalid, type Reader } from "./_reader.ts";
 import { readLimits, readTableType, readValType } from "./_module.ts";
@@ -104,13 +110,13 @@ export function elementEntry(ctx: CodeContext): (r: Reader, w: Writer) => void {
 /** Function body entry: size-prefixed body rewritten by {@linkcode rewriteBody}. */
 export function codeEntry(
   ctx: CodeContext,
-  wrapperTypeOf: (defined: number) => number[],
+  shapeOf: (defined: number) => FuncShape,
 ): (r: Reader, w: Writer) => void {
   let defined = 0;
   return (r, w) => {
     const body = r.sub(r.u32());
     const out = new Writer();
-    rewriteBody(body, out, ctx, wrapperTypeOf(defined++));
+    rewriteBody(body, out, ctx, shapeOf(defined++));
     w.sized(out.finish());
   };
 }

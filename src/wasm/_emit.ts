@@ -1,0 +1,83 @@
+/**
+ * Instruction sequences the rewriter inserts. Fuel lives in a per-function
+ * i64 local while the function runs and is synchronised with the exported
+ * global around calls, throws and exits, so hot loops touch no memory.
+ *
+ * @module
+ */
+
+import type { Writer } from "./_writer.ts";
+
+/** Indices the inserted code refers to. */
+export interface FuelSlots {
+  global: number;
+  outOfFuel: number;
+  local: number;
+}
+
+/** Depth-counter indices and limit. */
+export interface DepthSlots {
+  global: number;
+  max: number;
+  exhausted: number;
+}
+
+const GLOBAL_GET = 0x23;
+const GLOBAL_SET = 0x24;
+const LOCAL_GET = 0x20;
+const LOCAL_SET = 0x21;
+const LOCAL_TEE = 0x22;
+
+/**
+ * Emits `fuel -= cost; if (fuel < 0) out_of_fuel()` and returns the offset of
+ * the padded `cost` immediate for later patching. At function entry the local
+ * is loaded from the global first.
+ */
+export function emitCharge(w: Writer, s: FuelSlots, atEntry: boolean): number {
+  if (atEntry) w.u8(GLOBAL_GET).u32(s.global);
+  else w.u8(LOCAL_GET).u32(s.local);
+  w.u8(0x42);
+  const patchAt = w.signed5(0);
+  w.u8(0x7d).u8(LOCAL_TEE).u32(s.local).u8(0x42).u8(0x00).u8(0x53); // i64.sub, tee, < 0
+  w.u8(0x04).u8(0x40);
+  emitFuelStore(w, s);
+  w.u8(0x10).u32(s.outOfFuel);
+  emitFuelLoad(w, s);
+  w.u8(0x0b);
+  return patchAt;
+}
+
+/**
+ * Emits `global -= cost; if (global < 0) out_of_fuel()` for functions
+ * without loops, which keep no local copy. Returns the patch offset.
+ */
+export function emitGlobalCharge(w: Writer, s: { global: number; outOfFuel: number }): number {
+  w.u8(GLOBAL_GET).u32(s.global).u8(0x42);
+  const patchAt = w.signed5(0);
+  w.u8(0x7d).u8(GLOBAL_SET).u32(s.global);
+  w.u8(GLOBAL_GET).u32(s.global).u8(0x42).u8(0x00).u8(0x53); // < 0
+  w.u8(0x04).u8(0x40).u8(0x10).u32(s.outOfFuel).u8(0x0b);
+  return patchAt;
+}
+
+/** `global = local`: publish the function's fuel before calls and exits. */
+export function emitFuelStore(w: Writer, s: FuelSlots): void {
+  w.u8(LOCAL_GET).u32(s.local).u8(GLOBAL_SET).u32(s.global);
+}
+
+/** `local = global`: pick up fuel after a call (the callee or host changed it). */
+export function emitFuelLoad(w: Writer, s: FuelSlots): void {
+  w.u8(GLOBAL_GET).u32(s.global).u8(LOCAL_SET).u32(s.local);
+}
+
+/** `depth += 1; if (depth > max) stack_exhausted()`. */
+export function emitDepthEnter(w: Writer, d: DepthSlots): void {
+  w.u8(GLOBAL_GET).u32(d.global).u8(0x41).u8(0x01).u8(0x6a).u8(GLOBAL_SET).u32(d.global);
+  w.u8(GLOBAL_GET).u32(d.global).u8(0x41).signed(d.max).u8(0x4b); // i32.gt_u
+  w.u8(0x04).u8(0x40).u8(0x10).u32(d.exhausted).u8(0x0b);
+}
+
+/** `depth -= 1`. */
+export function emitDepthLeave(w: Writer, d: DepthSlots): void {
+  w.u8(GLOBAL_GET).u32(d.global).u8(0x41).u8(0x01).u8(0x6b).u8(GLOBAL_SET).u32(d.global);
+}
