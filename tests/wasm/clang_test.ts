@@ -22,10 +22,9 @@ async function buildWithClang(): Promise<Uint8Array<ArrayBuffer>> {
 }
 
 async function run(bytes: Uint8Array<ArrayBuffer>) {
-  let memory: WebAssembly.Memory | undefined;
   let exports: WebAssembly.Exports = {};
   let refuels = 0;
-  const { wasi, stdout } = wasiImports(() => memory!);
+  const { wasi, stdout } = wasiImports(() => exports.memory as WebAssembly.Memory);
   const hookbox = {
     out_of_fuel() {
       refuels++;
@@ -37,7 +36,6 @@ async function run(bytes: Uint8Array<ArrayBuffer>) {
     hookbox,
   });
   exports = instance.exports;
-  memory = exports.memory as WebAssembly.Memory;
   let code = 0;
   try {
     (exports._start as () => void)();

@@ -139,3 +139,16 @@ Deno.test("`instrument()` exportGlobals exposes every mutable defined global", a
   assert.equal((exports.__hookbox_g3 as WebAssembly.Global).value, 5n);
   assert.equal(exports.__hookbox_g2, undefined, "immutable globals are not exported");
 });
+
+Deno.test("`instrument()` publishes fuel spent in callees and loops to __hookbox_fuel", async () => {
+  const bytes = instrument(await fixture("loop_calls.wat"), { memoryPages: 1 });
+  const { exports } = await instantiate(bytes);
+  const fuel = exports.__hookbox_fuel as WebAssembly.Global;
+  fuel.value = 10n ** 12n;
+  assert.equal((exports.run as Fn)(100), 5500);
+  const spent = 10n ** 12n - (fuel.value as bigint);
+  // 100 outer iterations x (outer body + 10 inner iterations): about 100 x 10 x 8 at least.
+  assert.ok(spent >= 8_000n && spent <= 20_000n, `spent ${spent}`);
+  const limited = await instantiate(bytes, { slice: 1_000, slices: 2 });
+  assert.throws(() => (limited.exports.run as Fn)(100), OutOfFuel);
+});
