@@ -7,8 +7,22 @@
 import { error_set, output_set } from "./kernel";
 import { appendString, callState } from "./_state";
 
+const COLLECT_EVERY: i32 = 16;
+let calls: i32 = 0;
+
+/** True every few calls, or when memory grew during this one: time to collect garbage. */
+export function shouldCollect(): bool {
+  const pages = <i32>memory.size();
+  const due = ++calls >= COLLECT_EVERY || pages != pagesAtBegin;
+  if (due) calls = 0;
+  return due;
+}
+
+let pagesAtBegin: i32 = 0;
+
 /** Start of a call: forget the previous call's input and output. */
 export function begin(): void {
+  pagesAtBegin = <i32>memory.size();
   callState().reset();
 }
 

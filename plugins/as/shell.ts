@@ -28,8 +28,18 @@ export function splitCommands(line: string): SimpleCommand[] {
   let word = "";
   let inWord = false;
   let pipedFrom: i32 = -1;
+  let plain: i32 = -1; // start of a run of ordinary characters, copied in one slice
   for (let i = 0; i < line.length; i++) {
     const c = line.charCodeAt(i);
+    if (isOrdinary(c)) {
+      if (plain < 0) plain = i;
+      inWord = true;
+      continue;
+    }
+    if (plain >= 0) {
+      word += line.substring(plain, i);
+      plain = -1;
+    }
     if (c == 0x27 || c == 0x22) { // ' or "
       const end = closingQuote(line, i);
       word += unquote(line.substring(i + 1, end), c);
@@ -52,13 +62,18 @@ export function splitCommands(line: string): SimpleCommand[] {
       pipedFrom = pipe ? commands.length - 1 : -1;
       if (!pipe && i + 1 < line.length && line.charCodeAt(i + 1) == c) i++;
     } else {
-      word += String.fromCharCode(c);
+      word += String.fromCharCode(c); // `&` inside a redirection (2>&1)
       inWord = true;
     }
   }
+  if (plain >= 0) word += line.substring(plain);
   if (inWord) words.push(word);
   if (words.length > 0) commands.push(finish(words, pipedFrom));
   return commands;
+}
+
+function isOrdinary(c: i32): bool {
+  return !(c == 0x27 || c == 0x22 || c == 0x5c || c == 0x20 || c == 0x09 || isBreak(c));
 }
 
 function isBreak(c: i32): bool {

@@ -31,14 +31,16 @@ const DIAGNOSTIC_LINES = 20;
 const KERNEL = "extism:host/env";
 
 // Generated entry: resets per-call state (warm instances are reused), hands
-// the streams to the host and frees the call's garbage before returning.
+// the streams to the host and, every few calls, frees the garbage (the
+// minimal runtime's collector only runs when called; no stack roots exist
+// between calls, so collecting here is safe).
 const ENTRY_SOURCE = `import { hook as userHook } from "./main";
-import { begin, flush } from "hookbox/runtime";
+import { begin, flush, shouldCollect } from "hookbox/runtime";
 export function hook(): i32 {
   begin();
   const code = userHook();
   flush();
-  __collect();
+  if (shouldCollect()) __collect();
   return code;
 }
 `;
