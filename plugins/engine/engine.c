@@ -1,0 +1,165 @@
+/*
+ * hookbox JS engine: entry points of the QuickJS-based WASI command module.
+ *
+ * `wizer.initialize` runs once at compile time under Wizer: it creates the
+ * runtime and context, evaluates the prelude (Node-style globals), reads the
+ * hook's bundle from stdin and compiles it to bytecode. Wizer snapshots the
+ * resulting linear memory, so `_start` only has to run that bytecode against
+ * the event on stdin, drive the event loop and exit with the hook's code.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+
+/* Defined by the build: the prelude source (prelude.h, generated). */
+extern const char hb_prelude_source[];
+extern const unsigned int hb_prelude_length;
+
+void __wasm_call_ctors(void);
+
+static JSRuntime *rt;
+static JSContext *ctx;
+static JSValue bundle;  /* compiled hook bytecode, ready to run */
+static JSValue loop;    /* the prelude's event-loop controller */
+static int ready;
+
+static void hb_fail_init(const char *what)
+{
+    fprintf(stderr, "hookbox engine: %s\n", what);
+    if (ctx)
+        hb_report(ctx, JS_GetException(ctx));
+    exit(70);
+}
+
+/* Calls `loop[name](arg)`; the result is owned by the caller. */
+static JSValue hb_loop_call(const char *name, int argc, JSValueConst *argv)
+{
+    JSValue fn = JS_GetPropertyStr(ctx, loop, name);
+    JSValue r = JS_Call(ctx, fn, loop, argc, argv);
+    JS_FreeValue(ctx, fn);
+    return r;
+}
+
+static void hb_rejection(JSContext *c, JSValueConst promise, JSValueConst reason,
+                         JS_BOOL handled, void *opaque)
+{
+    JSValueConst argv[3] = { promise, reason, JS_NewBool(c, handled) };
+    JS_FreeValue(c, hb_loop_call("rejection", 3, argv));
+}
+
+void hb_report(JSContext *c, JSValueConst error)
+{
+    const char *s = JS_ToCString(c, error);
+    fprintf(stderr, "Uncaught %s\n", s ? s : "exception");
+    if (s)
+        JS_FreeCString(c, s);
+}
+
+static void hb_load_prelude(void)
+{
+    hb_host_install(ctx);
+    JSValue r = JS_Eval(ctx, hb_prelude_source, hb_prelude_length, "hookbox:prelude",
+                        JS_EVAL_TYPE_GLOBAL);
+    if (JS_IsException(r))
+        hb_fail_init("prelude failed");
+    JS_FreeValue(ctx, r);
+    JSValue global = JS_GetGlobalObject(ctx);
+    loop = JS_GetPropertyStr(ctx, global, "__hookbox_loop");
+    JSAtom atom = JS_NewAtom(ctx, "__hookbox_loop");
+    JS_DeleteProperty(ctx, global, atom, 0);
+    JS_FreeAtom(ctx, atom);
+    JS_FreeValue(ctx, global);
+}
+
+/* Wizer's init function: prelude + hook bytecode into the snapshot. */
+__attribute__((export_name("wizer.initialize")))
+void hb_initialize(void)
+{
+    __wasm_call_ctors();
+    rt = JS_NewRuntime();
+    JS_SetCanBlock(rt, 0);
+    JS_SetMaxStackSize(rt, HB_STACK_SIZE - 64 * 1024);
+    ctx = JS_NewContext(rt);
+    if (!rt || !ctx)
+        hb_fail_init("cannot create the JavaScript runtime");
+    hb_load_prelude();
+    size_t len = 0;
+    char *source = hb_read_all_stdin(&len);
+    if (!source)
+        hb_fail_init("cannot read the bundle");
+    bundle = JS_Eval(ctx, source, len, "hook.js",
+                     JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY);
+    free(source);
+    if (JS_IsException(bundle))
+        hb_fail_init("the bundle does not compile");
+    JS_SetHostPromiseRejectionTracker(rt, hb_rejection, NULL);
+    JS_RunGC(rt);
+    ready = 1;
+}
+
+/* Reports an uncaught error through the prelude and exits. */
+static void hb_die(void)
+{
+    JSValue error = JS_GetException(ctx);
+    if (hb_was_interrupted()) {
+        fputs("hookbox: JavaScript stopped: the call's time or fuel budget is spent\n", stderr);
+        _Exit(HB_EXIT_INTERRUPTED);
+    }
+    JSValue code = hb_loop_call("fatal", 1, (JSValueConst[]){ error });
+    int n = 1;
+    if (JS_IsException(code))
+        hb_report(ctx, error);
+    else
+        JS_ToInt32(ctx, &n, code);
+    _Exit(n);
+}
+
+static void hb_drain_jobs(void)
+{
+    JSContext *job_ctx;
+    for (;;) {
+        int r = JS_ExecutePendingJob(rt, &job_ctx);
+        if (r == 0)
+            return;
+        if (r < 0)
+            hb_die();
+    }
+}
+
+/* The WASI command entry: run the hook once against the event on stdin. */
+__attribute__((export_name("_start")))
+void hb_start(void)
+{
+    if (!ready) {
+        fputs("hookbox engine: not initialised (build the plugin with wizer)\n", stderr);
+        _Exit(70);
+    }
+    JS_UpdateStackTop(rt);
+    hb_interrupt_install(rt);
+    JS_FreeValue(ctx, hb_loop_call("start", 0, NULL));
+    JSValue promise = JS_EvalFunction(ctx, bundle);
+    bundle = JS_UNDEFINED;
+    if (JS_IsException(promise))
+        hb_die();
+    JSValue tracked = hb_loop_call("track", 1, (JSValueConst[]){ promise });
+    JS_FreeValue(ctx, promise);
+    if (JS_IsException(tracked))
+        hb_die();
+    for (;;) {
+        hb_drain_jobs();
+        JSValue more = hb_loop_call("tick", 0, NULL);
+        if (JS_IsException(more))
+            hb_die();
+        int again = JS_ToBool(ctx, more);
+        JS_FreeValue(ctx, more);
+        if (!again)
+            break;
+    }
+    JSValue code = hb_loop_call("finish", 0, NULL);
+    if (JS_IsException(code))
+        hb_die();
+    int n = 0;
+    JS_ToInt32(ctx, &n, code);
+    _Exit(n);
+}

@@ -1,0 +1,28 @@
+/**
+ * Builds the QuickJS engine plugin for JS/TS hooks into `.cache/engine/`.
+ *
+ *     deno run -A scripts/build_engine.ts
+ *
+ * Needs `clang lld wasi-libc libclang-rt-14-dev-wasm32` (apt) and npm; the
+ * QuickJS sources and Wizer are installed at pinned versions into `.cache/npm`.
+ * A rebuild happens only when a source, flag or the clang version changed.
+ *
+ * @module
+ */
+import { buildEngine } from "../src/compile/_js_engine_deno.ts";
+import { isHookboxError } from "../src/errors.ts";
+
+const started = performance.now();
+try {
+  const engine = await buildEngine();
+  const size = (await Deno.stat(engine.path)).size;
+  const ms = Math.round(performance.now() - started);
+  console.log(
+    `${
+      engine.cached ? "cached" : "built"
+    } ${engine.path} (${size} bytes, sha256 ${engine.sha256}) in ${ms} ms`,
+  );
+} catch (err) {
+  console.error(isHookboxError(err) ? err.toLine() : err);
+  Deno.exit(1);
+}

@@ -1,0 +1,100 @@
+/**
+ * Bundles a JS/TS hook with esbuild into one script the engine evaluates.
+ *
+ * The entry is imported from a virtual module, so the bundle has no exports;
+ * the ESM output (top-level await allowed) is wrapped in an async function,
+ * because QuickJS 2021-03-27 has no top-level await of its own. Node
+ * built-ins resolve to the prelude's shims or fail with COMPILE_API_DENIED.
+ *
+ * @module
+ */
+import * as esbuild from "esbuild";
+import { HookboxError } from "../errors.ts";
+import { ALLOWED_BUILTINS, BUILTIN_FILTER, classifyBuiltin } from "./_js_builtins.ts";
+
+/** Path the hook sees as its own (process.argv[1], import.meta.url, __filename). */
+export const HOOK_PATH = "/hook/scripts/run.js";
+
+function builtinsPlugin(denied: string[]): esbuild.Plugin {
+  return {
+    name: "hookbox-builtins",
+    setup(build) {
+      build.onResolve({ filter: BUILTIN_FILTER }, (args) => {
+        const { kind, id } = classifyBuiltin(args.path);
+        if (kind === "other") return undefined;
+        if (kind === "allowed") return { path: id, namespace: "hookbox-builtin" };
+        denied.push(id);
+        return {
+          errors: [{
+            text: `${id} is not available in the sandbox (hookbox provides: ${
+              ALLOWED_BUILTINS.join(", ")
+            })`,
+          }],
+        };
+      });
+      build.onLoad({ filter: /.*/, namespace: "hookbox-builtin" }, (args) => ({
+        contents: `module.exports = globalThis.__hookbox_require(${JSON.stringify(args.path)});`,
+        loader: "js",
+      }));
+    },
+  };
+}
+
+function splitPath(entryPath: string): { dir: string; file: string } {
+  const i = entryPath.lastIndexOf("/");
+  return i < 0
+    ? { dir: ".", file: entryPath }
+    : { dir: entryPath.slice(0, i) || "/", file: entryPath.slice(i + 1) };
+}
+
+function buildOptions(entryPath: string, denied: string[]): esbuild.BuildOptions {
+  const { dir, file } = splitPath(entryPath);
+  return {
+    stdin: {
+      contents: `import ${JSON.stringify(`./${file}`)};`,
+      resolveDir: dir,
+      loader: "js",
+      sourcefile: "hookbox-entry.js",
+    },
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    target: "es2020",
+    supported: { "top-level-await": true },
+    charset: "utf8",
+    legalComments: "none",
+    logLevel: "silent",
+    define: {
+      "import.meta.url": JSON.stringify(`file://${HOOK_PATH}`),
+      "import.meta.filename": JSON.stringify(HOOK_PATH),
+      "import.meta.dirname": JSON.stringify(HOOK_PATH.replace(/\/[^/]*$/, "")),
+      "import.meta.main": "true",
+    },
+    plugins: [builtinsPlugin(denied)],
+  };
+}
+
+function failure(err: unknown, entryPath: string, denied: string[]): HookboxError {
+  const messages = (err as { errors?: esbuild.Message[] }).errors ?? [];
+  const text =
+    messages.map((m) => `${m.location ? `${m.location.file}:${m.location.line}: ` : ""}${m.text}`)
+      .join("\n") || String(err);
+  const code = denied.length > 0 ? "COMPILE_API_DENIED" : "COMPILE_FAILED";
+  return new HookboxError(code, text, { path: entryPath, cause: err });
+}
+
+/** Bundles `entryPath` into the script text the engine compiles to bytecode. */
+export async function bundleJsHook(entryPath: string): Promise<string> {
+  const denied: string[] = [];
+  let result: esbuild.BuildResult;
+  try {
+    result = await esbuild.build(buildOptions(entryPath, denied));
+  } catch (err) {
+    throw failure(err, entryPath, denied);
+  } finally {
+    await esbuild.stop();
+  }
+  const code = result.outputFiles?.[0]?.text ?? "";
+  return `(async () => {\n${code}\n})();\n`;
+}

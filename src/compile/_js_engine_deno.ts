@@ -1,0 +1,182 @@
+/**
+ * Builds the QuickJS engine plugin (Deno-only): our C glue in plugins/engine
+ * plus QuickJS 2021-03-27, compiled with clang for wasm32-wasi at -O2, one
+ * clang process per source file in parallel, linked as a WASI command module.
+ *
+ * The result is cached in `.cache/engine/<key>/engine.wasm`, keyed by the
+ * SHA-256 of every source, the prelude, the flags and `clang --version`.
+ *
+ * @module
+ */
+import { HookboxError } from "../errors.ts";
+import { sha256Hex } from "./_js_hash.ts";
+import {
+  checkClang,
+  ensureNpmPackages,
+  QUICKJS_DIR,
+  REPO_ROOT,
+  runCommand,
+} from "./_js_toolchain_deno.ts";
+
+/** Where the engine's own sources live. */
+export const ENGINE_SRC = `${REPO_ROOT}plugins/engine`;
+const STACK_SIZE = 1024 * 1024;
+const QUICKJS_FILES = ["quickjs.c", "libregexp.c", "libunicode.c", "cutils.c", "libbf.c"];
+const GLUE_FILES = ["engine.c", "host.c", "interrupt.c"];
+
+const CFLAGS = [
+  "--target=wasm32-wasi",
+  "--sysroot=/usr",
+  "-O2",
+  '-DCONFIG_VERSION="2021-03-27"',
+  "-DCONFIG_BIGNUM",
+  "-DFE_DOWNWARD=0x400",
+  "-DFE_UPWARD=0x800",
+  `-DHB_STACK_SIZE=${STACK_SIZE}`,
+  "-include",
+  "malloc.h",
+  "-Wno-implicit-const-int-float-conversion",
+];
+const LDFLAGS = [
+  "--target=wasm32-wasi",
+  "--sysroot=/usr",
+  "-nostartfiles",
+  "-Wl,--no-entry",
+  `-Wl,-z,stack-size=${STACK_SIZE}`,
+  "-Wl,--strip-all",
+  "-Wl,--gc-sections",
+];
+
+/** A built engine: where it is and the hash the compiler cache is keyed by. */
+export interface EngineBuild {
+  path: string;
+  sha256: string;
+  cached: boolean;
+}
+
+async function readText(path: string): Promise<string> {
+  return await Deno.readTextFile(path);
+}
+
+/** The prelude: every `prelude/*.js` in name order, inside one function. */
+export async function preludeSource(): Promise<string> {
+  const names = [];
+  for await (const e of Deno.readDir(`${ENGINE_SRC}/prelude`)) {
+    if (e.isFile && e.name.endsWith(".js")) names.push(e.name);
+  }
+  const parts = await Promise.all(names.sort().map((n) => readText(`${ENGINE_SRC}/prelude/${n}`)));
+  return `(function (host) {\n"use strict";\n${
+    parts.join("\n")
+  }\n})(globalThis.__hookbox_host);\n` +
+    "delete globalThis.__hookbox_host;\n";
+}
+
+function cArray(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  const rows = [];
+  for (let i = 0; i < bytes.length; i += 24) {
+    rows.push(Array.from(bytes.subarray(i, i + 24)).join(","));
+  }
+  return `const char hb_prelude_source[] = {\n${rows.join(",\n")},0};\n` +
+    `const unsigned int hb_prelude_length = ${bytes.length};\n`;
+}
+
+async function engineKey(clang: string, prelude: string): Promise<string> {
+  const files = [
+    ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
+    `${ENGINE_SRC}/engine.h`,
+    `${ENGINE_SRC}/include/pthread.h`,
+    ...QUICKJS_FILES.map((f) => `${QUICKJS_DIR}/${f}`),
+  ];
+  const texts = await Promise.all(files.map(readText));
+  return await sha256Hex(
+    [clang, CFLAGS.join(" "), LDFLAGS.join(" "), prelude, ...texts].join("\0"),
+  );
+}
+
+/** Everything besides a file's own text that changes its object code. */
+async function headerSalt(clangVersion: string): Promise<string> {
+  const headers = [
+    `${ENGINE_SRC}/engine.h`,
+    `${ENGINE_SRC}/include/pthread.h`,
+    `${QUICKJS_DIR}/quickjs.h`,
+  ];
+  const texts = await Promise.all(headers.map(readText));
+  return [clangVersion, CFLAGS.join(" "), ...texts].join("\0");
+}
+
+async function clang(args: string[], what: string): Promise<void> {
+  const out = await runCommand("clang", args);
+  if (out.code !== 0) {
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `clang failed on ${what}:\n${out.stderr.slice(0, 4000)}`,
+    );
+  }
+}
+
+/** Runs `jobs` with at most `limit` in flight. */
+async function parallel(jobs: (() => Promise<void>)[], limit: number): Promise<void> {
+  const queue = [...jobs];
+  const worker = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) await job();
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+}
+
+/** Compiles one C file, reusing `.cache/engine/obj/<hash>.o` when unchanged. */
+async function compileObject(source: string, salt: string, objDir: string): Promise<string> {
+  const include = [`-I${ENGINE_SRC}/include`, `-I${QUICKJS_DIR}`, `-I${ENGINE_SRC}`];
+  const key = await sha256Hex([salt, source, await readText(source)].join("\0"));
+  const object = `${objDir}/${key.slice(0, 24)}.o`;
+  try {
+    await Deno.stat(object);
+    return object;
+  } catch { /* compile it */ }
+  const tmp = `${object}.${crypto.randomUUID()}.tmp`;
+  await clang([...CFLAGS, ...include, "-c", source, "-o", tmp], source);
+  await Deno.rename(tmp, object);
+  return object;
+}
+
+async function compileAndLink(dir: string, prelude: string, salt: string): Promise<void> {
+  await Deno.writeTextFile(`${dir}/prelude.c`, cArray(prelude));
+  const sources = [
+    ...QUICKJS_FILES.map((f) => `${QUICKJS_DIR}/${f}`),
+    ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
+    `${dir}/prelude.c`,
+  ];
+  const objDir = `${dir}/../obj`;
+  await Deno.mkdir(objDir, { recursive: true });
+  const objects: string[] = [];
+  await parallel(
+    sources.map((s, i) => async () => {
+      objects[i] = await compileObject(s, salt, objDir);
+    }),
+    navigator.hardwareConcurrency || 2,
+  );
+  await clang([...LDFLAGS, ...objects, "-o", `${dir}/engine.wasm`], "the engine link");
+}
+
+/** Builds (or reuses) the engine plugin; see the module doc for the cache key. */
+export async function buildEngine(cacheRoot = `${REPO_ROOT}.cache/engine`): Promise<EngineBuild> {
+  const clangVersion = await checkClang();
+  await ensureNpmPackages();
+  const prelude = await preludeSource();
+  const key = await engineKey(clangVersion, prelude);
+  const dir = `${cacheRoot}/${key.slice(0, 16)}`;
+  const path = `${dir}/engine.wasm`;
+  try {
+    const bytes = await Deno.readFile(path);
+    return { path, sha256: await sha256Hex(bytes), cached: true };
+  } catch { /* not built yet */ }
+  const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
+  await Deno.mkdir(tmp, { recursive: true });
+  try {
+    await compileAndLink(tmp, prelude, await headerSalt(clangVersion));
+    await Deno.rename(tmp, dir).catch(() => {/* a concurrent build won */});
+  } finally {
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  return { path, sha256: await sha256Hex(await Deno.readFile(path)), cached: false };
+}

@@ -1,0 +1,36 @@
+/**
+ * Snapshots the engine with a hook's bundle compiled to bytecode, using
+ * Wizer (Deno-only). Wizer runs `wizer.initialize`, which reads the bundle
+ * from stdin, and writes out the initialised module: `_start` then runs the
+ * precompiled bytecode without parsing anything.
+ *
+ * @module
+ */
+import { HookboxError } from "../errors.ts";
+import { runCommand, WIZER_BIN } from "./_js_toolchain_deno.ts";
+import { ENGINE_SRC } from "./_js_engine_deno.ts";
+
+/** Returns the pre-initialised plugin for `bundle` on the engine at `enginePath`. */
+export async function snapshotEngine(enginePath: string, bundle: string): Promise<Uint8Array> {
+  const out = await Deno.makeTempFile({ suffix: ".wasm" });
+  try {
+    const result = await runCommand(WIZER_BIN, [
+      enginePath,
+      "-o",
+      out,
+      "--init-func",
+      "wizer.initialize",
+      "--allow-wasi",
+      "--inherit-stdio=true",
+      "--preload",
+      `hookbox=${ENGINE_SRC}/interrupt_stub.wat`,
+    ], new TextEncoder().encode(bundle));
+    if (result.code !== 0) {
+      const reason = result.stderr.split("\nError:")[0]?.trim() || result.stderr.trim();
+      throw new HookboxError("COMPILE_FAILED", `the hook does not compile: ${reason}`);
+    }
+    return await Deno.readFile(out);
+  } finally {
+    await Deno.remove(out).catch(() => {});
+  }
+}

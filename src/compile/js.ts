@@ -1,0 +1,66 @@
+/**
+ * Compiles JS/TS hooks (`scripts/run.js`, `.mjs`, `.ts`) to WebAssembly:
+ * esbuild bundle → QuickJS engine plugin pre-initialised by Wizer with the
+ * bundle's bytecode. See docs/COMPILER.md.
+ *
+ * @module
+ */
+import { buildEngine, type EngineBuild } from "./_js_engine_deno.ts";
+import { bundleJsHook } from "./_js_bundle.ts";
+import { sha256Hex } from "./_js_hash.ts";
+import { readCached, writeCached } from "./_js_cache_deno.ts";
+import { snapshotEngine } from "./_js_wizer_deno.ts";
+
+/** Bumped whenever the pipeline changes in a way that changes the plugin. */
+export const JS_COMPILER_VERSION = "hookbox-js/1";
+
+/** Options of {@linkcode compileJsHook}. */
+export interface CompileJsOptions {
+  /** Directory holding compiled plugins, keyed by content hash. */
+  cacheDir: string;
+}
+
+/** A compiled JS hook plugin. */
+export interface CompiledJsHook {
+  /** The WASI command module (exports `_start` and `memory`). */
+  bytes: Uint8Array;
+  /** Hex SHA-256 of `bytes`, for pinning. */
+  sha256: string;
+  /** True when the plugin came from the cache without recompiling. */
+  cached: boolean;
+}
+
+let engine: Promise<EngineBuild> | undefined;
+
+/** The engine build, made once per process (the build itself is cached on disk). */
+function engineOnce(): Promise<EngineBuild> {
+  engine ??= buildEngine().catch((err) => {
+    engine = undefined;
+    throw err;
+  });
+  return engine;
+}
+
+/**
+ * Compiles the hook at `entryPath`, reusing the cached plugin when the bundle,
+ * the engine and the compiler version are unchanged.
+ *
+ * @example
+ * ```ts ignore
+ * const { bytes, sha256, cached } = await compileJsHook("hooks/guard/scripts/run.js", {
+ *   cacheDir: ".cache/plugins",
+ * });
+ * ```
+ */
+export async function compileJsHook(
+  entryPath: string,
+  options: CompileJsOptions,
+): Promise<CompiledJsHook> {
+  const [built, bundle] = await Promise.all([engineOnce(), bundleJsHook(entryPath)]);
+  const key = await sha256Hex([JS_COMPILER_VERSION, built.sha256, bundle].join("\0"));
+  const hit = await readCached(options.cacheDir, key);
+  if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
+  const bytes = await snapshotEngine(built.path, bundle);
+  await writeCached(options.cacheDir, key, bytes);
+  return { bytes, sha256: await sha256Hex(bytes), cached: false };
+}
