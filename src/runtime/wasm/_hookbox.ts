@@ -21,10 +21,13 @@ export function hookboxFunctions(
       host.check();
     },
     stack_exhausted: () => host.halt(HALTS.stack),
-    should_interrupt: () =>
-      performance.now() > host.deadline || host.meter.spent() || host.signal?.aborted === true
-        ? 1
-        : 0,
+    should_interrupt: () => {
+      const halt = host.pending();
+      if (halt === null) return 0;
+      // The engine unwinds on its own; the call still reports the limit.
+      host.halted ??= halt;
+      return 1;
+    },
     __context: contextProbe(onContext),
   };
 }

@@ -73,6 +73,14 @@ export class GuestHost {
     if (this.signal?.aborted) this.halt(HALTS.aborted);
   }
 
+  /** The limit that should stop the guest now (deadline, fuel, abort), if any. */
+  pending(): Halt | null {
+    if (performance.now() > this.deadline) return HALTS.time;
+    if (this.meter.spent()) return HALTS.fuel;
+    if (this.signal?.aborted) return HALTS.aborted;
+    return null;
+  }
+
   /** Records why the call stops, then traps through every guest frame. */
   halt(halt: Halt): never {
     this.halted ??= halt;

@@ -104,6 +104,10 @@ export class PluginInstance {
       if (result.failure !== undefined) this.reusable = false;
       return result;
     }
+    if (host.halted !== null) {
+      this.reusable = false;
+      return classify(null, host, startBytes);
+    }
     const exitCode = this.#rc === null ? 0 : Number(this.#rc.value);
     return { exitCode, stdout: host.stdout.text(), stderr: host.stderr.text() };
   }
