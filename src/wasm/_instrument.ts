@@ -39,7 +39,17 @@ export interface InstrumentOptions extends PlanOptions {
   validate?: boolean;
 }
 
-/** Rewrites `bytes` as described by `options`; see `mod.ts` for the contract. */
+/**
+ * Returns new module bytes with memory capped, fuel metered and the host
+ * exports added (see `mod.ts` for the protocol). The result passes
+ * `WebAssembly.validate` (checked unless `validate: false`).
+ *
+ * Throws `HookboxError`: `PLUGIN_INVALID` for malformed or non-validating
+ * input (or a wrong-typed `captureReturn` export), `PLUGIN_IMPORT_DENIED` for
+ * an imported memory, `LIMIT_MEMORY` when a memory's minimum exceeds
+ * `memoryPages`, `PLUGIN_EXPORT_MISSING` for an unknown `captureReturn` name.
+ * Bad options throw `TypeError`.
+ */
 export function instrument(bytes: Uint8Array, options: InstrumentOptions): Uint8Array<ArrayBuffer> {
   checkOptions(options);
   const m = parseModule(bytes);

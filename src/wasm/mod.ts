@@ -4,12 +4,35 @@
  * the host can enforce limits itself, without threads — memory capped, fuel
  * metered, call depth bounded, globals and return codes exposed.
  *
- * Fuel protocol: the instrumented module exports a mutable i64 global
- * `__hookbox_fuel` (initially 0) and imports `hookbox.out_of_fuel: () -> ()`.
- * At each function entry and loop header it subtracts the static cost of the
- * code that follows (one unit per instruction, bulk memory/table operations a
- * flat 64) and calls `out_of_fuel` when the counter goes negative. The host
- * either throws from it (trapping the guest) or refills the counter.
+ * What an instrumented module adds (names in {@linkcode HOOKBOX_EXPORTS}):
+ * - `__hookbox_fuel` (mutable i64 global, initially `initialFuel` ?? 0) and the
+ *   import `hookbox.out_of_fuel: () -> ()`. At each function entry and loop
+ *   header the static cost of the code that follows (1 per instruction, bulk
+ *   memory/table operations {@linkcode BULK_COST}) is subtracted; when the
+ *   counter goes negative `out_of_fuel` is called. The host either throws
+ *   (trapping the guest) or stores a fresh positive slice and returns.
+ *   The global is exact whenever control is in the host (calls out, returns).
+ * - `__hookbox_depth` (mutable i32) and the import
+ *   `hookbox.stack_exhausted: () -> ()` when `maxCallDepth` is set; the host
+ *   throws from it, and resets the global to 0 after any trap.
+ * - `__hookbox_rc` and `__hookbox_call_<name>` for `captureReturn`.
+ * - `__hookbox_g<index>` for each mutable defined global with `exportGlobals`.
+ * - `memory` (or `__hookbox_memory` if that name is taken by something else)
+ *   when the module defines a memory but exports none.
+ *
+ * @example
+ * ```ts
+ * import { inspectModule, instrument } from "./mod.ts";
+ * // (module (memory 1) (func (export "f")))
+ * const bytes = new Uint8Array([
+ *   0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 5, 3, 1, 0, 1,
+ *   7, 5, 1, 1, 102, 0, 0, 10, 4, 1, 2, 0, 11,
+ * ]);
+ * const out = instrument(bytes, { memoryPages: 16 });
+ * const info = inspectModule(out);
+ * console.assert(info.memories[0]?.max === 16);
+ * console.assert(info.imports[0]?.name === "out_of_fuel");
+ * ```
  *
  * @module
  */
