@@ -1,0 +1,216 @@
+import assert from "node:assert/strict";
+import { createExecutor } from "../../src/mod.ts";
+import { type HookSpec, sh, type TempTree, tempTree, toolEvent } from "../_helpers.ts";
+
+/** An executor that runs real subprocesses from `<tree>/project` only. */
+function executorFor(tree: TempTree, allowSubprocess = true) {
+  return createExecutor({
+    allowSubprocess,
+    userDir: null,
+    projectDir: `${tree.root}/project`,
+    workDir: tree.root,
+  });
+}
+
+/** Writes a hook whose scripts/run.sh is `script`, triggered on pre-tool-call for `tool`. */
+function shHook(tree: TempTree, name: string, script: string, frontmatter = {}, tool?: string) {
+  const spec: HookSpec = {
+    frontmatter: { ...(tool ? { matcher: { tool: `^${tool}$` } } : {}), ...frontmatter },
+    files: { "scripts/run.sh": script },
+  };
+  return tree.hook("project", name, spec);
+}
+
+/** True when `pid` no longer runs (gone, or a zombie waiting to be reaped). */
+async function isGone(pid: number): Promise<boolean> {
+  let stat: string;
+  try {
+    stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  } catch {
+    return true;
+  }
+  const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+  if (state === "Z" || state === "X") return true;
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+Deno.test("subprocess hooks get the event JSON on stdin", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "echo-stdin", "cat >&2");
+  const executor = executorFor(tree);
+  const event = toolEvent({ x_custom: { keep: ["me", 1] }, tool_input: { command: "ls", z: 1 } });
+  const result = await executor.dispatch(event);
+  await executor.close();
+  const record = result.hooks[0];
+  assert.equal(record?.outcome, "ok");
+  const seen = JSON.parse(record?.stderr ?? "");
+  assert.equal(seen.event_type, "pre-tool-call");
+  assert.equal(seen.session_id, "sess-1");
+  assert.deepEqual(seen.tool_input, { command: "ls", z: 1 });
+  assert.deepEqual(seen.x_custom, { keep: ["me", 1] });
+});
+
+Deno.test("subprocess hooks run with only PATH and HOOKBOX_* in their environment", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "print-env", `tr '\\0' '\\n' < /proc/$$/environ >&2`);
+  const executor = executorFor(tree);
+  const result = await executor.dispatch(toolEvent({ work_dir: tree.root }));
+  await executor.close();
+  const lines = (result.hooks[0]?.stderr ?? "").split("\n").filter(Boolean);
+  const env = Object.fromEntries(
+    lines.map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+  );
+  assert.ok(Deno.env.get("HOME"), "precondition: the test process has HOME");
+  assert.equal(env.HOME, undefined);
+  for (const key of Object.keys(env)) {
+    assert.ok(key === "PATH" || key.startsWith("HOOKBOX_"), `unexpected variable ${key}`);
+  }
+  assert.ok(env.PATH);
+  assert.equal(env.HOOKBOX_SESSION_ID, "sess-1");
+  assert.equal(env.HOOKBOX_WORK_DIR, tree.root);
+});
+
+Deno.test("subprocess hooks run in their hook folder", async () => {
+  await using tree = await tempTree();
+  const dir = await shHook(tree, "where", "pwd >&2");
+  const executor = executorFor(tree);
+  const result = await executor.dispatch(toolEvent());
+  await executor.close();
+  assert.equal(result.hooks[0]?.stderr.trim(), dir);
+});
+
+Deno.test("subprocess hooks block with exit 2 and stderr as the reason", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "block-rm", 'echo "rm -rf is not allowed" >&2; exit 2', { priority: 200 });
+  await shHook(tree, "never", "exit 0");
+  const executor = executorFor(tree);
+  const result = await executor.dispatch(toolEvent());
+  await executor.close();
+  assert.equal(result.decision, "block");
+  assert.equal(result.blocked_by, "block-rm");
+  assert.equal(result.reason, "rm -rf is not allowed");
+  assert.deepEqual(result.hooks.map((h) => [h.name, h.runtime, h.exit_code]), [
+    ["block-rm", "subprocess", 2],
+  ]);
+});
+
+Deno.test("a crashing subprocess hook fails open", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "crash", "echo oops >&2; exit 1", { priority: 200 });
+  await shHook(tree, "after", 'echo \'{"store":{"after":true}}\'');
+  const executor = executorFor(tree);
+  const result = await executor.dispatch(toolEvent());
+  await executor.close();
+  assert.equal(result.decision, "allow");
+  assert.deepEqual(result.hooks.map((h) => [h.name, h.outcome, h.exit_code]), [
+    ["crash", "error", 1],
+    ["after", "ok", 0],
+  ]);
+  assert.equal(result.hooks[0]?.stderr, "oops\n");
+  assert.deepEqual(result.store, { after: true });
+});
+
+Deno.test("subprocess hooks run scripts/run.py with python3 and an executable scripts/run", async () => {
+  await using tree = await tempTree();
+  await tree.hook("project", "py", {
+    frontmatter: { priority: 200 },
+    files: {
+      "scripts/run.py": [
+        "import json, sys",
+        "event = json.load(sys.stdin)",
+        "cmd = event['tool_input']['command'] + ' --from-py'",
+        "print(json.dumps({'modified_input': {'command': cmd}}))",
+      ].join("\n"),
+    },
+  });
+  await tree.hook("project", "exe", {
+    files: {
+      "scripts/run": sh(
+        `python3 -c 'import json,sys; e=json.load(sys.stdin); print(json.dumps({"modified_input": {"command": e["tool_input"]["command"] + " --from-exe"}}))'`,
+      ),
+    },
+  });
+  const executor = executorFor(tree);
+  const result = await executor.dispatch(toolEvent({ tool_input: { command: "ls" } }));
+  await executor.close();
+  assert.deepEqual(result.hooks.map((h) => [h.name, h.outcome]), [["py", "ok"], ["exe", "ok"]]);
+  assert.deepEqual(result.modified_input, { command: "ls --from-py --from-exe" });
+});
+
+Deno.test("a subprocess hook that sleeps past its timeout is killed with its whole process group", async () => {
+  await using tree = await tempTree();
+  const dir = await shHook(
+    tree,
+    "sleeper",
+    "sleep 30 &\necho $! > grandchild.pid\nsleep 30",
+    { timeout: 200, priority: 200 },
+  );
+  await shHook(tree, "after", "exit 0");
+  const executor = executorFor(tree);
+  let grandchild: number | null = null;
+  try {
+    const result = await executor.dispatch(toolEvent());
+    grandchild = Number(await Deno.readTextFile(`${dir}/grandchild.pid`));
+    assert.deepEqual(result.hooks.map((h) => [h.name, h.outcome]), [
+      ["sleeper", "timeout"],
+      ["after", "ok"],
+    ]);
+    assert.equal(result.hooks[0]?.exit_code, null);
+    assert.equal(result.decision, "allow");
+    assert.ok(grandchild > 0);
+    assert.equal(await isGone(grandchild), true, `grandchild ${grandchild} still runs`);
+  } finally {
+    await executor.close();
+    if (grandchild && !(await isGone(grandchild))) Deno.kill(grandchild, "SIGKILL");
+  }
+});
+
+Deno.test("a subprocess hook that times out blocks when on_error: closed", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "sleeper", "exec sleep 30", { timeout: 200, on_error: "closed" });
+  const executor = executorFor(tree);
+  const result = await executor.dispatch(toolEvent());
+  await executor.close();
+  assert.equal(result.decision, "block");
+  assert.equal(result.blocked_by, "sleeper");
+  assert.equal(result.hooks[0]?.outcome, "timeout");
+});
+
+Deno.test("a subprocess hook flooding stdout hits the output limit and the executor carries on", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "flood", "yes flood", { limits: { output_kb: 4 } }, "Flood");
+  await shHook(tree, "flood-err", "yes flood >&2", { limits: { output_kb: 4 } }, "FloodErr");
+  await shHook(tree, "echo", 'echo \'{"reason":"still here"}\'', {}, "Echo");
+  const executor = executorFor(tree);
+  try {
+    for (const tool of ["Flood", "FloodErr"]) {
+      const flooded = await executor.dispatch(toolEvent({ tool_name: tool }));
+      const record = flooded.hooks[0];
+      assert.equal(record?.outcome, "limit", tool);
+      assert.equal(record?.detail, "output");
+      assert.ok((record?.stdout.length ?? 0) + (record?.stderr.length ?? 0) <= 2 * 4 * 1024);
+      assert.equal(flooded.decision, "allow");
+    }
+    const next = await executor.dispatch(toolEvent({ tool_name: "Echo" }));
+    assert.deepEqual(next.hooks.map((h) => [h.name, h.outcome]), [["echo", "ok"]]);
+    assert.equal(next.reason, "still here");
+  } finally {
+    await executor.close();
+  }
+});
+
+Deno.test("subprocess hooks are skipped unless subprocesses are permitted", async () => {
+  await using tree = await tempTree();
+  const dir = await shHook(tree, "marker", "touch ran");
+  const executor = executorFor(tree, false);
+  const result = await executor.dispatch(toolEvent());
+  await executor.close();
+  assert.equal(result.hooks[0]?.outcome, "skipped");
+  assert.equal(result.hooks[0]?.detail, "subprocess not permitted");
+  assert.equal(await Deno.stat(`${dir}/ran`).then(() => true, () => false), false);
+});
