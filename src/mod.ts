@@ -24,8 +24,11 @@ import { createCoreExecutor, type Executor } from "./executor.ts";
 import type { HookRecord } from "./dispatch/result.ts";
 import type { Policy } from "./policy.ts";
 import { createPromptRuntime } from "./runtime/prompt.ts";
+import { createWasmRuntime } from "./runtime/wasm/mod.ts";
+import { compileHook } from "./compile/mod.ts";
 import type { Runtime, RuntimeKind } from "./runtime/types.ts";
 import type { HookEvent } from "./schema/event.ts";
+import type { HookDefinition } from "./hook/types.ts";
 
 export type { DispatchCallOptions, Executor } from "./executor.ts";
 export { createCoreExecutor } from "./executor.ts";
@@ -54,6 +57,8 @@ export interface ExecutorOptions {
   policy?: Partial<Policy>;
   /** Receives each async hook's record when it finishes. */
   onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+  /** Where compiled JS/TS/AssemblyScript plugins are cached. @default $XDG_CACHE_HOME/hookbox */
+  cacheDir?: string;
   /** Replace or add runtimes (tests, embedders). */
   runtimes?: Partial<Record<RuntimeKind, Runtime>>;
 }
@@ -78,6 +83,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       : { projectDir: options.projectDir && absolute(options.projectDir) }),
     defaultWorkDir: absolute(options.workDir ?? Deno.cwd()),
     runtimes: {
+      wasm: wasmRuntime(options.cacheDir),
       subprocess: createSubprocessRuntime(),
       prompt: createPromptRuntime(),
       ...options.runtimes,
@@ -85,4 +91,28 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
     policy,
     ...(options.onAsyncResult ? { onAsyncResult: options.onAsyncResult } : {}),
   });
+}
+
+/** The wasm runtime fed by the compilers; compiling happens in `prepare`, untimed. */
+function wasmRuntime(cacheDir: string | undefined): Runtime {
+  const compiled = new WeakMap<HookDefinition, Promise<Uint8Array>>();
+  const loadBytes = (hook: HookDefinition): Promise<Uint8Array> => {
+    let bytes = compiled.get(hook);
+    if (!bytes) {
+      bytes = compileHook(hook, cacheDir ? { cacheDir } : {}).then((c) => c.bytes);
+      compiled.set(hook, bytes);
+      bytes.catch(() => compiled.delete(hook));
+    }
+    return bytes;
+  };
+  const runtime = createWasmRuntime({ loadBytes });
+  return {
+    kind: "wasm",
+    run: (request) => runtime.run(request),
+    prepare: async (hook, limits) => {
+      await loadBytes(hook);
+      await runtime.prepare?.(hook, limits);
+    },
+    close: () => runtime.close?.() ?? Promise.resolve(),
+  };
 }

@@ -6,7 +6,14 @@
  */
 import type { HookDefinition } from "../hook/types.ts";
 import { effectiveLimits, type Policy } from "../policy.ts";
-import type { RunResult, Runtime, RuntimeKind } from "../runtime/types.ts";
+import { isHookboxError } from "../errors.ts";
+import type {
+  EffectiveLimits,
+  RunFailure,
+  RunResult,
+  Runtime,
+  RuntimeKind,
+} from "../runtime/types.ts";
 import type { HookEvent } from "../schema/event.ts";
 import { type Control, readStdout } from "../schema/output.ts";
 import { hasKind, inputField } from "./fields.ts";
@@ -38,7 +45,7 @@ export async function callHook(
   event: HookEvent,
   ctx: CallContext,
 ): Promise<HookCall> {
-  const started = performance.now();
+  let started = performance.now();
   const finish = (outcome: Outcome, run: Partial<RunResult>, detail: string | null): HookCall => ({
     record: {
       name: hook.name,
@@ -62,6 +69,9 @@ export async function callHook(
   const input = encoder.encode(JSON.stringify(event));
   if (input.byteLength > limits.inputKb * 1024) return finish("limit", {}, "input");
 
+  const prepared = await prepare(runtime, hook, limits);
+  if (prepared) return finish(prepared.outcome, {}, prepared.detail);
+  started = performance.now();
   const run = await guarded(
     runtime.run({
       hook,
@@ -117,6 +127,28 @@ function envFor(hook: HookDefinition, event: HookEvent, ctx: CallContext): Recor
   if (event.work_dir) env.HOOKBOX_WORK_DIR = event.work_dir;
   if (typeof event.tool_name === "string") env.HOOKBOX_TOOL_NAME = event.tool_name;
   return env;
+}
+
+/** Runs the runtime's untimed preparation; a failure becomes the hook's record. */
+async function prepare(
+  runtime: Runtime,
+  hook: HookDefinition,
+  limits: EffectiveLimits,
+): Promise<RunFailure | null> {
+  if (!runtime.prepare) return null;
+  try {
+    await runtime.prepare(hook, limits);
+    return null;
+  } catch (err) {
+    if (!isHookboxError(err)) {
+      return { outcome: "error", detail: `host: ${(err as Error)?.message ?? String(err)}` };
+    }
+    const outcome = err.code.startsWith("LIMIT_") ? "limit" : "error";
+    const detail = err.code.startsWith("LIMIT_")
+      ? err.code.slice("LIMIT_".length).toLowerCase()
+      : `${err.code}: ${err.message}`;
+    return { outcome, detail };
+  }
 }
 
 /** Backstop for a runtime that does not return in time: report a timeout. */

@@ -61,6 +61,12 @@ export interface Runtime {
   readonly kind: RuntimeKind;
   /** Run one call. Rejects only for host faults; hook faults come back as `failure`. */
   run(request: RunRequest): Promise<RunResult>;
+  /**
+   * Loads / compiles what `run` needs for this hook, outside the call's time
+   * budget (compilation is the host's cost, not the hook's). Rejects with a
+   * HookboxError (`COMPILE_FAILED`, `PLUGIN_INVALID`, ...) when the hook cannot run.
+   */
+  prepare?(hook: HookDefinition, limits: EffectiveLimits): Promise<void>;
   /** Release cached instances, processes and timers. */
   close?(): Promise<void>;
 }
