@@ -32,6 +32,8 @@ const OPERATORS = [
   ">",
 ];
 const PIPES = new Set(["|", "|&"]);
+/** Characters that are never special, read as one run (most of a command). */
+const PLAIN = /[^\s'"\\`$<>|&;()#]+/y;
 const REDIRECTS = new Set([
   ">",
   ">>",
@@ -66,6 +68,7 @@ function closeParen(text, open) {
 }
 
 function operatorAt(text, i) {
+  if (!"<>|&;()".includes(text[i])) return null;
   for (const op of OPERATORS) if (text.startsWith(op, i)) return op;
   return null;
 }
@@ -179,11 +182,17 @@ class Lexer {
     else {
       const op = operatorAt(text, this.i);
       if (op) this.operator(op);
-      else {
-        this.add(c);
-        this.i++;
-      }
+      else this.plain();
     }
+  }
+
+  /** A run of characters with no special meaning, taken in one step. */
+  plain() {
+    PLAIN.lastIndex = this.i;
+    const run = PLAIN.exec(this.text);
+    const end = run ? this.i + run[0].length : this.i + 1;
+    this.add(this.text.slice(this.i, end));
+    this.i = end;
   }
 
   run() {
