@@ -1,10 +1,11 @@
 /**
- * The hookbox command line: `dispatch`, `validate`, `list`.
+ * The hookbox command line: `dispatch`, `validate`, `list`, `compile`.
  * Run with `deno run -A src/cli.ts` (or `deno task hookbox`).
  *
  * @module
  */
 import { errorLine, EXIT } from "./cli/_io.ts";
+import { COMPILE_USAGE, compileCommand } from "./cli/compile.ts";
 import { DISPATCH_USAGE, dispatchCommand } from "./cli/dispatch.ts";
 import { LIST_USAGE, listCommand } from "./cli/list.ts";
 import { VALIDATE_USAGE, validateCommand } from "./cli/validate.ts";
@@ -13,12 +14,14 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   dispatch: dispatchCommand,
   validate: validateCommand,
   list: listCommand,
+  compile: compileCommand,
 };
 
 const USAGE = `usage:
   ${DISPATCH_USAGE}
   ${VALIDATE_USAGE}
-  ${LIST_USAGE}`;
+  ${LIST_USAGE}
+  ${COMPILE_USAGE}`;
 
 /** Runs the CLI with `args`; returns the process exit code. */
 export async function main(args: string[]): Promise<number> {
