@@ -8,7 +8,7 @@
   (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
   (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
   (import "extism:host/env" "error_set" (func $error_set (param i64)))
-  (memory (export "memory") 2)
+  (memory (export "memory") 1)
   (data (i32.const 64) "rm -rf is not allowed")
   (func $read_input (result i32)
     (local $len i32) (local $i i32)
@@ -29,22 +29,18 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $bytes)))
     (local.get $len))
+  ;; One pass: at each position compare "rm -" (i32) and "rf" (i16), unaligned loads.
   (func $contains (param $len i32) (result i32)
-    (local $i i32) (local $j i32)
+    (local $i i32)
     (block $done
-      (loop $outer
+      (loop $scan
         (br_if $done (i32.gt_s (i32.add (local.get $i) (i32.const 6)) (local.get $len)))
-        (local.set $j (i32.const 0))
-        (block $mismatch
-          (loop $inner
-            (br_if $mismatch (i32.ne
-              (i32.load8_u (i32.add (i32.const 1024) (i32.add (local.get $i) (local.get $j))))
-              (i32.load8_u (i32.add (i32.const 64) (local.get $j)))))
-            (local.set $j (i32.add (local.get $j) (i32.const 1)))
-            (br_if $inner (i32.lt_u (local.get $j) (i32.const 6))))
-          (return (i32.const 1)))
+        (if (i32.and
+              (i32.eq (i32.load (i32.add (i32.const 1024) (local.get $i))) (i32.const 0x2d206d72))
+              (i32.eq (i32.load16_u (i32.add (i32.const 1028) (local.get $i))) (i32.const 0x6672)))
+          (then (return (i32.const 1))))
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $outer)))
+        (br $scan)))
     (i32.const 0))
   (func $to_block (param $ptr i32) (param $len i32) (result i64)
     (local $block i64) (local $i i32)

@@ -82,6 +82,12 @@ export function extismOverrides(host: GuestHost): Record<string, HostFunction> {
       if (valueAddr === 0n) host.vars.delete(key);
       else host.vars.set(key, block(host, ctx, valueAddr, "var_set").slice());
     },
+    // Served from the same private copy the SDK's input block holds, without
+    // the SDK's per-call block lookups.
+    input_length: () => BigInt(host.input.length),
+    // Offsets are relative to the input; anything past it throws (a trap).
+    input_load_u64: (_ctx, offset: bigint) => host.inputView.getBigUint64(Number(offset), true),
+    input_load_u8: (_ctx, offset: bigint) => host.inputView.getUint8(Number(offset)),
     config_get: () => 0n,
     http_request: () => host.halt(failure("error", "http_request: not available to this plugin")),
     http_status_code: () => 0,

@@ -33,6 +33,7 @@ export class GuestHost {
   /** Extism `var_*` values; cleared per call so nothing survives a call. */
   readonly vars: Map<string, Uint8Array> = new Map();
   input: Uint8Array = new Uint8Array(0);
+  inputView: DataView = new DataView(new ArrayBuffer(0));
   inputPos = 0;
   env: Uint8Array[] = [];
   deadline = Infinity;
@@ -65,6 +66,12 @@ export class GuestHost {
     this.stdout.reset(setup.outputBytes);
     this.stderr.reset(setup.outputBytes);
     this.meter.start(setup.fuel);
+  }
+
+  /** Replaces the input with `input` (a private copy), with a DataView for `input_load_*`. */
+  setInput(input: Uint8Array): void {
+    this.input = input;
+    this.inputView = new DataView(input.buffer, input.byteOffset, input.byteLength);
   }
 
   /** Stops the guest if the deadline passed or the executor is closing. */

@@ -28,6 +28,8 @@ export class PluginInstance {
   readonly #loaded: LoadedPlugin;
   readonly #rc: WebAssembly.Global | null;
   readonly #instance: WebAssembly.Instance;
+  /** `[module, export]`: the two-element form skips the SDK's per-call export scan. */
+  readonly #target: [string, string];
   #snapshot: Snapshot | null = null;
   #dirty = false;
 
@@ -43,6 +45,7 @@ export class PluginInstance {
     this.#ctx = ctx;
     this.#loaded = loaded;
     this.#instance = instance;
+    this.#target = ["0", loaded.entry];
     const { memory, __hookbox_fuel: fuel, __hookbox_rc: rc } = instance.exports;
     host.memory = memory instanceof WebAssembly.Memory ? memory : null;
     host.meter.attach(fuel instanceof WebAssembly.Global ? fuel : null);
@@ -72,7 +75,7 @@ export class PluginInstance {
       const instance = await plugin.getInstance();
       const self = new PluginInstance(plugin, host, ctx, loaded, instance);
       const init = instance.exports._initialize;
-      if (typeof init === "function") await plugin.callBlock("_initialize", null);
+      if (typeof init === "function") await plugin.callBlock(["0", "_initialize"], null);
       return self;
     } catch (err) {
       if (err instanceof WebAssembly.LinkError || err instanceof WebAssembly.CompileError) {
@@ -98,7 +101,7 @@ export class PluginInstance {
     await this.#plugin.reset();
     try {
       const input = this.#loaded.abi === "extism" ? this.#storeInput(setup.input) : null;
-      await this.#plugin.callBlock(this.#loaded.entry, input);
+      await this.#plugin.callBlock(this.#target, input);
     } catch (err) {
       const result = classify(err, host, startBytes);
       if (result.failure !== undefined) this.reusable = false;
@@ -119,7 +122,10 @@ export class PluginInstance {
   }
 
   #storeInput(input: Uint8Array): number {
-    // A private copy: Extism blocks are writable by the guest.
-    return Number(this.#ctx.store(input.slice()) >> 48n);
+    // A private copy (Extism blocks are writable by the guest), shared by the
+    // SDK's input block and our `input_load_*` fast path.
+    const copy = input.slice();
+    this.#host.setInput(copy);
+    return Number(this.#ctx.store(copy) >> 48n);
   }
 }

@@ -28,6 +28,9 @@ export class WasmRuntime implements Runtime {
   readonly #modules = new PromiseCache<WebAssembly.Module>(256);
   readonly #prepared = new PromiseCache<LoadedPlugin>(256);
   #byHook = new WeakMap<HookDefinition, Map<string, Promise<LoadedPlugin>>>();
+  /** Settled loads, so the warm path does not wait on a promise. */
+  #settled = new WeakMap<HookDefinition, Map<string, LoadedPlugin>>();
+  #trapFn: (() => never) | null = null;
   readonly #pool = new WarmPool();
   #trap: Promise<() => never> | null = null;
 
@@ -44,7 +47,9 @@ export class WasmRuntime implements Runtime {
     let loaded: LoadedPlugin;
     let trap: () => never;
     try {
-      [loaded, trap] = await Promise.all([this.#load(hook, limits), this.#trapFunction()]);
+      trap = this.#trapFn ?? await this.#trapFunction();
+      const cached = this.#loaded(hook, limits);
+      loaded = cached ?? await this.#load(hook, limits);
     } catch (err) {
       return loadFailure(err);
     }
@@ -59,6 +64,7 @@ export class WasmRuntime implements Runtime {
     this.#modules.clear();
     this.#prepared.clear();
     this.#byHook = new WeakMap();
+    this.#settled = new WeakMap();
   }
 
   async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: CallSetup) {
@@ -88,6 +94,10 @@ export class WasmRuntime implements Runtime {
     }
   }
 
+  #loaded(hook: HookDefinition, limits: EffectiveLimits): LoadedPlugin | undefined {
+    return this.#settled.get(hook)?.get(`${limits.memoryMb}:${limits.moduleKb}`);
+  }
+
   #load(hook: HookDefinition, limits: EffectiveLimits): Promise<LoadedPlugin> {
     const key = `${limits.memoryMb}:${limits.moduleKb}`;
     let perHook = this.#byHook.get(hook);
@@ -97,7 +107,11 @@ export class WasmRuntime implements Runtime {
       const map = perHook;
       loading = this.#loadBytes(hook, limits, key);
       map.set(key, loading);
-      loading.catch(() => map.delete(key));
+      loading.then((loaded) => {
+        let settled = this.#settled.get(hook);
+        if (settled === undefined) this.#settled.set(hook, settled = new Map());
+        settled.set(key, loaded);
+      }, () => map.delete(key));
     }
     return loading;
   }
@@ -116,7 +130,7 @@ export class WasmRuntime implements Runtime {
   #trapFunction(): Promise<() => never> {
     this.#trap ??= sha256Hex(TRAP_MODULE_BYTES)
       .then((sha) => this.#compile(TRAP_MODULE_BYTES, sha))
-      .then(trapFunction);
+      .then((module) => (this.#trapFn = trapFunction(module)));
     return this.#trap;
   }
 }

@@ -10,7 +10,10 @@ import createPlugin from "@extism/extism";
 
 /** The foreground plugin surface hookbox uses. */
 export interface SdkPlugin {
-  callBlock(name: string, input: number | null): Promise<[number | null, number | null]>;
+  callBlock(
+    target: [string, string],
+    input: number | null,
+  ): Promise<[number | null, number | null]>;
   reset(): Promise<boolean>;
   getInstance(): Promise<WebAssembly.Instance>;
   close(): Promise<void>;
