@@ -136,7 +136,7 @@ function parseUrl(input, base) {
     if (!base) return null;
     protocol = base.protocol;
     if (authority === undefined) {
-      authority = base.host === "" ? "" : base.host;
+      authority = base.hostname + (base.port ? `:${base.port}` : "");
       if (base.username) {
         authority = `${base.username}${base.password ? ":" + base.password : ""}@${authority}`;
       }

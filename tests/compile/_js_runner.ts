@@ -1,0 +1,89 @@
+/**
+ * Test helpers for JS/TS hooks: compile a fixture (cached by content hash in
+ * `.cache/test-plugins`), run it through hookbox's wasm runtime, or run the
+ * same script as a `node` (or, for TypeScript, `deno`) subprocess.
+ *
+ * @module
+ */
+import { compileJsHook } from "../../src/compile/js.ts";
+import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
+import type { EffectiveLimits, RunResult } from "../../src/runtime/types.ts";
+import { fakeHook } from "../_helpers.ts";
+
+/** Absolute path of a fixture in tests/fixtures/js. */
+export function fixture(name: string): string {
+  return new URL(`../fixtures/js/${name}`, import.meta.url).pathname;
+}
+
+/** Shared plugin cache for tests (safe: keyed by content hash). */
+export const TEST_CACHE = new URL("../../.cache/test-plugins", import.meta.url).pathname;
+
+/** Limits generous enough for every well-behaved fixture. */
+export const LIMITS: EffectiveLimits = {
+  memoryMb: 64,
+  fuel: 2_000_000_000,
+  outputKb: 256,
+  inputKb: 256,
+  moduleKb: 8192,
+  timeoutMs: 10_000,
+};
+
+/** What a run produced, as the differential tests compare it. */
+export interface Observed {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Compiles `name` and runs it through the wasm runtime; `grant` lists env names it may see. */
+export async function wasmRunner(
+  name: string,
+  limits: Partial<EffectiveLimits> = {},
+  grant: string[] = [],
+): Promise<
+  { run(input: string, env?: Record<string, string>): Promise<RunResult>; close(): Promise<void> }
+> {
+  const { bytes } = await compileJsHook(fixture(name), { cacheDir: TEST_CACHE });
+  const hook = fakeHook({ name: "js-fixture", env: grant }, {
+    entry: { runtime: "wasm", format: "js", path: fixture(name) },
+  });
+  const runtime = createWasmRuntime({ loadBytes: () => Promise.resolve(bytes) });
+  return {
+    run: (input, env = {}) =>
+      runtime.run({
+        hook,
+        input: new TextEncoder().encode(input),
+        env,
+        limits: { ...LIMITS, ...limits },
+        tenantId: "tenant-js",
+      }),
+    close: async () => await runtime.close?.(),
+  };
+}
+
+/** Runs `name` with node (deno for `.ts`) in a scrubbed environment. */
+export async function nativeRun(
+  name: string,
+  input: string,
+  env: Record<string, string> = {},
+): Promise<Observed> {
+  const ts = name.endsWith(".ts");
+  const cmd = ts ? Deno.execPath() : "node";
+  const args = ts
+    ? ["run", "--quiet", "--no-config", "--no-lock", "-A", fixture(name)]
+    : [fixture(name)];
+  const child = new Deno.Command(cmd, {
+    args,
+    env: { ...env, ...(ts ? { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } : {}) },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input));
+  await writer.close();
+  const out = await child.output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { exitCode: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}

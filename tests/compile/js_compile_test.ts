@@ -1,0 +1,83 @@
+/**
+ * `compileJsHook()`: caching by content, compile-time refusal of sandbox-less
+ * Node APIs, and the shape of the produced plugin.
+ */
+import assert from "node:assert/strict";
+import { compileJsHook } from "../../src/compile/js.ts";
+import { isHookboxError } from "../../src/errors.ts";
+import { fixture, TEST_CACHE } from "./_js_runner.ts";
+
+/** The WASI functions the engine may import (all emulated by the host). */
+const ALLOWED_IMPORTS = new Set([
+  "wasi_snapshot_preview1.fd_read",
+  "wasi_snapshot_preview1.fd_write",
+  "wasi_snapshot_preview1.fd_close",
+  "wasi_snapshot_preview1.fd_seek",
+  "wasi_snapshot_preview1.fd_fdstat_get",
+  "wasi_snapshot_preview1.proc_exit",
+  "wasi_snapshot_preview1.clock_time_get",
+  "wasi_snapshot_preview1.random_get",
+  "wasi_snapshot_preview1.environ_get",
+  "wasi_snapshot_preview1.environ_sizes_get",
+  "hookbox.should_interrupt",
+]);
+
+Deno.test("compileJsHook() reuses the plugin of an unchanged script and recompiles an edited one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-cache-" });
+  try {
+    const script = `${dir}/run.js`;
+    await Deno.writeTextFile(script, 'console.log("one");\n');
+    const cacheDir = `${dir}/cache`;
+    const first = await compileJsHook(script, { cacheDir });
+    const again = await compileJsHook(script, { cacheDir });
+    assert.equal(first.cached, false);
+    assert.equal(again.cached, true);
+    assert.equal(again.sha256, first.sha256);
+    assert.deepEqual(again.bytes, first.bytes);
+    await Deno.writeTextFile(script, 'console.log("two");\n');
+    const edited = await compileJsHook(script, { cacheDir });
+    assert.equal(edited.cached, false);
+    assert.notEqual(edited.sha256, first.sha256);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+for (
+  const [name, api] of [["denied_child_process.js", "child_process"], ["denied_net.mjs", "net"]]
+) {
+  Deno.test(`compileJsHook() refuses ${api} at compile time with COMPILE_API_DENIED`, async () => {
+    await assert.rejects(
+      compileJsHook(fixture(name!), { cacheDir: TEST_CACHE }),
+      (err) => {
+        assert.ok(isHookboxError(err, "COMPILE_API_DENIED"), String(err));
+        assert.match(err.message, new RegExp(`${api} is not available in the sandbox`));
+        return true;
+      },
+    );
+  });
+}
+
+Deno.test("compileJsHook() reports a syntax error as COMPILE_FAILED naming the file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-bad-" });
+  try {
+    await Deno.writeTextFile(`${dir}/run.js`, "const = 1;\n");
+    await assert.rejects(compileJsHook(`${dir}/run.js`, { cacheDir: `${dir}/cache` }), (err) => {
+      assert.ok(isHookboxError(err, "COMPILE_FAILED"), String(err));
+      assert.match(err.message, /run\.js:1/);
+      return true;
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("compileJsHook() output is a WASI command importing only host-emulated functions", async () => {
+  const { bytes, sha256 } = await compileJsHook(fixture("cjs_guard.js"), { cacheDir: TEST_CACHE });
+  const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+  const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`);
+  assert.deepEqual(imports.filter((name) => !ALLOWED_IMPORTS.has(name)), []);
+  const exports = WebAssembly.Module.exports(module).map((e) => e.name).sort();
+  assert.deepEqual(exports, ["_start", "memory"]);
+  assert.match(sha256, /^[0-9a-f]{64}$/);
+});
