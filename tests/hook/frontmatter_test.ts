@@ -34,3 +34,11 @@ Deno.test("`parseHookMd()` rejects frontmatter that is not a mapping", () => {
     (err) => isHookboxError(err, "HOOK_MANIFEST_INVALID"),
   );
 });
+
+Deno.test("`parseHookMd()` accepts CRLF line endings and a byte-order mark", () => {
+  const doc = parseHookMd(
+    "\uFEFF---\r\nname: a\r\ndescription: d\r\ntrigger: pre-tool-call\r\n---\r\nBody\r\n",
+  );
+  assert.equal(doc.manifest.name, "a");
+  assert.equal(doc.body, "Body");
+});
