@@ -214,3 +214,22 @@ Deno.test("subprocess hooks are skipped unless subprocesses are permitted", asyn
   assert.equal(result.hooks[0]?.detail, "subprocess not permitted");
   assert.equal(await Deno.stat(`${dir}/ran`).then(() => true, () => false), false);
 });
+
+Deno.test("async subprocess hooks report to onAsyncResult before `close()` resolves", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "audit", 'cat > seen.json; echo "audited" >&2; exit 2', { async: true });
+  const records: Array<[string, string, string]> = [];
+  const executor = createExecutor({
+    allowSubprocess: true,
+    userDir: null,
+    projectDir: `${tree.root}/project`,
+    onAsyncResult: (record) => records.push([record.name, record.outcome, record.stderr]),
+  });
+  const result = await executor.dispatch(toolEvent());
+  assert.equal(result.decision, "allow");
+  assert.deepEqual(result.hooks.map((h) => [h.name, h.outcome]), [["audit", "async"]]);
+  await executor.close();
+  assert.deepEqual(records, [["audit", "block", "audited\n"]]);
+  const seen = JSON.parse(await Deno.readTextFile(`${tree.root}/project/audit/seen.json`));
+  assert.equal(seen.tool_name, "Bash");
+});
