@@ -109,10 +109,7 @@ function wasmRuntime(cacheDir: string | undefined): Runtime {
   return {
     kind: "wasm",
     run: (request) => runtime.run(request),
-    prepare: async (hook, limits) => {
-      await loadBytes(hook);
-      await runtime.prepare?.(hook, limits);
-    },
+    prepare: (hook, limits) => runtime.prepare?.(hook, limits) ?? Promise.resolve(null),
     close: () => runtime.close?.() ?? Promise.resolve(),
   };
 }

@@ -6,7 +6,6 @@
  */
 import type { HookDefinition } from "../hook/types.ts";
 import { effectiveLimits, type Policy } from "../policy.ts";
-import { isHookboxError } from "../errors.ts";
 import type {
   EffectiveLimits,
   RunFailure,
@@ -135,19 +134,10 @@ async function prepare(
   hook: HookDefinition,
   limits: EffectiveLimits,
 ): Promise<RunFailure | null> {
-  if (!runtime.prepare) return null;
   try {
-    await runtime.prepare(hook, limits);
-    return null;
+    return await runtime.prepare?.(hook, limits) ?? null;
   } catch (err) {
-    if (!isHookboxError(err)) {
-      return { outcome: "error", detail: `host: ${(err as Error)?.message ?? String(err)}` };
-    }
-    const outcome = err.code.startsWith("LIMIT_") ? "limit" : "error";
-    const detail = err.code.startsWith("LIMIT_")
-      ? err.code.slice("LIMIT_".length).toLowerCase()
-      : `${err.code}: ${err.message}`;
-    return { outcome, detail };
+    return { outcome: "error", detail: `host: ${(err as Error)?.message ?? String(err)}` };
   }
 }
 

@@ -63,10 +63,10 @@ export interface Runtime {
   run(request: RunRequest): Promise<RunResult>;
   /**
    * Loads / compiles what `run` needs for this hook, outside the call's time
-   * budget (compilation is the host's cost, not the hook's). Rejects with a
-   * HookboxError (`COMPILE_FAILED`, `PLUGIN_INVALID`, ...) when the hook cannot run.
+   * budget (compilation is the host's cost, not the hook's). Resolves to the
+   * failure the hook's record should show when it cannot run, else null.
    */
-  prepare?(hook: HookDefinition, limits: EffectiveLimits): Promise<void>;
+  prepare?(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null>;
   /** Release cached instances, processes and timers. */
   close?(): Promise<void>;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { HookDefinition } from "../../hook/types.ts";
-import type { EffectiveLimits, RunRequest, RunResult, Runtime } from "../types.ts";
+import type { EffectiveLimits, RunFailure, RunRequest, RunResult, Runtime } from "../types.ts";
 import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
 import { failed, loadFailure } from "./_failures.ts";
 import { TRAP_MODULE_BYTES, trapFunction } from "./_halt.ts";
@@ -56,6 +56,17 @@ export class WasmRuntime implements Runtime {
     const setup = callSetup(request, loaded, started);
     if (hook.manifest.isolation !== "warm") return await this.#runFresh(loaded, trap, setup);
     return await this.#runWarm(warmKey(request, loaded), loaded, trap, setup);
+  }
+
+  /** Loads, checks, instruments and compiles the hook's plugin ahead of its first call. */
+  async prepare(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+    try {
+      this.#trapFn ??= await this.#trapFunction();
+      if (!this.#loaded(hook, limits)) await this.#load(hook, limits);
+      return null;
+    } catch (err) {
+      return loadFailure(err).failure ?? null;
+    }
   }
 
   /** Closes warm instances and forgets caches. */
