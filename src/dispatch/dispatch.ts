@@ -7,6 +7,7 @@
  */
 import type { HookDefinition } from "../hook/types.ts";
 import type { HookEvent } from "../schema/event.ts";
+import { UNBLOCKABLE_EVENTS } from "../schema/event_types.ts";
 import type { Control } from "../schema/output.ts";
 import { type CallContext, callHook, type HookCall } from "./call_hook.ts";
 import { inputField, outputField } from "./fields.ts";
@@ -50,6 +51,10 @@ export async function dispatchEvent(
 function applyCall(result: DispatchResult, hook: HookDefinition, call: HookCall): boolean {
   const { record, control } = call;
   if (control) mergeControl(result, control, record.outcome === "block");
+  if (UNBLOCKABLE_EVENTS.has(result.event_type)) {
+    if (record.outcome === "block") record.detail ??= `${result.event_type} cannot block`;
+    return false;
+  }
   if (record.outcome === "block") {
     const text = control?.reason ?? record.stderr.trim();
     return block(result, hook.name, text || `blocked by hook "${hook.name}"`);

@@ -65,3 +65,6 @@ export const TOOL_EVENTS: ReadonlySet<EventType> = new Set([
   "post-tool-call",
   "post-tool-call-failure",
 ]);
+
+/** Events hooks cannot block (SPEC §1 "can block: no"): a block is recorded, never applied. */
+export const UNBLOCKABLE_EVENTS: ReadonlySet<EventType> = new Set(["post-llm-call-failure"]);
