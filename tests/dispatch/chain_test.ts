@@ -274,3 +274,25 @@ Deno.test("`dispatch()` hands unknown event fields to the hook untouched", async
   assert.equal(sent.agent_version, "9.1");
   assert.deepEqual(sent.tool_input, input);
 });
+
+Deno.test("`dispatch()` records but never applies a block on post-llm-call-failure", async () => {
+  const trigger = "post-llm-call-failure";
+  const hooks = chain(
+    { name: "blocker", trigger },
+    { name: "closed", trigger, on_error: "closed" },
+    {
+      name: "after",
+      trigger,
+    },
+  );
+  const event = { event_type: trigger, session_id: "s", error: "rate limited" };
+  const { result, called } = await run(hooks, event, {
+    blocker: exits2("no"),
+    closed: () => ({ exitCode: 1 }),
+  });
+  assert.deepEqual(called, ["blocker", "closed", "after"]);
+  assert.equal(result.decision, "allow");
+  assert.equal(result.blocked_by, null);
+  assert.equal(recordOf(result, "blocker").outcome, "block");
+  assert.equal(recordOf(result, "closed").outcome, "error");
+});
