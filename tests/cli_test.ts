@@ -246,3 +246,20 @@ Deno.test("`hookbox list --work-dir` shows the hooks in dispatch order per event
   assert.match(sections.get("pre-tool-call") ?? "", /tool-only/);
   assert.doesNotMatch(run.stdout, /elsewhere/);
 });
+
+Deno.test("`hookbox validate` without DIR checks the user and project hook folders", async () => {
+  await using tree = await tempTree();
+  const user = await tree.hook("xdg/agents/hooks", "user-bad", {
+    frontmatter: { timeout: 50 },
+    files: { "scripts/run.sh": "" },
+  });
+  const project = await tree.hook("work/.agents/hooks", "project-bad", {
+    frontmatter: { trigger: "pre-nothing" },
+    files: { "scripts/run.sh": "" },
+  });
+  const run = await cli(tree, ["validate"], { cwd: `${tree.root}/work` });
+  assert.equal(run.code, 1, run.stdout + run.stderr);
+  const text = run.stdout + run.stderr;
+  assert.match(text, new RegExp(`HOOK_MANIFEST_INVALID ${user}/HOOK.md.*timeout`));
+  assert.match(text, new RegExp(`HOOK_MANIFEST_INVALID ${project}/HOOK.md.*trigger`));
+});
