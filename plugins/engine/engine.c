@@ -18,6 +18,9 @@ extern const unsigned int hb_prelude_length;
 
 void __wasm_call_ctors(void);
 
+/* Bytes a run may allocate before QuickJS's first cycle collection. */
+#define HB_GC_HEADROOM (4 * 1024 * 1024)
+
 static JSRuntime *rt;
 static JSContext *ctx;
 static JSValue bundle;  /* compiled hook bytecode, ready to run */
@@ -95,6 +98,11 @@ void hb_initialize(void)
         hb_fail_init("the bundle does not compile");
     JS_SetHostPromiseRejectionTracker(rt, hb_rejection, NULL);
     JS_RunGC(rt);
+    /* A hook run is short and reference counting frees most garbage: only
+       collect cycles once the run allocated HB_GC_HEADROOM more bytes. */
+    JSMemoryUsage usage;
+    JS_ComputeMemoryUsage(rt, &usage);
+    JS_SetGCThreshold(rt, (size_t)usage.malloc_size + HB_GC_HEADROOM);
     ready = 1;
 }
 

@@ -40,11 +40,12 @@ export async function wasmRunner(
   name: string,
   limits: Partial<EffectiveLimits> = {},
   grant: string[] = [],
+  isolation: "fresh" | "warm" = "fresh",
 ): Promise<
   { run(input: string, env?: Record<string, string>): Promise<RunResult>; close(): Promise<void> }
 > {
   const { bytes } = await compileJsHook(fixture(name), { cacheDir: TEST_CACHE });
-  const hook = fakeHook({ name: "js-fixture", env: grant }, {
+  const hook = fakeHook({ name: "js-fixture", env: grant, isolation }, {
     entry: { runtime: "wasm", format: "js", path: fixture(name) },
   });
   const runtime = createWasmRuntime({ loadBytes: () => Promise.resolve(bytes) });

@@ -63,6 +63,7 @@ const FIXTURES = [
   "modified_input.mjs",
   "console_format.js",
   "web_apis.mjs",
+  "deep_recursion.js",
 ];
 
 for (const name of FIXTURES) {
@@ -120,3 +121,19 @@ for (const name of ["uncaught.js", "unhandled_rejection.mjs"]) {
     }
   });
 }
+
+Deno.test("a warm compiled hook answers every call like a fresh one", async () => {
+  const wasm = await wasmRunner("cjs_guard.js", {}, [], "warm");
+  try {
+    for (const event of [...EVENTS, ...EVENTS]) {
+      const expected = await nativeRun("cjs_guard.js", event);
+      const actual = await wasm.run(event);
+      assert.deepEqual(
+        { exitCode: actual.exitCode, stdout: actual.stdout, stderr: actual.stderr },
+        expected,
+      );
+    }
+  } finally {
+    await wasm.close();
+  }
+});

@@ -43,3 +43,6 @@ function toBytes(data) {
 }
 
 const hookPath = "/hook/scripts/run.js";
+
+// QuickJS reports stack exhaustion as InternalError; Node code expects a RangeError.
+Object.setPrototypeOf(InternalError.prototype, RangeError.prototype);
