@@ -14,7 +14,19 @@ import type { RunRequest } from "../src/runtime/types.ts";
 import { manifestSchema } from "../src/schema/manifest.ts";
 
 const calls = Number(Deno.args[0] ?? 500);
-const entry = new URL("../hooks/shell-guard/scripts/run.js", import.meta.url).pathname;
+const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-bench-js-" });
+/** A minimal guard: parse the event, test one regex, exit 0 or 2. */
+const MINIMAL = `const e = JSON.parse(require("fs").readFileSync(0, "utf8"));
+if (/\\brm\\s+-rf\\b/.test(e.tool_input.command)) {
+  console.error("rm -rf is not allowed");
+  process.exit(2);
+}
+`;
+await Deno.writeTextFile(`${cacheDir}/minimal.js`, MINIMAL);
+const ENTRIES = [
+  new URL("../hooks/shell-guard/scripts/run.js", import.meta.url).pathname,
+  `${cacheDir}/minimal.js`,
+];
 const event = JSON.stringify({
   event_type: "pre-tool-call",
   timestamp: "2025-01-01T00:00:00Z",
@@ -40,63 +52,77 @@ async function measure(n: number, fn: () => unknown): Promise<string> {
   return `p50 ${us(0.5)} µs, p99 ${us(0.99)} µs`;
 }
 
-const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-bench-js-" });
-await compileJsHook(entry, { cacheDir: `${cacheDir}/warmup` }); // builds/loads the engine once
-let t = performance.now();
-const { bytes } = await compileJsHook(entry, { cacheDir });
-const compileMs = performance.now() - t;
-t = performance.now();
-await compileJsHook(entry, { cacheDir });
-const hitMs = performance.now() - t;
+/** Benchmarks one hook script and prints its figures. */
+async function bench(entry: string): Promise<void> {
+  const dir = `${cacheDir}/${crypto.randomUUID()}`;
+  let t = performance.now();
+  const { bytes } = await compileJsHook(entry, { cacheDir: dir });
+  const compileMs = performance.now() - t;
+  t = performance.now();
+  await compileJsHook(entry, { cacheDir: dir });
+  const hitMs = performance.now() - t;
+  const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+  const stub = () => 0;
+  const wasi = Object.fromEntries(
+    WebAssembly.Module.imports(module).filter((i) => i.module !== "hookbox").map((
+      i,
+    ) => [i.name, stub]),
+  );
+  const imports = { wasi_snapshot_preview1: wasi, hookbox: { should_interrupt: stub } };
+  const instance = await measure(calls, () => new WebAssembly.Instance(module, imports));
+  const runs: string[] = [];
+  for (const isolation of ["warm", "fresh"] as const) {
+    runs.push(await runtimeFigures(entry, bytes, isolation));
+  }
+  const node = await measure(Math.min(calls, 30), () => nodeRun(entry));
+  console.log(`${entry.split("/").slice(-3).join("/")} (event ${event.length} B, ${calls} calls)`);
+  console.log(
+    `  compile ${compileMs.toFixed(0)} ms (esbuild + Wizer), cache hit ${hitMs.toFixed(1)} ms`,
+  );
+  console.log(`  plugin ${bytes.length} B (${(bytes.length / 1024 / 1024).toFixed(2)} MiB)`);
+  console.log(`  raw instance from snapshot (no instrumentation): ${instance}`);
+  for (const line of runs) console.log(line);
+  console.log(`  node subprocess: ${node}`);
+}
 
-const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
-const stub = () => 0;
-const wasi = Object.fromEntries(
-  WebAssembly.Module.imports(module).filter((i) => i.module !== "hookbox").map((
-    i,
-  ) => [i.name, stub]),
-);
-const imports = { wasi_snapshot_preview1: wasi, hookbox: { should_interrupt: stub } };
-const instance = await measure(calls, () => new WebAssembly.Instance(module, imports));
-
-const results: string[] = [];
-for (const isolation of ["warm", "fresh"] as const) {
+/** Call figures through createWasmRuntime with the given isolation. */
+async function runtimeFigures(
+  entry: string,
+  bytes: Uint8Array,
+  isolation: "warm" | "fresh",
+): Promise<string> {
   const manifest = manifestSchema.parse({
-    name: "shell-guard",
+    name: "bench-guard",
     description: "bench",
     trigger: "pre-tool-call",
     isolation,
   });
-  const hook = {
-    name: "shell-guard",
-    level: "project" as const,
-    dir: "/bench",
-    manifest,
-    body: "",
-  };
   const runtime = createWasmRuntime({ loadBytes: () => Promise.resolve(bytes) });
   const request: RunRequest = {
-    hook: { ...hook, entry: { runtime: "wasm", format: "js", path: entry } },
+    hook: {
+      name: "bench-guard",
+      level: "project",
+      dir: "/bench",
+      manifest,
+      body: "",
+      entry: { runtime: "wasm", format: "js", path: entry },
+    },
     input: new TextEncoder().encode(event),
     env: {},
     limits: { memoryMb: 32, fuel: 1e9, outputKb: 64, inputKb: 64, moduleKb: 8192, timeoutMs: 5000 },
     tenantId: "bench",
   };
-  t = performance.now();
+  const t = performance.now();
   const first = await runtime.run(request);
   const firstMs = performance.now() - t;
   if (first.exitCode !== 0) throw new Error(`unexpected result ${JSON.stringify(first)}`);
   for (let i = 0; i < 20; i++) await runtime.run(request);
-  results.push(
-    `  runtime ${isolation}: first call ${firstMs.toFixed(0)} ms, then ${await measure(
-      calls,
-      () => runtime.run(request),
-    )}`,
-  );
+  const figures = await measure(calls, () => runtime.run(request));
   await runtime.close?.();
+  return `  runtime ${isolation}: first call ${firstMs.toFixed(0)} ms, then ${figures}`;
 }
 
-const node = await measure(Math.min(calls, 30), async () => {
+async function nodeRun(entry: string): Promise<void> {
   const child = new Deno.Command("node", {
     args: [entry],
     stdin: "piped",
@@ -108,16 +134,8 @@ const node = await measure(Math.min(calls, 30), async () => {
   await w.write(new TextEncoder().encode(event));
   await w.close();
   await child.status;
-});
+}
 
-console.log(
-  `JS shell guard (${entry.split("/hooks/")[1]}, event ${event.length} B, ${calls} calls)`,
-);
-console.log(
-  `  compile ${compileMs.toFixed(0)} ms (esbuild + Wizer), cache hit ${hitMs.toFixed(1)} ms`,
-);
-console.log(`  plugin ${bytes.length} B (${(bytes.length / 1024 / 1024).toFixed(2)} MiB)`);
-console.log(`  raw instance from snapshot (no instrumentation): ${instance}`);
-for (const line of results) console.log(line);
-console.log(`  node subprocess: ${node}`);
+await compileJsHook(ENTRIES[1]!, { cacheDir: `${cacheDir}/warmup` }); // builds/loads the engine once
+for (const entry of ENTRIES) await bench(entry);
 await Deno.remove(cacheDir, { recursive: true });
