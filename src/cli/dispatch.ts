@@ -5,6 +5,7 @@ import { HookboxError } from "../errors.ts";
 import type { ExecutorOptions } from "../mod.ts";
 import { createExecutor } from "../mod.ts";
 import { EXIT, readStdin, UsageError } from "./_io.ts";
+import { problemLine } from "./validate.ts";
 
 export const DISPATCH_USAGE =
   "hookbox dispatch [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID]";
@@ -44,6 +45,10 @@ export async function dispatchCommand(
     if (result.decision === "block") {
       console.error(result.reason ?? "blocked");
       return EXIT.block;
+    }
+    // Skipped hook folders are never silent; on a block stderr carries only the reason.
+    for (const p of await executor.problems(workDir)) {
+      console.error(`hookbox: warning: ${problemLine(p)}`);
     }
     return EXIT.allow;
   } finally {

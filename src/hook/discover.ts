@@ -54,9 +54,7 @@ export async function scanPath(fs: HostFs, path: string, level: HookLevel): Prom
   if (info.kind !== "dir") {
     return { hooks: [], problems: [problem("HOOK_DIR_UNREADABLE", "not a folder", path, level)] };
   }
-  if ((await fs.stat(joinPath(path, "HOOK.md")))?.kind === "file") {
-    return await collect(fs, [path], level);
-  }
+  if (await looksLikeHook(fs, path)) return await collect(fs, [path], level);
   let entries;
   try {
     entries = await fs.readDir(path);
@@ -69,6 +67,14 @@ export async function scanPath(fs: HostFs, path: string, level: HookLevel): Prom
   const dirs = entries.filter((e) => e.isDirectory && !e.name.startsWith("."))
     .map((e) => e.name).sort().map((name) => joinPath(path, name));
   return await collect(fs, dirs, level);
+}
+
+/** A hook folder: it has a HOOK.md, or an entry (`plugin.wasm`, `scripts/`) without one. */
+async function looksLikeHook(fs: HostFs, path: string): Promise<boolean> {
+  const [md, plugin, scripts] = await Promise.all(
+    ["HOOK.md", "plugin.wasm", "scripts"].map((f) => fs.stat(joinPath(path, f))),
+  );
+  return md?.kind === "file" || plugin?.kind === "file" || scripts?.kind === "dir";
 }
 
 async function collect(fs: HostFs, dirs: string[], level: HookLevel): Promise<Discovery> {
