@@ -13,6 +13,9 @@
  * global around calls, throws and exits) so hot loops touch no memory;
  * loop-free functions charge the global directly once at entry.
  *
+ * With `grow`, every `memory.grow` becomes a call to a helper that performs
+ * the grow and calls `hookbox.grow_failed` when it returns -1.
+ *
  * When a local copy or the depth counter is used, the body is wrapped in a block with the
  * function's results so that every exit (`return`, a branch to the function
  * label, falling off the end) passes through one epilogue.
@@ -21,7 +24,7 @@
  */
 
 import { BULK_SUBS, decodeInstr, type Instr, OPENERS } from "./_opcodes.ts";
-import { invalid, type Reader } from "./_reader.ts";
+import { invalid, Reader } from "./_reader.ts";
 import type { Writer } from "./_writer.ts";
 import * as X from "./_emit.ts";
 
@@ -38,6 +41,11 @@ export interface CodeContext {
   fuel: { global: number; outOfFuel: number } | null;
   /** Depth global, limit and `stack_exhausted` function index, when bounding depth. */
   depth: X.DepthSlots | null;
+  /**
+   * Per memory, the index of the helper that replaces `memory.grow` and calls
+   * `hookbox.grow_failed` when the grow fails; null when not signalling.
+   */
+  grow: number[] | null;
 }
 
 /** Per-function facts the rewriter needs. */
@@ -137,6 +145,15 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
     const op = instr.op;
     const region = regions[regions.length - 1];
     if (region) region[1]! += op === 0xfc && BULK_SUBS.has(instr.sub) ? BULK_COST : 1;
+    if (op === 0x40 && ctx.grow) { // memory.grow -> call the memory's grow helper
+      c.flush(at);
+      const memory = new Reader(r.bytes, at + 1, r.pos).u32();
+      const helper = ctx.grow[memory];
+      if (helper === undefined) invalid(`memory.grow of unknown memory ${memory}`, at);
+      w.u8(0x10).u32(helper);
+      c.pending = r.pos;
+      continue;
+    }
     if (OPENERS.has(op)) {
       blocks.push(op);
       if (op === 0x03 && fuel) {

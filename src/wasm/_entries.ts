@@ -41,6 +41,21 @@ export function captureBody(func: number, global: number): Uint8Array {
   return new Writer().sized(code).finish();
 }
 
+/**
+ * Body of `(delta) -> previous` that runs `memory.grow memory` and calls
+ * `growFailed` when the result is -1 (i64 for a 64-bit memory), then returns
+ * the result unchanged.
+ */
+export function growBody(memory: number, is64: boolean, growFailed: number): Uint8Array {
+  const w = new Writer().u8(0); // no locals: the parameter doubles as the result slot
+  w.u8(0x20).u32(0).u8(0x40).u32(memory).u8(0x22).u32(0); // local.get, memory.grow, local.tee
+  if (is64) w.u8(0x42).signed(-1).u8(0x51); // i64.const -1, i64.eq
+  else w.u8(0x41).signed(-1).u8(0x46); // i32.const -1, i32.eq
+  w.u8(0x04).u8(0x40).u8(0x10).u32(growFailed).u8(0x0b); // if: call grow_failed
+  w.u8(0x20).u32(0).u8(0x0b);
+  return new Writer().sized(w.finish()).finish();
+}
+
 /** Interns function types: finds an existing index or appends a new type. */
 export class TypeTable {
   readonly added: FuncType[] = [];

@@ -35,6 +35,13 @@ export interface InstrumentOptions extends PlanOptions {
   captureReturn?: string[];
   /** Max call depth; deeper calls invoke `hookbox.stack_exhausted`. @default undefined (off) */
   maxCallDepth?: number;
+  /**
+   * Make every `memory.grow` that fails (returns -1) call the import
+   * `hookbox.grow_failed: () -> ()` first; the grow still returns -1 to the
+   * guest. Only added when the module defines a memory.
+   * @default false
+   */
+  signalGrowFailure?: boolean;
   /** Check the output with `WebAssembly.validate`. @default true */
   validate?: boolean;
 }

@@ -27,6 +27,7 @@ export interface PlanOptions {
   exportGlobals?: boolean;
   captureReturn?: string[];
   maxCallDepth?: number;
+  signalGrowFailure?: boolean;
 }
 
 /** Everything appended to the module, as encoded entries. */
@@ -45,7 +46,7 @@ export interface Plan {
 export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   const funcImports = countImports(m, "func");
   const types = new E.TypeTable(m.types);
-  const ctx: CodeContext = { funcImports, shift: 0, fuel: null, depth: null };
+  const ctx: CodeContext = { funcImports, shift: 0, fuel: null, depth: null, grow: null };
   const p: Plan = { ctx, types, imports: [], globals: [], exports: [], functions: [], bodies: [] };
   const globalBase = countImports(m, "global") + m.globals.length;
   const addGlobal = (valType: 0x7f | 0x7e, name: string, init = 0) => {
@@ -68,7 +69,9 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
     const global = addGlobal(0x7f, NAMES.depth);
     ctx.depth = { global, max: o.maxCallDepth, exhausted: addImport("stack_exhausted") };
   }
+  const growFailed = o.signalGrowFailure && m.memories.length > 0 ? addImport("grow_failed") : -1;
   ctx.shift = p.imports.length;
+  if (growFailed >= 0) addGrowHelpers(m, p, growFailed);
   const capture = o.captureReturn ?? [];
   if (capture.length > 0) {
     const rc = addGlobal(0x7f, NAMES.rc);
@@ -78,6 +81,17 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   addMemoryExport(m, p);
   checkNameClashes(m, o, capture);
   return p;
+}
+
+/** One `(delta) -> previous` helper per memory that reports a failed grow (see `growBody`). */
+function addGrowHelpers(m: ParsedModule, p: Plan, growFailed: number): void {
+  p.ctx.grow = m.memories.map((mem, index) => {
+    const type = mem.is64 ? 0x7e : 0x7f;
+    const func = p.ctx.funcImports + p.ctx.shift + m.functions.length + p.functions.length;
+    p.functions.push(p.types.indexOf([type], [type]));
+    p.bodies.push(E.growBody(index, mem.is64, growFailed));
+    return func;
+  });
 }
 
 function addCapture(m: ParsedModule, p: Plan, name: string, rc: number): void {

@@ -15,6 +15,11 @@
  * - `__hookbox_depth` (mutable i32) and the import
  *   `hookbox.stack_exhausted: () -> ()` when `maxCallDepth` is set; the host
  *   throws from it, and resets the global to 0 after any trap.
+ * - the import `hookbox.grow_failed: () -> ()` with `signalGrowFailure`, when
+ *   the module defines a memory: every `memory.grow` becomes a call to a small
+ *   helper that grows and, when the result is -1, calls `grow_failed` before
+ *   returning -1 to the guest (which may handle it, as C handles a failed
+ *   malloc). Wasm itself never tells the host that a grow failed.
  * - `__hookbox_rc` and `__hookbox_call_<name>` for `captureReturn`.
  * - `__hookbox_g<index>` for each mutable defined global with `exportGlobals`.
  * - `memory` (or `__hookbox_memory` if that name is taken by something else)

@@ -30,12 +30,16 @@ export async function fixture(name: string): Promise<Uint8Array<ArrayBuffer>> {
 /** Thrown by the test host's `out_of_fuel` when it refuses to refuel. */
 export class OutOfFuel extends Error {}
 
-/** Instantiates `bytes` with a fuel host: `slices` refills of `slice` fuel, then throws. */
+/**
+ * Instantiates `bytes` with a fuel host: `slices` refills of `slice` fuel,
+ * then throws. `growFailures()` counts calls of `hookbox.grow_failed`.
+ */
 export async function instantiate(
   bytes: Uint8Array<ArrayBuffer>,
   opts: { slice?: number; slices?: number; imports?: WebAssembly.Imports } = {},
-): Promise<{ exports: WebAssembly.Exports; refuels: () => number }> {
+): Promise<{ exports: WebAssembly.Exports; refuels: () => number; growFailures: () => number }> {
   let refuels = 0;
+  let growFailures = 0;
   let exports: WebAssembly.Exports = {};
   const hookbox = {
     out_of_fuel() {
@@ -46,8 +50,11 @@ export async function instantiate(
     stack_exhausted() {
       throw new RangeError("hookbox stack exhausted");
     },
+    grow_failed() {
+      growFailures++;
+    },
   };
   const { instance } = await WebAssembly.instantiate(bytes, { ...opts.imports, hookbox });
   exports = instance.exports;
-  return { exports, refuels: () => refuels };
+  return { exports, refuels: () => refuels, growFailures: () => growFailures };
 }

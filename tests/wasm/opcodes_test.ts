@@ -16,6 +16,7 @@ Deno.test("`instrument()` decodes post-MVP instructions and keeps their results"
   for (const maxCallDepth of [undefined, 50]) {
     const bytes = instrument(plain, {
       memoryPages: 1,
+      signalGrowFailure: maxCallDepth !== undefined,
       ...(maxCallDepth ? { maxCallDepth } : {}),
     });
     assert.deepEqual(await results(bytes), expected);
