@@ -64,6 +64,7 @@ const FIXTURES = [
   "console_format.js",
   "web_apis.mjs",
   "deep_recursion.js",
+  "modern_library.js",
 ];
 
 for (const name of FIXTURES) {
