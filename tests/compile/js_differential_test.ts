@@ -58,6 +58,7 @@ const FIXTURES = [
   "top_level_await.mjs",
   "stdin_stream.js",
   "stdin_encoding.js",
+  "stdin_readable.js",
   "exit_code.js",
   "block_exit2.js",
   "modified_input.mjs",

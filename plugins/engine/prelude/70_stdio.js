@@ -22,6 +22,7 @@ class Stdin extends EventEmitter {
   #encoding = null;
   #flowing = null;
   #buffered = null;
+  #sawEof = null;
   setEncoding(enc) {
     this.#encoding = normalizeEncoding(enc);
     return this;
@@ -54,9 +55,15 @@ class Stdin extends EventEmitter {
       const bytes = takeStdin();
       if (bytes.length > 0) this.emit("data", this.#chunk(bytes));
     } else if (this.#flowing === false && this.listenerCount("readable") > 0) {
-      this.#buffered = takeStdin();
-      if (this.#buffered.length > 0) this.emit("readable");
-      if (this.#buffered.length > 0) return true;
+      if (!this.#sawEof) {
+        // First turn: the data is available; second turn: EOF ('readable' again, read() → rest).
+        this.#buffered = takeStdin();
+        this.#sawEof = this.#buffered.length === 0 ? "eof" : "data";
+        if (this.#sawEof === "data") this.emit("readable");
+        if (this.#sawEof === "data") return true;
+      }
+      this.emit("readable");
+      if (this.#buffered.length > 0) return false; // Node ends only once everything was read
     } else {
       return false;
     }
