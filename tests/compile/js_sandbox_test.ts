@@ -29,6 +29,18 @@ Deno.test("a compiled `while (true) {}` hook is stopped at its deadline", async 
   }
 });
 
+Deno.test("a compiled hook that allocates without end hits the memory cap", async () => {
+  const wasm = await wasmRunner("memory_hog.js", { memoryMb: 16 });
+  try {
+    const result = await wasm.run("{}");
+    assert.notEqual(result.exitCode, 0);
+    assert.deepEqual(result.failure, { outcome: "limit", detail: "memory" });
+    assert.match(result.stderr, /out of memory/);
+  } finally {
+    await wasm.close();
+  }
+});
+
 Deno.test("the engine exits non-zero with a message once the host says to interrupt", async () => {
   const { bytes } = await compileJsHook(fixture("loop_forever.js"), { cacheDir: TEST_CACHE });
   const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
