@@ -3,18 +3,19 @@
  * indices after imports were added, inserts fuel charges at function entry and
  * loop headers, and (optionally) maintains a call-depth counter.
  *
- * Fuel accounting: a "region" is a function body or a loop body minus nested
- * loops. Its cost is the static count of its instructions (both arms of an
- * `if` included; bulk memory/table ops cost {@linkcode BULK_COST}), charged
- * once on entry. Within a region control only moves forward, so every
- * executed instruction has been paid for: the charge is an upper bound.
+ * Fuel accounting is per basic block: every straight-line run of code (from
+ * function entry, or after `block`, `loop`, `if`, `else`, `end`, `br_if`,
+ * `try`, `catch`) is charged its static instruction count when it starts
+ * (bulk memory/table ops cost {@linkcode BULK_COST}). Only function entries and
+ * loop headers also check the counter and call `out_of_fuel` when it is
+ * negative — every unbounded execution passes one of those, so a runaway is
+ * stopped within one basic block's worth of overdraft per frame, while the
+ * count stays close to the instructions actually executed (code after an
+ * unconditional branch up to the next `end`/`else` is the only overcharge).
  *
- * Functions with loops keep fuel in an i64 local (synchronised with the
- * global around calls, throws and exits) so hot loops touch no memory;
- * loop-free functions charge the global directly once at entry.
- *
- * With `grow`, every `memory.grow` becomes a call to a helper that performs
- * the grow and calls `hookbox.grow_failed` when it returns -1.
+ * Every metered function keeps fuel in an i64 local (synchronised with the
+ * exported global around calls, throws and exits) so hot code touches no
+ * memory.
  *
  * When a local copy or the depth counter is used, the body is wrapped in a block with the
  * function's results so that every exit (`return`, a branch to the function
@@ -109,32 +110,44 @@ function copyLocals(r: Reader, w: Writer, params: number, addFuel: boolean): num
   return count;
 }
 
-/** True when the expression at `r` (not consumed) contains a `loop`. */
-function hasLoop(r: Reader): boolean {
-  const scan = r.sub(0);
-  scan.end = r.end;
-  const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
-  while (!scan.done) {
-    decodeInstr(scan, instr);
-    if (instr.op === 0x03) return true;
+/** The open fuel segment of a function being rewritten: where its cost goes, and how much. */
+class Segments {
+  #patchAt = -1;
+  #cost = 0;
+  constructor(readonly w: Writer, readonly fuel: X.FuelSlots | null) {}
+  /** Starts a segment: a plain charge, or (loop headers, entry) a charge with a check. */
+  open(check: boolean, atEntry = false): void {
+    if (!this.fuel) return;
+    this.#patchAt = check ? X.emitCharge(this.w, this.fuel, atEntry) : X.emitSub(this.w, this.fuel);
+    this.#cost = 0;
   }
-  return false;
+  add(cost: number): void {
+    this.#cost += cost;
+  }
+  /** Ends the segment: its charge becomes the cost of the instructions it covered. */
+  close(): void {
+    if (this.#patchAt >= 0) this.w.patchSigned5(this.#patchAt, this.#cost);
+    this.#patchAt = -1;
+  }
+  /** Closes the current segment and opens the next one at the current output position. */
+  next(check: boolean): void {
+    this.close();
+    this.open(check);
+  }
 }
+
+/** Instructions after which straight-line code starts again (a new basic block). */
+const SPLITS = new Set([0x02, 0x03, 0x04, 0x05, 0x06, 0x0b, 0x0d, 0x18, 0x1f]);
 
 /** Rewrites one function body (locals + expression) from `r` into `w`. */
 export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShape): void {
-  const localStart = r.pos;
-  for (let n = r.u32(); n > 0; n--) void (r.u32(), r.u8());
-  const useLocal = ctx.fuel !== null && hasLoop(r);
-  r.pos = localStart;
-  const local = copyLocals(r, w, fn.params, useLocal);
-  const fuel = useLocal ? { ...ctx.fuel!, local } : null;
+  const local = copyLocals(r, w, fn.params, ctx.fuel !== null);
+  const fuel = ctx.fuel ? { ...ctx.fuel, local } : null;
   const depth = ctx.depth;
   const wrapped = fuel !== null || depth !== null;
-  const regions: number[][] = []; // [patchAt, cost]
+  const segments = new Segments(w, fuel);
   if (depth) X.emitDepthEnter(w, depth);
-  if (fuel) regions.push([X.emitCharge(w, fuel, true), 0]);
-  else if (ctx.fuel) regions.push([X.emitGlobalCharge(w, ctx.fuel), 0]);
+  segments.open(true, true);
   if (wrapped) w.u8(0x02).bytes(new Uint8Array(fn.blockType));
   const c = new Copier(r, w);
   const blocks: number[] = [];
@@ -143,8 +156,7 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
     const at = r.pos;
     decodeInstr(r, instr);
     const op = instr.op;
-    const region = regions[regions.length - 1];
-    if (region) region[1]! += op === 0xfc && BULK_SUBS.has(instr.sub) ? BULK_COST : 1;
+    segments.add(op === 0xfc && BULK_SUBS.has(instr.sub) ? BULK_COST : 1);
     if (op === 0x40 && ctx.grow) { // memory.grow -> call the memory's grow helper
       c.flush(at);
       const memory = new Reader(r.bytes, at + 1, r.pos).u32();
@@ -154,20 +166,15 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
       c.pending = r.pos;
       continue;
     }
-    if (OPENERS.has(op)) {
-      blocks.push(op);
-      if (op === 0x03 && fuel) {
-        c.flush(r.pos);
-        regions.push([X.emitCharge(w, fuel, false), 0]);
-      }
-      continue;
-    }
-    if (op === 0x0b || op === 0x18) {
-      const closed = blocks.pop();
-      if (closed === 0x03 && fuel) closeRegion(w, regions);
-      if (closed !== undefined) continue;
+    if (OPENERS.has(op)) blocks.push(op);
+    if ((op === 0x0b || op === 0x18) && blocks.pop() === undefined) {
       if (op === 0x18) invalid("delegate outside try", at);
       break;
+    }
+    if (SPLITS.has(op)) {
+      c.flush(r.pos);
+      segments.next(op === 0x03);
+      continue;
     }
     if (!wrapped) {
       if (instr.funcAt >= 0) c.remap(instr, ctx);
@@ -191,21 +198,17 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
     } else if (fuel && (op === 0x08 || op === 0x09 || op === 0x0a)) { // throws
       c.flush(at);
       X.emitFuelStore(w, fuel);
-    } else if (fuel && (op === 0x07 || op === 0x19)) { // catch handlers
+    } else if (fuel && (op === 0x07 || op === 0x19)) { // catch handlers start a block
       c.flush(r.pos);
       X.emitFuelLoad(w, fuel);
+      segments.next(false);
     } else if (instr.funcAt >= 0) c.remap(instr, ctx);
   }
   if (!r.done) invalid("bytes after the end of a function body", r.pos);
-  if (ctx.fuel) closeRegion(w, regions);
+  segments.close();
   c.flush(r.pos - 1); // everything before the function's final `end`
   if (wrapped) w.u8(0x0b);
   if (fuel) X.emitFuelStore(w, fuel);
   if (depth) X.emitDepthLeave(w, depth);
   w.u8(0x0b);
-}
-
-function closeRegion(w: Writer, regions: number[][]): void {
-  const [patchAt, cost] = regions.pop()!;
-  w.patchSigned5(patchAt!, cost!);
 }

@@ -47,16 +47,11 @@ export function emitCharge(w: Writer, s: FuelSlots, atEntry: boolean): number {
   return patchAt;
 }
 
-/**
- * Emits `global -= cost; if (global < 0) out_of_fuel()` for functions
- * without loops, which keep no local copy. Returns the patch offset.
- */
-export function emitGlobalCharge(w: Writer, s: { global: number; outOfFuel: number }): number {
-  w.u8(GLOBAL_GET).u32(s.global).u8(0x42);
+/** Emits `fuel -= cost` on the local (no check) and returns the patch offset. */
+export function emitSub(w: Writer, s: FuelSlots): number {
+  w.u8(LOCAL_GET).u32(s.local).u8(0x42);
   const patchAt = w.signed5(0);
-  w.u8(0x7d).u8(GLOBAL_SET).u32(s.global);
-  w.u8(GLOBAL_GET).u32(s.global).u8(0x42).u8(0x00).u8(0x53); // < 0
-  w.u8(0x04).u8(0x40).u8(0x10).u32(s.outOfFuel).u8(0x0b);
+  w.u8(0x7d).u8(LOCAL_SET).u32(s.local);
   return patchAt;
 }
 
