@@ -68,8 +68,8 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
 /** A hook's limits after the policy lowered them. */
 export function effectiveLimits(manifest: Manifest, policy: Policy): EffectiveLimits {
   return {
-    memoryMb: Math.min(manifest.limits.memory_mb, policy.maxMemoryMb),
-    fuel: Math.min(manifest.limits.fuel, policy.maxFuel),
+    memoryMb: Math.floor(Math.min(manifest.limits.memory_mb, policy.maxMemoryMb)),
+    fuel: Math.floor(Math.min(manifest.limits.fuel, policy.maxFuel)),
     outputKb: Math.min(manifest.limits.output_kb, policy.maxOutputKb),
     inputKb: policy.inputKb,
     moduleKb: policy.moduleKb,
