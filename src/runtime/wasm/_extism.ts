@@ -4,12 +4,13 @@
  * that touch limits or leave the sandbox: `alloc` is charged against the
  * memory cap, `output_set` / `error_set` go to the capped stdout / stderr,
  * variables live for one call only, config is empty, logs are discarded and
- * `http_request` is refused (a synchronous host call cannot wait for fetch).
+ * `http_request` goes through `_http.ts` (worker mode only).
  *
  * @module
  */
 import { failure, HALTS } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
+import { httpFunctions, type HttpSession } from "./_http.ts";
 
 /** The parts of the SDK's CallContext we use. */
 export interface ExtismContext {
@@ -18,8 +19,9 @@ export interface ExtismContext {
   store(input: Uint8Array | string): bigint;
 }
 
+/** A host function as the SDK binds it (context first). */
 // deno-lint-ignore no-explicit-any
-type HostFunction = (ctx: ExtismContext, ...args: any[]) => unknown;
+export type HostFunction = (ctx: ExtismContext, ...args: any[]) => unknown;
 
 /** Kernel functions of `@extism/extism` 1.0.3 plus the two newer logging ones we add. */
 export const EXTISM_KERNEL: ReadonlySet<string> = new Set([
@@ -53,8 +55,14 @@ export const EXTISM_KERNEL: ReadonlySet<string> = new Set([
 /** Logging is off: `get_log_level` answers a level above every real one. */
 const LOG_OFF = 0x7fffffff;
 
-/** Overrides merged into the SDK's `extism:host/env` namespace. */
-export function extismOverrides(host: GuestHost): Record<string, HostFunction> {
+/**
+ * Overrides merged into the SDK's `extism:host/env` namespace. `http` is the
+ * instance's HTTP session (worker mode); null refuses `http_request`.
+ */
+export function extismOverrides(
+  host: GuestHost,
+  http: HttpSession | null = null,
+): Record<string, HostFunction> {
   const log = () => host.check();
   return {
     alloc: (ctx, size: bigint) => {
@@ -89,8 +97,7 @@ export function extismOverrides(host: GuestHost): Record<string, HostFunction> {
     input_load_u64: (_ctx, offset: bigint) => host.inputView.getBigUint64(Number(offset), true),
     input_load_u8: (_ctx, offset: bigint) => host.inputView.getUint8(Number(offset)),
     config_get: () => 0n,
-    http_request: () => host.halt(failure("error", "http_request: not available to this plugin")),
-    http_status_code: () => 0,
+    ...httpFunctions(host, http),
     log_warn: log,
     log_info: log,
     log_debug: log,

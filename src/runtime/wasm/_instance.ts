@@ -9,6 +9,7 @@ import type { RunResult } from "../types.ts";
 import { type ExtismContext, extismOverrides } from "./_extism.ts";
 import { hookboxFunctions } from "./_hookbox.ts";
 import { type CallSetup, GuestHost } from "./_host.ts";
+import type { HttpSession, HttpSetup } from "./_http.ts";
 import type { LoadedPlugin } from "./_loader.ts";
 import { classify } from "./_outcome.ts";
 import { createForegroundPlugin, type SdkPlugin } from "./_sdk.ts";
@@ -30,6 +31,7 @@ export class PluginInstance {
   readonly #instance: WebAssembly.Instance;
   /** `[module, export]`: the two-element form skips the SDK's per-call export scan. */
   readonly #target: [string, string];
+  readonly #http: HttpSession | null;
   #snapshot: Snapshot | null = null;
   #dirty = false;
 
@@ -39,8 +41,10 @@ export class PluginInstance {
     ctx: ExtismContext,
     loaded: LoadedPlugin,
     instance: WebAssembly.Instance,
+    http: HttpSession | null,
   ) {
     this.#plugin = plugin;
+    this.#http = http;
     this.#host = host;
     this.#ctx = ctx;
     this.#loaded = loaded;
@@ -54,26 +58,29 @@ export class PluginInstance {
 
   /**
    * Instantiates `loaded`. `setup` bounds the start function and `_initialize`.
-   * Resolves to a RunResult instead when instantiation itself fails.
+   * `http` serves Extism HTTP (worker mode only). Resolves to a RunResult
+   * instead when instantiation itself fails.
    */
   static async create(
     loaded: LoadedPlugin,
     trap: () => never,
-    setup: CallSetup,
+    setup: CallSetup & HttpSetup,
+    http: HttpSession | null = null,
   ): Promise<PluginInstance | RunResult> {
     const host = new GuestHost(trap);
     host.begin(setup);
+    http?.begin(setup);
     let ctx: ExtismContext | null = null;
     const functions = {
       "wasi_snapshot_preview1": wasiFunctions(host),
-      "extism:host/env": extismOverrides(host),
+      "extism:host/env": extismOverrides(host, http),
       "hookbox": hookboxFunctions(host, (c) => (ctx = c)),
     };
     try {
       const plugin = await createForegroundPlugin(loaded.module, functions);
       if (ctx === null) throw new Error("@extism/extism did not bind host functions as expected");
       const instance = await plugin.getInstance();
-      const self = new PluginInstance(plugin, host, ctx, loaded, instance);
+      const self = new PluginInstance(plugin, host, ctx, loaded, instance, http);
       const init = instance.exports._initialize;
       if (typeof init === "function") await plugin.callBlock(["0", "_initialize"], null);
       return self;
@@ -92,11 +99,12 @@ export class PluginInstance {
   }
 
   /** Runs one call. Never throws for guest misbehaviour. */
-  async call(setup: CallSetup): Promise<RunResult> {
+  async call(setup: CallSetup & HttpSetup): Promise<RunResult> {
     const host = this.#host;
     if (this.#dirty) this.#snapshot?.restore();
     this.#dirty = true;
     host.begin(setup);
+    this.#http?.begin(setup);
     const startBytes = host.memory?.buffer.byteLength ?? 0;
     await this.#plugin.reset();
     try {

@@ -10,6 +10,7 @@ import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.
 import { failed, loadFailure } from "./_failures.ts";
 import { TRAP_MODULE_BYTES, trapFunction } from "./_halt.ts";
 import type { CallSetup } from "./_host.ts";
+import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "./_http.ts";
 import { PluginInstance } from "./_instance.ts";
 import { type LoadedPlugin, prepare } from "./_loader.ts";
 import { WarmPool } from "./_pool.ts";
@@ -18,7 +19,11 @@ import { WarmPool } from "./_pool.ts";
 export interface RuntimeDeps {
   loadBytes(hook: HookDefinition): Promise<Uint8Array>;
   compile?: CompileFn;
+  /** Serves Extism HTTP; only a runtime inside a worker has one. */
+  httpTransport?: HttpTransport;
 }
+
+type Setup = CallSetup & HttpSetup;
 
 /** Implements {@linkcode Runtime} for WebAssembly plugins. */
 export class WasmRuntime implements Runtime {
@@ -78,8 +83,8 @@ export class WasmRuntime implements Runtime {
     this.#settled = new WeakMap();
   }
 
-  async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: CallSetup) {
-    const instance = await PluginInstance.create(loaded, trap, setup);
+  async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
+    const instance = await PluginInstance.create(loaded, trap, setup, this.#http());
     if (!(instance instanceof PluginInstance)) return instance;
     try {
       return await instance.call(setup);
@@ -88,11 +93,11 @@ export class WasmRuntime implements Runtime {
     }
   }
 
-  async #runWarm(key: string, loaded: LoadedPlugin, trap: () => never, setup: CallSetup) {
+  async #runWarm(key: string, loaded: LoadedPlugin, trap: () => never, setup: Setup) {
     let instance = this.#pool.acquire(key);
     if (instance === "busy") return await this.#runFresh(loaded, trap, setup);
     if (instance === null) {
-      const created = await PluginInstance.create(loaded, trap, setup);
+      const created = await PluginInstance.create(loaded, trap, setup, this.#http());
       if (!(created instanceof PluginInstance)) return created;
       created.snapshot();
       this.#pool.add(key, created);
@@ -103,6 +108,11 @@ export class WasmRuntime implements Runtime {
     } finally {
       await this.#pool.release(key, instance);
     }
+  }
+
+  #http(): HttpSession | null {
+    const transport = this.#deps.httpTransport;
+    return transport === undefined ? null : new HttpSession(transport);
   }
 
   #loaded(hook: HookDefinition, limits: EffectiveLimits): LoadedPlugin | undefined {
@@ -151,7 +161,7 @@ function warmKey(request: RunRequest, loaded: LoadedPlugin): string {
   return `${tenantId}\0${hook.dir}\0${hook.name}\0${loaded.instrumentedSha256}`;
 }
 
-function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): CallSetup {
+function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): Setup {
   const { limits, hook } = request;
   const env: string[] = [];
   for (const name of hook.manifest.env) {
@@ -166,5 +176,9 @@ function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): 
     memoryBytes: loaded.memoryBytes,
     deadline: started + limits.timeoutMs,
     signal: request.signal,
+    http: {
+      allowedHosts: hook.manifest.allowed_hosts,
+      maxBytes: Math.min(limits.outputKb * 1024, MAX_HTTP_BODY),
+    },
   };
 }

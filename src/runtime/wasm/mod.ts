@@ -21,6 +21,7 @@ import type { PluginAbi } from "./_abi.ts";
 import { compileBytes, PromiseCache } from "./_cache.ts";
 import { prepare } from "./_loader.ts";
 import { WasmRuntime } from "./_runtime.ts";
+import { WorkerRuntime } from "./_worker_runtime.ts";
 
 export type { PluginAbi } from "./_abi.ts";
 export { FUEL_SLICE } from "./_fuel.ts";
@@ -36,11 +37,15 @@ export interface WasmRuntimeOptions {
    */
   compile?: (bytes: Uint8Array, sha256: string) => Promise<WebAssembly.Module>;
   /**
-   * Defence in depth: run Extism-native plugins in an Extism worker that is
-   * terminated at the deadline. See docs/PLUGIN_ABI.md for what changes.
+   * Defence in depth: run the runtime inside Web Workers and terminate a
+   * worker whose call overruns its deadline; also enables Extism HTTP for
+   * hooks with `allowed_hosts`. Needs the Web Worker API (not on edge
+   * runtimes); cannot be combined with `compile`. See docs/PLUGIN_ABI.md.
    * @default false
    */
   worker?: boolean;
+  /** Workers per runtime in worker mode. @default 1 */
+  workers?: number;
 }
 
 /** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
@@ -51,10 +56,21 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   if (options.compile !== undefined && typeof options.compile !== "function") {
     throw new TypeError("createWasmRuntime: options.compile must be a function");
   }
-  if (options.worker === true) {
-    throw new TypeError("createWasmRuntime: options.worker is not supported yet");
+  if (options.worker !== undefined && typeof options.worker !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.worker must be a boolean");
   }
-  return new WasmRuntime(options);
+  if (!options.worker) return new WasmRuntime(options);
+  const workers = options.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
+    throw new TypeError("createWasmRuntime: options.workers must be an integer from 1 to 64");
+  }
+  if (typeof Worker !== "function") {
+    throw new TypeError("createWasmRuntime: options.worker needs the Web Worker API");
+  }
+  if (options.compile !== undefined) {
+    throw new TypeError("createWasmRuntime: options.compile cannot be used with options.worker");
+  }
+  return new WorkerRuntime({ loadBytes: options.loadBytes, workers });
 }
 
 /** Options of {@linkcode loadPlugin}. */

@@ -1,0 +1,64 @@
+/**
+ * Entry of a runtime worker (worker mode): runs a {@linkcode WasmRuntime}
+ * inside a Web Worker, so the main thread can terminate it when a call
+ * overruns its deadline. Warm instances and compiled modules live here.
+ * Extism HTTP is served by blocking on the main thread's fetch.
+ *
+ * @module
+ */
+import type { HookDefinition } from "../../hook/types.ts";
+import type { RunResult } from "../types.ts";
+import { askHttp, type HttpAsk } from "./_http_wire.ts";
+import { WasmRuntime } from "./_runtime.ts";
+import type { WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
+
+interface WorkerScope {
+  postMessage(message: WorkerMessage): void;
+  onmessage: ((event: MessageEvent<WorkerJob>) => void) | null;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+const hooks = new Map<number, HookDefinition>();
+const bytesOf = new WeakMap<HookDefinition, Uint8Array>();
+
+const runtime = new WasmRuntime({
+  loadBytes: (hook) => {
+    const bytes = bytesOf.get(hook);
+    return bytes ? Promise.resolve(bytes) : Promise.reject(new Error("plugin bytes were not sent"));
+  },
+  httpTransport: (call, maxBytes, timeoutMs) =>
+    askHttp((ask: HttpAsk) => scope.postMessage(ask), call, maxBytes, timeoutMs),
+});
+
+async function handle(job: WorkerJob): Promise<RunResult> {
+  for (const key of job.forget) hooks.delete(key);
+  if (job.hook !== undefined && job.bytes !== undefined) {
+    hooks.set(job.key, job.hook);
+    bytesOf.set(job.hook, job.bytes);
+  }
+  const hook = hooks.get(job.key);
+  if (hook === undefined) throw new Error(`hook ${job.key} is unknown to the worker`);
+  // Loading is the host's cost: done before the call's clock starts.
+  const failure = await runtime.prepare(hook, job.limits);
+  if (failure !== null) return { exitCode: null, stdout: "", stderr: "", failure };
+  if (job.type === "prepare") return { exitCode: 0, stdout: "", stderr: "" };
+  const { input, env, limits, tenantId } = job;
+  return await runtime.run({ hook, input, env, limits, tenantId });
+}
+
+scope.onmessage = (event) => {
+  const job = event.data;
+  handle(job).then(
+    (result) => scope.postMessage({ type: "result", id: job.id, result }),
+    (err: unknown) => {
+      const detail = `worker: ${err instanceof Error ? err.message : String(err)}`;
+      const failure = { outcome: "error" as const, detail };
+      scope.postMessage({
+        type: "result",
+        id: job.id,
+        result: { exitCode: null, stdout: "", stderr: "", failure },
+      });
+    },
+  );
+};
+scope.postMessage({ type: "ready" });

@@ -1,0 +1,33 @@
+/**
+ * Messages between a {@linkcode WorkerRuntime} (main thread) and its workers
+ * (`_worker_entry.ts`). Everything here is structured-cloneable: hook
+ * definitions are plain data, plugin bytes are sent once per worker.
+ *
+ * @module
+ */
+import type { HookDefinition } from "../../hook/types.ts";
+import type { EffectiveLimits, RunResult } from "../types.ts";
+import type { HttpAsk } from "./_http_wire.ts";
+
+/** Main → worker: prepare a hook, or run one call. One job at a time per worker. */
+export interface WorkerJob {
+  type: "run" | "prepare";
+  id: number;
+  /** Main-side number of the hook definition; the worker keeps it until told to forget. */
+  key: number;
+  /** Sent with the first job for `key` on a worker. */
+  hook?: HookDefinition;
+  bytes?: Uint8Array;
+  /** Keys the worker may drop (the main side evicted them). */
+  forget: number[];
+  limits: EffectiveLimits;
+  input: Uint8Array;
+  env: Record<string, string>;
+  tenantId: string;
+}
+
+/** Worker → main. */
+export type WorkerMessage =
+  | { type: "ready" }
+  | { type: "result"; id: number; result: RunResult }
+  | HttpAsk;

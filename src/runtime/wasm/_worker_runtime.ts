@@ -1,0 +1,233 @@
+/**
+ * Worker mode (defence in depth): the same {@linkcode WasmRuntime} runs
+ * inside Web Workers, and the main thread terminates a worker whose call
+ * overruns its deadline by more than a grace period — so neither a metering
+ * bug nor a hung host function can wedge the host. The main thread keeps
+ * `loadBytes`; a worker gets each plugin's bytes once. Calls wait in a queue
+ * for a free worker; a killed worker's call reports `timeout` / `time` and a
+ * fresh worker is started for the next one.
+ *
+ * @module
+ */
+import type { HookDefinition } from "../../hook/types.ts";
+import type { EffectiveLimits, RunFailure, RunRequest, RunResult, Runtime } from "../types.ts";
+import { failed, loadFailure } from "./_failures.ts";
+import { type SlotJob, WorkerSlot } from "./_worker_slot.ts";
+import type { WorkerJob } from "./_worker_protocol.ts";
+
+/** Options of {@linkcode WorkerRuntime}. */
+export interface WorkerRuntimeOptions {
+  loadBytes(hook: HookDefinition): Promise<Uint8Array>;
+  /** Workers per runtime. @default 1 */
+  workers?: number;
+  /** Added to a call's timeout before its worker is terminated. @default 100 */
+  graceMs?: number;
+  /** Worker entry module (tests substitute their own). @default ./_worker_entry.ts */
+  entry?: URL;
+  /** Called when a call has been handed to a worker (tests). */
+  onDispatch?: (type: WorkerJob["type"]) => void;
+}
+
+/** Extra time a call may take on a worker that has not loaded its plugin yet. */
+const LOAD_ALLOWANCE_MS = 30_000;
+/** Hooks a worker remembers before the oldest is forgotten. */
+const KNOWN_HOOKS = 256;
+const TIMEOUT: RunFailure = { outcome: "timeout", detail: "time" };
+const ABORTED: RunFailure = { outcome: "error", detail: "aborted" };
+
+/** A call waiting for (or running on) a worker. */
+interface Pending {
+  job: Omit<WorkerJob, "id" | "forget" | "hook" | "bytes">;
+  hook: HookDefinition;
+  bytes: Uint8Array;
+  onOverrun: RunFailure;
+  settle(result: RunResult): void;
+  /** The worker running it, once started. */
+  slot: WorkerSlot | null;
+}
+
+/** Implements {@linkcode Runtime} on a small pool of runtime workers. */
+export class WorkerRuntime implements Runtime {
+  readonly kind = "wasm" as const;
+  readonly #options: WorkerRuntimeOptions;
+  readonly #size: number;
+  readonly #grace: number;
+  readonly #entry: URL;
+  #slots: WorkerSlot[] = [];
+  #queue: Pending[] = [];
+  #keys = new WeakMap<HookDefinition, number>();
+  #bytes = new WeakMap<HookDefinition, Promise<Uint8Array>>();
+  #nextKey = 1;
+  /** Bumped by close(): calls that started before it end as aborted. */
+  #generation = 0;
+  #nextId = 1;
+  /** Workers started so far (each kill leads to a new one). */
+  workersStarted = 0;
+
+  constructor(options: WorkerRuntimeOptions) {
+    this.#options = options;
+    this.#size = options.workers ?? 1;
+    this.#grace = options.graceMs ?? 100;
+    this.#entry = options.entry ?? new URL("./_worker_entry.ts", import.meta.url);
+  }
+
+  /** Runs one call on a worker; plugin misbehaviour comes back as `failure`. */
+  async run(request: RunRequest): Promise<RunResult> {
+    const { hook, limits, input, env, tenantId, signal } = request;
+    if (input.byteLength > limits.inputKb * 1024) return failed("limit", "input");
+    const generation = this.#generation;
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.#load(hook);
+    } catch (err) {
+      return loadFailure(err);
+    }
+    if (generation !== this.#generation) return failed("error", "aborted");
+    const job = { type: "run" as const, key: this.#key(hook), limits, input, env, tenantId };
+    return await this.#submit(job, hook, bytes, TIMEOUT, signal);
+  }
+
+  /** Loads the plugin on the main side and has a worker instrument and compile it. */
+  async prepare(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+    const generation = this.#generation;
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.#load(hook);
+    } catch (err) {
+      return loadFailure(err).failure ?? null;
+    }
+    if (generation !== this.#generation) return { ...ABORTED };
+    const job = {
+      type: "prepare" as const,
+      key: this.#key(hook),
+      limits,
+      input: new Uint8Array(0),
+      env: {},
+      tenantId: "",
+    };
+    const overrun = { outcome: "error" as const, detail: "worker: prepare took too long" };
+    const result = await this.#submit(job, hook, bytes, overrun, undefined);
+    return result.failure ?? null;
+  }
+
+  /** Terminates every worker; queued and running calls report `error` / `aborted`. */
+  async close(): Promise<void> {
+    this.#generation++;
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const pending of queued) pending.settle(failed("error", "aborted"));
+    const slots = this.#slots;
+    for (const slot of slots) slot.kill(ABORTED);
+    this.#slots = [];
+    await Promise.all(slots.map((slot) => slot.drain()));
+    this.#keys = new WeakMap();
+    this.#bytes = new WeakMap();
+  }
+
+  #submit(
+    job: Pending["job"],
+    hook: HookDefinition,
+    bytes: Uint8Array,
+    onOverrun: RunFailure,
+    signal: AbortSignal | undefined,
+  ): Promise<RunResult> {
+    if (signal?.aborted) return Promise.resolve(failed("error", "aborted"));
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        const at = this.#queue.indexOf(pending);
+        if (at >= 0) this.#queue.splice(at, 1);
+        pending.slot?.kill(ABORTED);
+        pending.settle(failed("error", "aborted"));
+      };
+      let settled = false;
+      const pending: Pending = {
+        job,
+        hook,
+        bytes,
+        onOverrun,
+        slot: null,
+        settle: (result) => {
+          if (settled) return;
+          settled = true;
+          signal?.removeEventListener("abort", onAbort);
+          resolve(result);
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#queue.push(pending);
+      this.#pump();
+    });
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      const slot = this.#slots.find((s) => s.state === "idle");
+      if (slot === undefined) {
+        if (this.#slots.length < this.#size) this.#spawn();
+        return;
+      }
+      const pending = this.#queue.shift()!;
+      pending.slot = slot;
+      slot.start(this.#message(slot, pending));
+      this.#options.onDispatch?.(pending.job.type);
+    }
+  }
+
+  #message(slot: WorkerSlot, pending: Pending): SlotJob {
+    const { job, hook, bytes } = pending;
+    const forget: number[] = [];
+    const loads = `${job.limits.memoryMb}:${job.limits.moduleKb}`;
+    let seen = slot.known.get(job.key);
+    const fresh = seen === undefined;
+    if (seen === undefined) {
+      slot.known.set(job.key, seen = new Set());
+      for (const key of slot.known.keys()) {
+        if (slot.known.size - forget.length <= KNOWN_HOOKS) break;
+        forget.push(key);
+      }
+      for (const key of forget) slot.known.delete(key);
+    }
+    const loaded = seen.has(loads);
+    seen.add(loads);
+    const message: WorkerJob = { ...job, id: this.#nextId++, forget };
+    if (fresh) Object.assign(message, { hook, bytes });
+    const allowance = loaded ? 0 : LOAD_ALLOWANCE_MS;
+    const killAfterMs = job.type === "prepare"
+      ? LOAD_ALLOWANCE_MS
+      : job.limits.timeoutMs + this.#grace + allowance;
+    const { onOverrun, settle } = pending;
+    return { message, killAfterMs, onOverrun, allowedHosts: hook.manifest.allowed_hosts, settle };
+  }
+
+  #spawn(): void {
+    this.workersStarted++;
+    const slot = new WorkerSlot(this.#entry, {
+      idle: () => this.#pump(),
+      dead: (dead, starting, failure) => {
+        this.#slots = this.#slots.filter((s) => s !== dead);
+        if (!starting) return this.#pump();
+        // A worker that cannot start: fail what waits instead of retrying forever.
+        const queued = this.#queue;
+        this.#queue = [];
+        for (const pending of queued) pending.settle(failed(failure.outcome, failure.detail));
+      },
+    });
+    this.#slots.push(slot);
+  }
+
+  #key(hook: HookDefinition): number {
+    let key = this.#keys.get(hook);
+    if (key === undefined) this.#keys.set(hook, key = this.#nextKey++);
+    return key;
+  }
+
+  #load(hook: HookDefinition): Promise<Uint8Array> {
+    let bytes = this.#bytes.get(hook);
+    if (bytes === undefined) {
+      bytes = this.#options.loadBytes(hook);
+      this.#bytes.set(hook, bytes);
+      bytes.catch(() => this.#bytes.delete(hook));
+    }
+    return bytes;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * One runtime worker seen from the main thread: starts it, runs one job at a
+ * time with a kill timer, serves its HTTP asks, and terminates it when a job
+ * overruns, the worker faults, or the runtime closes. A killed slot settles
+ * its job with a failure and is never reused.
+ *
+ * @module
+ */
+import type { RunFailure, RunResult } from "../types.ts";
+import { serveHttp } from "./_http_fetch.ts";
+import type { WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
+
+/** A job handed to a slot, with what the main side needs to police it. */
+export interface SlotJob {
+  message: WorkerJob;
+  /** Terminate the worker when no result came back after this long. */
+  killAfterMs: number;
+  /** What the job reports when that happens. */
+  onOverrun: RunFailure;
+  /** HOOK.md `allowed_hosts` of the job's hook (re-checked on this side). */
+  allowedHosts: readonly string[];
+  settle(result: RunResult): void;
+}
+
+/** Events a slot reports to its pool. */
+export interface SlotEvents {
+  idle(slot: WorkerSlot): void;
+  /** `starting` is true when the worker died before it was ready. */
+  dead(slot: WorkerSlot, starting: boolean, failure: RunFailure): void;
+}
+
+/** How long a new worker may take to load the runtime. */
+const START_TIMEOUT_MS = 30_000;
+
+/** One worker, one job at a time. */
+export class WorkerSlot {
+  state: "starting" | "idle" | "busy" | "dead" = "starting";
+  /** `key` → loaded limits keys the worker has seen (insertion order: oldest first). */
+  readonly known: Map<number, Set<string>> = new Map();
+  readonly #worker: Worker;
+  readonly #events: SlotEvents;
+  readonly #stop = new AbortController();
+  readonly #http = new Set<Promise<void>>();
+  #job: SlotJob | null = null;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(url: URL, events: SlotEvents) {
+    this.#events = events;
+    this.#worker = new Worker(url, { type: "module" });
+    this.#worker.onmessage = (event: MessageEvent<WorkerMessage>) => this.#receive(event.data);
+    this.#worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      this.kill({ outcome: "error", detail: `worker: ${event.message}` });
+    };
+    this.#worker.onmessageerror = () =>
+      this.kill({ outcome: "error", detail: "worker: bad message" });
+    this.#arm(START_TIMEOUT_MS, { outcome: "error", detail: "worker: did not start" });
+  }
+
+  /** Runs `job`; the slot must be idle. */
+  start(job: SlotJob): void {
+    this.state = "busy";
+    this.#job = job;
+    this.#arm(job.killAfterMs, job.onOverrun);
+    this.#worker.postMessage(job.message);
+  }
+
+  /** Terminates the worker; its job (if any) settles with `failure`. */
+  kill(failure: RunFailure): void {
+    if (this.state === "dead") return;
+    const starting = this.state === "starting";
+    this.state = "dead";
+    clearTimeout(this.#timer);
+    this.#worker.terminate();
+    this.#stop.abort();
+    const job = this.#job;
+    this.#job = null;
+    job?.settle({ exitCode: null, stdout: "", stderr: "", failure });
+    this.#events.dead(this, starting, failure);
+  }
+
+  /** Resolves when HTTP requests still being served have finished (after a kill: at once). */
+  async drain(): Promise<void> {
+    await Promise.all(this.#http);
+  }
+
+  #arm(ms: number, failure: RunFailure): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.kill(failure), ms);
+  }
+
+  #receive(message: WorkerMessage): void {
+    if (this.state === "dead") return;
+    if (message.type === "ready") {
+      clearTimeout(this.#timer);
+      this.state = "idle";
+      this.#events.idle(this);
+    } else if (message.type === "result") {
+      const job = this.#job;
+      if (job === null || job.message.id !== message.id) return;
+      clearTimeout(this.#timer);
+      this.#job = null;
+      this.state = "idle";
+      job.settle(message.result);
+      this.#events.idle(this);
+    } else if (message.type === "http") {
+      const served = serveHttp(message, this.#job?.allowedHosts ?? [], this.#stop.signal);
+      this.#http.add(served);
+      served.finally(() => this.#http.delete(served));
+    }
+  }
+}

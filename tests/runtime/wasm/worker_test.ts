@@ -1,0 +1,164 @@
+/**
+ * Worker mode: the same results as the foreground runtime, the same limits,
+ * and a worker that stops answering is terminated at the deadline while the
+ * next calls are served by a fresh worker.
+ */
+import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
+import type { EffectiveLimits, RunRequest } from "../../../src/runtime/types.ts";
+import { createWasmRuntime } from "../../../src/runtime/wasm/mod.ts";
+import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
+import { corpus, corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
+
+const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);
+
+/**
+ * A worker runtime on the corpus whose workers stall on events containing
+ * "STALL"; `onRun` is called when a call has been handed to a worker.
+ */
+function stallRuntime(onRun: () => void = () => {}): WorkerRuntime {
+  const loadBytes = (hook: { entry: { runtime: string; path?: string } }) =>
+    corpus(hook.entry.path!.replace(/^.*\//, "").replace(/\.wasm$/, ""));
+  const onDispatch = (type: string) => type === "run" && onRun();
+  return new WorkerRuntime({ loadBytes, entry: STALL_ENTRY, onDispatch });
+}
+
+const BENIGN: [string, unknown][] = [
+  ["guard_wasi", shellEvent("ls -la")],
+  ["guard_wasi", shellEvent("rm -rf /")],
+  ["guard_extism", shellEvent("ls -la")],
+  ["guard_extism", shellEvent("rm -rf /")],
+  ["rewrite_wasi", shellEvent("rm -rf /")],
+  ["rewrite_extism", shellEvent("rm -rf /")],
+  ["block_wasi", shellEvent("ls")],
+  ["block_extism", shellEvent("ls")],
+  ["state_counter", shellEvent("ls")],
+];
+
+for (const isolation of ["fresh", "warm"]) {
+  Deno.test(`worker mode gives the foreground results for benign plugins (${isolation})`, async () => {
+    const foreground = corpusRuntime();
+    const worker = corpusRuntime({}, { worker: true });
+    for (const [name, event] of BENIGN) {
+      const hook = wasmHook(name, { isolation });
+      for (let i = 0; i < 2; i++) {
+        const expected = await foreground.run(request(hook, event));
+        assertEquals(await worker.run(request(hook, event)), expected, `${name} call ${i}`);
+      }
+    }
+    await foreground.close?.();
+    await worker.close?.();
+  });
+}
+
+const LIMITED: [string, Partial<EffectiveLimits>][] = [
+  ["loop_forever", {}],
+  ["loop_forever_extism", {}],
+  ["loop_forever", { fuel: 1e12, timeoutMs: 200 }],
+  ["memory_bomb", { memoryMb: 4 }],
+  ["alloc_bomb_extism", { memoryMb: 64 }],
+  ["stack_bomb", {}],
+  ["output_flood", { outputKb: 256 }],
+  ["trap_unreachable", {}],
+  ["bad_import", {}],
+];
+
+for (const [name, limits] of LIMITED) {
+  Deno.test(`worker mode enforces ${name} ${JSON.stringify(limits)} like the foreground`, async () => {
+    const foreground = corpusRuntime();
+    const worker = corpusRuntime({}, { worker: true });
+    const hook = wasmHook(name);
+    const expected = await foreground.run(request(hook, undefined, limits));
+    ok(expected.failure !== undefined);
+    assertEquals(await worker.run(request(hook, undefined, limits)), expected);
+    const guard = wasmHook("guard_extism", { isolation: "warm" });
+    const next = await worker.run(request(guard, shellEvent("rm -rf /")));
+    assertEquals(next, { exitCode: 2, stdout: "", stderr: "rm -rf is not allowed" });
+    await foreground.close?.();
+    await worker.close?.();
+  });
+}
+
+Deno.test("worker mode terminates a stalled worker at the deadline and serves the next call", async () => {
+  const runtime = stallRuntime();
+  const hook = wasmHook("guard_wasi", { isolation: "warm" });
+  const limits = { ...request(hook).limits, timeoutMs: 150 };
+  assertEquals(await runtime.prepare(hook, limits), null);
+  const stalled = await runtime.run(request(hook, shellEvent("STALL"), limits));
+  assertEquals(stalled, {
+    exitCode: null,
+    stdout: "",
+    stderr: "",
+    failure: { outcome: "timeout", detail: "time" },
+  });
+  const next = await runtime.run(request(hook, shellEvent("rm -rf /"), limits));
+  assertEquals(next, { exitCode: 2, stdout: "", stderr: "rm -rf is not allowed" });
+  assertEquals(runtime.workersStarted, 2);
+  await runtime.close();
+});
+
+Deno.test("worker mode: calls queued behind a stalled call are served by the next worker", async () => {
+  const runtime = stallRuntime();
+  const hook = wasmHook("guard_extism");
+  const limits = { timeoutMs: 150 };
+  assertEquals(await runtime.prepare(hook, request(hook, undefined, limits).limits), null);
+  const results = await Promise.all([
+    runtime.run(request(hook, shellEvent("STALL"), limits)),
+    runtime.run(request(hook, shellEvent("rm -rf /"), limits)),
+    runtime.run(request(hook, shellEvent("ls"), limits)),
+  ]);
+  assertEquals(results.map((r) => r.failure?.detail ?? r.exitCode), ["time", 2, 0]);
+  await runtime.close();
+});
+
+Deno.test("worker mode: close() ends running and queued calls with aborted", async () => {
+  const dispatched = Promise.withResolvers<void>();
+  const runtime = stallRuntime(dispatched.resolve);
+  const hook = wasmHook("guard_wasi");
+  assertEquals(await runtime.prepare(hook, request(hook).limits), null);
+  const running = runtime.run(request(hook, shellEvent("STALL")));
+  await dispatched.promise;
+  const queued = runtime.run(request(hook, shellEvent("ls")));
+  await runtime.close();
+  const aborted = { outcome: "error", detail: "aborted" };
+  assertEquals((await running).failure, aborted);
+  assertEquals((await queued).failure, aborted);
+});
+
+Deno.test("worker mode: the request's signal terminates a stalled call", async () => {
+  const controller = new AbortController();
+  const runtime = stallRuntime(() => controller.abort());
+  const hook = wasmHook("guard_wasi");
+  assertEquals(await runtime.prepare(hook, request(hook).limits), null);
+  const call: RunRequest = request(hook, shellEvent("STALL"), {}, { signal: controller.signal });
+  const running = runtime.run(call);
+  assertEquals((await running).failure, { outcome: "error", detail: "aborted" });
+  const next = await runtime.run(request(hook, shellEvent("ls")));
+  assertEquals(next.exitCode, 0);
+  assertEquals(runtime.workersStarted, 2);
+  await runtime.close();
+});
+
+Deno.test("worker mode: a pool of two workers serves concurrent calls", async () => {
+  const runtime = corpusRuntime({}, { worker: true, workers: 2 });
+  const hook = wasmHook("guard_extism", { isolation: "warm" });
+  const events = ["ls", "rm -rf /", "echo", "rm -rf ~", "pwd", "cat"];
+  const results = await Promise.all(events.map((c) => runtime.run(request(hook, shellEvent(c)))));
+  assertEquals(results.map((r) => r.exitCode), [0, 2, 0, 2, 0, 0]);
+  await runtime.close?.();
+});
+
+Deno.test("worker mode reports load failures like the foreground", async () => {
+  const runtime = corpusRuntime({ garbage: new Uint8Array([1, 2, 3]) }, { worker: true });
+  const hook = wasmHook("garbage");
+  const failure = await runtime.prepare?.(hook, request(hook).limits);
+  ok(failure?.detail.startsWith("invalid module:"), failure?.detail);
+  assertEquals((await runtime.run(request(hook))).failure, failure);
+  await runtime.close?.();
+});
+
+Deno.test("createWasmRuntime() rejects bad worker options", () => {
+  const loadBytes = () => Promise.resolve(new Uint8Array());
+  const compile = (b: Uint8Array) => WebAssembly.compile(b as Uint8Array<ArrayBuffer>);
+  throws(() => createWasmRuntime({ loadBytes, worker: true, compile }), TypeError);
+  throws(() => createWasmRuntime({ loadBytes, worker: true, workers: 0 }), TypeError);
+});
