@@ -15,6 +15,31 @@ import { ALLOWED_BUILTINS, BUILTIN_FILTER, classifyBuiltin } from "./_js_builtin
 /** Path the hook sees as its own (process.argv[1], import.meta.url, __filename). */
 export const HOOK_PATH = "/hook/scripts/run.js";
 
+/** True when `path` is `root` or inside it. */
+function isInside(path: string, root: string): boolean {
+  const r = root.replace(/\/+$/, "");
+  return path === r || path.startsWith(`${r}/`);
+}
+
+/** Refuses to load files outside `roots` (compile-time reads of host files). */
+function confinePlugin(roots: readonly string[], denied: string[]): esbuild.Plugin {
+  return {
+    name: "hookbox-confine",
+    setup(build) {
+      build.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
+        if (roots.some((root) => isInside(args.path, root))) return undefined;
+        denied.push(args.path);
+        return {
+          errors: [{
+            text: `${args.path} is outside the hook folder; a hook may import only its own files ` +
+              `and hookbox's plugins/ library`,
+          }],
+        };
+      });
+    },
+  };
+}
+
 function builtinsPlugin(denied: string[]): esbuild.Plugin {
   return {
     name: "hookbox-builtins",
@@ -47,7 +72,11 @@ function splitPath(entryPath: string): { dir: string; file: string } {
     : { dir: entryPath.slice(0, i) || "/", file: entryPath.slice(i + 1) };
 }
 
-function buildOptions(entryPath: string, denied: string[]): esbuild.BuildOptions {
+function buildOptions(
+  entryPath: string,
+  roots: readonly string[],
+  denied: string[],
+): esbuild.BuildOptions {
   const { dir, file } = splitPath(entryPath);
   return {
     stdin: {
@@ -71,7 +100,7 @@ function buildOptions(entryPath: string, denied: string[]): esbuild.BuildOptions
       "import.meta.dirname": JSON.stringify(HOOK_PATH.replace(/\/[^/]*$/, "")),
       "import.meta.main": "true",
     },
-    plugins: [builtinsPlugin(denied)],
+    plugins: [builtinsPlugin(denied), confinePlugin(roots, denied)],
   };
 }
 
@@ -84,12 +113,16 @@ function failure(err: unknown, entryPath: string, denied: string[]): HookboxErro
   return new HookboxError(code, text, { path: entryPath, cause: err });
 }
 
-/** Bundles `entryPath` into the script text the engine compiles to bytecode. */
-export async function bundleJsHook(entryPath: string): Promise<string> {
+/**
+ * Bundles `entryPath` (absolute, symlinks resolved) into the script text the
+ * engine compiles to bytecode. Every file the bundle reads must lie inside one
+ * of `roots` (absolute, symlinks resolved).
+ */
+export async function bundleJsHook(entryPath: string, roots: readonly string[]): Promise<string> {
   const denied: string[] = [];
   let result: esbuild.BuildResult;
   try {
-    result = await esbuild.build(buildOptions(entryPath, denied));
+    result = await esbuild.build(buildOptions(entryPath, roots, denied));
   } catch (err) {
     throw failure(err, entryPath, denied);
   } finally {

@@ -10,6 +10,7 @@ import { bundleJsHook } from "./_js_bundle.ts";
 import { sha256Hex } from "./_js_hash.ts";
 import { readCached, writeCached } from "./_js_cache_deno.ts";
 import { snapshotEngine } from "./_js_wizer_deno.ts";
+import { REPO_ROOT } from "./_js_toolchain_deno.ts";
 
 /** Bumped whenever the pipeline changes in a way that changes the plugin. */
 export const JS_COMPILER_VERSION = "hookbox-js/1";
@@ -18,6 +19,12 @@ export const JS_COMPILER_VERSION = "hookbox-js/1";
 export interface CompileJsOptions {
   /** Directory holding compiled plugins, keyed by content hash. */
   cacheDir: string;
+  /**
+   * Folders the bundle may read files from; an import outside them fails with
+   * COMPILE_API_DENIED, so a hook cannot embed host files into its plugin.
+   * @default [the hook folder (parent of `scripts/`), hookbox's `plugins/` directory]
+   */
+  allowedRoots?: string[];
 }
 
 /** A compiled JS hook plugin. */
@@ -31,6 +38,13 @@ export interface CompiledJsHook {
 }
 
 let engine: Promise<EngineBuild> | undefined;
+
+/** The hook folder (the parent of `scripts/`, else the entry's folder) and hookbox's plugins/. */
+function defaultRoots(entry: string): string[] {
+  const dir = entry.slice(0, entry.lastIndexOf("/")) || "/";
+  const hookDir = dir.endsWith("/scripts") ? dir.slice(0, -"/scripts".length) || "/" : dir;
+  return [hookDir, `${REPO_ROOT}plugins`];
+}
 
 /** The engine build, made once per process (the build itself is cached on disk). */
 function engineOnce(): Promise<EngineBuild> {
@@ -56,7 +70,11 @@ export async function compileJsHook(
   entryPath: string,
   options: CompileJsOptions,
 ): Promise<CompiledJsHook> {
-  const [built, bundle] = await Promise.all([engineOnce(), bundleJsHook(entryPath)]);
+  const entry = await Deno.realPath(entryPath);
+  const roots = await Promise.all(
+    (options.allowedRoots ?? defaultRoots(entry)).map((r) => Deno.realPath(r).catch(() => r)),
+  );
+  const [built, bundle] = await Promise.all([engineOnce(), bundleJsHook(entry, roots)]);
   const key = await sha256Hex([JS_COMPILER_VERSION, built.sha256, bundle].join("\0"));
   const hit = await readCached(options.cacheDir, key);
   if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };

@@ -58,6 +58,36 @@ for (
   });
 }
 
+Deno.test("compileJsHook() refuses to read files outside the hook folder", async () => {
+  await assert.rejects(
+    compileJsHook(fixture("outside_import.js"), { cacheDir: TEST_CACHE }),
+    (err) => {
+      assert.ok(isHookboxError(err, "COMPILE_API_DENIED"), String(err));
+      assert.match(err.message, /deno\.json is outside the hook folder/);
+      return true;
+    },
+  );
+});
+
+Deno.test("compileJsHook() refuses a symlink that leads out of the hook folder", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-link-" });
+  try {
+    await Deno.mkdir(`${dir}/hook/scripts`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/secret.json`, '{"token":"s3cr3t"}');
+    await Deno.symlink(`${dir}/secret.json`, `${dir}/hook/scripts/data.json`);
+    await Deno.writeTextFile(
+      `${dir}/hook/scripts/run.js`,
+      'console.log(require("./data.json"));\n',
+    );
+    await assert.rejects(
+      compileJsHook(`${dir}/hook/scripts/run.js`, { cacheDir: `${dir}/cache` }),
+      (err) => isHookboxError(err, "COMPILE_API_DENIED"),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("compileJsHook() reports a syntax error as COMPILE_FAILED naming the file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-js-bad-" });
   try {
