@@ -85,6 +85,7 @@ function buildOptions(
       loader: "js",
       sourcefile: "hookbox-entry.js",
     },
+    absWorkingDir: dir, // keeps path comments in the bundle (and so the cache key) cwd-independent
     bundle: true,
     write: false,
     format: "esm",
