@@ -1,7 +1,7 @@
 /**
- * The `hookbox` import namespace: `out_of_fuel` and `stack_exhausted` (added
- * by the rewriter) and `should_interrupt` (polled by engines such as QuickJS
- * from their own interrupt handlers).
+ * The `hookbox` import namespace: `out_of_fuel`, `stack_exhausted` and
+ * `grow_failed` (added by the rewriter) and `should_interrupt` (polled by
+ * engines such as QuickJS from their own interrupt handlers).
  *
  * @module
  */
@@ -21,6 +21,11 @@ export function hookboxFunctions(
       host.check();
     },
     stack_exhausted: () => host.halt(HALTS.stack),
+    // Only recorded: the guest sees -1 and may recover. A trap or an error
+    // exit later in the call is then reported as `limit` / `memory`.
+    grow_failed: () => {
+      host.growFailed = true;
+    },
     should_interrupt: () => {
       const halt = host.pending();
       if (halt === null) return 0;

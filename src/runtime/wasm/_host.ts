@@ -40,6 +40,8 @@ export class GuestHost {
   signal: AbortSignal | undefined = undefined;
   /** Why the current call stopped early, if it did. */
   halted: Halt | null = null;
+  /** A `memory.grow` failed during this call (`hookbox.grow_failed`). */
+  growFailed = false;
   /** Bytes allocated host-side through Extism `alloc` in this call. */
   hostBytes = 0;
   memoryBytes = Infinity;
@@ -60,6 +62,7 @@ export class GuestHost {
     this.deadline = setup.deadline;
     this.signal = setup.signal;
     this.halted = null;
+    this.growFailed = false;
     this.hostBytes = 0;
     this.memoryBytes = setup.memoryBytes;
     this.vars.clear();

@@ -11,7 +11,7 @@ import { hookboxFunctions } from "./_hookbox.ts";
 import { type CallSetup, GuestHost } from "./_host.ts";
 import type { HttpSession, HttpSetup } from "./_http.ts";
 import type { LoadedPlugin } from "./_loader.ts";
-import { classify } from "./_outcome.ts";
+import { classify, exited } from "./_outcome.ts";
 import { createForegroundPlugin, type SdkPlugin } from "./_sdk.ts";
 import { Snapshot } from "./_snapshot.ts";
 import { wasiFunctions } from "./_wasi.ts";
@@ -89,7 +89,7 @@ export class PluginInstance {
         const failure = { outcome: "error" as const, detail: `instantiate: ${err.message}` };
         return { exitCode: null, stdout: "", stderr: "", failure };
       }
-      return classify(err, host, 0);
+      return classify(err, host);
     }
   }
 
@@ -105,22 +105,22 @@ export class PluginInstance {
     this.#dirty = true;
     host.begin(setup);
     this.#http?.begin(setup);
-    const startBytes = host.memory?.buffer.byteLength ?? 0;
     await this.#plugin.reset();
     try {
       const input = this.#loaded.abi === "extism" ? this.#storeInput(setup.input) : null;
       await this.#plugin.callBlock(this.#target, input);
     } catch (err) {
-      const result = classify(err, host, startBytes);
+      const result = classify(err, host);
       if (result.failure !== undefined) this.reusable = false;
       return result;
     }
     if (host.halted !== null) {
       this.reusable = false;
-      return classify(null, host, startBytes);
+      return classify(null, host);
     }
-    const exitCode = this.#rc === null ? 0 : Number(this.#rc.value);
-    return { exitCode, stdout: host.stdout.text(), stderr: host.stderr.text() };
+    const result = exited(host, this.#rc === null ? 0 : Number(this.#rc.value));
+    if (result.failure !== undefined) this.reusable = false;
+    return result;
   }
 
   /** Releases the SDK plugin. */

@@ -1,8 +1,8 @@
 /**
  * Loading a plugin: size cap, SHA-256 pin on the original bytes, import
- * policy, ABI detection, instrumentation (memory cap, fuel metering, return
- * capture, exported globals), then compilation cached by the SHA-256 of the
- * instrumented bytes. Every refusal is a `HookboxError` with a stable code.
+ * policy, ABI detection, instrumentation (memory cap, fuel metering, failed
+ * grows reported, return capture, exported globals), then compilation cached
+ * by the SHA-256 of the instrumented bytes. Every refusal is a `HookboxError` with a stable code.
  *
  * @module
  */
@@ -63,6 +63,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
       meterFuel: true,
       initialFuel: FUEL_SLICE,
       exportGlobals: true,
+      signalGrowFailure: true,
       captureReturn: abi === "extism" ? ["hook"] : [],
     }), ctx.path);
   const instrumentedSha256 = await sha256Hex(instrumented);

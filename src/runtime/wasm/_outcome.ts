@@ -1,6 +1,7 @@
 /**
- * Turns the way a call ended — a host halt, a stack overflow, a trap, or a
- * host-side error raised on the guest's behalf — into a {@linkcode RunResult}.
+ * Turns the way a call ended — a return, a host halt, a stack overflow, a
+ * trap, or a host-side error raised on the guest's behalf — into a
+ * {@linkcode RunResult}.
  *
  * @module
  */
@@ -8,17 +9,33 @@ import type { RunResult } from "../types.ts";
 import { isStackOverflow } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
 
-/** Classifies an exception that ended a call on `host`. */
-export function classify(err: unknown, host: GuestHost, startBytes: number): RunResult {
+/**
+ * The result of a call that ended with `exitCode` (a return or `proc_exit`).
+ * An exit other than 0 (allow) and 2 (a deliberate block) after a failed
+ * `memory.grow` is reported as `limit` / `memory`: that is how programs that
+ * check malloc give up.
+ */
+export function exited(host: GuestHost, exitCode: number): RunResult {
   const stdout = host.stdout.text();
   const stderr = host.stderr.text();
+  if (host.growFailed && exitCode !== 0 && exitCode !== 2) {
+    return { exitCode, stdout, stderr, failure: { outcome: "limit", detail: "memory" } };
+  }
+  return { exitCode, stdout, stderr };
+}
+
+/** Classifies an exception that ended a call on `host` (null: the host halted it). */
+export function classify(err: unknown, host: GuestHost): RunResult {
   const halt = host.halted;
-  if (halt?.kind === "exit") return { exitCode: halt.code, stdout, stderr };
+  if (halt?.kind === "exit") return exited(host, halt.code);
+  const stdout = host.stdout.text();
+  const stderr = host.stderr.text();
   if (halt?.kind === "failure") return { exitCode: null, stdout, stderr, failure: halt.failure };
   if (isStackOverflow(err)) {
     return { exitCode: null, stdout, stderr, failure: { outcome: "limit", detail: "stack" } };
   }
-  if (err instanceof WebAssembly.RuntimeError && memoryExhausted(host, startBytes)) {
+  // Allocators trap (abort) once `memory.grow` failed; the rewriter tells us it did.
+  if (err instanceof WebAssembly.RuntimeError && host.growFailed) {
     return { exitCode: null, stdout, stderr, failure: { outcome: "limit", detail: "memory" } };
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -28,17 +45,4 @@ export function classify(err: unknown, host: GuestHost, startBytes: number): Run
     stderr,
     failure: { outcome: "error", detail: `trap: ${message}` },
   };
-}
-
-/**
- * A trap counts as running out of memory when the memory sits at the cap, or
- * when the guest grew it during this call and less than a quarter of the cap
- * is left (allocators abort with a trap when `memory.grow` fails, which leaves
- * the memory somewhat below the cap). A heuristic: wasm does not tell the host
- * that a `memory.grow` failed.
- */
-function memoryExhausted(host: GuestHost, startBytes: number): boolean {
-  const current = host.memory?.buffer.byteLength ?? 0;
-  const cap = host.memoryBytes;
-  return current >= cap || (current > startBytes && cap - current <= cap / 4);
 }

@@ -42,6 +42,7 @@ const ATTACKS: Attack[] = [
     failure: { outcome: "timeout", detail: "time" },
   },
   { name: "memory_bomb", limits: { memoryMb: 4 }, failure: { outcome: "limit", detail: "memory" } },
+  { name: "memory_bomb", limits: { memoryMb: 2 }, failure: { outcome: "limit", detail: "memory" } },
   {
     name: "alloc_bomb_extism",
     limits: { memoryMb: 64 },
@@ -91,4 +92,40 @@ Deno.test("run() keeps what a trapping plugin printed before the trap", async ()
   const runtime = corpusRuntime();
   const result = await runtime.run(request(wasmHook("trap_unreachable")));
   assertEquals(result.stdout, "about to crash\n");
+});
+
+Deno.test("run() reports memory when a plugin exits non-zero after a failed grow", async () => {
+  for (const isolation of ["fresh", "warm"]) {
+    const runtime = corpusRuntime();
+    const failure = { outcome: "limit", detail: "memory" };
+    const exit = await runtime.run(
+      request(wasmHook("memory_bomb_exit", { isolation }), undefined, { memoryMb: 2 }),
+    );
+    assertEquals(exit, { exitCode: 1, stdout: "", stderr: "out of memory", failure });
+    const extism = await runtime.run(
+      request(wasmHook("memory_bomb_extism", { isolation }), undefined, { memoryMb: 2 }),
+    );
+    assertEquals(extism, { exitCode: 1, stdout: "", stderr: "", failure });
+    await assertServesNext(runtime);
+    await runtime.close?.();
+  }
+});
+
+Deno.test("run() lets a plugin recover from a failed grow", async () => {
+  const runtime = corpusRuntime();
+  for (const isolation of ["fresh", "warm"]) {
+    const hook = wasmHook("memory_grow_handled", { isolation });
+    for (let i = 0; i < 2; i++) {
+      const result = await runtime.run(request(hook, undefined, { memoryMb: 2 }));
+      assertEquals(result, { exitCode: 0, stdout: "fallback", stderr: "" });
+    }
+  }
+  await runtime.close?.();
+});
+
+Deno.test("run() keeps a trap without a failed grow a trap, even at the memory cap", async () => {
+  const runtime = corpusRuntime();
+  const result = await runtime.run(request(wasmHook("trap_at_cap"), undefined, { memoryMb: 1 }));
+  assertEquals(result.failure, { outcome: "error", detail: "trap: memory access out of bounds" });
+  await runtime.close?.();
 });
