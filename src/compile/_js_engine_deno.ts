@@ -8,45 +8,20 @@
  *
  * @module
  */
-import { HookboxError } from "../errors.ts";
 import { sha256Hex } from "./_js_hash.ts";
+import { withLock } from "./_js_lock_deno.ts";
+import { checkClang, ensureNpmPackages, QUICKJS_DIR, REPO_ROOT } from "./_js_toolchain_deno.ts";
 import {
-  checkClang,
-  ensureNpmPackages,
-  QUICKJS_DIR,
-  REPO_ROOT,
-  runCommand,
-} from "./_js_toolchain_deno.ts";
+  CFLAGS,
+  compileAndLink,
+  ENGINE_SRC,
+  GLUE_FILES,
+  headerSalt,
+  LDFLAGS,
+  QUICKJS_FILES,
+} from "./_js_clang_deno.ts";
 
-/** Where the engine's own sources live. */
-export const ENGINE_SRC = `${REPO_ROOT}plugins/engine`;
-/** Shadow stack of the engine: deep enough for ~1000 nested JS calls, small to snapshot. */
-const STACK_SIZE = 512 * 1024;
-const QUICKJS_FILES = ["quickjs.c", "libregexp.c", "libunicode.c", "cutils.c", "libbf.c"];
-const GLUE_FILES = ["engine.c", "host.c", "interrupt.c"];
-
-const CFLAGS = [
-  "--target=wasm32-wasi",
-  "--sysroot=/usr",
-  "-O2",
-  '-DCONFIG_VERSION="2021-03-27"',
-  "-DCONFIG_BIGNUM",
-  "-DFE_DOWNWARD=0x400",
-  "-DFE_UPWARD=0x800",
-  `-DHB_STACK_SIZE=${STACK_SIZE}`,
-  "-include",
-  "malloc.h",
-  "-Wno-implicit-const-int-float-conversion",
-];
-const LDFLAGS = [
-  "--target=wasm32-wasi",
-  "--sysroot=/usr",
-  "-nostartfiles",
-  "-Wl,--no-entry",
-  `-Wl,-z,stack-size=${STACK_SIZE}`,
-  "-Wl,--strip-all",
-  "-Wl,--gc-sections",
-];
+export { ENGINE_SRC };
 
 /** A built engine: where it is and the hash the compiler cache is keyed by. */
 export interface EngineBuild {
@@ -72,16 +47,6 @@ export async function preludeSource(): Promise<string> {
     "delete globalThis.__hookbox_host;\n";
 }
 
-function cArray(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  const rows = [];
-  for (let i = 0; i < bytes.length; i += 24) {
-    rows.push(Array.from(bytes.subarray(i, i + 24)).join(","));
-  }
-  return `const char hb_prelude_source[] = {\n${rows.join(",\n")},0};\n` +
-    `const unsigned int hb_prelude_length = ${bytes.length};\n`;
-}
-
 async function engineKey(clang: string, prelude: string): Promise<string> {
   const files = [
     ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
@@ -95,73 +60,14 @@ async function engineKey(clang: string, prelude: string): Promise<string> {
   );
 }
 
-/** Everything besides a file's own text that changes its object code. */
-async function headerSalt(clangVersion: string): Promise<string> {
-  const headers = [
-    `${ENGINE_SRC}/engine.h`,
-    `${ENGINE_SRC}/include/pthread.h`,
-    `${QUICKJS_DIR}/quickjs.h`,
-  ];
-  const texts = await Promise.all(headers.map(readText));
-  return [clangVersion, CFLAGS.join(" "), ...texts].join("\0");
-}
-
-async function clang(args: string[], what: string): Promise<void> {
-  const out = await runCommand("clang", args);
-  if (out.code !== 0) {
-    throw new HookboxError(
-      "COMPILE_FAILED",
-      `clang failed on ${what}:\n${out.stderr.slice(0, 4000)}`,
-    );
-  }
-}
-
-/** Runs `jobs` with at most `limit` in flight. */
-async function parallel(jobs: (() => Promise<void>)[], limit: number): Promise<void> {
-  const queue = [...jobs];
-  const worker = async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) await job();
-  };
-  await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
-}
-
-/** Compiles one C file, reusing `.cache/engine/obj/<hash>.o` when unchanged. */
-async function compileObject(source: string, salt: string, objDir: string): Promise<string> {
-  const include = [`-I${ENGINE_SRC}/include`, `-I${QUICKJS_DIR}`, `-I${ENGINE_SRC}`];
-  const key = await sha256Hex([salt, source, await readText(source)].join("\0"));
-  const object = `${objDir}/${key.slice(0, 24)}.o`;
-  try {
-    await Deno.stat(object);
-    return object;
-  } catch { /* compile it */ }
-  const tmp = `${object}.${crypto.randomUUID()}.tmp`;
-  await clang([...CFLAGS, ...include, "-c", source, "-o", tmp], source);
-  await Deno.rename(tmp, object);
-  return object;
-}
-
-async function compileAndLink(dir: string, prelude: string, salt: string): Promise<void> {
-  await Deno.writeTextFile(`${dir}/prelude.c`, cArray(prelude));
-  const sources = [
-    ...QUICKJS_FILES.map((f) => `${QUICKJS_DIR}/${f}`),
-    ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
-    `${dir}/prelude.c`,
-  ];
-  const objDir = `${dir}/../obj`;
-  await Deno.mkdir(objDir, { recursive: true });
-  const objects: string[] = [];
-  await parallel(
-    sources.map((s, i) => async () => {
-      objects[i] = await compileObject(s, salt, objDir);
-    }),
-    navigator.hardwareConcurrency || 2,
-  );
-  await clang([...LDFLAGS, ...objects, "-o", `${dir}/engine.wasm`], "the engine link");
-}
-
 /** Builds (or reuses) the engine plugin; see the module doc for the cache key. */
 export async function buildEngine(cacheRoot = `${REPO_ROOT}.cache/engine`): Promise<EngineBuild> {
   const clangVersion = await checkClang();
+  await Deno.mkdir(cacheRoot, { recursive: true });
+  return await withLock(`${cacheRoot}/.lock`, () => buildLocked(cacheRoot, clangVersion));
+}
+
+async function buildLocked(cacheRoot: string, clangVersion: string): Promise<EngineBuild> {
   await ensureNpmPackages();
   const prelude = await preludeSource();
   const key = await engineKey(clangVersion, prelude);
