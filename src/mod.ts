@@ -61,12 +61,21 @@ export interface ExecutorOptions {
   cacheDir?: string;
   /** Replace or add runtimes (tests, embedders). */
   runtimes?: Partial<Record<RuntimeKind, Runtime>>;
+  /**
+   * Run WebAssembly hooks inside a Web Worker that is terminated when a call
+   * overruns its deadline (defence in depth); also enables Extism HTTP for
+   * hooks with `allowed_hosts`. @default false
+   */
+  wasmWorker?: boolean;
 }
 
 /** Creates an executor on this machine (Deno), with the default runtimes. */
 export function createExecutor(options: ExecutorOptions = {}): Executor {
   if (options.allowSubprocess !== undefined && typeof options.allowSubprocess !== "boolean") {
     throw new TypeError("allowSubprocess must be a boolean");
+  }
+  if (options.wasmWorker !== undefined && typeof options.wasmWorker !== "boolean") {
+    throw new TypeError("wasmWorker must be a boolean");
   }
   const policy: Partial<Policy> = {
     ...options.policy,
@@ -83,7 +92,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       : { projectDir: options.projectDir && absolute(options.projectDir) }),
     defaultWorkDir: absolute(options.workDir ?? Deno.cwd()),
     runtimes: {
-      wasm: wasmRuntime(options.cacheDir),
+      wasm: wasmRuntime(options.cacheDir, options.wasmWorker === true),
       subprocess: createSubprocessRuntime(),
       prompt: createPromptRuntime(),
       ...options.runtimes,
@@ -94,7 +103,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
 }
 
 /** The wasm runtime fed by the compilers; compiling happens in `prepare`, untimed. */
-function wasmRuntime(cacheDir: string | undefined): Runtime {
+function wasmRuntime(cacheDir: string | undefined, worker: boolean): Runtime {
   const compiled = new WeakMap<HookDefinition, Promise<Uint8Array>>();
   const loadBytes = (hook: HookDefinition): Promise<Uint8Array> => {
     let bytes = compiled.get(hook);
@@ -105,7 +114,7 @@ function wasmRuntime(cacheDir: string | undefined): Runtime {
     }
     return bytes;
   };
-  const runtime = createWasmRuntime({ loadBytes });
+  const runtime = createWasmRuntime({ loadBytes, worker });
   return {
     kind: "wasm",
     run: (request) => runtime.run(request),

@@ -42,6 +42,7 @@ async function handle(job: WorkerJob): Promise<RunResult> {
   const failure = await runtime.prepare(hook, job.limits);
   if (failure !== null) return { exitCode: null, stdout: "", stderr: "", failure };
   if (job.type === "prepare") return { exitCode: 0, stdout: "", stderr: "" };
+  scope.postMessage({ type: "started", id: job.id });
   const { input, env, limits, tenantId } = job;
   return await runtime.run({ hook, input, env, limits, tenantId });
 }

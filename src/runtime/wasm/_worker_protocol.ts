@@ -29,5 +29,7 @@ export interface WorkerJob {
 /** Worker → main. */
 export type WorkerMessage =
   | { type: "ready" }
+  /** The plugin is loaded; the call's clock starts now. */
+  | { type: "started"; id: number }
   | { type: "result"; id: number; result: RunResult }
   | HttpAsk;

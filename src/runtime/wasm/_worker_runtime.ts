@@ -28,10 +28,8 @@ export interface WorkerRuntimeOptions {
   onDispatch?: (type: WorkerJob["type"]) => void;
 }
 
-/** Extra time a call may take on a worker that has not loaded its plugin yet. */
+/** Time a worker may take to load a plugin it has not loaded yet. */
 const LOAD_ALLOWANCE_MS = 30_000;
-/** Hooks a worker remembers before the oldest is forgotten. */
-const KNOWN_HOOKS = 256;
 const TIMEOUT: RunFailure = { outcome: "timeout", detail: "time" };
 const ABORTED: RunFailure = { outcome: "error", detail: "aborted" };
 
@@ -57,6 +55,8 @@ export class WorkerRuntime implements Runtime {
   #queue: Pending[] = [];
   #keys = new WeakMap<HookDefinition, number>();
   #bytes = new WeakMap<HookDefinition, Promise<Uint8Array>>();
+  /** Limits keys a worker prepared each hook for: later prepares answer at once. */
+  #prepared = new WeakMap<HookDefinition, Set<string>>();
   #nextKey = 1;
   /** Bumped by close(): calls that started before it end as aborted. */
   #generation = 0;
@@ -89,6 +89,8 @@ export class WorkerRuntime implements Runtime {
 
   /** Loads the plugin on the main side and has a worker instrument and compile it. */
   async prepare(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+    const loads = `${limits.memoryMb}:${limits.moduleKb}`;
+    if (this.#prepared.get(hook)?.has(loads)) return null;
     const generation = this.#generation;
     let bytes: Uint8Array;
     try {
@@ -107,7 +109,11 @@ export class WorkerRuntime implements Runtime {
     };
     const overrun = { outcome: "error" as const, detail: "worker: prepare took too long" };
     const result = await this.#submit(job, hook, bytes, overrun, undefined);
-    return result.failure ?? null;
+    if (result.failure !== undefined) return result.failure;
+    let prepared = this.#prepared.get(hook);
+    if (prepared === undefined) this.#prepared.set(hook, prepared = new Set());
+    prepared.add(loads);
+    return null;
   }
 
   /** Terminates every worker; queued and running calls report `error` / `aborted`. */
@@ -122,6 +128,7 @@ export class WorkerRuntime implements Runtime {
     await Promise.all(slots.map((slot) => slot.drain()));
     this.#keys = new WeakMap();
     this.#bytes = new WeakMap();
+    this.#prepared = new WeakMap();
   }
 
   #submit(
@@ -174,29 +181,18 @@ export class WorkerRuntime implements Runtime {
   }
 
   #message(slot: WorkerSlot, pending: Pending): SlotJob {
-    const { job, hook, bytes } = pending;
-    const forget: number[] = [];
-    const loads = `${job.limits.memoryMb}:${job.limits.moduleKb}`;
-    let seen = slot.known.get(job.key);
-    const fresh = seen === undefined;
-    if (seen === undefined) {
-      slot.known.set(job.key, seen = new Set());
-      for (const key of slot.known.keys()) {
-        if (slot.known.size - forget.length <= KNOWN_HOOKS) break;
-        forget.push(key);
-      }
-      for (const key of forget) slot.known.delete(key);
+    const { job, hook, bytes, onOverrun, settle } = pending;
+    const seen = slot.admit(job.key, `${job.limits.memoryMb}:${job.limits.moduleKb}`);
+    const message: WorkerJob = { ...job, id: this.#nextId++, forget: seen.forget };
+    if (seen.fresh) Object.assign(message, { hook, bytes });
+    const allowedHosts = hook.manifest.allowed_hosts;
+    if (job.type === "prepare") {
+      return { message, killAfterMs: LOAD_ALLOWANCE_MS, onOverrun, allowedHosts, settle };
     }
-    const loaded = seen.has(loads);
-    seen.add(loads);
-    const message: WorkerJob = { ...job, id: this.#nextId++, forget };
-    if (fresh) Object.assign(message, { hook, bytes });
-    const allowance = loaded ? 0 : LOAD_ALLOWANCE_MS;
-    const killAfterMs = job.type === "prepare"
-      ? LOAD_ALLOWANCE_MS
-      : job.limits.timeoutMs + this.#grace + allowance;
-    const { onOverrun, settle } = pending;
-    return { message, killAfterMs, onOverrun, allowedHosts: hook.manifest.allowed_hosts, settle };
+    // Loading happens before the call's clock starts (the worker says when).
+    const runMs = job.limits.timeoutMs + this.#grace;
+    const killAfterMs = seen.loaded ? runMs : LOAD_ALLOWANCE_MS + runMs;
+    return { message, killAfterMs, runMs, onOverrun, allowedHosts, settle };
   }
 
   #spawn(): void {

@@ -15,6 +15,8 @@ export interface SlotJob {
   message: WorkerJob;
   /** Terminate the worker when no result came back after this long. */
   killAfterMs: number;
+  /** For runs: the same, counted from when the worker reports the call started. */
+  runMs?: number;
   /** What the job reports when that happens. */
   onOverrun: RunFailure;
   /** HOOK.md `allowed_hosts` of the job's hook (re-checked on this side). */
@@ -31,12 +33,24 @@ export interface SlotEvents {
 
 /** How long a new worker may take to load the runtime. */
 const START_TIMEOUT_MS = 30_000;
+/** Hooks a worker remembers before the oldest is forgotten. */
+const KNOWN_HOOKS = 256;
+
+/** What a worker already has for a job's hook (see {@linkcode WorkerSlot.admit}). */
+export interface Admission {
+  /** The worker has never seen the hook: send its definition and bytes. */
+  fresh: boolean;
+  /** The worker has loaded the hook for these limits before. */
+  loaded: boolean;
+  /** Keys the worker may drop. */
+  forget: number[];
+}
 
 /** One worker, one job at a time. */
 export class WorkerSlot {
   state: "starting" | "idle" | "busy" | "dead" = "starting";
-  /** `key` → loaded limits keys the worker has seen (insertion order: oldest first). */
-  readonly known: Map<number, Set<string>> = new Map();
+  /** Hook key → limits keys the worker has loaded it for (insertion order: oldest first). */
+  readonly #known: Map<number, Set<string>> = new Map();
   readonly #worker: Worker;
   readonly #events: SlotEvents;
   readonly #stop = new AbortController();
@@ -55,6 +69,24 @@ export class WorkerSlot {
     this.#worker.onmessageerror = () =>
       this.kill({ outcome: "error", detail: "worker: bad message" });
     this.#arm(START_TIMEOUT_MS, { outcome: "error", detail: "worker: did not start" });
+  }
+
+  /** Records that the next job carries hook `key` loaded for `loads`. */
+  admit(key: number, loads: string): Admission {
+    const forget: number[] = [];
+    let seen = this.#known.get(key);
+    const fresh = seen === undefined;
+    if (seen === undefined) {
+      this.#known.set(key, seen = new Set());
+      for (const old of this.#known.keys()) {
+        if (this.#known.size - forget.length <= KNOWN_HOOKS) break;
+        forget.push(old);
+      }
+      for (const old of forget) this.#known.delete(old);
+    }
+    const loaded = seen.has(loads);
+    seen.add(loads);
+    return { fresh, loaded, forget };
   }
 
   /** Runs `job`; the slot must be idle. */
@@ -95,6 +127,11 @@ export class WorkerSlot {
       clearTimeout(this.#timer);
       this.state = "idle";
       this.#events.idle(this);
+    } else if (message.type === "started") {
+      const job = this.#job;
+      if (job?.message.id === message.id && job.runMs !== undefined) {
+        this.#arm(job.runMs, job.onOverrun);
+      }
     } else if (message.type === "result") {
       const job = this.#job;
       if (job === null || job.message.id !== message.id) return;

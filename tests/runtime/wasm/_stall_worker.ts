@@ -1,23 +1,32 @@
 /**
  * Test-only worker entry: the real runtime worker, except that a call whose
- * event contains "STALL" blocks the worker thread for good — a host function
- * that never returns, which no metering can interrupt. Only terminating the
- * worker ends it.
+ * event contains "STALL" blocks the worker thread for good once the call has
+ * started — like a host function that never returns, which no metering can
+ * interrupt. Only terminating the worker ends it.
  *
  * @module
  */
 import "../../../src/runtime/wasm/_worker_entry.ts";
-import type { WorkerJob } from "../../../src/runtime/wasm/_worker_protocol.ts";
+import type { WorkerJob, WorkerMessage } from "../../../src/runtime/wasm/_worker_protocol.ts";
 
-type Handler = (event: MessageEvent<WorkerJob>) => void;
-const scope = globalThis as unknown as { onmessage: Handler | null };
+interface Scope {
+  onmessage: ((event: MessageEvent<WorkerJob>) => void) | null;
+  postMessage(message: WorkerMessage): void;
+}
+const scope = globalThis as unknown as Scope;
 const serve = scope.onmessage!;
+const post = scope.postMessage.bind(scope);
+const stalling = new Set<number>();
 const decoder = new TextDecoder();
 
-scope.onmessage = (event) => {
-  const job = event.data;
-  if (job.type === "run" && decoder.decode(job.input).includes("STALL")) {
+scope.postMessage = (message) => {
+  post(message);
+  if (message.type === "started" && stalling.has(message.id)) {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
   }
+};
+scope.onmessage = (event) => {
+  const job = event.data;
+  if (job.type === "run" && decoder.decode(job.input).includes("STALL")) stalling.add(job.id);
   serve(event);
 };

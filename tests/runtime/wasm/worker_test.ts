@@ -5,8 +5,11 @@
  */
 import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
 import type { EffectiveLimits, RunRequest } from "../../../src/runtime/types.ts";
+import { createExecutor } from "../../../src/mod.ts";
 import { createWasmRuntime } from "../../../src/runtime/wasm/mod.ts";
 import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
+import { tempTree } from "../../_helpers.ts";
+import { toolCall, writePluginHook } from "../../integration/_plugins.ts";
 import { corpus, corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
 
 const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);
@@ -78,11 +81,10 @@ for (const [name, limits] of LIMITED) {
   });
 }
 
-Deno.test("worker mode terminates a stalled worker at the deadline and serves the next call", async () => {
+Deno.test("worker mode terminates a stalled first call at the deadline and serves the next call", async () => {
   const runtime = stallRuntime();
   const hook = wasmHook("guard_wasi", { isolation: "warm" });
   const limits = { ...request(hook).limits, timeoutMs: 150 };
-  assertEquals(await runtime.prepare(hook, limits), null);
   const stalled = await runtime.run(request(hook, shellEvent("STALL"), limits));
   assertEquals(stalled, {
     exitCode: null,
@@ -161,4 +163,19 @@ Deno.test("createWasmRuntime() rejects bad worker options", () => {
   const compile = (b: Uint8Array) => WebAssembly.compile(b as Uint8Array<ArrayBuffer>);
   throws(() => createWasmRuntime({ loadBytes, worker: true, compile }), TypeError);
   throws(() => createWasmRuntime({ loadBytes, worker: true, workers: 0 }), TypeError);
+});
+
+Deno.test("createExecutor({ wasmWorker: true }) runs WebAssembly hooks in a worker", async () => {
+  await using tree = await tempTree();
+  const dir = await tree.dir("hooks");
+  await writePluginHook(dir, "guard", await corpus("guard_extism"), { isolation: "warm" });
+  const executor = createExecutor({ projectDir: dir, userDir: null, wasmWorker: true });
+  try {
+    const blocked = await executor.dispatch(toolCall("rm -rf /"));
+    assertEquals([blocked.decision, blocked.reason], ["block", "rm -rf is not allowed"]);
+    assertEquals((await executor.dispatch(toolCall("ls"))).decision, "allow");
+  } finally {
+    await executor.close();
+  }
+  throws(() => createExecutor({ wasmWorker: "yes" as unknown as boolean }), TypeError);
 });
