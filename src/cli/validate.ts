@@ -1,7 +1,12 @@
-/** `hookbox validate [DIR...]`: checks hook folders and prints every problem. */
+/**
+ * `hookbox validate [DIR...]`: checks hook folders (HOOK.md, entry, and for a
+ * `.wasm` entry the plugin itself, loaded as the runtime would) and prints
+ * every problem.
+ */
 import { absolute, defaultUserDir, denoFs } from "../adapters/deno/fs.ts";
 import { type HookProblem, scanPath } from "../hook/discover.ts";
 import { EXIT } from "./_io.ts";
+import { checkPlugin } from "./_plugin_check.ts";
 
 export const VALIDATE_USAGE = "hookbox validate [DIR...]";
 
@@ -28,10 +33,15 @@ export async function validateCommand(args: string[]): Promise<number> {
     }
     const found = await scanPath(denoFs, dir, "project");
     for (const hook of found.hooks) {
-      console.log(`ok ${hook.name} ${hook.dir} (${hook.entry.runtime})`);
+      const problem = await checkPlugin(denoFs, hook);
+      if (problem === null) {
+        console.log(`ok ${hook.name} ${hook.dir} (${hook.entry.runtime})`);
+        hooks++;
+      } else {
+        found.problems.push(problem);
+      }
     }
     for (const p of found.problems) console.log(problemLine(p));
-    hooks += found.hooks.length;
     problems += found.problems.length;
   }
   console.log(`${hooks} hook(s) valid, ${problems} problem(s)`);

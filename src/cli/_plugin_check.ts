@@ -1,0 +1,45 @@
+/**
+ * `validate` for `.wasm` entries: loads the plugin exactly as the runtime
+ * would (size cap, SHA-256 pin, import policy, ABI, instrumentation,
+ * compilation) under the default policy, and turns a refusal into a problem.
+ *
+ * @module
+ */
+import type { HostFs } from "../host.ts";
+import { isHookboxError } from "../errors.ts";
+import type { HookProblem } from "../hook/discover.ts";
+import type { HookDefinition } from "../hook/types.ts";
+import { DEFAULT_POLICY, effectiveLimits } from "../policy.ts";
+import { loadPlugin } from "../runtime/wasm/mod.ts";
+
+/**
+ * The problem that keeps `hook`'s `.wasm` plugin from loading, or null when it
+ * loads (or the hook has no `.wasm` entry: sources are checked when compiled).
+ */
+export async function checkPlugin(fs: HostFs, hook: HookDefinition): Promise<HookProblem | null> {
+  const { entry } = hook;
+  if (entry.runtime !== "wasm" || entry.format !== "wasm") return null;
+  const limits = effectiveLimits(hook.manifest, DEFAULT_POLICY);
+  try {
+    const bytes = await fs.readFile(entry.path);
+    await loadPlugin(bytes, {
+      memoryMb: limits.memoryMb,
+      moduleKb: limits.moduleKb,
+      path: entry.path,
+      ...(hook.manifest.sha256 === undefined ? {} : { sha256: hook.manifest.sha256 }),
+    });
+    return null;
+  } catch (err) {
+    if (!isHookboxError(err)) {
+      const message = `cannot read the plugin: ${err instanceof Error ? err.message : err}`;
+      return { code: "HOOK_ENTRY_MISSING", message, path: entry.path, level: hook.level };
+    }
+    return {
+      code: err.code,
+      message: err.message,
+      path: err.path ?? entry.path,
+      ...(err.field === undefined ? {} : { field: err.field }),
+      level: hook.level,
+    };
+  }
+}
