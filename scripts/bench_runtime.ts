@@ -5,6 +5,7 @@
  *
  *   (a) our runtime, warm instance      (b) our runtime, fresh instance
  *   (c) @extism/extism runInWorker      (d) subprocess: the same logic as a native C program
+ *   (e) our runtime in worker mode, warm
  *
  * plus fuel-metering overhead on a CPU-heavy plugin and how fast a runaway
  * loop is stopped. Run: `deno run -A scripts/bench_runtime.ts`.
@@ -69,12 +70,9 @@ const EVENT = JSON.stringify({
 });
 const INPUT = encoder.encode(EVENT);
 
-const runtime = createWasmRuntime({
-  loadBytes: (h) =>
-    Promise.resolve(
-      PLUGINS[h.entry.runtime === "wasm" ? h.entry.path.replace(/\.wasm$/, "") : ""]!,
-    ),
-});
+const loadBytes = (h: HookDefinition) =>
+  Promise.resolve(PLUGINS[h.entry.runtime === "wasm" ? h.entry.path.replace(/\.wasm$/, "") : ""]!);
+const runtime = createWasmRuntime({ loadBytes });
 const request = (h: HookDefinition, limits: Partial<EffectiveLimits> = {}): RunRequest => ({
   hook: h,
   input: INPUT,
@@ -137,6 +135,15 @@ rows.push([
   await measure(2_000, 300, () => worker.call("hook", INPUT)),
 ]);
 await worker.close();
+
+// (e): our runtime in worker mode (defence in depth: terminated past the deadline), warm.
+const inWorker = createWasmRuntime({ loadBytes, worker: true });
+const workerReq = request(warmHook);
+rows.push([
+  "(e) hookbox worker mode, warm, Extism-native",
+  await measure(5_000, 1_000, () => expectExit0(inWorker.run(workerReq))),
+]);
+await inWorker.close?.();
 
 // (d): the same logic as a native executable `scripts/run` (C, built here with cc).
 const dir = await Deno.makeTempDir({ prefix: "hookbox_bench_" });
