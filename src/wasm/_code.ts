@@ -6,7 +6,8 @@
  * Fuel accounting is per basic block: every straight-line run of code (from
  * function entry, or after `block`, `loop`, `if`, `else`, `end`, `br_if`,
  * `try`, `catch`) is charged its static instruction count when it starts
- * (bulk memory/table ops cost {@linkcode BULK_COST}). Only function entries and
+ * (bulk memory/table ops cost {@linkcode BULK_COST} plus their length / 16,
+ * charged at run time just before they execute). Only function entries and
  * loop headers also check the counter and call `out_of_fuel` when it is
  * negative — every unbounded execution passes one of those, so a runaway is
  * stopped within one basic block's worth of overdraft per frame, while the
@@ -47,6 +48,8 @@ export interface CodeContext {
    * `hookbox.grow_failed` when the grow fails; null when not signalling.
    */
   grow: number[] | null;
+  /** Per memory, whether it is 64-bit (its bulk operations take an i64 length). */
+  mem64: boolean[];
 }
 
 /** Per-function facts the rewriter needs. */
@@ -93,7 +96,11 @@ export function rewriteConstExpr(r: Reader, w: Writer, ctx: CodeContext): void {
   c.flush(r.pos);
 }
 
-/** Reads the locals vector, writes it back (plus one i64 when metering); returns the fuel local. */
+/**
+ * Reads the locals vector and writes it back; when metering, appends three
+ * locals: the fuel copy (i64), then an i64 and an i32 scratch for bulk-op
+ * lengths. Returns the index of the fuel local (the scratches follow it).
+ */
 function copyLocals(r: Reader, w: Writer, params: number, addFuel: boolean): number {
   const groups: Uint8Array[] = [];
   let count = params;
@@ -104,10 +111,23 @@ function copyLocals(r: Reader, w: Writer, params: number, addFuel: boolean): num
     groups.push(r.bytes.subarray(start, r.pos));
   }
   if (count > 50_000) invalid(`too many locals (${count})`, r.pos);
-  w.u32(groups.length + (addFuel ? 1 : 0));
+  w.u32(groups.length + (addFuel ? 2 : 0));
   for (const g of groups) w.bytes(g);
-  if (addFuel) w.u8(1).u8(0x7e);
+  if (addFuel) w.u8(2).u8(0x7e).u8(1).u8(0x7f);
   return count;
+}
+
+/**
+ * The length operand type of a bulk memory/table operation starting at `at`
+ * (0xfc prefix), or null when it is not one: memory.fill/copy on 64-bit
+ * memories take an i64 length, everything else an i32.
+ */
+function bulkLength(r: Reader, at: number, sub: number, ctx: CodeContext): "i32" | "i64" {
+  const imm = new Reader(r.bytes, at + 1, r.pos);
+  imm.u32(); // the sub-opcode
+  if (sub === 11) return ctx.mem64[imm.u32()] ? "i64" : "i32"; // memory.fill mem
+  if (sub === 10) return ctx.mem64[imm.u32()] && ctx.mem64[imm.u32()] ? "i64" : "i32"; // copy dst src
+  return "i32";
 }
 
 /** The open fuel segment of a function being rewritten: where its cost goes, and how much. */
@@ -156,7 +176,12 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
     const at = r.pos;
     decodeInstr(r, instr);
     const op = instr.op;
-    segments.add(op === 0xfc && BULK_SUBS.has(instr.sub) ? BULK_COST : 1);
+    const bulk = op === 0xfc && BULK_SUBS.has(instr.sub);
+    segments.add(bulk ? BULK_COST : 1);
+    if (bulk && fuel) { // plus one unit per 16 bytes/elements, charged before it runs
+      c.flush(at);
+      X.emitLengthCharge(w, fuel, bulkLength(r, at, instr.sub, ctx));
+    }
     if (op === 0x40 && ctx.grow) { // memory.grow -> call the memory's grow helper
       c.flush(at);
       const memory = new Reader(r.bytes, at + 1, r.pos).u32();

@@ -55,6 +55,19 @@ export function emitSub(w: Writer, s: FuelSlots): number {
   return patchAt;
 }
 
+/**
+ * With the length operand on top of the stack, emits `fuel -= length >> 4`
+ * and leaves the stack as it was. The scratch locals follow the fuel local:
+ * `local + 1` (i64) and `local + 2` (i32).
+ */
+export function emitLengthCharge(w: Writer, s: FuelSlots, type: "i32" | "i64"): void {
+  const scratch = type === "i64" ? s.local + 1 : s.local + 2;
+  w.u8(LOCAL_TEE).u32(scratch).u8(LOCAL_GET).u32(s.local).u8(LOCAL_GET).u32(scratch);
+  if (type === "i32") w.u8(0xad); // i64.extend_i32_u
+  w.u8(0x42).u8(4).u8(0x88); // i64.const 4, i64.shr_u
+  w.u8(0x7d).u8(LOCAL_SET).u32(s.local); // i64.sub
+}
+
 /** `global = local`: publish the function's fuel before calls and exits. */
 export function emitFuelStore(w: Writer, s: FuelSlots): void {
   w.u8(LOCAL_GET).u32(s.local).u8(GLOBAL_SET).u32(s.global);

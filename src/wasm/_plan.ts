@@ -46,7 +46,14 @@ export interface Plan {
 export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   const funcImports = countImports(m, "func");
   const types = new E.TypeTable(m.types);
-  const ctx: CodeContext = { funcImports, shift: 0, fuel: null, depth: null, grow: null };
+  const ctx: CodeContext = {
+    funcImports,
+    shift: 0,
+    fuel: null,
+    depth: null,
+    grow: null,
+    mem64: m.memories.map((mem) => mem.is64),
+  };
   const p: Plan = { ctx, types, imports: [], globals: [], exports: [], functions: [], bodies: [] };
   const globalBase = countImports(m, "global") + m.globals.length;
   const addGlobal = (valType: 0x7f | 0x7e, name: string, init = 0) => {

@@ -6,10 +6,11 @@
  *
  * What an instrumented module adds (names in {@linkcode HOOKBOX_EXPORTS}):
  * - `__hookbox_fuel` (mutable i64 global, initially `initialFuel` ?? 0) and the
- *   import `hookbox.out_of_fuel: () -> ()`. At each function entry and loop
- *   header the static cost of the code that follows (1 per instruction, bulk
- *   memory/table operations {@linkcode BULK_COST}) is subtracted; when the
- *   counter goes negative `out_of_fuel` is called. The host either throws
+ *   import `hookbox.out_of_fuel: () -> ()`. Every basic block is charged its
+ *   static cost when it starts (1 per instruction; bulk memory/table operations
+ *   {@linkcode BULK_COST} plus one unit per 16 bytes or elements of their
+ *   length, charged at run time); at function entries and loop headers, when
+ *   the counter is negative, `out_of_fuel` is called. The host either throws
  *   (trapping the guest) or stores a fresh positive slice and returns.
  *   The global is exact whenever control is in the host (calls out, returns).
  * - `__hookbox_depth` (mutable i32) and the import

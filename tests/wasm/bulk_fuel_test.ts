@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import { instrument } from "../../src/wasm/mod.ts";
+import { instantiate, OutOfFuel, wat } from "./_wat.ts";
+
+type Fn = (...args: number[]) => number;
+
+const FILL = wat(`(module
+  (memory 4)
+  (func (export "fill") (param $n i32) (memory.fill (i32.const 0) (i32.const 7) (local.get $n)))
+  (func (export "copy") (param $n i32) (memory.copy (i32.const 65536) (i32.const 0) (local.get $n)))
+  (func (export "fill_forever")
+    (loop $l (memory.fill (i32.const 0) (i32.const 7) (i32.const 200000)) (br $l))))`);
+
+const FILL64 = wat(`(module
+  (memory i64 4)
+  (func (export "fill") (param $n i64) (memory.fill (i64.const 0) (i32.const 7) (local.get $n))))`);
+
+function spentBy(exports: WebAssembly.Exports, run: () => void): bigint {
+  const fuel = exports.__hookbox_fuel as WebAssembly.Global;
+  fuel.value = 10n ** 12n;
+  run();
+  return 10n ** 12n - (fuel.value as bigint);
+}
+
+Deno.test("`instrument()` charges memory.fill and memory.copy by their length", async () => {
+  const { exports } = await instantiate(instrument(FILL, { memoryPages: 4 }));
+  const small = spentBy(exports, () => (exports.fill as Fn)(16));
+  const large = spentBy(exports, () => (exports.fill as Fn)(160_000));
+  assert.ok(large - small >= 9_000n, `fill of 160000 bytes cost only ${large - small} more`);
+  const copy = spentBy(exports, () => (exports.copy as Fn)(65_536));
+  assert.ok(copy >= 4_096n, `copy of 64 KiB cost ${copy}`);
+  const mem = exports.memory as WebAssembly.Memory;
+  assert.equal(new Uint8Array(mem.buffer)[65_536 + 100], 7, "the copy still happened");
+});
+
+Deno.test("`instrument()` charges memory.fill on a 64-bit memory by its i64 length", async () => {
+  const { exports } = await instantiate(instrument(FILL64, { memoryPages: 4 }));
+  const fill = exports.fill as (n: bigint) => void;
+  const small = spentBy(exports, () => fill(16n));
+  const large = spentBy(exports, () => fill(160_000n));
+  assert.ok(large - small >= 9_000n);
+});
+
+Deno.test("`instrument()` stops a loop of large fills through the fuel budget", async () => {
+  const { exports } = await instantiate(instrument(FILL, { memoryPages: 4 }), {
+    slice: 100_000,
+    slices: 5,
+  });
+  assert.throws(() => (exports.fill_forever as Fn)(), OutOfFuel);
+});
