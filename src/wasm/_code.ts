@@ -130,16 +130,33 @@ function bulkLength(r: Reader, at: number, sub: number, ctx: CodeContext): "i32"
   return "i32";
 }
 
-/** The open fuel segment of a function being rewritten: where its cost goes, and how much. */
+/**
+ * The fuel segments of a function being rewritten. A segment with a check
+ * (function entry, loop header) is emitted at once; a plain one is opened
+ * lazily, right before the next instruction that is not itself a block
+ * boundary, so runs of `end`/`br_if` emit no empty charges.
+ */
 class Segments {
   #patchAt = -1;
   #cost = 0;
+  #pending = false;
   constructor(readonly w: Writer, readonly fuel: X.FuelSlots | null) {}
-  /** Starts a segment: a plain charge, or (loop headers, entry) a charge with a check. */
-  open(check: boolean, atEntry = false): void {
+  /** Starts a segment with a check (function entry, loop headers). */
+  openChecked(atEntry = false): void {
     if (!this.fuel) return;
-    this.#patchAt = check ? X.emitCharge(this.w, this.fuel, atEntry) : X.emitSub(this.w, this.fuel);
+    this.#patchAt = X.emitCharge(this.w, this.fuel, atEntry);
     this.#cost = 0;
+    this.#pending = false;
+  }
+  /** Emits the charge of a lazily opened segment; call before copying an instruction. */
+  materialise(): void {
+    if (!this.#pending || !this.fuel) return;
+    this.#patchAt = X.emitSub(this.w, this.fuel);
+    this.#cost = 0;
+    this.#pending = false;
+  }
+  get pending(): boolean {
+    return this.#pending;
   }
   add(cost: number): void {
     this.#cost += cost;
@@ -149,10 +166,11 @@ class Segments {
     if (this.#patchAt >= 0) this.w.patchSigned5(this.#patchAt, this.#cost);
     this.#patchAt = -1;
   }
-  /** Closes the current segment and opens the next one at the current output position. */
+  /** Closes the current segment; the next one starts here (checked) or lazily. */
   next(check: boolean): void {
     this.close();
-    this.open(check);
+    if (check) this.openChecked();
+    else this.#pending = true;
   }
 }
 
@@ -167,7 +185,7 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
   const wrapped = fuel !== null || depth !== null;
   const segments = new Segments(w, fuel);
   if (depth) X.emitDepthEnter(w, depth);
-  segments.open(true, true);
+  segments.openChecked(true);
   if (wrapped) w.u8(0x02).bytes(new Uint8Array(fn.blockType));
   const c = new Copier(r, w);
   const blocks: number[] = [];
@@ -176,6 +194,10 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
     const at = r.pos;
     decodeInstr(r, instr);
     const op = instr.op;
+    if (segments.pending && !SPLITS.has(op) && op !== 0x07 && op !== 0x19) {
+      c.flush(at);
+      segments.materialise();
+    }
     const bulk = op === 0xfc && BULK_SUBS.has(instr.sub);
     segments.add(bulk ? BULK_COST : 1);
     if (bulk && fuel) { // plus one unit per 16 bytes/elements, charged before it runs
