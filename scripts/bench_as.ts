@@ -1,13 +1,16 @@
 /**
  * Benchmark of the AssemblyScript shell guard: compile time, plugin size and
- * warm call time through `@extism/extism` (foreground, no WASI) on a ~1 KB
- * pre-tool-call event. Run: `deno run -A scripts/bench_as.ts [calls]`.
+ * warm call time through hookbox's wasm runtime (`isolation: warm`, metered,
+ * as dispatched) on a ~1 KB pre-tool-call event. Run: `deno run -A scripts/bench_as.ts [calls]`.
  *
  * @module
  */
 
-import createPlugin from "@extism/extism";
+import { denoFs } from "../src/adapters/deno/fs.ts";
 import { compileAsHook } from "../src/compile/as.ts";
+import { loadHook } from "../src/hook/discover.ts";
+import { DEFAULT_POLICY, effectiveLimits } from "../src/policy.ts";
+import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
 
 const calls = Number(Deno.args[0] ?? 20_000);
 const entry = new URL("../hooks/shell-guard-as/scripts/run.as.ts", import.meta.url).pathname;
@@ -32,21 +35,35 @@ const event = JSON.stringify({
   tool_use_id: "t1",
 });
 
-const t2 = performance.now();
-const plugin = await createPlugin({ wasm: [{ data: bytes }] }, { useWasi: false });
-const coldMs = performance.now() - t2;
-for (let i = 0; i < 1000; i++) await plugin.call("hook", event);
-const samples = new Float64Array(calls);
-for (let i = 0; i < calls; i++) {
-  const start = performance.now();
-  await plugin.call("hook", event);
-  samples[i] = performance.now() - start;
-}
-samples.sort();
-const us = (q: number) => (samples[Math.floor(q * (calls - 1))]! * 1000).toFixed(1);
 console.log(`AssemblyScript shell guard (event ${event.length} B, ${calls} calls)`);
 console.log(`  compile ${compileMs.toFixed(0)} ms, cache hit ${cachedMs.toFixed(1)} ms`);
-console.log(`  plugin ${bytes.length} B, cold instance ${coldMs.toFixed(2)} ms`);
-console.log(`  warm call p50 ${us(0.5)} µs, p99 ${us(0.99)} µs (Extism JS SDK)`);
-await plugin.close();
+console.log(`  plugin ${bytes.length} B`);
+
+const hook = await loadHook(
+  denoFs,
+  new URL("../hooks/shell-guard-as", import.meta.url).pathname,
+  "platform",
+);
+const runtime = createWasmRuntime({ loadBytes: () => Promise.resolve(bytes) });
+const request = {
+  hook,
+  input: new TextEncoder().encode(event),
+  env: {},
+  tenantId: "bench",
+  limits: effectiveLimits(hook.manifest, DEFAULT_POLICY),
+};
+for (let i = 0; i < 1000; i++) await runtime.run(request);
+const ours = new Float64Array(calls);
+for (let i = 0; i < calls; i++) {
+  const start = performance.now();
+  const result = await runtime.run(request);
+  ours[i] = performance.now() - start;
+  if (result.exitCode !== 0) throw new Error(`unexpected result ${JSON.stringify(result)}`);
+}
+ours.sort();
+const ourUs = (q: number) => (ours[Math.floor(q * (calls - 1))]! * 1000).toFixed(1);
+console.log(
+  `  warm call p50 ${ourUs(0.5)} µs, p99 ${ourUs(0.99)} µs (hookbox runtime, warm, metered)`,
+);
+await runtime.close();
 await Deno.remove(cacheDir, { recursive: true });

@@ -16,7 +16,7 @@
  * ```
  */
 
-import { input_length, input_load_u8, input_load_u64 } from "./kernel";
+import { fd_read, input_length, input_load_u8, input_load_u64 } from "./kernel";
 import { appendString, callState } from "./_state";
 
 export { json } from "./json";
@@ -25,6 +25,22 @@ export { json } from "./json";
 export const ALLOW: i32 = 0;
 /** Exit code: block (stderr is the reason shown to the agent). */
 export const BLOCK: i32 = 2;
+
+/** Reads up to `length` event bytes from fd 0 into `base`; returns how many arrived. */
+function readStdin(base: usize, length: i32): i32 {
+  const iov = heap.alloc(16);
+  let done = 0;
+  while (done < length) {
+    store<u32>(iov, <u32>(base + <usize>done));
+    store<u32>(iov, <u32>(length - done), 4);
+    if (fd_read(0, iov, 1, iov + 8) != 0) break;
+    const got = <i32>load<u32>(iov, 8);
+    if (got == 0) break;
+    done += got;
+  }
+  heap.free(iov);
+  return done;
+}
 
 /** The event JSON handed to this call. */
 export namespace input {
@@ -35,7 +51,7 @@ export namespace input {
     const length = <i32>input_length();
     const data = new Uint8Array(length);
     const base = data.dataStart;
-    let i = 0;
+    let i = readStdin(base, length);
     for (; i + 8 <= length; i += 8) store<u64>(base + <usize>i, input_load_u64(<u64>i));
     for (; i < length; i++) store<u8>(base + <usize>i, input_load_u8(<u64>i));
     callState().input = data;

@@ -5,7 +5,9 @@
  * a plugin asks the host to `alloc` a block, copies bytes into it with
  * `store_*`, then hands the block over with `output_set` / `error_set`.
  *
- * Nothing else is imported: no `env`, no WASI.
+ * The one other import is WASI `fd_read`: hookbox serves the event on fd 0 to
+ * Extism-native plugins too, and reading it in one call is far cheaper than
+ * one `input_load_u64` host call per 8 bytes.
  */
 
 // @ts-ignore: decorator
@@ -39,3 +41,7 @@ export declare function output_set(address: u64, length: u64): void;
 // @ts-ignore: decorator
 @external("extism:host/env", "error_set")
 export declare function error_set(address: u64): void;
+
+// @ts-ignore: decorator
+@external("wasi_snapshot_preview1", "fd_read")
+export declare function fd_read(fd: i32, iovs: usize, iovsLength: i32, nread: usize): i32;

@@ -29,6 +29,8 @@ const USER_FILE = "hook/main.ts";
 const ENTRY_FILE = "hook/__hookbox_entry.ts";
 const DIAGNOSTIC_LINES = 20;
 const KERNEL = "extism:host/env";
+/** The library reads the event from fd 0 in one call (see plugins/as/kernel.ts). */
+const STDIN_READ = "wasi_snapshot_preview1.fd_read";
 
 // Generated entry: resets per-call state (warm instances are reused), hands
 // the streams to the host and, every few calls, frees the garbage (the
@@ -80,7 +82,7 @@ function firstLines(diagnostics: string, path: string): string {
 function checkImports(bytes: Uint8Array, path: string): void {
   const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   for (const { module: from, name } of WebAssembly.Module.imports(module)) {
-    if (from === KERNEL) continue;
+    if (from === KERNEL || `${from}.${name}` === STDIN_READ) continue;
     const id = `${from}.${name}`;
     const hint = IMPORT_HINTS[id] ?? "only the hookbox library may reach the host";
     throw new HookboxError("COMPILE_API_DENIED", `hook imports ${id}: ${hint}`, { path });

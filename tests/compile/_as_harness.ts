@@ -1,18 +1,21 @@
 /**
- * Test harness: runs an Extism-native plugin through `@extism/extism` and
- * recovers what the SDK drops — the exit code (the `hook` export's i32) and
- * stderr (`error_set`, which the SDK turns into a thrown error).
- *
- * Temporary until `createWasmRuntime` (src/runtime/wasm) lands.
+ * Test harness: runs a compiled AssemblyScript plugin through hookbox's wasm
+ * runtime (`createWasmRuntime`) exactly as `dispatch` would, and reports
+ * exit code, stdout, stderr and any failure.
  */
 
-import createPlugin from "@extism/extism";
+import type { HookDefinition } from "../../src/hook/types.ts";
+import type { EffectiveLimits, RunFailure } from "../../src/runtime/types.ts";
+import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
+import { manifestSchema } from "../../src/schema/manifest.ts";
 
-/** Exit code, stdout and stderr of one call. */
+/** Exit code, stdout and stderr of one call (exit code -1 when it failed). */
 export interface HookRun {
   exitCode: number;
   stdout: string;
   stderr: string;
+  /** Present only when the call failed (trap, limit, ...). */
+  failure?: RunFailure;
 }
 
 /** A loaded plugin whose `hook` can be called repeatedly (warm). */
@@ -21,59 +24,56 @@ export interface LoadedHook {
   close(): Promise<void>;
 }
 
-const ERROR_PREFIX = "Plugin-originated error: ";
+const LIMITS: EffectiveLimits = {
+  memoryMb: 16,
+  fuel: 1_000_000_000,
+  outputKb: 1024,
+  inputKb: 1024,
+  moduleKb: 16384,
+  timeoutMs: 10_000,
+};
 
-/** Loads `bytes` with the Extism SDK (no WASI) and wraps `hook`. */
-export async function loadHook(bytes: Uint8Array): Promise<LoadedHook> {
-  const exit = { code: -1 };
-  const plugin = await withHookCapture(
-    exit,
-    () => createPlugin({ wasm: [{ data: bytes }] }, { useWasi: false }),
-  );
+function definition(isolation: "warm" | "fresh"): HookDefinition {
+  const manifest = manifestSchema.parse({
+    name: "as-test",
+    description: "test",
+    trigger: "pre-tool-call",
+    isolation,
+  });
+  return {
+    name: "as-test",
+    level: "project",
+    dir: "/as-test",
+    manifest,
+    body: "",
+    entry: { runtime: "wasm", format: "as", path: "/as-test/scripts/run.as.ts" },
+  };
+}
+
+/** Loads `bytes` into a warm instance and wraps `hook`. */
+export function loadHook(bytes: Uint8Array, isolation: "warm" | "fresh" = "warm"): LoadedHook {
+  const runtime = createWasmRuntime({ loadBytes: () => Promise.resolve(bytes) });
+  const hook = definition(isolation);
   return {
     async run(event) {
-      exit.code = -1;
-      const input = typeof event === "string" ? event : JSON.stringify(event);
-      try {
-        const output = await plugin.call("hook", input);
-        return { exitCode: exit.code, stdout: output?.text() ?? "", stderr: "" };
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        if (!message.startsWith(ERROR_PREFIX)) throw err;
-        return { exitCode: exit.code, stdout: "", stderr: message.slice(ERROR_PREFIX.length) };
-      }
+      const text = typeof event === "string" ? event : JSON.stringify(event);
+      const input = new TextEncoder().encode(text);
+      const r = await runtime.run({ hook, input, env: {}, limits: LIMITS, tenantId: "t" });
+      const run: HookRun = { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr };
+      if (r.failure) run.failure = r.failure;
+      return run;
     },
-    close: () => plugin.close(),
+    close: async () => await runtime.close?.(),
   };
 }
 
 /** One call on a fresh instance. */
 export async function runHook(bytes: Uint8Array, event: unknown): Promise<HookRun> {
-  const hook = await loadHook(bytes);
+  const hook = loadHook(bytes, "fresh");
   try {
     return await hook.run(event);
   } finally {
     await hook.close();
-  }
-}
-
-type Instantiate = typeof WebAssembly.instantiate;
-
-// The SDK calls `instance.exports.hook()` and ignores its result; while the
-// plugin is created, hand it an instance whose `hook` records the result.
-async function withHookCapture<T>(exit: { code: number }, create: () => Promise<T>): Promise<T> {
-  const original: Instantiate = WebAssembly.instantiate;
-  const patched = async (module: WebAssembly.Module, imports?: WebAssembly.Imports) => {
-    const instance = await original(module, imports);
-    const hook = instance.exports.hook as () => number;
-    const exports = { ...instance.exports, hook: () => (exit.code = hook()) };
-    return { exports } as unknown as WebAssembly.Instance;
-  };
-  WebAssembly.instantiate = patched as unknown as Instantiate;
-  try {
-    return await create();
-  } finally {
-    WebAssembly.instantiate = original;
   }
 }
 
