@@ -14,9 +14,12 @@
  * count stays close to the instructions actually executed (code after an
  * unconditional branch up to the next `end`/`else` is the only overcharge).
  *
- * Every metered function keeps fuel in an i64 local (synchronised with the
- * exported global around calls, throws and exits) so hot code touches no
- * memory.
+ * That holds for functions with loops, which keep fuel in an i64 local
+ * (synchronised with the exported global around calls, throws and exits) so
+ * hot code touches no memory. A loop-free function runs each instruction at
+ * most once per call, so it is charged its whole static cost once at entry,
+ * on the global (an upper bound by at most its own size), and checks the
+ * counter only when it makes calls or is an entry point (export, start).
  *
  * When a local copy or the depth counter is used, the body is wrapped in a block with the
  * function's results so that every exit (`return`, a branch to the function
@@ -55,6 +58,8 @@ export interface CodeContext {
 /** Per-function facts the rewriter needs. */
 export interface FuncShape {
   params: number;
+  /** Exported or the start function: the host can call it directly. */
+  entry: boolean;
   /** Encoded block type of the function's results. */
   blockType: number[];
 }
@@ -115,6 +120,23 @@ function copyLocals(r: Reader, w: Writer, params: number, addFuel: boolean): num
   for (const g of groups) w.bytes(g);
   if (addFuel) w.u8(2).u8(0x7e).u8(1).u8(0x7f);
   return count;
+}
+
+/** What a function body contains that decides how it is metered (`loops` includes bulk ops). */
+function scanBody(r: Reader): { loops: boolean; calls: boolean } {
+  const scan = r.sub(0);
+  scan.end = r.end;
+  const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
+  let calls = false;
+  while (!scan.done) {
+    decodeInstr(scan, instr);
+    // Loops, and bulk operations (charged by length through the local), need the local copy.
+    if (instr.op === 0x03 || (instr.op === 0xfc && BULK_SUBS.has(instr.sub))) {
+      return { loops: true, calls: true };
+    }
+    if (instr.op >= 0x10 && instr.op <= 0x15) calls = true;
+  }
+  return { loops: false, calls };
 }
 
 /**
@@ -179,12 +201,24 @@ const SPLITS = new Set([0x02, 0x03, 0x04, 0x05, 0x06, 0x0b, 0x0d, 0x18, 0x1f]);
 
 /** Rewrites one function body (locals + expression) from `r` into `w`. */
 export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShape): void {
-  const local = copyLocals(r, w, fn.params, ctx.fuel !== null);
-  const fuel = ctx.fuel ? { ...ctx.fuel, local } : null;
+  const localStart = r.pos;
+  for (let n = r.u32(); n > 0; n--) void (r.u32(), r.u8());
+  const shape = scanBody(r);
+  r.pos = localStart;
+  const useLocal = ctx.fuel !== null && shape.loops;
+  const local = copyLocals(r, w, fn.params, useLocal);
+  const fuel = useLocal ? { ...ctx.fuel!, local } : null;
   const depth = ctx.depth;
   const wrapped = fuel !== null || depth !== null;
   const segments = new Segments(w, fuel);
   if (depth) X.emitDepthEnter(w, depth);
+  // Loop-free functions: one upfront charge of the whole body on the global,
+  // checked only when the function calls out (recursion is the only way back)
+  // or the host can enter it directly.
+  const upfront = ctx.fuel && !useLocal
+    ? X.emitGlobalCharge(w, ctx.fuel, shape.calls || fn.entry)
+    : -1;
+  let upfrontCost = 0;
   segments.openChecked(true);
   if (wrapped) w.u8(0x02).bytes(new Uint8Array(fn.blockType));
   const c = new Copier(r, w);
@@ -200,6 +234,7 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
     }
     const bulk = op === 0xfc && BULK_SUBS.has(instr.sub);
     segments.add(bulk ? BULK_COST : 1);
+    upfrontCost += bulk ? BULK_COST : 1;
     if (bulk && fuel) { // plus one unit per 16 bytes/elements, charged before it runs
       c.flush(at);
       X.emitLengthCharge(w, fuel, bulkLength(r, at, instr.sub, ctx));
@@ -253,6 +288,7 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
   }
   if (!r.done) invalid("bytes after the end of a function body", r.pos);
   segments.close();
+  if (upfront >= 0) w.patchSigned5(upfront, upfrontCost);
   c.flush(r.pos - 1); // everything before the function's final `end`
   if (wrapped) w.u8(0x0b);
   if (fuel) X.emitFuelStore(w, fuel);

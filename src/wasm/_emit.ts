@@ -68,6 +68,25 @@ export function emitLengthCharge(w: Writer, s: FuelSlots, type: "i32" | "i64"): 
   w.u8(0x7d).u8(LOCAL_SET).u32(s.local); // i64.sub
 }
 
+/**
+ * Emits `global -= cost` and, when `check`, `if (global < 0) out_of_fuel()`,
+ * for loop-free functions. Returns the patch offset of `cost`.
+ */
+export function emitGlobalCharge(
+  w: Writer,
+  s: { global: number; outOfFuel: number },
+  check: boolean,
+): number {
+  w.u8(GLOBAL_GET).u32(s.global).u8(0x42);
+  const patchAt = w.signed5(0);
+  w.u8(0x7d).u8(GLOBAL_SET).u32(s.global);
+  if (check) {
+    w.u8(GLOBAL_GET).u32(s.global).u8(0x42).u8(0x00).u8(0x53); // < 0
+    w.u8(0x04).u8(0x40).u8(0x10).u32(s.outOfFuel).u8(0x0b);
+  }
+  return patchAt;
+}
+
 /** `global = local`: publish the function's fuel before calls and exits. */
 export function emitFuelStore(w: Writer, s: FuelSlots): void {
   w.u8(LOCAL_GET).u32(s.local).u8(GLOBAL_SET).u32(s.global);

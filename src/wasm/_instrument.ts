@@ -119,12 +119,15 @@ function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
   return out;
 }
 
-/** Parameter count and encoded result block type of defined function `defined`. */
+/** Parameter count, entry-point flag and encoded result block type of defined function `defined`. */
 function funcShape(m: ParsedModule, p: Plan, defined: number): FuncShape {
   const t: FuncType | undefined = m.types[m.functions[defined] ?? -1];
   if (!t) return invalid(`function ${defined} has an unknown type`, 0);
   const params = t.params.length;
-  if (t.results.length === 0) return { params, blockType: [0x40] };
-  if (t.results.length === 1) return { params, blockType: [t.results[0]!] };
-  return { params, blockType: [...new Writer().signed(p.types.indexOf([], t.results)).finish()] };
+  const index = p.ctx.funcImports + defined;
+  const entry = m.start === index || m.exports.some((e) => e.kind === "func" && e.index === index);
+  if (t.results.length === 0) return { params, entry, blockType: [0x40] };
+  if (t.results.length === 1) return { params, entry, blockType: [t.results[0]!] };
+  const blockType = [...new Writer().signed(p.types.indexOf([], t.results)).finish()];
+  return { params, entry, blockType };
 }
