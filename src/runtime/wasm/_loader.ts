@@ -34,6 +34,8 @@ export interface LoadedPlugin {
 
 /** Everything {@linkcode prepare} needs besides the bytes. */
 export interface PrepareContext {
+  /** Benchmarks only: instrument without fuel metering. @default true */
+  meterFuel?: boolean;
   limits: LoadLimits;
   pin?: string | undefined;
   path?: string | undefined;
@@ -60,7 +62,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
   const instrumented = guard(() =>
     instrument(bytes, {
       memoryPages,
-      meterFuel: true,
+      meterFuel: ctx.meterFuel ?? true,
       initialFuel: FUEL_SLICE,
       exportGlobals: true,
       signalGrowFailure: true,

@@ -19,6 +19,8 @@ import { WarmPool } from "./_pool.ts";
 export interface RuntimeDeps {
   loadBytes(hook: HookDefinition): Promise<Uint8Array>;
   compile?: CompileFn;
+  /** Benchmarks only: no fuel metering (the fuel limit is not enforced). @default true */
+  meterFuel?: boolean;
   /** Serves Extism HTTP; only a runtime inside a worker has one. */
   httpTransport?: HttpTransport;
 }
@@ -144,7 +146,15 @@ export class WasmRuntime implements Runtime {
     const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
     return await this.#prepared.get(
       `${sha}:${key}:${pin ?? ""}`,
-      () => prepare(bytes, { limits, pin, path, compile: this.#compile, modules: this.#modules }),
+      () =>
+        prepare(bytes, {
+          limits,
+          pin,
+          path,
+          compile: this.#compile,
+          modules: this.#modules,
+          meterFuel: this.#deps.meterFuel ?? true,
+        }),
     );
   }
 

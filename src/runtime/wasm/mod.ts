@@ -44,6 +44,12 @@ export interface WasmRuntimeOptions {
    * @default false
    */
   worker?: boolean;
+  /**
+   * Benchmarks only: `false` instruments without fuel metering, so the fuel
+   * limit is NOT enforced (time still is, at host calls). Never set it for
+   * untrusted hooks. @default true
+   */
+  meterFuel?: boolean;
   /** Workers per runtime in worker mode. @default 1 */
   workers?: number;
 }
@@ -55,6 +61,9 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   }
   if (options.compile !== undefined && typeof options.compile !== "function") {
     throw new TypeError("createWasmRuntime: options.compile must be a function");
+  }
+  if (options.meterFuel !== undefined && typeof options.meterFuel !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.meterFuel must be a boolean");
   }
   if (options.worker !== undefined && typeof options.worker !== "boolean") {
     throw new TypeError("createWasmRuntime: options.worker must be a boolean");

@@ -163,6 +163,7 @@ Deno.test("createWasmRuntime() rejects bad worker options", () => {
   const compile = (b: Uint8Array) => WebAssembly.compile(b as Uint8Array<ArrayBuffer>);
   throws(() => createWasmRuntime({ loadBytes, worker: true, compile }), TypeError);
   throws(() => createWasmRuntime({ loadBytes, worker: true, workers: 0 }), TypeError);
+  throws(() => createWasmRuntime({ loadBytes, meterFuel: "no" as unknown as boolean }), TypeError);
 });
 
 Deno.test("createExecutor({ wasmWorker: true }) runs WebAssembly hooks in a worker", async () => {
