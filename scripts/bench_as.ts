@@ -65,5 +65,5 @@ const ourUs = (q: number) => (ours[Math.floor(q * (calls - 1))]! * 1000).toFixed
 console.log(
   `  warm call p50 ${ourUs(0.5)} µs, p99 ${ourUs(0.99)} µs (hookbox runtime, warm, metered)`,
 );
-await runtime.close();
+await runtime.close?.();
 await Deno.remove(cacheDir, { recursive: true });
