@@ -1,32 +1,18 @@
 import assert from "node:assert/strict";
-import { ROOT, sh, type TempTree, tempTree, toolEvent } from "./_helpers.ts";
+import { type CliRun, runCli } from "./_cli.ts";
+import { sh, type TempTree, tempTree, toolEvent } from "./_helpers.ts";
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `deno run -A src/cli.ts ...args` with a temporary XDG_CONFIG_HOME. */
-async function cli(
+/** Runs `hookbox ...args` with a temporary XDG_CONFIG_HOME, in the tree's root by default. */
+function cli(
   tree: TempTree,
   args: string[],
   options: { stdin?: string; cwd?: string } = {},
 ): Promise<CliRun> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}/src/cli.ts`, ...args],
+  return runCli(args, {
     cwd: options.cwd ?? tree.root,
-    env: { XDG_CONFIG_HOME: `${tree.root}/xdg`, NO_COLOR: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(options.stdin ?? ""));
-  await writer.close();
-  const out = await child.output();
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+    env: { XDG_CONFIG_HOME: `${tree.root}/xdg` },
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+  });
 }
 
 /** A prompt hook (runs without subprocess permission) triggered by `trigger`. */

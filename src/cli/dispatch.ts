@@ -1,7 +1,7 @@
 /** `hookbox dispatch`: one event JSON on stdin, the result JSON on stdout. */
 import { parseArgs } from "node:util";
 import { absolute } from "../adapters/deno/fs.ts";
-import { HookboxError } from "../errors.ts";
+import { parseEventObject } from "../schema/event.ts";
 import type { ExecutorOptions } from "../mod.ts";
 import { createExecutor } from "../mod.ts";
 import { EXIT, readStdin, UsageError } from "./_io.ts";
@@ -58,17 +58,5 @@ export async function dispatchCommand(
 
 function parseStdinEvent(text: string): Record<string, unknown> {
   if (text.trim() === "") throw new UsageError("no event JSON on stdin");
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new HookboxError(
-      "EVENT_JSON_INVALID",
-      `stdin is not valid JSON: ${(err as Error).message}`,
-    );
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new HookboxError("EVENT_INVALID", "event must be a JSON object");
-  }
-  return value as Record<string, unknown>;
+  return parseEventObject(text);
 }

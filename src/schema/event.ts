@@ -109,8 +109,12 @@ export function parseEvent(input: unknown): HookEvent {
   return result.event;
 }
 
-/** Parses event JSON text; bad JSON is `EVENT_JSON_INVALID`. */
-export function parseEventJson(text: string): HookEvent {
+/**
+ * Parses event JSON text into a plain object, not yet validated (callers may
+ * adjust fields first). Bad JSON is `EVENT_JSON_INVALID`; anything but an
+ * object is `EVENT_INVALID`.
+ */
+export function parseEventObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -120,5 +124,13 @@ export function parseEventJson(text: string): HookEvent {
       `event is not valid JSON: ${(err as Error).message}`,
     );
   }
-  return parseEvent(value);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new HookboxError("EVENT_INVALID", "event must be a JSON object");
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Parses and validates event JSON text (`EVENT_JSON_INVALID` / `EVENT_INVALID`). */
+export function parseEventJson(text: string): HookEvent {
+  return parseEvent(parseEventObject(text));
 }
