@@ -206,7 +206,8 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
   const shape = scanBody(r);
   r.pos = localStart;
   const useLocal = ctx.fuel !== null && shape.loops;
-  const local = copyLocals(r, w, fn.params, useLocal);
+  const checked = shape.calls || fn.entry;
+  const local = copyLocals(r, w, fn.params, ctx.fuel !== null && (useLocal || checked));
   const fuel = useLocal ? { ...ctx.fuel!, local } : null;
   const depth = ctx.depth;
   const wrapped = fuel !== null || depth !== null;
@@ -215,9 +216,7 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
   // Loop-free functions: one upfront charge of the whole body on the global,
   // checked only when the function calls out (recursion is the only way back)
   // or the host can enter it directly.
-  const upfront = ctx.fuel && !useLocal
-    ? X.emitGlobalCharge(w, ctx.fuel, shape.calls || fn.entry)
-    : -1;
+  const upfront = ctx.fuel && !useLocal ? X.emitGlobalCharge(w, ctx.fuel, checked, local) : -1;
   let upfrontCost = 0;
   segments.openChecked(true);
   if (wrapped) w.u8(0x02).bytes(new Uint8Array(fn.blockType));

@@ -69,21 +69,26 @@ export function emitLengthCharge(w: Writer, s: FuelSlots, type: "i32" | "i64"): 
 }
 
 /**
- * Emits `global -= cost` and, when `check`, `if (global < 0) out_of_fuel()`,
- * for loop-free functions. Returns the patch offset of `cost`.
+ * Emits `global -= cost` and, when `check`, `if (global < 0) out_of_fuel()`
+ * (through the i64 local `temp`, saving a second global read), for loop-free
+ * functions. Returns the patch offset of `cost`.
  */
 export function emitGlobalCharge(
   w: Writer,
   s: { global: number; outOfFuel: number },
   check: boolean,
+  temp: number,
 ): number {
   w.u8(GLOBAL_GET).u32(s.global).u8(0x42);
   const patchAt = w.signed5(0);
-  w.u8(0x7d).u8(GLOBAL_SET).u32(s.global);
-  if (check) {
-    w.u8(GLOBAL_GET).u32(s.global).u8(0x42).u8(0x00).u8(0x53); // < 0
-    w.u8(0x04).u8(0x40).u8(0x10).u32(s.outOfFuel).u8(0x0b);
+  w.u8(0x7d);
+  if (!check) {
+    w.u8(GLOBAL_SET).u32(s.global);
+    return patchAt;
   }
+  w.u8(LOCAL_TEE).u32(temp).u8(GLOBAL_SET).u32(s.global);
+  w.u8(LOCAL_GET).u32(temp).u8(0x42).u8(0x00).u8(0x53); // < 0
+  w.u8(0x04).u8(0x40).u8(0x10).u32(s.outOfFuel).u8(0x0b);
   return patchAt;
 }
 
