@@ -10,6 +10,21 @@ import type { RunRequest, RunResult, Runtime, RuntimeKind } from "../src/runtime
 import type { HookEvent } from "../src/schema/event.ts";
 import { manifestSchema } from "../src/schema/manifest.ts";
 
+/** The keys of a dispatch result (SPEC §4, plus `enable_tools`), sorted. */
+export const RESULT_KEYS: readonly string[] = [
+  "blocked_by",
+  "decision",
+  "disable_tools",
+  "enable_tools",
+  "event_type",
+  "hooks",
+  "inject",
+  "modified_input",
+  "modified_output",
+  "reason",
+  "store",
+];
+
 /** Absolute path of the repository root. */
 export const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 

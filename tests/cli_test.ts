@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type CliRun, runCli } from "./_cli.ts";
-import { sh, type TempTree, tempTree, toolEvent } from "./_helpers.ts";
+import { RESULT_KEYS, sh, type TempTree, tempTree, toolEvent } from "./_helpers.ts";
 
 /** Runs `hookbox ...args` with a temporary XDG_CONFIG_HOME, in the tree's root by default. */
 function cli(
@@ -24,19 +24,6 @@ function promptHook(tree: TempTree, parent: string, name: string, frontmatter = 
 }
 
 const SESSION = JSON.stringify({ event_type: "pre-session", session_id: "s" });
-const RESULT_KEYS = [
-  "blocked_by",
-  "decision",
-  "disable_tools",
-  "enable_tools",
-  "event_type",
-  "hooks",
-  "inject",
-  "modified_input",
-  "modified_output",
-  "reason",
-  "store",
-];
 
 function hookNames(run: CliRun): string[] {
   return (JSON.parse(run.stdout).hooks as Array<{ name: string }>).map((h) => h.name);

@@ -1,22 +1,9 @@
 import assert from "node:assert/strict";
 import { isHookboxError } from "../../src/errors.ts";
 import { createExecutor } from "../../src/mod.ts";
-import { exits2, fakeHook, toolEvent } from "../_helpers.ts";
+import { exits2, fakeHook, RESULT_KEYS, toolEvent } from "../_helpers.ts";
 import { run } from "./_run.ts";
 
-const RESULT_KEYS = [
-  "blocked_by",
-  "decision",
-  "disable_tools",
-  "enable_tools",
-  "event_type",
-  "hooks",
-  "inject",
-  "modified_input",
-  "modified_output",
-  "reason",
-  "store",
-];
 const RECORD_KEYS = [
   "detail",
   "duration_ms",
