@@ -77,3 +77,25 @@ Deno.test("`hookbox validate` accepts valid plugins of both ABIs and a matching 
   assert.match(run.stdout, /^ok extism /m);
   assert.match(run.stdout, /2 hook\(s\) valid, 0 problem\(s\)/);
 });
+
+Deno.test("`hookbox validate` compiles JS hooks and reports a denied Node API", async () => {
+  await using tree = await tempTree();
+  const hooks = await tree.dir("hooks");
+  const frontmatter = { description: "d", trigger: "pre-tool-call" };
+  const bad = await tree.hook("hooks", "spawns", {
+    frontmatter,
+    files: { "scripts/run.js": 'require("child_process").execSync("id");\n' },
+  });
+  await tree.hook("hooks", "fine", {
+    frontmatter,
+    files: { "scripts/run.js": 'JSON.parse(require("fs").readFileSync(0, "utf8"));\n' },
+  });
+  const run = await runCli(["validate", hooks], {
+    cwd: tree.root,
+    env: { XDG_CONFIG_HOME: `${tree.root}/config`, HOOKBOX_CACHE_DIR: `${tree.root}/cache` },
+  });
+  assert.equal(run.code, 1, run.stdout + run.stderr);
+  assert.match(lineWith(run.stdout, bad), /^COMPILE_API_DENIED \S+.*child_process/);
+  assert.match(run.stdout, /^ok fine /m);
+  assert.match(run.stdout, /1 hook\(s\) valid, 1 problem\(s\)/);
+});

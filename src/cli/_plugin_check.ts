@@ -1,7 +1,9 @@
 /**
- * `validate` for `.wasm` entries: loads the plugin exactly as the runtime
- * would (size cap, SHA-256 pin, import policy, ABI, instrumentation,
- * compilation) under the default policy, and turns a refusal into a problem.
+ * `validate` for WebAssembly entries: compiles JS/TS and AssemblyScript
+ * sources (through the plugin cache, as `dispatch` would), then loads the
+ * plugin exactly as the runtime would (size cap, SHA-256 pin, import policy,
+ * ABI, instrumentation, compilation) under the default policy, and turns a
+ * refusal into a problem.
  *
  * @module
  */
@@ -11,17 +13,20 @@ import type { HookProblem } from "../hook/discover.ts";
 import type { HookDefinition } from "../hook/types.ts";
 import { DEFAULT_POLICY, effectiveLimits } from "../policy.ts";
 import { loadPlugin } from "../runtime/wasm/mod.ts";
+import { compileHook } from "../compile/mod.ts";
 
 /**
- * The problem that keeps `hook`'s `.wasm` plugin from loading, or null when it
- * loads (or the hook has no `.wasm` entry: sources are checked when compiled).
+ * The problem that keeps `hook`'s plugin from compiling or loading, or null
+ * when it loads (or the hook has no WebAssembly entry).
  */
 export async function checkPlugin(fs: HostFs, hook: HookDefinition): Promise<HookProblem | null> {
   const { entry } = hook;
-  if (entry.runtime !== "wasm" || entry.format !== "wasm") return null;
+  if (entry.runtime !== "wasm") return null;
   const limits = effectiveLimits(hook.manifest, DEFAULT_POLICY);
   try {
-    const bytes = await fs.readFile(entry.path);
+    const bytes = entry.format === "wasm"
+      ? await fs.readFile(entry.path)
+      : (await compileHook(hook)).bytes;
     await loadPlugin(bytes, {
       memoryMb: limits.memoryMb,
       moduleKb: limits.moduleKb,
