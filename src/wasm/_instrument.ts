@@ -10,7 +10,7 @@ import { assemble, checkValid } from "./_assemble.ts";
 import { capMemories } from "./_memory.ts";
 import { type FuncType, SECTION } from "./_module.ts";
 import { type ParsedModule, parseModule } from "./_parse.ts";
-import { makePlan, type Plan, type PlanOptions } from "./_plan.ts";
+import { makePlan, type Plan } from "./_plan.ts";
 import { invalid, Reader } from "./_reader.ts";
 import type { FuncShape } from "./_code.ts";
 import * as S from "./_sections.ts";
@@ -18,7 +18,7 @@ import { typeEntry } from "./_entries.ts";
 import { Writer } from "./_writer.ts";
 
 /** Options for {@linkcode instrument}. */
-export interface InstrumentOptions extends PlanOptions {
+export interface InstrumentOptions {
   /** Cap on each defined linear memory, in 64 KiB pages. */
   memoryPages: number;
   /** Insert fuel metering. @default true */

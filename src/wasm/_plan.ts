@@ -6,6 +6,7 @@
  */
 
 import { HookboxError } from "../errors.ts";
+import type { InstrumentOptions } from "./_instrument.ts";
 import type { CodeContext } from "./_code.ts";
 import { countImports, type ParsedModule } from "./_parse.ts";
 import * as E from "./_entries.ts";
@@ -20,15 +21,16 @@ export const NAMES = {
   memory: "memory",
 } as const;
 
-/** Options that shape the plan (a subset of the public `InstrumentOptions`). */
-export interface PlanOptions {
-  meterFuel?: boolean;
-  initialFuel?: number;
-  exportGlobals?: boolean;
-  captureReturn?: string[];
-  maxCallDepth?: number;
-  signalGrowFailure?: boolean;
-}
+/** Options that shape the plan: the public `InstrumentOptions` that add code or exports. */
+export type PlanOptions = Pick<
+  InstrumentOptions,
+  | "meterFuel"
+  | "initialFuel"
+  | "exportGlobals"
+  | "captureReturn"
+  | "maxCallDepth"
+  | "signalGrowFailure"
+>;
 
 /** Everything appended to the module, as encoded entries. */
 export interface Plan {
