@@ -28,10 +28,11 @@
  * @module
  */
 
-import { BULK_SUBS, decodeInstr, type Instr, OPENERS } from "./_opcodes.ts";
+import { BULK_SUBS, decodeInstr, type Instr, newInstr, OPENERS } from "./_opcodes.ts";
 import { invalid, Reader } from "./_reader.ts";
 import type { Writer } from "./_writer.ts";
 import * as X from "./_emit.ts";
+import * as T from "./_writes.ts";
 
 /** Flat fuel charged for memory.init/copy/fill and table.init/copy/fill. */
 export const BULK_COST = 64;
@@ -53,6 +54,10 @@ export interface CodeContext {
   grow: number[] | null;
   /** Per memory, whether it is 64-bit (its bulk operations take an i64 length). */
   mem64: boolean[];
+  /** Write tracking of memory `memory` into the page map memory `map`, when on. */
+  writes: { memory: number; map: number } | null;
+  /** Set while rewriting: a body uses exception handling (`try`, `try_table`). */
+  seen: { exceptions: boolean };
 }
 
 /** Per-function facts the rewriter needs. */
@@ -93,7 +98,7 @@ class Copier {
 /** Rewrites a constant expression (renumbering `ref.func`), through its `end`. */
 export function rewriteConstExpr(r: Reader, w: Writer, ctx: CodeContext): void {
   const c = new Copier(r, w);
-  const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
+  const instr: Instr = newInstr();
   do {
     decodeInstr(r, instr);
     if (instr.funcAt >= 0) c.remap(instr, ctx);
@@ -102,11 +107,10 @@ export function rewriteConstExpr(r: Reader, w: Writer, ctx: CodeContext): void {
 }
 
 /**
- * Reads the locals vector and writes it back; when metering, appends three
- * locals: the fuel copy (i64), then an i64 and an i32 scratch for bulk-op
- * lengths. Returns the index of the fuel local (the scratches follow it).
+ * Reads the locals vector and writes it back with `extra` groups appended.
+ * Returns the index of the first appended local.
  */
-function copyLocals(r: Reader, w: Writer, params: number, addFuel: boolean): number {
+function copyLocals(r: Reader, w: Writer, params: number, extra: [number, number][]): number {
   const groups: Uint8Array[] = [];
   let count = params;
   for (let n = r.u32(); n > 0; n--) {
@@ -116,27 +120,55 @@ function copyLocals(r: Reader, w: Writer, params: number, addFuel: boolean): num
     groups.push(r.bytes.subarray(start, r.pos));
   }
   if (count > 50_000) invalid(`too many locals (${count})`, r.pos);
-  w.u32(groups.length + (addFuel ? 2 : 0));
+  w.u32(groups.length + extra.length);
   for (const g of groups) w.bytes(g);
-  if (addFuel) w.u8(2).u8(0x7e).u8(1).u8(0x7f);
+  for (const [n, type] of extra) w.u32(n).u8(type);
   return count;
 }
 
-/** What a function body contains that decides how it is metered (`loops` includes bulk ops). */
-function scanBody(r: Reader): { loops: boolean; calls: boolean } {
+/** The fuel locals: the fuel copy (i64), then an i64 and an i32 scratch for bulk-op lengths. */
+const FUEL_LOCALS: [number, number][] = [[2, 0x7e], [1, 0x7f]];
+
+/** What a function body contains that decides how it is rewritten. */
+interface BodyScan {
+  /** Loops or bulk operations (charged by length through the fuel local). */
+  loops: boolean;
+  calls: boolean;
+  /** Writes to the tracked memory, and whether any of them stores a v128. */
+  writes: boolean;
+  v128: boolean;
+}
+
+function scanBody(r: Reader, ctx: CodeContext): BodyScan {
   const scan = r.sub(0);
   scan.end = r.end;
-  const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
-  let calls = false;
+  const instr: Instr = newInstr();
+  const out: BodyScan = { loops: false, calls: false, writes: false, v128: false };
+  const tracked = ctx.writes;
   while (!scan.done) {
+    const at = scan.pos;
     decodeInstr(scan, instr);
     // Loops, and bulk operations (charged by length through the local), need the local copy.
     if (instr.op === 0x03 || (instr.op === 0xfc && BULK_SUBS.has(instr.sub))) {
-      return { loops: true, calls: true };
+      out.loops = out.calls = true;
+      if (tracked === null) return out;
     }
-    if (instr.op >= 0x10 && instr.op <= 0x15) calls = true;
+    if (instr.op >= 0x10 && instr.op <= 0x15) out.calls = true;
+    if (tracked !== null) {
+      const kind = T.writeKind(instr, tracked.memory, () => bulkDest(scan, at, instr.sub));
+      if (kind !== null) out.writes = true;
+      if (kind === "v128") out.v128 = true;
+    }
   }
-  return { loops: false, calls };
+  return out;
+}
+
+/** Destination memory of memory.init/copy/fill starting at `at` (0xfc prefix). */
+function bulkDest(r: Reader, at: number, sub: number): number {
+  const imm = new Reader(r.bytes, at + 1, r.pos);
+  imm.u32(); // the sub-opcode
+  if (sub === 8) imm.u32(); // memory.init: data segment first
+  return imm.u32();
 }
 
 /**
@@ -203,12 +235,19 @@ const SPLITS = new Set([0x02, 0x03, 0x04, 0x05, 0x06, 0x0b, 0x0d, 0x18, 0x1f]);
 export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShape): void {
   const localStart = r.pos;
   for (let n = r.u32(); n > 0; n--) void (r.u32(), r.u8());
-  const shape = scanBody(r);
+  const shape = scanBody(r, ctx);
   r.pos = localStart;
   const useLocal = ctx.fuel !== null && shape.loops;
   const checked = shape.calls || fn.entry;
-  const local = copyLocals(r, w, fn.params, ctx.fuel !== null && (useLocal || checked));
+  const fuelLocals = ctx.fuel !== null && (useLocal || checked);
+  const tracked = ctx.writes !== null && shape.writes ? ctx.writes : null;
+  const extra = [
+    ...(fuelLocals ? FUEL_LOCALS : []),
+    ...(tracked ? T.writeLocals(shape.v128) : []),
+  ];
+  const local = copyLocals(r, w, fn.params, extra);
   const fuel = useLocal ? { ...ctx.fuel!, local } : null;
+  const writes = tracked ? { map: tracked.map, local: local + (fuelLocals ? 3 : 0) } : null;
   const depth = ctx.depth;
   const wrapped = fuel !== null || depth !== null;
   const segments = new Segments(w, fuel);
@@ -222,11 +261,12 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
   if (wrapped) w.u8(0x02).bytes(new Uint8Array(fn.blockType));
   const c = new Copier(r, w);
   const blocks: number[] = [];
-  const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
+  const instr: Instr = newInstr();
   for (;;) {
     const at = r.pos;
     decodeInstr(r, instr);
     const op = instr.op;
+    if (op === 0x06 || op === 0x1f) ctx.seen.exceptions = true;
     if (segments.pending && !SPLITS.has(op) && op !== 0x07 && op !== 0x19) {
       c.flush(at);
       segments.materialise();
@@ -255,6 +295,14 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
     if (SPLITS.has(op)) {
       c.flush(r.pos);
       segments.next(op === 0x03);
+      continue;
+    }
+    const write = writes && T.writeKind(instr, tracked!.memory, () => bulkDest(r, at, instr.sub));
+    if (write) { // save the address, write, then mark the page(s) written
+      c.flush(at);
+      T.emitBeforeWrite(w, write, writes!);
+      c.flush(r.pos);
+      T.emitAfterWrite(w, write, instr.offset, writes!);
       continue;
     }
     if (!wrapped) {

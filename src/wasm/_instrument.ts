@@ -42,8 +42,28 @@ export interface InstrumentOptions {
    * @default false
    */
   signalGrowFailure?: boolean;
+  /**
+   * Track writes to the module's memory in 4 KiB pages: adds a second memory,
+   * exported as `__hookbox_dirty`, holding one byte per page that every store,
+   * atomic write and bulk write to memory 0 sets to 1 (see `_writes.ts`).
+   * Only for modules with one 32-bit, unshared memory; others are left
+   * untracked ({@linkcode InstrumentReport.writesTracked}).
+   * @default false
+   */
+  trackWrites?: boolean;
   /** Check the output with `WebAssembly.validate`. @default true */
   validate?: boolean;
+}
+
+/** What {@linkcode instrumentModule} found and did besides the bytes. */
+export interface InstrumentReport {
+  /**
+   * The module may catch exceptions (`try`, `try_table`). Conservatively true
+   * when the code section was not rewritten.
+   */
+  exceptionHandling: boolean;
+  /** Writes to memory 0 are tracked in `__hookbox_dirty`. */
+  writesTracked: boolean;
 }
 
 /**
@@ -58,6 +78,14 @@ export interface InstrumentOptions {
  * Bad options throw `TypeError`.
  */
 export function instrument(bytes: Uint8Array, options: InstrumentOptions): Uint8Array<ArrayBuffer> {
+  return instrumentModule(bytes, options).bytes;
+}
+
+/** {@linkcode instrument}, also reporting what it found ({@linkcode InstrumentReport}). */
+export function instrumentModule(
+  bytes: Uint8Array,
+  options: InstrumentOptions,
+): { bytes: Uint8Array<ArrayBuffer>; report: InstrumentReport } {
   checkOptions(options);
   const m = parseModule(bytes);
   const denied = m.imports.find((i) => i.kind === "memory");
@@ -67,12 +95,21 @@ export function instrument(bytes: Uint8Array, options: InstrumentOptions): Uint8
       `memory import "${denied.module}"."${denied.name}" is not allowed: plugins must define their own memory`,
     );
   }
-  const memory = capMemories(m, options.memoryPages);
-  const payloads = rewriteSections(m, makePlan(m, options));
+  const plan = makePlan(m, options);
+  const tracked = plan.ctx.writes !== null;
+  // The page map is a memory the original module cannot name: an input that
+  // refers to a second memory must be refused, not made valid by ours.
+  if (tracked && !WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) {
+    throw new HookboxError("PLUGIN_INVALID", "module does not validate as WebAssembly");
+  }
+  const memory = capMemories(m, options.memoryPages, tracked);
+  const payloads = rewriteSections(m, plan);
   if (memory !== null) payloads.set(SECTION.memory, memory);
   const out = assemble(m, payloads, payloads.has(SECTION.code));
   if (options.validate ?? true) checkValid(bytes, out);
-  return out;
+  const rewritten = payloads.has(SECTION.code);
+  const exceptionHandling = !rewritten || plan.ctx.seen.exceptions;
+  return { bytes: out, report: { exceptionHandling, writesTracked: tracked } };
 }
 
 function checkOptions(o: InstrumentOptions): void {

@@ -19,6 +19,15 @@ export interface Instr {
   funcAt: number;
   /** The function index at `funcAt`. */
   func: number;
+  /** Memory index of a memory-argument instruction (loads, stores, SIMD, atomics), else -1. */
+  mem: number;
+  /** Static offset of a memory-argument instruction. */
+  offset: number;
+}
+
+/** A blank {@linkcode Instr} for {@linkcode decodeInstr} to fill. */
+export function newInstr(): Instr {
+  return { op: 0, sub: -1, funcAt: -1, func: 0, mem: -1, offset: 0 };
 }
 
 /** Opcodes that open a block closed by `end` (block, loop, if, try, try_table). */
@@ -81,11 +90,12 @@ export function decodeInstr(r: Reader, out: Instr): void {
   out.op = op;
   out.sub = -1;
   out.funcAt = -1;
+  out.mem = -1;
   switch (IMMEDIATES[op] as Imm) {
     case Imm.None:
       return;
     case Imm.MemArg:
-      return memarg(r);
+      return memarg(r, out);
     case Imm.Block:
       return blockType(r);
     case Imm.U32:
@@ -123,10 +133,10 @@ export function decodeInstr(r: Reader, out: Instr): void {
   invalid(`unsupported opcode 0x${op.toString(16)}`, at);
 }
 
-function memarg(r: Reader): void {
+function memarg(r: Reader, out: Instr): void {
   const align = r.u32();
-  if (align & 0x40) r.u32(); // multi-memory: explicit memory index
-  r.u64();
+  out.mem = align & 0x40 ? r.u32() : 0; // multi-memory: explicit memory index
+  out.offset = r.u64();
 }
 
 /** Skips a block type: empty (0x40), a value type, or a type index (s33). */
@@ -167,10 +177,10 @@ function miscOp(r: Reader, out: Instr, at: number): void {
 
 function simdOp(r: Reader, out: Instr, at: number): void {
   const sub = out.sub = r.u32();
-  if (sub <= 11 || sub === 92 || sub === 93) return memarg(r);
+  if (sub <= 11 || sub === 92 || sub === 93) return memarg(r, out);
   if (sub === 12 || sub === 13) return void r.take(16);
   if (sub >= 21 && sub <= 34) return void r.u8();
-  if (sub >= 84 && sub <= 91) return void (memarg(r), r.u8());
+  if (sub >= 84 && sub <= 91) return void (memarg(r, out), r.u8());
   if (sub <= 0x113) return; // no immediates (includes relaxed SIMD)
   invalid(`unsupported opcode 0xfd ${sub}`, at);
 }
@@ -178,6 +188,6 @@ function simdOp(r: Reader, out: Instr, at: number): void {
 function atomicOp(r: Reader, out: Instr, at: number): void {
   const sub = out.sub = r.u32();
   if (sub === 3) return void r.u8(); // atomic.fence
-  if (sub <= 2 || (sub >= 0x10 && sub <= 0x4e)) return memarg(r);
+  if (sub <= 2 || (sub >= 0x10 && sub <= 0x4e)) return memarg(r, out);
   invalid(`unsupported opcode 0xfe ${sub}`, at);
 }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { decodeInstr, type Instr } from "./_opcodes.ts";
+import { decodeInstr, type Instr, newInstr } from "./_opcodes.ts";
 import { invalid, Reader } from "./_reader.ts";
 import {
   EXTERNAL_KINDS,
@@ -146,7 +146,7 @@ function readImport(r: Reader): ParsedImport {
 
 /** Skips a constant expression up to and including its `end`. */
 export function skipConstExpr(r: Reader): void {
-  const instr: Instr = { op: 0, sub: -1, funcAt: -1, func: 0 };
+  const instr: Instr = newInstr();
   for (;;) {
     decodeInstr(r, instr);
     if (instr.op === 0x0b) return;

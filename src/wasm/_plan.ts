@@ -19,6 +19,7 @@ export const NAMES = {
   call: "__hookbox_call_",
   global: "__hookbox_g",
   memory: "memory",
+  pageMap: "__hookbox_dirty",
 } as const;
 
 /** Options that shape the plan: the public `InstrumentOptions` that add code or exports. */
@@ -30,6 +31,8 @@ export type PlanOptions = Pick<
   | "captureReturn"
   | "maxCallDepth"
   | "signalGrowFailure"
+  | "trackWrites"
+  | "memoryPages"
 >;
 
 /** Everything appended to the module, as encoded entries. */
@@ -55,6 +58,8 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
     depth: null,
     grow: null,
     mem64: m.memories.map((mem) => mem.is64),
+    writes: null,
+    seen: { exceptions: false },
   };
   const p: Plan = { ctx, types, imports: [], globals: [], exports: [], functions: [], bodies: [] };
   const globalBase = countImports(m, "global") + m.globals.length;
@@ -88,6 +93,10 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   }
   if (o.exportGlobals) addGlobalExports(m, p);
   addMemoryExport(m, p);
+  if (o.trackWrites && trackable(m, o.memoryPages)) {
+    ctx.writes = { memory: 0, map: m.memories.length };
+    p.exports.push(E.exportEntryBytes(NAMES.pageMap, "memory", m.memories.length));
+  }
   checkNameClashes(m, o, capture);
   return p;
 }
@@ -140,8 +149,26 @@ function addMemoryExport(m: ParsedModule, p: Plan): void {
   p.exports.push(E.exportEntryBytes(name, "memory", 0));
 }
 
+/**
+ * Write tracking covers modules with exactly one defined memory, 32-bit, not
+ * shared and capped under 4 GiB, and needs `WebAssembly.validate` to vet the
+ * input (see `instrument`); other modules are left untracked.
+ */
+function trackable(m: ParsedModule, cap: number): boolean {
+  const [mem, ...rest] = m.memories;
+  if (mem === undefined || rest.length > 0 || mem.is64 || mem.shared) return false;
+  // Under 4 GiB, so a page-range end (address + length + 4095) never wraps.
+  return Math.min(mem.max ?? cap, cap) < 65536 && typeof WebAssembly !== "undefined";
+}
+
 function checkNameClashes(m: ParsedModule, o: PlanOptions, capture: string[]): void {
-  const ours = [NAMES.fuel, NAMES.rc, NAMES.depth, ...capture.map((n) => NAMES.call + n)];
+  const ours = [
+    NAMES.fuel,
+    NAMES.rc,
+    NAMES.depth,
+    NAMES.pageMap,
+    ...capture.map((n) => NAMES.call + n),
+  ];
   for (const e of m.exports) {
     if (ours.includes(e.name as never) || (o.exportGlobals && e.name.startsWith(NAMES.global))) {
       throw new HookboxError("PLUGIN_INVALID", `export name "${e.name}" is reserved by hookbox`);

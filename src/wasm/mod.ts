@@ -45,7 +45,7 @@
 
 export { inspectModule } from "./_inspect.ts";
 export type { ExportInfo, ImportInfo, MemoryInfo, ModuleInfo } from "./_inspect.ts";
-export { instrument } from "./_instrument.ts";
-export type { InstrumentOptions } from "./_instrument.ts";
+export { instrument, instrumentModule } from "./_instrument.ts";
+export type { InstrumentOptions, InstrumentReport } from "./_instrument.ts";
 export { BULK_COST } from "./_code.ts";
 export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";

@@ -1,8 +1,10 @@
 /**
  * How a call stops early. A host import records a {@linkcode Halt} on the call
- * state and then raises a genuine WebAssembly trap: a guest can catch a JS
- * exception with `catch_all`, but never a trap, so a stop always unwinds the
- * whole guest stack.
+ * state and then unwinds the whole guest stack. A guest that uses exception
+ * handling could catch a JS exception with `catch_all`, but never a trap, so
+ * such a guest is stopped with a genuine WebAssembly trap; a guest without
+ * `try`/`try_table` has no way to catch anything, and is stopped with
+ * {@linkcode throwStop}, which costs a fraction of a trap.
  *
  * @module
  */
@@ -66,6 +68,14 @@ export const TRAP_MODULE_BYTES: Uint8Array = new Uint8Array([
 export function trapFunction(module: WebAssembly.Module): () => never {
   const instance = new WebAssembly.Instance(module);
   return instance.exports.t as () => never;
+}
+
+/** The one exception {@linkcode throwStop} throws; allocated once, so throwing captures nothing. */
+export const STOP: Error = new Error("hookbox: guest stopped by the host");
+
+/** Stops a guest that cannot catch exceptions (see the module doc). */
+export function throwStop(): never {
+  throw STOP;
 }
 
 /** True for V8's stack overflow, which the guest cannot catch either. */

@@ -9,6 +9,7 @@
 import { FuelMeter } from "./_fuel.ts";
 import { type Halt, HALTS } from "./_halt.ts";
 import { OutputSink } from "./_output.ts";
+import { markWritten } from "./_snapshot.ts";
 
 /** What one call needs from the request, already converted to bytes and numbers. */
 export interface CallSetup {
@@ -46,6 +47,8 @@ export class GuestHost {
   hostBytes = 0;
   memoryBytes = Infinity;
   memory: WebAssembly.Memory | null = null;
+  /** The instance's page map when its writes are tracked (see `_snapshot.ts`). */
+  pageMap: Uint8Array | null = null;
   #view: DataView | null = null;
   #u8: Uint8Array | null = null;
   readonly #trap: () => never;
@@ -95,6 +98,14 @@ export class GuestHost {
   halt(halt: Halt): never {
     this.halted ??= halt;
     return this.#trap();
+  }
+
+  /**
+   * Records that the host wrote `[ptr, ptr + length)` of guest memory, so a
+   * warm instance restores those pages. Every host write must be recorded.
+   */
+  wrote(ptr: number, length: number): void {
+    if (this.pageMap !== null) markWritten(this.pageMap, ptr, length);
   }
 
   /** A DataView of guest memory, refreshed after `memory.grow`. */

@@ -10,10 +10,11 @@ import { type ExtismContext, extismOverrides } from "./_extism.ts";
 import { hookboxFunctions } from "./_hookbox.ts";
 import { type CallSetup, GuestHost } from "./_host.ts";
 import type { HttpSession, HttpSetup } from "./_http.ts";
+import { throwStop } from "./_halt.ts";
 import type { LoadedPlugin } from "./_loader.ts";
 import { classify, exited } from "./_outcome.ts";
 import { createForegroundPlugin, type SdkPlugin } from "./_sdk.ts";
-import { Snapshot } from "./_snapshot.ts";
+import { pageMap, Snapshot } from "./_snapshot.ts";
 import { wasiFunctions } from "./_wasi.ts";
 
 type ExtismPlugin = SdkPlugin;
@@ -52,12 +53,14 @@ export class PluginInstance {
     this.#target = ["0", loaded.entry];
     const { memory, __hookbox_fuel: fuel, __hookbox_rc: rc } = instance.exports;
     host.memory = memory instanceof WebAssembly.Memory ? memory : null;
+    host.pageMap = host.memory === null ? null : pageMap(instance);
     host.meter.attach(fuel instanceof WebAssembly.Global ? fuel : null);
     this.#rc = rc instanceof WebAssembly.Global ? rc : null;
   }
 
   /**
    * Instantiates `loaded`. `setup` bounds the start function and `_initialize`.
+   * `trap` stops a guest that may catch exceptions; others get `throwStop`.
    * `http` serves Extism HTTP (worker mode only). Resolves to a RunResult
    * instead when instantiation itself fails.
    */
@@ -67,7 +70,7 @@ export class PluginInstance {
     setup: CallSetup & HttpSetup,
     http: HttpSession | null = null,
   ): Promise<PluginInstance | RunResult> {
-    const host = new GuestHost(trap);
+    const host = new GuestHost(loaded.exceptionHandling ? trap : throwStop);
     host.begin(setup);
     http?.begin(setup);
     let ctx: ExtismContext | null = null;

@@ -1,13 +1,14 @@
 /**
  * Loading a plugin: size cap, SHA-256 pin on the original bytes, import
  * policy, ABI detection, instrumentation (memory cap, fuel metering, failed
- * grows reported, return capture, exported globals), then compilation cached
- * by the SHA-256 of the instrumented bytes. Every refusal is a `HookboxError` with a stable code.
+ * grows reported, write tracking, return capture, exported globals), then
+ * compilation cached by the SHA-256 of the instrumented bytes. Every refusal
+ * is a `HookboxError` with a stable code.
  *
  * @module
  */
 import { HookboxError, isHookboxError } from "../../errors.ts";
-import { inspectModule, instrument } from "../../wasm/mod.ts";
+import { inspectModule, instrumentModule } from "../../wasm/mod.ts";
 import { CAPTURED_HOOK, detectAbi, type PluginAbi } from "./_abi.ts";
 import { type CompileFn, type PromiseCache, sha256Hex } from "./_cache.ts";
 import { FUEL_SLICE } from "./_fuel.ts";
@@ -30,6 +31,11 @@ export interface LoadedPlugin {
   /** SHA-256 of the instrumented bytes (the compile cache key). */
   instrumentedSha256: string;
   memoryBytes: number;
+  /**
+   * The module may catch exceptions, so the host must stop it with a real
+   * trap; an EH-free module is stopped with a (cheaper) JS exception.
+   */
+  exceptionHandling: boolean;
 }
 
 /** Everything {@linkcode prepare} needs besides the bytes. */
@@ -59,13 +65,14 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
   checkImports(info.imports, ctx.path);
   const abi = detectAbi(info.exports, ctx.path);
   const memoryPages = ctx.limits.memoryMb * 16;
-  const instrumented = guard(() =>
-    instrument(bytes, {
+  const { bytes: instrumented, report } = guard(() =>
+    instrumentModule(bytes, {
       memoryPages,
       meterFuel: ctx.meterFuel ?? true,
       initialFuel: FUEL_SLICE,
       exportGlobals: true,
       signalGrowFailure: true,
+      trackWrites: true,
       captureReturn: abi === "extism" ? ["hook"] : [],
     }), ctx.path);
   const instrumentedSha256 = await sha256Hex(instrumented);
@@ -74,7 +81,15 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     () => guardAsync(() => ctx.compile(instrumented, instrumentedSha256), ctx.path),
   );
   const entry = abi === "extism" ? CAPTURED_HOOK : "_start";
-  return { abi, entry, module, sha256, instrumentedSha256, memoryBytes: memoryPages * 65536 };
+  return {
+    abi,
+    entry,
+    module,
+    sha256,
+    instrumentedSha256,
+    memoryBytes: memoryPages * 65536,
+    exceptionHandling: report.exceptionHandling,
+  };
 }
 
 function invalid(err: unknown, path: string | undefined): HookboxError {

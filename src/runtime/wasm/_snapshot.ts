@@ -1,31 +1,58 @@
 /**
  * Warm isolation: a copy of an instance's linear memory and exported mutable
  * globals taken right after instantiation, written back before every call.
- * Memory grown since is zero-filled (wasm memory cannot shrink).
+ *
+ * When the module was instrumented with write tracking, the instance exports
+ * a page map (`__hookbox_dirty`, one byte per 4 KiB page) that the guest's
+ * stores and the host's writes ({@linkcode markWritten}) set; only marked
+ * pages are restored, each with the first bytes of the next page a straddling
+ * store may have reached. Otherwise the whole memory is copied back. Memory
+ * grown since the snapshot is zero-filled (wasm memory cannot shrink).
  *
  * @module
  */
 
 /** Globals the host manages itself and never restores. */
 const HOST_GLOBALS = new Set(["__hookbox_fuel"]);
+/** Export name of the page map; see `src/wasm/_writes.ts`. */
+const PAGE_MAP = "__hookbox_dirty";
+const PAGE_SHIFT = 12;
+const PAGE = 1 << PAGE_SHIFT;
+/** Bytes past a marked page a mark also covers (the widest store). */
+const STRADDLE = 16;
+
+/** The instance's page map, or null when its writes are not tracked. */
+export function pageMap(instance: WebAssembly.Instance): Uint8Array | null {
+  const map = instance.exports[PAGE_MAP];
+  return map instanceof WebAssembly.Memory ? new Uint8Array(map.buffer) : null;
+}
+
+/** Marks the pages of `[ptr, ptr + length)` written (a host write into guest memory). */
+export function markWritten(map: Uint8Array, ptr: number, length: number): void {
+  if (length <= 0) return;
+  map.fill(1, ptr >>> PAGE_SHIFT, ((ptr + length - 1) >>> PAGE_SHIFT) + 1);
+}
 
 /** Pristine state of one instance. */
 export class Snapshot {
   readonly #memory: WebAssembly.Memory | null;
   readonly #bytes: Uint8Array;
   readonly #globals: [WebAssembly.Global, unknown][];
+  readonly #map: Uint8Array | null;
 
   private constructor(
     memory: WebAssembly.Memory | null,
     bytes: Uint8Array,
     globals: [WebAssembly.Global, unknown][],
+    map: Uint8Array | null,
   ) {
     this.#memory = memory;
     this.#bytes = bytes;
     this.#globals = globals;
+    this.#map = map;
   }
 
-  /** Captures memory and every exported mutable global of `instance`. */
+  /** Captures memory and every exported mutable global of `instance`; clears its page map. */
   static take(instance: WebAssembly.Instance): Snapshot {
     const exports = instance.exports;
     const memory = exports.memory instanceof WebAssembly.Memory ? exports.memory : null;
@@ -36,17 +63,41 @@ export class Snapshot {
         globals.push([value, value.value]);
       }
     }
-    return new Snapshot(memory, bytes, globals);
+    const map = memory === null ? null : pageMap(instance);
+    map?.fill(0);
+    return new Snapshot(memory, bytes, globals, map);
   }
 
   /** Writes the captured state back. */
   restore(): void {
     if (this.#memory !== null) {
       const live = new Uint8Array(this.#memory.buffer);
-      live.set(this.#bytes);
-      if (live.length > this.#bytes.length) live.fill(0, this.#bytes.length);
+      if (this.#map === null) this.#restoreAll(live);
+      else this.#restoreMarked(live, this.#map);
     }
     for (const [global, value] of this.#globals) global.value = value;
+  }
+
+  #restoreAll(live: Uint8Array): void {
+    live.set(this.#bytes);
+    if (live.length > this.#bytes.length) live.fill(0, this.#bytes.length);
+  }
+
+  #restoreMarked(live: Uint8Array, map: Uint8Array): void {
+    const marks = map.subarray(0, Math.ceil(live.length / PAGE));
+    for (let page = marks.indexOf(1); page >= 0; page = marks.indexOf(1, page)) {
+      let end = page + 1;
+      while (end < marks.length && marks[end] !== 0) end++;
+      this.#restoreRange(live, page * PAGE, Math.min(live.length, end * PAGE + STRADDLE));
+      marks.fill(0, page, end);
+      page = end;
+    }
+  }
+
+  #restoreRange(live: Uint8Array, from: number, to: number): void {
+    const saved = this.#bytes;
+    if (from < saved.length) live.set(saved.subarray(from, Math.min(to, saved.length)), from);
+    if (to > saved.length) live.fill(0, Math.max(from, saved.length), to);
   }
 }
 

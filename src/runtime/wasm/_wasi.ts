@@ -26,17 +26,20 @@ export function wasiFunctions(host: GuestHost): Record<string, WasiFunction> {
     environ_get: (environ: number, buf: number) => strings(host, host.env, environ, buf),
     clock_res_get: (id: number, out: number) => {
       if (id > 3) return ERRNO.INVAL;
+      host.wrote(out, 8);
       host.view().setBigUint64(out, RESOLUTION_NS, true);
       return ERRNO.SUCCESS;
     },
     clock_time_get: (id: number, _precision: bigint, out: number) => {
       if (id > 3) return ERRNO.INVAL;
+      host.wrote(out, 8);
       host.view().setBigUint64(out, coarseNow(id), true);
       return ERRNO.SUCCESS;
     },
     random_get: (ptr: number, len: number) => {
       const bytes = host.bytes();
       if (ptr + len > bytes.length) return ERRNO.FAULT;
+      host.wrote(ptr, len);
       for (let at = 0; at < len; at += 65536) {
         crypto.getRandomValues(bytes.subarray(ptr + at, ptr + Math.min(len, at + 65536)));
       }
@@ -67,6 +70,8 @@ function coarseNow(id: number): bigint {
 
 function sizes(host: GuestHost, list: Uint8Array[], countPtr: number, sizePtr: number): number {
   const view = host.view();
+  host.wrote(countPtr, 4);
+  host.wrote(sizePtr, 4);
   view.setUint32(countPtr, list.length, true);
   view.setUint32(sizePtr, list.reduce((sum, s) => sum + s.length, 0), true);
   return ERRNO.SUCCESS;
@@ -78,6 +83,8 @@ function strings(host: GuestHost, list: Uint8Array[], ptrs: number, buf: number)
   let at = buf;
   list.forEach((entry, i) => {
     if (at + entry.length > bytes.length) throw new RangeError("out of bounds");
+    host.wrote(ptrs + i * 4, 4);
+    host.wrote(at, entry.length);
     view.setUint32(ptrs + i * 4, at, true);
     bytes.set(entry, at);
     at += entry.length;

@@ -26,6 +26,7 @@ export function fdFunctions(host: GuestHost): Record<string, WasiFunction> {
     fd_fdstat_get: (fd: number, out: number) => {
       if (!isStdio(fd)) return ERRNO.BADF;
       const view = host.view();
+      host.wrote(out, 24);
       view.setUint8(out, CHARACTER_DEVICE);
       view.setUint16(out + 2, 0, true);
       view.setBigUint64(out + 8, RIGHTS_STDIO, true);
@@ -34,6 +35,7 @@ export function fdFunctions(host: GuestHost): Record<string, WasiFunction> {
     },
     fd_filestat_get: (fd: number, out: number) => {
       if (!isStdio(fd)) return ERRNO.BADF;
+      host.wrote(out, 64);
       host.bytes().fill(0, out, out + 64);
       host.view().setUint8(out + 16, CHARACTER_DEVICE);
       return ERRNO.SUCCESS;
@@ -88,6 +90,7 @@ function fdWrite(host: GuestHost, fd: number, iovs: number, count: number, out: 
     if (!sink.write(bytes.subarray(ptr, ptr + len))) host.halt(HALTS.output);
     written += len;
   }
+  host.wrote(out, 4);
   view.setUint32(out, written, true);
   return ERRNO.SUCCESS;
 }
@@ -102,10 +105,12 @@ function fdRead(host: GuestHost, fd: number, iovs: number, count: number, out: n
     const len = view.getUint32(iovs + i * 8 + 4, true);
     if (ptr + len > bytes.length) return ERRNO.FAULT;
     const chunk = host.input.subarray(host.inputPos, host.inputPos + len);
+    host.wrote(ptr, chunk.length);
     bytes.set(chunk, ptr);
     host.inputPos += chunk.length;
     read += chunk.length;
   }
+  host.wrote(out, 4);
   view.setUint32(out, read, true);
   return ERRNO.SUCCESS;
 }

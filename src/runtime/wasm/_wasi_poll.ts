@@ -28,6 +28,7 @@ export function pollOneoff(
   for (let i = 0; i < n; i++) {
     const sub = inPtr + i * SUBSCRIPTION_SIZE;
     const event = outPtr + i * EVENT_SIZE;
+    host.wrote(event, EVENT_SIZE);
     const tag = view.getUint8(sub + 8);
     const fd = view.getUint32(sub + 16, true);
     view.setBigUint64(event, view.getBigUint64(sub, true), true);
@@ -37,6 +38,7 @@ export function pollOneoff(
     view.setBigUint64(event + 16, BigInt(ready), true);
     view.setUint16(event + 24, 0, true);
   }
+  host.wrote(countPtr, 4);
   view.setUint32(countPtr, n, true);
   return ERRNO.SUCCESS;
 }
