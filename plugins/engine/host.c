@@ -101,6 +101,18 @@ static JSValue hb_read_stdin(JSContext *ctx, JSValueConst this_val, int argc, JS
     return out;
 }
 
+static JSValue hb_read_stdin_text(JSContext *ctx, JSValueConst this_val, int argc,
+                                  JSValueConst *argv)
+{
+    size_t len = 0;
+    char *buf = hb_read_all_stdin(&len);
+    if (!buf)
+        return JS_ThrowOutOfMemory(ctx);
+    JSValue out = JS_NewStringLen(ctx, buf, len);
+    free(buf);
+    return out;
+}
+
 static JSValue hb_exit(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv)
 {
     int code = 0;
@@ -176,6 +188,7 @@ static JSValue hb_utf8_decode(JSContext *ctx, JSValueConst this_val, int argc, J
 static const JSCFunctionListEntry hb_host_funcs[] = {
     JS_CFUNC_DEF("write", 2, hb_write),
     JS_CFUNC_DEF("readStdin", 0, hb_read_stdin),
+    JS_CFUNC_DEF("readStdinText", 0, hb_read_stdin_text),
     JS_CFUNC_DEF("exit", 1, hb_exit),
     JS_CFUNC_DEF("env", 0, hb_env),
     JS_CFUNC_DEF("random", 0, hb_random),

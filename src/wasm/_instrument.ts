@@ -136,7 +136,7 @@ function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
     else if (extra.length > 0) out.set(id, S.newVec(extra));
   };
   const { ctx } = p;
-  if (ctx.shift > 0 || ctx.fuel || p.bodies.length > 0) {
+  if (ctx.shift > 0 || ctx.fuel || ctx.writes || p.bodies.length > 0) {
     rewrite(SECTION.code, S.codeEntry(ctx, (i) => funcShape(m, p, i)), p.bodies);
   }
   const fnEntries = p.functions.map((t) => new Writer().u32(t).finish());

@@ -8,6 +8,7 @@ const FEATURES = {
   tail_call: true,
   multi_memory: true,
   memory64: true,
+  threads: true,
 } as const;
 
 /** Compiles WAT text to a binary module. */

@@ -4,6 +4,7 @@
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 function normalizeEncoding(enc) {
+  if (enc === undefined || enc === "utf8") return "utf8";
   const e = String(enc || "utf8").toLowerCase();
   if (e === "utf-8") return "utf8";
   if (e === "binary") return "latin1";

@@ -6,6 +6,13 @@
 
 let stdinRest = null;
 
+/** All of stdin as UTF-8 text when nothing was read yet (the common case), decoded in C. */
+function takeStdinText() {
+  if (stdinRest !== null) return takeStdin().toString("utf8");
+  stdinRest = new Uint8Array(0);
+  return host.readStdinText();
+}
+
 /** The part of stdin nobody has read yet (all of it, at most once). */
 function takeStdin() {
   if (stdinRest === null) stdinRest = new Uint8Array(host.readStdin());

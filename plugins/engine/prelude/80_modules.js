@@ -17,8 +17,9 @@ function readFileSync(path, options) {
       'only stdin (fd 0 or "/dev/stdin") can be read',
     );
   }
-  const bytes = takeStdin();
   const enc = encodingOf(options);
+  if (enc === "utf8" || enc === "utf-8") return takeStdinText();
+  const bytes = takeStdin();
   return enc ? bytes.toString(enc) : bytes;
 }
 
@@ -182,7 +183,8 @@ const BUILTINS = {
 };
 
 function require(name) {
-  const id = String(name).replace(/^node:/, "");
+  const text = String(name);
+  const id = text.startsWith("node:") ? text.slice(5) : text;
   if (Object.prototype.hasOwnProperty.call(BUILTINS, id)) return BUILTINS[id];
   throw denied(
     `require(${JSON.stringify(String(name))})`,

@@ -42,6 +42,11 @@ export interface LoadedPlugin {
 export interface PrepareContext {
   /** Benchmarks only: instrument without fuel metering. @default true */
   meterFuel?: boolean;
+  /**
+   * Track written pages, so a warm instance restores only those (fresh
+   * instances are never restored and skip the cost). @default false
+   */
+  trackWrites?: boolean;
   limits: LoadLimits;
   pin?: string | undefined;
   path?: string | undefined;
@@ -72,7 +77,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
       initialFuel: FUEL_SLICE,
       exportGlobals: true,
       signalGrowFailure: true,
-      trackWrites: true,
+      trackWrites: ctx.trackWrites ?? false,
       captureReturn: abi === "extism" ? ["hook"] : [],
     }), ctx.path);
   const instrumentedSha256 = await sha256Hex(instrumented);

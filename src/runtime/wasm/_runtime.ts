@@ -118,11 +118,11 @@ export class WasmRuntime implements Runtime {
   }
 
   #loaded(hook: HookDefinition, limits: EffectiveLimits): LoadedPlugin | undefined {
-    return this.#settled.get(hook)?.get(`${limits.memoryMb}:${limits.moduleKb}`);
+    return this.#settled.get(hook)?.get(loadKey(hook, limits));
   }
 
   #load(hook: HookDefinition, limits: EffectiveLimits): Promise<LoadedPlugin> {
-    const key = `${limits.memoryMb}:${limits.moduleKb}`;
+    const key = loadKey(hook, limits);
     let perHook = this.#byHook.get(hook);
     if (perHook === undefined) this.#byHook.set(hook, perHook = new Map());
     let loading = perHook.get(key);
@@ -154,6 +154,7 @@ export class WasmRuntime implements Runtime {
           compile: this.#compile,
           modules: this.#modules,
           meterFuel: this.#deps.meterFuel ?? true,
+          trackWrites: hook.manifest.isolation === "warm",
         }),
     );
   }
@@ -164,6 +165,11 @@ export class WasmRuntime implements Runtime {
       .then((module) => (this.#trapFn = trapFunction(module)));
     return this.#trap;
   }
+}
+
+/** What a loaded plugin depends on besides its bytes: the limits and the isolation. */
+function loadKey(hook: HookDefinition, limits: EffectiveLimits): string {
+  return `${limits.memoryMb}:${limits.moduleKb}:${hook.manifest.isolation}`;
 }
 
 function warmKey(request: RunRequest, loaded: LoadedPlugin): string {

@@ -1,0 +1,43 @@
+/**
+ * Warm instances restore only the pages a call wrote (write tracking). The
+ * probe plugin checks all of its memory is pristine, then writes it every way
+ * a guest or the host can; each later call must still find it pristine.
+ */
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
+
+const OK = { exitCode: 0, stdout: "ok", stderr: "" };
+
+for (const isolation of ["warm", "fresh"] as const) {
+  for (const worker of [false, true]) {
+    const mode = `${isolation}${worker ? ", worker" : ""}`;
+    Deno.test(`run() (${mode}) resets every page the previous call or the host wrote`, async () => {
+      const runtime = corpusRuntime({}, { worker });
+      const hook = wasmHook("warm_reset_probe", { isolation });
+      try {
+        for (let call = 0; call < 4; call++) {
+          const event = shellEvent(`echo ${"x".repeat(200 * call)}`);
+          assertEquals(await runtime.run(request(hook, event)), OK, `call ${call}`);
+        }
+      } finally {
+        await runtime.close?.();
+      }
+    });
+  }
+}
+
+Deno.test("run() (warm) keeps resetting after a call that failed and replaced the instance", async () => {
+  const runtime = corpusRuntime();
+  const hook = wasmHook("warm_reset_probe", { isolation: "warm" });
+  try {
+    assertEquals(await runtime.run(request(hook, shellEvent("ls"))), OK);
+    // Too little fuel to finish the memory scan: the instance is dropped.
+    const starved = await runtime.run(request(hook, shellEvent("ls"), { fuel: 1000 }));
+    assertEquals(starved.failure, { outcome: "limit", detail: "fuel" });
+    for (let call = 0; call < 2; call++) {
+      assertEquals(await runtime.run(request(hook, shellEvent("ls"))), OK, `call ${call}`);
+    }
+  } finally {
+    await runtime.close?.();
+  }
+});
