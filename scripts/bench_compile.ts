@@ -1,8 +1,9 @@
 /**
- * Benchmark of the JS pipeline on the built-in shell guard (a ~1 KB
- * pre-tool-call event): compile time, plugin size, instance time from the
- * Wizer snapshot, call time through hookbox's wasm runtime (warm and fresh
- * isolation), and the same script as a `node` subprocess.
+ * Benchmark of the JS pipeline on the built-in shell guard and a minimal
+ * guard: compile time, plugin size, instance time from the Wizer snapshot,
+ * call time through hookbox's wasm runtime (warm and fresh isolation) on a
+ * ~1 KB pre-tool-call event, warm call time on a typical ~190 B event, and
+ * the same script as a `node` subprocess.
  *
  *     deno run -A scripts/bench_compile.ts [calls]
  *
@@ -14,6 +15,8 @@ import type { RunRequest } from "../src/runtime/types.ts";
 import { manifestSchema } from "../src/schema/manifest.ts";
 
 const calls = Number(Deno.args[0] ?? 500);
+/** Warm-up calls per runtime before measuring (steady state of a long-running host). */
+const WARMUP = 2000;
 const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-bench-js-" });
 /** A minimal guard: parse the event, test one regex, exit 0 or 2. */
 const MINIMAL = `const e = JSON.parse(require("fs").readFileSync(0, "utf8"));
@@ -27,17 +30,22 @@ const ENTRIES = [
   new URL("../hooks/shell-guard/scripts/run.js", import.meta.url).pathname,
   `${cacheDir}/minimal.js`,
 ];
-const event = JSON.stringify({
-  event_type: "pre-tool-call",
-  timestamp: "2025-01-01T00:00:00Z",
-  session_id: "bench",
-  work_dir: "/work",
-  tool_name: "Bash",
-  tool_input: {
-    command: "ls -la && git status --short && " + "echo x; ".repeat(10) + "#".repeat(800),
-  },
-  tool_use_id: "t1",
-});
+/** A pre-tool-call event for `command`. */
+function eventFor(command: string): string {
+  return JSON.stringify({
+    event_type: "pre-tool-call",
+    timestamp: "2025-01-01T00:00:00Z",
+    session_id: "bench",
+    work_dir: "/work",
+    tool_name: "Bash",
+    tool_input: { command },
+    tool_use_id: "t1",
+  });
+}
+const event = eventFor(
+  "ls -la && git status --short && " + "echo x; ".repeat(10) + "#".repeat(800),
+);
+const typical = eventFor("git status --short");
 
 /** p50/p99 in µs of `n` runs of `fn`. */
 async function measure(n: number, fn: () => unknown): Promise<string> {
@@ -72,8 +80,9 @@ async function bench(entry: string): Promise<void> {
   const instance = await measure(calls, () => new WebAssembly.Instance(module, imports));
   const runs: string[] = [];
   for (const isolation of ["warm", "fresh"] as const) {
-    runs.push(await runtimeFigures(entry, bytes, isolation));
+    runs.push(await runtimeFigures(entry, bytes, isolation, event));
   }
+  runs.push(await runtimeFigures(entry, bytes, "warm", typical));
   const node = await measure(Math.min(calls, 30), () => nodeRun(entry));
   console.log(`${entry.split("/").slice(-3).join("/")} (event ${event.length} B, ${calls} calls)`);
   console.log(
@@ -90,6 +99,7 @@ async function runtimeFigures(
   entry: string,
   bytes: Uint8Array,
   isolation: "warm" | "fresh",
+  input: string,
 ): Promise<string> {
   const manifest = manifestSchema.parse({
     name: "bench-guard",
@@ -107,7 +117,7 @@ async function runtimeFigures(
       body: "",
       entry: { runtime: "wasm", format: "js", path: entry },
     },
-    input: new TextEncoder().encode(event),
+    input: new TextEncoder().encode(input),
     env: {},
     limits: { memoryMb: 32, fuel: 1e9, outputKb: 64, inputKb: 64, moduleKb: 8192, timeoutMs: 5000 },
     tenantId: "bench",
@@ -116,11 +126,13 @@ async function runtimeFigures(
   const first = await runtime.run(request);
   const firstMs = performance.now() - t;
   if (first.exitCode !== 0) throw new Error(`unexpected result ${JSON.stringify(first)}`);
-  // Long warm-up: V8 tiers the 650 KB interpreter up to TurboFan in the background.
-  for (let i = 0; i < 300; i++) await runtime.run(request);
+  // Long warm-up: V8 tiers the 650 KB interpreter up to TurboFan in the
+  // background, on the same two cores; measuring earlier measures that too.
+  for (let i = 0; i < WARMUP; i++) await runtime.run(request);
   const figures = await measure(calls, () => runtime.run(request));
   await runtime.close?.();
-  return `  runtime ${isolation}: first call ${firstMs.toFixed(0)} ms, then ${figures}`;
+  const what = `${isolation}, ${input.length} B event`;
+  return `  runtime ${what}: first call ${firstMs.toFixed(0)} ms, then ${figures}`;
 }
 
 async function nodeRun(entry: string): Promise<void> {
