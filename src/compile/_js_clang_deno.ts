@@ -6,6 +6,7 @@
  */
 import { HookboxError } from "../errors.ts";
 import { sha256Hex } from "./_js_hash.ts";
+import { isPatched, patchSource } from "./_js_patches.ts";
 import { QUICKJS_DIR, REPO_ROOT, runCommand } from "./_js_toolchain_deno.ts";
 
 /** Where the engine's own sources live. */
@@ -100,8 +101,17 @@ async function compileObject(source: string, salt: string, objDir: string): Prom
 /** Compiles every source (cached per file) and links `dir/engine.wasm`. */
 export async function compileAndLink(dir: string, prelude: string, salt: string): Promise<void> {
   await Deno.writeTextFile(`${dir}/prelude.c`, cArray(prelude));
+  // Patched QuickJS files go to a fixed place, so their object cache key (path + text) is stable.
+  const patchedDir = `${dir}/../patched`;
+  await Deno.mkdir(patchedDir, { recursive: true });
+  const quickjs = await Promise.all(QUICKJS_FILES.map(async (f) => {
+    if (!isPatched(f)) return `${QUICKJS_DIR}/${f}`;
+    const text = patchSource(f, await readText(`${QUICKJS_DIR}/${f}`));
+    await Deno.writeTextFile(`${patchedDir}/${f}`, text);
+    return `${patchedDir}/${f}`;
+  }));
   const sources = [
-    ...QUICKJS_FILES.map((f) => `${QUICKJS_DIR}/${f}`),
+    ...quickjs,
     ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
     `${dir}/prelude.c`,
   ];

@@ -9,6 +9,7 @@
  * @module
  */
 import { sha256Hex } from "./_js_hash.ts";
+import { PATCHES } from "./_js_patches.ts";
 import { withLock } from "./_js_lock_deno.ts";
 import { checkClang, ensureNpmPackages, QUICKJS_DIR, REPO_ROOT } from "./_js_toolchain_deno.ts";
 import {
@@ -56,7 +57,8 @@ async function engineKey(clang: string, prelude: string): Promise<string> {
   ];
   const texts = await Promise.all(files.map(readText));
   return await sha256Hex(
-    [clang, CFLAGS.join(" "), LDFLAGS.join(" "), prelude, ...texts].join("\0"),
+    [clang, CFLAGS.join(" "), LDFLAGS.join(" "), prelude, JSON.stringify(PATCHES), ...texts]
+      .join("\0"),
   );
 }
 

@@ -66,6 +66,7 @@ const FIXTURES = [
   "web_apis.mjs",
   "deep_recursion.js",
   "modern_library.js",
+  "regex_search.js",
 ];
 
 for (const name of FIXTURES) {

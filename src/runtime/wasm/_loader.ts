@@ -14,6 +14,13 @@ import { type CompileFn, type PromiseCache, sha256Hex } from "./_cache.ts";
 import { FUEL_SLICE } from "./_fuel.ts";
 import { checkImports } from "./_policy.ts";
 
+/**
+ * Write tracking pays off from this initial memory size (64 KiB pages) up:
+ * below it, copying the whole snapshot back costs less than marking every
+ * store (an AssemblyScript guard starts at 1 page, the JS engine at 16+).
+ */
+export const TRACK_MIN_PAGES = 4;
+
 /** Limits that shape loading and instrumentation. */
 export interface LoadLimits {
   memoryMb: number;
@@ -44,7 +51,8 @@ export interface PrepareContext {
   meterFuel?: boolean;
   /**
    * Track written pages, so a warm instance restores only those (fresh
-   * instances are never restored and skip the cost). @default false
+   * instances are never restored and skip the cost); only for memories that
+   * start at {@linkcode TRACK_MIN_PAGES} or more. @default false
    */
   trackWrites?: boolean;
   limits: LoadLimits;
@@ -77,7 +85,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
       initialFuel: FUEL_SLICE,
       exportGlobals: true,
       signalGrowFailure: true,
-      trackWrites: ctx.trackWrites ?? false,
+      trackWrites: (ctx.trackWrites ?? false) && (info.memories[0]?.min ?? 0) >= TRACK_MIN_PAGES,
       captureReturn: abi === "extism" ? ["hook"] : [],
     }), ctx.path);
   const instrumentedSha256 = await sha256Hex(instrumented);

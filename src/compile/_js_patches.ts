@@ -1,0 +1,89 @@
+/**
+ * Our changes to QuickJS sources, applied at engine build time to the text
+ * read from the npm package (the package itself is never modified). Each
+ * patch names the exact text it replaces; a QuickJS release without that text
+ * fails the build instead of silently building unpatched.
+ *
+ * @module
+ */
+import { HookboxError } from "../errors.ts";
+
+/** One textual replacement in one QuickJS file. */
+export interface SourcePatch {
+  file: string;
+  why: string;
+  find: string;
+  replace: string;
+}
+
+/**
+ * An unanchored regex search (`/x/.test(s)`) compiles to a bytecode prefix
+ * that tries every start position by backtracking: each position pushes and
+ * pops a full backtrack state. `hb_lre_search` runs the same loop in C, one
+ * `lre_exec_backtrack` call per position on the body after the prefix, with
+ * the captures reset as the popped state would have reset them, and advances
+ * one character as `REOP_any` would (a surrogate pair in UTF-16 mode).
+ */
+const REGEX_SEARCH: SourcePatch = {
+  file: "libregexp.c",
+  why: "unanchored regex search loop in C",
+  find: `    ret = lre_exec_backtrack(s, capture, stack_buf, 0, bc_buf + RE_HEADER_LEN,
+                             cbuf + (cindex << cbuf_type), FALSE);`,
+  replace: `    ret = hb_lre_search(s, capture, stack_buf, bc_buf + RE_HEADER_LEN,
+                        cbuf + (cindex << cbuf_type));`,
+};
+
+const REGEX_SEARCH_FN: SourcePatch = {
+  file: "libregexp.c",
+  why: "unanchored regex search loop in C (the loop)",
+  find: `int lre_exec(uint8_t **capture,`,
+  replace: `/* hookbox: see src/compile/_js_patches.ts */
+static intptr_t hb_lre_search(REExecContext *s, uint8_t **capture,
+                              StackInt *stack_buf, const uint8_t *pc,
+                              const uint8_t *cptr)
+{
+    int cbuf_type = s->cbuf_type, i;
+    const uint8_t *cbuf_end = s->cbuf_end;
+    uint32_t c;
+    intptr_t ret;
+    if (!(pc[0] == REOP_split_goto_first && get_u32(pc + 1) == 6 &&
+          pc[5] == REOP_any && pc[6] == REOP_goto && (int32_t)get_u32(pc + 7) == -11))
+        return lre_exec_backtrack(s, capture, stack_buf, 0, pc, cptr, FALSE);
+    pc += 11;
+    for (;;) {
+        ret = lre_exec_backtrack(s, capture, stack_buf, 0, pc, cptr, FALSE);
+        if (ret != 0 || cptr == cbuf_end)
+            return ret;
+        for (i = 0; i < s->capture_count * 2; i++)
+            capture[i] = NULL;
+        GET_CHAR(c, cptr, cbuf_end);
+    }
+}
+
+int lre_exec(uint8_t **capture,`,
+};
+
+/** Every patch, in the order applied. */
+export const PATCHES: readonly SourcePatch[] = [REGEX_SEARCH_FN, REGEX_SEARCH];
+
+/** `text` of QuickJS file `file` with our patches applied. */
+export function patchSource(file: string, text: string): string {
+  let out = text;
+  for (const patch of PATCHES) {
+    if (patch.file !== file) continue;
+    const at = out.indexOf(patch.find);
+    if (at < 0 || out.indexOf(patch.find, at + 1) >= 0) {
+      throw new HookboxError(
+        "COMPILE_FAILED",
+        `cannot apply the QuickJS patch "${patch.why}": ${file} does not contain its text exactly once`,
+      );
+    }
+    out = out.slice(0, at) + patch.replace + out.slice(at + patch.find.length);
+  }
+  return out;
+}
+
+/** True when `file` has patches. */
+export function isPatched(file: string): boolean {
+  return PATCHES.some((p) => p.file === file);
+}
