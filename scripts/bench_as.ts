@@ -11,6 +11,7 @@ import { compileAsHook } from "../src/compile/as.ts";
 import { loadHook } from "../src/hook/discover.ts";
 import { DEFAULT_POLICY, effectiveLimits } from "../src/policy.ts";
 import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
+import { LONG_EVENT, TYPICAL_EVENT } from "./_bench_events.ts";
 
 const calls = Number(Deno.args[0] ?? 20_000);
 const entry = new URL("../hooks/shell-guard-as/scripts/run.as.ts", import.meta.url).pathname;
@@ -23,22 +24,12 @@ const t1 = performance.now();
 await compileAsHook(entry, { cacheDir });
 const cachedMs = performance.now() - t1;
 
-const eventFor = (command: string) =>
-  JSON.stringify({
-    event_type: "pre-tool-call",
-    timestamp: "2025-01-01T00:00:00Z",
-    session_id: "bench",
-    work_dir: "/work",
-    tool_name: "Bash",
-    tool_input: { command },
-    tool_use_id: "t1",
-  });
 const events = [
   [
     "1 KB event (long command line)",
-    eventFor("ls -la && git status --short && " + "echo x; ".repeat(10) + "#".repeat(800)),
+    LONG_EVENT,
   ],
-  ["typical event (git status)", eventFor("git status --short")],
+  ["typical event (git status)", TYPICAL_EVENT],
 ] as const;
 
 console.log(`AssemblyScript shell guard (${calls} calls per event)`);

@@ -10,6 +10,7 @@
  * @module
  */
 import { compileJsHook } from "../src/compile/js.ts";
+import { LONG_EVENT, TYPICAL_EVENT } from "./_bench_events.ts";
 import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
 import type { RunRequest } from "../src/runtime/types.ts";
 import { manifestSchema } from "../src/schema/manifest.ts";
@@ -30,22 +31,8 @@ const ENTRIES = [
   new URL("../hooks/shell-guard/scripts/run.js", import.meta.url).pathname,
   `${cacheDir}/minimal.js`,
 ];
-/** A pre-tool-call event for `command`. */
-function eventFor(command: string): string {
-  return JSON.stringify({
-    event_type: "pre-tool-call",
-    timestamp: "2025-01-01T00:00:00Z",
-    session_id: "bench",
-    work_dir: "/work",
-    tool_name: "Bash",
-    tool_input: { command },
-    tool_use_id: "t1",
-  });
-}
-const event = eventFor(
-  "ls -la && git status --short && " + "echo x; ".repeat(10) + "#".repeat(800),
-);
-const typical = eventFor("git status --short");
+const event = LONG_EVENT;
+const typical = TYPICAL_EVENT;
 
 /** p50/p99 in µs of `n` runs of `fn`. */
 async function measure(n: number, fn: () => unknown): Promise<string> {
