@@ -146,7 +146,6 @@ function scanBody(r: Reader, ctx: CodeContext): BodyScan {
   const out: BodyScan = { loops: false, calls: false, writes: false, v128: false };
   const tracked = ctx.writes;
   while (!scan.done) {
-    const at = scan.pos;
     decodeInstr(scan, instr);
     // Loops, and bulk operations (charged by length through the local), need the local copy.
     if (instr.op === 0x03 || (instr.op === 0xfc && BULK_SUBS.has(instr.sub))) {
@@ -155,20 +154,12 @@ function scanBody(r: Reader, ctx: CodeContext): BodyScan {
     }
     if (instr.op >= 0x10 && instr.op <= 0x15) out.calls = true;
     if (tracked !== null) {
-      const kind = T.writeKind(instr, tracked.memory, () => bulkDest(scan, at, instr.sub));
+      const kind = T.writeKind(instr, tracked.memory);
       if (kind !== null) out.writes = true;
       if (kind === "v128") out.v128 = true;
     }
   }
   return out;
-}
-
-/** Destination memory of memory.init/copy/fill starting at `at` (0xfc prefix). */
-function bulkDest(r: Reader, at: number, sub: number): number {
-  const imm = new Reader(r.bytes, at + 1, r.pos);
-  imm.u32(); // the sub-opcode
-  if (sub === 8) imm.u32(); // memory.init: data segment first
-  return imm.u32();
 }
 
 /**
@@ -297,7 +288,7 @@ export function rewriteBody(r: Reader, w: Writer, ctx: CodeContext, fn: FuncShap
       segments.next(op === 0x03);
       continue;
     }
-    const write = writes && T.writeKind(instr, tracked!.memory, () => bulkDest(r, at, instr.sub));
+    const write = writes && T.writeKind(instr, tracked!.memory);
     if (write) { // save the address, write, then mark the page(s) written
       c.flush(at);
       T.emitBeforeWrite(w, write, writes!);

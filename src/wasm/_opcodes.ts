@@ -19,7 +19,10 @@ export interface Instr {
   funcAt: number;
   /** The function index at `funcAt`. */
   func: number;
-  /** Memory index of a memory-argument instruction (loads, stores, SIMD, atomics), else -1. */
+  /**
+   * Memory index of a memory-argument instruction (loads, stores, SIMD,
+   * atomics) or the destination memory of memory.init/copy/fill, else -1.
+   */
   mem: number;
   /** Static offset of a memory-argument instruction. */
   offset: number;
@@ -172,7 +175,11 @@ function miscOp(r: Reader, out: Instr, at: number): void {
   const sub = out.sub = r.u32();
   const count = MISC_U32_COUNT[sub];
   if (count === undefined) invalid(`unsupported opcode 0xfc ${sub}`, at);
-  for (let i = 0; i < count; i++) r.u32();
+  for (let i = 0; i < count; i++) {
+    const imm = r.u32();
+    // memory.init: (segment, memory); memory.copy: (dst, src); memory.fill: (memory)
+    if ((sub === 8 && i === 1) || ((sub === 10 || sub === 11) && i === 0)) out.mem = imm;
+  }
 }
 
 function simdOp(r: Reader, out: Instr, at: number): void {

@@ -49,9 +49,9 @@ const ATOMIC_TYPES: ("i32" | "i64")[] = ["i32", "i64", "i32", "i32", "i64", "i64
 
 /**
  * What `instr` writes to memory `memory`, or null when it writes nothing
- * there. `bulkDest` reads the destination memory of a 0xfc bulk operation.
+ * there.
  */
-export function writeKind(instr: Instr, memory: number, bulkDest: () => number): WriteKind | null {
+export function writeKind(instr: Instr, memory: number): WriteKind | null {
   const op = instr.op;
   if (op >= 0x36 && op <= 0x3e) {
     if (instr.mem !== memory) return null;
@@ -72,7 +72,7 @@ export function writeKind(instr: Instr, memory: number, bulkDest: () => number):
     return type;
   }
   if (op === 0xfc && (instr.sub === 8 || instr.sub === 10 || instr.sub === 11)) {
-    return bulkDest() === memory ? "bulk" : null;
+    return instr.mem === memory ? "bulk" : null;
   }
   return null;
 }

@@ -49,3 +49,4 @@ export { instrument, instrumentModule } from "./_instrument.ts";
 export type { InstrumentOptions, InstrumentReport } from "./_instrument.ts";
 export { BULK_COST } from "./_code.ts";
 export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
+export { PAGE_SHIFT as WRITE_PAGE_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";

@@ -12,18 +12,19 @@
  * @module
  */
 
+import {
+  HOOKBOX_EXPORTS,
+  WRITE_PAGE_SHIFT as PAGE_SHIFT,
+  WRITE_STRADDLE as STRADDLE,
+} from "../../wasm/mod.ts";
+
 /** Globals the host manages itself and never restores. */
-const HOST_GLOBALS = new Set(["__hookbox_fuel"]);
-/** Export name of the page map; see `src/wasm/_writes.ts`. */
-const PAGE_MAP = "__hookbox_dirty";
-const PAGE_SHIFT = 12;
+const HOST_GLOBALS = new Set<string>([HOOKBOX_EXPORTS.fuel]);
 const PAGE = 1 << PAGE_SHIFT;
-/** Bytes past a marked page a mark also covers (the widest store). */
-const STRADDLE = 16;
 
 /** The instance's page map, or null when its writes are not tracked. */
 export function pageMap(instance: WebAssembly.Instance): Uint8Array | null {
-  const map = instance.exports[PAGE_MAP];
+  const map = instance.exports[HOOKBOX_EXPORTS.pageMap];
   return map instanceof WebAssembly.Memory ? new Uint8Array(map.buffer) : null;
 }
 
