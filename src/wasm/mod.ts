@@ -25,6 +25,13 @@
  * - `__hookbox_g<index>` for each mutable defined global with `exportGlobals`.
  * - `memory` (or `__hookbox_memory` if that name is taken by something else)
  *   when the module defines a memory but exports none.
+ * - `__hookbox_dirty` with `trackWrites`, for a module with one 32-bit,
+ *   unshared memory: a second memory holding one byte per 4 KiB page
+ *   ({@linkcode WRITE_PAGE_SHIFT}) of memory 0, set to 1 after every store,
+ *   atomic write and memory.fill/copy/init that writes the page. A mark also
+ *   covers the first {@linkcode WRITE_STRADDLE} bytes of the next page.
+ *   {@linkcode instrumentModule} reports whether tracking was applied and
+ *   whether the module can catch exceptions.
  *
  * @example
  * ```ts
