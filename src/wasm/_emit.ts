@@ -6,7 +6,8 @@
  * @module
  */
 
-import type { Writer } from "./_writer.ts";
+import type { Emitter } from "./_emitter.ts";
+import { OP } from "./_op.ts";
 
 /** Indices the inserted code refers to. */
 export interface FuelSlots {
@@ -22,94 +23,108 @@ export interface DepthSlots {
   exhausted: number;
 }
 
-const GLOBAL_GET = 0x23;
-const GLOBAL_SET = 0x24;
-const LOCAL_GET = 0x20;
-const LOCAL_SET = 0x21;
-const LOCAL_TEE = 0x22;
+/** How a length operand is turned into fuel: one unit per 16 bytes, or per element. */
+export type LengthUnit = "bytes" | "elements";
 
 /**
  * Emits `fuel -= cost; if (fuel < 0) out_of_fuel()` and returns the offset of
  * the padded `cost` immediate for later patching. At function entry the local
  * is loaded from the global first.
  */
-export function emitCharge(w: Writer, s: FuelSlots, atEntry: boolean): number {
-  if (atEntry) w.u8(GLOBAL_GET).u32(s.global);
-  else w.u8(LOCAL_GET).u32(s.local);
-  w.u8(0x42);
-  const patchAt = w.signed5(0);
-  w.u8(0x7d).u8(LOCAL_TEE).u32(s.local).u8(0x42).u8(0x00).u8(0x53); // i64.sub, tee, < 0
-  w.u8(0x04).u8(0x40);
-  emitFuelStore(w, s);
-  w.u8(0x10).u32(s.outOfFuel);
-  emitFuelLoad(w, s);
-  w.u8(0x0b);
+export function emitCharge(e: Emitter, s: FuelSlots, atEntry: boolean): number {
+  if (atEntry) e.globalGet(s.global);
+  else e.localGet(s.local);
+  const patchAt = e.i64ConstPatchable();
+  e.op(OP.i64Sub).localTee(s.local);
+  emitNegativeThenRefill(e, s);
   return patchAt;
+}
+
+/** With the fuel value on the stack: `if (value < 0) { publish; out_of_fuel(); reload }`. */
+function emitNegativeThenRefill(e: Emitter, s: FuelSlots): void {
+  e.i64Const(0).op(OP.i64LtS).ifVoid();
+  emitFuelStore(e, s);
+  e.call(s.outOfFuel);
+  emitFuelLoad(e, s);
+  e.end();
 }
 
 /** Emits `fuel -= cost` on the local (no check) and returns the patch offset. */
-export function emitSub(w: Writer, s: FuelSlots): number {
-  w.u8(LOCAL_GET).u32(s.local).u8(0x42);
-  const patchAt = w.signed5(0);
-  w.u8(0x7d).u8(LOCAL_SET).u32(s.local);
+export function emitSub(e: Emitter, s: FuelSlots): number {
+  e.localGet(s.local);
+  const patchAt = e.i64ConstPatchable();
+  e.op(OP.i64Sub).localSet(s.local);
   return patchAt;
 }
 
 /**
- * With the length operand on top of the stack, emits `fuel -= length >> 4`
- * and leaves the stack as it was. The scratch locals follow the fuel local:
- * `local + 1` (i64) and `local + 2` (i32).
+ * With a length operand on top of the stack, emits `fuel -= cost(length)`
+ * followed by a check, and leaves the stack as it was: a bulk operation or a
+ * grow is a checked point, charged before it runs, so no number of them in
+ * straight-line code outruns the budget. The scratch locals follow the fuel
+ * local: `local + 1` (i64) and `local + 2` (i32).
  */
-export function emitLengthCharge(w: Writer, s: FuelSlots, type: "i32" | "i64"): void {
+export function emitLengthCharge(
+  e: Emitter,
+  s: FuelSlots,
+  type: "i32" | "i64",
+  unit: LengthUnit,
+): void {
   const scratch = type === "i64" ? s.local + 1 : s.local + 2;
-  w.u8(LOCAL_TEE).u32(scratch).u8(LOCAL_GET).u32(s.local).u8(LOCAL_GET).u32(scratch);
-  if (type === "i32") w.u8(0xad); // i64.extend_i32_u
-  w.u8(0x42).u8(4).u8(0x88); // i64.const 4, i64.shr_u
-  w.u8(0x7d).u8(LOCAL_SET).u32(s.local); // i64.sub
+  e.localTee(scratch).localGet(s.local).localGet(scratch);
+  if (type === "i32") e.op(OP.i64ExtendI32U);
+  if (unit === "bytes") e.i64Const(4).op(OP.i64ShrU);
+  e.op(OP.i64Sub).localTee(s.local);
+  emitNegativeThenRefill(e, s);
 }
 
 /**
- * Emits `global -= cost` and, when `check`, `if (global < 0) out_of_fuel()`
- * (through the i64 local `temp`, saving a second global read), for loop-free
- * functions. Returns the patch offset of `cost`.
+ * Emits `global -= cost; if (global < 0) out_of_fuel()` (through the i64
+ * local `temp`, saving a second global read), for loop-free functions.
+ * Returns the patch offset of `cost`.
  */
 export function emitGlobalCharge(
-  w: Writer,
+  e: Emitter,
   s: { global: number; outOfFuel: number },
-  check: boolean,
   temp: number,
 ): number {
-  w.u8(GLOBAL_GET).u32(s.global).u8(0x42);
-  const patchAt = w.signed5(0);
-  w.u8(0x7d);
-  if (!check) {
-    w.u8(GLOBAL_SET).u32(s.global);
-    return patchAt;
-  }
-  w.u8(LOCAL_TEE).u32(temp).u8(GLOBAL_SET).u32(s.global);
-  w.u8(LOCAL_GET).u32(temp).u8(0x42).u8(0x00).u8(0x53); // < 0
-  w.u8(0x04).u8(0x40).u8(0x10).u32(s.outOfFuel).u8(0x0b);
+  e.globalGet(s.global);
+  const patchAt = e.i64ConstPatchable();
+  e.op(OP.i64Sub).localTee(temp).globalSet(s.global);
+  e.localGet(temp).i64Const(0).op(OP.i64LtS).ifVoid().call(s.outOfFuel).end();
   return patchAt;
+}
+
+/**
+ * `local = min(local, global)`. Where a `try_table` catch clause can land,
+ * the local may be stale (the throwing callee spent fuel from the global);
+ * on every other path the local is never above the global, so taking the
+ * smaller one is exact there and never refunds a callee's fuel.
+ */
+export function emitFuelMin(e: Emitter, s: FuelSlots): void {
+  e.localGet(s.local).globalGet(s.global);
+  e.localGet(s.local).globalGet(s.global).op(OP.i64LtS);
+  e.select().localSet(s.local);
 }
 
 /** `global = local`: publish the function's fuel before calls and exits. */
-export function emitFuelStore(w: Writer, s: FuelSlots): void {
-  w.u8(LOCAL_GET).u32(s.local).u8(GLOBAL_SET).u32(s.global);
+export function emitFuelStore(e: Emitter, s: FuelSlots): void {
+  e.localGet(s.local).globalSet(s.global);
 }
 
 /** `local = global`: pick up fuel after a call (the callee or host changed it). */
-export function emitFuelLoad(w: Writer, s: FuelSlots): void {
-  w.u8(GLOBAL_GET).u32(s.global).u8(LOCAL_SET).u32(s.local);
+export function emitFuelLoad(e: Emitter, s: FuelSlots): void {
+  e.globalGet(s.global).localSet(s.local);
 }
 
 /** `depth += 1; if (depth > max) stack_exhausted()`. */
-export function emitDepthEnter(w: Writer, d: DepthSlots): void {
-  w.u8(GLOBAL_GET).u32(d.global).u8(0x41).u8(0x01).u8(0x6a).u8(GLOBAL_SET).u32(d.global);
-  w.u8(GLOBAL_GET).u32(d.global).u8(0x41).signed(d.max).u8(0x4b); // i32.gt_u
-  w.u8(0x04).u8(0x40).u8(0x10).u32(d.exhausted).u8(0x0b);
+export function emitDepthEnter(e: Emitter, d: DepthSlots): void {
+  e.globalGet(d.global).i32Const(1).op(OP.i32Add).globalSet(d.global);
+  e.globalGet(d.global).i32Const(d.max).op(OP.i32GtU);
+  e.ifVoid().call(d.exhausted).end();
 }
 
 /** `depth -= 1`. */
-export function emitDepthLeave(w: Writer, d: DepthSlots): void {
-  w.u8(GLOBAL_GET).u32(d.global).u8(0x41).u8(0x01).u8(0x6b).u8(GLOBAL_SET).u32(d.global);
+export function emitDepthLeave(e: Emitter, d: DepthSlots): void {
+  e.globalGet(d.global).i32Const(1).op(OP.i32Sub).globalSet(d.global);
 }

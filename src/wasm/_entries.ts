@@ -5,14 +5,16 @@
  * @module
  */
 
+import { Emitter } from "./_emitter.ts";
 import type { ExternalKind, FuncType } from "./_module.ts";
+import { OP, TYPE } from "./_op.ts";
 import { Writer } from "./_writer.ts";
 
 const KIND_TAG: Record<ExternalKind, number> = { func: 0, table: 1, memory: 2, global: 3, tag: 4 };
 
 /** A function type entry. */
 export function typeEntry(t: FuncType): Uint8Array {
-  const w = new Writer().u8(0x60).u32(t.params.length);
+  const w = new Writer().u8(TYPE.func).u32(t.params.length);
   t.params.forEach((p) => w.u8(p));
   w.u32(t.results.length);
   t.results.forEach((p) => w.u8(p));
@@ -25,9 +27,11 @@ export function funcImportEntry(module: string, name: string, typeIndex: number)
 }
 
 /** A mutable i32 or i64 global initialised to `init`. */
-export function mutGlobalEntry(valType: 0x7f | 0x7e, init = 0): Uint8Array {
-  const w = new Writer().u8(valType).u8(1).u8(valType === 0x7f ? 0x41 : 0x42);
-  return w.signed(init).u8(0x0b).finish();
+export function mutGlobalEntry(valType: typeof TYPE.i32 | typeof TYPE.i64, init = 0): Uint8Array {
+  const e = new Emitter().u8(valType).u8(1);
+  if (valType === TYPE.i32) e.i32Const(init);
+  else e.i64Const(init);
+  return e.end().finish();
 }
 
 /** An export entry. */
@@ -37,7 +41,7 @@ export function exportEntryBytes(name: string, kind: ExternalKind, index: number
 
 /** Body of `() -> ()` that calls `func` and stores its i32 result in `global`. */
 export function captureBody(func: number, global: number): Uint8Array {
-  const code = new Writer().u8(0).u8(0x10).u32(func).u8(0x24).u32(global).u8(0x0b).finish();
+  const code = new Emitter().u8(0).call(func).globalSet(global).end().finish();
   return new Writer().sized(code).finish();
 }
 
@@ -47,29 +51,38 @@ export function captureBody(func: number, global: number): Uint8Array {
  * the result unchanged.
  */
 export function growBody(memory: number, is64: boolean, growFailed: number): Uint8Array {
-  const w = new Writer().u8(0); // no locals: the parameter doubles as the result slot
-  w.u8(0x20).u32(0).u8(0x40).u32(memory).u8(0x22).u32(0); // local.get, memory.grow, local.tee
-  if (is64) w.u8(0x42).signed(-1).u8(0x51); // i64.const -1, i64.eq
-  else w.u8(0x41).signed(-1).u8(0x46); // i32.const -1, i32.eq
-  w.u8(0x04).u8(0x40).u8(0x10).u32(growFailed).u8(0x0b); // if: call grow_failed
-  w.u8(0x20).u32(0).u8(0x0b);
-  return new Writer().sized(w.finish()).finish();
+  const e = new Emitter().u8(0); // no locals: the parameter doubles as the result slot
+  e.localGet(0).memoryGrow(memory).localTee(0);
+  if (is64) e.i64Const(-1).op(OP.i64Eq);
+  else e.i32Const(-1).op(OP.i32Eq);
+  e.ifVoid().call(growFailed).end();
+  e.localGet(0).end();
+  return new Writer().sized(e.finish()).finish();
 }
 
 /** Interns function types: finds an existing index or appends a new type. */
 export class TypeTable {
   readonly added: FuncType[] = [];
-  constructor(readonly existing: FuncType[]) {}
+  readonly #index = new Map<string, number>();
+  constructor(readonly existing: FuncType[]) {
+    existing.forEach((t, i) => {
+      const key = typeKey(t.params, t.results);
+      if (!this.#index.has(key)) this.#index.set(key, i);
+    });
+  }
 
   /** Index of the type `params -> results`, appending it if absent. */
   indexOf(params: number[], results: number[]): number {
-    const same = (t: FuncType) =>
-      t.params.length === params.length && t.results.length === results.length &&
-      t.params.every((p, i) => p === params[i]) && t.results.every((p, i) => p === results[i]);
-    const all = [...this.existing, ...this.added];
-    const found = all.findIndex(same);
-    if (found >= 0) return found;
+    const key = typeKey(params, results);
+    const found = this.#index.get(key);
+    if (found !== undefined) return found;
+    const index = this.existing.length + this.added.length;
     this.added.push({ params, results });
-    return all.length;
+    this.#index.set(key, index);
+    return index;
   }
+}
+
+function typeKey(params: readonly number[], results: readonly number[]): string {
+  return `${params.join(",")}>${results.join(",")}`;
 }

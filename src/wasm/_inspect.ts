@@ -28,11 +28,19 @@ export interface MemoryInfo {
   memory64: boolean;
 }
 
+/** One defined table, in entries. */
+export interface TableInfo {
+  min: number;
+  max: number | null;
+}
+
 /** What {@linkcode inspectModule} reports. */
 export interface ModuleInfo {
   imports: ImportInfo[];
   exports: ExportInfo[];
   memories: MemoryInfo[];
+  /** Defined tables (imported ones are listed in `imports`). */
+  tables: TableInfo[];
   byteLength: number;
 }
 
@@ -52,6 +60,7 @@ export function inspectModule(bytes: Uint8Array): ModuleInfo {
     imports: m.imports.map(({ module, name, kind }) => ({ module, name, kind })),
     exports: m.exports.map(({ name, kind }) => ({ name, kind })),
     memories,
+    tables: m.tables.map(({ min, max }) => ({ min, max })),
     byteLength: bytes.length,
   };
 }

@@ -7,7 +7,8 @@
 
 import { HookboxError } from "../errors.ts";
 import { assemble, checkValid } from "./_assemble.ts";
-import { capMemories } from "./_memory.ts";
+import { capMemories, capTables } from "./_memory.ts";
+import { checkModule, MAX_TABLE_ENTRIES } from "./_limits.ts";
 import { type FuncType, SECTION } from "./_module.ts";
 import { type ParsedModule, parseModule } from "./_parse.ts";
 import { makePlan, type Plan } from "./_plan.ts";
@@ -16,11 +17,14 @@ import type { FuncShape } from "./_code.ts";
 import * as S from "./_sections.ts";
 import { typeEntry } from "./_entries.ts";
 import { Writer } from "./_writer.ts";
+import { TYPE } from "./_op.ts";
 
 /** Options for {@linkcode instrument}. */
 export interface InstrumentOptions {
-  /** Cap on each defined linear memory, in 64 KiB pages. */
+  /** Cap on all defined linear memories together, in 64 KiB pages. */
   memoryPages: number;
+  /** Cap on all defined tables together, in entries. @default MAX_TABLE_ENTRIES */
+  tableEntries?: number;
   /** Insert fuel metering. @default true */
   meterFuel?: boolean;
   /**
@@ -73,8 +77,11 @@ export interface InstrumentReport {
  *
  * Throws `HookboxError`: `PLUGIN_INVALID` for malformed or non-validating
  * input (or a wrong-typed `captureReturn` export), `PLUGIN_IMPORT_DENIED` for
- * an imported memory, `LIMIT_MEMORY` when a memory's minimum exceeds
- * `memoryPages`, `PLUGIN_EXPORT_MISSING` for an unknown `captureReturn` name.
+ * an imported memory or table, `PLUGIN_FEATURE_DENIED` for shared memories,
+ * wait instructions and 64-bit tables, `LIMIT_MEMORY` when the memories'
+ * minimums exceed `memoryPages` or the tables' `tableEntries`, `LIMIT_MODULE`
+ * for too many tables or too deep nesting (see `_limits.ts`),
+ * `PLUGIN_EXPORT_MISSING` for an unknown `captureReturn` name.
  * Bad options throw `TypeError`.
  */
 export function instrument(bytes: Uint8Array, options: InstrumentOptions): Uint8Array<ArrayBuffer> {
@@ -88,22 +95,22 @@ export function instrumentModule(
 ): { bytes: Uint8Array<ArrayBuffer>; report: InstrumentReport } {
   checkOptions(options);
   const m = parseModule(bytes);
-  const denied = m.imports.find((i) => i.kind === "memory");
+  const denied = m.imports.find((i) => i.kind === "memory" || i.kind === "table");
   if (denied) {
     throw new HookboxError(
       "PLUGIN_IMPORT_DENIED",
-      `memory import "${denied.module}"."${denied.name}" is not allowed: plugins must define their own memory`,
+      `${denied.kind} import "${denied.module}"."${denied.name}" is not allowed: plugins must define their own`,
     );
   }
+  checkModule(m);
+  // The rewriter assumes valid input: an invalid module could name the
+  // locals, globals and memories it appends (the fuel counter among them).
+  validateInput(bytes);
   const plan = makePlan(m, options);
   const tracked = plan.ctx.writes !== null;
-  // The page map is a memory the original module cannot name: an input that
-  // refers to a second memory must be refused, not made valid by ours.
-  if (tracked && !WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) {
-    throw new HookboxError("PLUGIN_INVALID", "module does not validate as WebAssembly");
-  }
   const memory = capMemories(m, options.memoryPages, tracked);
-  const payloads = rewriteSections(m, plan);
+  const tables = capTables(m, options.tableEntries ?? MAX_TABLE_ENTRIES);
+  const payloads = rewriteSections(m, plan, tables);
   if (memory !== null) payloads.set(SECTION.memory, memory);
   const out = assemble(m, payloads, payloads.has(SECTION.code));
   if (options.validate ?? true) checkValid(bytes, out);
@@ -112,9 +119,24 @@ export function instrumentModule(
   return { bytes: out, report: { exceptionHandling, writesTracked: tracked } };
 }
 
+function validateInput(bytes: Uint8Array): void {
+  if (typeof WebAssembly === "undefined") return;
+  if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) {
+    throw new HookboxError("PLUGIN_INVALID", "module does not validate as WebAssembly");
+  }
+}
+
 function checkOptions(o: InstrumentOptions): void {
   if (!Number.isInteger(o.memoryPages) || o.memoryPages < 0 || o.memoryPages > 65536) {
     throw new TypeError(`memoryPages must be an integer in 0..65536, got ${o.memoryPages}`);
+  }
+  const tables = o.tableEntries;
+  if (
+    tables !== undefined && (!Number.isInteger(tables) || tables < 0 || tables > MAX_TABLE_ENTRIES)
+  ) {
+    throw new TypeError(
+      `tableEntries must be an integer in 0..${MAX_TABLE_ENTRIES}, got ${tables}`,
+    );
   }
   const fuel = o.initialFuel;
   if (fuel !== undefined && (!Number.isSafeInteger(fuel) || fuel < 0)) {
@@ -128,7 +150,11 @@ function checkOptions(o: InstrumentOptions): void {
 
 type Entry = (r: Reader, w: Writer) => void;
 
-function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
+function rewriteSections(
+  m: ParsedModule,
+  p: Plan,
+  tableMaxima: readonly number[],
+): Map<number, Uint8Array> {
   const out = new Map<number, Uint8Array>();
   const rewrite = (id: number, entry: Entry, extra: Uint8Array[] = []) => {
     const s = m.sections.find((s) => s.id === id);
@@ -137,15 +163,16 @@ function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
   };
   const { ctx } = p;
   if (ctx.shift > 0 || ctx.fuel || ctx.writes || p.bodies.length > 0) {
-    rewrite(SECTION.code, S.codeEntry(ctx, (i) => funcShape(m, p, i)), p.bodies);
+    const entries = entryPoints(m);
+    rewrite(SECTION.code, S.codeEntry(ctx, (i) => funcShape(m, p, i, entries)), p.bodies);
   }
   const fnEntries = p.functions.map((t) => new Writer().u32(t).finish());
   rewrite(SECTION.function, (r, w) => void w.u32(r.u32()), fnEntries);
   rewrite(SECTION.import, S.copyImport, p.imports);
   rewrite(SECTION.global, S.globalEntry(ctx), p.globals);
   rewrite(SECTION.export, S.exportEntry(ctx), p.exports);
+  rewrite(SECTION.table, S.tableEntry(ctx, tableMaxima));
   if (ctx.shift > 0) {
-    rewrite(SECTION.table, S.tableEntry(ctx));
     rewrite(SECTION.element, S.elementEntry(ctx));
     if (m.start !== null) {
       const start = m.start + (m.start >= ctx.funcImports ? ctx.shift : 0);
@@ -156,14 +183,22 @@ function rewriteSections(m: ParsedModule, p: Plan): Map<number, Uint8Array> {
   return out;
 }
 
+/** Functions the host can call directly: exports and the start function. */
+function entryPoints(m: ParsedModule): Set<number> {
+  const out = new Set<number>();
+  for (const e of m.exports) if (e.kind === "func") out.add(e.index);
+  if (m.start !== null) out.add(m.start);
+  return out;
+}
+
 /** Parameter count, entry-point flag and encoded result block type of defined function `defined`. */
-function funcShape(m: ParsedModule, p: Plan, defined: number): FuncShape {
+function funcShape(m: ParsedModule, p: Plan, defined: number, entries: Set<number>): FuncShape {
   const t: FuncType | undefined = m.types[m.functions[defined] ?? -1];
   if (!t) return invalid(`function ${defined} has an unknown type`, 0);
   const params = t.params.length;
   const index = p.ctx.funcImports + defined;
-  const entry = m.start === index || m.exports.some((e) => e.kind === "func" && e.index === index);
-  if (t.results.length === 0) return { params, entry, blockType: [0x40] };
+  const entry = entries.has(index);
+  if (t.results.length === 0) return { params, entry, blockType: [TYPE.void] };
   if (t.results.length === 1) return { params, entry, blockType: [t.results[0]!] };
   const blockType = [...new Writer().signed(p.types.indexOf([], t.results)).finish()];
   return { params, entry, blockType };

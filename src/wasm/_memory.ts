@@ -1,39 +1,70 @@
 /**
- * Memory capping: rewrites each defined memory's maximum to the page cap.
+ * Capping what a module may allocate: the maximum of every defined memory and
+ * table is rewritten so that all memories together stay within the page cap
+ * and all tables together within the entry cap.
  *
  * @module
  */
 
 import { HookboxError } from "../errors.ts";
+import type { Limits } from "./_module.ts";
 import type { ParsedModule } from "./_parse.ts";
 import { Writer } from "./_writer.ts";
 import { PAGE_SHIFT } from "./_writes.ts";
 
 /**
- * Returns the new memory section payload (or null when there is none): each
- * memory's max becomes `min(declared max ?? cap, cap)`. A memory whose min
- * exceeds the cap throws `LIMIT_MEMORY`. With `pageMap`, a page map memory
- * for write tracking of memory 0 is appended: one byte per 4 KiB page of
- * memory 0's capped maximum, plus slack, fixed in size.
+ * New maxima for `limits` such that their sum stays within `cap`: each keeps
+ * its minimum and gets an even share of what is left of the cap (a share an
+ * earlier one did not need passes on), up to its declared maximum. Throws
+ * `LIMIT_MEMORY` when the minimums alone exceed the cap.
+ */
+export function capMaxima(
+  limits: readonly Limits[],
+  cap: number,
+  what: "memory" | "table",
+): number[] {
+  const unit = what === "memory" ? "pages" : "entries";
+  let spare = cap - limits.reduce((sum, l) => sum + l.min, 0);
+  if (spare < 0) {
+    const needed = cap - spare;
+    throw new HookboxError(
+      "LIMIT_MEMORY",
+      `${
+        what === "memory" ? "memories" : "tables"
+      } need ${needed} ${unit} at start, the cap is ${cap} ${unit}`,
+    );
+  }
+  return limits.map((l, i) => {
+    const share = Math.floor(spare / (limits.length - i));
+    const max = Math.min(l.max ?? Infinity, l.min + share);
+    spare -= max - l.min;
+    return max;
+  });
+}
+
+/**
+ * Returns the new memory section payload (or null when there is none), every
+ * memory's max capped so that their sum is at most `cap` pages. With
+ * `pageMap`, a page map memory for write tracking of memory 0 is appended:
+ * one byte per 4 KiB page of memory 0's capped maximum, plus slack, fixed in
+ * size.
  */
 export function capMemories(m: ParsedModule, cap: number, pageMap = false): Uint8Array | null {
   if (m.memories.length === 0) return null;
+  const maxima = capMaxima(m.memories, cap, "memory");
   const w = new Writer().u32(m.memories.length + (pageMap ? 1 : 0));
   m.memories.forEach((mem, i) => {
-    if (mem.min > cap) {
-      throw new HookboxError(
-        "LIMIT_MEMORY",
-        `memory ${i} needs ${mem.min} pages at start, the cap is ${cap} pages`,
-      );
-    }
-    const max = Math.min(mem.max ?? cap, cap);
-    w.u8(mem.flags | 1).u32(mem.min).u32(max);
+    w.u8(mem.flags | 1).u32(mem.min).u32(maxima[i]!);
   });
   if (pageMap) {
-    const first = m.memories[0]!;
-    const tracked = Math.min(first.max ?? cap, cap) * (65536 >> PAGE_SHIFT);
+    const tracked = maxima[0]! * (65536 >> PAGE_SHIFT);
     const pages = Math.floor(tracked / 65536) + 1;
     w.u8(1).u32(pages).u32(pages);
   }
   return w.finish();
+}
+
+/** The capped maximum of every defined table, their sum at most `cap` entries. */
+export function capTables(m: ParsedModule, cap: number): number[] {
+  return capMaxima(m.tables, cap, "table");
 }

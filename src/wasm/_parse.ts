@@ -47,6 +47,8 @@ export interface ParsedModule {
   /** Type index of each defined function. */
   functions: number[];
   memories: Limits[];
+  /** Defined tables' limits. */
+  tables: Limits[];
   /** Defined globals only. */
   globals: GlobalType[];
   exports: { name: string; kind: ExternalKind; index: number }[];
@@ -62,6 +64,7 @@ export function parseModule(bytes: Uint8Array): ParsedModule {
     imports: [],
     functions: [],
     memories: [],
+    tables: [],
     globals: [],
     exports: [],
     start: null,
@@ -92,6 +95,9 @@ function parseSection(m: ParsedModule, id: number, r: Reader): void {
     case SECTION.memory:
       for (let n = r.u32(); n > 0; n--) m.memories.push(readLimits(r));
       break;
+    case SECTION.table:
+      for (let n = r.u32(); n > 0; n--) m.tables.push(readTable(r));
+      break;
     case SECTION.global:
       for (let n = r.u32(); n > 0; n--) {
         m.globals.push(readGlobalType(r));
@@ -111,6 +117,17 @@ function parseSection(m: ParsedModule, id: number, r: Reader): void {
       return;
   }
   if (!r.done) invalid(`${r.end - r.pos} trailing bytes in section ${id}`, r.pos);
+}
+
+/** A table entry: a plain table type, or `0x40 0x00 type init-expr`. */
+function readTable(r: Reader): Limits {
+  if (r.bytes[r.pos] !== 0x40) return readTableType(r);
+  const at = r.pos;
+  r.u8();
+  if (r.u8() !== 0) invalid("bad table entry prefix", at);
+  const limits = readTableType(r);
+  skipConstExpr(r);
+  return limits;
 }
 
 function readKind(r: Reader): ExternalKind {

@@ -10,6 +10,7 @@ import type { InstrumentOptions } from "./_instrument.ts";
 import type { CodeContext } from "./_code.ts";
 import { countImports, type ParsedModule } from "./_parse.ts";
 import * as E from "./_entries.ts";
+import { TYPE } from "./_op.ts";
 
 /** Export names the instrumenter adds. */
 export const NAMES = {
@@ -18,7 +19,8 @@ export const NAMES = {
   depth: "__hookbox_depth",
   call: "__hookbox_call_",
   global: "__hookbox_g",
-  memory: "memory",
+  /** Memory 0, always, whatever else the module exports it as. */
+  memory: "__hookbox_memory",
   pageMap: "__hookbox_dirty",
 } as const;
 
@@ -63,7 +65,7 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   };
   const p: Plan = { ctx, types, imports: [], globals: [], exports: [], functions: [], bodies: [] };
   const globalBase = countImports(m, "global") + m.globals.length;
-  const addGlobal = (valType: 0x7f | 0x7e, name: string, init = 0) => {
+  const addGlobal = (valType: typeof TYPE.i32 | typeof TYPE.i64, name: string, init = 0) => {
     const index = globalBase + p.globals.length;
     p.globals.push(E.mutGlobalEntry(valType, init));
     p.exports.push(E.exportEntryBytes(name, "global", index));
@@ -75,12 +77,12 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   };
   if (o.meterFuel ?? true) {
     ctx.fuel = {
-      global: addGlobal(0x7e, NAMES.fuel, o.initialFuel),
+      global: addGlobal(TYPE.i64, NAMES.fuel, o.initialFuel),
       outOfFuel: addImport("out_of_fuel"),
     };
   }
   if (o.maxCallDepth !== undefined) {
-    const global = addGlobal(0x7f, NAMES.depth);
+    const global = addGlobal(TYPE.i32, NAMES.depth);
     ctx.depth = { global, max: o.maxCallDepth, exhausted: addImport("stack_exhausted") };
   }
   const growFailed = o.signalGrowFailure && m.memories.length > 0 ? addImport("grow_failed") : -1;
@@ -88,7 +90,7 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   if (growFailed >= 0) addGrowHelpers(m, p, growFailed);
   const capture = o.captureReturn ?? [];
   if (capture.length > 0) {
-    const rc = addGlobal(0x7f, NAMES.rc);
+    const rc = addGlobal(TYPE.i32, NAMES.rc);
     for (const name of capture) addCapture(m, p, name, rc);
   }
   if (o.exportGlobals) addGlobalExports(m, p);
@@ -104,7 +106,7 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
 /** One `(delta) -> previous` helper per memory that reports a failed grow (see `growBody`). */
 function addGrowHelpers(m: ParsedModule, p: Plan, growFailed: number): void {
   p.ctx.grow = m.memories.map((mem, index) => {
-    const type = mem.is64 ? 0x7e : 0x7f;
+    const type = mem.is64 ? TYPE.i64 : TYPE.i32;
     const func = p.ctx.funcImports + p.ctx.shift + m.functions.length + p.functions.length;
     p.functions.push(p.types.indexOf([type], [type]));
     p.bodies.push(E.growBody(index, mem.is64, growFailed));
@@ -118,7 +120,7 @@ function addCapture(m: ParsedModule, p: Plan, name: string, rc: number): void {
     throw new HookboxError("PLUGIN_EXPORT_MISSING", `no exported function named "${name}"`);
   }
   const t = m.types[funcTypeIndex(m, p.ctx.funcImports, exp.index)];
-  if (!t || t.params.length !== 0 || t.results.length !== 1 || t.results[0] !== 0x7f) {
+  if (!t || t.params.length !== 0 || t.results.length !== 1 || t.results[0] !== TYPE.i32) {
     throw new HookboxError("PLUGIN_INVALID", `export "${name}" must have type () -> i32`);
   }
   const index = p.ctx.funcImports + p.ctx.shift + m.functions.length + p.functions.length;
@@ -130,7 +132,9 @@ function addCapture(m: ParsedModule, p: Plan, name: string, rc: number): void {
 
 /** Type index of function `index` in the original module. */
 export function funcTypeIndex(m: ParsedModule, funcImports: number, index: number): number {
-  if (index < funcImports) return m.imports.filter((i) => i.kind === "func")[index]!.typeIndex;
+  if (index < funcImports) {
+    return m.imports.filter((i) => i.kind === "func")[index]?.typeIndex ?? -1;
+  }
   return m.functions[index - funcImports] ?? -1;
 }
 
@@ -143,10 +147,16 @@ function addGlobalExports(m: ParsedModule, p: Plan): void {
   });
 }
 
+/**
+ * Exports memory 0 as {@linkcode NAMES.memory} (the host finds it there
+ * whatever the module calls it) and, when the module exports no memory and
+ * the name is free, as `memory` for tools that expect it.
+ */
 function addMemoryExport(m: ParsedModule, p: Plan): void {
-  if (m.memories.length === 0 || m.exports.some((e) => e.kind === "memory")) return;
-  const name = m.exports.some((e) => e.name === NAMES.memory) ? "__hookbox_memory" : NAMES.memory;
-  p.exports.push(E.exportEntryBytes(name, "memory", 0));
+  if (m.memories.length === 0) return;
+  p.exports.push(E.exportEntryBytes(NAMES.memory, "memory", 0));
+  if (m.exports.some((e) => e.kind === "memory" || e.name === "memory")) return;
+  p.exports.push(E.exportEntryBytes("memory", "memory", 0));
 }
 
 /**
@@ -166,6 +176,7 @@ function checkNameClashes(m: ParsedModule, o: PlanOptions, capture: string[]): v
     NAMES.fuel,
     NAMES.rc,
     NAMES.depth,
+    NAMES.memory,
     NAMES.pageMap,
     ...capture.map((n) => NAMES.call + n),
   ];

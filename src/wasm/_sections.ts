@@ -16,6 +16,7 @@ import { readGlobalType } from "./_parse.ts";
 import { invalid, type Reader } from "./_reader.ts";
 import { readLimits, readTableType, readValType } from "./_module.ts";
 import { Writer } from "./_writer.ts";
+import { Emitter } from "./_emitter.ts";
 
 /** Copies the bytes `r` consumes while `read` runs. */
 function copyRead(r: Reader, w: Writer, read: (r: Reader) => unknown): void {
@@ -69,12 +70,25 @@ export function globalEntry(ctx: CodeContext): (r: Reader, w: Writer) => void {
   };
 }
 
-/** Table entry: plain table type, or `0x40 0x00 type init-expr`. */
-export function tableEntry(ctx: CodeContext): (r: Reader, w: Writer) => void {
+/**
+ * Table entry: plain table type, or `0x40 0x00 type init-expr`; the limits
+ * are rewritten with the table's capped maximum (`maxima`, in table order),
+ * the init expression renumbered.
+ */
+export function tableEntry(
+  ctx: CodeContext,
+  maxima: readonly number[],
+): (r: Reader, w: Writer) => void {
+  let index = 0;
   return (r, w) => {
-    if (r.bytes[r.pos] !== 0x40) return copyRead(r, w, readTableType);
-    copyRead(r, w, (r) => (r.u8(), r.u8(), readTableType(r)));
-    rewriteConstExpr(r, w, ctx);
+    const withInit = r.bytes[r.pos] === 0x40;
+    if (withInit) copyRead(r, w, (r) => (r.u8(), r.u8()));
+    w.u8(readValType(r));
+    const limits = readLimits(r);
+    const max = maxima[index++];
+    if (max === undefined) invalid("more tables than declared", r.pos);
+    w.u8(limits.flags | 1).u32(limits.min).u32(max);
+    if (withInit) rewriteConstExpr(r, w, ctx);
   };
 }
 
@@ -115,7 +129,7 @@ export function codeEntry(
   let defined = 0;
   return (r, w) => {
     const body = r.sub(r.u32());
-    const out = new Writer();
+    const out = new Emitter();
     rewriteBody(body, out, ctx, shapeOf(defined++));
     w.sized(out.finish());
   };

@@ -11,8 +11,9 @@
  * @module
  */
 
+import type { Emitter } from "./_emitter.ts";
 import type { Instr } from "./_opcodes.ts";
-import type { Writer } from "./_writer.ts";
+import { ATOMIC, MISC, OP, SIMD, TYPE } from "./_op.ts";
 
 /** log2 of the tracked page size. */
 export const PAGE_SHIFT = 12;
@@ -38,13 +39,7 @@ export interface WriteSlots {
   local: number;
 }
 
-const I32 = 0x7f;
-const I64 = 0x7e;
-const F32 = 0x7d;
-const F64 = 0x7c;
-const V128 = 0x7b;
-
-/** Value types of the atomic stores / read-modify-writes, by `(sub - 0x17) % 7`. */
+/** Value types of the atomic stores / read-modify-writes, by `(sub - ATOMIC.firstWrite) % 7`. */
 const ATOMIC_TYPES: ("i32" | "i64")[] = ["i32", "i64", "i32", "i32", "i64", "i64", "i64"];
 
 /**
@@ -53,25 +48,28 @@ const ATOMIC_TYPES: ("i32" | "i64")[] = ["i32", "i64", "i32", "i32", "i64", "i64
  */
 export function writeKind(instr: Instr, memory: number): WriteKind | null {
   const op = instr.op;
-  if (op >= 0x36 && op <= 0x3e) {
+  if (op >= OP.i32Store && op <= OP.i64Store32) {
     if (instr.mem !== memory) return null;
-    if (op === 0x38) return "f32";
-    if (op === 0x39) return "f64";
-    return op === 0x36 || op === 0x3a || op === 0x3b ? "i32" : "i64";
+    if (op === OP.f32Store) return "f32";
+    if (op === OP.f64Store) return "f64";
+    return op === OP.i32Store || op === OP.i32Store8 || op === OP.i32Store16 ? "i32" : "i64";
   }
-  if (op === 0xfd) {
+  if (op === OP.simd) {
     const sub = instr.sub;
-    const store = sub === 11 || (sub >= 88 && sub <= 91);
+    const store = sub === SIMD.v128Store ||
+      (sub >= SIMD.firstStoreLane && sub <= SIMD.lastStoreLane);
     return store && instr.mem === memory ? "v128" : null;
   }
-  if (op === 0xfe) {
+  if (op === OP.atomic) {
     const sub = instr.sub;
-    if (sub < 0x17 || sub > 0x4e || instr.mem !== memory) return null;
-    const type = ATOMIC_TYPES[(sub - 0x17) % 7]!;
-    if (sub >= 0x48) return type === "i32" ? "cmpxchg_i32" : "cmpxchg_i64";
+    if (sub < ATOMIC.firstWrite || sub > ATOMIC.last || instr.mem !== memory) return null;
+    const type = ATOMIC_TYPES[(sub - ATOMIC.firstWrite) % 7]!;
+    if (sub >= ATOMIC.firstCmpxchg) return type === "i32" ? "cmpxchg_i32" : "cmpxchg_i64";
     return type;
   }
-  if (op === 0xfc && (instr.sub === 8 || instr.sub === 10 || instr.sub === 11)) {
+  const bulk = instr.sub === MISC.memoryInit || instr.sub === MISC.memoryCopy ||
+    instr.sub === MISC.memoryFill;
+  if (op === OP.misc && bulk) {
     return instr.mem === memory ? "bulk" : null;
   }
   return null;
@@ -83,14 +81,10 @@ export function writeKind(instr: Instr, memory: number): WriteKind | null {
  * function stores vectors.
  */
 export function writeLocals(v128: boolean): [count: number, type: number][] {
-  const groups: [number, number][] = [[3, I32], [2, I64], [1, F32], [1, F64]];
-  if (v128) groups.push([1, V128]);
+  const groups: [number, number][] = [[3, TYPE.i32], [2, TYPE.i64], [1, TYPE.f32], [1, TYPE.f64]];
+  if (v128) groups.push([1, TYPE.v128]);
   return groups;
 }
-
-const LOCAL_GET = 0x20;
-const LOCAL_SET = 0x21;
-const LOCAL_TEE = 0x22;
 
 /** Scratch local holding the first (and second) value operand of each kind. */
 function valueLocals(kind: WriteKind, base: number): number[] {
@@ -117,36 +111,35 @@ function valueLocals(kind: WriteKind, base: number): number[] {
  * Emits the code that goes before the write: pops its value operands into
  * scratch locals, saves the address, and pushes the operands back.
  */
-export function emitBeforeWrite(w: Writer, kind: WriteKind, s: WriteSlots): void {
+export function emitBeforeWrite(e: Emitter, kind: WriteKind, s: WriteSlots): void {
   const values = valueLocals(kind, s.local);
-  for (let i = values.length - 1; i >= 0; i--) w.u8(LOCAL_SET).u32(values[i]!);
-  w.u8(LOCAL_TEE).u32(s.local);
-  for (const v of values) w.u8(LOCAL_GET).u32(v);
+  for (let i = values.length - 1; i >= 0; i--) e.localSet(values[i]!);
+  e.localTee(s.local);
+  for (const v of values) e.localGet(v);
 }
 
 /** Emits the code that goes after the write: marks the page(s) it wrote. */
-export function emitAfterWrite(w: Writer, kind: WriteKind, offset: number, s: WriteSlots): void {
+export function emitAfterWrite(e: Emitter, kind: WriteKind, offset: number, s: WriteSlots): void {
   const address = s.local;
-  if (kind === "bulk") return emitMarkRange(w, address, s.local + 2, s.map);
-  w.u8(LOCAL_GET).u32(address);
+  if (kind === "bulk") return emitMarkRange(e, address, s.local + 2, s.map);
+  e.localGet(address);
   // The write succeeded, so address + offset is in bounds and does not wrap.
-  if (offset !== 0) w.u8(0x41).signed(offset | 0).u8(0x6a); // i32.const, i32.add
-  w.u8(0x41).u8(PAGE_SHIFT).u8(0x76); // i32.shr_u
-  w.u8(0x41).u8(1);
-  w.u8(0x3a).u8(0x40).u32(s.map).u8(0); // i32.store8 into the map memory, offset 0
+  if (offset !== 0) e.i32Const(offset).op(OP.i32Add);
+  e.i32Const(PAGE_SHIFT).op(OP.i32ShrU);
+  e.i32Const(1).i32Store8(s.map);
 }
 
 /** `memory.fill map (start >> 12) 1 (((start + len + 4095) >> 12) - (start >> 12))`. */
-function emitMarkRange(w: Writer, start: number, length: number, map: number): void {
-  const page = () => w.u8(0x41).u8(PAGE_SHIFT).u8(0x76);
-  w.u8(LOCAL_GET).u32(start);
+function emitMarkRange(e: Emitter, start: number, length: number, map: number): void {
+  const page = () => e.i32Const(PAGE_SHIFT).op(OP.i32ShrU);
+  e.localGet(start);
   page();
-  w.u8(0x41).u8(1);
-  w.u8(LOCAL_GET).u32(start).u8(LOCAL_GET).u32(length).u8(0x6a);
-  w.u8(0x41).signed((1 << PAGE_SHIFT) - 1).u8(0x6a);
+  e.i32Const(1);
+  e.localGet(start).localGet(length).op(OP.i32Add);
+  e.i32Const((1 << PAGE_SHIFT) - 1).op(OP.i32Add);
   page();
-  w.u8(LOCAL_GET).u32(start);
+  e.localGet(start);
   page();
-  w.u8(0x6b); // i32.sub
-  w.u8(0xfc).u32(11).u32(map); // memory.fill
+  e.op(OP.i32Sub);
+  e.memoryFill(map);
 }

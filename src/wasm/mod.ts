@@ -23,8 +23,8 @@
  *   malloc). Wasm itself never tells the host that a grow failed.
  * - `__hookbox_rc` and `__hookbox_call_<name>` for `captureReturn`.
  * - `__hookbox_g<index>` for each mutable defined global with `exportGlobals`.
- * - `memory` (or `__hookbox_memory` if that name is taken by something else)
- *   when the module defines a memory but exports none.
+ * - `__hookbox_memory`: memory 0, whatever else the module exports it as;
+ *   also `memory` when the module exports no memory and the name is free.
  * - `__hookbox_dirty` with `trackWrites`, for a module with one 32-bit,
  *   unshared memory: a second memory holding one byte per 4 KiB page
  *   ({@linkcode WRITE_PAGE_SHIFT}) of memory 0, set to 1 after every store,
@@ -51,7 +51,8 @@
  */
 
 export { inspectModule } from "./_inspect.ts";
-export type { ExportInfo, ImportInfo, MemoryInfo, ModuleInfo } from "./_inspect.ts";
+export type { ExportInfo, ImportInfo, MemoryInfo, ModuleInfo, TableInfo } from "./_inspect.ts";
+export { MAX_NESTING, MAX_TABLE_ENTRIES, MAX_TABLES, TABLE_ENTRY_BYTES } from "./_limits.ts";
 export { instrument, instrumentModule } from "./_instrument.ts";
 export type { InstrumentOptions, InstrumentReport } from "./_instrument.ts";
 export { BULK_COST } from "./_code.ts";

@@ -7,6 +7,7 @@
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { createExecutor, type DispatchResult, type Executor } from "../../src/mod.ts";
+import { DEFAULT_POLICY } from "../../src/policy.ts";
 import type { Outcome } from "../../src/mod.ts";
 import { tempTree } from "../_helpers.ts";
 import { runCli } from "../_cli.ts";
@@ -73,7 +74,7 @@ const HOSTILE = {
 };
 /** Module cap the library executor runs with (the CLI keeps the default policy). */
 const LIBRARY_MODULE_KB = 64;
-const CLI_MODULE_KB = 32768;
+const CLI_MODULE_KB = DEFAULT_POLICY.moduleKb;
 const REASON = "rm -rf is not allowed";
 
 type Level = "platform" | "project";

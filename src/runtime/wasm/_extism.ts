@@ -11,6 +11,7 @@
 import { failure, HALTS } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
 import { httpFunctions, type HttpSession } from "./_http.ts";
+import { shieldAll } from "./_shield.ts";
 
 /** The parts of the SDK's CallContext we use. */
 export interface ExtismContext {
@@ -55,9 +56,17 @@ export const EXTISM_KERNEL: ReadonlySet<string> = new Set([
 /** Logging is off: `get_log_level` answers a level above every real one. */
 const LOG_OFF = 0x7fffffff;
 
+/** An i64 argument as the unsigned number it stands for. */
+function unsigned(value: bigint): bigint {
+  return BigInt.asUintN(64, value);
+}
+
 /**
  * Overrides merged into the SDK's `extism:host/env` namespace. `http` is the
- * instance's HTTP session (worker mode); null refuses `http_request`.
+ * instance's HTTP session (worker mode); null refuses `http_request`. Every
+ * size and offset is read as unsigned and checked before use; every byte the
+ * host keeps for the guest (blocks, variables, the copies `var_get` hands
+ * back) is counted against its budget ({@linkcode GuestHost.keep}).
  */
 export function extismOverrides(
   host: GuestHost,
@@ -67,35 +76,52 @@ export function extismOverrides(
   return {
     alloc: (ctx, size: bigint) => {
       host.check();
-      host.hostBytes += Number(size);
-      if (host.hostBytes > host.memoryBytes) host.halt(HALTS.memory);
-      return ctx.alloc(size);
+      const bytes = unsigned(size);
+      if (bytes > BigInt(host.hostBudget - host.hostBytes)) host.halt(HALTS.memory);
+      host.keep(Number(bytes));
+      return ctx.alloc(bytes);
     },
     output_set: (ctx, addr: bigint, length: bigint) => {
       host.check();
-      const bytes = block(host, ctx, addr).subarray(0, Number(length));
-      if (!host.stdout.replace(bytes)) host.halt(HALTS.output);
+      const data = block(host, ctx, addr);
+      const n = unsigned(length);
+      if (n > BigInt(data.length)) {
+        host.halt(failure("error", "trap: output_set: length past the block"));
+      }
+      if (!host.stdout.replace(data.subarray(0, Number(n)))) host.halt(HALTS.output);
     },
     error_set: (ctx, addr: bigint) => {
       host.check();
       if (!host.stderr.replace(block(host, ctx, addr))) host.halt(HALTS.output);
     },
     var_get: (ctx, keyAddr: bigint) => {
+      host.check();
       const value = host.vars.get(keyOf(host, ctx, keyAddr));
-      return value === undefined ? 0n : ctx.store(value);
+      if (value === undefined) return 0n;
+      host.keep(value.length); // the SDK stores a fresh block for the guest
+      return ctx.store(value);
     },
     var_set: (ctx, keyAddr: bigint, valueAddr: bigint) => {
       host.check();
       const key = keyOf(host, ctx, keyAddr);
-      if (valueAddr === 0n) host.vars.delete(key);
-      else host.vars.set(key, block(host, ctx, valueAddr, "var_set").slice());
+      if (valueAddr === 0n) return void host.vars.delete(key);
+      const value = block(host, ctx, valueAddr, "var_set");
+      host.keep(value.length + key.length);
+      host.vars.set(key, value.slice());
     },
     // Served from the same private copy the SDK's input block holds, without
     // the SDK's per-call block lookups.
     input_length: () => BigInt(host.input.length),
-    // Offsets are relative to the input; anything past it throws (a trap).
-    input_load_u64: (_ctx, offset: bigint) => host.inputView.getBigUint64(Number(offset), true),
-    input_load_u8: (_ctx, offset: bigint) => host.inputView.getUint8(Number(offset)),
+    input_load_u64: (_ctx, offset: bigint) => {
+      const at = unsigned(offset);
+      if (at + 8n > BigInt(host.input.length)) inputFault(host, at);
+      return host.inputView.getBigUint64(Number(at), true);
+    },
+    input_load_u8: (_ctx, offset: bigint) => {
+      const at = unsigned(offset);
+      if (at >= BigInt(host.input.length)) inputFault(host, at);
+      return host.inputView.getUint8(Number(at));
+    },
     config_get: () => 0n,
     ...httpFunctions(host, http),
     log_warn: log,
@@ -117,6 +143,26 @@ function block(host: GuestHost, ctx: ExtismContext, addr: bigint, what = "block"
   const data = ctx.read(addr);
   if (data === null) host.halt(failure("error", `trap: ${what}: invalid memory block`));
   return data.bytes();
+}
+
+function inputFault(host: GuestHost, at: bigint): never {
+  return host.halt(failure("error", `trap: input offset ${at} is past the input`));
+}
+
+/**
+ * Shields every function of the SDK's kernel namespace (its own and our
+ * overrides, which the SDK writes into the same object) so that none of them
+ * can throw an exception the guest could catch (see `_shield.ts`).
+ */
+export function shieldKernel(host: GuestHost, ctx: ExtismContext): void {
+  const holder = ctx as unknown as Record<symbol, unknown>;
+  for (const key of Object.getOwnPropertySymbols(holder)) {
+    const value = holder[key] as Record<string, HostFunction> | null;
+    if (typeof value?.load_u8 === "function" && typeof value.alloc === "function") {
+      return shieldAll(host, value);
+    }
+  }
+  throw new Error("@extism/extism kernel namespace not found: the SDK changed");
 }
 
 /**

@@ -8,13 +8,14 @@
 import { contextProbe, type ExtismContext } from "./_extism.ts";
 import { HALTS } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
+import { shieldAll } from "./_shield.ts";
 
 /** Host functions of the `hookbox` namespace (plus the SDK context probe). */
 export function hookboxFunctions(
   host: GuestHost,
   onContext: (ctx: ExtismContext) => void,
 ): Record<string, (...args: never[]) => unknown> {
-  return {
+  const functions: Record<string, (...args: never[]) => unknown> = {
     out_of_fuel: () => {
       // Unattached: a start function spent its initial fuel during instantiation.
       if (!host.meter.metered || !host.meter.refill()) host.halt(HALTS.fuel);
@@ -33,6 +34,8 @@ export function hookboxFunctions(
       host.halted ??= halt;
       return 1;
     },
-    __context: contextProbe(onContext),
   };
+  shieldAll(host, functions);
+  functions.__context = contextProbe(onContext);
+  return functions;
 }

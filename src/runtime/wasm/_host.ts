@@ -18,7 +18,8 @@ export interface CallSetup {
   env: readonly string[];
   fuel: number;
   outputBytes: number;
-  memoryBytes: number;
+  /** What the host may keep for the guest in this call (blocks, variables, bodies), bytes. */
+  hostBytes: number;
   /** `performance.now()` value after which the call times out. */
   deadline: number;
   signal: AbortSignal | undefined;
@@ -43,9 +44,10 @@ export class GuestHost {
   halted: Halt | null = null;
   /** A `memory.grow` failed during this call (`hookbox.grow_failed`). */
   growFailed = false;
-  /** Bytes allocated host-side through Extism `alloc` in this call. */
+  /** Bytes the host keeps for the guest in this call (Extism blocks, variables, HTTP bodies). */
   hostBytes = 0;
-  memoryBytes = Infinity;
+  /** Cap on {@linkcode hostBytes}. */
+  hostBudget = Infinity;
   memory: WebAssembly.Memory | null = null;
   /** The instance's page map when its writes are tracked (see `_snapshot.ts`). */
   pageMap: Uint8Array | null = null;
@@ -67,7 +69,7 @@ export class GuestHost {
     this.halted = null;
     this.growFailed = false;
     this.hostBytes = 0;
-    this.memoryBytes = setup.memoryBytes;
+    this.hostBudget = setup.hostBytes;
     this.vars.clear();
     this.stdout.reset(setup.outputBytes);
     this.stderr.reset(setup.outputBytes);
@@ -78,6 +80,15 @@ export class GuestHost {
   setInput(input: Uint8Array): void {
     this.input = input;
     this.inputView = new DataView(input.buffer, input.byteOffset, input.byteLength);
+  }
+
+  /**
+   * Counts `bytes` more that the host keeps for the guest; halts with
+   * `limit`/`memory` past the budget. `bytes` must be a validated count.
+   */
+  keep(bytes: number): void {
+    this.hostBytes += bytes;
+    if (this.hostBytes > this.hostBudget) this.halt(HALTS.memory);
   }
 
   /** Stops the guest if the deadline passed or the executor is closing. */

@@ -74,8 +74,7 @@ export function httpFunctions(
       const reply = session.transport(call, grant.maxBytes, Math.ceil(remaining));
       if (reply.kind === "timeout") host.halt(HALTS.time);
       if (reply.kind === "error") host.halt(failure("error", `http_request: ${reply.message}`));
-      host.hostBytes += reply.body.length;
-      if (host.hostBytes > host.memoryBytes) host.halt(HALTS.memory);
+      host.keep(reply.body.length);
       session.status = reply.status;
       host.check();
       return ctx.store(reply.body);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { RunResult } from "../types.ts";
-import { type ExtismContext, extismOverrides } from "./_extism.ts";
+import { type ExtismContext, extismOverrides, shieldKernel } from "./_extism.ts";
 import { hookboxFunctions } from "./_hookbox.ts";
 import { type CallSetup, GuestHost } from "./_host.ts";
 import type { HttpSession, HttpSetup } from "./_http.ts";
@@ -16,8 +16,11 @@ import { classify, exited } from "./_outcome.ts";
 import { createForegroundPlugin, type SdkPlugin } from "./_sdk.ts";
 import { pageMap, Snapshot } from "./_snapshot.ts";
 import { wasiFunctions } from "./_wasi.ts";
+import { HOOKBOX_EXPORTS } from "../../wasm/mod.ts";
 
 type ExtismPlugin = SdkPlugin;
+
+const NO_INPUT = new Uint8Array(0);
 
 /** A live plugin instance; warm ones are reset from a snapshot before each call. */
 export class PluginInstance {
@@ -51,7 +54,10 @@ export class PluginInstance {
     this.#loaded = loaded;
     this.#instance = instance;
     this.#target = ["0", loaded.entry];
-    const { memory, __hookbox_fuel: fuel, __hookbox_rc: rc } = instance.exports;
+    const exports = instance.exports;
+    const memory = exports[HOOKBOX_EXPORTS.memory];
+    const fuel = exports[HOOKBOX_EXPORTS.fuel];
+    const rc = exports[HOOKBOX_EXPORTS.rc];
     host.memory = memory instanceof WebAssembly.Memory ? memory : null;
     host.pageMap = host.memory === null ? null : pageMap(instance);
     host.meter.attach(fuel instanceof WebAssembly.Global ? fuel : null);
@@ -71,13 +77,19 @@ export class PluginInstance {
     http: HttpSession | null = null,
   ): Promise<PluginInstance | RunResult> {
     const host = new GuestHost(loaded.exceptionHandling ? trap : throwStop);
-    host.begin(setup);
-    http?.begin(setup);
+    // Start functions and `_initialize` run before any event: they see none,
+    // so a warm snapshot taken after them holds nothing of a caller's.
+    const init = { ...setup, input: NO_INPUT };
+    host.begin(init);
+    http?.begin(init);
     let ctx: ExtismContext | null = null;
     const functions = {
       "wasi_snapshot_preview1": wasiFunctions(host),
       "extism:host/env": extismOverrides(host, http),
-      "hookbox": hookboxFunctions(host, (c) => (ctx = c)),
+      "hookbox": hookboxFunctions(host, (c) => {
+        ctx = c;
+        shieldKernel(host, c);
+      }),
     };
     try {
       const plugin = await createForegroundPlugin(loaded.module, functions);

@@ -8,7 +8,13 @@
  * @module
  */
 import { HookboxError, isHookboxError } from "../../errors.ts";
-import { inspectModule, instrumentModule } from "../../wasm/mod.ts";
+import {
+  inspectModule,
+  instrumentModule,
+  MAX_TABLE_ENTRIES,
+  type ModuleInfo,
+  TABLE_ENTRY_BYTES,
+} from "../../wasm/mod.ts";
 import { CAPTURED_HOOK, detectAbi, type PluginAbi } from "./_abi.ts";
 import { type CompileFn, type PromiseCache, sha256Hex } from "./_cache.ts";
 import { FUEL_SLICE } from "./_fuel.ts";
@@ -37,7 +43,8 @@ export interface LoadedPlugin {
   sha256: string;
   /** SHA-256 of the instrumented bytes (the compile cache key). */
   instrumentedSha256: string;
-  memoryBytes: number;
+  /** What the host may keep for one call (Extism blocks, variables, HTTP bodies), bytes. */
+  hostBytes: number;
   /**
    * The module may catch exceptions, so the host must stop it with a real
    * trap; an EH-free module is stopped with a (cheaper) JS exception.
@@ -77,10 +84,15 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
   const info = guard(() => inspectModule(bytes), ctx.path);
   checkImports(info.imports, ctx.path);
   const abi = detectAbi(info.exports, ctx.path);
-  const memoryPages = ctx.limits.memoryMb * 16;
+  if (info.memories.length > 1) {
+    const msg = `module defines ${info.memories.length} memories; a plugin may have one`;
+    throw new HookboxError("PLUGIN_FEATURE_DENIED", msg, where);
+  }
+  const { memoryPages, tableEntries, hostBytes } = splitBudget(info, ctx.limits.memoryMb, abi);
   const { bytes: instrumented, report } = guard(() =>
     instrumentModule(bytes, {
       memoryPages,
+      tableEntries,
       meterFuel: ctx.meterFuel ?? true,
       initialFuel: FUEL_SLICE,
       exportGlobals: true,
@@ -100,9 +112,48 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     module,
     sha256,
     instrumentedSha256,
-    memoryBytes: memoryPages * 65536,
+    hostBytes,
     exceptionHandling: report.exceptionHandling,
   };
+}
+
+const MIB = 1024 * 1024;
+/** Entries a table that declares no maximum may grow by. */
+const TABLE_GROWTH = 1024;
+
+/** How one plugin's memory budget is split. */
+export interface BudgetSplit {
+  /** Cap on the linear memory, pages. */
+  memoryPages: number;
+  /** Cap on all table entries. */
+  tableEntries: number;
+  /** Cap on what the host keeps for a call, bytes. */
+  hostBytes: number;
+}
+
+/**
+ * Splits the memory budget so that everything a plugin can make the host
+ * hold stays within it: tables get what they declare (up to half the budget,
+ * at {@linkcode TABLE_ENTRY_BYTES} each); an Extism-native plugin, whose
+ * blocks and variables live host-side, gets a quarter of the rest for those;
+ * linear memory gets the remainder in whole pages. Too little for a table's or
+ * the memory's minimum is a `LIMIT_MEMORY` refusal from the rewriter.
+ */
+export function splitBudget(
+  info: Pick<ModuleInfo, "tables">,
+  memoryMb: number,
+  abi: PluginAbi,
+): BudgetSplit {
+  const budget = memoryMb * MIB;
+  const declared = info.tables.reduce((sum, t) => sum + (t.max ?? t.min + TABLE_GROWTH), 0);
+  const tableEntries = Math.min(
+    declared,
+    MAX_TABLE_ENTRIES,
+    Math.floor(budget / 2 / TABLE_ENTRY_BYTES),
+  );
+  const rest = budget - tableEntries * TABLE_ENTRY_BYTES;
+  const memoryPages = Math.floor((abi === "extism" ? rest * 0.75 : rest) / 65536);
+  return { memoryPages, tableEntries, hostBytes: rest - memoryPages * 65536 };
 }
 
 function invalid(err: unknown, path: string | undefined): HookboxError {

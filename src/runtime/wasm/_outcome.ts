@@ -10,14 +10,21 @@ import { isStackOverflow } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
 
 /**
- * The result of a call that ended with `exitCode` (a return or `proc_exit`).
- * An exit other than 0 (allow) and 2 (a deliberate block) after a failed
+ * The result of a call that ended with `exitCode` (a return or `proc_exit`),
+ * unless the deadline passed, the fuel ran out or the call was aborted
+ * meanwhile: then that limit is the result. An exit other than 0 (allow) and 2 (a deliberate block) after a failed
  * `memory.grow` is reported as `limit` / `memory`: that is how programs that
  * check malloc give up.
  */
 export function exited(host: GuestHost, exitCode: number): RunResult {
   const stdout = host.stdout.text();
   const stderr = host.stderr.text();
+  // A call that ran past its deadline or budget (a wait, a last overdrawn
+  // block, a host call that took long) reports that limit, not its answer.
+  const late = host.pending();
+  if (late !== null && late.kind === "failure") {
+    return { exitCode: null, stdout, stderr, failure: late.failure };
+  }
   if (host.growFailed && exitCode !== 0 && exitCode !== 2) {
     return { exitCode, stdout, stderr, failure: { outcome: "limit", detail: "memory" } };
   }

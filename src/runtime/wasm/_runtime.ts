@@ -189,7 +189,7 @@ function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): 
     env,
     fuel: limits.fuel,
     outputBytes: limits.outputKb * 1024,
-    memoryBytes: loaded.memoryBytes,
+    hostBytes: loaded.hostBytes,
     deadline: started + limits.timeoutMs,
     signal: request.signal,
     http: {

@@ -56,7 +56,8 @@ export class Snapshot {
   /** Captures memory and every exported mutable global of `instance`; clears its page map. */
   static take(instance: WebAssembly.Instance): Snapshot {
     const exports = instance.exports;
-    const memory = exports.memory instanceof WebAssembly.Memory ? exports.memory : null;
+    const exported = exports[HOOKBOX_EXPORTS.memory];
+    const memory = exported instanceof WebAssembly.Memory ? exported : null;
     const bytes = memory === null ? new Uint8Array(0) : new Uint8Array(memory.buffer).slice();
     const globals: [WebAssembly.Global, unknown][] = [];
     for (const [name, value] of Object.entries(exports)) {

@@ -15,6 +15,8 @@ const ARGS = [new TextEncoder().encode("hook\0")];
 /** Clock resolution reported to the guest and applied to every reading, in ns. */
 const RESOLUTION_NS = 1_000_000n;
 const ORIGIN = performance.now();
+/** Most random bytes one `random_get` fills (bounds the host's work per call). */
+export const MAX_RANDOM = 1 << 20;
 
 /** Every preview1 function the shim provides; anything else is refused at load. */
 export function wasiFunctions(host: GuestHost): Record<string, WasiFunction> {
@@ -37,6 +39,7 @@ export function wasiFunctions(host: GuestHost): Record<string, WasiFunction> {
       return ERRNO.SUCCESS;
     },
     random_get: (ptr: number, len: number) => {
+      if (len > MAX_RANDOM) return ERRNO.INVAL;
       const bytes = host.bytes();
       if (ptr + len > bytes.length) return ERRNO.FAULT;
       host.wrote(ptr, len);
@@ -53,7 +56,7 @@ export function wasiFunctions(host: GuestHost): Record<string, WasiFunction> {
     ...pathFunctions(),
   };
   const shim: Record<string, WasiFunction> = {};
-  for (const [name, fn] of Object.entries(raw)) shim[name] = guarded(host, fn);
+  for (const [name, fn] of Object.entries(raw)) shim[name] = guarded(host, name, fn);
   return shim;
 }
 

@@ -6,6 +6,7 @@
  */
 import { isStackOverflow } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
+import { fault } from "./_shield.ts";
 
 /** WASI preview1 errno values (wasi/api.h). */
 export const ERRNO = {
@@ -25,18 +26,24 @@ export type WasiFunction = (...args: any[]) => number;
 
 /**
  * Wraps a WASI function for the SDK, which binds the Extism call context as
- * the first argument (dropped here): checks the deadline first, and maps a
- * RangeError from a bad guest pointer to `EFAULT`. Halts and stack overflows
- * propagate.
+ * the first argument (dropped here): checks the deadline first, reads every
+ * i32 argument as the unsigned number preview1 means (pointers, lengths and
+ * fds are all u32, so a "negative" pointer is a huge one, never an index from
+ * the end), and maps a RangeError from a bad guest pointer to `EFAULT`. Halts
+ * and stack overflows propagate; any other exception becomes an uncatchable
+ * halt (see `_shield.ts`).
  */
-export function guarded(host: GuestHost, fn: WasiFunction): WasiFunction {
+export function guarded(host: GuestHost, name: string, fn: WasiFunction): WasiFunction {
   return (_ctx, ...args) => {
     host.check();
+    for (let i = 0; i < args.length; i++) {
+      if (typeof args[i] === "number") args[i] = args[i] >>> 0;
+    }
     try {
       return fn(...args);
     } catch (err) {
       if (err instanceof RangeError && !isStackOverflow(err)) return ERRNO.FAULT;
-      throw err;
+      throw fault(host, name, err);
     }
   };
 }

@@ -13,6 +13,8 @@ const CHARACTER_DEVICE = 2;
 const RIGHTS_STDIO = 0x1ffffffn & ~(1n << 2n) & ~(1n << 5n); // all but fd_seek, fd_tell
 
 const isStdio = (fd: number) => fd >= 0 && fd <= 2;
+/** Most iovecs one `fd_read`/`fd_write` may pass (Linux's IOV_MAX). */
+export const MAX_IOVS = 1024;
 
 /** `fd_*` functions. */
 export function fdFunctions(host: GuestHost): Record<string, WasiFunction> {
@@ -79,6 +81,7 @@ export function pathFunctions(): Record<string, WasiFunction> {
 
 function fdWrite(host: GuestHost, fd: number, iovs: number, count: number, out: number): number {
   if (fd !== 1 && fd !== 2) return ERRNO.BADF;
+  if (count > MAX_IOVS) return ERRNO.INVAL;
   const sink = fd === 1 ? host.stdout : host.stderr;
   const view = host.view();
   const bytes = host.bytes();
@@ -97,6 +100,7 @@ function fdWrite(host: GuestHost, fd: number, iovs: number, count: number, out: 
 
 function fdRead(host: GuestHost, fd: number, iovs: number, count: number, out: number): number {
   if (fd !== 0) return ERRNO.BADF;
+  if (count > MAX_IOVS) return ERRNO.INVAL;
   const view = host.view();
   const bytes = host.bytes();
   let read = 0;

@@ -9,6 +9,8 @@
 import type { GuestHost } from "./_host.ts";
 import { ERRNO } from "./_wasi_errno.ts";
 
+/** Most subscriptions one call may poll (bounds the host's work per call). */
+export const MAX_SUBSCRIPTIONS = 1024;
 const SUBSCRIPTION_SIZE = 48;
 const EVENT_SIZE = 32;
 const CLOCK = 0;
@@ -23,7 +25,7 @@ export function pollOneoff(
   n: number,
   countPtr: number,
 ): number {
-  if (n === 0) return ERRNO.INVAL;
+  if (n === 0 || n > MAX_SUBSCRIPTIONS) return ERRNO.INVAL;
   const view = host.view();
   for (let i = 0; i < n; i++) {
     const sub = inPtr + i * SUBSCRIPTION_SIZE;

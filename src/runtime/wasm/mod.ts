@@ -86,7 +86,7 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
 export interface LoadPluginOptions {
   /** Linear memory cap the module is instrumented for. @default 64 */
   memoryMb?: number;
-  /** Module size cap. @default 16384 */
+  /** Module size cap. @default 4096 */
   moduleKb?: number;
   /** Expected SHA-256 of the bytes (hex, HOOK.md `sha256`). */
   sha256?: string;
@@ -118,7 +118,7 @@ export async function loadPlugin(
   options: LoadPluginOptions = {},
 ): Promise<PluginInfo> {
   const loaded = await prepare(bytes, {
-    limits: { memoryMb: options.memoryMb ?? 64, moduleKb: options.moduleKb ?? 16384 },
+    limits: { memoryMb: options.memoryMb ?? 64, moduleKb: options.moduleKb ?? 4096 },
     pin: options.sha256?.replace(/^sha256:/, "").toLowerCase(),
     path: options.path,
     compile: options.compile ?? compileBytes,
