@@ -48,3 +48,34 @@ Deno.test("`instrument()` stops a loop of large fills through the fuel budget", 
   });
   assert.throws(() => (exports.fill_forever as Fn)(), OutOfFuel);
 });
+
+const STRAIGHT = wat(`(module
+  (memory 4)
+  (table $t 100 externref)
+  (func (export "fills")
+    (memory.fill (i32.const 0) (i32.const 1) (i32.const 200000))
+    (memory.fill (i32.const 0) (i32.const 2) (i32.const 200000))
+    (memory.fill (i32.const 0) (i32.const 3) (i32.const 200000)))
+  (func (export "grows") (result i32)
+    (drop (table.grow $t (ref.null extern) (i32.const 50000)))
+    (table.size $t)))`);
+
+Deno.test("`instrument()` checks a bulk charge before the operation runs, even in straight-line code", async () => {
+  const { exports } = await instantiate(instrument(STRAIGHT, { memoryPages: 4 }), { slices: 0 });
+  const fuel = exports.__hookbox_fuel as WebAssembly.Global;
+  const memory = new Uint8Array((exports.memory as WebAssembly.Memory).buffer);
+  // Enough for the first fill (12,500 units plus its flat cost), not the second.
+  fuel.value = 20_000n;
+  assert.throws(() => (exports.fills as Fn)(), OutOfFuel);
+  assert.equal(memory[0], 1, "the first fill ran, the second never started");
+});
+
+Deno.test("`instrument()` charges table.grow by its delta and checks it first", async () => {
+  const { exports } = await instantiate(instrument(STRAIGHT, { memoryPages: 4 }), { slices: 0 });
+  const fuel = exports.__hookbox_fuel as WebAssembly.Global;
+  fuel.value = 10_000n;
+  assert.throws(() => (exports.grows as Fn)(), OutOfFuel);
+  fuel.value = 10n ** 9n;
+  assert.equal((exports.grows as Fn)(), 50_100, "the grow ran once, on the second call");
+  assert.ok(10n ** 9n - (fuel.value as bigint) >= 50_000n, "one unit per element");
+});

@@ -28,6 +28,8 @@ export function loadFailure(err: unknown): RunResult {
       return failed("error", `import denied: ${err.field ?? err.message}`);
     case "PLUGIN_EXPORT_MISSING":
       return failed("error", `export missing: ${err.message}`);
+    case "PLUGIN_FEATURE_DENIED":
+      return failed("error", `feature denied: ${err.message}`);
     case "PLUGIN_INVALID":
       return failed("error", `invalid module: ${err.message}`);
     default:

@@ -5,6 +5,7 @@
  * @module
  */
 import wabtInit from "wabt";
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { fakeHook, ROOT } from "../../_helpers.ts";
 import type { HookDefinition } from "../../../src/hook/types.ts";
 import type { EffectiveLimits, RunRequest, Runtime } from "../../../src/runtime/types.ts";
@@ -12,13 +13,15 @@ import { createWasmRuntime, type WasmRuntimeOptions } from "../../../src/runtime
 
 const wabt = await wabtInit();
 const compiled = new Map<string, Uint8Array>();
+/** Proposals the corpus uses; wabt writes what it parses, valid or not. */
+const FEATURES = { exceptions: true, threads: true, multi_memory: true } as const;
 
 /** The binary of `tests/corpus/<name>.wat`. */
 export async function corpus(name: string): Promise<Uint8Array> {
   const hit = compiled.get(name);
   if (hit !== undefined) return hit;
   const source = await Deno.readTextFile(`${ROOT}/tests/corpus/${name}.wat`);
-  const module = wabt.parseWat(`${name}.wat`, source, { exceptions: true });
+  const module = wabt.parseWat(`${name}.wat`, source, FEATURES);
   const { buffer } = module.toBinary({});
   module.destroy();
   compiled.set(name, buffer);
@@ -84,4 +87,15 @@ export function shellEvent(command: string): Record<string, unknown> {
     tool_name: "Bash",
     tool_input: { command },
   };
+}
+
+/** The same runtime still runs both guards, fresh and warm, with the right answer. */
+export async function assertServesNext(runtime: Runtime): Promise<void> {
+  for (const isolation of ["fresh", "warm"]) {
+    for (const abi of ["wasi", "extism"]) {
+      const hook = wasmHook(`guard_${abi}`, { isolation });
+      const result = await runtime.run(request(hook, shellEvent("rm -rf /")));
+      assertEquals(result, { exitCode: 2, stdout: "", stderr: "rm -rf is not allowed" });
+    }
+  }
 }
