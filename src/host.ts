@@ -9,6 +9,8 @@
 export interface DirEntry {
   name: string;
   isDirectory: boolean;
+  /** The entry is a symbolic link (`isDirectory` is then false). */
+  isSymlink: boolean;
 }
 
 /** What a path is, if anything. */
@@ -22,13 +24,27 @@ export interface PathInfo {
 export interface HostFs {
   /** Lists a directory; rejects when it does not exist or cannot be read. */
   readDir(path: string): Promise<DirEntry[]>;
-  readTextFile(path: string): Promise<string>;
-  readFile(path: string): Promise<Uint8Array>;
-  /** Describes a path, or null when nothing is there. */
+  /**
+   * Reads a UTF-8 file of at most `maxBytes` bytes; a larger one rejects with
+   * `HookboxError("HOOK_FILE_TOO_LARGE")` before more than `maxBytes + 1`
+   * bytes are read.
+   */
+  readTextFile(path: string, maxBytes: number): Promise<string>;
+  /** Reads a file of at most `maxBytes` bytes (as {@linkcode readTextFile}). */
+  readFile(path: string, maxBytes: number): Promise<Uint8Array>;
+  /** Describes a path (following links), or null when nothing is there. */
   stat(path: string): Promise<PathInfo | null>;
+  /** The canonical absolute path, every symbolic link resolved; rejects when missing. */
+  realPath(path: string): Promise<string>;
 }
 
 /** Joins path segments with `/` (hookbox paths are POSIX). */
 export function joinPath(...parts: string[]): string {
   return parts.join("/").replace(/\/+/g, "/");
+}
+
+/** True when `path` is `root` or inside it (both absolute, canonical). */
+export function isInside(path: string, root: string): boolean {
+  const r = root.replace(/\/+$/, "");
+  return path === r || path.startsWith(`${r}/`) || r === "";
 }

@@ -14,6 +14,7 @@ import type { HookDefinition } from "../hook/types.ts";
 import { DEFAULT_POLICY, effectiveLimits } from "../policy.ts";
 import { loadPlugin } from "../runtime/wasm/mod.ts";
 import { compileHook } from "../compile/mod.ts";
+import { MAX_PLUGIN_BYTES } from "../hook/files.ts";
 
 /**
  * The problem that keeps `hook`'s plugin from compiling or loading, or null
@@ -25,7 +26,7 @@ export async function checkPlugin(fs: HostFs, hook: HookDefinition): Promise<Hoo
   const limits = effectiveLimits(hook.manifest, DEFAULT_POLICY);
   try {
     const bytes = entry.format === "wasm"
-      ? await fs.readFile(entry.path)
+      ? await fs.readFile(entry.path, MAX_PLUGIN_BYTES)
       : (await compileHook(hook)).bytes;
     await loadPlugin(bytes, {
       memoryMb: limits.memoryMb,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { HookboxError } from "../errors.ts";
 import { buildEngine, type EngineBuild } from "./_js_engine_deno.ts";
 import { bundleJsHook } from "./_js_bundle.ts";
 import { sha256Hex } from "./_js_hash.ts";
@@ -38,8 +39,13 @@ export interface CompiledJsHook {
 }
 
 let engine: Promise<EngineBuild> | undefined;
+/** Largest bundled script (the hook and everything it imports) compiled. */
+const MAX_BUNDLE_CHARS = 8 * 1024 * 1024;
 
-/** The hook folder (the parent of `scripts/`, else the entry's folder) and hookbox's plugins/. */
+/**
+ * The hook folder (the parent of `scripts/`, else the entry's folder, taken
+ * from the path as given, before links are resolved) and hookbox's plugins/.
+ */
 function defaultRoots(entry: string): string[] {
   const dir = entry.slice(0, entry.lastIndexOf("/")) || "/";
   const hookDir = dir.endsWith("/scripts") ? dir.slice(0, -"/scripts".length) || "/" : dir;
@@ -72,9 +78,20 @@ export async function compileJsHook(
 ): Promise<CompiledJsHook> {
   const entry = await Deno.realPath(entryPath);
   const roots = await Promise.all(
-    (options.allowedRoots ?? defaultRoots(entry)).map((r) => Deno.realPath(r).catch(() => r)),
+    (options.allowedRoots ?? defaultRoots(entryPath)).map((r) => Deno.realPath(r).catch(() => r)),
   );
+  if (!roots.some((root) => entry === root || entry.startsWith(`${root.replace(/\/+$/, "")}/`))) {
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `${entryPath} resolves to ${entry}, outside the hook folder ${roots[0]}`,
+      { path: entryPath },
+    );
+  }
   const [built, bundle] = await Promise.all([engineOnce(), bundleJsHook(entry, roots)]);
+  if (bundle.length > MAX_BUNDLE_CHARS) {
+    const msg = `the bundle is ${bundle.length} characters, over the ${MAX_BUNDLE_CHARS} cap`;
+    throw new HookboxError("COMPILE_FAILED", msg, { path: entryPath });
+  }
   const key = await sha256Hex([JS_COMPILER_VERSION, built.sha256, bundle].join("\0"));
   const hit = await readCached(options.cacheDir, key);
   if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };

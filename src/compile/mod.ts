@@ -8,6 +8,8 @@
  */
 import { HookboxError } from "../errors.ts";
 import type { HookDefinition } from "../hook/types.ts";
+import { confined, MAX_PLUGIN_BYTES, MAX_SOURCE_BYTES } from "../hook/files.ts";
+import { denoFs, readCappedFile } from "../adapters/deno/fs.ts";
 
 /** A compiled (or read) plugin. */
 export interface CompiledPlugin {
@@ -46,16 +48,25 @@ export async function compileHook(
     });
   }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
+  // Checked again here, not only at discovery: the folder may have changed since.
+  const real = await confined(denoFs, hook.dir, entry.path);
+  if (entry.format !== "wasm") await readCappedFile(real, MAX_SOURCE_BYTES); // size check only
   if (entry.format === "js") {
     const { compileJsHook } = await import("./js.ts");
-    return await compileJsHook(entry.path, { cacheDir });
+    return await compileJsHook(real, { cacheDir, allowedRoots: await jsRoots(hook.dir) });
   }
   if (entry.format === "as") {
     const { compileAsHook } = await import("./as.ts");
-    return await compileAsHook(entry.path, { cacheDir });
+    return await compileAsHook(real, { cacheDir });
   }
-  const bytes = await Deno.readFile(entry.path);
+  const bytes = await readCappedFile(real, MAX_PLUGIN_BYTES);
   return { bytes, sha256: await sha256Hex(bytes), cached: true };
+}
+
+/** A JS hook may import its own folder's files (real path) and hookbox's plugins/ library. */
+async function jsRoots(hookDir: string): Promise<string[]> {
+  const library = new URL("../../plugins", import.meta.url).pathname;
+  return [await Deno.realPath(hookDir), await Deno.realPath(library).catch(() => library)];
 }
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {

@@ -5,7 +5,8 @@
  * @module
  */
 import { type ErrorCode, HookboxError, isHookboxError } from "../errors.ts";
-import { type HostFs, joinPath } from "../host.ts";
+import { type DirEntry, type HostFs, joinPath } from "../host.ts";
+import { confined, MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "./files.ts";
 import { resolveEntry } from "./entry.ts";
 import { parseHookMd } from "./frontmatter.ts";
 import type { HookDefinition, HookLevel } from "./types.ts";
@@ -31,7 +32,8 @@ export async function loadHook(fs: HostFs, dir: string, level: HookLevel): Promi
   if ((await fs.stat(mdPath))?.kind !== "file") {
     throw new HookboxError("HOOK_MANIFEST_MISSING", "hook folder has no HOOK.md", { path: dir });
   }
-  const { manifest, body } = parseHookMd(await fs.readTextFile(mdPath), mdPath);
+  await confined(fs, dir, mdPath);
+  const { manifest, body } = parseHookMd(await fs.readTextFile(mdPath, MAX_MANIFEST_BYTES), mdPath);
   const folder = dir.replace(/\/+$/, "").split("/").pop() ?? "";
   if (manifest.name !== folder) {
     throw new HookboxError(
@@ -41,6 +43,7 @@ export async function loadHook(fs: HostFs, dir: string, level: HookLevel): Promi
     );
   }
   const entry = await resolveEntry(fs, dir, manifest);
+  if (entry.runtime !== "prompt") await confined(fs, dir, entry.path);
   return { name: manifest.name, level, dir, manifest, body, entry };
 }
 
@@ -64,9 +67,46 @@ export async function scanPath(fs: HostFs, path: string, level: HookLevel): Prom
       problems: [problem("HOOK_DIR_UNREADABLE", (err as Error).message, path, level)],
     };
   }
-  const dirs = entries.filter((e) => e.isDirectory && !e.name.startsWith("."))
-    .map((e) => e.name).sort().map((name) => joinPath(path, name));
-  return await collect(fs, dirs, level);
+  return await collectEntries(fs, path, entries, level);
+}
+
+/**
+ * Every entry of a folder of hooks: a hidden entry (`.name`) or a plain file
+ * (a README, say) is ignored; a folder is a hook or a problem. A symbolic
+ * link to a folder is followed for platform folders, which the operator
+ * controls, and reported as `HOOK_PATH_OUTSIDE` for user and project folders,
+ * whose owner could point it anywhere. Past {@linkcode MAX_HOOKS_PER_FOLDER}
+ * folders the rest are reported as one `HOOK_TOO_MANY` problem.
+ */
+async function collectEntries(
+  fs: HostFs,
+  path: string,
+  entries: DirEntry[],
+  level: HookLevel,
+): Promise<Discovery> {
+  const dirs: string[] = [];
+  const problems: HookProblem[] = [];
+  for (const e of [...entries].sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.name.startsWith(".")) continue;
+    const full = joinPath(path, e.name);
+    if (e.isSymlink) {
+      if ((await fs.stat(full))?.kind !== "dir") continue; // a link to a file, or dangling
+      if (level !== "platform") {
+        const msg = "hook folder is a symbolic link; only platform folders may link hooks";
+        problems.push(problem("HOOK_PATH_OUTSIDE", msg, full, level));
+        continue;
+      }
+    } else if (!e.isDirectory) continue;
+    dirs.push(full);
+  }
+  if (dirs.length > MAX_HOOKS_PER_FOLDER) {
+    const msg = `${dirs.length} hook folders, at most ${MAX_HOOKS_PER_FOLDER} are read; ` +
+      `skipped from ${dirs[MAX_HOOKS_PER_FOLDER]} on`;
+    problems.push(problem("HOOK_TOO_MANY", msg, path, level));
+    dirs.length = MAX_HOOKS_PER_FOLDER;
+  }
+  const found = await collect(fs, dirs, level);
+  return { hooks: found.hooks, problems: [...problems, ...found.problems] };
 }
 
 /** A hook folder: it has a HOOK.md, or an entry (`plugin.wasm`, `scripts/`) without one. */

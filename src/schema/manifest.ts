@@ -34,8 +34,12 @@ const injectSchema = z.strictObject({
   scope: z.enum(["turn", "session"]).default("turn"),
 });
 
-/** The frontmatter of a HOOK.md, validated, with defaults filled in. */
-export const manifestSchema = z.looseObject({
+/**
+ * The frontmatter of a HOOK.md, validated, with defaults filled in. Unknown
+ * top-level fields are refused (a typo such as `timout` must not be silently
+ * ignored, and nothing unbounded rides along).
+ */
+export const manifestSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+").max(64),
   description: z.string().min(1),
   trigger: z.union([eventTypeSchema, z.array(eventTypeSchema).min(1)])

@@ -1,0 +1,34 @@
+/**
+ * Bounds on what hookbox reads from a hook folder before it parses anything:
+ * every file is size-capped at read time, and every path a hook uses must
+ * resolve (symbolic links followed) inside the hook folder's own real path.
+ *
+ * @module
+ */
+import { HookboxError } from "../errors.ts";
+import { type HostFs, isInside } from "../host.ts";
+
+/** Largest HOOK.md read (frontmatter and body). */
+export const MAX_MANIFEST_BYTES = 64 * 1024;
+/** Largest script entry (JS/TS/AssemblyScript source) compiled. */
+export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+/** Largest `.wasm` entry read; the policy's `moduleKb` then applies. */
+export const MAX_PLUGIN_BYTES = 64 * 1024 * 1024;
+/** Most hook folders taken from one folder of hooks; the rest are reported. */
+export const MAX_HOOKS_PER_FOLDER = 1000;
+
+/**
+ * Throws `HOOK_PATH_OUTSIDE` unless `path` resolves inside `dir` (both with
+ * every symbolic link resolved). Returns the real path of `path`.
+ */
+export async function confined(fs: HostFs, dir: string, path: string): Promise<string> {
+  const [root, real] = await Promise.all([fs.realPath(dir), fs.realPath(path)]);
+  if (!isInside(real, root)) {
+    throw new HookboxError(
+      "HOOK_PATH_OUTSIDE",
+      `${path} resolves to ${real}, outside the hook folder ${root}; a hook may use only its own files`,
+      { path },
+    );
+  }
+  return real;
+}
