@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { absolute } from "../adapters/deno/fs.ts";
 import { parseEventObject } from "../schema/event.ts";
-import type { ExecutorOptions } from "../mod.ts";
+import type { DispatchResult, ExecutorOptions } from "../mod.ts";
 import { createExecutor } from "../mod.ts";
 import { EXIT, readStdin, UsageError } from "./_io.ts";
 import { problemLine } from "./validate.ts";
@@ -41,7 +41,7 @@ export async function dispatchCommand(
   });
   try {
     const result = await executor.dispatch(event, values.tenant ? { tenantId: values.tenant } : {});
-    console.log(JSON.stringify(result, null, 2));
+    printResult(result);
     if (result.decision === "block") {
       console.error(result.reason ?? "blocked");
       return EXIT.block;
@@ -54,6 +54,23 @@ export async function dispatchCommand(
   } finally {
     await executor.close();
   }
+}
+
+/**
+ * Prints the result JSON. The exit code follows the decision whatever happens
+ * here: a result that cannot be printed in full (a value too deep or too big
+ * to serialise) is printed as its decision alone, with the reason it was cut.
+ */
+function printResult(result: DispatchResult): void {
+  let text: string;
+  try {
+    text = JSON.stringify(result, null, 2);
+  } catch (err) {
+    const { event_type, decision, reason, blocked_by } = result;
+    const error = `result could not be printed in full: ${(err as Error).message}`;
+    text = JSON.stringify({ event_type, decision, reason, blocked_by, error }, null, 2);
+  }
+  console.log(text);
 }
 
 function parseStdinEvent(text: string): Record<string, unknown> {

@@ -8,12 +8,13 @@ import type { HookEvent } from "../schema/event.ts";
 import { TOOL_EVENTS } from "../schema/event_types.ts";
 import type { Manifest } from "../schema/manifest.ts";
 import { patternSubject } from "./fields.ts";
+import { compileMatcher, type Matcher } from "../schema/matcher.ts";
 
 const LEVEL_RANK: Record<HookLevel, number> = { platform: 0, user: 1, project: 2 };
 
 interface Compiled {
-  tool: RegExp | null;
-  pattern: RegExp | null;
+  tool: Matcher | null;
+  pattern: Matcher | null;
 }
 const compiled = new WeakMap<Manifest, Compiled>();
 
@@ -22,8 +23,8 @@ function regexes(manifest: Manifest): Compiled {
   if (!found) {
     const { tool, pattern } = manifest.matcher ?? {};
     found = {
-      tool: tool === undefined ? null : new RegExp(tool),
-      pattern: pattern === undefined ? null : new RegExp(pattern),
+      tool: tool === undefined ? null : compileMatcher(tool),
+      pattern: pattern === undefined ? null : compileMatcher(pattern),
     };
     compiled.set(manifest, found);
   }

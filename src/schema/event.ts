@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
 import { HookboxError } from "../errors.ts";
 import { type EventType, eventTypeSchema } from "./event_types.ts";
 import { toHookboxError } from "./_issues.ts";
@@ -90,6 +91,15 @@ export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; err
 export function tryParseEvent(input: unknown): ParseEventResult {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return { ok: false, error: new HookboxError("EVENT_INVALID", "event must be a JSON object") };
+  }
+  const deep = tooDeepAt(input);
+  if (deep !== null) {
+    const error = new HookboxError(
+      "JSON_TOO_DEEP",
+      `event nests deeper than ${MAX_JSON_DEPTH} levels at ${deep}`,
+      { field: deep },
+    );
+    return { ok: false, error };
   }
   const head = z.object({ event_type: eventTypeSchema }).safeParse(input);
   if (!head.success) {

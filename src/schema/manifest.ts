@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { eventTypeSchema } from "./event_types.ts";
+import { compileMatcher, MAX_MATCHER_CHARS } from "./matcher.ts";
 
 /** Default per-call limits when neither HOOK.md nor the policy says otherwise. */
 export const DEFAULT_LIMITS = {
@@ -14,11 +15,19 @@ export const DEFAULT_LIMITS = {
   output_kb: 1024,
 } as const;
 
-const regex = z.string().superRefine((value, ctx) => {
+/**
+ * A matcher regex in RE2 syntax: matched in linear time on the host (no
+ * backtracking, so no pattern can stall discovery or dispatch). RE2 has no
+ * lookaround or backreferences; such patterns are refused here.
+ */
+const regex = z.string().max(MAX_MATCHER_CHARS).superRefine((value, ctx) => {
   try {
-    new RegExp(value);
+    compileMatcher(value);
   } catch (err) {
-    ctx.addIssue({ code: "custom", message: `not a valid regular expression: ${String(err)}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `not a valid RE2 regular expression: ${(err as Error).message}`,
+    });
   }
 });
 

@@ -4,7 +4,8 @@
  * @module
  */
 import { z } from "zod";
-import type { HookboxError } from "../errors.ts";
+import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
+import { HookboxError } from "../errors.ts";
 import { toHookboxError } from "./_issues.ts";
 
 const injectItem = z.looseObject({
@@ -57,6 +58,11 @@ export function readStdout(stdout: string): StdoutReading {
     value = JSON.parse(text);
   } catch {
     return { kind: "text" };
+  }
+  const deep = tooDeepAt(value);
+  if (deep !== null) {
+    const message = `hook output nests deeper than ${MAX_JSON_DEPTH} levels at ${deep}`;
+    return { kind: "invalid", error: new HookboxError("JSON_TOO_DEEP", message, { field: deep }) };
   }
   const parsed = controlSchema.safeParse(value);
   if (!parsed.success) {

@@ -103,3 +103,38 @@ Deno.test("`scanPath()` reads at most MAX_HOOKS_PER_FOLDER hook folders and repo
   assert.equal(tooMany.length, 1);
   assert.equal(found.problems.length, MAX_HOOKS_PER_FOLDER + 1, "one problem per folder read");
 });
+
+Deno.test("`createExecutor()` matches a catastrophic matcher regex in linear time", async () => {
+  await using tree = await tempTree();
+  // The attack: `(a+)+$` against 30+ characters backtracks for minutes in a JS RegExp.
+  await tree.hook("project", "redos", {
+    ...stub,
+    frontmatter: { matcher: { tool: "^(a+)+$", pattern: "(x+x+)+y" } },
+  });
+  const { createExecutor } = await import("../../src/mod.ts");
+  const { fakeRuntime, toolEvent } = await import("../_helpers.ts");
+  const runtime = fakeRuntime();
+  const executor = createExecutor({
+    userDir: null,
+    projectDir: `${tree.root}/project`,
+    runtimes: { wasm: runtime },
+  });
+  const event = toolEvent({
+    tool_name: `${"a".repeat(5000)}!`,
+    tool_input: { c: "x".repeat(5000) },
+  });
+  const result = await executor.dispatch(event);
+  assert.deepEqual(result.hooks, [], "neither regex matches, and dispatch returned");
+  await executor.close();
+});
+
+Deno.test("`scanPath()` refuses a matcher RE2 cannot compile, naming the field", async () => {
+  await using tree = await tempTree();
+  await tree.hook("project", "lookbehind", {
+    ...stub,
+    frontmatter: { matcher: { tool: "(?<=a)b" } },
+  });
+  const found = await scanPath(denoFs, `${tree.root}/project`, "project");
+  assert.equal(found.problems[0]?.code, "HOOK_MANIFEST_INVALID");
+  assert.equal(found.problems[0]?.field, "matcher.tool");
+});
