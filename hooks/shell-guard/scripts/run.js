@@ -12,6 +12,11 @@ const { effectiveArgv } = require("./commands.js");
 const { RULES, CONFIG } = require("./rules.js");
 
 const MAX_DEPTH = 6;
+/**
+ * Longest command text this guard checks. Longer ones are blocked: a command
+ * that cannot be checked within the guard's fuel must not be let through.
+ */
+const MAX_COMMAND_CHARS = 4096;
 const FIELDS = ["command", "cmd", "script"];
 
 /** Quotes one argv word for the shell reader. */
@@ -101,6 +106,11 @@ function inspect(text, depth) {
 
 runHook("shell-guard", (event) => {
   for (const text of commandTexts(event.tool_input)) {
+    if (text.length > MAX_COMMAND_CHARS) {
+      return block(
+        `shell-guard: command is ${text.length} characters, over the ${MAX_COMMAND_CHARS} this guard checks`,
+      );
+    }
     const found = inspect(text, MAX_DEPTH);
     if (found) {
       return block(
