@@ -8,6 +8,7 @@
 import { HookboxError } from "./errors.ts";
 import type { EffectiveLimits } from "./runtime/types.ts";
 import type { Manifest } from "./schema/manifest.ts";
+import type { HookDefinition } from "./hook/types.ts";
 
 /** Operator policy. Every field is optional on input; see {@linkcode resolvePolicy}. */
 export interface Policy {
@@ -27,6 +28,13 @@ export interface Policy {
   moduleKb: number;
   /** Names of user/project hooks this tenant switched off (platform hooks cannot be). @default [] */
   disabledHooks: readonly string[];
+  /**
+   * Hosts user and project hooks may reach (their own `allowed_hosts` are
+   * narrowed to these; platform hooks keep theirs). Also the only way a hook
+   * reaches a loopback, private or link-local address: such a host must be
+   * named here exactly, not through a wildcard. @default []
+   */
+  allowedHosts: readonly string[];
 }
 
 /** The defaults: deny subprocesses, generous but finite ceilings. */
@@ -39,6 +47,7 @@ export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
   inputKb: 1024,
   moduleKb: 4096,
   disabledHooks: [],
+  allowedHosts: [],
 });
 
 /** Fills defaults and fails fast with a TypeError naming a bad option. */
@@ -63,6 +72,27 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
     throw new TypeError("policy.allowSubprocess must be a boolean");
   }
   return policy;
+}
+
+/**
+ * The hosts a hook may reach: a platform hook's own `allowed_hosts`; for user
+ * and project hooks, only those of theirs the operator's `allowedHosts` also
+ * grants (an exact host granted by an exact host or a covering wildcard; a
+ * wildcard only by the same or a broader wildcard). Deny by default.
+ */
+export function grantedHosts(hook: HookDefinition, policy: Policy): string[] {
+  const own = hook.manifest.allowed_hosts;
+  if (hook.level === "platform") return [...own];
+  return own.filter((pattern) => policy.allowedHosts.some((op) => covers(op, pattern)));
+}
+
+function covers(operator: string, pattern: string): boolean {
+  const op = operator.toLowerCase();
+  const p = pattern.toLowerCase();
+  if (!op.startsWith("*.")) return op === p;
+  const suffix = op.slice(1); // ".example.com"
+  const host = p.startsWith("*.") ? p.slice(1) : p;
+  return host.endsWith(suffix) && (host.length > suffix.length || p.startsWith("*."));
 }
 
 /** A hook's limits after the policy lowered them. */

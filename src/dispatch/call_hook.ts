@@ -5,7 +5,7 @@
  * @module
  */
 import type { HookDefinition } from "../hook/types.ts";
-import { effectiveLimits, type Policy } from "../policy.ts";
+import { effectiveLimits, grantedHosts, type Policy } from "../policy.ts";
 import type {
   EffectiveLimits,
   RunFailure,
@@ -78,6 +78,7 @@ export async function callHook(
       env: envFor(hook, event, ctx),
       limits,
       tenantId: ctx.tenantId,
+      allowedHosts: grantedHosts(hook, ctx.policy),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     }),
     limits.timeoutMs + GRACE_MS,

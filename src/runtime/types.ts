@@ -35,6 +35,11 @@ export interface RunRequest {
   limits: EffectiveLimits;
   /** Tenant the call is made for; keys caches and warm instances. */
   tenantId: string;
+  /**
+   * Hosts the call may reach through Extism HTTP, already narrowed by the
+   * operator's policy (see `grantedHosts` in policy.ts). @default []
+   */
+  allowedHosts?: readonly string[];
   /** Aborted when the executor closes. */
   signal?: AbortSignal;
 }

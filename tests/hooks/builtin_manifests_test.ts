@@ -10,7 +10,7 @@ const EXPECTED = [
     name: "secret-redactor",
     trigger: "post-tool-call",
     priority: 500,
-    onError: "open",
+    onError: "closed",
     tool: false,
   },
   {

@@ -7,6 +7,7 @@
  * @module
  */
 import { answerHttp, hostAllowed, type HttpAsk, type HttpReply } from "./_http_wire.ts";
+import { addressRefusal } from "./_http_address.ts";
 
 /** Serves `ask` for a hook granted `allowedHosts`; `stop` aborts (worker killed, runtime closed). */
 export async function serveHttp(
@@ -27,6 +28,8 @@ async function perform(
   if (!hostAllowed(hostname, allowedHosts)) {
     return { kind: "error", message: `denied: ${hostname}` };
   }
+  const refusal = await addressRefusal(hostname, allowedHosts);
+  if (refusal !== null) return { kind: "error", message: refusal };
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), ask.timeoutMs);
   const signal = AbortSignal.any([timeout.signal, stop]);

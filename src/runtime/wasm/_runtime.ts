@@ -193,7 +193,7 @@ function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): 
     deadline: started + limits.timeoutMs,
     signal: request.signal,
     http: {
-      allowedHosts: hook.manifest.allowed_hosts,
+      allowedHosts: request.allowedHosts ?? [],
       maxBytes: Math.min(limits.outputKb * 1024, MAX_HTTP_BODY),
     },
   };

@@ -44,7 +44,8 @@ async function handle(job: WorkerJob): Promise<RunResult> {
   if (job.type === "prepare") return { exitCode: 0, stdout: "", stderr: "" };
   scope.postMessage({ type: "started", id: job.id });
   const { input, env, limits, tenantId } = job;
-  return await runtime.run({ hook, input, env, limits, tenantId });
+  const allowedHosts = job.allowedHosts ?? [];
+  return await runtime.run({ hook, input, env, limits, tenantId, allowedHosts });
 }
 
 scope.onmessage = (event) => {

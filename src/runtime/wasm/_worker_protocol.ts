@@ -24,6 +24,8 @@ export interface WorkerJob {
   input: Uint8Array;
   env: Record<string, string>;
   tenantId: string;
+  /** Hosts granted for Extism HTTP (run jobs). */
+  allowedHosts?: readonly string[];
 }
 
 /** Worker → main. */

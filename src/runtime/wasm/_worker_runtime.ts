@@ -74,6 +74,7 @@ export class WorkerRuntime implements Runtime {
   /** Runs one call on a worker; plugin misbehaviour comes back as `failure`. */
   async run(request: RunRequest): Promise<RunResult> {
     const { hook, limits, input, env, tenantId, signal } = request;
+    const allowedHosts = request.allowedHosts ?? [];
     if (input.byteLength > limits.inputKb * 1024) return failed("limit", "input");
     const generation = this.#generation;
     let bytes: Uint8Array;
@@ -83,7 +84,8 @@ export class WorkerRuntime implements Runtime {
       return loadFailure(err);
     }
     if (generation !== this.#generation) return failed("error", "aborted");
-    const job = { type: "run" as const, key: this.#key(hook), limits, input, env, tenantId };
+    const key = this.#key(hook);
+    const job = { type: "run" as const, key, limits, input, env, tenantId, allowedHosts };
     return await this.#submit(job, hook, bytes, TIMEOUT, signal);
   }
 
@@ -185,7 +187,7 @@ export class WorkerRuntime implements Runtime {
     const seen = slot.admit(job.key, `${job.limits.memoryMb}:${job.limits.moduleKb}`);
     const message: WorkerJob = { ...job, id: this.#nextId++, forget: seen.forget };
     if (seen.fresh) Object.assign(message, { hook, bytes });
-    const allowedHosts = hook.manifest.allowed_hosts;
+    const allowedHosts = job.allowedHosts ?? [];
     if (job.type === "prepare") {
       return { message, killAfterMs: LOAD_ALLOWANCE_MS, onOverrun, allowedHosts, settle };
     }

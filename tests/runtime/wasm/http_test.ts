@@ -29,10 +29,11 @@ async function withServer(fn: (base: string, hits: () => number) => Promise<void
   }
 }
 
-/** A call of the `http_get_extism` plugin asking for `url`. */
+/** A call of the `http_get_extism` plugin asking for `url`, granted the hook's hosts (as for a platform hook). */
 function get(url: string, frontmatter: Record<string, unknown>, outputKb = 64): RunRequest {
   const hook = wasmHook("http_get_extism", frontmatter);
-  return request(hook, JSON.stringify({ url, method: "GET", headers: {} }), { outputKb });
+  const body = JSON.stringify({ url, method: "GET", headers: {} });
+  return request(hook, body, { outputKb }, { allowedHosts: hook.manifest.allowed_hosts });
 }
 
 async function withWorker(fn: (runtime: Runtime) => Promise<void>): Promise<void> {
