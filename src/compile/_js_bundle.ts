@@ -10,16 +10,11 @@
  */
 import * as esbuild from "esbuild";
 import { HookboxError } from "../errors.ts";
+import { isInside } from "../host.ts";
 import { ALLOWED_BUILTINS, BUILTIN_FILTER, classifyBuiltin } from "./_js_builtins.ts";
 
 /** Path the hook sees as its own (process.argv[1], import.meta.url, __filename). */
 export const HOOK_PATH = "/hook/scripts/run.js";
-
-/** True when `path` is `root` or inside it. */
-function isInside(path: string, root: string): boolean {
-  const r = root.replace(/\/+$/, "");
-  return path === r || path.startsWith(`${r}/`);
-}
 
 /** Refuses to load files outside `roots` (compile-time reads of host files). */
 function confinePlugin(roots: readonly string[], denied: string[]): esbuild.Plugin {

@@ -6,6 +6,7 @@
  * @module
  */
 import { HookboxError } from "../errors.ts";
+import { isInside } from "../host.ts";
 import { buildEngine, type EngineBuild } from "./_js_engine_deno.ts";
 import { bundleJsHook } from "./_js_bundle.ts";
 import { sha256Hex } from "./_js_hash.ts";
@@ -80,7 +81,7 @@ export async function compileJsHook(
   const roots = await Promise.all(
     (options.allowedRoots ?? defaultRoots(entryPath)).map((r) => Deno.realPath(r).catch(() => r)),
   );
-  if (!roots.some((root) => entry === root || entry.startsWith(`${root.replace(/\/+$/, "")}/`))) {
+  if (!roots.some((root) => isInside(entry, root))) {
     throw new HookboxError(
       "COMPILE_FAILED",
       `${entryPath} resolves to ${entry}, outside the hook folder ${roots[0]}`,

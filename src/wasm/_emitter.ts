@@ -5,7 +5,7 @@
  * @module
  */
 
-import { MISC, OP, TYPE } from "./_op.ts";
+import { MEMARG_MEMORY_INDEX, MISC, OP, TYPE } from "./_op.ts";
 import { Writer } from "./_writer.ts";
 
 /** A {@linkcode Writer} that also writes instructions by name. */
@@ -79,7 +79,7 @@ export class Emitter extends Writer {
   }
   /** `i32.store8 memory offset=0 align=0` (multi-memory form). */
   i32Store8(memory: number): this {
-    return this.u8(OP.i32Store8).u8(0x40).u32(memory).u8(0);
+    return this.u8(OP.i32Store8).u8(MEMARG_MEMORY_INDEX).u32(memory).u8(0);
   }
   /** `memory.fill memory` */
   memoryFill(memory: number): this {

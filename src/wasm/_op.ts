@@ -66,6 +66,9 @@ export const OP = {
   atomic: 0xfe,
 } as const;
 
+/** Memarg alignment flag: an explicit memory index follows (multi-memory). */
+export const MEMARG_MEMORY_INDEX = 0x40;
+
 /** Sub-opcodes after the {@linkcode OP.misc} prefix that the rewriter handles. */
 export const MISC = {
   memoryInit: 8,
