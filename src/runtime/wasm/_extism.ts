@@ -76,8 +76,7 @@ export function extismOverrides(
   return {
     alloc: (ctx, size: bigint) => {
       host.check();
-      const bytes = unsigned(size);
-      if (bytes > BigInt(host.hostBudget - host.hostBytes)) host.halt(HALTS.memory);
+      const bytes = unsigned(size); // -1 is 2^64 - 1: far over any budget, so keep() halts
       host.keep(Number(bytes));
       return ctx.alloc(bytes);
     },
