@@ -40,6 +40,7 @@ export { ERROR_CODES, type ErrorCode, HookboxError, isHookboxError } from "./err
 export { type HookEvent, parseEvent, tryParseEvent } from "./schema/event.ts";
 export { EVENT_TYPES, type EventType } from "./schema/event_types.ts";
 export type { RunRequest, RunResult, Runtime } from "./runtime/types.ts";
+export { FAILURE_CODES, type FailureCode, type RunFailure, runFailure } from "./runtime/failure.ts";
 
 /** Options of {@linkcode createExecutor}. */
 export interface ExecutorOptions {

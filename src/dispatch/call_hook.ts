@@ -6,13 +6,8 @@
  */
 import type { HookDefinition } from "../hook/types.ts";
 import { effectiveLimits, grantedHosts, type Policy } from "../policy.ts";
-import type {
-  EffectiveLimits,
-  RunFailure,
-  RunResult,
-  Runtime,
-  RuntimeKind,
-} from "../runtime/types.ts";
+import { type FailureCode, messageOf, type RunFailure, runFailure } from "../runtime/failure.ts";
+import type { EffectiveLimits, RunResult, Runtime, RuntimeKind } from "../runtime/types.ts";
 import type { HookEvent } from "../schema/event.ts";
 import { type Control, readStdout } from "../schema/output.ts";
 import { hasKind, inputField } from "./fields.ts";
@@ -45,7 +40,11 @@ export async function callHook(
   ctx: CallContext,
 ): Promise<HookCall> {
   let started = performance.now();
-  const finish = (outcome: Outcome, run: Partial<RunResult>, detail: string | null): HookCall => ({
+  const finish = (
+    outcome: Outcome,
+    run: Partial<RunResult>,
+    failure: RunFailure | null,
+  ): HookCall => ({
     record: {
       name: hook.name,
       level: hook.level,
@@ -55,21 +54,26 @@ export async function callHook(
       duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
       stdout: run.stdout ?? "",
       stderr: run.stderr ?? "",
-      detail,
+      code: failure?.code ?? null,
+      detail: failure?.detail ?? null,
     },
     control: null,
   });
+  const fail = (run: Partial<RunResult>, code: FailureCode, message?: string): HookCall => {
+    const failure = runFailure(code, message);
+    return finish(failure.outcome, run, failure);
+  };
   if (hook.entry.runtime === "subprocess" && !ctx.policy.allowSubprocess) {
-    return finish("skipped", {}, "subprocess not permitted");
+    return fail({}, "SUBPROCESS_DENIED");
   }
   const runtime = ctx.runtimes[hook.entry.runtime];
-  if (!runtime) return finish("skipped", {}, `no ${hook.entry.runtime} runtime configured`);
+  if (!runtime) return fail({}, "RUNTIME_MISSING", hook.entry.runtime);
   const limits = effectiveLimits(hook.manifest, ctx.policy);
   const input = encoder.encode(JSON.stringify(event));
-  if (input.byteLength > limits.inputKb * 1024) return finish("limit", {}, "input");
+  if (input.byteLength > limits.inputKb * 1024) return fail({}, "LIMIT_INPUT");
 
   const prepared = await prepare(runtime, hook, limits);
-  if (prepared) return finish(prepared.outcome, {}, prepared.detail);
+  if (prepared) return finish(prepared.outcome, {}, prepared);
   started = performance.now();
   const run = await guarded(
     runtime.run({
@@ -83,31 +87,30 @@ export async function callHook(
     }),
     limits.timeoutMs + GRACE_MS,
   );
-  if (run.failure) return finish(run.failure.outcome, run, run.failure.detail);
-  return interpret(event, run, finish);
+  if (run.failure) return finish(run.failure.outcome, run, run.failure);
+  return interpret(event, run, finish, fail);
 }
 
 function interpret(
   event: HookEvent,
   run: RunResult,
-  finish: (o: Outcome, r: Partial<RunResult>, d: string | null) => HookCall,
+  finish: (o: Outcome, r: Partial<RunResult>, f: RunFailure | null) => HookCall,
+  fail: (r: Partial<RunResult>, code: FailureCode, message?: string) => HookCall,
 ): HookCall {
   if (run.exitCode === 2) return finish("block", run, null);
-  if (run.exitCode !== 0) return finish("error", run, `exit code ${run.exitCode}`);
+  if (run.exitCode !== 0) return fail(run, "EXIT_CODE", String(run.exitCode));
   const reading = readStdout(run.stdout);
   if (reading.kind === "text") return finish("ok", run, null);
-  if (reading.kind === "invalid") {
-    return finish("error", run, `invalid output: ${reading.error.message}`);
-  }
+  if (reading.kind === "invalid") return fail(run, "OUTPUT_INVALID", reading.error.message);
   const { control } = reading;
   const field = inputField(event.event_type);
   if (
     control.modified_input !== undefined && field && !hasKind(control.modified_input, field.kind)
   ) {
-    return finish(
-      "error",
+    return fail(
       run,
-      `invalid output: modified_input must be a JSON ${field.kind} (${field.name})`,
+      "OUTPUT_INVALID",
+      `modified_input must be a JSON ${field.kind} (${field.name})`,
     );
   }
   const call = finish(control.decision === "block" ? "block" : "ok", run, null);
@@ -138,7 +141,7 @@ async function prepare(
   try {
     return await runtime.prepare?.(hook, limits) ?? null;
   } catch (err) {
-    return { outcome: "error", detail: `host: ${(err as Error)?.message ?? String(err)}` };
+    return runFailure("HOST_FAULT", messageOf(err));
   }
 }
 
@@ -152,7 +155,7 @@ async function guarded(run: Promise<RunResult>, ms: number): Promise<RunResult> 
           exitCode: null,
           stdout: "",
           stderr: "",
-          failure: { outcome: "timeout", detail: "time" },
+          failure: runFailure("TIMEOUT"),
         }),
       ms,
     );
@@ -163,7 +166,7 @@ async function guarded(run: Promise<RunResult>, ms: number): Promise<RunResult> 
         exitCode: null,
         stdout: "",
         stderr: "",
-        failure: { outcome: "error", detail: `host: ${(err as Error)?.message ?? String(err)}` },
+        failure: runFailure("HOST_FAULT", messageOf(err)),
       })),
       timeout,
     ]);

@@ -128,6 +128,7 @@ function startAsync(hook: HookDefinition, event: HookEvent, options: DispatchOpt
     duration_ms: 0,
     stdout: "",
     stderr: "",
+    code: null,
     detail: null,
   };
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { HookLevel } from "../hook/types.ts";
-import type { RuntimeKind } from "../runtime/types.ts";
+import type { FailureCode, RuntimeKind } from "../runtime/types.ts";
 import type { EventType } from "../schema/event_types.ts";
 import type { InjectItem } from "../schema/output.ts";
 
@@ -22,6 +22,9 @@ export interface HookRecord {
   duration_ms: number;
   stdout: string;
   stderr: string;
+  /** Stable failure code (docs/FAILURES.md) when the call failed or was skipped, else null. */
+  code: FailureCode | null;
+  /** SPEC §4's cause: the code's token and its message, or a note on a block that was ignored. */
   detail: string | null;
 }
 

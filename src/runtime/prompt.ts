@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { runFailure } from "./failure.ts";
 import type { RunRequest, RunResult, Runtime } from "./types.ts";
 
 /** The prompt runtime: answers with an `inject` control object. */
@@ -17,7 +18,7 @@ export function createPromptRuntime(): Runtime {
           exitCode: null,
           stdout: "",
           stderr: "",
-          failure: { outcome: "error", detail: "prompt hook has no inject settings" },
+          failure: runFailure("PROMPT_INVALID", "no inject settings"),
         });
       }
       const message = {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { HookDefinition } from "../hook/types.ts";
+import type { RunFailure } from "./failure.ts";
 
 /** Which runtime executed a hook (SPEC §4 `runtime`). */
 export type RuntimeKind = "wasm" | "subprocess" | "prompt";
@@ -44,12 +45,7 @@ export interface RunRequest {
   signal?: AbortSignal;
 }
 
-/** Why a call did not produce a normal exit. */
-export interface RunFailure {
-  outcome: "error" | "timeout" | "limit" | "skipped";
-  /** `fuel`, `memory`, `stack`, `time`, `output`, `input`, `module`, `trap: ...`, ... */
-  detail: string;
-}
+export type { FailureCode, RunFailure } from "./failure.ts";
 
 /** What a runtime reports back: the exit code / stdout / stderr protocol of SPEC §3. */
 export interface RunResult {

@@ -6,13 +6,14 @@ import assert from "node:assert/strict";
 import { compileJsHook } from "../../src/compile/js.ts";
 import { runWasi } from "./_js_wasi_harness.ts";
 import { fixture, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
+import { runFailure } from "../../src/runtime/failure.ts";
 
 Deno.test("a compiled `while (true) {}` hook is stopped by the fuel limit", async () => {
   const wasm = await wasmRunner("loop_forever.js", { fuel: 50_000_000 });
   try {
     const result = await wasm.run("{}");
     assert.equal(result.exitCode, null);
-    assert.deepEqual(result.failure, { outcome: "limit", detail: "fuel" });
+    assert.deepEqual(result.failure, runFailure("LIMIT_FUEL"));
   } finally {
     await wasm.close();
   }
@@ -34,7 +35,7 @@ Deno.test("a compiled hook that allocates without end hits the memory cap", asyn
   try {
     const result = await wasm.run("{}");
     assert.notEqual(result.exitCode, 0);
-    assert.deepEqual(result.failure, { outcome: "limit", detail: "memory" });
+    assert.deepEqual(result.failure, runFailure("LIMIT_MEMORY"));
     assert.match(result.stderr, /out of memory/);
   } finally {
     await wasm.close();

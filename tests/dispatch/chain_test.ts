@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { runFailure } from "../../src/runtime/failure.ts";
 import { exits2, fakeHook, prints, toolEvent } from "../_helpers.ts";
 import { names, recordOf, run } from "./_run.ts";
 
@@ -127,9 +128,9 @@ Deno.test("`dispatch()` fails open on error, other exit codes, timeout and limit
   const failures = {
     crash: () => ({ exitCode: 1, stderr: "boom" }),
     exit3: () => ({ exitCode: 3 }),
-    trap: () => ({ exitCode: null, failure: { outcome: "error" as const, detail: "trap: x" } }),
-    slow: () => ({ exitCode: null, failure: { outcome: "timeout" as const, detail: "time" } }),
-    big: () => ({ exitCode: null, failure: { outcome: "limit" as const, detail: "output" } }),
+    trap: () => ({ exitCode: null, failure: runFailure("TRAP", "x") }),
+    slow: () => ({ exitCode: null, failure: runFailure("TIMEOUT") }),
+    big: () => ({ exitCode: null, failure: runFailure("LIMIT_OUTPUT") }),
   };
   const hooks = chain(...Object.keys(failures).map((name) => ({ name })), { name: "after" });
   const { result, called } = await run(hooks, toolEvent(), failures);
@@ -147,13 +148,16 @@ Deno.test("`dispatch()` fails open on error, other exit codes, timeout and limit
   assert.equal(recordOf(result, "crash").exit_code, 1);
   assert.equal(recordOf(result, "crash").stderr, "boom");
   assert.equal(recordOf(result, "big").detail, "output");
+  assert.equal(recordOf(result, "big").code, "LIMIT_OUTPUT");
+  assert.equal(recordOf(result, "exit3").code, "EXIT_CODE");
+  assert.equal(recordOf(result, "exit3").detail, "exit code: 3");
 });
 
 Deno.test("`dispatch()` turns a failure into a block when the hook is on_error: closed", async () => {
   const failures = {
     error: () => ({ exitCode: 1 }),
-    timeout: () => ({ exitCode: null, failure: { outcome: "timeout" as const, detail: "time" } }),
-    limit: () => ({ exitCode: null, failure: { outcome: "limit" as const, detail: "memory" } }),
+    timeout: () => ({ exitCode: null, failure: runFailure("TIMEOUT") }),
+    limit: () => ({ exitCode: null, failure: runFailure("LIMIT_MEMORY") }),
     invalid: prints({ decision: "maybe" }),
   };
   for (const [name, behaviour] of Object.entries(failures)) {

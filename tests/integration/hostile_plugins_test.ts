@@ -5,6 +5,7 @@
  * open by default and closed with `on_error: closed`, and leaves the executor
  * (and a second tenant) serving the next event normally.
  */
+import type { FailureCode } from "../../src/runtime/failure.ts";
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { createExecutor, type DispatchResult, type Executor } from "../../src/mod.ts";
 import { DEFAULT_POLICY } from "../../src/policy.ts";
@@ -28,37 +29,79 @@ interface Case {
   frontmatter?: Record<string, unknown>;
   outcome: Outcome;
   detail: string | RegExp | null;
+  /** The stable failure code; null (the default) for ok and block. */
+  code?: FailureCode;
   exitCode?: number | null;
 }
 
 const TIME = { timeout: 300, limits: { fuel: 1e12, memory_mb: 2, output_kb: 64 } };
 
 const CASES: Case[] = [
-  { plugin: "loop_forever", outcome: "limit", detail: "fuel" },
-  { plugin: "loop_forever_extism", outcome: "limit", detail: "fuel" },
-  { plugin: "catch_all_escape", outcome: "limit", detail: "fuel" },
-  { plugin: "loop_in_host_call", frontmatter: TIME, outcome: "timeout", detail: "time" },
-  { plugin: "sleep_loop", frontmatter: TIME, outcome: "timeout", detail: "time" },
-  { plugin: "log_flood_extism", frontmatter: TIME, outcome: "timeout", detail: "time" },
-  { plugin: "memory_bomb", outcome: "limit", detail: "memory" },
-  { plugin: "memory_bomb_exit", outcome: "limit", detail: "memory", exitCode: 1 },
-  { plugin: "memory_bomb_extism", outcome: "limit", detail: "memory", exitCode: 1 },
-  { plugin: "alloc_bomb_extism", outcome: "limit", detail: "memory" },
-  { plugin: "stack_bomb", outcome: "limit", detail: "stack" },
-  { plugin: "stack_bomb_extism", outcome: "limit", detail: "stack" },
-  { plugin: "output_flood", outcome: "limit", detail: "output" },
-  { plugin: "output_flood_extism", outcome: "limit", detail: "output" },
+  { plugin: "loop_forever", outcome: "limit", detail: "fuel", code: "LIMIT_FUEL" },
+  { plugin: "loop_forever_extism", outcome: "limit", detail: "fuel", code: "LIMIT_FUEL" },
+  { plugin: "catch_all_escape", outcome: "limit", detail: "fuel", code: "LIMIT_FUEL" },
+  {
+    plugin: "loop_in_host_call",
+    frontmatter: TIME,
+    outcome: "timeout",
+    detail: "time",
+    code: "TIMEOUT",
+  },
+  { plugin: "sleep_loop", frontmatter: TIME, outcome: "timeout", detail: "time", code: "TIMEOUT" },
+  {
+    plugin: "log_flood_extism",
+    frontmatter: TIME,
+    outcome: "timeout",
+    detail: "time",
+    code: "TIMEOUT",
+  },
+  { plugin: "memory_bomb", outcome: "limit", detail: "memory", code: "LIMIT_MEMORY" },
+  {
+    plugin: "memory_bomb_exit",
+    outcome: "limit",
+    detail: "memory",
+    code: "LIMIT_MEMORY",
+    exitCode: 1,
+  },
+  {
+    plugin: "memory_bomb_extism",
+    outcome: "limit",
+    detail: "memory",
+    code: "LIMIT_MEMORY",
+    exitCode: 1,
+  },
+  { plugin: "alloc_bomb_extism", outcome: "limit", detail: "memory", code: "LIMIT_MEMORY" },
+  { plugin: "stack_bomb", outcome: "limit", detail: "stack", code: "LIMIT_STACK" },
+  { plugin: "stack_bomb_extism", outcome: "limit", detail: "stack", code: "LIMIT_STACK" },
+  { plugin: "output_flood", outcome: "limit", detail: "output", code: "LIMIT_OUTPUT" },
+  { plugin: "output_flood_extism", outcome: "limit", detail: "output", code: "LIMIT_OUTPUT" },
   {
     plugin: "bad_import",
     outcome: "error",
     detail: "import denied: wasi_snapshot_preview1.sock_accept",
+    code: "PLUGIN_IMPORT_DENIED",
   },
-  { plugin: "bad_import_env", outcome: "error", detail: "import denied: env.system" },
-  { plugin: "bad_import_extism", outcome: "error", detail: "import denied: extism:host/user.exec" },
-  { plugin: "trap_unreachable", outcome: "error", detail: "trap: unreachable" },
-  { plugin: "trap_unreachable_extism", outcome: "error", detail: "trap: unreachable" },
-  { plugin: "garbage", outcome: "error", detail: /^invalid module: / },
-  { plugin: "huge", outcome: "limit", detail: "module" },
+  {
+    plugin: "bad_import_env",
+    outcome: "error",
+    detail: "import denied: env.system",
+    code: "PLUGIN_IMPORT_DENIED",
+  },
+  {
+    plugin: "bad_import_extism",
+    outcome: "error",
+    detail: "import denied: extism:host/user.exec",
+    code: "PLUGIN_IMPORT_DENIED",
+  },
+  { plugin: "trap_unreachable", outcome: "error", detail: "trap: unreachable", code: "TRAP" },
+  {
+    plugin: "trap_unreachable_extism",
+    outcome: "error",
+    detail: "trap: unreachable",
+    code: "TRAP",
+  },
+  { plugin: "garbage", outcome: "error", detail: /^invalid module: /, code: "PLUGIN_INVALID" },
+  { plugin: "huge", outcome: "limit", detail: "module", code: "LIMIT_MODULE" },
   { plugin: "block_wasi", outcome: "block", detail: null, exitCode: 2 },
   { plugin: "block_extism", outcome: "block", detail: null, exitCode: 2 },
   { plugin: "rewrite_wasi", outcome: "ok", detail: null, exitCode: 0 },
@@ -104,6 +147,7 @@ function guard(name: string, level: Level, blocks = false): RecordSummary {
     exit_code: blocks ? 2 : 0,
     stdout: "",
     stderr: blocks ? REASON : "",
+    code: null,
     detail: null,
   };
 }
@@ -123,6 +167,7 @@ function assertHostile(result: DispatchResult, c: Case, level: Level): void {
   );
   if (c.detail instanceof RegExp) match(record.detail ?? "", c.detail);
   else assertEquals(record.detail, c.detail);
+  assertEquals(record.code, c.code ?? null);
   assertEquals(record.exit_code, c.exitCode ?? null);
 }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { type FailureCode, messageOf, runFailure } from "../../runtime/failure.ts";
 import type { RunRequest, RunResult, Runtime } from "../../runtime/types.ts";
 import { readCapped } from "./_capped_reader.ts";
 
@@ -41,7 +42,7 @@ async function runProcess(request: RunRequest, path: string): Promise<RunResult>
       detached: true,
     }).spawn();
   } catch (err) {
-    return failed("error", `spawn: ${(err as Error).message}`);
+    return failed("SPAWN_FAILED", messageOf(err));
   }
   const killGroup = () => {
     try {
@@ -66,13 +67,13 @@ async function runProcess(request: RunRequest, path: string): Promise<RunResult>
   killGroup();
   const [out, err] = await Promise.all([stdout.drain(DRAIN_MS), stderr.drain(DRAIN_MS)]);
   const base = { exitCode: reason ? null : status.code, stdout: out, stderr: err };
-  if (reason === "timeout") return { ...base, failure: { outcome: "timeout", detail: "time" } };
-  if (reason === "output") return { ...base, failure: { outcome: "limit", detail: "output" } };
+  if (reason === "timeout") return { ...base, failure: runFailure("TIMEOUT") };
+  if (reason === "output") return { ...base, failure: runFailure("LIMIT_OUTPUT") };
   if (status.signal) {
     return {
       ...base,
       exitCode: null,
-      failure: { outcome: "error", detail: `signal ${status.signal}` },
+      failure: runFailure("KILLED_BY_SIGNAL", String(status.signal)),
     };
   }
   return base;
@@ -86,6 +87,6 @@ async function feed(stdin: WritableStream<Uint8Array>, input: Uint8Array): Promi
   } catch { /* the hook closed stdin early: not an error */ }
 }
 
-function failed(outcome: "error", detail: string): RunResult {
-  return { exitCode: null, stdout: "", stderr: "", failure: { outcome, detail } };
+function failed(code: FailureCode, message: string): RunResult {
+  return { exitCode: null, stdout: "", stderr: "", failure: runFailure(code, message) };
 }

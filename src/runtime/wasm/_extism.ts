@@ -85,7 +85,7 @@ export function extismOverrides(
       const data = block(host, ctx, addr);
       const n = unsigned(length);
       if (n > BigInt(data.length)) {
-        host.halt(failure("error", "trap: output_set: length past the block"));
+        host.halt(failure("TRAP", "output_set: length past the block"));
       }
       if (!host.stdout.replace(data.subarray(0, Number(n)))) host.halt(HALTS.output);
     },
@@ -134,18 +134,18 @@ export function extismOverrides(
 
 function keyOf(host: GuestHost, ctx: ExtismContext, addr: bigint): string {
   const data = ctx.read(addr);
-  if (data === null) host.halt(failure("error", "trap: var key: invalid memory block"));
+  if (data === null) host.halt(failure("TRAP", "var key: invalid memory block"));
   return data.string();
 }
 
 function block(host: GuestHost, ctx: ExtismContext, addr: bigint, what = "block"): Uint8Array {
   const data = ctx.read(addr);
-  if (data === null) host.halt(failure("error", `trap: ${what}: invalid memory block`));
+  if (data === null) host.halt(failure("TRAP", `${what}: invalid memory block`));
   return data.bytes();
 }
 
 function inputFault(host: GuestHost, at: bigint): never {
-  return host.halt(failure("error", `trap: input offset ${at} is past the input`));
+  return host.halt(failure("TRAP", `input offset ${at} is past the input`));
 }
 
 /**

@@ -5,34 +5,31 @@
  * @module
  */
 import { isHookboxError } from "../../errors.ts";
-import type { RunFailure, RunResult } from "../types.ts";
+import { type FailureCode, messageOf, runFailure } from "../failure.ts";
+import type { RunResult } from "../types.ts";
 
 /** A result for a call that never ran. */
-export function failed(outcome: RunFailure["outcome"], detail: string): RunResult {
-  return { exitCode: null, stdout: "", stderr: "", failure: { outcome, detail } };
+export function failed(code: FailureCode, message?: string): RunResult {
+  return { exitCode: null, stdout: "", stderr: "", failure: runFailure(code, message) };
 }
 
 /** Maps a loading error to the failure a call reports. */
 export function loadFailure(err: unknown): RunResult {
-  if (!isHookboxError(err)) {
-    return failed("error", `load: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  if (!isHookboxError(err)) return failed("LOAD_FAILED", messageOf(err));
   switch (err.code) {
     case "LIMIT_MODULE":
-      return failed("limit", "module");
+      return failed("LIMIT_MODULE");
     case "LIMIT_MEMORY":
-      return failed("limit", "memory");
+      return failed("LIMIT_MEMORY");
     case "PLUGIN_HASH_MISMATCH":
-      return failed("error", "hash mismatch");
+      return failed("PLUGIN_HASH_MISMATCH");
     case "PLUGIN_IMPORT_DENIED":
-      return failed("error", `import denied: ${err.field ?? err.message}`);
+      return failed("PLUGIN_IMPORT_DENIED", err.field ?? err.message);
     case "PLUGIN_EXPORT_MISSING":
-      return failed("error", `export missing: ${err.message}`);
     case "PLUGIN_FEATURE_DENIED":
-      return failed("error", `feature denied: ${err.message}`);
     case "PLUGIN_INVALID":
-      return failed("error", `invalid module: ${err.message}`);
+      return failed(err.code, err.message);
     default:
-      return failed("error", `${err.code}: ${err.message}`);
+      return failed("LOAD_FAILED", `${err.code}: ${err.message}`);
   }
 }

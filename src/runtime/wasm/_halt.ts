@@ -8,24 +8,24 @@
  *
  * @module
  */
-import type { RunFailure } from "../types.ts";
+import { type FailureCode, type RunFailure, runFailure } from "../failure.ts";
 
 /** Why the host stopped a call: a normal `proc_exit`, or a failure. */
 export type Halt = { kind: "exit"; code: number } | { kind: "failure"; failure: RunFailure };
 
-/** A failure halt with the given outcome and detail. */
-export function failure(outcome: RunFailure["outcome"], detail: string): Halt {
-  return { kind: "failure", failure: { outcome, detail } };
+/** A failure halt with the given code and message. */
+export function failure(code: FailureCode, message?: string): Halt {
+  return { kind: "failure", failure: runFailure(code, message) };
 }
 
 /** Frozen halts for the common limits, so stopping allocates nothing. */
 export const HALTS = {
-  fuel: failure("limit", "fuel"),
-  memory: failure("limit", "memory"),
-  stack: failure("limit", "stack"),
-  output: failure("limit", "output"),
-  time: failure("timeout", "time"),
-  aborted: failure("error", "aborted"),
+  fuel: failure("LIMIT_FUEL"),
+  memory: failure("LIMIT_MEMORY"),
+  stack: failure("LIMIT_STACK"),
+  output: failure("LIMIT_OUTPUT"),
+  time: failure("TIMEOUT"),
+  aborted: failure("ABORTED"),
 } as const;
 
 /** `(module (func (export "t") unreachable))`, assembled by hand. */

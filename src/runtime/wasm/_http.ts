@@ -49,7 +49,7 @@ export class HttpSession {
   }
 }
 
-const NO_WORKER = failure("error", "http_request: HTTP needs worker mode");
+const NO_WORKER = failure("HTTP_FAILED", "HTTP needs worker mode");
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** `http_request` / `http_status_code` for `host`; refusals when `session` is null. */
@@ -67,13 +67,13 @@ export function httpFunctions(
       const grant = session.grant ?? { allowedHosts: [], maxBytes: 0 };
       const hostname = new URL(call.url).hostname;
       if (!hostAllowed(hostname, grant.allowedHosts)) {
-        host.halt(failure("error", `http denied: ${hostname}`));
+        host.halt(failure("HTTP_DENIED", hostname));
       }
       const remaining = host.deadline - performance.now();
       if (remaining <= 0) host.halt(HALTS.time);
       const reply = session.transport(call, grant.maxBytes, Math.ceil(remaining));
       if (reply.kind === "timeout") host.halt(HALTS.time);
-      if (reply.kind === "error") host.halt(failure("error", `http_request: ${reply.message}`));
+      if (reply.kind === "error") host.halt(failure("HTTP_FAILED", reply.message));
       host.keep(reply.body.length);
       session.status = reply.status;
       host.check();
@@ -84,7 +84,7 @@ export function httpFunctions(
 }
 
 function readCall(host: GuestHost, ctx: ExtismContext, requestAddr: bigint, bodyAddr: bigint) {
-  const bad = (why: string) => host.halt(failure("error", `http_request: ${why}`));
+  const bad = (why: string) => host.halt(failure("HTTP_FAILED", why));
   const block = ctx.read(requestAddr);
   if (block === null) return bad("invalid request block");
   let parsed: unknown;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { runFailure } from "../failure.ts";
 import type { RunResult } from "../types.ts";
 import { type ExtismContext, extismOverrides, shieldKernel } from "./_extism.ts";
 import { hookboxFunctions } from "./_hookbox.ts";
@@ -101,7 +102,7 @@ export class PluginInstance {
       return self;
     } catch (err) {
       if (err instanceof WebAssembly.LinkError || err instanceof WebAssembly.CompileError) {
-        const failure = { outcome: "error" as const, detail: `instantiate: ${err.message}` };
+        const failure = runFailure("INSTANTIATE_FAILED", err.message);
         return { exitCode: null, stdout: "", stderr: "", failure };
       }
       return classify(err, host);

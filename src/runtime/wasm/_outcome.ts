@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { messageOf, runFailure } from "../failure.ts";
 import type { RunResult } from "../types.ts";
 import { isStackOverflow } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
@@ -26,7 +27,7 @@ export function exited(host: GuestHost, exitCode: number): RunResult {
     return { exitCode: null, stdout, stderr, failure: late.failure };
   }
   if (host.growFailed && exitCode !== 0 && exitCode !== 2) {
-    return { exitCode, stdout, stderr, failure: { outcome: "limit", detail: "memory" } };
+    return { exitCode, stdout, stderr, failure: runFailure("LIMIT_MEMORY") };
   }
   return { exitCode, stdout, stderr };
 }
@@ -39,17 +40,11 @@ export function classify(err: unknown, host: GuestHost): RunResult {
   const stderr = host.stderr.text();
   if (halt?.kind === "failure") return { exitCode: null, stdout, stderr, failure: halt.failure };
   if (isStackOverflow(err)) {
-    return { exitCode: null, stdout, stderr, failure: { outcome: "limit", detail: "stack" } };
+    return { exitCode: null, stdout, stderr, failure: runFailure("LIMIT_STACK") };
   }
   // Allocators trap (abort) once `memory.grow` failed; the rewriter tells us it did.
   if (err instanceof WebAssembly.RuntimeError && host.growFailed) {
-    return { exitCode: null, stdout, stderr, failure: { outcome: "limit", detail: "memory" } };
+    return { exitCode: null, stdout, stderr, failure: runFailure("LIMIT_MEMORY") };
   }
-  const message = err instanceof Error ? err.message : String(err);
-  return {
-    exitCode: null,
-    stdout,
-    stderr,
-    failure: { outcome: "error", detail: `trap: ${message}` },
-  };
+  return { exitCode: null, stdout, stderr, failure: runFailure("TRAP", messageOf(err)) };
 }

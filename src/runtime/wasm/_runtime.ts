@@ -50,7 +50,7 @@ export class WasmRuntime implements Runtime {
   async run(request: RunRequest): Promise<RunResult> {
     const started = performance.now();
     const { limits, hook } = request;
-    if (request.input.byteLength > limits.inputKb * 1024) return failed("limit", "input");
+    if (request.input.byteLength > limits.inputKb * 1024) return failed("LIMIT_INPUT");
     let loaded: LoadedPlugin;
     let trap: () => never;
     try {

@@ -23,7 +23,7 @@ export function fault(host: GuestHost, name: string, err: unknown): unknown {
   if (host.halted !== null) return err;
   const message = err instanceof Error ? err.message : String(err);
   try {
-    host.halt(failure("error", `host: ${name}: ${message}`));
+    host.halt(failure("HOST_FAULT", `${name}: ${message}`));
   } catch (halt) {
     return halt;
   }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { messageOf, runFailure } from "../failure.ts";
 import type { HookDefinition } from "../../hook/types.ts";
 import type { RunResult } from "../types.ts";
 import { askHttp, type HttpAsk } from "./_http_wire.ts";
@@ -53,8 +54,7 @@ scope.onmessage = (event) => {
   handle(job).then(
     (result) => scope.postMessage({ type: "result", id: job.id, result }),
     (err: unknown) => {
-      const detail = `worker: ${err instanceof Error ? err.message : String(err)}`;
-      const failure = { outcome: "error" as const, detail };
+      const failure = runFailure("WORKER_FAILED", messageOf(err));
       scope.postMessage({
         type: "result",
         id: job.id,

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { runFailure } from "../failure.ts";
 import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits, RunFailure, RunRequest, RunResult, Runtime } from "../types.ts";
 import { failed, loadFailure } from "./_failures.ts";
@@ -30,8 +31,8 @@ export interface WorkerRuntimeOptions {
 
 /** Time a worker may take to load a plugin it has not loaded yet. */
 const LOAD_ALLOWANCE_MS = 30_000;
-const TIMEOUT: RunFailure = { outcome: "timeout", detail: "time" };
-const ABORTED: RunFailure = { outcome: "error", detail: "aborted" };
+const TIMEOUT: RunFailure = runFailure("TIMEOUT");
+const ABORTED: RunFailure = runFailure("ABORTED");
 
 /** A call waiting for (or running on) a worker. */
 interface Pending {
@@ -75,7 +76,7 @@ export class WorkerRuntime implements Runtime {
   async run(request: RunRequest): Promise<RunResult> {
     const { hook, limits, input, env, tenantId, signal } = request;
     const allowedHosts = request.allowedHosts ?? [];
-    if (input.byteLength > limits.inputKb * 1024) return failed("limit", "input");
+    if (input.byteLength > limits.inputKb * 1024) return failed("LIMIT_INPUT");
     const generation = this.#generation;
     let bytes: Uint8Array;
     try {
@@ -83,7 +84,7 @@ export class WorkerRuntime implements Runtime {
     } catch (err) {
       return loadFailure(err);
     }
-    if (generation !== this.#generation) return failed("error", "aborted");
+    if (generation !== this.#generation) return failed("ABORTED");
     const key = this.#key(hook);
     const job = { type: "run" as const, key, limits, input, env, tenantId, allowedHosts };
     return await this.#submit(job, hook, bytes, TIMEOUT, signal);
@@ -109,7 +110,7 @@ export class WorkerRuntime implements Runtime {
       env: {},
       tenantId: "",
     };
-    const overrun = { outcome: "error" as const, detail: "worker: prepare took too long" };
+    const overrun = runFailure("WORKER_FAILED", "prepare took too long");
     const result = await this.#submit(job, hook, bytes, overrun, undefined);
     if (result.failure !== undefined) return result.failure;
     let prepared = this.#prepared.get(hook);
@@ -123,7 +124,7 @@ export class WorkerRuntime implements Runtime {
     this.#generation++;
     const queued = this.#queue;
     this.#queue = [];
-    for (const pending of queued) pending.settle(failed("error", "aborted"));
+    for (const pending of queued) pending.settle(failed("ABORTED"));
     const slots = this.#slots;
     for (const slot of slots) slot.kill(ABORTED);
     this.#slots = [];
@@ -140,13 +141,13 @@ export class WorkerRuntime implements Runtime {
     onOverrun: RunFailure,
     signal: AbortSignal | undefined,
   ): Promise<RunResult> {
-    if (signal?.aborted) return Promise.resolve(failed("error", "aborted"));
+    if (signal?.aborted) return Promise.resolve(failed("ABORTED"));
     return new Promise((resolve) => {
       const onAbort = () => {
         const at = this.#queue.indexOf(pending);
         if (at >= 0) this.#queue.splice(at, 1);
         pending.slot?.kill(ABORTED);
-        pending.settle(failed("error", "aborted"));
+        pending.settle(failed("ABORTED"));
       };
       let settled = false;
       const pending: Pending = {
@@ -207,7 +208,9 @@ export class WorkerRuntime implements Runtime {
         // A worker that cannot start: fail what waits instead of retrying forever.
         const queued = this.#queue;
         this.#queue = [];
-        for (const pending of queued) pending.settle(failed(failure.outcome, failure.detail));
+        for (const pending of queued) {
+          pending.settle(failed(failure.code, failure.message ?? undefined));
+        }
       },
     });
     this.#slots.push(slot);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { runFailure } from "../failure.ts";
 import type { RunFailure, RunResult } from "../types.ts";
 import { serveHttp } from "./_http_fetch.ts";
 import type { WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
@@ -64,11 +65,10 @@ export class WorkerSlot {
     this.#worker.onmessage = (event: MessageEvent<WorkerMessage>) => this.#receive(event.data);
     this.#worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
-      this.kill({ outcome: "error", detail: `worker: ${event.message}` });
+      this.kill(runFailure("WORKER_FAILED", event.message));
     };
-    this.#worker.onmessageerror = () =>
-      this.kill({ outcome: "error", detail: "worker: bad message" });
-    this.#arm(START_TIMEOUT_MS, { outcome: "error", detail: "worker: did not start" });
+    this.#worker.onmessageerror = () => this.kill(runFailure("WORKER_FAILED", "bad message"));
+    this.#arm(START_TIMEOUT_MS, runFailure("WORKER_FAILED", "did not start"));
   }
 
   /** Records that the next job carries hook `key` loaded for `loads`. */

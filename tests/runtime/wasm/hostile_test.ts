@@ -5,6 +5,7 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import type { EffectiveLimits, RunFailure } from "../../../src/runtime/types.ts";
 import { assertServesNext, corpusRuntime, request, wasmHook } from "./_corpus.ts";
+import { runFailure } from "../../../src/runtime/failure.ts";
 
 interface Attack {
   name: string;
@@ -13,43 +14,43 @@ interface Attack {
 }
 
 const ATTACKS: Attack[] = [
-  { name: "loop_forever", failure: { outcome: "limit", detail: "fuel" } },
-  { name: "loop_forever_extism", failure: { outcome: "limit", detail: "fuel" } },
-  { name: "catch_all_escape", failure: { outcome: "limit", detail: "fuel" } },
+  { name: "loop_forever", failure: runFailure("LIMIT_FUEL") },
+  { name: "loop_forever_extism", failure: runFailure("LIMIT_FUEL") },
+  { name: "catch_all_escape", failure: runFailure("LIMIT_FUEL") },
   {
     name: "loop_forever",
     limits: { fuel: 1e12, timeoutMs: 200 },
-    failure: { outcome: "timeout", detail: "time" },
+    failure: runFailure("TIMEOUT"),
   },
   {
     name: "loop_in_host_call",
     limits: { fuel: 1e12, timeoutMs: 200 },
-    failure: { outcome: "timeout", detail: "time" },
+    failure: runFailure("TIMEOUT"),
   },
   {
     name: "sleep_loop",
     limits: { fuel: 1e12, timeoutMs: 200 },
-    failure: { outcome: "timeout", detail: "time" },
+    failure: runFailure("TIMEOUT"),
   },
-  { name: "memory_bomb", limits: { memoryMb: 4 }, failure: { outcome: "limit", detail: "memory" } },
-  { name: "memory_bomb", limits: { memoryMb: 2 }, failure: { outcome: "limit", detail: "memory" } },
+  { name: "memory_bomb", limits: { memoryMb: 4 }, failure: runFailure("LIMIT_MEMORY") },
+  { name: "memory_bomb", limits: { memoryMb: 2 }, failure: runFailure("LIMIT_MEMORY") },
   {
     name: "alloc_bomb_extism",
     limits: { memoryMb: 64 },
-    failure: { outcome: "limit", detail: "memory" },
+    failure: runFailure("LIMIT_MEMORY"),
   },
-  { name: "stack_bomb", failure: { outcome: "limit", detail: "stack" } },
+  { name: "stack_bomb", failure: runFailure("LIMIT_STACK") },
   {
     name: "output_flood",
     limits: { outputKb: 256 },
-    failure: { outcome: "limit", detail: "output" },
+    failure: runFailure("LIMIT_OUTPUT"),
   },
   {
     name: "bad_import",
-    failure: { outcome: "error", detail: "import denied: wasi_snapshot_preview1.sock_accept" },
+    failure: runFailure("PLUGIN_IMPORT_DENIED", "wasi_snapshot_preview1.sock_accept"),
   },
-  { name: "bad_import_env", failure: { outcome: "error", detail: "import denied: env.system" } },
-  { name: "trap_unreachable", failure: { outcome: "error", detail: "trap: unreachable" } },
+  { name: "bad_import_env", failure: runFailure("PLUGIN_IMPORT_DENIED", "env.system") },
+  { name: "trap_unreachable", failure: runFailure("TRAP", "unreachable") },
 ];
 
 for (const attack of ATTACKS) {
@@ -73,7 +74,7 @@ for (const attack of ATTACKS) {
 Deno.test("run() keeps output up to the cap when it stops an output flood", async () => {
   const runtime = corpusRuntime();
   const result = await runtime.run(request(wasmHook("output_flood"), undefined, { outputKb: 100 }));
-  assertEquals(result.failure, { outcome: "limit", detail: "output" });
+  assertEquals(result.failure, runFailure("LIMIT_OUTPUT"));
   assertEquals(result.stdout.length, 100 * 1024);
   ok(/^x+$/.test(result.stdout));
 });
@@ -87,7 +88,7 @@ Deno.test("run() keeps what a trapping plugin printed before the trap", async ()
 Deno.test("run() reports memory when a plugin exits non-zero after a failed grow", async () => {
   for (const isolation of ["fresh", "warm"]) {
     const runtime = corpusRuntime();
-    const failure = { outcome: "limit", detail: "memory" };
+    const failure = runFailure("LIMIT_MEMORY");
     const exit = await runtime.run(
       request(wasmHook("memory_bomb_exit", { isolation }), undefined, { memoryMb: 2 }),
     );
@@ -116,6 +117,6 @@ Deno.test("run() lets a plugin recover from a failed grow", async () => {
 Deno.test("run() keeps a trap without a failed grow a trap, even at the memory cap", async () => {
   const runtime = corpusRuntime();
   const result = await runtime.run(request(wasmHook("trap_at_cap"), undefined, { memoryMb: 1 }));
-  assertEquals(result.failure, { outcome: "error", detail: "trap: memory access out of bounds" });
+  assertEquals(result.failure, runFailure("TRAP", "memory access out of bounds"));
   await runtime.close?.();
 });

@@ -6,6 +6,7 @@ import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import type { RunRequest, Runtime } from "../../../src/runtime/types.ts";
 import { hostAllowed } from "../../../src/runtime/wasm/_http_wire.ts";
 import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
+import { runFailure } from "../../../src/runtime/failure.ts";
 
 const BIG = "x".repeat(4096);
 
@@ -63,7 +64,7 @@ Deno.test("http_request to a host outside allowed_hosts is denied before any req
   await withServer((base, hits) =>
     withWorker(async (runtime) => {
       const result = await runtime.run(get(`${base}/hello`, { allowed_hosts: ["example.com"] }));
-      assertEquals(result.failure, { outcome: "error", detail: "http denied: 127.0.0.1" });
+      assertEquals(result.failure, runFailure("HTTP_DENIED", "127.0.0.1"));
       assertEquals(hits(), 0);
     })
   );
@@ -73,7 +74,7 @@ Deno.test("http_request is denied by default (no allowed_hosts)", async () => {
   await withServer((base, hits) =>
     withWorker(async (runtime) => {
       const result = await runtime.run(get(`${base}/hello`, {}));
-      assertEquals(result.failure, { outcome: "error", detail: "http denied: 127.0.0.1" });
+      assertEquals(result.failure, runFailure("HTTP_DENIED", "127.0.0.1"));
       const next = await runtime.run(get(`${base}/hello`, { allowed_hosts: ["127.0.0.1"] }));
       assertEquals(next.stdout, "hello from loopback");
       assertEquals(hits(), 1);
@@ -85,10 +86,7 @@ Deno.test("http_request refuses a response body over the output cap", async () =
   await withServer((base) =>
     withWorker(async (runtime) => {
       const result = await runtime.run(get(`${base}/big`, { allowed_hosts: ["127.0.0.1"] }, 1));
-      assertEquals(result.failure, {
-        outcome: "error",
-        detail: "http_request: response body over 1024 bytes",
-      });
+      assertEquals(result.failure, runFailure("HTTP_FAILED", "response body over 1024 bytes"));
     })
   );
 });
@@ -98,7 +96,7 @@ Deno.test("http_request that outlasts the call's deadline reports timeout", asyn
     withWorker(async (runtime) => {
       const call = get(`${base}/never`, { allowed_hosts: ["127.0.0.1"] });
       const result = await runtime.run({ ...call, limits: { ...call.limits, timeoutMs: 300 } });
-      assertEquals(result.failure, { outcome: "timeout", detail: "time" });
+      assertEquals(result.failure, runFailure("TIMEOUT"));
       const next = await runtime.run(get(`${base}/hello`, { allowed_hosts: ["127.0.0.1"] }));
       assertEquals(next.stdout, "hello from loopback");
     })
@@ -109,10 +107,7 @@ Deno.test("http_request outside worker mode fails, saying HTTP needs worker mode
   await withServer(async (base, hits) => {
     const runtime = corpusRuntime();
     const result = await runtime.run(get(`${base}/hello`, { allowed_hosts: ["127.0.0.1"] }));
-    assertEquals(result.failure, {
-      outcome: "error",
-      detail: "http_request: HTTP needs worker mode",
-    });
+    assertEquals(result.failure, runFailure("HTTP_FAILED", "HTTP needs worker mode"));
     assertEquals(hits(), 0);
     await runtime.close?.();
   });

@@ -3,6 +3,7 @@ import { deepStrictEqual as assertEquals, ok, rejects } from "node:assert/strict
 import { isHookboxError } from "../../../src/errors.ts";
 import { loadPlugin } from "../../../src/runtime/wasm/mod.ts";
 import { corpus, corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
+import { runFailure } from "../../../src/runtime/failure.ts";
 
 const GARBAGE = new TextEncoder().encode("this is not a wasm module, it is a text file\n");
 
@@ -44,7 +45,7 @@ Deno.test("run() refuses random bytes with a wasm header", async () => {
 Deno.test("run() refuses a module over the size cap as limit/module", async () => {
   const runtime = corpusRuntime({ huge: await hugeModule(300 * 1024) });
   const result = await runtime.run(request(wasmHook("huge"), undefined, { moduleKb: 256 }));
-  assertEquals(result.failure, { outcome: "limit", detail: "module" });
+  assertEquals(result.failure, runFailure("LIMIT_MODULE"));
   const fits = await runtime.run(request(wasmHook("huge"), shellEvent("ls"), { moduleKb: 512 }));
   assertEquals(fits.exitCode, 0);
 });
@@ -57,7 +58,7 @@ Deno.test("run() refuses an event over the input cap without running", async () 
     exitCode: null,
     stdout: "",
     stderr: "",
-    failure: { outcome: "limit", detail: "input" },
+    failure: runFailure("LIMIT_INPUT"),
   });
 });
 
@@ -72,7 +73,7 @@ Deno.test("run() checks the sha256 pin against the original bytes", async () => 
   assertEquals(good.exitCode, 0);
   const wrong = wasmHook("guard_wasi", { sha256: "0".repeat(64) });
   const bad = await runtime.run(request(wrong));
-  assertEquals(bad.failure, { outcome: "error", detail: "hash mismatch" });
+  assertEquals(bad.failure, runFailure("PLUGIN_HASH_MISMATCH"));
 });
 
 Deno.test("loadPlugin() reports the ABI and both hashes of a valid plugin", async () => {

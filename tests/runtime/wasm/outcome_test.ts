@@ -5,6 +5,7 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { GuestHost } from "../../../src/runtime/wasm/_host.ts";
 import { exited } from "../../../src/runtime/wasm/_outcome.ts";
+import { runFailure } from "../../../src/runtime/failure.ts";
 
 function host(deadline: number, signal?: AbortSignal): GuestHost {
   const h = new GuestHost(() => {
@@ -26,14 +27,14 @@ function host(deadline: number, signal?: AbortSignal): GuestHost {
 Deno.test("exited() reports a deadline that passed during the call instead of the exit", () => {
   const result = exited(host(performance.now() - 1), 0);
   assertEquals(result.exitCode, null);
-  assertEquals(result.failure, { outcome: "timeout", detail: "time" });
+  assertEquals(result.failure, runFailure("TIMEOUT"));
 });
 
 Deno.test("exited() reports an abort that came during the call instead of the exit", () => {
   const controller = new AbortController();
   const h = host(Infinity, controller.signal);
   controller.abort();
-  assertEquals(exited(h, 0).failure, { outcome: "error", detail: "aborted" });
+  assertEquals(exited(h, 0).failure, runFailure("ABORTED"));
 });
 
 Deno.test("exited() keeps the answer of a call that ended within its limits", () => {

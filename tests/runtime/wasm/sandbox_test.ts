@@ -1,6 +1,7 @@
 /** Isolation modes, the WASI sandbox surface, and engine-style interrupts. */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
+import { runFailure } from "../../../src/runtime/failure.ts";
 
 for (const isolation of ["fresh", "warm"]) {
   Deno.test(`run() (${isolation}) starts every call from pristine memory and globals`, async () => {
@@ -45,14 +46,14 @@ Deno.test("run() reports time when an engine unwinds after should_interrupt", as
   const runtime = corpusRuntime();
   const limits = { fuel: 1e12, timeoutMs: 100 };
   const result = await runtime.run(request(wasmHook("interrupt_poll"), undefined, limits));
-  assertEquals(result.failure, { outcome: "timeout", detail: "time" });
+  assertEquals(result.failure, runFailure("TIMEOUT"));
 });
 
 Deno.test("run() reports fuel when an engine polls should_interrupt past its budget", async () => {
   const runtime = corpusRuntime();
   const limits = { fuel: 100_000 };
   const result = await runtime.run(request(wasmHook("interrupt_poll"), undefined, limits));
-  assertEquals(result.failure, { outcome: "limit", detail: "fuel" });
+  assertEquals(result.failure, runFailure("LIMIT_FUEL"));
 });
 
 Deno.test("run() stops a plugin when the request is aborted", async () => {
@@ -62,5 +63,5 @@ Deno.test("run() stops a plugin when the request is aborted", async () => {
   const limits = { fuel: 1e12 };
   const hook = wasmHook("loop_in_host_call");
   const result = await runtime.run(request(hook, undefined, limits, { signal: controller.signal }));
-  assertEquals(result.failure, { outcome: "error", detail: "aborted" });
+  assertEquals(result.failure, runFailure("ABORTED"));
 });

@@ -5,6 +5,7 @@
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
+import { runFailure } from "../../../src/runtime/failure.ts";
 
 const OK = { exitCode: 0, stdout: "ok", stderr: "" };
 
@@ -33,7 +34,7 @@ Deno.test("run() (warm) keeps resetting after a call that failed and replaced th
     assertEquals(await runtime.run(request(hook, shellEvent("ls"))), OK);
     // Too little fuel to finish the memory scan: the instance is dropped.
     const starved = await runtime.run(request(hook, shellEvent("ls"), { fuel: 1000 }));
-    assertEquals(starved.failure, { outcome: "limit", detail: "fuel" });
+    assertEquals(starved.failure, runFailure("LIMIT_FUEL"));
     for (let call = 0; call < 2; call++) {
       assertEquals(await runtime.run(request(hook, shellEvent("ls"))), OK, `call ${call}`);
     }

@@ -11,6 +11,7 @@ import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
 import { tempTree } from "../../_helpers.ts";
 import { toolCall, writePluginHook } from "../../integration/_plugins.ts";
 import { corpus, corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
+import { runFailure } from "../../../src/runtime/failure.ts";
 
 const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);
 
@@ -90,7 +91,7 @@ Deno.test("worker mode terminates a stalled first call at the deadline and serve
     exitCode: null,
     stdout: "",
     stderr: "",
-    failure: { outcome: "timeout", detail: "time" },
+    failure: runFailure("TIMEOUT"),
   });
   const next = await runtime.run(request(hook, shellEvent("rm -rf /"), limits));
   assertEquals(next, { exitCode: 2, stdout: "", stderr: "rm -rf is not allowed" });
@@ -121,7 +122,7 @@ Deno.test("worker mode: close() ends running and queued calls with aborted", asy
   await dispatched.promise;
   const queued = runtime.run(request(hook, shellEvent("ls")));
   await runtime.close();
-  const aborted = { outcome: "error", detail: "aborted" };
+  const aborted = runFailure("ABORTED");
   assertEquals((await running).failure, aborted);
   assertEquals((await queued).failure, aborted);
 });
@@ -133,7 +134,7 @@ Deno.test("worker mode: the request's signal terminates a stalled call", async (
   assertEquals(await runtime.prepare(hook, request(hook).limits), null);
   const call: RunRequest = request(hook, shellEvent("STALL"), {}, { signal: controller.signal });
   const running = runtime.run(call);
-  assertEquals((await running).failure, { outcome: "error", detail: "aborted" });
+  assertEquals((await running).failure, runFailure("ABORTED"));
   const next = await runtime.run(request(hook, shellEvent("ls")));
   assertEquals(next.exitCode, 0);
   assertEquals(runtime.workersStarted, 2);
