@@ -35,7 +35,7 @@ Deno.test("rewriter: the differential check catches a module that was not rewrit
   // The same module with its function answering 1 instead of 0 is a different program.
   const bad = wat(
     text.replace(
-      /\(i32\.const 0\)\)\n  \(func \(export "run"\)/,
+      /\(i32\.const 0\)\)\n {2}\(func \(export "run"\)/,
       '(i32.const 1))\n  (func (export "run")',
     ),
   );
