@@ -4,12 +4,21 @@
  *
  * @module
  */
-import { parse as parseYaml } from "yaml";
+import { isMap, isScalar, parseDocument, visit } from "yaml";
 import { HookboxError } from "../errors.ts";
 import { type Manifest, manifestSchema } from "../schema/manifest.ts";
 import { toHookboxError } from "../schema/_issues.ts";
 
 const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
+
+/**
+ * Cap on the frontmatter, in UTF-16 code units. A real manifest is under 2 KB;
+ * the cap bounds YAML parsing (tens of milliseconds at most), which discovery
+ * pays for every hook folder of a repository.
+ */
+export const MAX_FRONTMATTER_CHARS = 16 * 1024;
+/** Aliases a frontmatter may expand; bounds "billion laughs" documents. */
+const MAX_ALIASES = 100;
 
 /** A parsed HOOK.md. */
 export interface HookDocument {
@@ -37,20 +46,63 @@ export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {
       { path },
     );
   }
-  let data: unknown;
-  try {
-    data = parseYaml(match[1] ?? "", { maxAliasCount: 100 });
-  } catch (err) {
-    throw new HookboxError(
-      "HOOK_MANIFEST_INVALID",
-      `frontmatter is not valid YAML: ${(err as Error).message.split("\n")[0]}`,
-      { path, cause: err },
-    );
-  }
+  const data = readYaml(match[1] ?? "", path);
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new HookboxError("HOOK_MANIFEST_INVALID", "frontmatter must be a YAML mapping", { path });
   }
   const parsed = manifestSchema.safeParse(data);
   if (!parsed.success) throw toHookboxError("HOOK_MANIFEST_INVALID", parsed.error, "HOOK.md", path);
   return { manifest: parsed.data, body: (match[2] ?? "").trim() };
+}
+
+/**
+ * Parses frontmatter YAML in linear time. The YAML library's own duplicate-key
+ * check is quadratic in the keys of a mapping (a second for a 50 KB list of
+ * keys), so it is off and duplicates are found here, with a set per mapping.
+ * Warnings (unknown tags, ...) are not printed; errors are the first one.
+ */
+function readYaml(source: string, path: string): unknown {
+  const invalid = (message: string, cause?: unknown) =>
+    new HookboxError("HOOK_MANIFEST_INVALID", message, { path, cause });
+  if (source.length > MAX_FRONTMATTER_CHARS) {
+    throw invalid(
+      `frontmatter is ${source.length} characters, over the ${MAX_FRONTMATTER_CHARS} cap`,
+    );
+  }
+  try {
+    const doc = parseDocument(source, {
+      uniqueKeys: false,
+      logLevel: "silent",
+      prettyErrors: false,
+    });
+    const [error] = doc.errors;
+    if (error) throw error;
+    const duplicate = firstDuplicateKey(doc);
+    if (duplicate !== null) throw invalid(`frontmatter repeats the key "${duplicate}"`);
+    return doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (err) {
+    if (err instanceof HookboxError) throw err;
+    const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    throw invalid(`frontmatter is not valid YAML: ${message}`, err);
+  }
+}
+
+/** The first key a mapping of `doc` repeats (scalar keys), or null. */
+function firstDuplicateKey(doc: ReturnType<typeof parseDocument>): string | null {
+  let found: string | null = null;
+  visit(doc, {
+    Map(_, map) {
+      if (!isMap(map)) return;
+      const keys = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (keys.has(key)) {
+          found = String(key);
+          return visit.BREAK;
+        }
+        keys.add(key);
+      }
+    },
+  });
+  return found;
 }

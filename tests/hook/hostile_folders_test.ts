@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { denoFs } from "../../src/adapters/deno/fs.ts";
 import { scanPath } from "../../src/hook/discover.ts";
+import { MAX_FRONTMATTER_CHARS, parseHookMd } from "../../src/hook/frontmatter.ts";
 import { MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "../../src/hook/files.ts";
 import { compileHook } from "../../src/compile/mod.ts";
 import { isHookboxError } from "../../src/errors.ts";
@@ -26,6 +27,35 @@ Deno.test("`scanPath()` refuses a HOOK.md over the size cap without parsing it",
   assert.deepEqual(found.hooks.map((h) => h.name), ["fine"]);
   assert.equal(found.problems[0]?.code, "HOOK_FILE_TOO_LARGE");
   assert.match(found.problems[0]?.message ?? "", new RegExp(`${MAX_MANIFEST_BYTES}-byte cap`));
+});
+
+Deno.test("`parseHookMd()` refuses frontmatter over its cap and repeated keys, in linear time", () => {
+  // Source of the attack: a 50 KB frontmatter of distinct keys. The YAML
+  // library's duplicate-key check is quadratic: half a second per HOOK.md.
+  const keys = Array.from({ length: 6000 }, (_, i) => `k${i}: 1`).join("\n");
+  assert.throws(
+    () => parseHookMd(`---\nname: a\n${keys}\n---\n`),
+    (err) =>
+      isHookboxError(err, "HOOK_MANIFEST_INVALID") &&
+      err.message.includes(`over the ${MAX_FRONTMATTER_CHARS} cap`),
+  );
+  // Repeated keys are still refused, at any level, now by hookbox's own check.
+  const fm = "name: a\ndescription: d\ntrigger: pre-tool-call\nlimits:\n  fuel: 1\n  fuel: 2\n";
+  assert.throws(
+    () => parseHookMd(`---\n${fm}---\n`),
+    (err) =>
+      isHookboxError(err, "HOOK_MANIFEST_INVALID") && /repeats the key "fuel"/.test(err.message),
+  );
+  assert.throws(
+    () => parseHookMd("---\nname: a\nname: b\ndescription: d\ntrigger: pre-tool-call\n---\n"),
+    /repeats the key "name"/,
+  );
+  // Under the cap, many keys parse (and fail the schema, not the parser).
+  const some = Array.from({ length: 1000 }, (_, i) => `k${i}: 1`).join("\n");
+  assert.throws(
+    () => parseHookMd(`---\nname: a\ndescription: d\ntrigger: pre-tool-call\n${some}\n---\n`),
+    (err) => isHookboxError(err, "HOOK_MANIFEST_INVALID") && /k0/.test(err.message),
+  );
 });
 
 Deno.test("`scanPath()` refuses unknown top-level manifest fields, naming them", async () => {
