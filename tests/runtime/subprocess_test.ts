@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
-import { createExecutor } from "../../src/mod.ts";
+import { createSubprocessRuntime } from "../../src/adapters/deno/subprocess.ts";
+import { createExecutor, type Runtime } from "../../src/mod.ts";
 import { type HookSpec, sh, type TempTree, tempTree, toolEvent } from "../_helpers.ts";
 
 /** An executor that runs real subprocesses from `<tree>/project` only. */
-function executorFor(tree: TempTree, allowSubprocess = true) {
+function executorFor(tree: TempTree, allowSubprocess = true, subprocess?: Runtime) {
   return createExecutor({
     allowSubprocess,
     userDir: null,
     projectDir: `${tree.root}/project`,
     workDir: tree.root,
+    ...(subprocess ? { runtimes: { subprocess } } : {}),
   });
 }
 
@@ -142,32 +144,106 @@ Deno.test("subprocess hooks run scripts/run.py with python3 and an executable sc
   assert.deepEqual(result.modified_input, { command: "ls --from-py --from-exe" });
 });
 
+/** Host PIDs of live processes whose command line contains `marker`. */
+async function processesWith(marker: string): Promise<number[]> {
+  const found: number[] = [];
+  for await (const entry of Deno.readDir("/proc")) {
+    const pid = Number(entry.name);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`);
+      if (cmdline.includes(marker) && !(await isGone(pid))) found.push(pid);
+    } catch { /* it ended meanwhile */ }
+  }
+  return found;
+}
+
+/** Waits up to `ms` for every process carrying `marker` to end; returns the survivors. */
+async function survivors(marker: string, ms = 2000): Promise<number[]> {
+  const until = Date.now() + ms;
+  let left = await processesWith(marker);
+  while (left.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = await processesWith(marker);
+  }
+  return left;
+}
+
+/** A `sleep` no other process runs: its argument marks the hook's processes. */
+function marker(): string {
+  return `${1000 + Math.floor(Math.random() * 9000)}.${Date.now() % 100000}`;
+}
+
 Deno.test("a subprocess hook that sleeps past its timeout is killed with its whole process group", async () => {
   await using tree = await tempTree();
-  const dir = await shHook(
-    tree,
-    "sleeper",
-    "sleep 30 &\necho $! > grandchild.pid\nsleep 30",
-    { timeout: 200, priority: 200 },
-  );
+  const mark = marker();
+  await shHook(tree, "sleeper", `sleep ${mark} &\nsleep ${mark}`, { timeout: 200, priority: 200 });
   await shHook(tree, "after", "exit 0");
   const executor = executorFor(tree);
-  let grandchild: number | null = null;
   try {
     const result = await executor.dispatch(toolEvent());
-    grandchild = Number(await Deno.readTextFile(`${dir}/grandchild.pid`));
     assert.deepEqual(result.hooks.map((h) => [h.name, h.outcome]), [
       ["sleeper", "timeout"],
       ["after", "ok"],
     ]);
     assert.equal(result.hooks[0]?.exit_code, null);
     assert.equal(result.decision, "allow");
-    assert.ok(grandchild > 0);
-    assert.equal(await isGone(grandchild), true, `grandchild ${grandchild} still runs`);
+    assert.deepEqual(await survivors(mark), [], "the background sleep still runs");
   } finally {
     await executor.close();
-    if (grandchild && !(await isGone(grandchild))) Deno.kill(grandchild, "SIGKILL");
+    for (const pid of await processesWith(mark)) Deno.kill(pid, "SIGKILL");
   }
+});
+
+// Source of the attack: a hook that moves a child into a new session (setsid),
+// out of the process group hookbox kills, and exits or stalls.
+const ESCAPE = (mark: string, then: string) =>
+  `setsid sh -c 'sleep ${mark}' </dev/null >/dev/null 2>&1 &\nsleep 0.2\n${then}`;
+
+for (const then of ["exit 0", "sleep 30"]) {
+  Deno.test(`a subprocess hook's setsid child dies with it in a PID namespace (${then})`, async () => {
+    await using tree = await tempTree();
+    const mark = marker();
+    await shHook(tree, "escape", ESCAPE(mark, then), { timeout: 1000 });
+    const runtime = createSubprocessRuntime();
+    assert.equal(await runtime.containment(), "pid-namespace", "this host can make PID namespaces");
+    const executor = executorFor(tree);
+    try {
+      const result = await executor.dispatch(toolEvent());
+      assert.equal(result.hooks[0]?.outcome, then === "exit 0" ? "ok" : "timeout");
+      assert.deepEqual(await survivors(mark), [], "the setsid child outlived its hook");
+    } finally {
+      await executor.close();
+      for (const pid of await processesWith(mark)) Deno.kill(pid, "SIGKILL");
+    }
+  });
+}
+
+Deno.test("with containment: process-group a setsid child escapes (what docs/SECURITY.md states)", async () => {
+  await using tree = await tempTree();
+  const mark = marker();
+  await shHook(tree, "escape", ESCAPE(mark, "exit 0"));
+  const runtime = createSubprocessRuntime({ containment: "process-group" });
+  assert.equal(await runtime.containment(), "process-group");
+  const executor = executorFor(tree, true, runtime);
+  try {
+    const result = await executor.dispatch(toolEvent());
+    assert.equal(result.hooks[0]?.outcome, "ok");
+    assert.ok((await processesWith(mark)).length > 0, "the setsid child is still running");
+  } finally {
+    await executor.close();
+    for (const pid of await processesWith(mark)) Deno.kill(pid, "SIGKILL");
+  }
+});
+
+Deno.test("a subprocess hook sees only its own processes in a PID namespace", async () => {
+  await using tree = await tempTree();
+  await shHook(tree, "ps", "ls /proc | grep -c '^[0-9]' >&2");
+  const executor = executorFor(tree);
+  const result = await executor.dispatch(toolEvent());
+  await executor.close();
+  const seen = Number(result.hooks[0]?.stderr.trim());
+  assert.ok(seen > 0 && seen < 6, `the hook sees ${seen} processes`);
 });
 
 Deno.test("a subprocess hook that times out blocks when on_error: closed", async () => {
