@@ -1,5 +1,5 @@
 /**
- * The hookbox command line: `dispatch`, `validate`, `list`, `compile`.
+ * The hookbox command line: `dispatch`, `validate`, `list`, `compile`, `serve`.
  * Run with `deno run -A src/cli.ts` (or `deno task hookbox`).
  *
  * @module
@@ -8,6 +8,7 @@ import { errorLine, EXIT } from "./cli/_io.ts";
 import { COMPILE_USAGE, compileCommand } from "./cli/compile.ts";
 import { DISPATCH_USAGE, dispatchCommand } from "./cli/dispatch.ts";
 import { LIST_USAGE, listCommand } from "./cli/list.ts";
+import { SERVE_USAGE, serveCommand } from "./cli/serve.ts";
 import { VALIDATE_USAGE, validateCommand } from "./cli/validate.ts";
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
@@ -15,13 +16,15 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   validate: validateCommand,
   list: listCommand,
   compile: compileCommand,
+  serve: serveCommand,
 };
 
 const USAGE = `usage:
   ${DISPATCH_USAGE}
   ${VALIDATE_USAGE}
   ${LIST_USAGE}
-  ${COMPILE_USAGE}`;
+  ${COMPILE_USAGE}
+  ${SERVE_USAGE}`;
 
 /** Runs the CLI with `args`; returns the process exit code. */
 export async function main(args: string[]): Promise<number> {

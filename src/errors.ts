@@ -40,6 +40,7 @@ export const ERROR_CODES = [
   "LIMIT_MODULE",
   "SUBPROCESS_DENIED",
   "SUBPROCESS_FAILED",
+  "CURSOR_INVALID",
   "INTERNAL",
 ] as const;
 

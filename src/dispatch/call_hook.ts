@@ -56,6 +56,7 @@ export async function callHook(
       stderr: run.stderr ?? "",
       code: failure?.code ?? null,
       detail: failure?.detail ?? null,
+      fuel: run.fuel ?? 0,
     },
     control: null,
   });

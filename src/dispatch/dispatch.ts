@@ -130,6 +130,7 @@ function startAsync(hook: HookDefinition, event: HookEvent, options: DispatchOpt
     stderr: "",
     code: null,
     detail: null,
+    fuel: 0,
   };
 }
 

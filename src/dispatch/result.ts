@@ -26,6 +26,8 @@ export interface HookRecord {
   code: FailureCode | null;
   /** SPEC §4's cause: the code's token and its message, or a note on a block that was ignored. */
   detail: string | null;
+  /** Metered instructions the call used (0 for hooks that are not WebAssembly). */
+  fuel: number;
 }
 
 /** What dispatching one event decided. */

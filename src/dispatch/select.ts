@@ -10,7 +10,7 @@ import type { Manifest } from "../schema/manifest.ts";
 import { patternSubject } from "./fields.ts";
 import { compileMatcher, type Matcher } from "../schema/matcher.ts";
 
-const LEVEL_RANK: Record<HookLevel, number> = { platform: 0, user: 1, project: 2 };
+const LEVEL_RANK: Record<HookLevel, number> = { platform: 0, user: 1, project: 2, tenant: 3 };
 
 interface Compiled {
   tool: Matcher | null;

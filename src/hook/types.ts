@@ -6,7 +6,7 @@
 import type { Manifest } from "../schema/manifest.ts";
 
 /** Discovery level, in tie-break order (SPEC §4.2). */
-export type HookLevel = "platform" | "user" | "project";
+export type HookLevel = "platform" | "user" | "project" | "tenant";
 
 /** Source formats compiled to WebAssembly before running. */
 export type WasmFormat = "wasm" | "js" | "as";

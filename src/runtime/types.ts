@@ -55,6 +55,8 @@ export interface RunResult {
   stderr: string;
   /** Set when the call errored, timed out, hit a limit or was skipped. */
   failure?: RunFailure;
+  /** Metered instructions the call used (WebAssembly hooks; absent for others). */
+  fuel?: number;
 }
 
 /** A hook runtime. Implementations must never throw for a hook's own misbehaviour. */

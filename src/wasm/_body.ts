@@ -46,7 +46,7 @@ import {
 import * as X from "./_emit.ts";
 import type { Emitter } from "./_emitter.ts";
 import { decodeInstr, type Instr, newInstr, OPENERS } from "./_opcodes.ts";
-import { MISC, OP } from "./_op.ts";
+import { MISC, OP, TYPE } from "./_op.ts";
 import { invalid, Reader } from "./_reader.ts";
 import * as T from "./_writes.ts";
 
@@ -56,6 +56,8 @@ interface BodyScan {
   loops: boolean;
   /** `try_table`: label continuations take min(local, global). */
   tryTable: boolean;
+  /** `try` or `try_table`: the function may resume after a callee threw. */
+  catches: boolean;
   /** Writes to the tracked memory, and whether any of them stores a v128. */
   writes: boolean;
   v128: boolean;
@@ -81,12 +83,19 @@ export function chargeUnit(instr: Instr): X.LengthUnit | null {
 function scanBody(r: Reader, ctx: CodeContext): BodyScan {
   const scan = new Reader(r.bytes, r.pos, r.end);
   const instr: Instr = newInstr();
-  const out: BodyScan = { loops: false, tryTable: false, writes: false, v128: false };
+  const out: BodyScan = {
+    loops: false,
+    tryTable: false,
+    catches: false,
+    writes: false,
+    v128: false,
+  };
   const tracked = ctx.writes;
   while (!scan.done) {
     decodeInstr(scan, instr);
     if (instr.op === OP.loop || chargeUnit(instr) !== null) out.loops = true;
     if (instr.op === OP.tryTable) out.tryTable = true;
+    if (instr.op === OP.tryTable || instr.op === OP.try) out.catches = true;
     if (tracked !== null) {
       const kind = T.writeKind(instr, tracked.memory);
       if (kind !== null) out.writes = true;
@@ -168,6 +177,12 @@ class BodyRewriter {
   #fuel: X.FuelSlots | null = null;
   #writes: T.WriteSlots | null = null;
   #tryTable = false;
+  /**
+   * The function's own call depth, kept in a local when it can catch: a callee
+   * that throws never runs its `depth -= 1`, so wherever the function resumes
+   * (a label continuation, a handler, the exit) the counter is set back.
+   */
+  #depthLocal: number | null = null;
   #wrapped = false;
   #segments!: Segments;
   /** Offset of the loop-free upfront charge's immediate, and the cost it covers. */
@@ -206,7 +221,10 @@ class BodyRewriter {
       ...(ctx.fuel !== null ? FUEL_LOCALS : []),
       ...(tracked ? T.writeLocals(shape.v128) : []),
     ];
+    const depthAt = extra.reduce((n, [count]) => n + count, 0);
+    if (ctx.depth !== null && shape.catches) extra.push([1, TYPE.i32]);
     const local = copyLocals(r, this.#e, this.#fn.params, extra);
+    this.#depthLocal = ctx.depth !== null && shape.catches ? local + depthAt : null;
     this.#c.pending = r.pos;
     const useLocal = ctx.fuel !== null && shape.loops;
     this.#fuel = useLocal ? { ...ctx.fuel!, local } : null;
@@ -218,6 +236,9 @@ class BodyRewriter {
     this.#wrapped = useLocal || ctx.depth !== null;
     this.#segments = new Segments(this.#e, this.#fuel);
     if (ctx.depth) X.emitDepthEnter(this.#e, ctx.depth);
+    if (ctx.depth && this.#depthLocal !== null) {
+      this.#e.globalGet(ctx.depth.global).localSet(this.#depthLocal);
+    }
     // Loop-free functions: one checked upfront charge of the whole body on the global.
     if (ctx.fuel && !useLocal) this.#upfront = X.emitGlobalCharge(this.#e, ctx.fuel, local);
     this.#segments.openChecked(true);
@@ -284,6 +305,7 @@ class BodyRewriter {
     this.#c.flush(this.#r.pos);
     const fuel = this.#fuel;
     if (fuel && this.#tryTable && (op === OP.end || op === OP.loop)) X.emitFuelMin(this.#e, fuel);
+    if (op === OP.end || op === OP.loop) this.#restoreDepth();
     this.#segments.next(op === OP.loop);
     return false;
   }
@@ -323,11 +345,20 @@ class BodyRewriter {
     } else if (fuel && (op === OP.throw || op === OP.rethrow || op === OP.throwRef)) {
       c.flush(at);
       X.emitFuelStore(e, fuel);
-    } else if (fuel && (op === OP.catch || op === OP.catchAll)) { // handlers start a block
+    } else if (op === OP.catch || op === OP.catchAll) { // handlers start a block
       c.flush(this.#r.pos);
-      X.emitFuelLoad(e, fuel);
-      this.#segments.next(false);
+      if (fuel) X.emitFuelLoad(e, fuel);
+      this.#restoreDepth();
+      if (fuel) this.#segments.next(false);
     } else if (instr.funcAt >= 0) c.remap(instr, this.#ctx);
+  }
+
+  /** `depth = own depth`, in functions that can catch (see `#depthLocal`). */
+  #restoreDepth(): void {
+    const depth = this.#ctx.depth;
+    if (depth === null || this.#depthLocal === null) return;
+    this.#c.flush(this.#r.pos);
+    this.#e.localGet(this.#depthLocal).globalSet(depth.global);
   }
 
   #epilogue(): void {
@@ -342,6 +373,9 @@ class BodyRewriter {
     if (fuel) {
       if (this.#tryTable) X.emitFuelMin(e, fuel);
       X.emitFuelStore(e, fuel);
+    }
+    if (this.#ctx.depth && this.#depthLocal !== null) {
+      e.localGet(this.#depthLocal).globalSet(this.#ctx.depth.global);
     }
     if (this.#ctx.depth) X.emitDepthLeave(e, this.#ctx.depth);
     e.end();

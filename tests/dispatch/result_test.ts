@@ -10,6 +10,7 @@ const RECORD_KEYS = [
   "detail",
   "duration_ms",
   "exit_code",
+  "fuel",
   "level",
   "name",
   "outcome",

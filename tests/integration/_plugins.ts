@@ -64,16 +64,16 @@ export async function writePluginHook(
 }
 
 /** A hook record without its timing, for comparisons. */
-export type RecordSummary = Omit<HookRecord, "duration_ms">;
+export type RecordSummary = Omit<HookRecord, "duration_ms" | "fuel">;
 
 /** A dispatch result without timings, for comparisons. */
 export type ResultSummary = Omit<DispatchResult, "hooks"> & { hooks: RecordSummary[] };
 
-/** Drops `duration_ms` from every hook record. */
+/** Drops `duration_ms` and `fuel` (they vary) from every hook record. */
 export function summary(result: DispatchResult): ResultSummary {
   return {
     ...result,
-    hooks: result.hooks.map(({ duration_ms: _, ...rest }) => rest),
+    hooks: result.hooks.map(({ duration_ms: _, fuel: _fuel, ...rest }) => rest),
   };
 }
 

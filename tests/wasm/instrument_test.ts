@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { instrument } from "../../src/wasm/mod.ts";
 import { isHookboxError } from "../../src/errors.ts";
-import { fixture, instantiate, OutOfFuel } from "./_wat.ts";
+import { fixture, instantiate, OutOfFuel, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number;
 
@@ -149,4 +149,32 @@ Deno.test("`instrument()` publishes fuel spent in callees and loops to __hookbox
   assert.ok(spent >= 8_000n && spent <= 20_000n, `spent ${spent}`);
   const limited = await instantiate(bytes, { slice: 1_000, slices: 2 });
   assert.throws(() => (limited.exports.run as Fn)(100), OutOfFuel);
+});
+
+// Found by scripts/fuzz_rewriter.ts: a callee that throws never ran its
+// `depth -= 1`, so every caught exception leaked one level of call depth and a
+// function that catches in a loop was stopped as too deep.
+/** A module whose `run` catches `n` exceptions thrown by a callee, with `try` or `try_table`. */
+const catchLoop = (handler: string) =>
+  wat(`(module
+  (tag $e)
+  (func $thrower (throw $e))
+  (func (export "run") (param $n i32) (result i32)
+    (loop $l
+      ${handler}
+      (br_if $l (local.tee $n (i32.sub (local.get $n) (i32.const 1)))))
+    (i32.const 7)))`);
+
+Deno.test("`instrument()` restores the call depth where a function catches a callee's exception", async () => {
+  for (
+    const handler of [
+      "(try (do (call $thrower)) (catch_all))",
+      "(block $h (try_table (catch_all $h) (call $thrower)))",
+    ]
+  ) {
+    const out = instrument(catchLoop(handler), { memoryPages: 1, maxCallDepth: 10 });
+    const { exports } = await instantiate(out, { slice: 1_000_000, slices: 100 });
+    assert.equal((exports.run as (n: number) => number)(200), 7, handler);
+    assert.equal((exports.__hookbox_depth as WebAssembly.Global).value, 0, "back to zero after");
+  }
 });

@@ -114,8 +114,14 @@ export class PluginInstance {
     this.#snapshot = Snapshot.take(this.#instance);
   }
 
-  /** Runs one call. Never throws for guest misbehaviour. */
+  /** Runs one call, reporting the fuel it used. Never throws for guest misbehaviour. */
   async call(setup: CallSetup & HttpSetup): Promise<RunResult> {
+    const result = await this.#call(setup);
+    result.fuel = this.#host.meter.used();
+    return result;
+  }
+
+  async #call(setup: CallSetup & HttpSetup): Promise<RunResult> {
     const host = this.#host;
     if (this.#dirty) this.#snapshot?.restore();
     this.#dirty = true;

@@ -1,5 +1,5 @@
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
+import { corpusRuntime, request, shellEvent, wasmHook, withoutFuel } from "./_corpus.ts";
 
 for (const abi of ["wasi", "extism"]) {
   for (const isolation of ["fresh", "warm"]) {
@@ -7,7 +7,7 @@ for (const abi of ["wasi", "extism"]) {
       const runtime = corpusRuntime();
       const hook = wasmHook(`guard_${abi}`, { isolation });
       const result = await runtime.run(request(hook, shellEvent("ls -la")));
-      assertEquals(result, { exitCode: 0, stdout: "", stderr: "" });
+      assertEquals(withoutFuel(result), { exitCode: 0, stdout: "", stderr: "" });
       await runtime.close?.();
     });
 
@@ -15,7 +15,11 @@ for (const abi of ["wasi", "extism"]) {
       const runtime = corpusRuntime();
       const hook = wasmHook(`guard_${abi}`, { isolation });
       const blocked = await runtime.run(request(hook, shellEvent("rm -rf /")));
-      assertEquals(blocked, { exitCode: 2, stdout: "", stderr: "rm -rf is not allowed" });
+      assertEquals(withoutFuel(blocked), {
+        exitCode: 2,
+        stdout: "",
+        stderr: "rm -rf is not allowed",
+      });
       const allowed = await runtime.run(request(hook, shellEvent("echo hi")));
       assertEquals(allowed.exitCode, 0);
       await runtime.close?.();
@@ -25,7 +29,7 @@ for (const abi of ["wasi", "extism"]) {
   Deno.test(`run() ${abi} plugin exits 2 with a reason`, async () => {
     const runtime = corpusRuntime();
     const result = await runtime.run(request(wasmHook(`block_${abi}`)));
-    assertEquals(result, { exitCode: 2, stdout: "", stderr: "blocked by policy" });
+    assertEquals(withoutFuel(result), { exitCode: 2, stdout: "", stderr: "blocked by policy" });
   });
 
   Deno.test(`run() ${abi} plugin rewrites tool_input through stdout`, async () => {

@@ -7,7 +7,7 @@
  */
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import type { EffectiveLimits, RunFailure } from "../../../src/runtime/types.ts";
-import { assertServesNext, corpusRuntime, request, wasmHook } from "./_corpus.ts";
+import { assertServesNext, corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
 
 interface Attack {
   name: string;
@@ -64,7 +64,7 @@ Deno.test("run() resets a warm memory exported under another name", async () => 
   const hook = wasmHook("warm_alias_memory", { isolation: "warm" });
   for (const tenantId of ["tenant-a", "tenant-a", "tenant-b", "tenant-a"]) {
     const result = await runtime.run(request(hook, undefined, {}, { tenantId }));
-    assertEquals(result, { exitCode: 0, stdout: "1", stderr: "" });
+    assertEquals(withoutFuel(result), { exitCode: 0, stdout: "1", stderr: "" });
   }
   await runtime.close?.();
 });
@@ -73,7 +73,7 @@ Deno.test("run() answers EFAULT to a negative random_get pointer and writes noth
   const runtime = corpusRuntime();
   for (const isolation of ["fresh", "warm"]) {
     const result = await runtime.run(request(wasmHook("random_negative", { isolation })));
-    assertEquals(result, { exitCode: 21, stdout: "", stderr: "" });
+    assertEquals(withoutFuel(result), { exitCode: 21, stdout: "", stderr: "" });
   }
   await runtime.close?.();
 });
@@ -84,7 +84,7 @@ Deno.test("run() initialises plugins without the caller's event", async () => {
     const hook = wasmHook("init_event_extism", { isolation });
     for (let i = 0; i < 2; i++) {
       const result = await runtime.run(request(hook));
-      assertEquals(result, { exitCode: 0, stdout: "", stderr: "" });
+      assertEquals(withoutFuel(result), { exitCode: 0, stdout: "", stderr: "" });
     }
   }
   await runtime.close?.();

@@ -4,7 +4,7 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import type { EffectiveLimits, RunFailure } from "../../../src/runtime/types.ts";
-import { assertServesNext, corpusRuntime, request, wasmHook } from "./_corpus.ts";
+import { assertServesNext, corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
 import { runFailure } from "../../../src/runtime/failure.ts";
 
 interface Attack {
@@ -92,11 +92,11 @@ Deno.test("run() reports memory when a plugin exits non-zero after a failed grow
     const exit = await runtime.run(
       request(wasmHook("memory_bomb_exit", { isolation }), undefined, { memoryMb: 2 }),
     );
-    assertEquals(exit, { exitCode: 1, stdout: "", stderr: "out of memory", failure });
+    assertEquals(withoutFuel(exit), { exitCode: 1, stdout: "", stderr: "out of memory", failure });
     const extism = await runtime.run(
       request(wasmHook("memory_bomb_extism", { isolation }), undefined, { memoryMb: 2 }),
     );
-    assertEquals(extism, { exitCode: 1, stdout: "", stderr: "", failure });
+    assertEquals(withoutFuel(extism), { exitCode: 1, stdout: "", stderr: "", failure });
     await assertServesNext(runtime);
     await runtime.close?.();
   }
@@ -108,7 +108,7 @@ Deno.test("run() lets a plugin recover from a failed grow", async () => {
     const hook = wasmHook("memory_grow_handled", { isolation });
     for (let i = 0; i < 2; i++) {
       const result = await runtime.run(request(hook, undefined, { memoryMb: 2 }));
-      assertEquals(result, { exitCode: 0, stdout: "fallback", stderr: "" });
+      assertEquals(withoutFuel(result), { exitCode: 0, stdout: "fallback", stderr: "" });
     }
   }
   await runtime.close?.();

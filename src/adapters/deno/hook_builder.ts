@@ -1,0 +1,153 @@
+/**
+ * The service's hook builder on Deno: writes an uploaded folder into a fresh
+ * temporary directory, validates it with the same code discovery uses, refuses
+ * subprocess hooks, compiles JS/TS/AssemblyScript, and checks that the plugin
+ * would load (imports, features, size) before anything is stored.
+ *
+ * @module
+ */
+import { compileHook } from "../../compile/mod.ts";
+import { isHookboxError } from "../../errors.ts";
+import { loadHook } from "../../hook/discover.ts";
+import { MAX_PLUGIN_BYTES } from "../../hook/files.ts";
+import { DEFAULT_POLICY } from "../../policy.ts";
+import { PromiseCache } from "../../runtime/wasm/_cache.ts";
+import { prepare } from "../../runtime/wasm/_loader.ts";
+import {
+  type BuiltHook,
+  type HookBuilder,
+  HookRejected,
+  type Problem,
+} from "../../server/builder.ts";
+import { denoFs } from "./fs.ts";
+
+/** Most files an uploaded folder may hold. */
+export const MAX_UPLOAD_FILES = 64;
+
+/** Options of {@linkcode createDenoHookBuilder}. */
+export interface DenoHookBuilderOptions {
+  /** Compiler cache. @default the compilers' default */
+  cacheDir?: string;
+  /** Largest plugin accepted, KiB. @default the default policy's moduleKb */
+  moduleKb?: number;
+}
+
+/** A builder that compiles with the local toolchains. */
+export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): HookBuilder {
+  const modules = new PromiseCache<WebAssembly.Module>(4);
+  return {
+    async build(name, files) {
+      const problems = checkPaths(files);
+      if (problems.length > 0) throw new HookRejected(problems);
+      const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+      try {
+        const dir = `${root}/${name}`;
+        for (const [path, bytes] of files) {
+          const target = `${dir}/${path}`;
+          await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+          await Deno.writeFile(target, bytes, { createNew: true });
+        }
+        const hook = await rejecting(() => loadHook(denoFs, dir, "tenant"));
+        if (hook.entry.runtime === "subprocess") {
+          throw new HookRejected([{
+            code: "SUBPROCESS_DENIED",
+            path: hook.entry.path.slice(dir.length + 1),
+            field: null,
+            message:
+              "uploaded hooks cannot be subprocess hooks: use .wasm, JS/TS or AssemblyScript",
+          }]);
+        }
+        if (hook.entry.runtime === "prompt") {
+          return {
+            manifest: hook.manifest,
+            body: hook.body,
+            runtime: "prompt",
+            plugin: null,
+            builtFrom: "prompt",
+          };
+        }
+        const format = hook.entry.format;
+        const compiled = await rejecting(() =>
+          compileHook(hook, options.cacheDir ? { cacheDir: options.cacheDir } : {})
+        );
+        const moduleKb = Math.min(
+          options.moduleKb ?? DEFAULT_POLICY.moduleKb,
+          MAX_PLUGIN_BYTES / 1024,
+        );
+        await rejecting(() =>
+          prepare(compiled.bytes, {
+            limits: { memoryMb: DEFAULT_POLICY.maxMemoryMb, moduleKb },
+            compile: (bytes) => WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>),
+            modules,
+            path: hook.entry.runtime === "wasm" ? hook.entry.path : undefined,
+          })
+        );
+        return {
+          manifest: hook.manifest,
+          body: hook.body,
+          runtime: "wasm",
+          plugin: compiled.bytes,
+          builtFrom: format,
+        } satisfies BuiltHook;
+      } finally {
+        await Deno.remove(root, { recursive: true }).catch(() => {});
+      }
+    },
+  };
+}
+
+/** Relative, normalised paths only: no `..`, no absolute paths, no backslashes. */
+function checkPaths(files: ReadonlyMap<string, Uint8Array>): Problem[] {
+  const problems: Problem[] = [];
+  if (files.size > MAX_UPLOAD_FILES) {
+    problems.push({
+      code: "HOOK_TOO_MANY",
+      path: null,
+      field: "files",
+      message: `a hook folder holds at most ${MAX_UPLOAD_FILES} files, got ${files.size}`,
+    });
+  }
+  for (const path of files.keys()) {
+    const parts = path.split("/");
+    const bad = path.length === 0 || path.length > 255 || path.startsWith("/") ||
+      path.includes("\\") || path.includes("\0") ||
+      parts.some((p) => p === "" || p === "." || p === "..");
+    if (bad) {
+      problems.push({
+        code: "HOOK_PATH_OUTSIDE",
+        path,
+        field: "files",
+        message: `file path "${
+          path.slice(0, 80)
+        }" must be relative, inside the folder, without . or ..`,
+      });
+    }
+  }
+  if (!files.has("HOOK.md")) {
+    problems.push({
+      code: "HOOK_MANIFEST_MISSING",
+      path: "HOOK.md",
+      field: "files",
+      message: "the folder has no HOOK.md",
+    });
+  }
+  return problems;
+}
+
+/** Runs `fn`, turning a coded error into a rejection with its problem. */
+async function rejecting<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isHookboxError(err)) throw err;
+    const path = err.path
+      ? err.path.replace(/^.*hookbox-upload-[^/]+\/[^/]+\/?/, "") || null
+      : null;
+    throw new HookRejected([{
+      code: err.code,
+      path,
+      field: err.field ?? null,
+      message: err.message,
+    }]);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * `hookbox serve` on Deno: opens the store named by `--db`, builds the
+ * runtimes (plugins come from the store, never from the file system), the
+ * engine, the hook builder and the Hono service, and serves it until SIGINT
+ * or SIGTERM, then finishes in-flight dispatches, flushes the audit and
+ * closes the store.
+ *
+ * @module
+ */
+import { createPromptRuntime } from "../../runtime/prompt.ts";
+import { createWasmRuntime } from "../../runtime/wasm/mod.ts";
+import { createService, type Service } from "../../server/app.ts";
+import { hashKey, newKey } from "../../server/auth.ts";
+import { createEngine, type Engine, storedPluginSha } from "../../server/engine.ts";
+import type { Store } from "../../server/store.ts";
+import { openSqliteStore } from "../../store/sqlite.ts";
+import { createDenoHookBuilder } from "./hook_builder.ts";
+
+/** Options of {@linkcode startServer}. */
+export interface ServeOptions {
+  port?: number;
+  hostname?: string;
+  /** `sqlite:PATH`, `postgres://…`, or a bare path. @default the embedded default file */
+  db?: string;
+  /** @default HOOKBOX_ADMIN_KEY, else a generated key printed once on stderr */
+  adminKey?: string;
+  /** Compiler cache for uploads. */
+  cacheDir?: string;
+  /** Log sink. @default JSON lines on stderr */
+  log?: (entry: Record<string, unknown>) => void;
+}
+
+/** A running server. */
+export interface RunningServer {
+  url: string;
+  service: Service;
+  store: Store;
+  /** Stops accepting, finishes in-flight requests, flushes the audit, closes the store. */
+  shutdown(): Promise<void>;
+  finished: Promise<void>;
+}
+
+/** `$XDG_DATA_HOME/hookbox/hookbox.db`, else `~/.local/share/hookbox/hookbox.db`. */
+export function defaultDbPath(): string {
+  const xdg = Deno.env.get("XDG_DATA_HOME");
+  const home = Deno.env.get("HOME") ?? "/tmp";
+  return `${xdg || `${home}/.local/share`}/hookbox/hookbox.db`;
+}
+
+/** Opens the store a `--db` value names and runs its migrations. */
+export async function openStore(db: string | undefined): Promise<Store> {
+  let store: Store;
+  if (db?.startsWith("postgres://") || db?.startsWith("postgresql://")) {
+    const { openPostgresStore } = await import("../../store/postgres.ts");
+    store = openPostgresStore(db);
+  } else {
+    const path = db === undefined ? defaultDbPath() : db.replace(/^sqlite:/, "");
+    if (path !== ":memory:") {
+      await Deno.mkdir(path.slice(0, Math.max(0, path.lastIndexOf("/"))) || ".", {
+        recursive: true,
+      });
+    }
+    store = openSqliteStore(path);
+  }
+  await store.migrate();
+  return store;
+}
+
+/** Runtimes whose plugins are read from the store by SHA-256 (cached in memory). */
+export function storeRuntimes(store: Store) {
+  const blobs = new Map<string, Promise<Uint8Array>>();
+  const loadBytes = (hook: Parameters<Parameters<typeof createWasmRuntime>[0]["loadBytes"]>[0]) => {
+    const sha = storedPluginSha(hook);
+    if (sha === null) return Promise.reject(new Error(`hook "${hook.name}" is not a stored hook`));
+    let found = blobs.get(sha);
+    if (!found) {
+      found = store.getBlob(sha).then((b) => {
+        if (b === null) throw new Error(`plugin ${sha} is missing from the store`);
+        return b;
+      });
+      blobs.set(sha, found);
+      found.catch(() => blobs.delete(sha));
+      if (blobs.size > 256) blobs.delete(blobs.keys().next().value!);
+    }
+    return found;
+  };
+  return { wasm: createWasmRuntime({ loadBytes }), prompt: createPromptRuntime() };
+}
+
+/** Starts the service; resolves once it accepts requests. */
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? ((e) => console.error(JSON.stringify(e)));
+  let adminKey = options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY");
+  if (!adminKey) {
+    adminKey = newKey();
+    console.error(`hookbox: generated admin key (shown once): ${adminKey}`);
+  }
+  const store = await openStore(options.db);
+  const runtimes = storeRuntimes(store);
+  const engine: Engine = createEngine({ store, runtimes });
+  const service = createService({
+    store,
+    engine,
+    builder: createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    adminKeyHash: await hashKey(adminKey),
+    log,
+  });
+  const retention = setInterval(() => {
+    service.pruneAudit().catch((err) =>
+      log({
+        at: new Date().toISOString(),
+        level: "error",
+        msg: "audit retention",
+        error: String(err),
+      })
+    );
+  }, 3_600_000);
+  Deno.unrefTimer(retention);
+  let resolveReady: (url: string) => void;
+  const ready = new Promise<string>((r) => resolveReady = r);
+  const server = Deno.serve({
+    port: options.port ?? 8787,
+    hostname: options.hostname ?? "127.0.0.1",
+    onListen: ({ hostname, port }) => {
+      const url = `http://${hostname}:${port}`;
+      console.error(`listening on ${url}`);
+      resolveReady(url);
+    },
+  }, service.app.fetch);
+  const url = await ready;
+  let stopping: Promise<void> | null = null;
+  const shutdown = () =>
+    stopping ??= (async () => {
+      clearInterval(retention);
+      await server.shutdown();
+      await engine.close();
+      await service.audit.flush();
+      await Promise.all([runtimes.wasm.close?.(), runtimes.prompt.close?.()]);
+      await store.close();
+    })();
+  return { url, service, store, shutdown, finished: server.finished };
+}

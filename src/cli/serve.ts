@@ -1,0 +1,37 @@
+/** `hookbox serve`: the multi-tenant HTTP service of SPEC §6. */
+import { parseArgs } from "node:util";
+import { startServer } from "../adapters/deno/serve.ts";
+import { EXIT } from "./_io.ts";
+
+export const SERVE_USAGE = "hookbox serve [--port 8787] [--hostname 127.0.0.1] [--db URL]";
+
+/** Runs the server until SIGINT or SIGTERM; returns the exit code. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: "string", default: "8787" },
+      hostname: { type: "string", default: "127.0.0.1" },
+      db: { type: "string" },
+    },
+    strict: true,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`hookbox serve: --port must be 0-65535, got ${values.port}`);
+    return EXIT.bad;
+  }
+  const server = await startServer({
+    port,
+    hostname: values.hostname,
+    ...(values.db === undefined ? {} : { db: values.db }),
+  });
+  const stop = () => {
+    server.shutdown().catch((err) => console.error(`hookbox serve: shutdown: ${err}`));
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await server.finished;
+  await server.shutdown();
+  return EXIT.allow;
+}

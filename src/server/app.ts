@@ -1,0 +1,635 @@
+/**
+ * The multi-tenant hook service (SPEC §6) as one Hono app. It takes its store,
+ * engine, hook builder and clock as parameters and touches no `Deno.*` API,
+ * so the same app runs wherever Hono does.
+ *
+ * @example
+ * ```ts ignore
+ * const app = createApp({ store, engine, builder, adminKeyHash: await hashKey(adminKey) });
+ * Deno.serve({ port: 8787 }, app.fetch);
+ * ```
+ *
+ * @module
+ */
+import { type Context, Hono } from "hono";
+import type { z } from "@hono/zod-openapi";
+import { parseTar } from "nanotar";
+import type { DispatchResult } from "../dispatch/result.ts";
+import { isHookboxError } from "../errors.ts";
+import { tryParseEvent } from "../schema/event.ts";
+import { AuditWriter } from "./audit.ts";
+import { bearer, hashKey, newId, newKey, sameDigest } from "./auth.ts";
+import { type HookBuilder, HookRejected } from "./builder.ts";
+import type { Engine, ServedHook } from "./engine.ts";
+import {
+  ApiError,
+  forbidden,
+  hookNotFound,
+  storeUnavailable,
+  tenantNotFound,
+  unauthenticated,
+} from "./errors.ts";
+import { Metrics } from "./metrics.ts";
+import { openApiDocument } from "./openapi.ts";
+import { Quotas } from "./quota.ts";
+import {
+  auditQuerySchema,
+  hookNameSchema,
+  idSchema,
+  keyCreateSchema,
+  patchSchema,
+  policySchema,
+  rollbackSchema,
+  tenantCreateSchema,
+  uploadSchema,
+} from "./schemas.ts";
+import { type AuditRow, type HookRow, PLATFORM, type Store, type TenantRow } from "./store.ts";
+
+/** Largest hook upload (JSON or gzip'd tar), bytes. */
+export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
+/** Largest unpacked tar, bytes. */
+export const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
+/** Largest body of the small JSON routes, bytes. */
+export const MAX_SMALL_BODY = 64 * 1024;
+/** Default event body cap when the tenant policy sets no `input_kb`. */
+const DEFAULT_INPUT_KB = 1024;
+
+/** What the app is built from. */
+export interface ServerDeps {
+  store: Store;
+  engine: Engine;
+  builder: HookBuilder;
+  /** Hex SHA-256 of the admin key. */
+  adminKeyHash: string;
+  /** Milliseconds since the epoch. @default Date.now */
+  now?: () => number;
+  /** Structured log sink (one JSON object per line). @default none */
+  log?: (entry: Record<string, unknown>) => void;
+  metrics?: Metrics;
+  audit?: AuditWriter;
+}
+
+/** The app plus the parts its owner shuts down. */
+export interface Service {
+  app: Hono;
+  audit: AuditWriter;
+  metrics: Metrics;
+  /** Deletes audit rows past each tenant's retention; returns how many. */
+  pruneAudit(): Promise<number>;
+}
+
+type Who = { kind: "admin" } | { kind: "tenant"; tenant: TenantRow };
+
+/** Builds the service. */
+export function createService(deps: ServerDeps): Service {
+  const { store, engine, builder } = deps;
+  const now = deps.now ?? Date.now;
+  const log = deps.log ?? (() => {});
+  const metrics = deps.metrics ?? new Metrics();
+  const audit = deps.audit ?? new AuditWriter(store);
+  const quotas = new Quotas(store, now);
+  const app = new Hono();
+  const iso = () => new Date(now()).toISOString();
+
+  // ---- request ids, logs, errors ------------------------------------------------------------
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header("x-request-id");
+    const id = given && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : newId("req");
+    c.header("x-request-id", id);
+    await next();
+    log({
+      at: iso(),
+      level: c.res.status >= 500 ? "error" : "info",
+      msg: "request",
+      request_id: id,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      ...(c.get("tenant" as never) ? { tenant: c.get("tenant" as never) } : {}),
+    });
+  });
+
+  app.onError((err, c) => {
+    const api = err instanceof ApiError ? err : storeOrInternal(err, log);
+    metrics.rejected(api.code);
+    if (api.extra.retryAfter !== undefined) c.header("retry-after", String(api.extra.retryAfter));
+    return c.json(api.body(), api.status);
+  });
+  app.notFound((c) => c.json(new ApiError(404, "NOT_FOUND", "no such route").body(), 404));
+
+  // ---- auth --------------------------------------------------------------------------------
+  const who = async (c: Context): Promise<Who> => {
+    const key = bearer(c.req.header("authorization"));
+    if (key === null) throw unauthenticated();
+    const hash = await hashKey(key);
+    if (sameDigest(hash, deps.adminKeyHash)) return { kind: "admin" };
+    const row = await store.findKey(hash);
+    if (row === null) throw unauthenticated();
+    const tenant = await store.getTenant(row.tenant_id);
+    if (tenant === null) throw unauthenticated();
+    c.set("tenant" as never, tenant.id as never);
+    return { kind: "tenant", tenant };
+  };
+  const admin = async (c: Context): Promise<void> => {
+    if ((await who(c)).kind !== "admin") throw forbidden("this route needs the admin key");
+  };
+  const tenantOf = async (c: Context): Promise<TenantRow> => {
+    const w = await who(c);
+    if (w.kind !== "tenant") throw forbidden("this route needs a tenant key");
+    return w.tenant;
+  };
+
+  // ---- public ------------------------------------------------------------------------------
+  app.get("/healthz", async (c) => {
+    try {
+      await store.ping();
+    } catch {
+      throw new ApiError(503, "STORE_UNAVAILABLE", "the store cannot be reached");
+    }
+    return c.json({ status: "ok", store: store.kind });
+  });
+  const openapi = openApiDocument();
+  app.get("/openapi.json", (c) => c.json(openapi));
+  app.get("/metrics", async (c) => {
+    await admin(c);
+    metrics.audited.set(audit.committed);
+    return c.text(await metrics.text(), 200, {
+      "content-type": "text/plain; version=0.0.4; charset=utf-8",
+    });
+  });
+
+  // ---- tenants (admin) ---------------------------------------------------------------------
+  app.post("/v1/tenants", async (c) => {
+    await admin(c);
+    const body = validate(tenantCreateSchema, await readJson(c, MAX_SMALL_BODY));
+    const row: TenantRow = { id: body.id, policy: body.policy ?? {}, created_at: iso() };
+    if (!(await store.createTenant(row))) {
+      throw new ApiError(409, "TENANT_EXISTS", `tenant "${body.id}" already exists`);
+    }
+    return c.json(row, 201);
+  });
+  app.get("/v1/tenants", async (c) => {
+    await admin(c);
+    return c.json({ items: await store.listTenants() });
+  });
+  app.get("/v1/tenants/:id", async (c) => {
+    await admin(c);
+    const tenant = await store.getTenant(param(c, "id", idSchema));
+    if (!tenant) throw tenantNotFound(c.req.param("id"));
+    return c.json(tenant);
+  });
+  app.delete("/v1/tenants/:id", async (c) => {
+    await admin(c);
+    const id = param(c, "id", idSchema);
+    if (!(await store.deleteTenant(id))) throw tenantNotFound(id);
+    return c.body(null, 204);
+  });
+  app.put("/v1/tenants/:id/policy", async (c) => {
+    await admin(c);
+    const id = param(c, "id", idSchema);
+    const policy = validate(policySchema, await readJson(c, MAX_SMALL_BODY));
+    if (!(await store.setPolicy(id, policy))) throw tenantNotFound(id);
+    return c.json(policy);
+  });
+  app.post("/v1/tenants/:id/keys", async (c) => {
+    await admin(c);
+    const id = param(c, "id", idSchema);
+    const body = validate(keyCreateSchema, await readJson(c, MAX_SMALL_BODY, true));
+    if (!(await store.getTenant(id))) throw tenantNotFound(id);
+    const key = newKey();
+    const keyId = newId("key");
+    await store.createKey({
+      id: keyId,
+      tenant_id: id,
+      name: body.name ?? null,
+      hash: await hashKey(key),
+      created_at: iso(),
+    });
+    return c.json({ id: keyId, key }, 201);
+  });
+  app.delete("/v1/tenants/:id/keys/:key_id", async (c) => {
+    await admin(c);
+    const id = param(c, "id", idSchema);
+    if (!(await store.revokeKey(id, c.req.param("key_id")))) {
+      throw new ApiError(404, "KEY_NOT_FOUND", "no such live key for this tenant");
+    }
+    return c.body(null, 204);
+  });
+
+  // ---- hooks -------------------------------------------------------------------------------
+  const upload = async (c: Context, scope: string) => {
+    const name = param(c, "name", hookNameSchema);
+    const files = await readFolder(c);
+    if (scope !== PLATFORM && (await store.getHook(PLATFORM, name))) {
+      throw new ApiError(
+        409,
+        "HOOK_NAME_CONFLICT",
+        `"${name}" is a platform hook; a tenant hook cannot replace it`,
+      );
+    }
+    let built;
+    try {
+      built = await builder.build(name, files);
+    } catch (err) {
+      if (err instanceof HookRejected) {
+        const compile = err.problems.find((p) => p.code.startsWith("COMPILE"));
+        const message = compile
+          ? `the hook does not compile: ${compile.message}`
+          : `the hook was rejected: ${err.problems[0]?.message ?? "invalid"}`;
+        throw new ApiError(422, "HOOK_REJECTED", message, { problems: err.problems });
+      }
+      throw err;
+    }
+    const artefact = built.plugin ?? files.get("HOOK.md")!;
+    const sha256 = await sha256Hex(artefact);
+    await store.putBlob(sha256, artefact);
+    const row = await store.addHookVersion(scope, name, {
+      sha256,
+      runtime: built.runtime,
+      size_bytes: artefact.byteLength,
+      manifest: built.manifest,
+      body: built.body,
+      built_from: built.builtFrom,
+      created_at: iso(),
+    });
+    return c.json({
+      name,
+      version: row.version,
+      sha256,
+      runtime: row.runtime,
+      size_bytes: row.size_bytes,
+      enabled: row.enabled,
+      built_from: row.built_from,
+    }, 201);
+  };
+  app.put("/v1/platform/hooks/:name", async (c) => {
+    await admin(c);
+    return await upload(c, PLATFORM);
+  });
+  app.delete("/v1/platform/hooks/:name", async (c) => {
+    await admin(c);
+    const name = param(c, "name", hookNameSchema);
+    if (!(await store.deleteHook(PLATFORM, name))) throw hookNotFound(name);
+    return c.body(null, 204);
+  });
+  app.put("/v1/hooks/:name", async (c) => upload(c, (await tenantOf(c)).id));
+  app.get("/v1/hooks", async (c) => {
+    const tenant = await tenantOf(c);
+    const [platform, own] = await Promise.all([
+      store.listHooks(PLATFORM),
+      store.listHooks(tenant.id),
+    ]);
+    return c.json({ items: [...platform, ...own].map(hookItem) });
+  });
+  app.get("/v1/hooks/:name", async (c) => {
+    const tenant = await tenantOf(c);
+    const name = param(c, "name", hookNameSchema);
+    const hook = (await store.getHook(tenant.id, name)) ?? (await store.getHook(PLATFORM, name));
+    if (!hook) throw hookNotFound(name);
+    return c.json({
+      ...hookItem(hook),
+      runtime: hook.runtime,
+      size_bytes: hook.size_bytes,
+      versions: hook.versions,
+    });
+  });
+  /** The tenant's own hook `name`; a platform hook's name is 403, anything else 404. */
+  const ownHook = async (tenant: TenantRow, name: string): Promise<void> => {
+    if (await store.getHook(tenant.id, name)) return;
+    if (await store.getHook(PLATFORM, name)) {
+      throw forbidden(`"${name}" is a platform hook; tenants cannot change it`);
+    }
+    throw hookNotFound(name);
+  };
+  app.patch("/v1/hooks/:name", async (c) => {
+    const tenant = await tenantOf(c);
+    const name = param(c, "name", hookNameSchema);
+    const body = validate(patchSchema, await readJson(c, MAX_SMALL_BODY));
+    await ownHook(tenant, name);
+    const row = await store.setEnabled(tenant.id, name, body.enabled);
+    if (!row) throw hookNotFound(name);
+    return c.json(hookItem(row));
+  });
+  app.post("/v1/hooks/:name/rollback", async (c) => {
+    const tenant = await tenantOf(c);
+    const name = param(c, "name", hookNameSchema);
+    const body = validate(rollbackSchema, await readJson(c, MAX_SMALL_BODY));
+    await ownHook(tenant, name);
+    const done = await store.rollback(tenant.id, name, body.version);
+    if (done === "no-hook") throw hookNotFound(name);
+    if (done === "no-version") {
+      throw new ApiError(404, "VERSION_NOT_FOUND", `"${name}" has no version ${body.version}`, {
+        field: "version",
+      });
+    }
+    const hook = await store.getHook(tenant.id, name);
+    if (!hook) throw hookNotFound(name);
+    return c.json({ ...hookItem(hook), versions: hook.versions });
+  });
+  app.delete("/v1/hooks/:name", async (c) => {
+    const tenant = await tenantOf(c);
+    const name = param(c, "name", hookNameSchema);
+    await ownHook(tenant, name);
+    if (!(await store.deleteHook(tenant.id, name))) throw hookNotFound(name);
+    return c.body(null, 204);
+  });
+
+  // ---- events ------------------------------------------------------------------------------
+  app.post("/v1/events", async (c) => {
+    const started = performance.now();
+    const tenant = await tenantOf(c);
+    const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
+    const limit = (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
+    const body = await readJson(c, limit);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
+    }
+    const parsed = tryParseEvent({ ...body, tenant_id: tenant.id });
+    if (!parsed.ok) {
+      const { code, message, field } = parsed.error;
+      throw new ApiError(400, code, message, field ? { field } : {});
+    }
+    const release = await quotas.admit(tenant.id, tenant.policy, dryRun);
+    let result: DispatchResult;
+    let served: ServedHook[];
+    try {
+      served = await engine.hooks(tenant.id);
+      result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
+    } finally {
+      release();
+    }
+    const decisionId = newId("dec");
+    const row = auditRow(
+      decisionId,
+      tenant.id,
+      iso(),
+      parsed.event.session_id,
+      result,
+      served,
+      dryRun,
+    );
+    try {
+      await audit.write(row);
+    } catch (err) {
+      log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });
+      throw storeUnavailable();
+    }
+    const fuel = row.hooks.reduce((sum, h) => sum + h.fuel, 0);
+    if (!dryRun && tenant.policy.fuel_per_minute !== undefined) {
+      await quotas.charge(tenant.id, fuel).catch(() => {});
+    }
+    metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
+    return c.json({ ...result, decision_id: decisionId });
+  });
+
+  app.get("/v1/audit", async (c) => {
+    const tenant = await tenantOf(c);
+    const query = validate(auditQuerySchema, c.req.query());
+    try {
+      return c.json(await store.readAudit({ tenant_id: tenant.id, ...stripUndefined(query) }));
+    } catch (err) {
+      if (isHookboxError(err, "CURSOR_INVALID")) {
+        throw new ApiError(400, "CURSOR_INVALID", err.message, { field: "cursor" });
+      }
+      throw err;
+    }
+  });
+
+  return {
+    app,
+    audit,
+    metrics,
+    async pruneAudit() {
+      let removed = 0;
+      for (const tenant of await store.listTenants()) {
+        const days = tenant.policy.audit_retention_days ?? 30;
+        const before = new Date(now() - days * 86_400_000).toISOString();
+        removed += await store.pruneAudit(tenant.id, before);
+      }
+      return removed;
+    },
+  };
+}
+
+function hookItem(row: HookRow) {
+  return {
+    name: row.name,
+    level: row.tenant_id === PLATFORM ? "platform" as const : "tenant" as const,
+    version: row.version,
+    trigger: row.manifest.trigger,
+    priority: row.manifest.priority,
+    enabled: row.enabled,
+    sha256: row.sha256,
+  };
+}
+
+function auditRow(
+  decisionId: string,
+  tenantId: string,
+  at: string,
+  sessionId: string,
+  result: DispatchResult,
+  served: ServedHook[],
+  dryRun: boolean,
+): AuditRow {
+  const byName = new Map(served.map((s) => [`${s.definition.level}:${s.definition.name}`, s]));
+  return {
+    decision_id: decisionId,
+    tenant_id: tenantId,
+    at,
+    session_id: sessionId,
+    event_type: result.event_type,
+    decision: result.decision,
+    reason: result.reason,
+    blocked_by: result.blocked_by,
+    dry_run: dryRun,
+    hooks: result.hooks.map((h) => {
+      const s = byName.get(`${h.level}:${h.name}`);
+      return {
+        name: h.name,
+        level: h.level,
+        version: s?.version ?? null,
+        sha256: s?.sha256 ?? null,
+        outcome: h.outcome,
+        detail: h.detail,
+        duration_ms: h.duration_ms,
+        fuel: h.fuel,
+      };
+    }),
+  };
+}
+
+/** A path parameter, validated. */
+function param<T>(c: Context, name: string, schema: z.ZodType<T>): T {
+  const value = c.req.param(name);
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new ApiError(400, "REQUEST_INVALID", `${name} ${parsed.error.issues[0]?.message}`, {
+      field: name,
+    });
+  }
+  return parsed.data;
+}
+
+/** Validates `value`; a bad field is `400 REQUEST_INVALID` naming it. */
+function validate<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join(".") || undefined;
+  const keys = issue?.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
+  const message = `${field ? `field "${field}": ` : ""}${issue?.message ?? "invalid"}${keys}`;
+  throw new ApiError(400, "REQUEST_INVALID", message, field ? { field } : {});
+}
+
+/** Reads the body up to `max` bytes (`413 BODY_TOO_LARGE` past it). */
+async function readBody(c: Context, max: number): Promise<Uint8Array> {
+  const declared = Number(c.req.header("content-length") ?? "NaN");
+  if (declared > max) throw tooLarge(max);
+  const stream = c.req.raw.body;
+  if (!stream) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(max);
+    }
+    chunks.push(value);
+  }
+  return concat(chunks, size);
+}
+
+/** Reads a JSON body (`400 JSON_INVALID`); an empty body is `{}` when `emptyOk`. */
+async function readJson(c: Context, max: number, emptyOk = false): Promise<unknown> {
+  const bytes = await readBody(c, max);
+  if (bytes.byteLength === 0 && emptyOk) return {};
+  try {
+    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new ApiError(400, "JSON_INVALID", `body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The uploaded folder: JSON `{files}` or a gzip'd tar (`Content-Type: application/gzip`). */
+async function readFolder(c: Context): Promise<Map<string, Uint8Array>> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (
+    type === "application/gzip" || type === "application/x-gzip" ||
+    type === "application/x-tar+gzip"
+  ) {
+    return await untar(await gunzip(await readBody(c, MAX_UPLOAD_BYTES)));
+  }
+  const body = validate(uploadSchema, await readJson(c, MAX_UPLOAD_BYTES));
+  const files = new Map<string, Uint8Array>();
+  const encoder = new TextEncoder();
+  for (const [path, value] of Object.entries(body.files)) {
+    if (typeof value === "string") files.set(path, encoder.encode(value));
+    else {
+      try {
+        files.set(path, Uint8Array.from(atob(value.base64), (ch) => ch.charCodeAt(0)));
+      } catch {
+        throw new ApiError(400, "REQUEST_INVALID", `field "files.${path}": base64 is invalid`, {
+          field: `files.${path}`,
+        });
+      }
+    }
+  }
+  return files;
+}
+
+/** Gunzips with a cap on the output (a small gzip can unpack to gigabytes). */
+async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
+    .pipeThrough(new DecompressionStream("gzip"));
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_UNPACKED_BYTES) {
+        await reader.cancel().catch(() => {});
+        throw new ApiError(
+          413,
+          "BODY_TOO_LARGE",
+          `the tar unpacks to over ${MAX_UNPACKED_BYTES} bytes`,
+        );
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError(400, "ARCHIVE_INVALID", "body is not valid gzip data");
+  }
+  return concat(chunks, size);
+}
+
+/** The files of a tar, at its root or under one folder; links are refused. */
+function untar(bytes: Uint8Array): Map<string, Uint8Array> {
+  let entries;
+  try {
+    entries = parseTar(bytes);
+  } catch {
+    throw new ApiError(400, "ARCHIVE_INVALID", "body is not a valid tar archive");
+  }
+  const files = new Map<string, Uint8Array>();
+  for (const entry of entries) {
+    const type = entry.type ?? "file";
+    if (type === "directory") continue;
+    if (type !== "file") {
+      throw new ApiError(422, "HOOK_REJECTED", `tar entry "${entry.name}" is a ${type}`, {
+        problems: [{
+          code: "HOOK_PATH_OUTSIDE",
+          path: entry.name,
+          field: null,
+          message: "only regular files may be uploaded",
+        }],
+      });
+    }
+    files.set(entry.name.replace(/^\.\//, ""), entry.data ?? new Uint8Array(0));
+  }
+  const tops = new Set([...files.keys()].map((p) => p.split("/")[0]));
+  const [top] = tops;
+  if (tops.size === 1 && top !== undefined && !files.has(top)) {
+    return new Map([...files].map(([p, d]) => [p.slice(top.length + 1), d]));
+  }
+  return files;
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+function tooLarge(max: number): ApiError {
+  return new ApiError(413, "BODY_TOO_LARGE", `body is over the ${max}-byte cap`);
+}
+
+function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void): ApiError {
+  log({ at: new Date().toISOString(), level: "error", msg: "unhandled", error: String(err) });
+  if (isHookboxError(err)) return new ApiError(400, err.code, err.message);
+  return new ApiError(500, "INTERNAL", "internal error; see the server log");
+}
+
+function stripUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}

@@ -1,0 +1,63 @@
+/**
+ * The audit log writer: "no audit, no answer". Each dispatch waits for its row
+ * to be committed. Rows that arrive while a commit is in flight go into the
+ * next one together (group commit), so under load one transaction carries
+ * many rows. A failed commit rejects every row in it — their requests answer
+ * `503 STORE_UNAVAILABLE` — and nothing acknowledged is ever lost.
+ *
+ * @module
+ */
+import type { AuditRow, Store } from "./store.ts";
+
+interface Pending {
+  row: AuditRow;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most rows one commit carries. */
+const MAX_BATCH = 512;
+
+/** Writes audit rows in group commits. */
+export class AuditWriter {
+  #queue: Pending[] = [];
+  #flushing: Promise<void> | null = null;
+  /** Rows committed and commits made, for metrics. */
+  committed = 0;
+  commits = 0;
+
+  constructor(private readonly store: Store) {}
+
+  /** Resolves once `row` is committed; rejects when the store cannot write it. */
+  write(row: AuditRow): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ row, resolve, reject });
+      this.#flushing ??= this.#drain();
+    });
+  }
+
+  /** Waits until every row written so far is committed (or failed). */
+  async flush(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+  }
+
+  async #drain(): Promise<void> {
+    // Let the rows of requests finishing in this turn join the first batch.
+    await Promise.resolve();
+    try {
+      while (this.#queue.length > 0) {
+        const batch = this.#queue.splice(0, MAX_BATCH);
+        try {
+          await this.store.appendAudit(batch.map((p) => p.row));
+          this.committed += batch.length;
+          this.commits++;
+          for (const p of batch) p.resolve();
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+        }
+      }
+    } finally {
+      this.#flushing = null;
+    }
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * API keys: 256 random bits, shown once, stored as their SHA-256; the admin
+ * key is compared by hash in constant time.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+/** Hex SHA-256 of a key. */
+export async function hashKey(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(key));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A new key: `hbk_` and 43 base64url characters (256 bits). */
+export function newKey(): string {
+  return `hbk_${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
+}
+
+/** A short random id (`key_…`, decision ids). */
+export function newId(prefix: string): string {
+  return `${prefix}_${base64url(crypto.getRandomValues(new Uint8Array(12)))}`;
+}
+
+/** True when the hex digests `a` and `b` are equal, in time independent of where they differ. */
+export function sameDigest(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** The key in `Authorization: Bearer KEY`, or null. */
+export function bearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const match = /^Bearer[ ]+([A-Za-z0-9_\-.~+/=]{1,256})$/.exec(header.trim());
+  return match ? match[1]! : null;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let text = "";
+  for (const b of bytes) text += String.fromCharCode(b);
+  return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}

@@ -1,0 +1,138 @@
+/**
+ * Runs a tenant's stored hooks on an event: the platform hooks and the
+ * tenant's own enabled hooks, loaded from the store and cached until the
+ * store's hook generation changes (an upload, rollback or delete in any
+ * process), then dispatched with the tenant's policy as the ceiling.
+ *
+ * @module
+ */
+import { dispatchEvent } from "../dispatch/dispatch.ts";
+import type { DispatchResult, HookRecord } from "../dispatch/result.ts";
+import type { HookDefinition } from "../hook/types.ts";
+import { type Policy, resolvePolicy } from "../policy.ts";
+import type { Runtime, RuntimeKind } from "../runtime/types.ts";
+import type { HookEvent } from "../schema/event.ts";
+import { type HookRow, PLATFORM, type Store, type TenantPolicy } from "./store.ts";
+
+/** A stored hook as dispatch sees it, with what the audit records of it. */
+export interface ServedHook {
+  definition: HookDefinition;
+  version: number;
+  sha256: string;
+}
+
+/** The dispatcher of the service. */
+export interface Engine {
+  /** The hooks that run for `tenantId`: platform first, then the tenant's, enabled only. */
+  hooks(tenantId: string): Promise<ServedHook[]>;
+  /** Runs `event` for the tenant; `hooks` as from {@linkcode hooks}. */
+  dispatch(
+    tenantId: string,
+    policy: TenantPolicy,
+    hooks: ServedHook[],
+    event: HookEvent,
+  ): Promise<DispatchResult>;
+  /** Waits for async hooks. */
+  close(): Promise<void>;
+}
+
+/** Prefix of the `dir` of stored hooks (they have no folder). */
+export const STORED_DIR = "hookbox-store:";
+
+/** The plugin bytes of a stored hook: its entry path is the plugin's SHA-256. */
+export function storedPluginSha(hook: HookDefinition): string | null {
+  return hook.dir.startsWith(STORED_DIR) && hook.entry.runtime === "wasm" ? hook.entry.path : null;
+}
+
+/** Turns a tenant policy into the dispatcher's policy (never subprocesses). */
+export function policyFor(policy: TenantPolicy): Policy {
+  return resolvePolicy({
+    allowSubprocess: false,
+    ...(policy.max_memory_mb ? { maxMemoryMb: policy.max_memory_mb } : {}),
+    ...(policy.max_fuel ? { maxFuel: policy.max_fuel } : {}),
+    ...(policy.max_output_kb ? { maxOutputKb: policy.max_output_kb } : {}),
+    ...(policy.max_timeout_ms ? { maxTimeoutMs: policy.max_timeout_ms } : {}),
+    ...(policy.input_kb ? { inputKb: policy.input_kb } : {}),
+    ...(policy.module_kb ? { moduleKb: policy.module_kb } : {}),
+    allowedHosts: policy.allowed_hosts ?? [],
+  });
+}
+
+/** Options of {@linkcode createEngine}. */
+export interface EngineOptions {
+  store: Store;
+  runtimes: Partial<Record<RuntimeKind, Runtime>>;
+  /** Receives each async hook's record. */
+  onAsyncResult?: (tenantId: string, record: HookRecord, event: HookEvent) => void;
+}
+
+/** Builds the service's dispatcher over `store`. */
+export function createEngine(options: EngineOptions): Engine {
+  const { store } = options;
+  let generation = -1;
+  let cache = new Map<string, Promise<ServedHook[]>>();
+  const pending = new Set<Promise<unknown>>();
+  const abort = new AbortController();
+
+  const load = async (tenantId: string): Promise<ServedHook[]> => {
+    const [platform, own] = await Promise.all([
+      store.listHooks(PLATFORM),
+      tenantId === PLATFORM ? [] : store.listHooks(tenantId),
+    ]);
+    const platformNames = new Set(platform.map((h) => h.name));
+    return [
+      ...platform.filter((h) => h.enabled).map(served),
+      ...own.filter((h) => h.enabled && !platformNames.has(h.name)).map(served),
+    ];
+  };
+
+  return {
+    async hooks(tenantId) {
+      const now = await store.hooksGeneration();
+      if (now !== generation) {
+        generation = now;
+        cache = new Map();
+      }
+      let found = cache.get(tenantId);
+      if (!found) {
+        found = load(tenantId);
+        cache.set(tenantId, found);
+        found.catch(() => cache.delete(tenantId));
+      }
+      return await found;
+    },
+    dispatch(tenantId, policy, hooks, event) {
+      return dispatchEvent(hooks.map((h) => h.definition), event, {
+        runtimes: options.runtimes,
+        policy: policyFor(policy),
+        tenantId,
+        env: {},
+        signal: abort.signal,
+        track: (p) => {
+          pending.add(p);
+          p.finally(() => pending.delete(p));
+        },
+        onAsyncResult: (record, seen) => options.onAsyncResult?.(tenantId, record, seen),
+      });
+    },
+    async close() {
+      await Promise.allSettled([...pending]);
+      abort.abort();
+    },
+  };
+}
+
+function served(row: HookRow): ServedHook {
+  const level = row.tenant_id === PLATFORM ? "platform" : "tenant";
+  const definition: HookDefinition = {
+    name: row.name,
+    level,
+    dir: `${STORED_DIR}${row.tenant_id || "platform"}/${row.name}@${row.version}`,
+    manifest: row.manifest,
+    body: row.body,
+    entry: row.runtime === "wasm"
+      ? { runtime: "wasm", format: "wasm", path: row.sha256 }
+      : { runtime: "prompt" },
+  };
+  return { definition, version: row.version, sha256: row.sha256 };
+}

@@ -1,0 +1,71 @@
+/**
+ * Prometheus metrics of the service (npm `prom-client`): dispatches,
+ * decisions, hook outcomes, limit hits and decision latency, per tenant.
+ *
+ * @module
+ */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { DispatchResult } from "../dispatch/result.ts";
+
+/** The service's metrics, on a registry of their own. */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #dispatches = new Counter({
+    name: "hookbox_dispatches_total",
+    help: "Events dispatched, by tenant and decision",
+    labelNames: ["tenant", "decision", "dry_run"],
+    registers: [this.registry],
+  });
+  readonly #outcomes = new Counter({
+    name: "hookbox_hook_outcomes_total",
+    help: "Hook calls, by tenant and outcome",
+    labelNames: ["tenant", "outcome"],
+    registers: [this.registry],
+  });
+  readonly #limits = new Counter({
+    name: "hookbox_limit_hits_total",
+    help: "Hook calls stopped by a limit or timeout, by tenant and failure code",
+    labelNames: ["tenant", "code"],
+    registers: [this.registry],
+  });
+  readonly #latency = new Histogram({
+    name: "hookbox_decision_seconds",
+    help: "Time from request to committed decision, by tenant",
+    labelNames: ["tenant"],
+    buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly #rejected = new Counter({
+    name: "hookbox_requests_rejected_total",
+    help: "Requests answered with an error, by code",
+    labelNames: ["code"],
+    registers: [this.registry],
+  });
+  readonly audited = new Gauge({
+    name: "hookbox_audit_rows_committed",
+    help: "Audit rows committed by this process",
+    registers: [this.registry],
+  });
+
+  /** Records one dispatch that was answered. */
+  dispatched(tenant: string, result: DispatchResult, seconds: number, dryRun: boolean): void {
+    this.#dispatches.inc({ tenant, decision: result.decision, dry_run: String(dryRun) });
+    this.#latency.observe({ tenant }, seconds);
+    for (const hook of result.hooks) {
+      this.#outcomes.inc({ tenant, outcome: hook.outcome });
+      if ((hook.outcome === "limit" || hook.outcome === "timeout") && hook.code) {
+        this.#limits.inc({ tenant, code: hook.code });
+      }
+    }
+  }
+
+  /** Records an error answer. */
+  rejected(code: string): void {
+    this.#rejected.inc({ code });
+  }
+
+  /** The text exposition. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}

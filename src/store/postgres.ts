@@ -1,0 +1,334 @@
+/**
+ * The PostgreSQL store (npm `postgres`): the one for several `hookbox serve`
+ * processes behind a load balancer. Everything a process caches is keyed on
+ * `hooks_generation`, bumped in the same transaction as every hook change, so
+ * an upload or rollback through one process is served by all on their next
+ * event; keys are looked up on every request, so a revoked key stops working
+ * everywhere at once; quota usage is counted in a table all processes share.
+ *
+ * @module
+ */
+import postgres from "postgres";
+import type { Manifest } from "../schema/manifest.ts";
+import type {
+  AuditPage,
+  AuditQuery,
+  AuditRow,
+  HookDetail,
+  HookRow,
+  KeyRow,
+  RollbackResult,
+  Store,
+  TenantPolicy,
+  TenantRow,
+} from "../server/store.ts";
+import { decodeCursor, encodeCursor } from "./_cursor.ts";
+
+/** Versioned schema migrations; each runs once, in order, under an advisory lock. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE tenants (
+     id TEXT PRIMARY KEY, policy JSONB NOT NULL, created_at TEXT NOT NULL);
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+     name TEXT, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT);
+   CREATE TABLE blobs (sha256 TEXT PRIMARY KEY, bytes BYTEA NOT NULL);
+   CREATE TABLE hooks (
+     tenant_id TEXT NOT NULL, name TEXT NOT NULL, active_version INTEGER NOT NULL,
+     enabled BOOLEAN NOT NULL, PRIMARY KEY (tenant_id, name));
+   CREATE TABLE hook_versions (
+     tenant_id TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
+     sha256 TEXT NOT NULL, runtime TEXT NOT NULL, size_bytes INTEGER NOT NULL,
+     manifest JSONB NOT NULL, body TEXT NOT NULL, built_from TEXT NOT NULL,
+     created_at TEXT NOT NULL, PRIMARY KEY (tenant_id, name, version));
+   CREATE TABLE meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL);
+   INSERT INTO meta VALUES ('hooks_generation', 0);
+   CREATE TABLE audit (
+     seq BIGSERIAL PRIMARY KEY, decision_id TEXT NOT NULL UNIQUE,
+     tenant_id TEXT NOT NULL, at TEXT NOT NULL, session_id TEXT NOT NULL,
+     event_type TEXT NOT NULL, decision TEXT NOT NULL, reason TEXT, blocked_by TEXT,
+     dry_run BOOLEAN NOT NULL, hooks JSONB NOT NULL);
+   CREATE INDEX audit_tenant ON audit (tenant_id, seq);
+   CREATE TABLE usage (
+     tenant_id TEXT NOT NULL, window_start BIGINT NOT NULL, events BIGINT NOT NULL,
+     fuel BIGINT NOT NULL, PRIMARY KEY (tenant_id, window_start));`,
+];
+
+/** Arbitrary key of the advisory lock that serialises migrations. */
+const MIGRATION_LOCK = 0x686f6f6b;
+
+type Row = Record<string, unknown>;
+
+/** Opens a PostgreSQL store on `url` (`postgres://user@host:port/db`). */
+export function openPostgresStore(url: string): Store {
+  const sql = postgres(url, {
+    max: 8,
+    onnotice: () => {},
+    types: { bigint: postgres.BigInt },
+    connection: { application_name: "hookbox" },
+  });
+  type Tx = postgres.TransactionSql;
+  const bump = (tx: Tx) => tx`UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'`;
+  const hookRow = (r: Row): HookRow => ({
+    tenant_id: r.tenant_id as string,
+    name: r.name as string,
+    enabled: r.enabled as boolean,
+    version: Number(r.version),
+    sha256: r.sha256 as string,
+    runtime: r.runtime as HookRow["runtime"],
+    size_bytes: Number(r.size_bytes),
+    manifest: r.manifest as Manifest,
+    body: r.body as string,
+    built_from: r.built_from as string,
+    created_at: r.created_at as string,
+  });
+  const one = async (q: postgres.Sql | Tx, tenantId: string, name: string) => {
+    const [r] = await q`
+      SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime, v.size_bytes,
+             v.manifest, v.body, v.built_from, v.created_at
+      FROM hooks h JOIN hook_versions v
+        ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+      WHERE h.tenant_id = ${tenantId} AND h.name = ${name}`;
+    return r ? hookRow(r) : null;
+  };
+  const tenantRow = (r: Row): TenantRow => ({
+    id: r.id as string,
+    policy: r.policy as TenantPolicy,
+    created_at: r.created_at as string,
+  });
+
+  return {
+    kind: "postgres",
+    async migrate() {
+      await sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+        await tx`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)`;
+        const [done] = await tx`SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations`;
+        for (let v = Number(done!.v) + 1; v <= MIGRATIONS.length; v++) {
+          await tx.unsafe(MIGRATIONS[v - 1]!);
+          await tx`INSERT INTO schema_migrations (version) VALUES (${v})`;
+        }
+      });
+    },
+    async ping() {
+      await sql`SELECT 1`;
+    },
+    async close() {
+      await sql.end({ timeout: 5 });
+    },
+
+    async createTenant(row) {
+      const r = await sql`INSERT INTO tenants (id, policy, created_at)
+        VALUES (${row.id}, ${sql.json(row.policy as postgres.JSONValue)}, ${row.created_at})
+        ON CONFLICT DO NOTHING`;
+      return r.count === 1;
+    },
+    async getTenant(id) {
+      const [r] = await sql`SELECT * FROM tenants WHERE id = ${id}`;
+      return r ? tenantRow(r) : null;
+    },
+    async listTenants() {
+      return (await sql`SELECT * FROM tenants ORDER BY id`).map(tenantRow);
+    },
+    deleteTenant(id) {
+      return sql.begin(async (tx) => {
+        const r = await tx`DELETE FROM tenants WHERE id = ${id}`;
+        if (r.count === 0) return false;
+        await tx`DELETE FROM hooks WHERE tenant_id = ${id}`;
+        await tx`DELETE FROM hook_versions WHERE tenant_id = ${id}`;
+        await tx`DELETE FROM audit WHERE tenant_id = ${id}`;
+        await tx`DELETE FROM usage WHERE tenant_id = ${id}`;
+        await bump(tx);
+        return true;
+      });
+    },
+    async setPolicy(id, policy) {
+      const r = await sql`UPDATE tenants SET policy = ${sql.json(policy as postgres.JSONValue)}
+        WHERE id = ${id}`;
+      return r.count === 1;
+    },
+
+    async createKey(row) {
+      await sql`INSERT INTO api_keys (id, tenant_id, name, hash, created_at)
+        VALUES (${row.id}, ${row.tenant_id}, ${row.name}, ${row.hash}, ${row.created_at})`;
+    },
+    async revokeKey(tenantId, keyId) {
+      const r = await sql`UPDATE api_keys SET revoked_at = ${new Date().toISOString()}
+        WHERE id = ${keyId} AND tenant_id = ${tenantId} AND revoked_at IS NULL`;
+      return r.count === 1;
+    },
+    async findKey(hash) {
+      const [r] = await sql`SELECT id, tenant_id, name, hash, created_at FROM api_keys
+        WHERE hash = ${hash} AND revoked_at IS NULL`;
+      return r ? (r as unknown as KeyRow) : null;
+    },
+
+    async putBlob(sha256, bytes) {
+      await sql`INSERT INTO blobs (sha256, bytes) VALUES (${sha256}, ${bytes}) ON CONFLICT DO NOTHING`;
+    },
+    async getBlob(sha256) {
+      const [r] = await sql`SELECT bytes FROM blobs WHERE sha256 = ${sha256}`;
+      return r ? new Uint8Array(r.bytes as Uint8Array) : null;
+    },
+
+    addHookVersion(tenantId, name, v) {
+      return sql.begin(async (tx) => {
+        // Serialises concurrent uploads of one hook (the version number is max + 1).
+        await tx`SELECT pg_advisory_xact_lock(hashtext(${`${tenantId}/${name}`}))`;
+        const [max] = await tx`SELECT COALESCE(MAX(version), 0) AS v FROM hook_versions
+          WHERE tenant_id = ${tenantId} AND name = ${name}`;
+        const version = Number(max!.v) + 1;
+        await tx`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
+            manifest, body, built_from, created_at)
+          VALUES (${tenantId}, ${name}, ${version}, ${v.sha256}, ${v.runtime}, ${v.size_bytes},
+            ${tx.json(v.manifest as unknown as postgres.JSONValue)}, ${v.body}, ${v.built_from},
+            ${v.created_at})`;
+        await tx`INSERT INTO hooks (tenant_id, name, active_version, enabled)
+          VALUES (${tenantId}, ${name}, ${version}, true)
+          ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = EXCLUDED.active_version,
+            enabled = true`;
+        await bump(tx);
+        return (await one(tx, tenantId, name))!;
+      });
+    },
+    async listHooks(tenantId) {
+      const rows = await sql`
+        SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime, v.size_bytes,
+               v.manifest, v.body, v.built_from, v.created_at
+        FROM hooks h JOIN hook_versions v
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
+      return rows.map(hookRow);
+    },
+    async getHook(tenantId, name) {
+      const row = await one(sql, tenantId, name);
+      if (!row) return null;
+      const versions = await sql`SELECT version, sha256, created_at FROM hook_versions
+        WHERE tenant_id = ${tenantId} AND name = ${name} ORDER BY version`;
+      return {
+        ...row,
+        versions: versions.map((v) => ({
+          version: Number(v.version),
+          sha256: v.sha256 as string,
+          created_at: v.created_at as string,
+        })),
+      } satisfies HookDetail;
+    },
+    setEnabled(tenantId, name, enabled) {
+      return sql.begin(async (tx) => {
+        const r = await tx`UPDATE hooks SET enabled = ${enabled}
+          WHERE tenant_id = ${tenantId} AND name = ${name}`;
+        if (r.count === 0) return null;
+        await bump(tx);
+        return await one(tx, tenantId, name);
+      });
+    },
+    rollback(tenantId, name, version): Promise<RollbackResult> {
+      return sql.begin(async (tx): Promise<RollbackResult> => {
+        if (!(await one(tx, tenantId, name))) return "no-hook";
+        const [exists] = await tx`SELECT 1 FROM hook_versions
+          WHERE tenant_id = ${tenantId} AND name = ${name} AND version = ${version}`;
+        if (!exists) return "no-version";
+        await tx`UPDATE hooks SET active_version = ${version}
+          WHERE tenant_id = ${tenantId} AND name = ${name}`;
+        await bump(tx);
+        return "ok";
+      });
+    },
+    deleteHook(tenantId, name) {
+      return sql.begin(async (tx) => {
+        const r = await tx`DELETE FROM hooks WHERE tenant_id = ${tenantId} AND name = ${name}`;
+        if (r.count === 0) return false;
+        await tx`DELETE FROM hook_versions WHERE tenant_id = ${tenantId} AND name = ${name}`;
+        await bump(tx);
+        return true;
+      });
+    },
+    async hooksGeneration() {
+      const [r] = await sql`SELECT value FROM meta WHERE key = 'hooks_generation'`;
+      return Number(r!.value);
+    },
+
+    async appendAudit(rows: AuditRow[]) {
+      if (rows.length === 0) return;
+      const values = rows.map((a) => ({
+        decision_id: a.decision_id,
+        tenant_id: a.tenant_id,
+        at: a.at,
+        session_id: a.session_id,
+        event_type: a.event_type,
+        decision: a.decision,
+        reason: a.reason,
+        blocked_by: a.blocked_by,
+        dry_run: a.dry_run,
+        hooks: sql.json(a.hooks as unknown as postgres.JSONValue),
+      }));
+      await sql`INSERT INTO audit ${
+        sql(
+          values,
+          "decision_id",
+          "tenant_id",
+          "at",
+          "session_id",
+          "event_type",
+          "decision",
+          "reason",
+          "blocked_by",
+          "dry_run",
+          "hooks",
+        )
+      }`;
+    },
+    async readAudit(query: AuditQuery): Promise<AuditPage> {
+      const conds = [sql`tenant_id = ${query.tenant_id}`];
+      if (query.session_id !== undefined) conds.push(sql`session_id = ${query.session_id}`);
+      if (query.event_type !== undefined) conds.push(sql`event_type = ${query.event_type}`);
+      if (query.decision !== undefined) conds.push(sql`decision = ${query.decision}`);
+      if (query.since !== undefined) conds.push(sql`at >= ${query.since}`);
+      if (query.cursor !== undefined) conds.push(sql`seq < ${decodeCursor(query.cursor)}`);
+      if (query.hook !== undefined || query.outcome !== undefined) {
+        const inner = [sql`true`];
+        if (query.hook !== undefined) inner.push(sql`h->>'name' = ${query.hook}`);
+        if (query.outcome !== undefined) inner.push(sql`h->>'outcome' = ${query.outcome}`);
+        conds.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(hooks) h WHERE ${and(inner)})`);
+      }
+      const rows = await sql`SELECT * FROM audit WHERE ${and(conds)}
+        ORDER BY seq DESC LIMIT ${query.limit + 1}`;
+      const more = rows.length > query.limit;
+      const page = rows.slice(0, query.limit);
+      return {
+        items: page.map((r) => ({
+          decision_id: r.decision_id as string,
+          at: r.at as string,
+          session_id: r.session_id as string,
+          event_type: r.event_type as string,
+          decision: r.decision as string,
+          reason: (r.reason as string | null) ?? null,
+          blocked_by: (r.blocked_by as string | null) ?? null,
+          dry_run: r.dry_run as boolean,
+          hooks: r.hooks as AuditRow["hooks"],
+        })),
+        next_cursor: more ? encodeCursor(Number(page.at(-1)!.seq)) : null,
+      };
+    },
+    async pruneAudit(tenantId, before) {
+      const r = await sql`DELETE FROM audit WHERE tenant_id = ${tenantId} AND at < ${before}`;
+      return r.count;
+    },
+    async countAudit(tenantId) {
+      const [r] = await sql`SELECT COUNT(*) AS n FROM audit WHERE tenant_id = ${tenantId}`;
+      return Number(r!.n);
+    },
+    async addUsage(tenantId, windowStart, events, fuel) {
+      const [r] = await sql`INSERT INTO usage (tenant_id, window_start, events, fuel)
+        VALUES (${tenantId}, ${windowStart}, ${events}, ${fuel})
+        ON CONFLICT (tenant_id, window_start) DO UPDATE
+          SET events = usage.events + EXCLUDED.events, fuel = usage.fuel + EXCLUDED.fuel
+        RETURNING events, fuel`;
+      return { events: Number(r!.events), fuel: Number(r!.fuel) };
+    },
+  };
+
+  function and(parts: postgres.PendingQuery<postgres.Row[]>[]) {
+    return parts.reduce((acc, part) => sql`${acc} AND ${part}`);
+  }
+}

@@ -1,0 +1,375 @@
+/**
+ * The embedded store: SQLite through `node:sqlite` (built into Deno), in WAL
+ * mode. No set-up; the default file is `$XDG_DATA_HOME/hookbox/hookbox.db`.
+ * Several processes may share the file (SQLite serialises writers); the
+ * PostgreSQL store is the one for several hosts.
+ *
+ * @module
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { Manifest } from "../schema/manifest.ts";
+import type {
+  AuditPage,
+  AuditQuery,
+  AuditRow,
+  HookDetail,
+  HookRow,
+  KeyRow,
+  NewHookVersion,
+  RollbackResult,
+  Store,
+  TenantPolicy,
+  TenantRow,
+} from "../server/store.ts";
+import { decodeCursor, encodeCursor } from "./_cursor.ts";
+
+/** Versioned schema migrations; each runs once, in order, in a transaction. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE tenants (
+     id TEXT PRIMARY KEY, policy TEXT NOT NULL, created_at TEXT NOT NULL);
+   CREATE TABLE api_keys (
+     id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+     name TEXT, hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, revoked_at TEXT);
+   CREATE TABLE blobs (sha256 TEXT PRIMARY KEY, bytes BLOB NOT NULL);
+   CREATE TABLE hooks (
+     tenant_id TEXT NOT NULL, name TEXT NOT NULL, active_version INTEGER NOT NULL,
+     enabled INTEGER NOT NULL, PRIMARY KEY (tenant_id, name));
+   CREATE TABLE hook_versions (
+     tenant_id TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
+     sha256 TEXT NOT NULL, runtime TEXT NOT NULL, size_bytes INTEGER NOT NULL,
+     manifest TEXT NOT NULL, body TEXT NOT NULL, built_from TEXT NOT NULL,
+     created_at TEXT NOT NULL, PRIMARY KEY (tenant_id, name, version));
+   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+   INSERT INTO meta VALUES ('hooks_generation', 0);
+   CREATE TABLE audit (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, decision_id TEXT NOT NULL UNIQUE,
+     tenant_id TEXT NOT NULL, at TEXT NOT NULL, session_id TEXT NOT NULL,
+     event_type TEXT NOT NULL, decision TEXT NOT NULL, reason TEXT, blocked_by TEXT,
+     dry_run INTEGER NOT NULL, hooks TEXT NOT NULL);
+   CREATE INDEX audit_tenant ON audit (tenant_id, seq);
+   CREATE TABLE usage (
+     tenant_id TEXT NOT NULL, window_start INTEGER NOT NULL, events INTEGER NOT NULL,
+     fuel INTEGER NOT NULL, PRIMARY KEY (tenant_id, window_start));`,
+];
+
+type Row = Record<string, unknown>;
+
+/** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
+export function openSqliteStore(path: string): Store {
+  const db = new DatabaseSync(path);
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
+  db.exec("PRAGMA synchronous = NORMAL;");
+  const cache = new Map<string, StatementSync>();
+  const q = (sql: string): StatementSync => {
+    let statement = cache.get(sql);
+    if (!statement) cache.set(sql, statement = db.prepare(sql));
+    return statement;
+  };
+  const tx = <T>(fn: () => T): T => {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const out = fn();
+      db.exec("COMMIT");
+      return out;
+    } catch (err) {
+      db.exec("ROLLBACK");
+      throw err;
+    }
+  };
+  const bump = () => q("UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'").run();
+  const hookRow = (r: Row): HookRow => ({
+    tenant_id: r.tenant_id as string,
+    name: r.name as string,
+    enabled: r.enabled === 1,
+    version: Number(r.version),
+    sha256: r.sha256 as string,
+    runtime: r.runtime as HookRow["runtime"],
+    size_bytes: Number(r.size_bytes),
+    manifest: JSON.parse(r.manifest as string) as Manifest,
+    body: r.body as string,
+    built_from: r.built_from as string,
+    created_at: r.created_at as string,
+  });
+  const HOOK_SELECT = `SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime,
+      v.size_bytes, v.manifest, v.body, v.built_from, v.created_at
+    FROM hooks h JOIN hook_versions v
+      ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version`;
+  const tenantRow = (r: Row): TenantRow => ({
+    id: r.id as string,
+    policy: JSON.parse(r.policy as string) as TenantPolicy,
+    created_at: r.created_at as string,
+  });
+  const one = (tenantId: string, name: string): HookRow | null => {
+    const r = q(`${HOOK_SELECT} WHERE h.tenant_id = ? AND h.name = ?`).get(tenantId, name);
+    return r ? hookRow(r as Row) : null;
+  };
+
+  return asynchronous({
+    kind: "sqlite",
+    migrate() {
+      db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
+      tx(() => {
+        const done = q("SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations").get() as Row;
+        for (let v = Number(done.v) + 1; v <= MIGRATIONS.length; v++) {
+          db.exec(MIGRATIONS[v - 1]!);
+          q("INSERT INTO schema_migrations (version) VALUES (?)").run(v);
+        }
+      });
+      return Promise.resolve();
+    },
+    ping() {
+      q("SELECT 1").get();
+      return Promise.resolve();
+    },
+    close() {
+      db.close();
+      return Promise.resolve();
+    },
+
+    createTenant(row) {
+      const r = q(
+        "INSERT INTO tenants (id, policy, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+      )
+        .run(row.id, JSON.stringify(row.policy), row.created_at);
+      return Promise.resolve(Number(r.changes) === 1);
+    },
+    getTenant(id) {
+      const r = q("SELECT * FROM tenants WHERE id = ?").get(id);
+      return Promise.resolve(r ? tenantRow(r as Row) : null);
+    },
+    listTenants() {
+      return Promise.resolve(
+        q("SELECT * FROM tenants ORDER BY id").all().map((r) => tenantRow(r as Row)),
+      );
+    },
+    deleteTenant(id) {
+      return Promise.resolve(tx(() => {
+        const r = q("DELETE FROM tenants WHERE id = ?").run(id);
+        if (Number(r.changes) === 0) return false;
+        q("DELETE FROM hooks WHERE tenant_id = ?").run(id);
+        q("DELETE FROM hook_versions WHERE tenant_id = ?").run(id);
+        q("DELETE FROM audit WHERE tenant_id = ?").run(id);
+        q("DELETE FROM usage WHERE tenant_id = ?").run(id);
+        bump();
+        return true;
+      }));
+    },
+    setPolicy(id, policy) {
+      const r = q("UPDATE tenants SET policy = ? WHERE id = ?").run(JSON.stringify(policy), id);
+      return Promise.resolve(Number(r.changes) === 1);
+    },
+
+    createKey(row) {
+      q("INSERT INTO api_keys (id, tenant_id, name, hash, created_at) VALUES (?, ?, ?, ?, ?)")
+        .run(row.id, row.tenant_id, row.name, row.hash, row.created_at);
+      return Promise.resolve();
+    },
+    revokeKey(tenantId, keyId) {
+      const r = q(
+        "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL",
+      ).run(new Date().toISOString(), keyId, tenantId);
+      return Promise.resolve(Number(r.changes) === 1);
+    },
+    findKey(hash) {
+      const r = q(
+        "SELECT id, tenant_id, name, hash, created_at FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
+      ).get(hash) as Row | undefined;
+      return Promise.resolve(r ? (r as unknown as KeyRow) : null);
+    },
+
+    putBlob(sha256, bytes) {
+      q("INSERT INTO blobs (sha256, bytes) VALUES (?, ?) ON CONFLICT DO NOTHING").run(
+        sha256,
+        bytes,
+      );
+      return Promise.resolve();
+    },
+    getBlob(sha256) {
+      const r = q("SELECT bytes FROM blobs WHERE sha256 = ?").get(sha256) as Row | undefined;
+      return Promise.resolve(r ? new Uint8Array(r.bytes as Uint8Array) : null);
+    },
+
+    addHookVersion(tenantId, name, v: NewHookVersion) {
+      return Promise.resolve(tx(() => {
+        const max = q(
+          "SELECT COALESCE(MAX(version), 0) AS v FROM hook_versions WHERE tenant_id = ? AND name = ?",
+        ).get(tenantId, name) as Row;
+        const version = Number(max.v) + 1;
+        q(`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
+             manifest, body, built_from, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+          tenantId,
+          name,
+          version,
+          v.sha256,
+          v.runtime,
+          v.size_bytes,
+          JSON.stringify(v.manifest),
+          v.body,
+          v.built_from,
+          v.created_at,
+        );
+        q(`INSERT INTO hooks (tenant_id, name, active_version, enabled) VALUES (?, ?, ?, 1)
+           ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = excluded.active_version,
+           enabled = 1`).run(tenantId, name, version);
+        bump();
+        return one(tenantId, name)!;
+      }));
+    },
+    listHooks(tenantId) {
+      const rows = q(`${HOOK_SELECT} WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId);
+      return Promise.resolve(rows.map((r) => hookRow(r as Row)));
+    },
+    getHook(tenantId, name) {
+      const row = one(tenantId, name);
+      if (!row) return Promise.resolve(null);
+      const versions = q(
+        "SELECT version, sha256, created_at FROM hook_versions WHERE tenant_id = ? AND name = ? ORDER BY version",
+      ).all(tenantId, name).map((r) => {
+        const v = r as Row;
+        return {
+          version: Number(v.version),
+          sha256: v.sha256 as string,
+          created_at: v.created_at as string,
+        };
+      });
+      return Promise.resolve({ ...row, versions } satisfies HookDetail);
+    },
+    setEnabled(tenantId, name, enabled) {
+      return Promise.resolve(tx(() => {
+        const r = q("UPDATE hooks SET enabled = ? WHERE tenant_id = ? AND name = ?")
+          .run(enabled ? 1 : 0, tenantId, name);
+        if (Number(r.changes) === 0) return null;
+        bump();
+        return one(tenantId, name);
+      }));
+    },
+    rollback(tenantId, name, version): Promise<RollbackResult> {
+      return Promise.resolve(tx(() => {
+        if (!one(tenantId, name)) return "no-hook";
+        const exists = q(
+          "SELECT 1 FROM hook_versions WHERE tenant_id = ? AND name = ? AND version = ?",
+        )
+          .get(tenantId, name, version);
+        if (!exists) return "no-version";
+        q("UPDATE hooks SET active_version = ? WHERE tenant_id = ? AND name = ?")
+          .run(version, tenantId, name);
+        bump();
+        return "ok";
+      }));
+    },
+    deleteHook(tenantId, name) {
+      return Promise.resolve(tx(() => {
+        const r = q("DELETE FROM hooks WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        if (Number(r.changes) === 0) return false;
+        q("DELETE FROM hook_versions WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        bump();
+        return true;
+      }));
+    },
+    hooksGeneration() {
+      const r = q("SELECT value FROM meta WHERE key = 'hooks_generation'").get() as Row;
+      return Promise.resolve(Number(r.value));
+    },
+
+    appendAudit(rows: AuditRow[]) {
+      if (rows.length === 0) return Promise.resolve();
+      tx(() => {
+        const insert = q(`INSERT INTO audit (decision_id, tenant_id, at, session_id, event_type,
+          decision, reason, blocked_by, dry_run, hooks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+        for (const a of rows) {
+          insert.run(
+            a.decision_id,
+            a.tenant_id,
+            a.at,
+            a.session_id,
+            a.event_type,
+            a.decision,
+            a.reason,
+            a.blocked_by,
+            a.dry_run ? 1 : 0,
+            JSON.stringify(a.hooks),
+          );
+        }
+      });
+      return Promise.resolve();
+    },
+    readAudit(query: AuditQuery): Promise<AuditPage> {
+      const where = ["tenant_id = ?"];
+      const args: (string | number)[] = [query.tenant_id];
+      const add = (sql: string, value: string | number | undefined) => {
+        if (value === undefined) return;
+        where.push(sql);
+        args.push(value);
+      };
+      add("session_id = ?", query.session_id);
+      add("event_type = ?", query.event_type);
+      add("decision = ?", query.decision);
+      add("at >= ?", query.since);
+      add("seq < ?", query.cursor === undefined ? undefined : decodeCursor(query.cursor));
+      if (query.hook !== undefined || query.outcome !== undefined) {
+        const conds = ["1 = 1"];
+        if (query.hook !== undefined) {
+          conds.push("json_extract(h.value, '$.name') = ?");
+          args.push(query.hook);
+        }
+        if (query.outcome !== undefined) {
+          conds.push("json_extract(h.value, '$.outcome') = ?");
+          args.push(query.outcome);
+        }
+        where.push(`EXISTS (SELECT 1 FROM json_each(audit.hooks) h WHERE ${conds.join(" AND ")})`);
+      }
+      const rows = db.prepare(
+        `SELECT * FROM audit WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
+      ).all(...args, query.limit + 1) as Row[];
+      const more = rows.length > query.limit;
+      const page = rows.slice(0, query.limit);
+      return Promise.resolve({
+        items: page.map((r) => ({
+          decision_id: r.decision_id as string,
+          at: r.at as string,
+          session_id: r.session_id as string,
+          event_type: r.event_type as string,
+          decision: r.decision as string,
+          reason: (r.reason as string | null) ?? null,
+          blocked_by: (r.blocked_by as string | null) ?? null,
+          dry_run: r.dry_run === 1,
+          hooks: JSON.parse(r.hooks as string),
+        })),
+        next_cursor: more ? encodeCursor(Number(page.at(-1)!.seq)) : null,
+      });
+    },
+    pruneAudit(tenantId, before) {
+      const r = q("DELETE FROM audit WHERE tenant_id = ? AND at < ?").run(tenantId, before);
+      return Promise.resolve(Number(r.changes));
+    },
+    countAudit(tenantId) {
+      const r = q("SELECT COUNT(*) AS n FROM audit WHERE tenant_id = ?").get(tenantId) as Row;
+      return Promise.resolve(Number(r.n));
+    },
+
+    addUsage(tenantId, windowStart, events, fuel) {
+      const r = q(`INSERT INTO usage (tenant_id, window_start, events, fuel) VALUES (?, ?, ?, ?)
+        ON CONFLICT (tenant_id, window_start) DO UPDATE SET events = events + excluded.events,
+        fuel = fuel + excluded.fuel RETURNING events, fuel`).get(
+        tenantId,
+        windowStart,
+        events,
+        fuel,
+      ) as Row;
+      return Promise.resolve({ events: Number(r.events), fuel: Number(r.fuel) });
+    },
+  });
+}
+
+/**
+ * `node:sqlite` is synchronous and throws; the store's contract is promises
+ * that reject. Every method is wrapped so a throw becomes a rejection.
+ */
+function asynchronous(store: Store): Store {
+  const wrapped: Record<string, unknown> = { kind: store.kind };
+  for (const [name, fn] of Object.entries(store)) {
+    if (typeof fn !== "function") continue;
+    wrapped[name] = async (...args: unknown[]) => await fn.apply(store, args);
+  }
+  return wrapped as unknown as Store;
+}

@@ -1,0 +1,436 @@
+/**
+ * The HTTP suite of SPEC §6, run on both stores: tenants, keys and auth,
+ * uploads and their rejections, versions and rollback, platform hooks,
+ * dispatch with its audit, tenant isolation, quotas, and error shapes.
+ */
+import assert from "node:assert/strict";
+import type { Store } from "../../src/server/store.ts";
+import { encodeBase64 } from "../_base64.ts";
+import { pluginBytes } from "../integration/_plugins.ts";
+import { ADMIN, type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
+
+const sha256 = async (bytes: Uint8Array) =>
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>))]
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+
+/** Registers the suite for stores made by `open` (fresh per test). */
+export function apiSuite(kind: string, open: () => Promise<Store>): void {
+  const test = (name: string, fn: (h: Harness) => Promise<void>) =>
+    Deno.test(`${kind} API: ${name}`, async () => {
+      const h = await harness(await open());
+      try {
+        await fn(h);
+      } finally {
+        await h.close();
+      }
+    });
+
+  test("admin creates, lists, reads, re-policies and deletes tenants", async (h) => {
+    const made = await h.call("POST", "/v1/tenants", {
+      body: { id: "acme", policy: { max_fuel: 1000000 } },
+    });
+    assert.equal(made.status, 201);
+    assert.equal(made.body.id, "acme");
+    assert.deepEqual(made.body.policy, { max_fuel: 1000000 });
+    assert.ok(!Number.isNaN(Date.parse(made.body.created_at)));
+    const again = await h.call("POST", "/v1/tenants", { body: { id: "acme" } });
+    assert.deepEqual([again.status, again.body.error.code], [409, "TENANT_EXISTS"]);
+    const bad = await h.call("POST", "/v1/tenants", { body: { id: "Not_OK" } });
+    assert.deepEqual([bad.status, bad.body.error.code, bad.body.error.field], [
+      400,
+      "REQUEST_INVALID",
+      "id",
+    ]);
+    const unknown = await h.call("POST", "/v1/tenants", { body: { id: "x", colour: 1 } });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.error.message, /colour/);
+    assert.deepEqual(
+      (await h.call("GET", "/v1/tenants")).body.items.map((t: { id: string }) => t.id),
+      ["acme"],
+    );
+    assert.equal((await h.call("GET", "/v1/tenants/acme")).body.id, "acme");
+    assert.equal((await h.call("GET", "/v1/tenants/nope")).body.error.code, "TENANT_NOT_FOUND");
+    const policy = { events_per_minute: 10, allowed_hosts: ["api.example.com"] };
+    const put = await h.call("PUT", "/v1/tenants/acme/policy", { body: policy });
+    assert.deepEqual([put.status, put.body], [200, policy]);
+    assert.deepEqual((await h.call("GET", "/v1/tenants/acme")).body.policy, policy);
+    const badPolicy = await h.call("PUT", "/v1/tenants/acme/policy", { body: { max_fuel: -1 } });
+    assert.deepEqual([badPolicy.status, badPolicy.body.error.field], [400, "max_fuel"]);
+    assert.equal((await h.call("DELETE", "/v1/tenants/acme")).status, 204);
+    assert.equal((await h.call("DELETE", "/v1/tenants/acme")).status, 404);
+  });
+
+  test("keys: missing or wrong is 401, the wrong kind is 403, revoked stops at once", async (h) => {
+    const key = await h.tenant("acme");
+    assert.match(key, /^hbk_[A-Za-z0-9_-]{43}$/);
+    const none = await h.call("GET", "/v1/hooks", { key: null });
+    assert.deepEqual([none.status, none.body.error.code], [401, "UNAUTHENTICATED"]);
+    assert.equal((await h.call("GET", "/v1/hooks", { key: "hbk_wrong" })).status, 401);
+    assert.equal((await h.call("GET", "/v1/hooks", { key })).status, 200);
+    const tenantOnAdmin = await h.call("GET", "/v1/tenants", { key });
+    assert.deepEqual([tenantOnAdmin.status, tenantOnAdmin.body.error.code], [403, "FORBIDDEN"]);
+    const adminOnTenant = await h.call("GET", "/v1/hooks", { key: ADMIN });
+    assert.deepEqual([adminOnTenant.status, adminOnTenant.body.error.code], [403, "FORBIDDEN"]);
+    const second = await h.call("POST", "/v1/tenants/acme/keys", { body: { name: "ci" } });
+    assert.equal(second.status, 201);
+    assert.notEqual(second.body.key, key);
+    assert.equal((await h.call("DELETE", `/v1/tenants/acme/keys/${second.body.id}`)).status, 204);
+    assert.equal((await h.call("GET", "/v1/hooks", { key: second.body.key })).status, 401);
+    assert.equal(
+      (await h.call("GET", "/v1/hooks", { key })).status,
+      200,
+      "the other key still works",
+    );
+    assert.equal((await h.call("DELETE", `/v1/tenants/acme/keys/${second.body.id}`)).status, 404);
+    assert.equal((await h.call("POST", "/v1/tenants/nope/keys", { body: {} })).status, 404);
+  });
+
+  test("an uploaded plugin blocks, is audited with its version and sha256, and another tenant never sees it", async (h) => {
+    const acme = await h.tenant("acme");
+    const other = await h.tenant("other");
+    const up = await h.call("PUT", "/v1/hooks/no-rm", {
+      key: acme,
+      body: await wasmFolder("no-rm", "guard_wasi"),
+    });
+    assert.equal(up.status, 201);
+    const plugin = await pluginBytes("guard_wasi");
+    assert.deepEqual(up.body, {
+      name: "no-rm",
+      version: 1,
+      sha256: await sha256(plugin),
+      runtime: "wasm",
+      size_bytes: plugin.byteLength,
+      enabled: true,
+      built_from: "wasm",
+    });
+    const blocked = await h.call("POST", "/v1/events", {
+      key: acme,
+      body: toolEvent("rm -rf /", { tenant_id: "other" }),
+    });
+    assert.equal(blocked.status, 200);
+    assert.equal(blocked.body.decision, "block");
+    assert.equal(blocked.body.blocked_by, "no-rm");
+    assert.equal(blocked.body.reason, "rm -rf is not allowed");
+    assert.match(blocked.body.decision_id, /^dec_/);
+    assert.equal(blocked.body.hooks[0].level, "tenant");
+    const audit = await h.call("GET", "/v1/audit", { key: acme });
+    assert.equal(audit.body.items.length, 1);
+    const item = audit.body.items[0];
+    assert.equal(item.decision_id, blocked.body.decision_id);
+    assert.equal(item.decision, "block");
+    assert.equal(item.dry_run, false);
+    assert.deepEqual(
+      { ...item.hooks[0], duration_ms: 0, fuel: item.hooks[0].fuel > 0 },
+      {
+        name: "no-rm",
+        level: "tenant",
+        version: 1,
+        sha256: up.body.sha256,
+        outcome: "block",
+        detail: null,
+        duration_ms: 0,
+        fuel: true,
+      },
+    );
+    // The other tenant: its events do not run acme's hook, its reads do not see it.
+    const theirs = await h.call("POST", "/v1/events", {
+      key: other,
+      body: toolEvent("rm -rf /", { tenant_id: "acme" }),
+    });
+    assert.deepEqual([theirs.body.decision, theirs.body.hooks], ["allow", []]);
+    for (
+      const [method, path, body] of [
+        ["GET", "/v1/hooks/no-rm", undefined],
+        ["PATCH", "/v1/hooks/no-rm", { enabled: false }],
+        ["POST", "/v1/hooks/no-rm/rollback", { version: 1 }],
+        ["DELETE", "/v1/hooks/no-rm", undefined],
+      ] as const
+    ) {
+      const res = await h.call(method, path, { key: other, body });
+      assert.deepEqual(
+        [res.status, res.body.error.code],
+        [404, "HOOK_NOT_FOUND"],
+        `${method} ${path}`,
+      );
+    }
+    assert.deepEqual((await h.call("GET", "/v1/hooks", { key: other })).body.items, []);
+    assert.equal((await h.call("GET", "/v1/audit", { key: other })).body.items.length, 1);
+    assert.equal((await h.call("GET", "/v1/audit", { key: acme })).body.items.length, 1);
+  });
+
+  test("versions: each upload is a new version; rollback, disable and delete change what runs", async (h) => {
+    const key = await h.tenant("acme");
+    await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    const v2 = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "rewrite_wasi"),
+    });
+    assert.equal(v2.body.version, 2);
+    const decide = async () =>
+      (await h.call("POST", "/v1/events", { key, body: toolEvent("rm -rf /") })).body;
+    assert.equal((await decide()).decision, "allow", "version 2 rewrites instead of blocking");
+    const back = await h.call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 1 } });
+    assert.equal(back.status, 200);
+    assert.equal(back.body.version, 1);
+    assert.equal((await decide()).decision, "block");
+    const detail = await h.call("GET", "/v1/hooks/guard", { key });
+    assert.deepEqual(detail.body.versions.map((v: { version: number }) => v.version), [1, 2]);
+    assert.equal(detail.body.version, 1);
+    const missing = await h.call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 7 } });
+    assert.deepEqual([missing.status, missing.body.error.code], [404, "VERSION_NOT_FOUND"]);
+    const off = await h.call("PATCH", "/v1/hooks/guard", { key, body: { enabled: false } });
+    assert.deepEqual([off.status, off.body.enabled], [200, false]);
+    assert.deepEqual((await decide()).hooks, []);
+    await h.call("PATCH", "/v1/hooks/guard", { key, body: { enabled: true } });
+    assert.equal((await decide()).decision, "block");
+    const list = await h.call("GET", "/v1/hooks", { key });
+    assert.deepEqual(list.body.items, [{
+      name: "guard",
+      level: "tenant",
+      version: 1,
+      trigger: ["pre-tool-call"],
+      priority: 100,
+      enabled: true,
+      sha256: detail.body.sha256,
+    }]);
+    assert.equal((await h.call("DELETE", "/v1/hooks/guard", { key })).status, 204);
+    assert.deepEqual((await decide()).hooks, []);
+    assert.equal((await h.call("GET", "/v1/hooks/guard", { key })).status, 404);
+  });
+
+  test("uploads are rejected with every problem coded: name, subprocess, invalid module, import, paths", async (h) => {
+    const key = await h.tenant("acme");
+    const reject = async (name: string, files: Record<string, unknown>, code: string) => {
+      const res = await h.call("PUT", `/v1/hooks/${name}`, { key, body: { files } });
+      assert.equal(res.status, 422, `${code}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, "HOOK_REJECTED");
+      assert.ok(
+        res.body.error.problems.some((p: { code: string }) => p.code === code),
+        JSON.stringify(res.body),
+      );
+      for (const p of res.body.error.problems) {
+        assert.deepEqual(Object.keys(p).sort(), ["code", "field", "message", "path"]);
+      }
+      return res.body.error;
+    };
+    const wasm = { base64: encodeBase64(await pluginBytes("guard_wasi")) };
+    const mismatch = await reject(
+      "guard",
+      { "HOOK.md": hookMd("other"), "plugin.wasm": wasm },
+      "HOOK_NAME_MISMATCH",
+    );
+    assert.equal(mismatch.problems[0].field, "name");
+    await reject(
+      "sh",
+      { "HOOK.md": hookMd("sh"), "scripts/run.sh": "rm -rf /" },
+      "SUBPROCESS_DENIED",
+    );
+    await reject("bad", { "HOOK.md": hookMd("bad"), "plugin.wasm": "not wasm" }, "PLUGIN_INVALID");
+    await reject(
+      "imp",
+      {
+        "HOOK.md": hookMd("imp"),
+        "plugin.wasm": { base64: encodeBase64(await pluginBytes("bad_import")) },
+      },
+      "PLUGIN_IMPORT_DENIED",
+    );
+    await reject("up", { "HOOK.md": hookMd("up"), "../escape.wasm": wasm }, "HOOK_PATH_OUTSIDE");
+    await reject("none", { "plugin.wasm": wasm }, "HOOK_MANIFEST_MISSING");
+    await reject(
+      "yaml",
+      { "HOOK.md": "---\nname: [\n---\n", "plugin.wasm": wasm },
+      "HOOK_MANIFEST_INVALID",
+    );
+    const badName = await h.call("PUT", "/v1/hooks/Bad_Name", { key, body: { files: {} } });
+    assert.deepEqual([badName.status, badName.body.error.field], [400, "name"]);
+    const badB64 = await h.call("PUT", "/v1/hooks/x", {
+      key,
+      body: { files: { "HOOK.md": { base64: "%%%" } } },
+    });
+    assert.equal(badB64.status, 400);
+    assert.deepEqual(
+      (await h.call("GET", "/v1/hooks", { key })).body.items,
+      [],
+      "nothing was stored",
+    );
+  });
+
+  test("platform hooks run for every tenant, first, and tenants cannot replace or change them", async (h) => {
+    const a = await h.tenant("a");
+    const b = await h.tenant("b");
+    const up = await h.call("PUT", "/v1/platform/hooks/base-guard", {
+      body: await wasmFolder("base-guard", "guard_wasi"),
+    });
+    assert.equal(up.status, 201);
+    assert.equal((await h.call("PUT", "/v1/platform/hooks/x", { key: a, body: {} })).status, 403);
+    await h.call("PUT", "/v1/hooks/mine", { key: a, body: await wasmFolder("mine", "guard_wasi") });
+    for (const key of [a, b]) {
+      const res = await h.call("POST", "/v1/events", { key, body: toolEvent("rm -rf /") });
+      assert.equal(res.body.blocked_by, "base-guard");
+      assert.equal(res.body.hooks[0].level, "platform");
+    }
+    const listed = await h.call("GET", "/v1/hooks", { key: a });
+    assert.deepEqual(
+      listed.body.items.map((i: { name: string; level: string }) => [i.name, i.level]),
+      [
+        ["base-guard", "platform"],
+        ["mine", "tenant"],
+      ],
+    );
+    const replace = await h.call("PUT", "/v1/hooks/base-guard", {
+      key: a,
+      body: await wasmFolder("base-guard", "rewrite_wasi"),
+    });
+    assert.deepEqual([replace.status, replace.body.error.code], [409, "HOOK_NAME_CONFLICT"]);
+    for (
+      const [method, path, body] of [
+        ["PATCH", "/v1/hooks/base-guard", { enabled: false }],
+        ["POST", "/v1/hooks/base-guard/rollback", { version: 1 }],
+        ["DELETE", "/v1/hooks/base-guard", undefined],
+      ] as const
+    ) {
+      const res = await h.call(method, path, { key: a, body });
+      assert.deepEqual([res.status, res.body.error.code], [403, "FORBIDDEN"], `${method} ${path}`);
+    }
+    assert.equal((await h.call("DELETE", "/v1/platform/hooks/base-guard")).status, 204);
+    const after = await h.call("POST", "/v1/events", { key: b, body: toolEvent("rm -rf /") });
+    assert.equal(after.body.decision, "allow");
+  });
+
+  test("dry_run runs the hooks, is audited as such and does not count against quotas", async (h) => {
+    const key = await h.tenant("acme", { events_per_minute: 2 });
+    await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    for (let i = 0; i < 3; i++) {
+      const dry = await h.call("POST", "/v1/events?dry_run=1", {
+        key,
+        body: toolEvent("rm -rf /"),
+      });
+      assert.deepEqual([dry.status, dry.body.decision], [200, "block"]);
+    }
+    const items = (await h.call("GET", "/v1/audit", { key })).body.items;
+    assert.deepEqual(items.map((i: { dry_run: boolean }) => i.dry_run), [true, true, true]);
+    assert.equal((await h.call("POST", "/v1/events", { key, body: toolEvent("ls") })).status, 200);
+    assert.equal((await h.call("POST", "/v1/events", { key, body: toolEvent("ls") })).status, 200);
+    const over = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.deepEqual([over.status, over.body.error.code], [429, "QUOTA_EXCEEDED"]);
+    const retry = Number(over.headers.get("retry-after"));
+    assert.ok(retry >= 1 && retry <= 60, `Retry-After ${retry}`);
+    assert.equal(
+      (await h.call("GET", "/v1/audit", { key })).body.items.length,
+      5,
+      "no audit for a refused event",
+    );
+  });
+
+  test("fuel per minute: once a tenant's hooks have burnt it, events are refused", async (h) => {
+    const key = await h.tenant("acme", { fuel_per_minute: 1000 });
+    const other = await h.tenant("other", { fuel_per_minute: 1000 });
+    await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    const first = await h.call("POST", "/v1/events", { key, body: toolEvent("ls ".repeat(500)) });
+    assert.equal(first.status, 200);
+    assert.ok(first.body.hooks[0].fuel > 1000, `fuel ${first.body.hooks[0].fuel}`);
+    const second = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.deepEqual([second.status, second.body.error.code], [429, "QUOTA_EXCEEDED"]);
+    assert.equal(
+      (await h.call("POST", "/v1/events", { key: other, body: toolEvent("ls") })).status,
+      200,
+    );
+  });
+
+  test("bad requests: malformed JSON, invalid events, oversized bodies, unknown routes", async (h) => {
+    const key = await h.tenant("acme", { input_kb: 4 });
+    const malformed = await h.call("POST", "/v1/events", { key, raw: "{not json" });
+    assert.deepEqual([malformed.status, malformed.body.error.code], [400, "JSON_INVALID"]);
+    const invalid = await h.call("POST", "/v1/events", {
+      key,
+      body: { event_type: "pre-tool-call", session_id: "s" },
+    });
+    assert.deepEqual([invalid.status, invalid.body.error.code, invalid.body.error.field], [
+      400,
+      "EVENT_INVALID",
+      "tool_name",
+    ]);
+    const array = await h.call("POST", "/v1/events", { key, body: [1] });
+    assert.equal(array.body.error.code, "EVENT_INVALID");
+    const big = await h.call("POST", "/v1/events", { key, body: toolEvent("x".repeat(5000)) });
+    assert.deepEqual([big.status, big.body.error.code], [413, "BODY_TOO_LARGE"]);
+    const deep = await h.call("POST", "/v1/events", {
+      key,
+      raw: `{"event_type":"stop","session_id":"s","x":${"[".repeat(100)}${"]".repeat(100)}}`,
+    });
+    assert.deepEqual([deep.status, deep.body.error.code], [400, "JSON_TOO_DEEP"]);
+    const route = await h.call("GET", "/v1/nothing", { key });
+    assert.deepEqual([route.status, route.body.error.code], [404, "NOT_FOUND"]);
+    const hugeUpload = await h.call("PUT", "/v1/hooks/x", {
+      key,
+      raw: "x".repeat(17 * 1024 * 1024),
+    });
+    assert.deepEqual([hugeUpload.status, hugeUpload.body.error.code], [413, "BODY_TOO_LARGE"]);
+    for (const res of [malformed, invalid, big, route]) {
+      assert.deepEqual(Object.keys(res.body), ["error"]);
+      assert.equal(typeof res.body.error.message, "string");
+      assert.doesNotMatch(JSON.stringify(res.body), /at .*\.ts:\d+/, "no stack trace");
+    }
+  });
+
+  test("audit reads filter, paginate with a cursor and refuse a forged one", async (h) => {
+    const key = await h.tenant("acme");
+    await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    for (let i = 0; i < 7; i++) {
+      const command = i % 3 === 0 ? "rm -rf /" : "ls";
+      await h.call("POST", "/v1/events", {
+        key,
+        body: toolEvent(command, { session_id: `s${i % 2}` }),
+      });
+    }
+    const page1 = await h.call("GET", "/v1/audit?limit=3", { key });
+    assert.equal(page1.body.items.length, 3);
+    const page2 = await h.call("GET", `/v1/audit?limit=3&cursor=${page1.body.next_cursor}`, {
+      key,
+    });
+    const page3 = await h.call("GET", `/v1/audit?limit=3&cursor=${page2.body.next_cursor}`, {
+      key,
+    });
+    assert.equal(page3.body.items.length, 1);
+    assert.equal(page3.body.next_cursor, null);
+    const all = [...page1.body.items, ...page2.body.items, ...page3.body.items];
+    assert.equal(new Set(all.map((i) => i.decision_id)).size, 7);
+    assert.ok(all.every((x, i) => i === 0 || all[i - 1].at >= x.at), "newest first");
+    assert.equal((await h.call("GET", "/v1/audit?decision=block", { key })).body.items.length, 3);
+    assert.equal((await h.call("GET", "/v1/audit?session_id=s1", { key })).body.items.length, 3);
+    assert.equal(
+      (await h.call("GET", "/v1/audit?hook=guard&outcome=block", { key })).body.items.length,
+      3,
+    );
+    assert.equal((await h.call("GET", "/v1/audit?event_type=stop", { key })).body.items.length, 0);
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    assert.equal((await h.call("GET", `/v1/audit?since=${future}`, { key })).body.items.length, 0);
+    const forged = await h.call("GET", "/v1/audit?cursor=abc", { key });
+    assert.deepEqual([forged.status, forged.body.error.code], [400, "CURSOR_INVALID"]);
+    const badLimit = await h.call("GET", "/v1/audit?limit=5000", { key });
+    assert.deepEqual([badLimit.status, badLimit.body.error.field], [400, "limit"]);
+    const badSince = await h.call("GET", "/v1/audit?since=yesterday", { key });
+    assert.deepEqual([badSince.status, badSince.body.error.field], [400, "since"]);
+  });
+
+  test("health, metrics (admin only) and the OpenAPI document", async (h) => {
+    const key = await h.tenant("acme");
+    await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    const health = await h.call("GET", "/healthz", { key: null });
+    assert.deepEqual([health.status, health.body.status], [200, "ok"]);
+    assert.equal((await h.call("GET", "/metrics", { key })).status, 403);
+    const metrics = await h.call("GET", "/metrics");
+    assert.equal(metrics.status, 200);
+    assert.match(
+      metrics.body,
+      /hookbox_dispatches_total\{tenant="acme",decision="allow",dry_run="false"\} 1/,
+    );
+    assert.match(metrics.body, /hookbox_decision_seconds_bucket/);
+    const doc = await h.call("GET", "/openapi.json", { key: null });
+    assert.equal(doc.body.openapi, "3.1.0");
+    for (const path of ["/v1/tenants", "/v1/hooks/{name}", "/v1/events", "/v1/audit", "/healthz"]) {
+      assert.ok(doc.body.paths[path], `${path} is documented`);
+    }
+    assert.ok(doc.body.paths["/v1/events"].post.requestBody);
+  });
+}

@@ -1,0 +1,206 @@
+/**
+ * The one storage test suite both stores pass (SQLite and PostgreSQL).
+ */
+import assert from "node:assert/strict";
+import { PLATFORM, type Store } from "../../src/server/store.ts";
+import type { Manifest } from "../../src/schema/manifest.ts";
+import { manifestSchema } from "../../src/schema/manifest.ts";
+
+const manifest: Manifest = manifestSchema.parse({
+  name: "guard",
+  description: "d",
+  trigger: "pre-tool-call",
+});
+
+const version = (sha256: string) => ({
+  sha256,
+  runtime: "wasm" as const,
+  size_bytes: 3,
+  manifest,
+  body: "",
+  built_from: "wasm",
+  created_at: "2026-11-22T00:00:00.000Z",
+});
+
+/** Registers the suite for a store made by `open` (a fresh, empty one per test). */
+export function storeSuite(kind: string, open: () => Promise<Store>): void {
+  const test = (name: string, fn: (store: Store) => Promise<void>) =>
+    Deno.test(`${kind} store: ${name}`, async () => {
+      const store = await open();
+      try {
+        await store.migrate();
+        await store.migrate(); // idempotent
+        await fn(store);
+      } finally {
+        await store.close();
+      }
+    });
+
+  test("tenants are created once, listed, re-policied and deleted with their data", async (s) => {
+    assert.equal(await s.createTenant({ id: "a", policy: { max_fuel: 5 }, created_at: "t" }), true);
+    assert.equal(await s.createTenant({ id: "a", policy: {}, created_at: "t2" }), false);
+    await s.createTenant({ id: "b", policy: {}, created_at: "t" });
+    assert.deepEqual((await s.listTenants()).map((t) => t.id), ["a", "b"]);
+    assert.deepEqual((await s.getTenant("a"))?.policy, { max_fuel: 5 });
+    assert.equal(await s.setPolicy("a", { events_per_minute: 3 }), true);
+    assert.deepEqual((await s.getTenant("a"))?.policy, { events_per_minute: 3 });
+    assert.equal(await s.setPolicy("zz", {}), false);
+    await s.createKey({ id: "k1", tenant_id: "a", name: null, hash: "h1", created_at: "t" });
+    await s.addHookVersion("a", "guard", version("s1"));
+    await s.appendAudit([auditRow("d1", "a")]);
+    assert.equal(await s.deleteTenant("a"), true);
+    assert.equal(await s.deleteTenant("a"), false);
+    assert.equal(await s.getTenant("a"), null);
+    assert.equal(await s.findKey("h1"), null, "its keys went with it");
+    assert.deepEqual(await s.listHooks("a"), [], "its hooks went with it");
+    assert.equal(await s.countAudit("a"), 0, "its audit went with it");
+  });
+
+  test("keys are found by hash until revoked, and only by their own tenant", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    await s.createTenant({ id: "b", policy: {}, created_at: "t" });
+    await s.createKey({ id: "k1", tenant_id: "a", name: "ci", hash: "h1", created_at: "t" });
+    assert.equal((await s.findKey("h1"))?.tenant_id, "a");
+    assert.equal(await s.findKey("nope"), null);
+    assert.equal(await s.revokeKey("b", "k1"), false, "another tenant cannot revoke it");
+    assert.equal(await s.revokeKey("a", "k1"), true);
+    assert.equal(await s.revokeKey("a", "k1"), false);
+    assert.equal(await s.findKey("h1"), null);
+  });
+
+  test("blobs are content-addressed and stored once", async (s) => {
+    await s.putBlob("abc", new Uint8Array([1, 2, 3]));
+    await s.putBlob("abc", new Uint8Array([1, 2, 3]));
+    assert.deepEqual(await s.getBlob("abc"), new Uint8Array([1, 2, 3]));
+    assert.equal(await s.getBlob("missing"), null);
+  });
+
+  test("hook versions are numbered, rolled back, disabled and deleted; the generation moves", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    const g0 = await s.hooksGeneration();
+    const v1 = await s.addHookVersion("a", "guard", version("s1"));
+    const v2 = await s.addHookVersion("a", "guard", version("s2"));
+    assert.deepEqual([v1.version, v2.version, v2.sha256, v2.enabled], [1, 2, "s2", true]);
+    assert.deepEqual(v2.manifest, manifest);
+    const g1 = await s.hooksGeneration();
+    assert.ok(g1 > g0);
+    assert.equal(await s.rollback("a", "guard", 1), "ok");
+    assert.equal((await s.getHook("a", "guard"))?.sha256, "s1");
+    assert.equal(await s.rollback("a", "guard", 9), "no-version");
+    assert.equal(await s.rollback("a", "nope", 1), "no-hook");
+    const detail = await s.getHook("a", "guard");
+    assert.deepEqual(detail?.versions.map((v) => [v.version, v.sha256]), [[1, "s1"], [2, "s2"]]);
+    assert.equal((await s.setEnabled("a", "guard", false))?.enabled, false);
+    assert.equal(await s.setEnabled("a", "nope", false), null);
+    const v3 = await s.addHookVersion("a", "guard", version("s3"));
+    assert.deepEqual([v3.version, v3.enabled], [3, true], "an upload enables it again");
+    assert.ok((await s.hooksGeneration()) > g1);
+    await s.addHookVersion(PLATFORM, "guard", version("p1"));
+    assert.equal((await s.listHooks(PLATFORM))[0]?.sha256, "p1");
+    assert.equal((await s.listHooks("a"))[0]?.sha256, "s3", "tenant and platform are apart");
+    assert.equal(await s.deleteHook("a", "guard"), true);
+    assert.equal(await s.deleteHook("a", "guard"), false);
+    assert.equal(await s.getHook("a", "guard"), null);
+    assert.equal((await s.listHooks(PLATFORM)).length, 1);
+  });
+
+  test("audit rows are read newest first, filtered, paginated and pruned", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    const rows = Array.from({ length: 25 }, (_, i) =>
+      auditRow(`d${i}`, "a", {
+        at: `2026-11-22T00:00:${String(i).padStart(2, "0")}.000Z`,
+        session_id: i % 2 === 0 ? "even" : "odd",
+        decision: i % 5 === 0 ? "block" : "allow",
+        hook: i % 3 === 0 ? "guard" : "other",
+      }));
+    await s.appendAudit(rows.slice(0, 10));
+    await s.appendAudit(rows.slice(10));
+    await s.appendAudit([auditRow("x1", "b")]);
+    assert.equal(await s.countAudit("a"), 25);
+    const first = await s.readAudit({ tenant_id: "a", limit: 10 });
+    assert.deepEqual(
+      first.items.map((i) => i.decision_id),
+      rows.slice(15).reverse().map((r) => r.decision_id),
+    );
+    assert.ok(first.next_cursor);
+    const seen = [...first.items];
+    let cursor: string | null = first.next_cursor;
+    while (cursor) {
+      const page = await s.readAudit({ tenant_id: "a", limit: 10, cursor });
+      seen.push(...page.items);
+      cursor = page.next_cursor;
+    }
+    assert.equal(seen.length, 25);
+    assert.equal(new Set(seen.map((i) => i.decision_id)).size, 25, "no item twice");
+    const odd = await s.readAudit({ tenant_id: "a", limit: 100, session_id: "odd" });
+    assert.equal(odd.items.length, 12);
+    const blocks = await s.readAudit({ tenant_id: "a", limit: 100, decision: "block" });
+    assert.deepEqual(blocks.items.map((i) => i.decision_id), ["d20", "d15", "d10", "d5", "d0"]);
+    const guard = await s.readAudit({ tenant_id: "a", limit: 100, hook: "guard", outcome: "ok" });
+    assert.equal(guard.items.length, 9);
+    const since = await s.readAudit({
+      tenant_id: "a",
+      limit: 100,
+      since: "2026-11-22T00:00:20.000Z",
+    });
+    assert.equal(since.items.length, 5);
+    assert.deepEqual(since.items[0]?.hooks[0], {
+      name: "guard",
+      level: "tenant",
+      version: 1,
+      sha256: "s",
+      outcome: "ok",
+      detail: null,
+      duration_ms: 0.5,
+      fuel: 1234,
+    });
+    assert.equal(since.items[0]?.dry_run, false);
+    assert.equal(await s.pruneAudit("a", "2026-11-22T00:00:10.000Z"), 10);
+    assert.equal(await s.countAudit("a"), 15);
+    assert.equal(await s.countAudit("b"), 1, "another tenant's rows stay");
+    await assert.rejects(s.readAudit({ tenant_id: "a", limit: 1, cursor: "forged" }), /cursor/);
+  });
+
+  test("usage adds up per tenant and minute", async (s) => {
+    assert.deepEqual(await s.addUsage("a", 60_000, 1, 0), { events: 1, fuel: 0 });
+    assert.deepEqual(await s.addUsage("a", 60_000, 1, 500), { events: 2, fuel: 500 });
+    assert.deepEqual(await s.addUsage("a", 120_000, 1, 0), { events: 1, fuel: 0 });
+    assert.deepEqual(await s.addUsage("b", 60_000, 0, 0), { events: 0, fuel: 0 });
+  });
+
+  test("a store that is closed rejects instead of answering", async (s) => {
+    await s.ping();
+    await s.close();
+    await assert.rejects(s.ping());
+    // Closing twice is the caller's business; the suite's finally does it.
+    s.close = () => Promise.resolve();
+  });
+}
+
+function auditRow(
+  id: string,
+  tenant: string,
+  o: { at?: string; session_id?: string; decision?: string; hook?: string } = {},
+) {
+  return {
+    decision_id: id,
+    tenant_id: tenant,
+    at: o.at ?? "2026-11-22T00:00:00.000Z",
+    session_id: o.session_id ?? "s",
+    event_type: "pre-tool-call",
+    decision: o.decision ?? "allow",
+    reason: null,
+    blocked_by: null,
+    dry_run: false,
+    hooks: [{
+      name: o.hook ?? "guard",
+      level: "tenant",
+      version: 1,
+      sha256: "s",
+      outcome: "ok",
+      detail: null,
+      duration_ms: 0.5,
+      fuel: 1234,
+    }],
+  };
+}
