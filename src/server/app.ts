@@ -573,7 +573,10 @@ async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   return concat(chunks, size);
 }
 
-/** The files of a tar, at its root or under one folder; links are refused. */
+/** Tar entries that carry metadata only. */
+const IGNORED_TAR_TYPES = new Set(["extendedHeader", "globalExtendedHeader"]);
+
+/** The files of a tar, at its root or under one folder; links and devices are refused. */
 function untar(bytes: Uint8Array): Map<string, Uint8Array> {
   let entries;
   try {
@@ -584,7 +587,7 @@ function untar(bytes: Uint8Array): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   for (const entry of entries) {
     const type = entry.type ?? "file";
-    if (type === "directory") continue;
+    if (type === "directory" || IGNORED_TAR_TYPES.has(type)) continue;
     if (type !== "file") {
       throw new ApiError(422, "HOOK_REJECTED", `tar entry "${entry.name}" is a ${type}`, {
         problems: [{

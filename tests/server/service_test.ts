@@ -1,0 +1,204 @@
+/**
+ * Service behaviour beyond the route table, on the embedded store: no audit
+ * no answer, group commit, retention, tar uploads, JS compilation at upload,
+ * and two services on one store acting as one.
+ */
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { openApiDocument } from "../../src/server/openapi.ts";
+import { pluginBytes } from "../integration/_plugins.ts";
+import { harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
+
+async function sqlitePath(): Promise<string> {
+  return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;
+}
+
+Deno.test("no audit, no answer: a store that cannot write answers 503 and loses nothing acknowledged", async () => {
+  const store = openSqliteStore(await sqlitePath());
+  const h = await harness(store);
+  try {
+    const key = await h.tenant("acme");
+    const append = store.appendAudit.bind(store);
+    assert.equal((await h.call("POST", "/v1/events", { key, body: toolEvent("ls") })).status, 200);
+    store.appendAudit = () => Promise.reject(new Error("disk full"));
+    const down = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.deepEqual([down.status, down.body.error.code], [503, "STORE_UNAVAILABLE"]);
+    assert.equal(down.body.decision, undefined, "no decision leaves without its audit row");
+    store.appendAudit = append;
+    assert.equal((await h.call("POST", "/v1/events", { key, body: toolEvent("ls") })).status, 200);
+    assert.equal(await store.countAudit("acme"), 2, "one row per answer, none for the refused one");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("concurrent dispatches share audit commits and every answer has its row", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  try {
+    const key = await h.tenant("acme");
+    await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    const before = h.service.audit.commits;
+    const answers = await Promise.all(
+      Array.from(
+        { length: 60 },
+        (_, i) => h.call("POST", "/v1/events", { key, body: toolEvent(i % 2 ? "ls" : "rm -rf /") }),
+      ),
+    );
+    assert.ok(answers.every((a) => a.status === 200));
+    const ids = new Set(answers.map((a) => a.body.decision_id));
+    assert.equal(ids.size, 60);
+    const commits = h.service.audit.commits - before;
+    assert.ok(commits < 60, `60 rows in ${commits} commits`);
+    const rows = await h.store.readAudit({ tenant_id: "acme", limit: 100 });
+    assert.deepEqual(new Set(rows.items.map((r) => r.decision_id)), ids);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("audit retention deletes rows past each tenant's audit_retention_days", async () => {
+  let now = Date.parse("2026-01-01T00:00:00Z");
+  const h = await harness(openSqliteStore(await sqlitePath()), () => now);
+  try {
+    const short = await h.tenant("short", { audit_retention_days: 1 });
+    const long = await h.tenant("long");
+    for (const key of [short, long]) {
+      await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    }
+    now += 2 * 86_400_000;
+    assert.equal(await h.service.pruneAudit(), 1);
+    assert.equal(await h.store.countAudit("short"), 0);
+    assert.equal(await h.store.countAudit("long"), 1, "default retention is 30 days");
+    now += 30 * 86_400_000;
+    assert.equal(await h.service.pruneAudit(), 1);
+  } finally {
+    await h.close();
+  }
+});
+
+/** A gzip'd tar of `files` made by the system's `tar`, optionally with a symlink. */
+async function tarball(
+  files: Record<string, Uint8Array | string>,
+  symlink?: string,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/guard/scripts`, { recursive: true });
+  for (const [path, data] of Object.entries(files)) {
+    if (typeof data === "string") await Deno.writeTextFile(`${dir}/guard/${path}`, data);
+    else await Deno.writeFile(`${dir}/guard/${path}`, data);
+  }
+  if (symlink) await Deno.symlink("/etc/passwd", `${dir}/guard/${symlink}`);
+  const out = await new Deno.Command("tar", {
+    args: ["-czf", "-", "-C", dir, "guard"],
+    stdout: "piped",
+  }).output();
+  await Deno.remove(dir, { recursive: true });
+  return out.stdout as Uint8Array<ArrayBuffer>;
+}
+
+Deno.test("a hook folder uploads as a gzip'd tar; links, bombs and garbage are refused", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  try {
+    const key = await h.tenant("acme");
+    const gz = { "content-type": "application/gzip" };
+    const files = { "HOOK.md": hookMd("guard"), "plugin.wasm": await pluginBytes("guard_wasi") };
+    const up = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      raw: await tarball(files),
+      headers: gz,
+    });
+    assert.deepEqual([up.status, up.body.version, up.body.built_from], [201, 1, "wasm"]);
+    const blocked = await h.call("POST", "/v1/events", { key, body: toolEvent("rm -rf /") });
+    assert.equal(blocked.body.decision, "block");
+    const link = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      raw: await tarball(files, "scripts/run.js"),
+      headers: gz,
+    });
+    assert.deepEqual([link.status, link.body.error.code], [422, "HOOK_REJECTED"]);
+    // 100 MB of zeros gzip to about 100 KB: refused while unpacking.
+    const bomb = await new Response(
+      new Blob([new Uint8Array(100 * 1024 * 1024)]).stream().pipeThrough(
+        new CompressionStream("gzip"),
+      ),
+    ).bytes();
+    const big = await h.call("PUT", "/v1/hooks/guard", { key, raw: bomb, headers: gz });
+    assert.deepEqual([big.status, big.body.error.code], [413, "BODY_TOO_LARGE"]);
+    const junk = await h.call("PUT", "/v1/hooks/guard", { key, raw: "not gzip", headers: gz });
+    assert.deepEqual([junk.status, junk.body.error.code], [400, "ARCHIVE_INVALID"]);
+    assert.equal((await h.call("GET", "/v1/hooks/guard", { key })).body.versions.length, 1);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("a JS hook is compiled at upload; a compile error is a 422 with the compiler's message", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  try {
+    const key = await h.tenant("acme");
+    const js = `const fs = require("fs");
+const event = JSON.parse(fs.readFileSync(0, "utf8"));
+if (String(event.tool_input.command).includes("curl")) { console.error("no network"); process.exit(2); }`;
+    const up = await h.call("PUT", "/v1/hooks/no-curl", {
+      key,
+      body: { files: { "HOOK.md": hookMd("no-curl"), "scripts/run.js": js } },
+    });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    assert.equal(up.body.built_from, "js");
+    const res = await h.call("POST", "/v1/events", { key, body: toolEvent("curl evil.example") });
+    assert.deepEqual([res.body.decision, res.body.reason], ["block", "no network"]);
+    const broken = await h.call("PUT", "/v1/hooks/broken", {
+      key,
+      body: {
+        files: { "HOOK.md": hookMd("broken"), "scripts/run.js": "export default function ( {" },
+      },
+    });
+    assert.deepEqual([broken.status, broken.body.error.code], [422, "HOOK_REJECTED"]);
+    assert.match(broken.body.error.message, /does not compile/);
+    assert.ok(broken.body.error.problems[0].code.startsWith("COMPILE"));
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("two services on one store act as one: uploads, rollbacks and revocations are seen at once", async () => {
+  const path = await sqlitePath();
+  const a = await harness(openSqliteStore(path));
+  const b = await harness(openSqliteStore(path));
+  try {
+    const key = await a.tenant("acme");
+    await a.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "rewrite_wasi"),
+    });
+    assert.equal(
+      (await b.call("POST", "/v1/events", { key, body: toolEvent("rm -rf /") })).body.decision,
+      "allow",
+    );
+    await b.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    assert.equal(
+      (await a.call("POST", "/v1/events", { key, body: toolEvent("rm -rf /") })).body.decision,
+      "block",
+    );
+    await a.call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 1 } });
+    assert.equal(
+      (await b.call("POST", "/v1/events", { key, body: toolEvent("rm -rf /") })).body.decision,
+      "allow",
+    );
+    const second = await a.call("POST", "/v1/tenants/acme/keys", { body: {} });
+    assert.equal((await b.call("GET", "/v1/hooks", { key: second.body.key })).status, 200);
+    await a.call("DELETE", `/v1/tenants/acme/keys/${second.body.id}`);
+    assert.equal((await b.call("GET", "/v1/hooks", { key: second.body.key })).status, 401);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+Deno.test("GET /openapi.json validates as OpenAPI 3.1", async () => {
+  const validator = new Validator();
+  const result = await validator.validate(openApiDocument());
+  assert.equal(validator.version, "3.1");
+  assert.equal(result.valid, true, JSON.stringify(result.errors));
+});
