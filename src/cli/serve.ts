@@ -3,7 +3,8 @@ import { parseArgs } from "node:util";
 import { startServer } from "../adapters/deno/serve.ts";
 import { EXIT } from "./_io.ts";
 
-export const SERVE_USAGE = "hookbox serve [--port 8787] [--hostname 127.0.0.1] [--db URL]";
+export const SERVE_USAGE =
+  "hookbox serve [--port 8787] [--hostname 127.0.0.1] [--db URL] [--workers N]";
 
 /** Runs the server until SIGINT or SIGTERM; returns the exit code. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -13,6 +14,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       port: { type: "string", default: "8787" },
       hostname: { type: "string", default: "127.0.0.1" },
       db: { type: "string" },
+      workers: { type: "string" },
     },
     strict: true,
   });
@@ -21,9 +23,15 @@ export async function serveCommand(args: string[]): Promise<number> {
     console.error(`hookbox serve: --port must be 0-65535, got ${values.port}`);
     return EXIT.bad;
   }
+  const workers = values.workers === undefined ? undefined : Number(values.workers);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 0 || workers > 256)) {
+    console.error(`hookbox serve: --workers must be 0-256, got ${values.workers}`);
+    return EXIT.bad;
+  }
   const server = await startServer({
     port,
     hostname: values.hostname,
+    ...(workers === undefined ? {} : { workers }),
     ...(values.db === undefined ? {} : { db: values.db }),
   });
   const stop = () => {

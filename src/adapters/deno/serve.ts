@@ -28,6 +28,12 @@ export interface ServeOptions {
   cacheDir?: string;
   /** Log sink. @default JSON lines on stderr */
   log?: (entry: Record<string, unknown>) => void;
+  /**
+   * Worker threads that run plugins, shared fairly between tenants (the
+   * tenant with the fewest calls running goes next); 0 runs them on the
+   * event-loop thread. @default the number of cores
+   */
+  workers?: number;
 }
 
 /** A running server. */
@@ -67,7 +73,7 @@ export async function openStore(db: string | undefined): Promise<Store> {
 }
 
 /** Runtimes whose plugins are read from the store by SHA-256 (cached in memory). */
-export function storeRuntimes(store: Store) {
+export function storeRuntimes(store: Store, workers = 0) {
   const blobs = new Map<string, Promise<Uint8Array>>();
   const loadBytes = (hook: Parameters<Parameters<typeof createWasmRuntime>[0]["loadBytes"]>[0]) => {
     const sha = storedPluginSha(hook);
@@ -84,7 +90,10 @@ export function storeRuntimes(store: Store) {
     }
     return found;
   };
-  return { wasm: createWasmRuntime({ loadBytes }), prompt: createPromptRuntime() };
+  const wasm = createWasmRuntime(
+    workers > 0 ? { loadBytes, worker: true, workers } : { loadBytes },
+  );
+  return { wasm, prompt: createPromptRuntime() };
 }
 
 /** Starts the service; resolves once it accepts requests. */
@@ -96,7 +105,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     console.error(`hookbox: generated admin key (shown once): ${adminKey}`);
   }
   const store = await openStore(options.db);
-  const runtimes = storeRuntimes(store);
+  const runtimes = storeRuntimes(store, options.workers ?? navigator.hardwareConcurrency ?? 1);
   const engine: Engine = createEngine({ store, runtimes });
   const service = createService({
     store,

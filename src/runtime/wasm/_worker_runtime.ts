@@ -176,11 +176,35 @@ export class WorkerRuntime implements Runtime {
         if (this.#slots.length < this.#size) this.#spawn();
         return;
       }
-      const pending = this.#queue.shift()!;
+      const pending = this.#next();
       pending.slot = slot;
       slot.start(this.#message(slot, pending));
       this.#options.onDispatch?.(pending.job.type);
     }
+  }
+
+  /**
+   * The next call to start: the oldest one of the tenant with the fewest calls
+   * running, so a tenant whose hooks run at their limits holds at most its
+   * share of the workers while others wait.
+   */
+  #next(): Pending {
+    const running = new Map<string, number>();
+    for (const slot of this.#slots) {
+      const tenant = slot.tenant;
+      if (tenant !== null) running.set(tenant, (running.get(tenant) ?? 0) + 1);
+    }
+    let best = 0;
+    let bestRunning = Infinity;
+    for (let i = 0; i < this.#queue.length; i++) {
+      const n = running.get(this.#queue[i]!.job.tenantId) ?? 0;
+      if (n < bestRunning) {
+        best = i;
+        bestRunning = n;
+        if (n === 0) break;
+      }
+    }
+    return this.#queue.splice(best, 1)[0]!;
   }
 
   #message(slot: WorkerSlot, pending: Pending): SlotJob {

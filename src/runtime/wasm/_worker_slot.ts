@@ -50,6 +50,11 @@ export interface Admission {
 /** One worker, one job at a time. */
 export class WorkerSlot {
   state: "starting" | "idle" | "busy" | "dead" = "starting";
+
+  /** Tenant of the call this worker runs, or null when it runs none. */
+  get tenant(): string | null {
+    return this.state === "busy" ? this.#job?.message.tenantId ?? null : null;
+  }
   /** Hook key → limits keys the worker has loaded it for (insertion order: oldest first). */
   readonly #known: Map<number, Set<string>> = new Map();
   readonly #worker: Worker;

@@ -185,3 +185,31 @@ Deno.test("createExecutor({ wasmWorker: true }) runs WebAssembly hooks in a work
   }
   throws(() => createExecutor({ wasmWorker: "yes" as unknown as boolean }), TypeError);
 });
+
+Deno.test("worker mode shares the workers fairly: a tenant at its limits does not queue others behind it", async () => {
+  const runtime = corpusRuntime({}, { worker: true, workers: 2 });
+  const done: string[] = [];
+  const loop = wasmHook("loop_forever");
+  const guard = wasmHook("guard_wasi");
+  // Warm both workers up so loading does not blur the order.
+  await Promise.all([0, 1].map(() => runtime.run(request(guard, shellEvent("ls")))));
+  const hostile = Array.from(
+    { length: 6 },
+    (_, i) =>
+      runtime.run(request(loop, undefined, { fuel: 1e12, timeoutMs: 300 }, { tenantId: "hostile" }))
+        .then((r) => done.push(`hostile-${i}:${r.failure?.code}`)),
+  );
+  await new Promise((r) => setTimeout(r, 50)); // both workers are busy with the hostile tenant
+  const good = runtime.run(request(guard, shellEvent("ls"), {}, { tenantId: "good" }))
+    .then((r) => done.push(`good:${r.exitCode}`));
+  await Promise.all([...hostile, good]);
+  await runtime.close?.();
+  const at = done.indexOf("good:0");
+  assertEquals(
+    done.filter((d) => d.startsWith("hostile")).every((d) => d.endsWith("TIMEOUT")),
+    true,
+  );
+  // FIFO would run all six hostile calls first; fair sharing runs the good call
+  // as soon as a worker frees up, after at most the two that were running.
+  ok(at >= 0 && at <= 2, done.join(", "));
+});

@@ -1,0 +1,206 @@
+/**
+ * `hookbox serve` as a real process: the listening line, the admin key, a
+ * graceful SIGTERM that flushes the audit, and two processes on one
+ * PostgreSQL acting as one service.
+ */
+import assert from "node:assert/strict";
+import { freshDatabase } from "../_pg.ts";
+import { hookMd, toolEvent, wasmFolder } from "./_api.ts";
+
+const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
+const ADMIN = "serve-test-admin-key-0123456789";
+
+interface Proc {
+  url: string;
+  child: Deno.ChildProcess;
+  stderr: () => string;
+  call(
+    method: string,
+    path: string,
+    key: string | null,
+    body?: unknown,
+    // deno-lint-ignore no-explicit-any -- answers are read field by field
+  ): Promise<{ status: number; body: any }>;
+  stop(): Promise<Deno.CommandStatus>;
+}
+
+async function serve(
+  args: string[],
+  env: Record<string, string> = { HOOKBOX_ADMIN_KEY: ADMIN },
+): Promise<Proc> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, "serve", "--port", "0", ...args],
+    env,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${text}`)), 30_000);
+    (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return reject(new Error(`exited: ${text}`));
+        text += value;
+        const match = /listening on (http:\/\/\S+)/.exec(text);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+          // keep draining so the pipe never fills
+          (async () => {
+            for (;;) {
+              const more = await reader.read();
+              if (more.done) return;
+              text += more.value;
+            }
+          })();
+          return;
+        }
+      }
+    })();
+  });
+  return {
+    url,
+    child,
+    stderr: () => text,
+    async call(method, path, key, body) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const t = await res.text();
+      return { status: res.status, body: t ? JSON.parse(t) : null };
+    },
+    async stop() {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* gone */ }
+      return await child.status;
+    },
+  };
+}
+
+Deno.test("hookbox serve: listens, serves, and on SIGTERM exits 0 with every answered event audited", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const db = `sqlite:${dir}/hookbox.db`;
+  const server = await serve(["--db", db, "--workers", "1"]);
+  let key = "";
+  try {
+    assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await server.call("GET", "/healthz", null)).body.status, "ok");
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const up = await server.call(
+      "PUT",
+      "/v1/hooks/guard",
+      key,
+      await wasmFolder("guard", "guard_wasi"),
+    );
+    assert.equal(up.status, 201);
+    const answers = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () => server.call("POST", "/v1/events", key, toolEvent("rm -rf /")),
+      ),
+    );
+    assert.ok(answers.every((a) => a.status === 200 && a.body.decision === "block"));
+  } finally {
+    const status = await server.stop();
+    assert.equal(status.code, 0, server.stderr());
+  }
+  assert.match(server.stderr(), /"msg":"request"/, "structured request logs");
+  // The store holds what was answered: reopen it in a new process.
+  const again = await serve(["--db", db, "--workers", "0"]);
+  try {
+    const audit = await again.call("GET", "/v1/audit?limit=100", key);
+    assert.equal(audit.body.items.length, 20);
+  } finally {
+    await again.stop();
+  }
+});
+
+Deno.test("hookbox serve without HOOKBOX_ADMIN_KEY prints a generated key once, and it works", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const server = await serve(["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"], {
+    HOME: dir,
+    PATH: Deno.env.get("PATH") ?? "",
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 100));
+    const match = /generated admin key \(shown once\): (\S+)/.exec(server.stderr());
+    assert.ok(match, server.stderr());
+    assert.equal((await server.call("GET", "/v1/tenants", match[1]!)).status, 200);
+    assert.equal((await server.call("GET", "/v1/tenants", "wrong")).status, 401);
+  } finally {
+    await server.stop();
+  }
+});
+
+Deno.test("two hookbox serve processes on one PostgreSQL act as one service", async () => {
+  const db = await freshDatabase();
+  // The quota window is the clock minute: start well inside one.
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+  const a = await serve(["--db", db, "--workers", "1"]);
+  const b = await serve(["--db", db, "--workers", "1"]);
+  try {
+    await a.call("POST", "/v1/tenants", ADMIN, { id: "acme", policy: { events_per_minute: 6 } });
+    const key = (await b.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    // Uploaded through A, served by B on its next event.
+    assert.equal(
+      (await a.call("PUT", "/v1/hooks/guard", key, await wasmFolder("guard", "guard_wasi"))).status,
+      201,
+    );
+    assert.equal(
+      (await b.call("POST", "/v1/events", key, toolEvent("rm -rf /"))).body.decision,
+      "block",
+    );
+    // A new version through B, rolled back through A: both serve what is active.
+    await b.call("PUT", "/v1/hooks/guard", key, await wasmFolder("guard", "rewrite_wasi"));
+    assert.equal(
+      (await a.call("POST", "/v1/events", key, toolEvent("rm -rf /"))).body.decision,
+      "allow",
+    );
+    await a.call("POST", "/v1/hooks/guard/rollback", key, { version: 1 });
+    assert.equal(
+      (await b.call("POST", "/v1/events", key, toolEvent("rm -rf /"))).body.decision,
+      "block",
+    );
+    // Quotas count across processes: 3 events so far, 3 more allowed in this minute.
+    const statuses = [];
+    for (const p of [a, b, a, b]) {
+      statuses.push((await p.call("POST", "/v1/events", key, toolEvent("ls"))).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429], "the minute's quota is shared");
+    // A key revoked through A stops working on B at once.
+    const second = (await a.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body;
+    assert.equal((await b.call("GET", "/v1/hooks", second.key)).status, 200);
+    assert.equal((await a.call("DELETE", `/v1/tenants/acme/keys/${second.id}`, ADMIN)).status, 204);
+    assert.equal((await b.call("GET", "/v1/hooks", second.key)).status, 401);
+    // Every answered event has its audit row, whichever process answered.
+    const audit = await a.call("GET", "/v1/audit?limit=100", key);
+    assert.equal(audit.body.items.length, 6);
+  } finally {
+    assert.equal((await a.stop()).code, 0);
+    assert.equal((await b.stop()).code, 0);
+  }
+});
+
+Deno.test("an uploaded prompt hook injects its body through the service", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const server = await serve(["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"]);
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const md = hookMd("remind", "inject:\n  role: system\n").replace("---\n\n", "---\n") +
+      "Always run the tests.";
+    const up = await server.call("PUT", "/v1/hooks/remind", key, { files: { "HOOK.md": md } });
+    assert.deepEqual([up.status, up.body.runtime], [201, "prompt"], JSON.stringify(up.body));
+    const res = await server.call("POST", "/v1/events", key, toolEvent("ls"));
+    assert.equal(res.body.inject[0]?.content, "Always run the tests.");
+  } finally {
+    await server.stop();
+  }
+});
