@@ -6,6 +6,22 @@ export function issuePath(issue: z.core.$ZodIssue): string {
   return issue.path.map(String).join(".");
 }
 
+/** Every issue of a zod error as `{field, message}`, worded like {@linkcode toHookboxError}. */
+export function allIssues(
+  error: z.ZodError,
+  what: string,
+): { field: string | null; message: string }[] {
+  return error.issues.map((issue) => {
+    const field = issuePath(issue);
+    const detail = describeIssue(issue);
+    const sep = /^(is|must|unknown) /.test(detail) ? " " : ": ";
+    return {
+      field: field || null,
+      message: field ? `${what} field "${field}"${sep}${detail}` : `${what}: ${detail}`,
+    };
+  });
+}
+
 /** Turns the first zod issue into a HookboxError that names the field. */
 export function toHookboxError(
   code: ErrorCode,

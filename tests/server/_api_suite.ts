@@ -241,6 +241,16 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       { "HOOK.md": "---\nname: [\n---\n", "plugin.wasm": wasm },
       "HOOK_MANIFEST_INVALID",
     );
+    const several = await reject(
+      "many",
+      { "HOOK.md": hookMd("many", "priority: high\ntimeout: 5\n"), "plugin.wasm": wasm },
+      "HOOK_MANIFEST_INVALID",
+    );
+    assert.deepEqual(
+      several.problems.map((p: { field: string }) => p.field).sort(),
+      ["priority", "timeout"],
+      "every bad field is reported",
+    );
     const badName = await h.call("PUT", "/v1/hooks/Bad_Name", { key, body: { files: {} } });
     assert.deepEqual([badName.status, badName.body.error.field], [400, "name"]);
     const badB64 = await h.call("PUT", "/v1/hooks/x", {

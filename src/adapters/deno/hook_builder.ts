@@ -6,7 +6,9 @@
  *
  * @module
  */
+import { z } from "zod";
 import { compileHook } from "../../compile/mod.ts";
+import { allIssues } from "../../schema/_issues.ts";
 import { isHookboxError } from "../../errors.ts";
 import { loadHook } from "../../hook/discover.ts";
 import { MAX_PLUGIN_BYTES } from "../../hook/files.ts";
@@ -143,6 +145,12 @@ async function rejecting<T>(fn: () => Promise<T>): Promise<T> {
     const path = err.path
       ? err.path.replace(/^.*hookbox-upload-[^/]+\/[^/]+\/?/, "") || null
       : null;
+    // A manifest with several bad fields: report every one, not only the first.
+    if (err.cause instanceof z.ZodError && err.cause.issues.length > 1) {
+      throw new HookRejected(
+        allIssues(err.cause, "HOOK.md").map((i) => ({ code: err.code, path, ...i })),
+      );
+    }
     throw new HookRejected([{
       code: err.code,
       path,

@@ -1,0 +1,235 @@
+/**
+ * Load test of `hookbox serve` (bounded, loopback only). Starts the server as
+ * a separate process, creates tenants with three small WebAssembly hooks
+ * each, and runs N concurrent clients × M events spread over the tenants —
+ * once with one hostile tenant whose hooks run at their limits (a fuel loop, a
+ * memory bomb, an output flood), once without it. Prints throughput, p50/p99
+ * per tenant, errors, the audit rows committed against the answers, and the
+ * ratio of the other tenants' p99 with and without the hostile one.
+ *
+ *   deno run -A scripts/load.ts [--clients 100] [--events 20000] [--tenants 4]
+ *     [--db sqlite|postgres|URL] [--workers N]
+ *
+ * `--db postgres` starts a throwaway PostgreSQL cluster (Debian's package).
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import wabtInit from "wabt";
+import { freshDatabase } from "../tests/_pg.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    clients: { type: "string", default: "100" },
+    events: { type: "string", default: "20000" },
+    tenants: { type: "string", default: "4" },
+    db: { type: "string", default: "sqlite" },
+    workers: { type: "string" },
+  },
+});
+const CLIENTS = Number(values.clients);
+const EVENTS = Number(values.events);
+const TENANTS = Number(values.tenants);
+const ADMIN = "load-test-admin-key-0123456789";
+const ROOT = new URL("..", import.meta.url).pathname;
+const wabt = await wabtInit();
+
+async function corpus(name: string): Promise<string> {
+  const mod = wabt.parseWat(name, await Deno.readTextFile(`${ROOT}tests/corpus/${name}.wat`), {
+    exceptions: true,
+  });
+  const bytes = mod.toBinary({}).buffer as Uint8Array;
+  mod.destroy();
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(text);
+}
+
+function hookMd(name: string, extra = ""): string {
+  return `---\nname: ${name}\ndescription: load\ntrigger: pre-tool-call\n${extra}---\n`;
+}
+
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function serve(db: string): Promise<Server> {
+  const args = ["run", "-A", `${ROOT}src/cli.ts`, "serve", "--port", "0", "--db", db];
+  if (values.workers !== undefined) args.push("--workers", values.workers);
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env: { HOOKBOX_ADMIN_KEY: ADMIN },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`server exited: ${text}`);
+    text += value;
+    const match = /listening on (http:\/\/\S+)/.exec(text);
+    if (match) {
+      (async () => {
+        while (!(await reader.read()).done) { /* drain the request log */ }
+      })();
+      return {
+        url: match[1]!,
+        async stop() {
+          child.kill("SIGTERM");
+          await child.status;
+        },
+      };
+    }
+  }
+}
+
+async function call(url: string, method: string, path: string, key: string, body?: unknown) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+interface RunFigures {
+  answers: number;
+  seconds: number;
+  errors: Record<string, number>;
+  p99: Record<string, number>;
+  audited: number;
+}
+
+async function run(db: string, hostile: boolean): Promise<RunFigures> {
+  const server = await serve(db);
+  const guard = await corpus("guard_wasi");
+  const keys: Record<string, string> = {};
+  const names = Array.from({ length: TENANTS }, (_, i) => `tenant-${i + 1}`);
+  if (hostile) names.push("hostile");
+  for (const name of names) {
+    await call(server.url, "POST", "/v1/tenants", ADMIN, { id: name });
+    keys[name] = (await call(server.url, "POST", `/v1/tenants/${name}/keys`, ADMIN, {})).body.key;
+  }
+  for (const name of names.filter((n) => n !== "hostile")) {
+    for (const hook of ["guard-a", "guard-b", "guard-c"]) {
+      const files = {
+        "HOOK.md": hookMd(hook, "isolation: warm\n"),
+        "plugin.wasm": { base64: guard },
+      };
+      const up = await call(server.url, "PUT", `/v1/hooks/${hook}`, keys[name]!, { files });
+      if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+    }
+  }
+  if (hostile) {
+    const bombs: [string, string, string][] = [
+      ["spin", "loop_forever", "limits:\n  fuel: 50000000\n"],
+      ["bomb", "memory_bomb", "limits:\n  memory_mb: 16\n"],
+      ["flood", "output_flood", "limits:\n  output_kb: 64\n"],
+    ];
+    for (const [hook, plugin, extra] of bombs) {
+      const files = {
+        "HOOK.md": hookMd(hook, extra),
+        "plugin.wasm": { base64: await corpus(plugin) },
+      };
+      const up = await call(server.url, "PUT", `/v1/hooks/${hook}`, keys.hostile!, { files });
+      if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+    }
+  }
+  const latencies: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+  const errors: Record<string, number> = {};
+  let next = 0;
+  let answers = 0;
+  const event = (i: number) => ({
+    event_type: "pre-tool-call",
+    session_id: `s${i % 50}`,
+    tool_name: "Bash",
+    tool_input: { command: i % 10 === 0 ? "rm -rf /" : `ls -la /tmp/${i}` },
+  });
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= EVENTS) return;
+      const tenant = names[i % names.length]!;
+      const t0 = performance.now();
+      try {
+        const res = await fetch(`${server.url}/v1/events`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${keys[tenant]}` },
+          body: JSON.stringify(event(i)),
+        });
+        await res.arrayBuffer();
+        if (res.status === 200) answers++;
+        else errors[res.status] = (errors[res.status] ?? 0) + 1;
+      } catch (err) {
+        errors[String(err)] = (errors[String(err)] ?? 0) + 1;
+      }
+      latencies[tenant]!.push(performance.now() - t0);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const metrics = await (await fetch(`${server.url}/metrics`, {
+    headers: { authorization: `Bearer ${ADMIN}` },
+  })).text();
+  const audited = Number(/hookbox_audit_rows_committed (\d+)/.exec(metrics)?.[1] ?? NaN);
+  await server.stop();
+  const p99: Record<string, number> = {};
+  console.log(
+    `\n${hostile ? "with" : "without"} the hostile tenant: ${answers} answers in ${
+      seconds.toFixed(1)
+    } s = ${(answers / seconds).toFixed(0)}/s; errors ${
+      JSON.stringify(errors)
+    }; audit rows ${audited}`,
+  );
+  for (const name of names) {
+    const sorted = latencies[name]!.sort((a, b) => a - b);
+    p99[name] = percentile(sorted, 0.99);
+    console.log(
+      `  ${name.padEnd(10)} n=${sorted.length} p50 ${percentile(sorted, 0.5).toFixed(1)} ms  p99 ${
+        p99[name]!.toFixed(1)
+      } ms`,
+    );
+  }
+  return { answers, seconds, errors, p99, audited };
+}
+
+async function database(): Promise<string> {
+  if (values.db === "sqlite") {
+    return `sqlite:${await Deno.makeTempDir({ prefix: "hookbox-load-" })}/hookbox.db`;
+  }
+  if (values.db === "postgres") return await freshDatabase();
+  return values.db!;
+}
+
+console.log(
+  `hookbox load: ${CLIENTS} clients, ${EVENTS} events, ${TENANTS} tenants × 3 warm WebAssembly hooks, db ${values.db}, workers ${
+    values.workers ?? "default"
+  }`,
+);
+const calm = await run(await database(), false);
+const stormy = await run(await database(), true);
+const others = Object.keys(calm.p99);
+const ratio = Math.max(...others.map((n) => stormy.p99[n]! / calm.p99[n]!));
+console.log(
+  `\nworst other-tenant p99 ratio, with / without the hostile tenant: ${ratio.toFixed(2)}×`,
+);
+for (const [label, f] of [["without", calm], ["with", stormy]] as const) {
+  const lost = f.answers - f.audited;
+  console.log(
+    `audit ${label}: ${f.audited} rows for ${f.answers} answers (${
+      lost <= 0 ? "none missing" : `${lost} MISSING`
+    })`,
+  );
+}
+Deno.exit(0);
