@@ -120,10 +120,23 @@ export function createService(deps: ServerDeps): Service {
   app.notFound((c) => c.json(new ApiError(404, "NOT_FOUND", "no such route").body(), 404));
 
   // ---- auth --------------------------------------------------------------------------------
+  // Hashes of recently seen keys (hashing is the costliest step of auth). The
+  // key's row is still read from the store on every request, so a revoked key
+  // stops working at once.
+  const hashes = new Map<string, string>();
+  const hashOf = async (key: string): Promise<string> => {
+    let hash = hashes.get(key);
+    if (hash === undefined) {
+      hash = await hashKey(key);
+      if (hashes.size >= 1024) hashes.delete(hashes.keys().next().value!);
+      hashes.set(key, hash);
+    }
+    return hash;
+  };
   const who = async (c: Context): Promise<Who> => {
     const key = bearer(c.req.header("authorization"));
     if (key === null) throw unauthenticated();
-    const hash = await hashKey(key);
+    const hash = await hashOf(key);
     if (sameDigest(hash, deps.adminKeyHash)) return { kind: "admin" };
     const row = await store.findKey(hash);
     if (row === null) throw unauthenticated();

@@ -347,6 +347,23 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     );
   });
 
+  test("a tenant's policy is the ceiling of its hooks' limits", async (h) => {
+    const key = await h.tenant("acme", { max_fuel: 20_000 });
+    await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi", "limits:\n  fuel: 1000000000\n"),
+    });
+    const res = await h.call("POST", "/v1/events", { key, body: toolEvent("ls ".repeat(3000)) });
+    assert.deepEqual([res.body.hooks[0].outcome, res.body.hooks[0].code], ["limit", "LIMIT_FUEL"]);
+    await h.call("PUT", "/v1/tenants/acme/policy", { body: {} });
+    const after = await h.call("POST", "/v1/events", { key, body: toolEvent("ls ".repeat(3000)) });
+    assert.equal(
+      after.body.hooks[0].outcome,
+      "ok",
+      "the hook's own limit applies once the ceiling is lifted",
+    );
+  });
+
   test("bad requests: malformed JSON, invalid events, oversized bodies, unknown routes", async (h) => {
     const key = await h.tenant("acme", { input_kb: 4 });
     const malformed = await h.call("POST", "/v1/events", { key, raw: "{not json" });
