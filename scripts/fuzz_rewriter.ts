@@ -14,7 +14,7 @@
  */
 import { parseArgs } from "node:util";
 import fc from "fast-check";
-import { type CheckFigures, checkRewrite } from "../tests/fuzz/_differential.ts";
+import { addFigures, checkRewrite, noFigures } from "../tests/fuzz/_differential.ts";
 import { generateModule, moduleStream } from "../tests/fuzz/_module_gen.ts";
 import { wat } from "../tests/wasm/_wat.ts";
 
@@ -30,14 +30,7 @@ const runs = Number(values.runs);
 const seconds = Number(values.seconds);
 const seed = values.seed === undefined ? Date.now() % 2 ** 31 : Number(values.seed);
 
-const seen: CheckFigures = {
-  calls: 0,
-  returned: 0,
-  trapped: 0,
-  thrown: 0,
-  fuelStops: 0,
-  skipped: 0,
-};
+const seen = noFigures();
 let modules = 0;
 let bytes = 0;
 const started = performance.now();
@@ -47,7 +40,7 @@ const details = fc.check(
     const figures = checkRewrite(module);
     modules++;
     bytes += module.byteLength;
-    for (const key of Object.keys(seen) as (keyof CheckFigures)[]) seen[key] += figures[key];
+    addFigures(seen, figures);
   }),
   { numRuns: runs, seed, interruptAfterTimeLimit: seconds * 1000, markInterruptAsFailure: false },
 );

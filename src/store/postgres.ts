@@ -22,7 +22,8 @@ import type {
   TenantPolicy,
   TenantRow,
 } from "../server/store.ts";
-import { decodeCursor, encodeCursor } from "./_cursor.ts";
+import { decodeCursor } from "./_cursor.ts";
+import { auditPage, hookFromRow, type Row } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, under an advisory lock. */
 const MIGRATIONS: string[] = [
@@ -56,8 +57,6 @@ const MIGRATIONS: string[] = [
 /** Arbitrary key of the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 0x686f6f6b;
 
-type Row = Record<string, unknown>;
-
 /** Opens a PostgreSQL store on `url` (`postgres://user@host:port/db`). */
 export function openPostgresStore(url: string): Store {
   const sql = postgres(url, {
@@ -68,19 +67,7 @@ export function openPostgresStore(url: string): Store {
   });
   type Tx = postgres.TransactionSql;
   const bump = (tx: Tx) => tx`UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'`;
-  const hookRow = (r: Row): HookRow => ({
-    tenant_id: r.tenant_id as string,
-    name: r.name as string,
-    enabled: r.enabled as boolean,
-    version: Number(r.version),
-    sha256: r.sha256 as string,
-    runtime: r.runtime as HookRow["runtime"],
-    size_bytes: Number(r.size_bytes),
-    manifest: r.manifest as Manifest,
-    body: r.body as string,
-    built_from: r.built_from as string,
-    created_at: r.created_at as string,
-  });
+  const hookRow = (r: Row): HookRow => hookFromRow(r, r.manifest as Manifest, r.enabled as boolean);
   const one = async (q: postgres.Sql | Tx, tenantId: string, name: string) => {
     const [r] = await q`
       SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime, v.size_bytes,
@@ -293,22 +280,10 @@ export function openPostgresStore(url: string): Store {
       }
       const rows = await sql`SELECT * FROM audit WHERE ${and(conds)}
         ORDER BY seq DESC LIMIT ${query.limit + 1}`;
-      const more = rows.length > query.limit;
-      const page = rows.slice(0, query.limit);
-      return {
-        items: page.map((r) => ({
-          decision_id: r.decision_id as string,
-          at: r.at as string,
-          session_id: r.session_id as string,
-          event_type: r.event_type as string,
-          decision: r.decision as string,
-          reason: (r.reason as string | null) ?? null,
-          blocked_by: (r.blocked_by as string | null) ?? null,
-          dry_run: r.dry_run as boolean,
-          hooks: r.hooks as AuditRow["hooks"],
-        })),
-        next_cursor: more ? encodeCursor(Number(page.at(-1)!.seq)) : null,
-      };
+      return auditPage(rows, query.limit, (r) => ({
+        hooks: r.hooks as AuditRow["hooks"],
+        dryRun: r.dry_run as boolean,
+      }));
     },
     async pruneAudit(tenantId, before) {
       const r = await sql`DELETE FROM audit WHERE tenant_id = ${tenantId} AND at < ${before}`;

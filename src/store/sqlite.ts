@@ -21,7 +21,8 @@ import type {
   TenantPolicy,
   TenantRow,
 } from "../server/store.ts";
-import { decodeCursor, encodeCursor } from "./_cursor.ts";
+import { decodeCursor } from "./_cursor.ts";
+import { auditPage, hookFromRow, type Row } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, in a transaction. */
 const MIGRATIONS: string[] = [
@@ -52,8 +53,6 @@ const MIGRATIONS: string[] = [
      fuel INTEGER NOT NULL, PRIMARY KEY (tenant_id, window_start));`,
 ];
 
-type Row = Record<string, unknown>;
-
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
 export function openSqliteStore(path: string): Store {
   const db = new DatabaseSync(path);
@@ -77,19 +76,8 @@ export function openSqliteStore(path: string): Store {
     }
   };
   const bump = () => q("UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'").run();
-  const hookRow = (r: Row): HookRow => ({
-    tenant_id: r.tenant_id as string,
-    name: r.name as string,
-    enabled: r.enabled === 1,
-    version: Number(r.version),
-    sha256: r.sha256 as string,
-    runtime: r.runtime as HookRow["runtime"],
-    size_bytes: Number(r.size_bytes),
-    manifest: JSON.parse(r.manifest as string) as Manifest,
-    body: r.body as string,
-    built_from: r.built_from as string,
-    created_at: r.created_at as string,
-  });
+  const hookRow = (r: Row): HookRow =>
+    hookFromRow(r, JSON.parse(r.manifest as string) as Manifest, r.enabled === 1);
   const HOOK_SELECT = `SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime,
       v.size_bytes, v.manifest, v.body, v.built_from, v.created_at
     FROM hooks h JOIN hook_versions v
@@ -321,22 +309,10 @@ export function openSqliteStore(path: string): Store {
       const rows = db.prepare(
         `SELECT * FROM audit WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
       ).all(...args, query.limit + 1) as Row[];
-      const more = rows.length > query.limit;
-      const page = rows.slice(0, query.limit);
-      return Promise.resolve({
-        items: page.map((r) => ({
-          decision_id: r.decision_id as string,
-          at: r.at as string,
-          session_id: r.session_id as string,
-          event_type: r.event_type as string,
-          decision: r.decision as string,
-          reason: (r.reason as string | null) ?? null,
-          blocked_by: (r.blocked_by as string | null) ?? null,
-          dry_run: r.dry_run === 1,
-          hooks: JSON.parse(r.hooks as string),
-        })),
-        next_cursor: more ? encodeCursor(Number(page.at(-1)!.seq)) : null,
-      });
+      return Promise.resolve(auditPage(rows, query.limit, (r) => ({
+        hooks: JSON.parse(r.hooks as string),
+        dryRun: r.dry_run === 1,
+      })));
     },
     pruneAudit(tenantId, before) {
       const r = q("DELETE FROM audit WHERE tenant_id = ? AND at < ?").run(tenantId, before);

@@ -171,6 +171,16 @@ export interface CheckFigures {
   skipped: number;
 }
 
+/** Figures of no module, to add up into. */
+export function noFigures(): CheckFigures {
+  return { calls: 0, returned: 0, trapped: 0, thrown: 0, fuelStops: 0, skipped: 0 };
+}
+
+/** Adds `more` into `total`. */
+export function addFigures(total: CheckFigures, more: CheckFigures): void {
+  for (const key of Object.keys(total) as (keyof CheckFigures)[]) total[key] += more[key];
+}
+
 /**
  * Runs properties (a)–(c) on `bytes`; throws {@linkcode Divergence} when one
  * fails. `rewriteFrom` (the harness's own test) rewrites other bytes instead.
@@ -188,14 +198,7 @@ export function checkRewrite(
     validate: false,
   });
   if (!WebAssembly.validate(rewritten)) throw new Divergence("(a) the rewritten module is invalid");
-  const figures: CheckFigures = {
-    calls: 0,
-    returned: 0,
-    trapped: 0,
-    thrown: 0,
-    fuelStops: 0,
-    skipped: 0,
-  };
+  const figures = noFigures();
   const original = instantiateOriginal(bytes);
   const metered = instantiateRewritten(rewritten);
   const dirty = new Uint8Array((metered.exports.__hookbox_dirty as WebAssembly.Memory).buffer);

@@ -5,18 +5,18 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { checkRewrite } from "./_differential.ts";
+import { addFigures, checkRewrite, noFigures } from "./_differential.ts";
 import { generateModule, moduleStream } from "./_module_gen.ts";
 import { wat } from "../wasm/_wat.ts";
 
 const SEED = Number(Deno.env.get("HOOKBOX_FUZZ_SEED") ?? 20261122);
 
 Deno.test("rewriter: 1000 generated modules validate, behave like the original and stop for fuel", () => {
-  const seen = { calls: 0, returned: 0, trapped: 0, thrown: 0, fuelStops: 0, skipped: 0 };
+  const seen = noFigures();
   fc.assert(
     fc.property(moduleStream(), (stream) => {
       const figures = checkRewrite(wat(generateModule(stream)));
-      for (const key of Object.keys(seen) as (keyof typeof seen)[]) seen[key] += figures[key];
+      addFigures(seen, figures);
     }),
     { numRuns: 1000, seed: SEED },
   );

@@ -1,0 +1,59 @@
+/**
+ * Row mapping shared by the SQLite and PostgreSQL stores: the columns are the
+ * same, only how JSON and booleans come back differs (the caller decodes
+ * those).
+ *
+ * @module
+ */
+import type { Manifest } from "../schema/manifest.ts";
+import type { AuditPage, AuditRow, HookRow } from "../server/store.ts";
+import { encodeCursor } from "./_cursor.ts";
+
+/** A database row. */
+export type Row = Record<string, unknown>;
+
+/** A hook row from the joined hooks/hook_versions columns. */
+export function hookFromRow(r: Row, manifest: Manifest, enabled: boolean): HookRow {
+  return {
+    tenant_id: r.tenant_id as string,
+    name: r.name as string,
+    enabled,
+    version: Number(r.version),
+    sha256: r.sha256 as string,
+    runtime: r.runtime as HookRow["runtime"],
+    size_bytes: Number(r.size_bytes),
+    manifest,
+    body: r.body as string,
+    built_from: r.built_from as string,
+    created_at: r.created_at as string,
+  };
+}
+
+/**
+ * A page of audit items from `limit + 1` rows read newest first (`seq`
+ * descending): the extra row only says that there is a next page.
+ */
+export function auditPage(
+  rows: Row[],
+  limit: number,
+  decode: (r: Row) => { hooks: AuditRow["hooks"]; dryRun: boolean },
+): AuditPage {
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((r) => {
+      const { hooks, dryRun } = decode(r);
+      return {
+        decision_id: r.decision_id as string,
+        at: r.at as string,
+        session_id: r.session_id as string,
+        event_type: r.event_type as string,
+        decision: r.decision as string,
+        reason: (r.reason as string | null) ?? null,
+        blocked_by: (r.blocked_by as string | null) ?? null,
+        dry_run: dryRun,
+        hooks,
+      };
+    }),
+    next_cursor: rows.length > limit ? encodeCursor(Number(page.at(-1)!.seq)) : null,
+  };
+}
