@@ -258,6 +258,12 @@ export function createService(deps: ServerDeps): Service {
     const artefact = built.plugin ?? files.get("HOOK.md")!;
     const sha256 = await sha256Hex(artefact);
     await store.putBlob(sha256, artefact);
+    // The sources too, content-addressed: tenants uploading the same file share it.
+    const sources: Record<string, string> = {};
+    for (const [path, bytes] of files) {
+      sources[path] = await sha256Hex(bytes);
+      await store.putBlob(sources[path], bytes);
+    }
     const row = await store.addHookVersion(scope, name, {
       sha256,
       runtime: built.runtime,
@@ -265,6 +271,7 @@ export function createService(deps: ServerDeps): Service {
       manifest: built.manifest,
       body: built.body,
       built_from: built.builtFrom,
+      sources,
       created_at: iso(),
     });
     return c.json({
@@ -305,6 +312,8 @@ export function createService(deps: ServerDeps): Service {
       ...hookItem(hook),
       runtime: hook.runtime,
       size_bytes: hook.size_bytes,
+      built_from: hook.built_from,
+      files: hook.sources,
       versions: hook.versions,
     });
   });

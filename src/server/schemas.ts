@@ -85,6 +85,8 @@ export const hookItemSchema = z.object({
 export const hookDetailSchema = hookItemSchema.extend({
   runtime: z.enum(["wasm", "prompt"]),
   size_bytes: z.number().int(),
+  built_from: z.string(),
+  files: z.record(z.string(), z.string()).describe("uploaded path → SHA-256 of its bytes"),
   versions: z.array(
     z.object({ version: z.number().int(), sha256: z.string(), created_at: z.string() }),
   ),

@@ -60,6 +60,8 @@ export interface HookVersionRow {
   body: string;
   /** What the upload built from: `wasm`, `js`, `as`, or `prompt`. */
   built_from: string;
+  /** The uploaded folder: relative path → SHA-256 of the file, each stored as a blob. */
+  sources: Record<string, string>;
   created_at: string;
 }
 

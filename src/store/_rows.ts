@@ -13,7 +13,12 @@ import { encodeCursor } from "./_cursor.ts";
 export type Row = Record<string, unknown>;
 
 /** A hook row from the joined hooks/hook_versions columns. */
-export function hookFromRow(r: Row, manifest: Manifest, enabled: boolean): HookRow {
+export function hookFromRow(
+  r: Row,
+  manifest: Manifest,
+  enabled: boolean,
+  sources: Record<string, string>,
+): HookRow {
   return {
     tenant_id: r.tenant_id as string,
     name: r.name as string,
@@ -25,6 +30,7 @@ export function hookFromRow(r: Row, manifest: Manifest, enabled: boolean): HookR
     manifest,
     body: r.body as string,
     built_from: r.built_from as string,
+    sources,
     created_at: r.created_at as string,
   };
 }

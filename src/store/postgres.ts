@@ -52,6 +52,7 @@ const MIGRATIONS: string[] = [
    CREATE TABLE usage (
      tenant_id TEXT NOT NULL, window_start BIGINT NOT NULL, events BIGINT NOT NULL,
      fuel BIGINT NOT NULL, PRIMARY KEY (tenant_id, window_start));`,
+  `ALTER TABLE hook_versions ADD COLUMN sources JSONB NOT NULL DEFAULT '{}';`,
 ];
 
 /** Arbitrary key of the advisory lock that serialises migrations. */
@@ -67,11 +68,17 @@ export function openPostgresStore(url: string): Store {
   });
   type Tx = postgres.TransactionSql;
   const bump = (tx: Tx) => tx`UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'`;
-  const hookRow = (r: Row): HookRow => hookFromRow(r, r.manifest as Manifest, r.enabled as boolean);
+  const hookRow = (r: Row): HookRow =>
+    hookFromRow(
+      r,
+      r.manifest as Manifest,
+      r.enabled as boolean,
+      r.sources as Record<string, string>,
+    );
   const one = async (q: postgres.Sql | Tx, tenantId: string, name: string) => {
     const [r] = await q`
       SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime, v.size_bytes,
-             v.manifest, v.body, v.built_from, v.created_at
+             v.manifest, v.body, v.built_from, v.sources, v.created_at
       FROM hooks h JOIN hook_versions v
         ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
       WHERE h.tenant_id = ${tenantId} AND h.name = ${name}`;
@@ -165,10 +172,10 @@ export function openPostgresStore(url: string): Store {
           WHERE tenant_id = ${tenantId} AND name = ${name}`;
         const version = Number(max!.v) + 1;
         await tx`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
-            manifest, body, built_from, created_at)
+            manifest, body, built_from, sources, created_at)
           VALUES (${tenantId}, ${name}, ${version}, ${v.sha256}, ${v.runtime}, ${v.size_bytes},
             ${tx.json(v.manifest as unknown as postgres.JSONValue)}, ${v.body}, ${v.built_from},
-            ${v.created_at})`;
+            ${tx.json(v.sources)}, ${v.created_at})`;
         await tx`INSERT INTO hooks (tenant_id, name, active_version, enabled)
           VALUES (${tenantId}, ${name}, ${version}, true)
           ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = EXCLUDED.active_version,
@@ -180,7 +187,7 @@ export function openPostgresStore(url: string): Store {
     async listHooks(tenantId) {
       const rows = await sql`
         SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime, v.size_bytes,
-               v.manifest, v.body, v.built_from, v.created_at
+               v.manifest, v.body, v.built_from, v.sources, v.created_at
         FROM hooks h JOIN hook_versions v
           ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
         WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;

@@ -51,6 +51,7 @@ const MIGRATIONS: string[] = [
    CREATE TABLE usage (
      tenant_id TEXT NOT NULL, window_start INTEGER NOT NULL, events INTEGER NOT NULL,
      fuel INTEGER NOT NULL, PRIMARY KEY (tenant_id, window_start));`,
+  `ALTER TABLE hook_versions ADD COLUMN sources TEXT NOT NULL DEFAULT '{}';`,
 ];
 
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
@@ -77,9 +78,14 @@ export function openSqliteStore(path: string): Store {
   };
   const bump = () => q("UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'").run();
   const hookRow = (r: Row): HookRow =>
-    hookFromRow(r, JSON.parse(r.manifest as string) as Manifest, r.enabled === 1);
+    hookFromRow(
+      r,
+      JSON.parse(r.manifest as string) as Manifest,
+      r.enabled === 1,
+      JSON.parse(r.sources as string),
+    );
   const HOOK_SELECT = `SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime,
-      v.size_bytes, v.manifest, v.body, v.built_from, v.created_at
+      v.size_bytes, v.manifest, v.body, v.built_from, v.sources, v.created_at
     FROM hooks h JOIN hook_versions v
       ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version`;
   const tenantRow = (r: Row): TenantRow => ({
@@ -184,7 +190,8 @@ export function openSqliteStore(path: string): Store {
         ).get(tenantId, name) as Row;
         const version = Number(max.v) + 1;
         q(`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
-             manifest, body, built_from, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+             manifest, body, built_from, sources, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
           tenantId,
           name,
           version,
@@ -194,6 +201,7 @@ export function openSqliteStore(path: string): Store {
           JSON.stringify(v.manifest),
           v.body,
           v.built_from,
+          JSON.stringify(v.sources),
           v.created_at,
         );
         q(`INSERT INTO hooks (tenant_id, name, active_version, enabled) VALUES (?, ?, ?, 1)

@@ -175,6 +175,11 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal((await decide()).decision, "block");
     const detail = await h.call("GET", "/v1/hooks/guard", { key });
     assert.deepEqual(detail.body.versions.map((v: { version: number }) => v.version), [1, 2]);
+    // The uploaded sources are kept, content-addressed, next to the plugin.
+    assert.deepEqual(Object.keys(detail.body.files).sort(), ["HOOK.md", "plugin.wasm"]);
+    assert.equal(detail.body.files["plugin.wasm"], detail.body.sha256);
+    const md = await h.store.getBlob(detail.body.files["HOOK.md"]);
+    assert.equal(new TextDecoder().decode(md!), hookMd("guard"));
     assert.equal(detail.body.version, 1);
     const missing = await h.call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 7 } });
     assert.deepEqual([missing.status, missing.body.error.code], [404, "VERSION_NOT_FOUND"]);

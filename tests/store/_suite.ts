@@ -19,6 +19,7 @@ const version = (sha256: string) => ({
   manifest,
   body: "",
   built_from: "wasm",
+  sources: { "HOOK.md": `${sha256}-md`, "plugin.wasm": sha256 },
   created_at: "2026-11-22T00:00:00.000Z",
 });
 
@@ -82,6 +83,7 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     const v2 = await s.addHookVersion("a", "guard", version("s2"));
     assert.deepEqual([v1.version, v2.version, v2.sha256, v2.enabled], [1, 2, "s2", true]);
     assert.deepEqual(v2.manifest, manifest);
+    assert.deepEqual(v2.sources, { "HOOK.md": "s2-md", "plugin.wasm": "s2" });
     const g1 = await s.hooksGeneration();
     assert.ok(g1 > g0);
     assert.equal(await s.rollback("a", "guard", 1), "ok");
