@@ -380,7 +380,7 @@ export function createService(deps: ServerDeps): Service {
       served = await engine.hooks(tenant.id);
       result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
     } finally {
-      release();
+      await release();
     }
     const decisionId = newId("dec");
     const row = auditRow(

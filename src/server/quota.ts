@@ -1,7 +1,7 @@
 /**
- * Per-tenant quotas (SPEC §6): concurrent dispatches (counted in this
- * process), events per minute and fuel per minute (counted in the store, so
- * every process sharing it counts together). Over a quota the API answers
+ * Per-tenant quotas (SPEC §6): concurrent dispatches (leases in the store),
+ * events per minute and fuel per minute (usage rows in the store) — every
+ * process sharing the store counts together. Over a quota the API answers
  * `429 QUOTA_EXCEEDED` with `Retry-After`.
  *
  * @module
@@ -11,9 +11,13 @@ import type { Store, TenantPolicy } from "./store.ts";
 
 const MINUTE = 60_000;
 
+/** How long a lease lives if its process dies before giving it back. */
+const LEASE_MS = 11 * 60_000;
+
 /** The quota keeper of one process. */
 export class Quotas {
-  #running = new Map<string, number>();
+  #nextLease = 0;
+  readonly #prefix = crypto.randomUUID();
 
   constructor(private readonly store: Store, private readonly now: () => number) {}
 
@@ -21,17 +25,25 @@ export class Quotas {
    * Admits one dispatch or throws `429`. Counts the event unless `dryRun`.
    * Returns a release function to call when the dispatch ends.
    */
-  async admit(tenantId: string, policy: TenantPolicy, dryRun: boolean): Promise<() => void> {
-    const running = this.#running.get(tenantId) ?? 0;
-    if (policy.max_concurrent !== undefined && running >= policy.max_concurrent) {
-      throw exceeded(`${policy.max_concurrent} concurrent dispatches`, 1);
+  async admit(
+    tenantId: string,
+    policy: TenantPolicy,
+    dryRun: boolean,
+  ): Promise<() => Promise<void>> {
+    let release = () => Promise.resolve();
+    if (policy.max_concurrent !== undefined) {
+      const lease = `${this.#prefix}-${this.#nextLease++}`;
+      const now = this.now();
+      const taken = await this.store.acquireLease(
+        tenantId,
+        lease,
+        policy.max_concurrent,
+        now,
+        now + LEASE_MS,
+      );
+      if (!taken) throw exceeded(`${policy.max_concurrent} concurrent dispatches`, 1);
+      release = () => this.store.releaseLease(tenantId, lease).catch(() => {});
     }
-    this.#running.set(tenantId, running + 1);
-    const release = () => {
-      const left = (this.#running.get(tenantId) ?? 1) - 1;
-      if (left <= 0) this.#running.delete(tenantId);
-      else this.#running.set(tenantId, left);
-    };
     try {
       if (policy.events_per_minute !== undefined || policy.fuel_per_minute !== undefined) {
         const window = this.#window();
@@ -45,7 +57,7 @@ export class Quotas {
         }
       }
     } catch (err) {
-      release();
+      await release();
       throw err;
     }
     return release;

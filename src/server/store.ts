@@ -180,6 +180,21 @@ export interface Store {
   countAudit(tenantId: string): Promise<number>;
 
   /**
+   * Takes one of the tenant's `max` concurrent-dispatch leases, counting the
+   * live leases of every process on this store; false when all are taken. A
+   * lease past `expiresAt` (epoch ms; its process died) no longer counts.
+   */
+  acquireLease(
+    tenantId: string,
+    leaseId: string,
+    max: number,
+    now: number,
+    expiresAt: number,
+  ): Promise<boolean>;
+  /** Gives a lease back. */
+  releaseLease(tenantId: string, leaseId: string): Promise<void>;
+
+  /**
    * Adds `events` and `fuel` to the tenant's usage in the minute starting at
    * `windowStart` (epoch ms) and returns the totals after adding: quotas count
    * across processes sharing the store.

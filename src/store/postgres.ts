@@ -53,6 +53,9 @@ const MIGRATIONS: string[] = [
      tenant_id TEXT NOT NULL, window_start BIGINT NOT NULL, events BIGINT NOT NULL,
      fuel BIGINT NOT NULL, PRIMARY KEY (tenant_id, window_start));`,
   `ALTER TABLE hook_versions ADD COLUMN sources JSONB NOT NULL DEFAULT '{}';`,
+  `CREATE TABLE leases (
+     tenant_id TEXT NOT NULL, lease_id TEXT NOT NULL, expires_at BIGINT NOT NULL,
+     PRIMARY KEY (tenant_id, lease_id));`,
 ];
 
 /** Arbitrary key of the advisory lock that serialises migrations. */
@@ -131,6 +134,7 @@ export function openPostgresStore(url: string): Store {
         await tx`DELETE FROM hook_versions WHERE tenant_id = ${id}`;
         await tx`DELETE FROM audit WHERE tenant_id = ${id}`;
         await tx`DELETE FROM usage WHERE tenant_id = ${id}`;
+        await tx`DELETE FROM leases WHERE tenant_id = ${id}`;
         await bump(tx);
         return true;
       });
@@ -299,6 +303,21 @@ export function openPostgresStore(url: string): Store {
     async countAudit(tenantId) {
       const [r] = await sql`SELECT COUNT(*) AS n FROM audit WHERE tenant_id = ${tenantId}`;
       return Number(r!.n);
+    },
+    acquireLease(tenantId, leaseId, max, now, expiresAt) {
+      return sql.begin(async (tx) => {
+        // One tenant's admissions are serialised, across every process.
+        await tx`SELECT pg_advisory_xact_lock(hashtext(${`lease/${tenantId}`}))`;
+        await tx`DELETE FROM leases WHERE tenant_id = ${tenantId} AND expires_at < ${now}`;
+        const [r] = await tx`SELECT COUNT(*) AS n FROM leases WHERE tenant_id = ${tenantId}`;
+        if (Number(r!.n) >= max) return false;
+        await tx`INSERT INTO leases (tenant_id, lease_id, expires_at)
+          VALUES (${tenantId}, ${leaseId}, ${expiresAt})`;
+        return true;
+      });
+    },
+    async releaseLease(tenantId, leaseId) {
+      await sql`DELETE FROM leases WHERE tenant_id = ${tenantId} AND lease_id = ${leaseId}`;
     },
     async addUsage(tenantId, windowStart, events, fuel) {
       const [r] = await sql`INSERT INTO usage (tenant_id, window_start, events, fuel)

@@ -52,6 +52,9 @@ const MIGRATIONS: string[] = [
      tenant_id TEXT NOT NULL, window_start INTEGER NOT NULL, events INTEGER NOT NULL,
      fuel INTEGER NOT NULL, PRIMARY KEY (tenant_id, window_start));`,
   `ALTER TABLE hook_versions ADD COLUMN sources TEXT NOT NULL DEFAULT '{}';`,
+  `CREATE TABLE leases (
+     tenant_id TEXT NOT NULL, lease_id TEXT NOT NULL, expires_at INTEGER NOT NULL,
+     PRIMARY KEY (tenant_id, lease_id));`,
 ];
 
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
@@ -144,6 +147,7 @@ export function openSqliteStore(path: string): Store {
         q("DELETE FROM hook_versions WHERE tenant_id = ?").run(id);
         q("DELETE FROM audit WHERE tenant_id = ?").run(id);
         q("DELETE FROM usage WHERE tenant_id = ?").run(id);
+        q("DELETE FROM leases WHERE tenant_id = ?").run(id);
         bump();
         return true;
       }));
@@ -329,6 +333,21 @@ export function openSqliteStore(path: string): Store {
     countAudit(tenantId) {
       const r = q("SELECT COUNT(*) AS n FROM audit WHERE tenant_id = ?").get(tenantId) as Row;
       return Promise.resolve(Number(r.n));
+    },
+
+    acquireLease(tenantId, leaseId, max, now, expiresAt) {
+      return Promise.resolve(tx(() => {
+        q("DELETE FROM leases WHERE tenant_id = ? AND expires_at < ?").run(tenantId, now);
+        const r = q("SELECT COUNT(*) AS n FROM leases WHERE tenant_id = ?").get(tenantId) as Row;
+        if (Number(r.n) >= max) return false;
+        q("INSERT INTO leases (tenant_id, lease_id, expires_at) VALUES (?, ?, ?)")
+          .run(tenantId, leaseId, expiresAt);
+        return true;
+      }));
+    },
+    releaseLease(tenantId, leaseId) {
+      q("DELETE FROM leases WHERE tenant_id = ? AND lease_id = ?").run(tenantId, leaseId);
+      return Promise.resolve();
     },
 
     addUsage(tenantId, windowStart, events, fuel) {

@@ -34,9 +34,9 @@ export interface Harness {
 }
 
 /** Builds a service on `store` (migrated here). */
-export async function harness(store: Store, now?: () => number): Promise<Harness> {
+export async function harness(store: Store, now?: () => number, workers = 0): Promise<Harness> {
   await store.migrate();
-  const runtimes = storeRuntimes(store);
+  const runtimes = storeRuntimes(store, workers);
   const engine = createEngine({ store, runtimes });
   const service = createService({
     store,

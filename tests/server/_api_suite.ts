@@ -15,9 +15,9 @@ const sha256 = async (bytes: Uint8Array) =>
 
 /** Registers the suite for stores made by `open` (fresh per test). */
 export function apiSuite(kind: string, open: () => Promise<Store>): void {
-  const test = (name: string, fn: (h: Harness) => Promise<void>) =>
+  const test = (name: string, fn: (h: Harness) => Promise<void>, workers = 0) =>
     Deno.test(`${kind} API: ${name}`, async () => {
-      const h = await harness(await open());
+      const h = await harness(await open(), undefined, workers);
       try {
         await fn(h);
       } finally {
@@ -336,6 +336,35 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       "no audit for a refused event",
     );
   });
+
+  test(
+    "max_concurrent: a tenant's dispatches beyond it are refused while the others run",
+    async (h) => {
+      const key = await h.tenant("acme", { max_concurrent: 1 });
+      const other = await h.tenant("other", { max_concurrent: 1 });
+      const slow = "timeout: 400\nlimits:\n  fuel: 1000000000000\n";
+      await h.call("PUT", "/v1/hooks/spin", {
+        key,
+        body: await wasmFolder("spin", "loop_forever", slow),
+      });
+      const first = h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+      await new Promise((r) => setTimeout(r, 100));
+      const second = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+      assert.deepEqual([second.status, second.body.error.code], [429, "QUOTA_EXCEEDED"]);
+      assert.equal(second.headers.get("retry-after"), "1");
+      assert.equal(
+        (await h.call("POST", "/v1/events", { key: other, body: toolEvent("ls") })).status,
+        200,
+      );
+      assert.equal((await first).body.hooks[0].outcome, "timeout");
+      assert.equal(
+        (await h.call("POST", "/v1/events", { key, body: toolEvent("ls") })).status,
+        200,
+        "freed",
+      );
+    },
+    1,
+  ); // plugins on a worker thread, so the event loop serves the second request meanwhile
 
   test("fuel per minute: once a tenant's hooks have burnt it, events are refused", async (h) => {
     const key = await h.tenant("acme", { fuel_per_minute: 1000 });

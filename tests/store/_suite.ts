@@ -170,6 +170,21 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.deepEqual(await s.addUsage("b", 60_000, 0, 0), { events: 0, fuel: 0 });
   });
 
+  test("leases count concurrent dispatches per tenant and expire", async (s) => {
+    assert.equal(await s.acquireLease("a", "l1", 2, 1000, 5000), true);
+    assert.equal(await s.acquireLease("a", "l2", 2, 1000, 5000), true);
+    assert.equal(await s.acquireLease("a", "l3", 2, 1000, 5000), false, "both taken");
+    assert.equal(await s.acquireLease("b", "l1", 2, 1000, 5000), true, "tenants are apart");
+    await s.releaseLease("a", "l1");
+    assert.equal(await s.acquireLease("a", "l3", 2, 1000, 5000), true);
+    assert.equal(await s.acquireLease("a", "l4", 2, 1000, 5000), false);
+    assert.equal(
+      await s.acquireLease("a", "l4", 2, 6000, 9000),
+      true,
+      "a dead process's leases expire",
+    );
+  });
+
   test("a store that is closed rejects instead of answering", async (s) => {
     await s.ping();
     await s.close();
