@@ -162,6 +162,25 @@ if (String(event.tool_input.command).includes("curl")) { console.error("no netwo
   }
 });
 
+Deno.test("an AssemblyScript hook is compiled at upload and rewrites the command", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  try {
+    const key = await h.tenant("acme");
+    const source = await Deno.readTextFile(
+      new URL("../fixtures/as/modify_input.as.ts", import.meta.url),
+    );
+    const up = await h.call("PUT", "/v1/hooks/timeout", {
+      key,
+      body: { files: { "HOOK.md": hookMd("timeout"), "scripts/run.as.ts": source } },
+    });
+    assert.deepEqual([up.status, up.body.built_from], [201, "as"], JSON.stringify(up.body));
+    const res = await h.call("POST", "/v1/events", { key, body: toolEvent("make test") });
+    assert.deepEqual(res.body.modified_input, { command: "timeout 60 make test" });
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("two services on one store act as one: uploads, rollbacks and revocations are seen at once", async () => {
   const path = await sqlitePath();
   const a = await harness(openSqliteStore(path));
