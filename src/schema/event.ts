@@ -77,6 +77,9 @@ export interface HookEvent {
 /** Result form of {@linkcode parseEvent}. */
 export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; error: HookboxError };
 
+/** The part of an event that picks its schema (built once: zod compiles each schema). */
+const HEAD = z.object({ event_type: eventTypeSchema });
+
 /**
  * Validates an event; never throws. The error names the offending field.
  *
@@ -101,7 +104,7 @@ export function tryParseEvent(input: unknown): ParseEventResult {
     );
     return { ok: false, error };
   }
-  const head = z.object({ event_type: eventTypeSchema }).safeParse(input);
+  const head = HEAD.safeParse(input);
   if (!head.success) {
     return { ok: false, error: toHookboxError("EVENT_INVALID", head.error, "event") };
   }
