@@ -15,6 +15,7 @@ import { type Context, Hono } from "hono";
 import type { z } from "@hono/zod-openapi";
 import { parseTar } from "nanotar";
 import type { DispatchResult } from "../dispatch/result.ts";
+import { readCapped } from "../bytes.ts";
 import { isHookboxError } from "../errors.ts";
 import { tryParseEvent } from "../schema/event.ts";
 import { AuditWriter } from "./audit.ts";
@@ -510,22 +511,9 @@ function validate<T>(schema: z.ZodType<T>, value: unknown): T {
 async function readBody(c: Context, max: number): Promise<Uint8Array> {
   const declared = Number(c.req.header("content-length") ?? "NaN");
   if (declared > max) throw tooLarge(max);
-  const stream = c.req.raw.body;
-  if (!stream) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(max);
-    }
-    chunks.push(value);
-  }
-  return concat(chunks, size);
+  const bytes = await readCapped(c.req.raw.body, max);
+  if (bytes === null) throw tooLarge(max);
+  return bytes;
 }
 
 /** Reads a JSON body (`400 JSON_INVALID`); an empty body is `{}` when `emptyOk`. */
@@ -570,29 +558,20 @@ async function readFolder(c: Context): Promise<Map<string, Uint8Array>> {
 async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
     .pipeThrough(new DecompressionStream("gzip"));
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  let out: Uint8Array | null;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_UNPACKED_BYTES) {
-        await reader.cancel().catch(() => {});
-        throw new ApiError(
-          413,
-          "BODY_TOO_LARGE",
-          `the tar unpacks to over ${MAX_UNPACKED_BYTES} bytes`,
-        );
-      }
-      chunks.push(value);
-    }
-  } catch (err) {
-    if (err instanceof ApiError) throw err;
+    out = await readCapped(stream, MAX_UNPACKED_BYTES);
+  } catch {
     throw new ApiError(400, "ARCHIVE_INVALID", "body is not valid gzip data");
   }
-  return concat(chunks, size);
+  if (out === null) {
+    throw new ApiError(
+      413,
+      "BODY_TOO_LARGE",
+      `the tar unpacks to over ${MAX_UNPACKED_BYTES} bytes`,
+    );
+  }
+  return out;
 }
 
 /** Tar entries that carry metadata only. */
@@ -628,16 +607,6 @@ function untar(bytes: Uint8Array): Map<string, Uint8Array> {
     return new Map([...files].map(([p, d]) => [p.slice(top.length + 1), d]));
   }
   return files;
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
 }
 
 function tooLarge(max: number): ApiError {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { readCapped } from "../../bytes.ts";
 import { answerHttp, hostAllowed, type HttpAsk, type HttpReply } from "./_http_wire.ts";
 import { addressRefusal } from "./_http_address.ts";
 
@@ -37,7 +38,7 @@ async function perform(
     const init: RequestInit = { method, headers, redirect: "manual", signal };
     if (body !== null) init.body = body as Uint8Array<ArrayBuffer>;
     const response = await fetch(url, init);
-    const data = await readCapped(response, ask.maxBytes);
+    const data = await readCapped(response.body, ask.maxBytes);
     if (data === null) {
       return { kind: "error", message: `response body over ${ask.maxBytes} bytes` };
     }
@@ -48,29 +49,4 @@ async function perform(
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The body, or null when it is longer than `max` (the rest is not read). */
-async function readCapped(response: Response, max: number): Promise<Uint8Array | null> {
-  if (response.body === null) return new Uint8Array(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
