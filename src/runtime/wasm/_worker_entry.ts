@@ -43,7 +43,7 @@ async function handle(job: WorkerJob): Promise<RunResult> {
   const failure = await runtime.prepare(hook, job.limits);
   if (failure !== null) return { exitCode: null, stdout: "", stderr: "", failure };
   if (job.type === "prepare") return { exitCode: 0, stdout: "", stderr: "" };
-  scope.postMessage({ type: "started", id: job.id });
+  if (job.announce) scope.postMessage({ type: "started", id: job.id });
   const { input, env, limits, tenantId } = job;
   const allowedHosts = job.allowedHosts ?? [];
   return await runtime.run({ hook, input, env, limits, tenantId, allowedHosts });

@@ -26,6 +26,12 @@ export interface WorkerJob {
   tenantId: string;
   /** Hosts granted for Extism HTTP (run jobs). */
   allowedHosts?: readonly string[];
+  /**
+   * Say "started" once the plugin is loaded (the main side then starts the
+   * call's clock). Not needed when the worker had it loaded already: the
+   * clock started with the job, and one message per call is saved.
+   */
+  announce: boolean;
 }
 
 /** Worker → main. */

@@ -36,7 +36,7 @@ const ABORTED: RunFailure = runFailure("ABORTED");
 
 /** A call waiting for (or running on) a worker. */
 interface Pending {
-  job: Omit<WorkerJob, "id" | "forget" | "hook" | "bytes">;
+  job: Omit<WorkerJob, "id" | "forget" | "hook" | "bytes" | "announce">;
   hook: HookDefinition;
   bytes: Uint8Array;
   onOverrun: RunFailure;
@@ -210,7 +210,12 @@ export class WorkerRuntime implements Runtime {
   #message(slot: WorkerSlot, pending: Pending): SlotJob {
     const { job, hook, bytes, onOverrun, settle } = pending;
     const seen = slot.admit(job.key, `${job.limits.memoryMb}:${job.limits.moduleKb}`);
-    const message: WorkerJob = { ...job, id: this.#nextId++, forget: seen.forget };
+    const message: WorkerJob = {
+      ...job,
+      id: this.#nextId++,
+      forget: seen.forget,
+      announce: !seen.loaded,
+    };
     if (seen.fresh) Object.assign(message, { hook, bytes });
     const allowedHosts = job.allowedHosts ?? [];
     if (job.type === "prepare") {

@@ -27,6 +27,11 @@ scope.postMessage = (message) => {
 };
 scope.onmessage = (event) => {
   const job = event.data;
-  if (job.type === "run" && decoder.decode(job.input).includes("STALL")) stalling.add(job.id);
+  if (job.type === "run" && decoder.decode(job.input).includes("STALL")) {
+    // A plugin still to load stalls once it announces the start; a loaded one
+    // (no announcement: its clock started with the job) stalls at once.
+    if (!job.announce) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+    stalling.add(job.id);
+  }
   serve(event);
 };
