@@ -98,7 +98,8 @@ export function storeRuntimes(store: Store, workers = 0) {
 
 /** Starts the service; resolves once it accepts requests. */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? ((e) => console.error(JSON.stringify(e)));
+  const sink = options.log ? null : stderrLines();
+  const log = options.log ?? sink!.write;
   let adminKey = options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY");
   if (!adminKey) {
     adminKey = newKey();
@@ -146,6 +147,41 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await service.audit.flush();
       await Promise.all([runtimes.wasm.close?.(), runtimes.prompt.close?.()]);
       await store.close();
+      sink?.flush();
     })();
   return { url, service, store, shutdown, finished: server.finished };
+}
+
+/**
+ * JSON log lines to stderr, written in batches (one write per 50 ms or 64 KB
+ * instead of one per request); `flush` writes what is pending.
+ */
+function stderrLines(): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
+  const encoder = new TextEncoder();
+  let pending: string[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    const bytes = encoder.encode(pending.join(""));
+    pending = [];
+    size = 0;
+    for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
+  };
+  return {
+    write(entry) {
+      const line = `${JSON.stringify(entry)}\n`;
+      pending.push(line);
+      size += line.length;
+      if (size >= 65_536) flush();
+      else if (timer === undefined) {
+        const t = setTimeout(flush, 50);
+        Deno.unrefTimer(t as unknown as number);
+        timer = t;
+      }
+    },
+    flush,
+  };
 }
