@@ -34,6 +34,9 @@ const LOAD_ALLOWANCE_MS = 30_000;
 const TIMEOUT: RunFailure = runFailure("TIMEOUT");
 const ABORTED: RunFailure = runFailure("ABORTED");
 
+/** How long a tenant counts as active after its last call, ms. */
+const ACTIVE_MS = 1000;
+
 /** A call waiting for (or running on) a worker. */
 interface Pending {
   job: Omit<WorkerJob, "id" | "forget" | "hook" | "bytes" | "announce">;
@@ -54,6 +57,8 @@ export class WorkerRuntime implements Runtime {
   readonly #entry: URL;
   #slots: WorkerSlot[] = [];
   #queue: Pending[] = [];
+  /** When each tenant last submitted a call (see `#tenantCap`). */
+  #active = new Map<string, number>();
   #keys = new WeakMap<HookDefinition, number>();
   #bytes = new WeakMap<HookDefinition, Promise<Uint8Array>>();
   /** Limits keys a worker prepared each hook for: later prepares answer at once. */
@@ -164,6 +169,7 @@ export class WorkerRuntime implements Runtime {
         },
       };
       signal?.addEventListener("abort", onAbort, { once: true });
+      if (job.tenantId !== "") this.#active.set(job.tenantId, Date.now());
       this.#queue.push(pending);
       this.#pump();
     });
@@ -177,6 +183,7 @@ export class WorkerRuntime implements Runtime {
         return;
       }
       const pending = this.#next();
+      if (pending === null) return;
       pending.slot = slot;
       slot.start(this.#message(slot, pending));
       this.#options.onDispatch?.(pending.job.type);
@@ -186,25 +193,42 @@ export class WorkerRuntime implements Runtime {
   /**
    * The next call to start: the oldest one of the tenant with the fewest calls
    * running, so a tenant whose hooks run at their limits holds at most its
-   * share of the workers while others wait.
+   * share of the workers while others wait. While two or more tenants are
+   * active, no tenant may hold every worker: one stays free for the others
+   * (null: every waiting call belongs to a tenant at that cap).
    */
-  #next(): Pending {
+  #next(): Pending | null {
     const running = new Map<string, number>();
     for (const slot of this.#slots) {
       const tenant = slot.tenant;
       if (tenant !== null) running.set(tenant, (running.get(tenant) ?? 0) + 1);
     }
-    let best = 0;
+    const cap = this.#tenantCap();
+    let best = -1;
     let bestRunning = Infinity;
     for (let i = 0; i < this.#queue.length; i++) {
-      const n = running.get(this.#queue[i]!.job.tenantId) ?? 0;
+      const tenant = this.#queue[i]!.job.tenantId;
+      const n = running.get(tenant) ?? 0;
+      if (tenant !== "" && n >= cap) continue;
       if (n < bestRunning) {
         best = i;
         bestRunning = n;
         if (n === 0) break;
       }
     }
-    return this.#queue.splice(best, 1)[0]!;
+    return best < 0 ? null : this.#queue.splice(best, 1)[0]!;
+  }
+
+  /** Workers one tenant may hold: all but one while other tenants are active. */
+  #tenantCap(): number {
+    if (this.#size < 2) return this.#size;
+    const now = Date.now();
+    let active = 0;
+    for (const [tenant, at] of this.#active) {
+      if (now - at > ACTIVE_MS) this.#active.delete(tenant);
+      else active++;
+    }
+    return active >= 2 ? this.#size - 1 : this.#size;
   }
 
   #message(slot: WorkerSlot, pending: Pending): SlotJob {

@@ -213,3 +213,29 @@ Deno.test("worker mode shares the workers fairly: a tenant at its limits does no
   // as soon as a worker frees up, after at most the two that were running.
   ok(at >= 0 && at <= 2, done.join(", "));
 });
+
+Deno.test("worker mode keeps a worker free for other tenants while several are active", async () => {
+  const runtime = corpusRuntime({}, { worker: true, workers: 2 });
+  const guard = wasmHook("guard_wasi");
+  const loop = wasmHook("loop_forever");
+  const hostileRun = (timeoutMs: number) =>
+    runtime.run(request(loop, undefined, { fuel: 1e12, timeoutMs }, { tenantId: "hostile" }));
+  // Both tenants are active and both workers have loaded both hooks.
+  await Promise.all([hostileRun(50), hostileRun(50)]);
+  await Promise.all([
+    runtime.run(request(guard, shellEvent("ls"), {}, { tenantId: "good" })),
+    runtime.run(request(guard, shellEvent("ls"), {}, { tenantId: "good" })),
+  ]);
+  const done: string[] = [];
+  const hostile = Array.from(
+    { length: 4 },
+    (_, i) => hostileRun(400).then(() => done.push(`hostile-${i}`)),
+  );
+  await new Promise((r) => setTimeout(r, 100));
+  // The hostile tenant holds one worker of two, not both: the good call runs at once.
+  const good = runtime.run(request(guard, shellEvent("ls"), {}, { tenantId: "good" }))
+    .then((r) => done.push(`good:${r.exitCode}`));
+  await Promise.all([...hostile, good]);
+  await runtime.close?.();
+  assertEquals(done[0], "good:0", done.join(", "));
+});
