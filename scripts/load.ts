@@ -8,12 +8,14 @@
  * ratio of the other tenants' p99 with and without the hostile one.
  *
  *   deno run -A scripts/load.ts [--clients 100] [--events 20000] [--tenants 4]
- *     [--db sqlite|postgres|URL] [--workers N]
+ *     [--db sqlite|postgres|URL] [--workers N] [--server-flag=--cpu-prof ...]
+ *     [--calm-only]
  *
  * `--db postgres` starts a throwaway PostgreSQL cluster (Debian's package).
  *
  * @module
  */
+import process from "node:process";
 import { parseArgs } from "node:util";
 import wabtInit from "wabt";
 import { freshDatabase } from "../tests/_pg.ts";
@@ -26,6 +28,8 @@ const { values } = parseArgs({
     tenants: { type: "string", default: "4" },
     db: { type: "string", default: "sqlite" },
     workers: { type: "string" },
+    "server-flag": { type: "string", multiple: true, default: [] },
+    "calm-only": { type: "boolean", default: false },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -54,11 +58,35 @@ function hookMd(name: string, extra = ""): string {
 
 interface Server {
   url: string;
+  /** CPU seconds (user + system) the server process has used so far. */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
+/** CPU seconds used by a process, from `/proc/<pid>/stat` (utime + stime). */
+async function processCpu(pid: number): Promise<number> {
+  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function clientCpu(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
 async function serve(db: string): Promise<Server> {
-  const args = ["run", "-A", `${ROOT}src/cli.ts`, "serve", "--port", "0", "--db", db];
+  const args = [
+    "run",
+    "-A",
+    ...values["server-flag"]!,
+    `${ROOT}src/cli.ts`,
+    "serve",
+    "--port",
+    "0",
+    "--db",
+    db,
+  ];
   if (values.workers !== undefined) args.push("--workers", values.workers);
   const child = new Deno.Command(Deno.execPath(), {
     args,
@@ -79,6 +107,7 @@ async function serve(db: string): Promise<Server> {
       })();
       return {
         url: match[1]!,
+        cpu: () => processCpu(child.pid),
         async stop() {
           child.kill("SIGTERM");
           await child.status;
@@ -157,6 +186,8 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
     tool_input: { command: i % 10 === 0 ? "rm -rf /" : `ls -la /tmp/${i}` },
   });
   const started = performance.now();
+  const serverCpu0 = await server.cpu();
+  const clientCpu0 = clientCpu();
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
     for (;;) {
       const i = next++;
@@ -179,10 +210,13 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
     }
   }));
   const seconds = (performance.now() - started) / 1000;
+  const serverCpu = await server.cpu() - serverCpu0;
+  const ownCpu = clientCpu() - clientCpu0;
   const metrics = await (await fetch(`${server.url}/metrics`, {
     headers: { authorization: `Bearer ${ADMIN}` },
   })).text();
   const audited = Number(/hookbox_audit_rows_committed (\d+)/.exec(metrics)?.[1] ?? NaN);
+  const commits = Number(/hookbox_audit_commits (\d+)/.exec(metrics)?.[1] ?? NaN);
   await server.stop();
   const p99: Record<string, number> = {};
   console.log(
@@ -190,7 +224,14 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
       seconds.toFixed(1)
     } s = ${(answers / seconds).toFixed(0)}/s; errors ${
       JSON.stringify(errors)
-    }; audit rows ${audited}`,
+    }; audit rows ${audited} in ${commits} commits`,
+  );
+  console.log(
+    `  CPU: server ${serverCpu.toFixed(1)} s (${
+      (serverCpu / seconds * 100).toFixed(0)
+    }% of one core, ${(serverCpu / answers * 1e6).toFixed(0)} µs per answer), load client ${
+      ownCpu.toFixed(1)
+    } s (${(ownCpu / seconds * 100).toFixed(0)}%)`,
   );
   for (const name of names) {
     const sorted = latencies[name]!.sort((a, b) => a - b);
@@ -218,6 +259,7 @@ console.log(
   }`,
 );
 const calm = await run(await database(), false);
+if (values["calm-only"]) Deno.exit(0);
 const stormy = await run(await database(), true);
 const others = Object.keys(calm.p99);
 const ratio = Math.max(...others.map((n) => stormy.p99[n]! / calm.p99[n]!));

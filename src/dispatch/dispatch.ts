@@ -6,6 +6,8 @@
  * @module
  */
 import type { HookDefinition } from "../hook/types.ts";
+import { grantedHosts } from "../policy.ts";
+import type { Runtime } from "../runtime/types.ts";
 import type { HookEvent } from "../schema/event.ts";
 import { UNBLOCKABLE_EVENTS } from "../schema/event_types.ts";
 import type { Control } from "../schema/output.ts";
@@ -31,20 +33,63 @@ export async function dispatchEvent(
   options: DispatchOptions,
 ): Promise<DispatchResult> {
   const selected = selectHooks(hooks, event);
-  const result = emptyResult(event);
   const records = new Map<HookDefinition, HookRecord>();
   for (const hook of selected.filter((h) => h.manifest.async)) {
     records.set(hook, startAsync(hook, event, options));
   }
+  const sync = selected.filter((h) => !h.manifest.async);
+  const result = await chainOf(sync, event, options);
+  // The chain's records are those of the hooks that ran, in order.
+  result.hooks.forEach((record, i) => records.set(sync[i]!, record));
+  result.hooks = selected.flatMap((h) => records.get(h) ?? []);
+  return result;
+}
+
+/**
+ * Runs the synchronous hooks one after another (SPEC §4): each sees the
+ * modifications and store of those before it, the first block stops the chain.
+ * The result's `hooks` are the records of the hooks that ran, in order.
+ */
+export async function runChain(
+  hooks: readonly HookDefinition[],
+  event: HookEvent,
+  context: CallContext,
+): Promise<DispatchResult> {
+  const result = emptyResult(event);
   let current: HookEvent = { ...event, store: { ...result.store } };
-  for (const hook of selected.filter((h) => !h.manifest.async)) {
-    const call = await callHook(hook, current, options);
-    records.set(hook, call.record);
+  for (const hook of hooks) {
+    const call = await callHook(hook, current, context);
+    result.hooks.push(call.record);
     if (applyCall(result, hook, call)) break;
     current = nextEvent(current, call.control, result);
   }
-  result.hooks = selected.flatMap((h) => records.get(h) ?? []);
   return result;
+}
+
+/**
+ * The chain, in one go when the WebAssembly runtime can run it at once
+ * (worker mode: one worker message per event instead of one per hook).
+ */
+async function chainOf(
+  hooks: readonly HookDefinition[],
+  event: HookEvent,
+  options: DispatchOptions,
+): Promise<DispatchResult> {
+  const runtime = options.runtimes.wasm;
+  const whole = runtime?.runChain !== undefined && hooks.length > 1 &&
+    hooks.every((h) => h.entry.runtime === "wasm" && grantedHosts(h, options.policy).length === 0);
+  if (!whole) return await runChain(hooks, event, options);
+  const { runtimes: _, track: __, onAsyncResult: ___, ...context } = options;
+  const answer = await runtime.runChain!({ hooks, event, ...context });
+  if (answer === null) return await runChain(hooks, event, options);
+  if ("result" in answer) return answer.result;
+  // The chain could not finish as a whole (its worker was killed, the call was
+  // aborted): every hook reports that failure, with on_error applied as usual.
+  const failing: Runtime = {
+    kind: "wasm",
+    run: () => Promise.resolve({ exitCode: null, stdout: "", stderr: "", failure: answer.failure }),
+  };
+  return await runChain(hooks, event, { ...options, runtimes: { wasm: failing } });
 }
 
 /** Folds one call into the result; returns true when the chain must stop. */

@@ -4,7 +4,10 @@
  *
  * @module
  */
+import type { DispatchResult } from "../dispatch/result.ts";
 import type { HookDefinition } from "../hook/types.ts";
+import type { Policy } from "../policy.ts";
+import type { HookEvent } from "../schema/event.ts";
 import type { RunFailure } from "./failure.ts";
 
 /** Which runtime executed a hook (SPEC §4 `runtime`). */
@@ -70,6 +73,29 @@ export interface Runtime {
    * failure the hook's record should show when it cannot run, else null.
    */
   prepare?(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null>;
+  /**
+   * Runs a whole synchronous chain of this runtime's hooks in one go (worker
+   * mode: one message to one worker per event instead of one per hook). The
+   * answer is the chain's result (its `hooks` are the records of the hooks
+   * that ran, in order); a failure when the chain as a whole could not finish
+   * (its worker was killed, the call was aborted); null when the runtime
+   * cannot run this chain at once and the dispatcher should call hook by hook.
+   */
+  runChain?(request: ChainRequest): Promise<ChainAnswer>;
   /** Release cached instances, processes and timers. */
   close?(): Promise<void>;
 }
+
+/** A synchronous chain of hooks for {@linkcode Runtime.runChain}. */
+export interface ChainRequest {
+  /** The hooks, in dispatch order; all of the runtime's kind, none with granted hosts. */
+  hooks: readonly HookDefinition[];
+  event: HookEvent;
+  policy: Policy;
+  tenantId: string;
+  env: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** What {@linkcode Runtime.runChain} answers. */
+export type ChainAnswer = { result: DispatchResult } | { failure: RunFailure } | null;

@@ -169,6 +169,7 @@ export function createService(deps: ServerDeps): Service {
   app.get("/metrics", async (c) => {
     await admin(c);
     metrics.audited.set(audit.committed);
+    metrics.auditCommits.set(audit.commits);
     return c.text(await metrics.text(), 200, {
       "content-type": "text/plain; version=0.0.4; charset=utf-8",
     });

@@ -2,7 +2,10 @@
  * The audit log writer: "no audit, no answer". Each dispatch waits for its row
  * to be committed. Rows that arrive while a commit is in flight go into the
  * next one together (group commit), so under load one transaction carries
- * many rows. A failed commit rejects every row in it — their requests answer
+ * many rows. The first row of a batch waits one turn of the event loop (a
+ * zero-delay timer, not only a microtask): answers finish in separate tasks
+ * (worker messages, sockets), and with a synchronous store a microtask wait
+ * would commit them one by one. A failed commit rejects every row in it — their requests answer
  * `503 STORE_UNAVAILABLE` — and nothing acknowledged is ever lost.
  *
  * @module
@@ -42,8 +45,8 @@ export class AuditWriter {
   }
 
   async #drain(): Promise<void> {
-    // Let the rows of requests finishing in this turn join the first batch.
-    await Promise.resolve();
+    // Let the rows of requests finishing in this turn of the loop join the batch.
+    await new Promise((resolve) => setTimeout(resolve, 0));
     try {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);

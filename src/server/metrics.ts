@@ -46,6 +46,11 @@ export class Metrics {
     help: "Audit rows committed by this process",
     registers: [this.registry],
   });
+  readonly auditCommits = new Gauge({
+    name: "hookbox_audit_commits",
+    help: "Audit transactions committed by this process (rows per commit shows the group commit)",
+    registers: [this.registry],
+  });
 
   /** Records one dispatch that was answered. */
   dispatched(tenant: string, result: DispatchResult, seconds: number, dryRun: boolean): void {

@@ -6,12 +6,14 @@
  *
  * @module
  */
+import { runChain } from "../../dispatch/dispatch.ts";
+import type { DispatchResult } from "../../dispatch/result.ts";
 import { messageOf, runFailure } from "../failure.ts";
 import type { HookDefinition } from "../../hook/types.ts";
 import type { RunResult } from "../types.ts";
 import { askHttp, type HttpAsk } from "./_http_wire.ts";
 import { WasmRuntime } from "./_runtime.ts";
-import type { WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
+import type { ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerMessage): void;
@@ -31,8 +33,13 @@ const runtime = new WasmRuntime({
     askHttp((ask: HttpAsk) => scope.postMessage(ask), call, maxBytes, timeoutMs),
 });
 
-async function handle(job: WorkerJob): Promise<RunResult> {
+async function handle(job: WorkerJob): Promise<RunResult | DispatchResult[]> {
   for (const key of job.forget) hooks.delete(key);
+  if (job.chains !== undefined) {
+    const answers: DispatchResult[] = [];
+    for (const spec of job.chains) answers.push(await chain(job.tenantId, spec));
+    return answers;
+  }
   if (job.hook !== undefined && job.bytes !== undefined) {
     hooks.set(job.key, job.hook);
     bytesOf.set(job.hook, job.bytes);
@@ -49,10 +56,33 @@ async function handle(job: WorkerJob): Promise<RunResult> {
   return await runtime.run({ hook, input, env, limits, tenantId, allowedHosts });
 }
 
+/** Runs a whole synchronous chain here: one message per event (or fewer), not one per hook. */
+async function chain(tenantId: string, spec: ChainSpec): Promise<DispatchResult> {
+  const defs: HookDefinition[] = [];
+  for (const link of spec.links) {
+    if (link.hook !== undefined && link.bytes !== undefined) {
+      hooks.set(link.key, link.hook);
+      bytesOf.set(link.hook, link.bytes);
+    }
+    const hook = hooks.get(link.key);
+    if (hook === undefined) throw new Error(`hook ${link.key} is unknown to the worker`);
+    defs.push(hook);
+  }
+  const { policy, event, env } = spec;
+  return await runChain(defs, event, { runtimes: { wasm: runtime }, policy, tenantId, env });
+}
+
+const NO_RUN: RunResult = { exitCode: 0, stdout: "", stderr: "" };
+
 scope.onmessage = (event) => {
   const job = event.data;
   handle(job).then(
-    (result) => scope.postMessage({ type: "result", id: job.id, result }),
+    (result) =>
+      scope.postMessage(
+        Array.isArray(result)
+          ? { type: "result", id: job.id, result: NO_RUN, chains: result }
+          : { type: "result", id: job.id, result },
+      ),
     (err: unknown) => {
       const failure = runFailure("WORKER_FAILED", messageOf(err));
       scope.postMessage({

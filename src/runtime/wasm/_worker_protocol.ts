@@ -5,13 +5,35 @@
  *
  * @module
  */
+import type { DispatchResult } from "../../dispatch/result.ts";
 import type { HookDefinition } from "../../hook/types.ts";
+import type { Policy } from "../../policy.ts";
+import type { HookEvent } from "../../schema/event.ts";
 import type { EffectiveLimits, RunResult } from "../types.ts";
 import type { HttpAsk } from "./_http_wire.ts";
 
-/** Main → worker: prepare a hook, or run one call. One job at a time per worker. */
+/** One hook of a chain job: its key, with definition and bytes the first time. */
+export interface ChainLink {
+  key: number;
+  hook?: HookDefinition;
+  bytes?: Uint8Array;
+}
+
+/** One synchronous chain of a chain job. */
+export interface ChainSpec {
+  links: ChainLink[];
+  event: HookEvent;
+  policy: Policy;
+  env: Record<string, string>;
+}
+
+/**
+ * Main → worker: prepare a hook, run one call, or run whole synchronous
+ * chains, one after another (`chains`, all of one tenant; `key`, `hook`,
+ * `bytes` and `limits` are unused). One job at a time per worker.
+ */
 export interface WorkerJob {
-  type: "run" | "prepare";
+  type: "run" | "prepare" | "chain";
   id: number;
   /** Main-side number of the hook definition; the worker keeps it until told to forget. */
   key: number;
@@ -32,6 +54,7 @@ export interface WorkerJob {
    * clock started with the job, and one message per call is saved.
    */
   announce: boolean;
+  chains?: ChainSpec[];
 }
 
 /** Worker → main. */
@@ -39,5 +62,6 @@ export type WorkerMessage =
   | { type: "ready" }
   /** The plugin is loaded; the call's clock starts now. */
   | { type: "started"; id: number }
-  | { type: "result"; id: number; result: RunResult }
+  /** A chain job's answers are `chains`, one per chain, in order. */
+  | { type: "result"; id: number; result: RunResult; chains?: DispatchResult[] }
   | HttpAsk;

@@ -11,10 +11,21 @@
  */
 import { runFailure } from "../failure.ts";
 import type { HookDefinition } from "../../hook/types.ts";
-import type { EffectiveLimits, RunFailure, RunRequest, RunResult, Runtime } from "../types.ts";
+import type { DispatchResult } from "../../dispatch/result.ts";
+import { effectiveLimits, type Policy } from "../../policy.ts";
+import type { HookEvent } from "../../schema/event.ts";
+import type {
+  ChainAnswer,
+  ChainRequest,
+  EffectiveLimits,
+  RunFailure,
+  RunRequest,
+  RunResult,
+  Runtime,
+} from "../types.ts";
 import { failed, loadFailure } from "./_failures.ts";
 import { type SlotJob, WorkerSlot } from "./_worker_slot.ts";
-import type { WorkerJob } from "./_worker_protocol.ts";
+import type { ChainLink, ChainSpec, WorkerJob } from "./_worker_protocol.ts";
 
 /** Options of {@linkcode WorkerRuntime}. */
 export interface WorkerRuntimeOptions {
@@ -25,25 +36,49 @@ export interface WorkerRuntimeOptions {
   graceMs?: number;
   /** Worker entry module (tests substitute their own). @default ./_worker_entry.ts */
   entry?: URL;
+  /** Time a worker may take to load plugins it has not loaded yet, ms. @default 30000 */
+  loadAllowanceMs?: number;
   /** Called when a call has been handed to a worker (tests). */
   onDispatch?: (type: WorkerJob["type"]) => void;
 }
 
-/** Time a worker may take to load a plugin it has not loaded yet. */
+/** Default time a worker may take to load a plugin it has not loaded yet. */
 const LOAD_ALLOWANCE_MS = 30_000;
 const TIMEOUT: RunFailure = runFailure("TIMEOUT");
 const ABORTED: RunFailure = runFailure("ABORTED");
 
 /** How long a tenant counts as active after its last call, ms. */
 const ACTIVE_MS = 1000;
+/** Most chains (of one tenant) sent to a worker in one message. */
+const CHAIN_BATCH = 16;
+/** Per hook of a chain: added to its timeout for the longest a chain waits for a worker. */
+const CHAIN_GRACE_MS = 1000;
+
+/** One hook of a chain job, main side. */
+interface Link {
+  key: number;
+  hook: HookDefinition;
+  bytes: Uint8Array;
+  limits: EffectiveLimits;
+}
+
+/** What a job settles with: a call's result, and a chain job's answer. */
+interface Settled {
+  result: RunResult;
+  chain?: DispatchResult | undefined;
+}
 
 /** A call waiting for (or running on) a worker. */
 interface Pending {
-  job: Omit<WorkerJob, "id" | "forget" | "hook" | "bytes" | "announce">;
+  job: Omit<WorkerJob, "id" | "forget" | "hook" | "bytes" | "announce" | "chains">;
   hook: HookDefinition;
   bytes: Uint8Array;
+  /** Chain jobs: every hook (the first is `hook`), the event, policy and env. */
+  chain?: { links: Link[]; event: HookEvent; policy: Policy; env: Record<string, string> };
+  /** Called when a worker takes the job. */
+  onStart?: () => void;
   onOverrun: RunFailure;
-  settle(result: RunResult): void;
+  settle(result: RunResult, chain?: DispatchResult): void;
   /** The worker running it, once started. */
   slot: WorkerSlot | null;
 }
@@ -55,6 +90,7 @@ export class WorkerRuntime implements Runtime {
   readonly #size: number;
   readonly #grace: number;
   readonly #entry: URL;
+  readonly #loadAllowance: number;
   #slots: WorkerSlot[] = [];
   #queue: Pending[] = [];
   /** When each tenant last submitted a call (see `#tenantCap`). */
@@ -75,6 +111,7 @@ export class WorkerRuntime implements Runtime {
     this.#size = options.workers ?? 1;
     this.#grace = options.graceMs ?? 100;
     this.#entry = options.entry ?? new URL("./_worker_entry.ts", import.meta.url);
+    this.#loadAllowance = options.loadAllowanceMs ?? LOAD_ALLOWANCE_MS;
   }
 
   /** Runs one call on a worker; plugin misbehaviour comes back as `failure`. */
@@ -92,7 +129,62 @@ export class WorkerRuntime implements Runtime {
     if (generation !== this.#generation) return failed("ABORTED");
     const key = this.#key(hook);
     const job = { type: "run" as const, key, limits, input, env, tenantId, allowedHosts };
-    return await this.#submit(job, hook, bytes, TIMEOUT, signal);
+    return (await this.#submit(job, hook, bytes, TIMEOUT, signal)).result;
+  }
+
+  /**
+   * Runs a synchronous chain on one worker: one message per event. Null when
+   * a plugin cannot be read here (the dispatcher then calls hook by hook, and
+   * each call reports its own load failure).
+   */
+  async runChain(request: ChainRequest): Promise<ChainAnswer> {
+    const { hooks, event, policy, tenantId, env, signal } = request;
+    const generation = this.#generation;
+    let links: Link[];
+    try {
+      links = await Promise.all(hooks.map(async (hook) => ({
+        key: this.#key(hook),
+        hook,
+        bytes: await this.#load(hook),
+        limits: effectiveLimits(hook.manifest, policy),
+      })));
+    } catch {
+      return null;
+    }
+    if (generation !== this.#generation) return { failure: { ...ABORTED } };
+    const first = links[0]!;
+    const job = {
+      type: "chain" as const,
+      key: first.key,
+      limits: first.limits,
+      input: new Uint8Array(0),
+      env: {},
+      tenantId,
+    };
+    // A chain waits for a worker at most as long as its hooks may run; once
+    // started, the worker's kill timer polices it.
+    const budget = links.reduce((ms, link) => ms + link.limits.timeoutMs + CHAIN_GRACE_MS, 0);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), budget);
+    const started = () => clearTimeout(timer);
+    const onAbort = () => abort.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const settled = await this.#submit(job, first.hook, first.bytes, TIMEOUT, abort.signal, {
+        links,
+        event,
+        policy,
+        env,
+      }, started);
+      if (settled.chain !== undefined) return { result: settled.chain };
+      const failure = signal?.aborted || !abort.signal.aborted
+        ? settled.result.failure
+        : { ...TIMEOUT };
+      return { failure: failure ?? runFailure("WORKER_FAILED", "no answer") };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    }
   }
 
   /** Loads the plugin on the main side and has a worker instrument and compile it. */
@@ -116,7 +208,7 @@ export class WorkerRuntime implements Runtime {
       tenantId: "",
     };
     const overrun = runFailure("WORKER_FAILED", "prepare took too long");
-    const result = await this.#submit(job, hook, bytes, overrun, undefined);
+    const { result } = await this.#submit(job, hook, bytes, overrun, undefined);
     if (result.failure !== undefined) return result.failure;
     let prepared = this.#prepared.get(hook);
     if (prepared === undefined) this.#prepared.set(hook, prepared = new Set());
@@ -145,8 +237,10 @@ export class WorkerRuntime implements Runtime {
     bytes: Uint8Array,
     onOverrun: RunFailure,
     signal: AbortSignal | undefined,
-  ): Promise<RunResult> {
-    if (signal?.aborted) return Promise.resolve(failed("ABORTED"));
+    chain?: Pending["chain"],
+    onStart?: () => void,
+  ): Promise<Settled> {
+    if (signal?.aborted) return Promise.resolve({ result: failed("ABORTED") });
     return new Promise((resolve) => {
       const onAbort = () => {
         const at = this.#queue.indexOf(pending);
@@ -159,13 +253,15 @@ export class WorkerRuntime implements Runtime {
         job,
         hook,
         bytes,
+        ...(chain ? { chain } : {}),
+        ...(onStart ? { onStart } : {}),
         onOverrun,
         slot: null,
-        settle: (result) => {
+        settle: (result, answer) => {
           if (settled) return;
           settled = true;
           signal?.removeEventListener("abort", onAbort);
-          resolve(result);
+          resolve({ result, chain: answer });
         },
       };
       signal?.addEventListener("abort", onAbort, { once: true });
@@ -184,8 +280,14 @@ export class WorkerRuntime implements Runtime {
       }
       const pending = this.#next();
       if (pending === null) return;
-      pending.slot = slot;
-      slot.start(this.#message(slot, pending));
+      const batch = pending.chain ? [pending, ...this.#mates(pending)] : [pending];
+      for (const p of batch) p.slot = slot;
+      slot.start(
+        batch.length > 1 || pending.chain
+          ? this.#chainMessage(slot, batch)
+          : this.#message(slot, pending),
+      );
+      for (const p of batch) p.onStart?.();
       this.#options.onDispatch?.(pending.job.type);
     }
   }
@@ -219,6 +321,24 @@ export class WorkerRuntime implements Runtime {
     return best < 0 ? null : this.#queue.splice(best, 1)[0]!;
   }
 
+  /**
+   * Chains of the same tenant waiting behind `first`, taken to run in the
+   * same message (up to {@linkcode CHAIN_BATCH}). A worker that stays busy
+   * costs far less per event than one woken for every message; a batch only
+   * ever holds one tenant's chains, so a slow one delays no other tenant.
+   */
+  #mates(first: Pending): Pending[] {
+    const mates: Pending[] = [];
+    for (let i = 0; i < this.#queue.length && mates.length < CHAIN_BATCH - 1;) {
+      const p = this.#queue[i]!;
+      if (p.chain !== undefined && p.job.tenantId === first.job.tenantId) {
+        mates.push(p);
+        this.#queue.splice(i, 1);
+      } else i++;
+    }
+    return mates;
+  }
+
   /** Workers one tenant may hold: all but one while other tenants are active. */
   #tenantCap(): number {
     if (this.#size < 2) return this.#size;
@@ -232,7 +352,8 @@ export class WorkerRuntime implements Runtime {
   }
 
   #message(slot: WorkerSlot, pending: Pending): SlotJob {
-    const { job, hook, bytes, onOverrun, settle } = pending;
+    const { job, hook, bytes, onOverrun } = pending;
+    const settle = (result: RunResult) => pending.settle(result);
     const seen = slot.admit(job.key, `${job.limits.memoryMb}:${job.limits.moduleKb}`);
     const message: WorkerJob = {
       ...job,
@@ -243,12 +364,47 @@ export class WorkerRuntime implements Runtime {
     if (seen.fresh) Object.assign(message, { hook, bytes });
     const allowedHosts = job.allowedHosts ?? [];
     if (job.type === "prepare") {
-      return { message, killAfterMs: LOAD_ALLOWANCE_MS, onOverrun, allowedHosts, settle };
+      return { message, killAfterMs: this.#loadAllowance, onOverrun, allowedHosts, settle };
     }
     // Loading happens before the call's clock starts (the worker says when).
     const runMs = job.limits.timeoutMs + this.#grace;
-    const killAfterMs = seen.loaded ? runMs : LOAD_ALLOWANCE_MS + runMs;
+    const killAfterMs = seen.loaded ? runMs : this.#loadAllowance + runMs;
     return { message, killAfterMs, runMs, onOverrun, allowedHosts, settle };
+  }
+
+  /** A chain job: every hook's definition the worker lacks; one kill timer for all. */
+  #chainMessage(slot: WorkerSlot, batch: Pending[]): SlotJob {
+    const forget: number[] = [];
+    const keys = new Set<number>();
+    let loaded = true;
+    let runMs = 0;
+    const chains: ChainSpec[] = batch.map(({ chain }) => {
+      const links: ChainLink[] = chain!.links.map((link) => {
+        keys.add(link.key);
+        const seen = slot.admit(link.key, `${link.limits.memoryMb}:${link.limits.moduleKb}`);
+        forget.push(...seen.forget);
+        loaded &&= seen.loaded;
+        runMs += link.limits.timeoutMs + this.#grace;
+        return seen.fresh
+          ? { key: link.key, hook: link.hook, bytes: link.bytes }
+          : { key: link.key };
+      });
+      return { links, event: chain!.event, policy: chain!.policy, env: chain!.env };
+    });
+    const message: WorkerJob = {
+      ...batch[0]!.job,
+      id: this.#nextId++,
+      forget: forget.filter((key) => !keys.has(key)),
+      announce: false,
+      chains,
+    };
+    return {
+      message,
+      killAfterMs: loaded ? runMs : this.#loadAllowance + runMs,
+      onOverrun: batch[0]!.onOverrun,
+      allowedHosts: [],
+      settle: (result, answers) => batch.forEach((p, i) => p.settle(result, answers?.[i])),
+    };
   }
 
   #spawn(): void {

@@ -7,6 +7,7 @@
  * @module
  */
 import { runFailure } from "../failure.ts";
+import type { DispatchResult } from "../../dispatch/result.ts";
 import type { RunFailure, RunResult } from "../types.ts";
 import { serveHttp } from "./_http_fetch.ts";
 import type { WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
@@ -22,7 +23,8 @@ export interface SlotJob {
   onOverrun: RunFailure;
   /** HOOK.md `allowed_hosts` of the job's hook (re-checked on this side). */
   allowedHosts: readonly string[];
-  settle(result: RunResult): void;
+  /** `chains` are a chain job's answers. */
+  settle(result: RunResult, chains?: DispatchResult[]): void;
 }
 
 /** Events a slot reports to its pool. */
@@ -143,7 +145,7 @@ export class WorkerSlot {
       clearTimeout(this.#timer);
       this.#job = null;
       this.state = "idle";
-      job.settle(message.result);
+      job.settle(message.result, message.chains);
       this.#events.idle(this);
     } else if (message.type === "http") {
       const served = serveHttp(message, this.#job?.allowedHosts ?? [], this.#stop.signal);

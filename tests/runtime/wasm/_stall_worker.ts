@@ -2,7 +2,8 @@
  * Test-only worker entry: the real runtime worker, except that a call whose
  * event contains "STALL" blocks the worker thread for good once the call has
  * started — like a host function that never returns, which no metering can
- * interrupt. Only terminating the worker ends it.
+ * interrupt. Only terminating the worker ends it. A chain job stalls at once
+ * when one of its events contains "STALL".
  *
  * @module
  */
@@ -27,6 +28,10 @@ scope.postMessage = (message) => {
 };
 scope.onmessage = (event) => {
   const job = event.data;
+  // A chain job stalls at once when one of its events says so.
+  if (job.chains?.some((chain) => JSON.stringify(chain.event).includes("STALL"))) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+  }
   if (job.type === "run" && decoder.decode(job.input).includes("STALL")) {
     // A plugin still to load stalls once it announces the start; a loaded one
     // (no announcement: its clock started with the job) stalls at once.

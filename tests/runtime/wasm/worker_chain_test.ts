@@ -1,0 +1,139 @@
+/**
+ * Worker mode runs a tenant's synchronous WebAssembly chain in one worker
+ * message per event (several events of one tenant may share a message): the
+ * answers are those of the foreground dispatcher, a stalled chain is ended by
+ * the worker's kill timer with every hook reporting it, and one tenant's
+ * batched chains never carry another tenant's.
+ */
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { dispatchEvent } from "../../../src/dispatch/dispatch.ts";
+import type { DispatchResult } from "../../../src/dispatch/result.ts";
+import type { HookDefinition } from "../../../src/hook/types.ts";
+import { DEFAULT_POLICY } from "../../../src/policy.ts";
+import type { Runtime } from "../../../src/runtime/types.ts";
+import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
+import { parseEvent } from "../../../src/schema/event.ts";
+import { corpus, corpusRuntime, shellEvent, wasmHook } from "./_corpus.ts";
+
+const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);
+
+function workerRuntime(messages: string[], entry?: URL, workers = 1): WorkerRuntime {
+  return new WorkerRuntime({
+    loadAllowanceMs: 2_000,
+    loadBytes: (hook) =>
+      corpus(hook.entry.runtime === "wasm" ? hook.entry.path.replace(/^.*\/|\.wasm$/g, "") : ""),
+    workers,
+    ...(entry ? { entry } : {}),
+    onDispatch: (type) => messages.push(type),
+  });
+}
+
+function dispatch(runtime: Runtime, hooks: HookDefinition[], command: string, tenantId = "t1") {
+  return dispatchEvent(hooks, parseEvent(shellEvent(command)), {
+    runtimes: { wasm: runtime },
+    policy: { ...DEFAULT_POLICY },
+    tenantId,
+    env: {},
+  });
+}
+
+/** The result without what varies from run to run. */
+function stable(result: DispatchResult) {
+  return { ...result, hooks: result.hooks.map(({ duration_ms: _, ...h }) => h) };
+}
+
+// A rewriter first, then a guard that sees the rewritten command, then a hook
+// that blocks everything: chained modifications, the first block stops the chain.
+const CHAIN = [
+  wasmHook("rewrite_wasi", { priority: 40 }),
+  wasmHook("guard_wasi", { priority: 30, isolation: "warm" }),
+  wasmHook("block_wasi", { priority: 20 }),
+  wasmHook("guard_extism", { priority: 10 }),
+];
+
+Deno.test("worker mode runs a wasm chain in one message per event, with the foreground's answer", async () => {
+  const messages: string[] = [];
+  const foreground = corpusRuntime();
+  const worker = workerRuntime(messages);
+  try {
+    for (const command of ["rm -rf /", "ls"]) {
+      for (const hooks of [CHAIN, CHAIN.slice(1), [CHAIN[1]!, CHAIN[3]!]]) {
+        const expected = await dispatch(foreground, hooks, command);
+        messages.length = 0;
+        const got = await dispatch(worker, hooks, command);
+        assertEquals(stable(got), stable(expected), `${command}: ${hooks.map((h) => h.name)}`);
+        assertEquals(messages, ["chain"]);
+      }
+    }
+    // The rewriter's command reached the guard: allowed; without it, the guard blocks.
+    const rewritten = await dispatch(worker, [CHAIN[0]!, CHAIN[1]!], "rm -rf /");
+    assertEquals([rewritten.decision, rewritten.modified_input], ["allow", { command: "ls -la" }]);
+    const guarded = await dispatch(worker, [CHAIN[1]!, CHAIN[3]!], "rm -rf /");
+    assertEquals([guarded.decision, guarded.blocked_by, guarded.hooks.length], [
+      "block",
+      "guard-wasi",
+      1,
+    ]);
+  } finally {
+    await foreground.close?.();
+    await worker.close();
+  }
+});
+
+Deno.test("worker mode ends a stalled chain at its deadline: every hook reports the timeout, on_error applies", async () => {
+  const messages: string[] = [];
+  const worker = workerRuntime(messages, STALL_ENTRY);
+  const open = [
+    wasmHook("guard_wasi", { timeout: 200 }),
+    wasmHook("rewrite_wasi", { timeout: 200 }),
+  ];
+  const closed = [open[0]!, wasmHook("block_extism", { timeout: 200, on_error: "closed" })];
+  try {
+    // Loaded first, so the kill timer is the hooks' timeouts, not the load allowance.
+    await dispatch(worker, [...open, closed[1]!], "ls");
+    const started = performance.now();
+    const stalled = await dispatch(worker, open, "echo STALL");
+    ok(performance.now() - started < 5_000);
+    assertEquals(stalled.decision, "allow");
+    assertEquals(stalled.hooks.map((h) => [h.name, h.outcome, h.code]), [
+      ["guard-wasi", "timeout", "TIMEOUT"],
+      ["rewrite-wasi", "timeout", "TIMEOUT"],
+    ]);
+    const blocked = await dispatch(worker, closed, "echo STALL");
+    assertEquals([blocked.decision, blocked.blocked_by], ["block", "block-extism"]);
+    // The next event is served by a fresh worker.
+    assertEquals((await dispatch(worker, open, "rm -rf /")).decision, "block");
+    assertEquals(worker.workersStarted, 3);
+  } finally {
+    await worker.close();
+  }
+});
+
+Deno.test("worker mode batches one tenant's waiting chains into one message, never another tenant's", async () => {
+  const messages: string[] = [];
+  const worker = workerRuntime(messages);
+  const probe = wasmHook("sandbox_probe", { env: ["HOOKBOX_TENANT_ID"] });
+  const hooks = [probe, wasmHook("guard_wasi")];
+  const spin = [wasmHook("loop_forever", { timeout: 300, limits: { fuel: 1e12 } }), hooks[1]!];
+  try {
+    await dispatch(worker, [...hooks, spin[0]!], "ls", "z");
+    messages.length = 0;
+    // Tenant z's chain holds the only worker while a's and b's queue, interleaved.
+    const z = dispatch(worker, spin, "ls", "z");
+    await new Promise((r) => setTimeout(r, 50));
+    const queued = ["a", "b", "a", "b", "a", "b"].map((t) =>
+      dispatch(worker, hooks, "ls", t).then((r) => ({ tenant: t, r }))
+    );
+    const named = (r: DispatchResult, name: string) => r.hooks.find((h) => h.name === name)!;
+    assertEquals(named(await z, "loop-forever").code, "TIMEOUT");
+    for (const { tenant, r } of await Promise.all(queued)) {
+      // Each chain ran as its own tenant (the probe prints the tenant it was given).
+      const { stdout } = named(r, "sandbox-probe");
+      ok(stdout.includes(`HOOKBOX_TENANT_ID=${tenant}\0`), stdout);
+    }
+    // z's chain, then one message for a's three chains and one for b's.
+    assertEquals(messages, ["chain", "chain", "chain"]);
+  } finally {
+    await worker.close();
+  }
+});
