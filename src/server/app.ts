@@ -139,9 +139,7 @@ export function createService(deps: ServerDeps): Service {
     if (key === null) throw unauthenticated();
     const hash = await hashOf(key);
     if (sameDigest(hash, deps.adminKeyHash)) return { kind: "admin" };
-    const row = await store.findKey(hash);
-    if (row === null) throw unauthenticated();
-    const tenant = await store.getTenant(row.tenant_id);
+    const tenant = await store.tenantForKey(hash);
     if (tenant === null) throw unauthenticated();
     c.set("tenant" as never, tenant.id as never);
     return { kind: "tenant", tenant };

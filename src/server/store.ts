@@ -152,6 +152,8 @@ export interface Store {
   revokeKey(tenantId: string, keyId: string): Promise<boolean>;
   /** The live key with this hash. */
   findKey(hash: string): Promise<KeyRow | null>;
+  /** The tenant of the live key with this hash (one query: every request asks). */
+  tenantForKey(hash: string): Promise<TenantRow | null>;
 
   /** Stores bytes under their SHA-256 (a no-op when present). */
   putBlob(sha256: string, bytes: Uint8Array): Promise<void>;

@@ -159,6 +159,11 @@ export function openPostgresStore(url: string): Store {
         WHERE hash = ${hash} AND revoked_at IS NULL`;
       return r ? (r as unknown as KeyRow) : null;
     },
+    async tenantForKey(hash) {
+      const [r] = await sql`SELECT t.* FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+        WHERE k.hash = ${hash} AND k.revoked_at IS NULL`;
+      return r ? tenantRow(r) : null;
+    },
 
     async putBlob(sha256, bytes) {
       await sql`INSERT INTO blobs (sha256, bytes) VALUES (${sha256}, ${bytes}) ON CONFLICT DO NOTHING`;

@@ -174,6 +174,12 @@ export function openSqliteStore(path: string): Store {
       ).get(hash) as Row | undefined;
       return Promise.resolve(r ? (r as unknown as KeyRow) : null);
     },
+    tenantForKey(hash) {
+      const r = q(
+        "SELECT t.* FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.hash = ? AND k.revoked_at IS NULL",
+      ).get(hash);
+      return Promise.resolve(r ? tenantRow(r as Row) : null);
+    },
 
     putBlob(sha256, bytes) {
       q("INSERT INTO blobs (sha256, bytes) VALUES (?, ?) ON CONFLICT DO NOTHING").run(

@@ -63,10 +63,13 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     await s.createKey({ id: "k1", tenant_id: "a", name: "ci", hash: "h1", created_at: "t" });
     assert.equal((await s.findKey("h1"))?.tenant_id, "a");
     assert.equal(await s.findKey("nope"), null);
+    assert.deepEqual(await s.tenantForKey("h1"), await s.getTenant("a"));
+    assert.equal(await s.tenantForKey("nope"), null);
     assert.equal(await s.revokeKey("b", "k1"), false, "another tenant cannot revoke it");
     assert.equal(await s.revokeKey("a", "k1"), true);
     assert.equal(await s.revokeKey("a", "k1"), false);
     assert.equal(await s.findKey("h1"), null);
+    assert.equal(await s.tenantForKey("h1"), null);
   });
 
   test("blobs are content-addressed and stored once", async (s) => {
