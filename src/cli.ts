@@ -1,5 +1,6 @@
 /**
- * The hookbox command line: `dispatch`, `validate`, `list`, `compile`, `serve`.
+ * The hookbox command line: `dispatch`, `validate`, `list`, `compile`, `serve`,
+ * `bundle`.
  * Run with `deno run -A src/cli.ts` (or `deno task hookbox`).
  *
  * @module
@@ -9,6 +10,7 @@ import { COMPILE_USAGE, compileCommand } from "./cli/compile.ts";
 import { DISPATCH_USAGE, dispatchCommand } from "./cli/dispatch.ts";
 import { LIST_USAGE, listCommand } from "./cli/list.ts";
 import { SERVE_USAGE, serveCommand } from "./cli/serve.ts";
+import { BUNDLE_USAGE, bundleCommand } from "./cli/bundle.ts";
 import { VALIDATE_USAGE, validateCommand } from "./cli/validate.ts";
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
@@ -17,6 +19,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   list: listCommand,
   compile: compileCommand,
   serve: serveCommand,
+  bundle: bundleCommand,
 };
 
 const USAGE = `usage:
@@ -24,7 +27,8 @@ const USAGE = `usage:
   ${VALIDATE_USAGE}
   ${LIST_USAGE}
   ${COMPILE_USAGE}
-  ${SERVE_USAGE}`;
+  ${SERVE_USAGE}
+  ${BUNDLE_USAGE}`;
 
 /** Runs the CLI with `args`; returns the process exit code. */
 export async function main(args: string[]): Promise<number> {

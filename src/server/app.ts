@@ -30,7 +30,7 @@ import {
   tenantNotFound,
   unauthenticated,
 } from "./errors.ts";
-import { Metrics } from "./metrics.ts";
+import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { Quotas } from "./quota.ts";
 import {
@@ -66,7 +66,8 @@ export interface ServerDeps {
   now?: () => number;
   /** Structured log sink (one JSON object per line). @default none */
   log?: (entry: Record<string, unknown>) => void;
-  metrics?: Metrics;
+  /** @default none: `GET /metrics` answers an empty exposition (the Deno adapter passes Prometheus metrics) */
+  metrics?: ServiceMetrics;
   audit?: AuditWriter;
 }
 
@@ -74,7 +75,7 @@ export interface ServerDeps {
 export interface Service {
   app: Hono;
   audit: AuditWriter;
-  metrics: Metrics;
+  metrics: ServiceMetrics;
   /** Deletes audit rows past each tenant's retention; returns how many. */
   pruneAudit(): Promise<number>;
 }
@@ -86,7 +87,7 @@ export function createService(deps: ServerDeps): Service {
   const { store, engine, builder } = deps;
   const now = deps.now ?? Date.now;
   const log = deps.log ?? (() => {});
-  const metrics = deps.metrics ?? new Metrics();
+  const metrics = deps.metrics ?? NO_METRICS;
   const audit = deps.audit ?? new AuditWriter(store);
   const quotas = new Quotas(store, now);
   const app = new Hono();
@@ -166,8 +167,7 @@ export function createService(deps: ServerDeps): Service {
   app.get("/openapi.json", (c) => c.json(openapi));
   app.get("/metrics", async (c) => {
     await admin(c);
-    metrics.audited.set(audit.committed);
-    metrics.auditCommits.set(audit.commits);
+    metrics.audit(audit.committed, audit.commits);
     return c.text(await metrics.text(), 200, {
       "content-type": "text/plain; version=0.0.4; charset=utf-8",
     });

@@ -6,9 +6,10 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DispatchResult } from "../dispatch/result.ts";
+import type { ServiceMetrics } from "./service_metrics.ts";
 
 /** The service's metrics, on a registry of their own. */
-export class Metrics {
+export class Metrics implements ServiceMetrics {
   readonly registry = new Registry();
   readonly #dispatches = new Counter({
     name: "hookbox_dispatches_total",
@@ -62,6 +63,12 @@ export class Metrics {
         this.#limits.inc({ tenant, code: hook.code });
       }
     }
+  }
+
+  /** Sets the audit gauges. */
+  audit(rows: number, commits: number): void {
+    this.audited.set(rows);
+    this.auditCommits.set(commits);
   }
 
   /** Records an error answer. */

@@ -152,6 +152,8 @@ export interface Store {
   revokeKey(tenantId: string, keyId: string): Promise<boolean>;
   /** The live key with this hash. */
   findKey(hash: string): Promise<KeyRow | null>;
+  /** Hashes of a tenant's live keys (edge bundles carry them). */
+  liveKeyHashes(tenantId: string): Promise<string[]>;
   /** The tenant of the live key with this hash (one query: every request asks). */
   tenantForKey(hash: string): Promise<TenantRow | null>;
 

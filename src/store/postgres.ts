@@ -159,6 +159,11 @@ export function openPostgresStore(url: string): Store {
         WHERE hash = ${hash} AND revoked_at IS NULL`;
       return r ? (r as unknown as KeyRow) : null;
     },
+    async liveKeyHashes(tenantId) {
+      const rows = await sql`SELECT hash FROM api_keys
+        WHERE tenant_id = ${tenantId} AND revoked_at IS NULL ORDER BY id`;
+      return rows.map((r) => String(r.hash));
+    },
     async tenantForKey(hash) {
       const [r] = await sql`SELECT t.* FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
         WHERE k.hash = ${hash} AND k.revoked_at IS NULL`;

@@ -174,6 +174,12 @@ export function openSqliteStore(path: string): Store {
       ).get(hash) as Row | undefined;
       return Promise.resolve(r ? (r as unknown as KeyRow) : null);
     },
+    liveKeyHashes(tenantId) {
+      const rows = q(
+        "SELECT hash FROM api_keys WHERE tenant_id = ? AND revoked_at IS NULL ORDER BY id",
+      ).all(tenantId) as Row[];
+      return Promise.resolve(rows.map((r) => String(r.hash)));
+    },
     tenantForKey(hash) {
       const r = q(
         "SELECT t.* FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.hash = ? AND k.revoked_at IS NULL",

@@ -8,6 +8,7 @@ import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
 import { createService, type Service } from "../../src/server/app.ts";
 import { hashKey } from "../../src/server/auth.ts";
 import { createEngine } from "../../src/server/engine.ts";
+import { Metrics } from "../../src/server/metrics.ts";
 import type { Store } from "../../src/server/store.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 
@@ -43,6 +44,7 @@ export async function harness(store: Store, now?: () => number, workers = 0): Pr
     engine,
     builder: createDenoHookBuilder(),
     adminKeyHash: await hashKey(ADMIN),
+    metrics: new Metrics(),
     ...(now ? { now } : {}),
   });
   const call: Harness["call"] = async (method, path, options = {}) => {

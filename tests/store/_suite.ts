@@ -64,12 +64,15 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal((await s.findKey("h1"))?.tenant_id, "a");
     assert.equal(await s.findKey("nope"), null);
     assert.deepEqual(await s.tenantForKey("h1"), await s.getTenant("a"));
+    assert.deepEqual(await s.liveKeyHashes("a"), ["h1"]);
+    assert.deepEqual(await s.liveKeyHashes("b"), []);
     assert.equal(await s.tenantForKey("nope"), null);
     assert.equal(await s.revokeKey("b", "k1"), false, "another tenant cannot revoke it");
     assert.equal(await s.revokeKey("a", "k1"), true);
     assert.equal(await s.revokeKey("a", "k1"), false);
     assert.equal(await s.findKey("h1"), null);
     assert.equal(await s.tenantForKey("h1"), null);
+    assert.deepEqual(await s.liveKeyHashes("a"), [], "a revoked key is not live");
   });
 
   test("blobs are content-addressed and stored once", async (s) => {

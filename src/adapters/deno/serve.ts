@@ -8,6 +8,7 @@
  * @module
  */
 import { createPromptRuntime } from "../../runtime/prompt.ts";
+import { Metrics } from "../../server/metrics.ts";
 import { createWasmRuntime } from "../../runtime/wasm/mod.ts";
 import { createService, type Service } from "../../server/app.ts";
 import { hashKey, newKey } from "../../server/auth.ts";
@@ -114,6 +115,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     builder: createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     adminKeyHash: await hashKey(adminKey),
     log,
+    metrics: new Metrics(),
   });
   const retention = setInterval(() => {
     service.pruneAudit().catch((err) =>

@@ -23,6 +23,8 @@ export interface RuntimeDeps {
   meterFuel?: boolean;
   /** Serves Extism HTTP; only a runtime inside a worker has one. */
   httpTransport?: HttpTransport;
+  /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
+  loadPrepared?: (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin>;
 }
 
 type Setup = CallSetup & HttpSetup;
@@ -140,6 +142,7 @@ export class WasmRuntime implements Runtime {
   }
 
   async #loadBytes(hook: HookDefinition, limits: EffectiveLimits, key: string) {
+    if (this.#deps.loadPrepared) return await this.#deps.loadPrepared(hook, limits);
     const bytes = await this.#deps.loadBytes(hook);
     const pin = hook.manifest.sha256;
     const sha = await sha256Hex(bytes);

@@ -16,14 +16,16 @@
  * @module
  */
 import type { HookDefinition } from "../../hook/types.ts";
-import type { Runtime } from "../types.ts";
+import type { EffectiveLimits, Runtime } from "../types.ts";
 import type { PluginAbi } from "./_abi.ts";
-import { compileBytes, PromiseCache } from "./_cache.ts";
-import { prepare } from "./_loader.ts";
+import { compileBytes, PromiseCache, sha256Hex } from "./_cache.ts";
+import { TRAP_MODULE_BYTES } from "./_halt.ts";
+import { type LoadedPlugin, prepare } from "./_loader.ts";
 import { WasmRuntime } from "./_runtime.ts";
 import { WorkerRuntime } from "./_worker_runtime.ts";
 
 export type { PluginAbi } from "./_abi.ts";
+export type { LoadedPlugin } from "./_loader.ts";
 export { FUEL_SLICE } from "./_fuel.ts";
 
 /** Options of {@linkcode createWasmRuntime}. */
@@ -52,6 +54,13 @@ export interface WasmRuntimeOptions {
   meterFuel?: boolean;
   /** Workers per runtime in worker mode. @default 1 */
   workers?: number;
+  /**
+   * Plugins prepared ahead of time (edge bundles, `hookbox bundle`): the
+   * instrumented module and its load metadata for a hook under given limits.
+   * When set, `loadBytes` is not called and nothing is instrumented or
+   * compiled at run time. Cannot be combined with `worker`.
+   */
+  loadPrepared?: (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin>;
 }
 
 /** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
@@ -61,6 +70,9 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   }
   if (options.compile !== undefined && typeof options.compile !== "function") {
     throw new TypeError("createWasmRuntime: options.compile must be a function");
+  }
+  if (options.loadPrepared !== undefined && typeof options.loadPrepared !== "function") {
+    throw new TypeError("createWasmRuntime: options.loadPrepared must be a function");
   }
   if (options.meterFuel !== undefined && typeof options.meterFuel !== "boolean") {
     throw new TypeError("createWasmRuntime: options.meterFuel must be a boolean");
@@ -76,8 +88,10 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   if (typeof Worker !== "function") {
     throw new TypeError("createWasmRuntime: options.worker needs the Web Worker API");
   }
-  if (options.compile !== undefined) {
-    throw new TypeError("createWasmRuntime: options.compile cannot be used with options.worker");
+  if (options.compile !== undefined || options.loadPrepared !== undefined) {
+    throw new TypeError(
+      "createWasmRuntime: options.compile and options.loadPrepared cannot be used with options.worker",
+    );
   }
   return new WorkerRuntime({ loadBytes: options.loadBytes, workers });
 }
@@ -126,4 +140,54 @@ export async function loadPlugin(
   });
   const { abi, sha256, instrumentedSha256, module } = loaded;
   return { abi, sha256, instrumentedSha256, byteLength: bytes.byteLength, module };
+}
+
+/** A plugin prepared ahead of time: its instrumented bytes and the metadata that loads them. */
+export interface PreparedPlugin extends Omit<LoadedPlugin, "module"> {
+  /** The instrumented module (named by `instrumentedSha256`). */
+  bytes: Uint8Array;
+}
+
+/** Options of {@linkcode preparePlugin}: what shapes the instrumented bytes. */
+export interface PreparePluginOptions {
+  limits: Pick<EffectiveLimits, "memoryMb" | "moduleKb">;
+  /** HOOK.md `isolation`: warm plugins get write tracking. */
+  isolation: "fresh" | "warm";
+  /** Expected SHA-256 of the bytes (HOOK.md `sha256`). */
+  sha256?: string | undefined;
+  /** For error messages. */
+  path?: string;
+}
+
+/**
+ * Runs everything the runtime does before a call — size cap, pin, validation,
+ * import policy, instrumentation, compilation as a check — once, ahead of
+ * time, and returns the instrumented bytes with their load metadata (edge
+ * bundles: `createWasmRuntime({ loadPrepared })` then loads them with no
+ * rewriter and no run-time compilation). Throws `HookboxError` as the runtime
+ * would report it.
+ */
+export async function preparePlugin(
+  bytes: Uint8Array,
+  options: PreparePluginOptions,
+): Promise<PreparedPlugin> {
+  let instrumented: Uint8Array | null = null;
+  const loaded = await prepare(bytes, {
+    limits: options.limits,
+    pin: options.sha256,
+    path: options.path,
+    trackWrites: options.isolation === "warm",
+    compile: (out, sha) => {
+      instrumented = out;
+      return compileBytes(out, sha);
+    },
+    modules: new PromiseCache(1),
+  });
+  const { module: _, ...meta } = loaded;
+  return { ...meta, bytes: instrumented! };
+}
+
+/** The small helper module the runtime compiles to stop plugins that catch exceptions. */
+export async function trapModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return { sha256: await sha256Hex(TRAP_MODULE_BYTES), bytes: TRAP_MODULE_BYTES };
 }

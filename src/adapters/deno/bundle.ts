@@ -1,0 +1,199 @@
+/**
+ * `hookbox bundle` (SPEC §7): writes a Worker for edge runtimes from the §6
+ * store. Every plugin a bundled tenant can run is prepared here, once, under
+ * that tenant's policy (validation, import policy, instrumentation, hashing)
+ * and written as `plugins/<instrumented-sha256>.wasm`; the Worker imports
+ * them as modules and loads them with no rewriter and no compilation. The
+ * registry travels as data inside `worker.js` (keys as SHA-256 only).
+ *
+ * @module
+ */
+import * as esbuild from "esbuild";
+import { BUNDLE_VERSION, type BundleData, preparedKey } from "../../edge/bundle_data.ts";
+import { isHookboxError } from "../../errors.ts";
+import { effectiveLimits } from "../../policy.ts";
+import { preparePlugin, trapModule } from "../../runtime/wasm/mod.ts";
+import { policyFor } from "../../server/engine.ts";
+import { type HookRow, PLATFORM, type Store, type TenantRow } from "../../server/store.ts";
+
+/** Options of {@linkcode writeBundle}. */
+export interface BundleOptions {
+  store: Store;
+  /** Output folder (created; files in it are replaced). */
+  out: string;
+  /** Tenants to bundle. @default every tenant */
+  tenants?: string[];
+  /** Port of the `http` socket in `config.capnp`. @default 8787 */
+  port?: number;
+  /** workerd / Workers compatibility date. @default 2025-09-01 */
+  compatibilityDate?: string;
+}
+
+/** What was written. */
+export interface BundleSummary {
+  tenants: string[];
+  hooks: number;
+  plugins: number;
+  failures: number;
+  workerBytes: number;
+}
+
+const WORKER_ENTRY = new URL("../../edge/worker.ts", import.meta.url).pathname;
+
+/** Writes `worker.js`, `plugins/*.wasm`, `bundle.json`, `config.capnp` and `wrangler.toml`. */
+export async function writeBundle(options: BundleOptions): Promise<BundleSummary> {
+  const { store, out } = options;
+  const tenants = await selectTenants(store, options.tenants);
+  const enabled = (rows: HookRow[]) => rows.filter((h) => h.enabled);
+  const platform = enabled(await store.listHooks(PLATFORM));
+  const data: BundleData = {
+    version: BUNDLE_VERSION,
+    created_at: new Date().toISOString(),
+    tenants,
+    keys: [],
+    hooks: platform.map(stripSources),
+    plugins: {},
+    failures: {},
+    trap: "",
+  };
+  const files = new Map<string, Uint8Array>();
+  const trap = await trapModule();
+  data.trap = trap.sha256;
+  files.set(trap.sha256, trap.bytes);
+  for (const tenant of tenants) {
+    for (const hash of await store.liveKeyHashes(tenant.id)) {
+      data.keys.push({ hash, tenant_id: tenant.id });
+    }
+    const names = new Set(platform.map((h) => h.name));
+    const own = enabled(await store.listHooks(tenant.id)).filter((h) => !names.has(h.name));
+    data.hooks.push(...own.map(stripSources));
+    for (const row of [...platform, ...own]) await prepareFor(store, tenant, row, data, files);
+  }
+
+  await Deno.mkdir(`${out}/plugins`, { recursive: true });
+  for (const [sha, bytes] of files) await Deno.writeFile(`${out}/plugins/${sha}.wasm`, bytes);
+  await Deno.writeTextFile(`${out}/bundle.json`, JSON.stringify(data));
+  const shas = [...files.keys()];
+  const entry = `${out}/_entry.js`;
+  await Deno.writeTextFile(
+    entry,
+    [
+      `import { createEdgeWorker } from ${JSON.stringify(WORKER_ENTRY)};`,
+      `import data from "./bundle.json";`,
+      ...shas.map((sha, i) => `import m${i} from "./plugins/${sha}.wasm";`),
+      `const modules = { ${shas.map((sha, i) => `"${sha}": m${i}`).join(", ")} };`,
+      `export default createEdgeWorker(data, modules);`,
+    ].join("\n"),
+  );
+  try {
+    await esbuild.build({
+      entryPoints: [entry],
+      outfile: `${out}/worker.js`,
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      conditions: ["workerd", "worker", "browser"],
+      mainFields: ["browser", "module", "main"],
+      external: ["./plugins/*"],
+      minify: true,
+      legalComments: "none",
+      logLevel: "silent",
+    });
+  } finally {
+    await esbuild.stop();
+    await Deno.remove(entry).catch(() => {});
+  }
+  const date = options.compatibilityDate ?? "2025-09-01";
+  await Deno.writeTextFile(`${out}/config.capnp`, capnp(shas, options.port ?? 8787, date));
+  await Deno.writeTextFile(`${out}/wrangler.toml`, wrangler(date));
+  return {
+    tenants: tenants.map((t) => t.id),
+    hooks: data.hooks.length,
+    plugins: shas.length - 1,
+    failures: Object.keys(data.failures).length,
+    workerBytes: (await Deno.stat(`${out}/worker.js`)).size,
+  };
+}
+
+async function selectTenants(store: Store, ids: string[] | undefined): Promise<TenantRow[]> {
+  if (ids === undefined || ids.length === 0) return await store.listTenants();
+  const found: TenantRow[] = [];
+  for (const id of ids) {
+    const tenant = await store.getTenant(id);
+    if (tenant === null) throw new Error(`no tenant "${id}" in the store`);
+    found.push(tenant);
+  }
+  return found;
+}
+
+/** The Worker never needs a hook's sources: only what it runs. */
+function stripSources(row: HookRow): HookRow {
+  return { ...row, sources: {} };
+}
+
+async function prepareFor(
+  store: Store,
+  tenant: TenantRow,
+  row: HookRow,
+  data: BundleData,
+  files: Map<string, Uint8Array>,
+): Promise<void> {
+  if (row.runtime !== "wasm") return;
+  const limits = effectiveLimits(row.manifest, policyFor(tenant.policy));
+  const key = preparedKey(row.sha256, limits, row.manifest.isolation);
+  if (data.plugins[key] !== undefined || data.failures[key] !== undefined) return;
+  const bytes = await store.getBlob(row.sha256);
+  if (bytes === null) throw new Error(`plugin ${row.sha256} of "${row.name}" is missing`);
+  try {
+    const { bytes: instrumented, ...meta } = await preparePlugin(bytes, {
+      limits,
+      isolation: row.manifest.isolation,
+      sha256: row.manifest.sha256,
+      path: `${row.name}/plugin.wasm`,
+    });
+    data.plugins[key] = meta;
+    files.set(meta.instrumentedSha256, instrumented);
+  } catch (err) {
+    if (!isHookboxError(err)) throw err;
+    data.failures[key] = { code: err.code, message: err.message };
+  }
+}
+
+function capnp(shas: string[], port: number, date: string): string {
+  const modules = [
+    `    (name = "worker.js", esModule = embed "worker.js"),`,
+    ...shas.map((sha) => `    (name = "plugins/${sha}.wasm", wasm = embed "plugins/${sha}.wasm"),`),
+  ];
+  return `# workerd config written by \`hookbox bundle\`: workerd serve config.capnp
+# [--socket-addr http=127.0.0.1:PORT]
+using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .hookbox) ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+
+const hookbox :Workerd.Worker = (
+  modules = [
+${modules.join("\n")}
+  ],
+  compatibilityDate = "${date}",
+);
+`;
+}
+
+function wrangler(date: string): string {
+  return `# Cloudflare deployment of the same bundle, written by \`hookbox bundle\`:
+# wrangler deploy (from this folder)
+name = "hookbox"
+main = "worker.js"
+compatibility_date = "${date}"
+no_bundle = true
+
+[[rules]]
+type = "CompiledWasm"
+globs = ["plugins/*.wasm"]
+fallthrough = false
+`;
+}

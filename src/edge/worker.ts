@@ -1,0 +1,108 @@
+/**
+ * The Worker of an edge bundle (SPEC §7): the §6 Hono app over a read-only
+ * bundle store, with plugins prepared by `hookbox bundle` — no rewriter and
+ * no WebAssembly compilation at run time (edge runtimes refuse both). It
+ * serves `POST /v1/events` and `GET /healthz` exactly as the service does;
+ * the registry and admin routes answer 404 here (manage hooks on the
+ * service, then bundle again). Each decision's audit item is printed as one
+ * JSON line.
+ *
+ * @module
+ */
+import { type ErrorCode, HookboxError } from "../errors.ts";
+import { createPromptRuntime } from "../runtime/prompt.ts";
+import { createWasmRuntime, type LoadedPlugin } from "../runtime/wasm/mod.ts";
+import { createService } from "../server/app.ts";
+import { createEngine } from "../server/engine.ts";
+import { ApiError } from "../server/errors.ts";
+import type { AuditRow } from "../server/store.ts";
+import { BUNDLE_VERSION, type BundleData, preparedKey } from "./bundle_data.ts";
+import { bundleStore } from "./store.ts";
+
+/** What the Worker module exports: the `fetch` handler. */
+export interface EdgeWorker {
+  fetch(request: Request, env?: unknown, ctx?: unknown): Promise<Response>;
+}
+
+/** Options of {@linkcode createEdgeWorker}. */
+export interface EdgeWorkerOptions {
+  /** Receives each group of audit rows. @default one JSON line per row on the console */
+  audit?: (rows: AuditRow[]) => Promise<void>;
+}
+
+const SERVED = new Set(["POST /v1/events", "GET /healthz", "GET /openapi.json"]);
+
+/** Builds the Worker from bundle data and its modules (instrumented SHA-256 → module). */
+export function createEdgeWorker(
+  data: BundleData,
+  modules: Record<string, WebAssembly.Module>,
+  options: EdgeWorkerOptions = {},
+): EdgeWorker {
+  if (data.version !== BUNDLE_VERSION) {
+    throw new Error(`bundle format ${data.version} is not ${BUNDLE_VERSION}: bundle again`);
+  }
+  const moduleOf = (sha: string): WebAssembly.Module => {
+    const module = modules[sha];
+    if (module === undefined) throw new Error(`module ${sha} is missing from the bundle`);
+    return module;
+  };
+  moduleOf(data.trap);
+  // Workers forbid timers and randomness at global scope: build on the first request.
+  let app: ((request: Request, env: unknown, ctx: unknown) => Promise<Response>) | null = null;
+  const build = () => {
+    const audit = options.audit ?? ((rows: AuditRow[]) => {
+      for (const row of rows) console.log(JSON.stringify({ audit: row }));
+      return Promise.resolve();
+    });
+    const store = bundleStore(data, audit);
+    const wasm = createWasmRuntime({
+      loadBytes: () => Promise.reject(new Error("an edge bundle loads prepared plugins only")),
+      compile: (_bytes, sha) => Promise.resolve(moduleOf(sha)),
+      loadPrepared: (hook, limits) => {
+        const key = hook.entry.runtime === "wasm"
+          ? preparedKey(hook.entry.path, limits, hook.manifest.isolation)
+          : "";
+        const failure = data.failures[key];
+        if (failure !== undefined) {
+          return Promise.reject(new HookboxError(failure.code as ErrorCode, failure.message));
+        }
+        const plugin = data.plugins[key];
+        if (plugin === undefined) {
+          return Promise.reject(
+            new HookboxError(
+              "PLUGIN_INVALID",
+              `hook "${hook.name}" was not prepared for these limits (memory ${limits.memoryMb} MiB, module ${limits.moduleKb} KiB): bundle again`,
+            ),
+          );
+        }
+        const loaded: LoadedPlugin = { ...plugin, module: moduleOf(plugin.instrumentedSha256) };
+        return Promise.resolve(loaded);
+      },
+    });
+    const engine = createEngine({ store, runtimes: { wasm, prompt: createPromptRuntime() } });
+    const service = createService({
+      store,
+      engine,
+      builder: { build: () => Promise.reject(new Error("uploads go to the hookbox service")) },
+      // No key hashes to this: the admin routes are not served here anyway.
+      adminKeyHash: "-",
+    });
+    return (request: Request, env: unknown, ctx: unknown) =>
+      Promise.resolve(service.app.fetch(request, env, ctx as never));
+  };
+  return {
+    fetch(request, env, ctx) {
+      const path = new URL(request.url).pathname;
+      if (!SERVED.has(`${request.method} ${path}`)) {
+        const error = new ApiError(
+          404,
+          "NOT_FOUND",
+          "this Worker serves POST /v1/events and GET /healthz; manage hooks on the hookbox service and bundle again",
+        );
+        return Promise.resolve(Response.json(error.body(), { status: 404 }));
+      }
+      app ??= build();
+      return app(request, env, ctx);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * `hookbox bundle` served by a real workerd (SPEC §7): a store with two
+ * tenants is bundled, workerd serves it on loopback, and the Worker answers
+ * `POST /v1/events` as the service does — each tenant's own hooks, keys valid
+ * at bundle time only (a key revoked before bundling is refused), a runaway
+ * plugin stopped by fuel, one audit line per decision.
+ */
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { writeBundle } from "../../src/adapters/deno/bundle.ts";
+import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { harness, toolEvent, wasmFolder } from "../server/_api.ts";
+import { startWorkerd } from "../_workerd.ts";
+
+async function post(url: string, key: string, event: unknown) {
+  const res = await fetch(`${url}/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: JSON.stringify(event),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+Deno.test("a bundle served by workerd answers events as the service does", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  const keyA = await h.tenant("acme");
+  const keyB = await h.tenant("globex");
+  const revoked = await h.call("POST", "/v1/tenants/globex/keys", { body: {} });
+  await h.call("DELETE", `/v1/tenants/globex/keys/${revoked.body.id}`);
+  const put = async (key: string, name: string, plugin: string, extra = "") => {
+    const res = await h.call("PUT", `/v1/hooks/${name}`, {
+      key,
+      body: await wasmFolder(name, plugin, extra),
+    });
+    assertEquals(res.status, 201, JSON.stringify(res.body));
+  };
+  await put(keyA, "guard", "guard_wasi");
+  await put(keyA, "spin", "loop_forever", "limits:\n  fuel: 20000000\n");
+  await put(keyB, "blocker", "block_extism", "isolation: warm\n");
+  const expected = await h.call("POST", "/v1/events", { key: keyA, body: toolEvent("rm -rf /") });
+  const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
+  await h.close();
+  assertEquals(summary.tenants.sort(), ["acme", "globex"]);
+
+  const workerd = await startWorkerd(`${dir}/out`);
+  try {
+    const blocked = await post(workerd.url, keyA, toolEvent("rm -rf /"));
+    assertEquals(blocked.status, 200);
+    assertEquals(
+      [blocked.body.decision, blocked.body.reason, blocked.body.blocked_by],
+      [expected.body.decision, expected.body.reason, expected.body.blocked_by],
+    );
+    const allowed = await post(workerd.url, keyA, toolEvent("ls"));
+    assertEquals(allowed.body.decision, "allow");
+    // The runaway plugin is stopped by fuel, the chain fails open.
+    const spin = allowed.body.hooks.find((r: { name: string }) => r.name === "spin");
+    assertEquals([spin.outcome, spin.code], ["limit", "LIMIT_FUEL"]);
+    // Tenant globex runs its own hook, not acme's.
+    const other = await post(workerd.url, keyB, toolEvent("ls"));
+    assertEquals([other.body.decision, other.body.hooks.map((r: { name: string }) => r.name)], [
+      "block",
+      ["blocker"],
+    ]);
+    for (const key of ["wrong-key-0123456789", revoked.body.key]) {
+      const refused = await post(workerd.url, key, toolEvent("ls"));
+      assertEquals([refused.status, refused.body.error.code], [401, "UNAUTHENTICATED"]);
+    }
+    const registry = await fetch(`${workerd.url}/v1/hooks`, {
+      headers: { authorization: `Bearer ${keyA}` },
+    });
+    assertEquals([registry.status, (await registry.json()).error.code], [404, "NOT_FOUND"]);
+    const health = await fetch(`${workerd.url}/healthz`);
+    assertEquals(health.status, 200);
+    await health.body?.cancel();
+  } finally {
+    await workerd.stop();
+  }
+  // One audit line per answered decision, with its decision id.
+  const lines = workerd.output().split("\n").filter((l) => l.includes('"audit"'));
+  ok(lines.length >= 3, workerd.output().slice(0, 2000));
+  await Deno.remove(dir, { recursive: true });
+});
