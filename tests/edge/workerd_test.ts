@@ -80,3 +80,34 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   ok(lines.length >= 3, workerd.output().slice(0, 2000));
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs; keys only hashed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-cli-" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  const key = await h.tenant("acme");
+  await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+  await h.close();
+  const cli = new URL("../../src/cli.ts", import.meta.url).pathname;
+  const run = (...args: string[]) =>
+    new Deno.Command(Deno.execPath(), { args: ["run", "-A", cli, "bundle", ...args] }).output();
+  const missing = await run("--db", `${dir}/hookbox.db`);
+  assertEquals(missing.code, 1);
+  ok(new TextDecoder().decode(missing.stderr).includes("--out DIR is required"));
+  const unknown = await run("--db", `${dir}/hookbox.db`, "--out", `${dir}/x`, "--tenant", "nope");
+  assertEquals(unknown.code, 1);
+  ok(new TextDecoder().decode(unknown.stderr).includes(`no tenant "nope"`));
+  const made = await run("--db", `${dir}/hookbox.db`, "--out", `${dir}/out`, "--port", "9999");
+  const said = new TextDecoder().decode(made.stderr);
+  assertEquals(made.code, 0, said);
+  ok(said.includes(`workerd serve ${dir}/out/config.capnp`), said);
+  const names = [...Deno.readDirSync(`${dir}/out`)].map((e) => e.name).sort();
+  assertEquals(names, ["bundle.json", "config.capnp", "plugins", "worker.js", "wrangler.toml"]);
+  const plugins = [...Deno.readDirSync(`${dir}/out/plugins`)].map((e) => e.name);
+  assertEquals(plugins.length, 2, "the guard and the trap helper");
+  const capnp = await Deno.readTextFile(`${dir}/out/config.capnp`);
+  ok(capnp.includes(`address = "127.0.0.1:9999"`) && capnp.includes("(name = \"http\""));
+  for (const file of ["worker.js", "bundle.json"]) {
+    ok(!(await Deno.readTextFile(`${dir}/out/${file}`)).includes(key), `${file} holds the key`);
+  }
+  await Deno.remove(dir, { recursive: true });
+});
