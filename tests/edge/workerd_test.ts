@@ -105,7 +105,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   const plugins = [...Deno.readDirSync(`${dir}/out/plugins`)].map((e) => e.name);
   assertEquals(plugins.length, 2, "the guard and the trap helper");
   const capnp = await Deno.readTextFile(`${dir}/out/config.capnp`);
-  ok(capnp.includes(`address = "127.0.0.1:9999"`) && capnp.includes("(name = \"http\""));
+  ok(capnp.includes(`address = "127.0.0.1:9999"`) && capnp.includes('(name = "http"'));
   for (const file of ["worker.js", "bundle.json"]) {
     ok(!(await Deno.readTextFile(`${dir}/out/${file}`)).includes(key), `${file} holds the key`);
   }

@@ -12,6 +12,16 @@
 /** Fuel handed to the guest per slice: bounds how long the guest runs between checks. */
 export const FUEL_SLICE = 1_000_000;
 
+/**
+ * Fuel every host call costs, so fuel alone bounds a guest's CPU even where
+ * the clock stands still during CPU work (deployed edge Workers): a loop of
+ * host calls spends far more host CPU per guest instruction than a plain loop.
+ */
+export const HOST_CALL_FUEL = 250;
+
+/** Bytes the host copies for the guest per unit of fuel (WASI reads and writes). */
+export const BYTES_PER_FUEL = 8;
+
 /** Counts the fuel one call consumes against its budget. */
 export class FuelMeter {
   #global: WebAssembly.Global | null = null;
@@ -41,6 +51,13 @@ export class FuelMeter {
     const global = this.#global;
     if (global === null) return 0;
     return this.#consumed + this.#issued - Number(global.value as bigint);
+  }
+
+  /** Charges host work to the current slice (the guest sees it at its next check). */
+  charge(units: number): void {
+    const global = this.#global;
+    if (global === null || units <= 0) return;
+    global.value = (global.value as bigint) - BigInt(Math.ceil(units));
   }
 
   /** True when the budget is spent. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { FuelMeter } from "./_fuel.ts";
+import { BYTES_PER_FUEL, FuelMeter, HOST_CALL_FUEL } from "./_fuel.ts";
 import { type Halt, HALTS } from "./_halt.ts";
 import { OutputSink } from "./_output.ts";
 import { markWritten } from "./_snapshot.ts";
@@ -91,8 +91,13 @@ export class GuestHost {
     if (this.hostBytes > this.hostBudget) this.halt(HALTS.memory);
   }
 
-  /** Stops the guest if the deadline passed or the executor is closing. */
-  check(): void {
+  /**
+   * Charges one host call's fuel (plus `bytes` copied), then stops the guest
+   * if its fuel is spent, the deadline passed or the executor is closing.
+   */
+  check(bytes = 0): void {
+    this.meter.charge(HOST_CALL_FUEL + bytes / BYTES_PER_FUEL);
+    if (this.meter.spent()) this.halt(HALTS.fuel);
     if (performance.now() > this.deadline) this.halt(HALTS.time);
     if (this.signal?.aborted) this.halt(HALTS.aborted);
   }

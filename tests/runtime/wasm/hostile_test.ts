@@ -120,3 +120,17 @@ Deno.test("run() keeps a trap without a failed grow a trap, even at the memory c
   assertEquals(result.failure, runFailure("TRAP", "memory access out of bounds"));
   await runtime.close?.();
 });
+
+Deno.test("run() charges fuel for host calls: a host-call loop is stopped by fuel alone", async () => {
+  const runtime = corpusRuntime();
+  const hook = wasmHook("host_call_burst");
+  // A clock that never runs out (as on a deployed Worker): fuel is the only bound.
+  const frozen = { timeoutMs: 600_000 };
+  const stopped = await runtime.run(request(hook, undefined, { ...frozen, fuel: 1_000_000 }));
+  assertEquals(stopped.failure, runFailure("LIMIT_FUEL"));
+  // 10,000 host calls cost at least 250 fuel each: 2.5 million, more than the loop itself.
+  const done = await runtime.run(request(hook, undefined, { ...frozen, fuel: 10_000_000 }));
+  assertEquals([done.exitCode, done.stdout], [0, "done"]);
+  ok(done.fuel! >= 2_500_000, `used ${done.fuel}`);
+  await runtime.close?.();
+});
