@@ -30,6 +30,9 @@ export interface EdgeWorkerOptions {
   audit?: (rows: AuditRow[]) => Promise<void>;
 }
 
+/** Bytes idle warm instances may hold in a Worker isolate. */
+export const EDGE_WARM_BYTES = 32 * 1024 * 1024;
+
 const SERVED = new Set(["POST /v1/events", "GET /healthz", "GET /openapi.json"]);
 
 /** Builds the Worker from bundle data and its modules (instrumented SHA-256 → module). */
@@ -56,6 +59,8 @@ export function createEdgeWorker(
     });
     const store = bundleStore(data, audit);
     const wasm = createWasmRuntime({
+      // An isolate has 128 MB for everything: warm instances get a quarter.
+      warmBytes: EDGE_WARM_BYTES,
       loadBytes: () => Promise.reject(new Error("an edge bundle loads prepared plugins only")),
       compile: (_bytes, sha) => Promise.resolve(moduleOf(sha)),
       loadPrepared: (hook, limits) => {

@@ -109,6 +109,11 @@ export class PluginInstance {
     }
   }
 
+  /** Bytes this instance holds: its linear memory and its snapshot's copy. */
+  get byteLength(): number {
+    return (this.#host.memory?.buffer.byteLength ?? 0) + (this.#snapshot?.byteLength ?? 0);
+  }
+
   /** Takes the warm snapshot (after `_initialize`). */
   snapshot(): void {
     this.#snapshot = Snapshot.take(this.#instance);

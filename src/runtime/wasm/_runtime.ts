@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isHookboxError } from "../../errors.ts";
 import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits, RunFailure, RunRequest, RunResult, Runtime } from "../types.ts";
 import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
@@ -23,6 +24,8 @@ export interface RuntimeDeps {
   meterFuel?: boolean;
   /** Serves Extism HTTP; only a runtime inside a worker has one. */
   httpTransport?: HttpTransport;
+  /** Cap on the bytes idle warm instances hold (LRU). @default 256 MiB */
+  warmBytes?: number;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
   loadPrepared?: (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin>;
 }
@@ -40,12 +43,13 @@ export class WasmRuntime implements Runtime {
   /** Settled loads, so the warm path does not wait on a promise. */
   #settled = new WeakMap<HookDefinition, Map<string, LoadedPlugin>>();
   #trapFn: (() => never) | null = null;
-  readonly #pool = new WarmPool();
+  readonly #pool: WarmPool;
   #trap: Promise<() => never> | null = null;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
     this.#compile = deps.compile ?? compileBytes;
+    this.#pool = new WarmPool(deps.warmBytes);
   }
 
   /** Runs one call; plugin misbehaviour comes back as `failure`. */
@@ -132,11 +136,17 @@ export class WasmRuntime implements Runtime {
       const map = perHook;
       loading = this.#loadBytes(hook, limits, key);
       map.set(key, loading);
+      // A refusal (a HookboxError: invalid plugin, denied import, over a cap...)
+      // is final for these bytes and limits: remembered, so a broken plugin is not
+      // re-read and re-instrumented on every event. Other errors (reading the
+      // bytes) are retried by the next call.
       loading.then((loaded) => {
         let settled = this.#settled.get(hook);
         if (settled === undefined) this.#settled.set(hook, settled = new Map());
         settled.set(key, loaded);
-      }, () => map.delete(key));
+      }, (err) => {
+        if (!isHookboxError(err)) map.delete(key);
+      });
     }
     return loading;
   }

@@ -53,6 +53,11 @@ export class Snapshot {
     this.#map = map;
   }
 
+  /** Bytes the snapshot holds (its copy of the memory). */
+  get byteLength(): number {
+    return this.#bytes.byteLength;
+  }
+
   /** Captures memory and every exported mutable global of `instance`; clears its page map. */
   static take(instance: WebAssembly.Instance): Snapshot {
     const exports = instance.exports;

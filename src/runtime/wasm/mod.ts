@@ -55,6 +55,11 @@ export interface WasmRuntimeOptions {
   /** Workers per runtime in worker mode. @default 1 */
   workers?: number;
   /**
+   * Cap on the bytes idle warm instances hold (memory plus snapshot); past it
+   * the least recently used are closed. @default 256 MiB
+   */
+  warmBytes?: number;
+  /**
    * Plugins prepared ahead of time (edge bundles, `hookbox bundle`): the
    * instrumented module and its load metadata for a hook under given limits.
    * When set, `loadBytes` is not called and nothing is instrumented or
@@ -70,6 +75,12 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   }
   if (options.compile !== undefined && typeof options.compile !== "function") {
     throw new TypeError("createWasmRuntime: options.compile must be a function");
+  }
+  if (
+    options.warmBytes !== undefined &&
+    (!Number.isSafeInteger(options.warmBytes) || options.warmBytes < 0)
+  ) {
+    throw new TypeError("createWasmRuntime: options.warmBytes must be a non-negative integer");
   }
   if (options.loadPrepared !== undefined && typeof options.loadPrepared !== "function") {
     throw new TypeError("createWasmRuntime: options.loadPrepared must be a function");

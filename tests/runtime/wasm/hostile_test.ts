@@ -134,3 +134,33 @@ Deno.test("run() charges fuel for host calls: a host-call loop is stopped by fue
   ok(done.fuel! >= 2_500_000, `used ${done.fuel}`);
   await runtime.close?.();
 });
+
+Deno.test("run() remembers a refused plugin: its bytes are read and checked once, not per event", async () => {
+  let reads = 0;
+  const runtime = corpusRuntime({}, {
+    loadBytes: () => {
+      reads++;
+      return Promise.resolve(new TextEncoder().encode("not a module"));
+    },
+  });
+  const hook = wasmHook("garbage");
+  for (let i = 0; i < 3; i++) {
+    const result = await runtime.run(request(hook));
+    assertEquals(result.failure?.code, "PLUGIN_INVALID");
+  }
+  assertEquals(reads, 1);
+  // A read that fails (not a refusal) is retried.
+  let attempts = 0;
+  const flaky = corpusRuntime({}, {
+    loadBytes: () => {
+      attempts++;
+      return Promise.reject(new Error("store unavailable"));
+    },
+  });
+  for (let i = 0; i < 2; i++) {
+    assertEquals((await flaky.run(request(hook))).failure?.code, "LOAD_FAILED");
+  }
+  assertEquals(attempts, 2);
+  await runtime.close?.();
+  await flaky.close?.();
+});

@@ -3,11 +3,12 @@ import { MAX_WARM_PER_KEY, WarmPool } from "../../../src/runtime/wasm/_pool.ts";
 import type { PluginInstance } from "../../../src/runtime/wasm/_instance.ts";
 
 /** A stand-in instance that records whether it was closed. */
-function fake(): PluginInstance & { closed: boolean } {
+function fake(byteLength = 0): PluginInstance & { closed: boolean } {
   const f = {
     busy: false,
     reusable: true,
     closed: false,
+    byteLength,
     close() {
       f.closed = true;
       return Promise.resolve();
@@ -49,4 +50,30 @@ Deno.test("WarmPool closes and forgets an instance that failed, and closes idle 
   assert.equal(busy.closed, false, "a busy instance is closed when its call releases it");
   await pool.release("k", busy);
   assert.equal(busy.closed, true);
+});
+
+Deno.test("WarmPool caps the bytes idle instances hold: the least recently used are closed first", async () => {
+  const pool = new WarmPool(250);
+  const a = fake(100), b = fake(100), c = fake(100);
+  for (const [key, instance] of [["a", a], ["b", b], ["c", c]] as const) {
+    assert.equal(pool.acquire(key), null);
+    pool.add(key, instance);
+  }
+  await pool.release("a", a);
+  await pool.release("b", b);
+  assert.equal(pool.idleBytes, 200);
+  // a is used again, so b is now the least recently used.
+  assert.equal(pool.acquire("a"), a);
+  await pool.release("a", a);
+  await pool.release("c", c);
+  assert.deepEqual([a.closed, b.closed, c.closed], [false, true, false]);
+  assert.equal(pool.idleBytes, 200);
+  assert.equal(pool.acquire("b"), null, "b's warm instance is gone: the next call makes one");
+  assert.equal(pool.acquire("c"), c);
+  // One instance over the whole cap is not kept at all.
+  const big = fake(1000);
+  pool.add("big", big);
+  await pool.release("big", big);
+  assert.equal(big.closed, true);
+  assert.equal(pool.acquire("big"), null);
 });
