@@ -5,7 +5,8 @@
  * serves `POST /v1/events` and `GET /healthz` exactly as the service does;
  * the registry and admin routes answer 404 here (manage hooks on the
  * service, then bundle again). Each decision's audit item is printed as one
- * JSON line.
+ * JSON line; async hooks finish after the answer through `ctx.waitUntil`, and
+ * their records are printed as JSON lines too.
  *
  * @module
  */
@@ -84,7 +85,12 @@ export function createEdgeWorker(
         return Promise.resolve(loaded);
       },
     });
-    const engine = createEngine({ store, runtimes: { wasm, prompt: createPromptRuntime() } });
+    const engine = createEngine({
+      store,
+      runtimes: { wasm, prompt: createPromptRuntime() },
+      onAsyncResult: (tenant_id, record) =>
+        console.log(JSON.stringify({ async: { tenant_id, record } })),
+    });
     const service = createService({
       store,
       engine,

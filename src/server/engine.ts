@@ -32,6 +32,8 @@ export interface Engine {
     hooks: ServedHook[],
     event: HookEvent,
   ): Promise<DispatchResult>;
+  /** Resolves when the async hooks started so far have finished (edge: `ctx.waitUntil`). */
+  settled(): Promise<void>;
   /** Waits for async hooks. */
   close(): Promise<void>;
 }
@@ -114,6 +116,9 @@ export function createEngine(options: EngineOptions): Engine {
         },
         onAsyncResult: (record, seen) => options.onAsyncResult?.(tenantId, record, seen),
       });
+    },
+    async settled() {
+      await Promise.allSettled([...pending]);
     },
     async close() {
       await Promise.allSettled([...pending]);

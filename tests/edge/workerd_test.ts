@@ -37,6 +37,7 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   await put(keyA, "guard", "guard_wasi");
   await put(keyA, "spin", "loop_forever", "limits:\n  fuel: 20000000\n");
   await put(keyB, "blocker", "block_extism", "isolation: warm\n");
+  await put(keyB, "later", "guard_wasi", "async: true\n");
   const expected = await h.call("POST", "/v1/events", { key: keyA, body: toolEvent("rm -rf /") });
   const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
   await h.close();
@@ -57,10 +58,16 @@ Deno.test("a bundle served by workerd answers events as the service does", async
     assertEquals([spin.outcome, spin.code], ["limit", "LIMIT_FUEL"]);
     // Tenant globex runs its own hook, not acme's.
     const other = await post(workerd.url, keyB, toolEvent("ls"));
-    assertEquals([other.body.decision, other.body.hooks.map((r: { name: string }) => r.name)], [
-      "block",
-      ["blocker"],
-    ]);
+    assertEquals(
+      [
+        other.body.decision,
+        other.body.hooks.map((r: { name: string; outcome: string }) => `${r.name}:${r.outcome}`),
+      ],
+      ["block", ["blocker:block", "later:async"]],
+    );
+    // The async hook finished after the answer (kept alive by waitUntil): its record is logged.
+    const late = await post(workerd.url, keyB, toolEvent("rm -rf /tmp"));
+    assertEquals(late.body.hooks.map((r: { outcome: string }) => r.outcome), ["block", "async"]);
     for (const key of ["wrong-key-0123456789", revoked.body.key]) {
       const refused = await post(workerd.url, key, toolEvent("ls"));
       assertEquals([refused.status, refused.body.error.code], [401, "UNAUTHENTICATED"]);
@@ -78,6 +85,11 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   // One audit line per answered decision, with its decision id.
   const lines = workerd.output().split("\n").filter((l) => l.includes('"audit"'));
   ok(lines.length >= 3, workerd.output().slice(0, 2000));
+  const asyncLines = workerd.output().split("\n").filter((l) => l.includes('"async"'));
+  ok(
+    asyncLines.some((l) => l.includes('"name":"later"') && l.includes('"outcome":"block"')),
+    asyncLines.join("\n") || workerd.output().slice(0, 2000),
+  );
   await Deno.remove(dir, { recursive: true });
 });
 
