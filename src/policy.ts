@@ -35,6 +35,12 @@ export interface Policy {
    * named here exactly, not through a wildcard. @default []
    */
   allowedHosts: readonly string[];
+  /**
+   * Where the clock cannot bound CPU (deployed edge Workers freeze it during
+   * CPU work), a hook's fuel is also capped at its timeout × this rate, so its
+   * timeout becomes a fuel budget. Unset: fuel and timeout are separate limits.
+   */
+  fuelPerMs?: number;
 }
 
 /** The defaults: deny subprocesses, generous but finite ceilings. */
@@ -68,6 +74,11 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
       throw new TypeError(`policy.${key} must be a positive number, got ${String(value)}`);
     }
   }
+  if (
+    policy.fuelPerMs !== undefined && (!Number.isFinite(policy.fuelPerMs) || policy.fuelPerMs <= 0)
+  ) {
+    throw new TypeError(`policy.fuelPerMs must be a positive number, got ${policy.fuelPerMs}`);
+  }
   if (typeof policy.allowSubprocess !== "boolean") {
     throw new TypeError("policy.allowSubprocess must be a boolean");
   }
@@ -99,7 +110,15 @@ function covers(operator: string, pattern: string): boolean {
 export function effectiveLimits(manifest: Manifest, policy: Policy): EffectiveLimits {
   return {
     memoryMb: Math.floor(Math.min(manifest.limits.memory_mb, policy.maxMemoryMb)),
-    fuel: Math.floor(Math.min(manifest.limits.fuel, policy.maxFuel)),
+    fuel: Math.floor(
+      Math.min(
+        manifest.limits.fuel,
+        policy.maxFuel,
+        policy.fuelPerMs === undefined
+          ? Infinity
+          : Math.min(manifest.timeout, policy.maxTimeoutMs) * policy.fuelPerMs,
+      ),
+    ),
     outputKb: Math.min(manifest.limits.output_kb, policy.maxOutputKb),
     inputKb: policy.inputKb,
     moduleKb: policy.moduleKb,

@@ -25,3 +25,16 @@ Deno.test("`resolvePolicy()` rejects a bad ceiling with a TypeError naming it", 
   );
   assert.throws(() => resolvePolicy({ allowSubprocess: "yes" as unknown as boolean }), TypeError);
 });
+
+Deno.test("`effectiveLimits()` with fuelPerMs turns the timeout into a fuel budget (edge Workers)", () => {
+  const timed = parseHookMd(
+    "---\nname: a\ndescription: d\ntrigger: pre-tool-call\ntimeout: 200\nlimits:\n  fuel: 5000000\n---\n",
+  ).manifest;
+  assert.equal(effectiveLimits(timed, resolvePolicy({ fuelPerMs: 1000 })).fuel, 200_000);
+  assert.equal(effectiveLimits(timed, resolvePolicy({ fuelPerMs: 1e6 })).fuel, 5_000_000);
+  assert.equal(effectiveLimits(timed, resolvePolicy({})).fuel, 5_000_000, "unset: no cap");
+  // The policy's own timeout ceiling counts, not only the hook's.
+  const capped = resolvePolicy({ fuelPerMs: 1000, maxTimeoutMs: 100 });
+  assert.equal(effectiveLimits(timed, capped).fuel, 100_000);
+  assert.throws(() => resolvePolicy({ fuelPerMs: 0 }), /policy\.fuelPerMs/);
+});

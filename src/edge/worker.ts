@@ -31,6 +31,14 @@ export interface EdgeWorkerOptions {
   audit?: (rows: AuditRow[]) => Promise<void>;
 }
 
+/**
+ * Fuel per millisecond of a hook's timeout in a Worker, whose clock stands
+ * still during CPU work: a hook's fuel is capped at timeout × this, so its
+ * timeout becomes a fuel budget. Conservative: a tight loop runs 1.2–3.3
+ * million units per ms on the hardware measured, host calls cost more.
+ */
+export const EDGE_FUEL_PER_MS = 1_000_000;
+
 /** Bytes idle warm instances may hold in a Worker isolate. */
 export const EDGE_WARM_BYTES = 32 * 1024 * 1024;
 
@@ -87,6 +95,7 @@ export function createEdgeWorker(
     });
     const engine = createEngine({
       store,
+      fuelPerMs: EDGE_FUEL_PER_MS,
       runtimes: { wasm, prompt: createPromptRuntime() },
       onAsyncResult: (tenant_id, record) =>
         console.log(JSON.stringify({ async: { tenant_id, record } })),

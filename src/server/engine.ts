@@ -64,6 +64,8 @@ export function policyFor(policy: TenantPolicy): Policy {
 export interface EngineOptions {
   store: Store;
   runtimes: Partial<Record<RuntimeKind, Runtime>>;
+  /** Caps each hook's fuel at its timeout × this rate (edge Workers; see `Policy.fuelPerMs`). */
+  fuelPerMs?: number;
   /** Receives each async hook's record. */
   onAsyncResult?: (tenantId: string, record: HookRecord, event: HookEvent) => void;
 }
@@ -106,7 +108,9 @@ export function createEngine(options: EngineOptions): Engine {
     dispatch(tenantId, policy, hooks, event) {
       return dispatchEvent(hooks.map((h) => h.definition), event, {
         runtimes: options.runtimes,
-        policy: policyFor(policy),
+        policy: options.fuelPerMs === undefined
+          ? policyFor(policy)
+          : { ...policyFor(policy), fuelPerMs: options.fuelPerMs },
         tenantId,
         env: {},
         signal: abort.signal,

@@ -35,7 +35,8 @@ Deno.test("a bundle served by workerd answers events as the service does", async
     assertEquals(res.status, 201, JSON.stringify(res.body));
   };
   await put(keyA, "guard", "guard_wasi");
-  await put(keyA, "spin", "loop_forever", "limits:\n  fuel: 20000000\n");
+  // Its own fuel (200 million) is more than its 100 ms timeout's budget at the edge (100 million).
+  await put(keyA, "spin", "loop_forever", "timeout: 100\nlimits:\n  fuel: 200000000\n");
   await put(keyB, "blocker", "block_extism", "isolation: warm\n");
   await put(keyB, "later", "guard_wasi", "async: true\n");
   const expected = await h.call("POST", "/v1/events", { key: keyA, body: toolEvent("rm -rf /") });
@@ -56,6 +57,7 @@ Deno.test("a bundle served by workerd answers events as the service does", async
     // The runaway plugin is stopped by fuel, the chain fails open.
     const spin = allowed.body.hooks.find((r: { name: string }) => r.name === "spin");
     assertEquals([spin.outcome, spin.code], ["limit", "LIMIT_FUEL"]);
+    ok(spin.fuel >= 100_000_000 && spin.fuel < 110_000_000, `used ${spin.fuel}`);
     // Tenant globex runs its own hook, not acme's.
     const other = await post(workerd.url, keyB, toolEvent("ls"));
     assertEquals(
