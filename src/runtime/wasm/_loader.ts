@@ -27,6 +27,15 @@ import { checkImports } from "./_policy.ts";
  */
 export const TRACK_MIN_PAGES = 4;
 
+/**
+ * Whether this engine compiles modules with two memories (write tracking keeps
+ * its page map in a second memory). V8 before 12.0 — Node 20 — does not: warm
+ * instances there restore their whole memory instead of the pages written.
+ */
+export const MULTI_MEMORY: boolean = WebAssembly.validate(
+  new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 5, 5, 2, 0, 0, 0, 0]),
+);
+
 /** Limits that shape loading and instrumentation. */
 export interface LoadLimits {
   memoryMb: number;
@@ -97,7 +106,8 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
       initialFuel: FUEL_SLICE,
       exportGlobals: true,
       signalGrowFailure: true,
-      trackWrites: (ctx.trackWrites ?? false) && (info.memories[0]?.min ?? 0) >= TRACK_MIN_PAGES,
+      trackWrites: (ctx.trackWrites ?? false) && MULTI_MEMORY &&
+        (info.memories[0]?.min ?? 0) >= TRACK_MIN_PAGES,
       captureReturn: abi === "extism" ? ["hook"] : [],
     }), ctx.path);
   const instrumentedSha256 = await sha256Hex(instrumented);
