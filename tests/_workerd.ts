@@ -31,6 +31,7 @@ export async function workerdBinary(): Promise<string> {
 /** A running workerd. */
 export interface Workerd {
   url: string;
+  pid: number;
   /** What it printed (console.log of the Worker goes to stdout). */
   output(): string;
   stop(): Promise<void>;
@@ -80,5 +81,5 @@ export async function startWorkerd(dir: string): Promise<Workerd> {
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url, output: () => text, stop };
+  return { url, pid: child.pid, output: () => text, stop };
 }

@@ -1,0 +1,128 @@
+/**
+ * hookbox in a real workerd (loopback only): `hookbox bundle` from a store
+ * with a small WebAssembly guard, the QuickJS `shell-guard` (warm) and N
+ * tenants that each have their own warm `shell-guard`; then start-up to the
+ * first answer, sequential `POST /v1/events` latency per hook, and workerd's
+ * resident memory after every tenant's warm instance was made.
+ *
+ *   deno run -A scripts/bench_edge.ts [--tenants 150] [--requests 2000]
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { writeBundle } from "../src/adapters/deno/bundle.ts";
+import { compileHook } from "../src/compile/mod.ts";
+import { denoFs } from "../src/adapters/deno/fs.ts";
+import { loadHook } from "../src/hook/discover.ts";
+import { openSqliteStore } from "../src/store/sqlite.ts";
+import { encodeBase64 } from "../tests/_base64.ts";
+import { harness, hookMd, toolEvent, wasmFolder } from "../tests/server/_api.ts";
+import { startWorkerd } from "../tests/_workerd.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    tenants: { type: "string", default: "150" },
+    requests: { type: "string", default: "2000" },
+  },
+});
+const TENANTS = Number(values.tenants);
+const REQUESTS = Number(values.requests);
+
+const dir = await Deno.makeTempDir({ prefix: "hookbox-bench-edge-" });
+const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+const guardKey = await h.tenant("guard");
+const up = await h.call("PUT", "/v1/hooks/guard", {
+  key: guardKey,
+  body: await wasmFolder("guard", "guard_wasi", "isolation: warm\n"),
+});
+if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+const root = new URL("../hooks/shell-guard", import.meta.url).pathname;
+const { bytes } = await compileHook(await loadHook(denoFs, root, "project"));
+const shellGuard = {
+  files: {
+    "HOOK.md": hookMd("shell-guard", "isolation: warm\ntimeout: 5000\nlimits:\n  memory_mb: 32\n"),
+    "plugin.wasm": { base64: encodeBase64(bytes) },
+  },
+};
+const keys: string[] = [];
+for (let i = 0; i < TENANTS; i++) {
+  const key = await h.tenant(`t${i}`);
+  const res = await h.call("PUT", "/v1/hooks/shell-guard", { key, body: shellGuard });
+  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+  keys.push(key);
+}
+const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
+await h.close();
+const size = (await Deno.stat(`${dir}/out/worker.js`)).size;
+const gzip = (await new Response(
+  (await Deno.open(`${dir}/out/worker.js`)).readable.pipeThrough(new CompressionStream("gzip")),
+).arrayBuffer()).byteLength;
+
+const post = async (url: string, key: string, command: string) => {
+  const res = await fetch(`${url}/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: JSON.stringify(toolEvent(command)),
+  });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(JSON.stringify(body));
+  return body;
+};
+
+const spawned = performance.now();
+const workerd = await startWorkerd(`${dir}/out`);
+await post(workerd.url, guardKey, "ls");
+const firstAnswer = performance.now() - spawned;
+
+function percentiles(samples: number[]) {
+  const sorted = samples.sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+  return { p50: at(0.5), p99: at(0.99) };
+}
+async function sequential(key: string, command: string) {
+  await post(workerd.url, key, command);
+  const samples: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const t0 = performance.now();
+    await post(workerd.url, key, command);
+    samples.push(performance.now() - t0);
+  }
+  return percentiles(samples);
+}
+const rss = async () => {
+  const status = await Deno.readTextFile(`/proc/${workerd.pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+};
+
+const guard = await sequential(guardKey, "ls -la");
+const quickjs = await sequential(keys[0]!, "ls -la");
+const before = await rss();
+let blocked = 0;
+for (const key of keys) {
+  if ((await post(workerd.url, key, "rm -rf /")).decision === "block") blocked++;
+}
+const after = await rss();
+await workerd.stop();
+await Deno.remove(dir, { recursive: true });
+
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+console.log(
+  `hookbox in workerd: ${summary.plugins} prepared plugins, ${TENANTS} shell-guard tenants`,
+);
+console.log(`worker.js: ${size} bytes, ${gzip} gzip (registry inlined, no plugins)`);
+console.log(`start to first answer: ${ms(firstAnswer)} (target ≤ 100 ms)`);
+console.log(
+  `small guard (guard_wasi, warm): p50 ${ms(guard.p50)}, p99 ${
+    ms(guard.p99)
+  } (target p50 ≤ 0.5 ms)`,
+);
+console.log(
+  `QuickJS shell-guard (warm): p50 ${ms(quickjs.p50)}, p99 ${ms(quickjs.p99)} (target p50 ≤ 1 ms)`,
+);
+console.log(
+  `workerd RSS: ${before.toFixed(0)} MB before, ${
+    after.toFixed(0)
+  } MB after ${TENANTS} tenants' warm shell-guard (${blocked} blocked rm -rf /; target < 128 MB)`,
+);
+Deno.exit(0);
