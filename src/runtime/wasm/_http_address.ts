@@ -30,7 +30,9 @@ export type Resolver = (hostname: string) => Promise<string[]>;
 
 /** Deno's resolver when there is one (A and AAAA records); otherwise none. */
 export const defaultResolver: Resolver = async (hostname) => {
-  const deno = (globalThis as { Deno?: { resolveDns?: typeof Deno.resolveDns } }).Deno;
+  // Found at run time, so the core type-checks without Deno's types.
+  type ResolveDns = (hostname: string, type: "A" | "AAAA") => Promise<string[]>;
+  const deno = (globalThis as { Deno?: { resolveDns?: ResolveDns } }).Deno;
   if (deno?.resolveDns === undefined) return [];
   const lookups = await Promise.allSettled([
     deno.resolveDns(hostname, "A"),

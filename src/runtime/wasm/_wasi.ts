@@ -44,7 +44,8 @@ export function wasiFunctions(host: GuestHost): Record<string, WasiFunction> {
       if (ptr + len > bytes.length) return ERRNO.FAULT;
       host.wrote(ptr, len);
       for (let at = 0; at < len; at += 65536) {
-        crypto.getRandomValues(bytes.subarray(ptr + at, ptr + Math.min(len, at + 65536)));
+        const chunk = bytes.subarray(ptr + at, ptr + Math.min(len, at + 65536));
+        crypto.getRandomValues(chunk as Uint8Array<ArrayBuffer>);
       }
       return ERRNO.SUCCESS;
     },

@@ -1,0 +1,46 @@
+/**
+ * The Web-API core of hookbox: the executor and dispatcher, schemas, errors,
+ * the WebAssembly runtime, the §6 service app and the edge Worker. Nothing
+ * here touches `Deno.*` or `node:*` (checked by `tests/core_test.ts`), so it
+ * runs on Deno, Node and edge runtimes; machine capabilities (files,
+ * subprocesses, compilers, `Deno.serve`) live in the Deno adapter
+ * (`./deno`, `src/mod.ts`).
+ *
+ * @example
+ * ```ts ignore
+ * import { createCoreExecutor, createWasmRuntime } from "@hookbox/hookbox";
+ * ```
+ *
+ * @module
+ */
+export type { DispatchCallOptions, Executor } from "./executor.ts";
+export { type CoreConfig, createCoreExecutor } from "./executor.ts";
+export type { DispatchResult, HookRecord, Outcome } from "./dispatch/result.ts";
+export type { HookDefinition, HookEntry, HookLevel } from "./hook/types.ts";
+export type { HookProblem } from "./hook/discover.ts";
+export { DEFAULT_POLICY, type Policy } from "./policy.ts";
+export { ERROR_CODES, type ErrorCode, HookboxError, isHookboxError } from "./errors.ts";
+export { type HookEvent, parseEvent, tryParseEvent } from "./schema/event.ts";
+export { EVENT_TYPES, type EventType } from "./schema/event_types.ts";
+export type {
+  ChainAnswer,
+  ChainRequest,
+  EffectiveLimits,
+  RunRequest,
+  RunResult,
+  Runtime,
+} from "./runtime/types.ts";
+export { FAILURE_CODES, type FailureCode, type RunFailure, runFailure } from "./runtime/failure.ts";
+export {
+  createWasmRuntime,
+  type LoadedPlugin,
+  type PreparedPlugin,
+  type WasmRuntimeOptions,
+} from "./runtime/wasm/mod.ts";
+export { createPromptRuntime } from "./runtime/prompt.ts";
+export { createService, type ServerDeps, type Service } from "./server/app.ts";
+export { createEngine, type Engine, type EngineOptions } from "./server/engine.ts";
+export type { Store } from "./server/store.ts";
+export type { ServiceMetrics } from "./server/service_metrics.ts";
+export { createEdgeWorker, type EdgeWorker, type EdgeWorkerOptions } from "./edge/worker.ts";
+export type { BundleData } from "./edge/bundle_data.ts";

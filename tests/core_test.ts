@@ -1,0 +1,52 @@
+/**
+ * The package layout: `src/core.ts` (the `"."` export) is the Web-API core.
+ * It type-checks with no Deno types (only the ES and DOM libraries), and no
+ * module it reaches uses `Deno.*` or imports `node:*` — those live in the
+ * adapters (`./deno`).
+ */
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { ROOT } from "./_helpers.ts";
+
+const run = (args: string[]) =>
+  new Deno.Command(Deno.execPath(), { args, cwd: ROOT, stdout: "piped", stderr: "piped" })
+    .output();
+
+Deno.test("the core type-checks with no Deno types", async () => {
+  const out = await run(["check", "--config", "tests/core.deno.json", "src/core.ts"]);
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+});
+
+/** The code of a module without its comments (a rough cut, enough for this check). */
+function code(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+}
+
+Deno.test("no module the core reaches uses Deno.* or imports node:*", async () => {
+  const out = await run(["info", "--json", "src/core.ts"]);
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+  const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: { specifier: string; dependencies?: { specifier: string }[] }[];
+  };
+  const local = graph.modules.filter((m) => m.specifier.startsWith(`file://${ROOT}/src/`));
+  ok(local.length > 50, `${local.length} modules`);
+  const offences: string[] = [];
+  for (const module of local) {
+    const path = new URL(module.specifier).pathname;
+    const text = code(await Deno.readTextFile(path));
+    if (/\bDeno\./.test(text)) offences.push(`${path}: Deno.`);
+    for (const dep of module.dependencies ?? []) {
+      if (dep.specifier.startsWith("node:")) offences.push(`${path}: ${dep.specifier}`);
+    }
+    ok(!path.includes("/adapters/"), `${path}: the core reaches an adapter`);
+  }
+  assertEquals(offences, []);
+});
+
+Deno.test("deno.json exports the core as '.', the Deno adapter as './deno', the rewriter as './wasm'", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  assertEquals(config.exports, {
+    ".": "./src/core.ts",
+    "./deno": "./src/mod.ts",
+    "./wasm": "./src/wasm/mod.ts",
+  });
+});
