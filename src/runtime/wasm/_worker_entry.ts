@@ -13,7 +13,7 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { RunResult } from "../types.ts";
 import { askHttp, type HttpAsk } from "./_http_wire.ts";
 import { WasmRuntime } from "./_runtime.ts";
-import type { ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
+import type { ChainLink, ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerMessage): void;
@@ -40,12 +40,7 @@ async function handle(job: WorkerJob): Promise<RunResult | DispatchResult[]> {
     for (const spec of job.chains) answers.push(await chain(job.tenantId, spec));
     return answers;
   }
-  if (job.hook !== undefined && job.bytes !== undefined) {
-    hooks.set(job.key, job.hook);
-    bytesOf.set(job.hook, job.bytes);
-  }
-  const hook = hooks.get(job.key);
-  if (hook === undefined) throw new Error(`hook ${job.key} is unknown to the worker`);
+  const hook = known(job);
   // Loading is the host's cost: done before the call's clock starts.
   const failure = await runtime.prepare(hook, job.limits);
   if (failure !== null) return { exitCode: null, stdout: "", stderr: "", failure };
@@ -56,18 +51,20 @@ async function handle(job: WorkerJob): Promise<RunResult | DispatchResult[]> {
   return await runtime.run({ hook, input, env, limits, tenantId, allowedHosts });
 }
 
+/** The hook a job or chain link names, remembering its definition and bytes when sent. */
+function known(link: ChainLink): HookDefinition {
+  if (link.hook !== undefined && link.bytes !== undefined) {
+    hooks.set(link.key, link.hook);
+    bytesOf.set(link.hook, link.bytes);
+  }
+  const hook = hooks.get(link.key);
+  if (hook === undefined) throw new Error(`hook ${link.key} is unknown to the worker`);
+  return hook;
+}
+
 /** Runs a whole synchronous chain here: one message per event (or fewer), not one per hook. */
 async function chain(tenantId: string, spec: ChainSpec): Promise<DispatchResult> {
-  const defs: HookDefinition[] = [];
-  for (const link of spec.links) {
-    if (link.hook !== undefined && link.bytes !== undefined) {
-      hooks.set(link.key, link.hook);
-      bytesOf.set(link.hook, link.bytes);
-    }
-    const hook = hooks.get(link.key);
-    if (hook === undefined) throw new Error(`hook ${link.key} is unknown to the worker`);
-    defs.push(hook);
-  }
+  const defs = spec.links.map(known);
   const { policy, event, env } = spec;
   return await runChain(defs, event, { runtimes: { wasm: runtime }, policy, tenantId, env });
 }

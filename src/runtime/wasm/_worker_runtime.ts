@@ -171,11 +171,9 @@ export class WorkerRuntime implements Runtime {
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const settled = await this.#submit(job, first.hook, first.bytes, TIMEOUT, abort.signal, {
-        links,
-        event,
-        policy,
-        env,
-      }, started);
+        chain: { links, event, policy, env },
+        onStart: started,
+      });
       if (settled.chain !== undefined) return { result: settled.chain };
       const failure = signal?.aborted || !abort.signal.aborted
         ? settled.result.failure
@@ -237,8 +235,7 @@ export class WorkerRuntime implements Runtime {
     bytes: Uint8Array,
     onOverrun: RunFailure,
     signal: AbortSignal | undefined,
-    chain?: Pending["chain"],
-    onStart?: () => void,
+    extra: Pick<Pending, "chain" | "onStart"> = {},
   ): Promise<Settled> {
     if (signal?.aborted) return Promise.resolve({ result: failed("ABORTED") });
     return new Promise((resolve) => {
@@ -253,8 +250,7 @@ export class WorkerRuntime implements Runtime {
         job,
         hook,
         bytes,
-        ...(chain ? { chain } : {}),
-        ...(onStart ? { onStart } : {}),
+        ...extra,
         onOverrun,
         slot: null,
         settle: (result, answer) => {
@@ -282,11 +278,7 @@ export class WorkerRuntime implements Runtime {
       if (pending === null) return;
       const batch = pending.chain ? [pending, ...this.#mates(pending)] : [pending];
       for (const p of batch) p.slot = slot;
-      slot.start(
-        batch.length > 1 || pending.chain
-          ? this.#chainMessage(slot, batch)
-          : this.#message(slot, pending),
-      );
+      slot.start(pending.chain ? this.#chainMessage(slot, batch) : this.#message(slot, pending));
       for (const p of batch) p.onStart?.();
       this.#options.onDispatch?.(pending.job.type);
     }
