@@ -44,13 +44,17 @@ function freePort(): number {
   return port;
 }
 
-/** Serves `dir/config.capnp` on a free loopback port; resolves once `/healthz` answers. */
-export async function startWorkerd(dir: string): Promise<Workerd> {
+/**
+ * Serves `dir/config.capnp` on a free loopback port (with `env` added to its
+ * environment); resolves once `/healthz` answers.
+ */
+export async function startWorkerd(dir: string, env: Record<string, string> = {}): Promise<Workerd> {
   const port = freePort();
   const child = new Deno.Command(await workerdBinary(), {
     args: ["serve", `${dir}/config.capnp`, "--socket-addr", `http=127.0.0.1:${port}`, "--verbose"],
     stdout: "piped",
     stderr: "piped",
+    env,
   }).spawn();
   let text = "";
   const decoder = new TextDecoder();

@@ -5,7 +5,7 @@ import { openStore } from "../adapters/deno/serve.ts";
 import { EXIT } from "./_io.ts";
 
 export const BUNDLE_USAGE =
-  "hookbox bundle --out DIR [--db URL] [--tenant ID]... [--port 8787] [--compatibility-date DATE]";
+  "hookbox bundle --out DIR [--db URL] [--tenant ID]... [--port 8787] [--compatibility-date DATE] [--audit-url URL]";
 
 /** Writes the bundle; returns the exit code. */
 export async function bundleCommand(args: string[]): Promise<number> {
@@ -17,6 +17,7 @@ export async function bundleCommand(args: string[]): Promise<number> {
       tenant: { type: "string", multiple: true },
       port: { type: "string", default: "8787" },
       "compatibility-date": { type: "string" },
+      "audit-url": { type: "string" },
     },
     strict: true,
   });
@@ -34,6 +35,11 @@ export async function bundleCommand(args: string[]): Promise<number> {
     console.error(`hookbox bundle: --compatibility-date must be YYYY-MM-DD, got ${date}`);
     return EXIT.bad;
   }
+  const auditUrl = values["audit-url"];
+  if (auditUrl !== undefined && !/^https?:\/\/[^/]/.test(auditUrl)) {
+    console.error(`hookbox bundle: --audit-url must be an http(s) URL, got ${auditUrl}`);
+    return EXIT.bad;
+  }
   const store = await openStore(values.db);
   try {
     const summary = await writeBundle({
@@ -42,13 +48,16 @@ export async function bundleCommand(args: string[]): Promise<number> {
       port,
       ...(values.tenant ? { tenants: values.tenant } : {}),
       ...(date ? { compatibilityDate: date } : {}),
+      ...(auditUrl ? { auditUrl } : {}),
     });
     console.error(
       `hookbox bundle: ${summary.tenants.length} tenants, ${summary.hooks} hooks, ${summary.plugins} prepared plugins` +
         `${
           summary.failures ? ` (${summary.failures} refused, reported per call)` : ""
         }, worker.js ${summary.workerBytes} bytes\n` +
-        `run: workerd serve ${values.out}/config.capnp --socket-addr http=127.0.0.1:${port}`,
+        `run: ${
+          auditUrl ? "HOOKBOX_AUDIT_KEY=<admin key> " : ""
+        }workerd serve ${values.out}/config.capnp --socket-addr http=127.0.0.1:${port}`,
     );
     return EXIT.allow;
   } catch (err) {

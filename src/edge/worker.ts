@@ -5,7 +5,8 @@
  * serves `POST /v1/events` and `GET /healthz` exactly as the service does;
  * the registry and admin routes answer 404 here (manage hooks on the
  * service, then bundle again). Each decision's audit item is printed as one
- * JSON line; async hooks finish after the answer through `ctx.waitUntil`, and
+ * JSON line, or posted in batches to the service when the Worker has
+ * `HOOKBOX_AUDIT_URL` (see `audit_post.ts`); async hooks finish after the answer through `ctx.waitUntil`, and
  * their records are printed as JSON lines too.
  *
  * @module
@@ -18,6 +19,7 @@ import { createEngine } from "../server/engine.ts";
 import { ApiError } from "../server/errors.ts";
 import type { AuditRow } from "../server/store.ts";
 import { BUNDLE_VERSION, type BundleData, preparedKey } from "./bundle_data.ts";
+import { type AuditPoster, createAuditPoster } from "./audit_post.ts";
 import { bundleStore } from "./store.ts";
 
 /** What the Worker module exports: the `fetch` handler. */
@@ -61,11 +63,18 @@ export function createEdgeWorker(
   moduleOf(data.trap);
   // Workers forbid timers and randomness at global scope: build on the first request.
   let app: ((request: Request, env: unknown, ctx: unknown) => Promise<Response>) | null = null;
-  const build = () => {
-    const audit = options.audit ?? ((rows: AuditRow[]) => {
-      for (const row of rows) console.log(JSON.stringify({ audit: row }));
-      return Promise.resolve();
-    });
+  let poster: AuditPoster | null = null;
+  const build = (env: WorkerEnv) => {
+    poster = auditPosterFor(env);
+    const audit = options.audit ?? (poster
+      ? ((rows: AuditRow[]) => {
+        poster!.push(rows);
+        return Promise.resolve();
+      })
+      : ((rows: AuditRow[]) => {
+        for (const row of rows) console.log(JSON.stringify({ audit: row }));
+        return Promise.resolve();
+      }));
     const store = bundleStore(data, audit);
     const wasm = createWasmRuntime({
       // An isolate has 128 MB for everything: warm instances get a quarter.
@@ -121,8 +130,43 @@ export function createEdgeWorker(
         );
         return Promise.resolve(Response.json(error.body(), { status: 404 }));
       }
-      app ??= build();
-      return app(request, env, ctx);
+      try {
+        app ??= build((env ?? {}) as WorkerEnv);
+      } catch (err) {
+        const error = new ApiError(500, "CONFIG_INVALID", (err as Error).message);
+        return Promise.resolve(Response.json(error.body(), { status: 500 }));
+      }
+      const answer = app(request, env, ctx);
+      if (poster === null) return answer;
+      const context = ctx as { waitUntil?: (p: Promise<unknown>) => void } | undefined;
+      const drain = poster;
+      return answer.finally(() => context?.waitUntil?.(drain.drain()));
     },
   };
+}
+
+/** The Worker's bindings hookbox reads (set by `hookbox bundle --audit-url`). */
+interface WorkerEnv {
+  /** The §6 service's `POST /v1/audit/ingest` URL. */
+  HOOKBOX_AUDIT_URL?: string;
+  /** Its admin key (a secret: `wrangler secret put`, or workerd's environment). */
+  HOOKBOX_AUDIT_KEY?: string;
+  /** A service binding to post through (workerd: an external service), else global fetch. */
+  HOOKBOX_AUDIT?: { fetch(request: Request): Promise<Response> };
+}
+
+function auditPosterFor(env: WorkerEnv): AuditPoster | null {
+  const url = env.HOOKBOX_AUDIT_URL;
+  if (!url) return null;
+  if (!env.HOOKBOX_AUDIT_KEY) {
+    throw new Error(
+      "HOOKBOX_AUDIT_URL is set but HOOKBOX_AUDIT_KEY (the service's admin key) is not",
+    );
+  }
+  const binding = env.HOOKBOX_AUDIT;
+  return createAuditPoster({
+    url,
+    key: env.HOOKBOX_AUDIT_KEY,
+    ...(binding ? { fetch: (r: Request) => binding.fetch(r) } : {}),
+  });
 }

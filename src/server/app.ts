@@ -37,6 +37,7 @@ import {
   auditQuerySchema,
   hookNameSchema,
   idSchema,
+  auditIngestSchema,
   keyCreateSchema,
   patchSchema,
   policySchema,
@@ -52,6 +53,8 @@ export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
 export const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
 /** Largest body of the small JSON routes, bytes. */
 export const MAX_SMALL_BODY = 64 * 1024;
+/** Largest body of `POST /v1/audit/ingest`, bytes. */
+export const MAX_INGEST_BODY = 8 * 1024 * 1024;
 /** Default event body cap when the tenant policy sets no `input_kb`. */
 const DEFAULT_INPUT_KB = 1024;
 
@@ -404,6 +407,19 @@ export function createService(deps: ServerDeps): Service {
     }
     metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
     return c.json({ ...result, decision_id: decisionId });
+  });
+
+  // Audit items of edge Workers (`hookbox bundle --audit-url`), stored as the service's own.
+  app.post("/v1/audit/ingest", async (c) => {
+    await admin(c);
+    const { items } = validate(auditIngestSchema, await readJson(c, MAX_INGEST_BODY));
+    try {
+      await store.appendAudit(items);
+    } catch (err) {
+      log({ at: iso(), level: "error", msg: "audit ingest failed", error: String(err) });
+      throw storeUnavailable();
+    }
+    return c.json({ accepted: items.length }, 200);
   });
 
   app.get("/v1/audit", async (c) => {

@@ -6,6 +6,8 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
+  auditIngestAnswerSchema,
+  auditIngestSchema,
   auditPageSchema,
   auditQuerySchema,
   dispatchAnswerSchema,
@@ -201,6 +203,15 @@ const ROUTES: RouteSpec[] = [
     summary: "Audit items, newest first",
     query: auditQuerySchema,
     ok: { status: 200, schema: auditPageSchema },
+  },
+  {
+    method: "post",
+    path: "/v1/audit/ingest",
+    who: "admin",
+    summary: "Store audit items posted by edge Workers (idempotent by decision_id)",
+    body: auditIngestSchema,
+    ok: { status: 200, schema: auditIngestAnswerSchema },
+    extra: { 503: "STORE_UNAVAILABLE" },
   },
   {
     method: "get",

@@ -131,6 +131,29 @@ export const auditItemSchema = z.object({
   hooks: z.array(auditHookSchema),
 }).openapi("AuditItem");
 
+/** Most items one `POST /v1/audit/ingest` takes. */
+export const MAX_INGEST_ITEMS = 1000;
+
+/** `POST /v1/audit/ingest` (admin): audit items of edge Workers, each naming its tenant. */
+export const auditIngestSchema = z.object({
+  items: z.array(
+    auditItemSchema.extend({
+      decision_id: z.string().min(1).max(100),
+      tenant_id: idSchema,
+      at: z.iso.datetime({ offset: true }),
+      session_id: z.string().max(1000),
+      event_type: z.string().max(100),
+      decision: z.enum(["allow", "block"]),
+      reason: z.string().max(64 * 1024).nullable(),
+      blocked_by: z.string().max(200).nullable(),
+      hooks: z.array(auditHookSchema).max(1000),
+    }).strict(),
+  ).min(1).max(MAX_INGEST_ITEMS),
+}).strict().openapi("AuditIngest");
+
+export const auditIngestAnswerSchema = z.object({ accepted: z.number().int() })
+  .openapi("AuditIngestAnswer");
+
 export const auditPageSchema = z.object({
   items: z.array(auditItemSchema),
   next_cursor: z.string().nullable(),

@@ -175,7 +175,10 @@ export interface Store {
    */
   hooksGeneration(): Promise<number>;
 
-  /** Appends audit rows in one transaction. */
+  /**
+   * Appends audit rows in one transaction. A row whose `decision_id` is
+   * already stored is skipped, so a batch sent twice is stored once.
+   */
   appendAudit(rows: AuditRow[]): Promise<void>;
   readAudit(query: AuditQuery): Promise<AuditPage>;
   /** Deletes a tenant's audit rows older than `before` (RFC 3339); returns how many. */

@@ -284,7 +284,7 @@ export function openPostgresStore(url: string): Store {
           "dry_run",
           "hooks",
         )
-      }`;
+      } ON CONFLICT (decision_id) DO NOTHING`;
     },
     async readAudit(query: AuditQuery): Promise<AuditPage> {
       const conds = [sql`tenant_id = ${query.tenant_id}`];

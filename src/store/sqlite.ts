@@ -287,7 +287,8 @@ export function openSqliteStore(path: string): Store {
       if (rows.length === 0) return Promise.resolve();
       tx(() => {
         const insert = q(`INSERT INTO audit (decision_id, tenant_id, at, session_id, event_type,
-          decision, reason, blocked_by, dry_run, hooks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+          decision, reason, blocked_by, dry_run, hooks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+          ON CONFLICT (decision_id) DO NOTHING`);
         for (const a of rows) {
           insert.run(
             a.decision_id,

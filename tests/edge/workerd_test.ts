@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { writeBundle } from "../../src/adapters/deno/bundle.ts";
 import { openSqliteStore } from "../../src/store/sqlite.ts";
-import { harness, toolEvent, wasmFolder } from "../server/_api.ts";
+import { ADMIN, harness, toolEvent, wasmFolder } from "../server/_api.ts";
 import { startWorkerd } from "../_workerd.ts";
 
 async function post(url: string, key: string, event: unknown) {
@@ -123,5 +123,51 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   for (const file of ["worker.js", "bundle.json"]) {
     ok(!(await Deno.readTextFile(`${dir}/out/${file}`)).includes(key), `${file} holds the key`);
   }
+  await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("with --audit-url the Worker posts its audit items to the service, batched, none lost", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-audit-" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  const key = await h.tenant("acme");
+  await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    h.service.app.fetch,
+  );
+  const ingest = `http://127.0.0.1:${server.addr.port}/v1/audit/ingest`;
+  await writeBundle({ store: h.store, out: `${dir}/out`, auditUrl: ingest });
+  const capnp = await Deno.readTextFile(`${dir}/out/config.capnp`);
+  ok(capnp.includes(`fromEnvironment = "HOOKBOX_AUDIT_KEY"`) && !capnp.includes(ADMIN));
+  ok((await Deno.readTextFile(`${dir}/out/wrangler.toml`)).includes("HOOKBOX_AUDIT_URL"));
+
+  const workerd = await startWorkerd(`${dir}/out`, { HOOKBOX_AUDIT_KEY: ADMIN });
+  const ids: string[] = [];
+  try {
+    // 40 events, 8 at a time: rows queue while a post is in flight and go together.
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(
+        Array.from(
+          { length: 8 },
+          (_, i) => post(workerd.url, key, toolEvent(i % 2 ? "rm -rf /" : "ls")),
+        ),
+      );
+      for (const a of answers) ids.push(a.body.decision_id);
+    }
+    const deadline = Date.now() + 15_000;
+    let stored: { decision_id: string; decision: string }[] = [];
+    while (Date.now() < deadline) {
+      stored = (await h.call("GET", "/v1/audit?limit=100", { key })).body.items;
+      if (stored.length >= ids.length) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assertEquals(stored.map((i) => i.decision_id).sort(), [...ids].sort());
+    assertEquals(stored.filter((i) => i.decision === "block").length, 20);
+  } finally {
+    await workerd.stop();
+    await server.shutdown();
+    await h.close();
+  }
+  ok(!workerd.output().includes('{"audit":'), "delivered rows are not logged as well");
   await Deno.remove(dir, { recursive: true });
 });

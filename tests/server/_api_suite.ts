@@ -25,6 +25,55 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       }
     });
 
+  test("edge audit ingest: admin only, validated, stored once per decision id", async (h) => {
+    const key = await h.tenant("acme");
+    const item = (n: number) => ({
+      decision_id: `dec-edge-${n}`,
+      tenant_id: "acme",
+      at: new Date(Date.UTC(2026, 10, 22, 12, 0, n)).toISOString(),
+      session_id: "edge-session",
+      event_type: "pre-tool-call",
+      decision: n % 2 ? "block" : "allow",
+      reason: n % 2 ? "blocked at the edge" : null,
+      blocked_by: n % 2 ? "guard" : null,
+      dry_run: false,
+      hooks: [{
+        name: "guard",
+        level: "tenant",
+        version: 1,
+        sha256: "ab".repeat(32),
+        outcome: n % 2 ? "block" : "ok",
+        detail: null,
+        duration_ms: 0.2,
+        fuel: 1234,
+      }],
+    });
+    const batch = { items: [item(1), item(2), item(3)] };
+    const asTenant = await h.call("POST", "/v1/audit/ingest", { key, body: batch });
+    assert.deepEqual([asTenant.status, asTenant.body.error.code], [403, "FORBIDDEN"]);
+    const bad = await h.call("POST", "/v1/audit/ingest", {
+      body: { items: [{ ...item(4), tenant_id: "Not OK" }] },
+    });
+    assert.deepEqual([bad.status, bad.body.error.field], [400, "items.0.tenant_id"]);
+    const empty = await h.call("POST", "/v1/audit/ingest", { body: { items: [] } });
+    assert.equal(empty.status, 400);
+    const posted = await h.call("POST", "/v1/audit/ingest", { body: batch });
+    assert.deepEqual([posted.status, posted.body], [200, { accepted: 3 }]);
+    // A Worker that resends a batch (its answer was lost) stores nothing twice.
+    const again = await h.call("POST", "/v1/audit/ingest", { body: { items: [item(3), item(4)] } });
+    assert.equal(again.status, 200);
+    const page = await h.call("GET", "/v1/audit", { key });
+    assert.deepEqual(
+      page.body.items.map((i: { decision_id: string }) => i.decision_id).sort(),
+      ["dec-edge-1", "dec-edge-2", "dec-edge-3", "dec-edge-4"],
+    );
+    const { tenant_id: _, ...stored } = item(3);
+    assert.deepEqual(
+      page.body.items.find((i: { decision_id: string }) => i.decision_id === "dec-edge-3"),
+      stored,
+    );
+  });
+
   test("admin creates, lists, reads, re-policies and deletes tenants", async (h) => {
     const made = await h.call("POST", "/v1/tenants", {
       body: { id: "acme", policy: { max_fuel: 1000000 } },

@@ -27,6 +27,12 @@ export interface BundleOptions {
   port?: number;
   /** workerd / Workers compatibility date. @default 2025-09-01 */
   compatibilityDate?: string;
+  /**
+   * The §6 service's `POST /v1/audit/ingest` URL: the Worker posts its audit
+   * items there in batches (with the admin key from `HOOKBOX_AUDIT_KEY`)
+   * instead of logging them. @default none: JSON lines on the log
+   */
+  auditUrl?: string;
 }
 
 /** What was written. */
@@ -105,8 +111,12 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     await Deno.remove(entry).catch(() => {});
   }
   const date = options.compatibilityDate ?? "2025-09-01";
-  await Deno.writeTextFile(`${out}/config.capnp`, capnp(shas, options.port ?? 8787, date));
-  await Deno.writeTextFile(`${out}/wrangler.toml`, wrangler(date));
+  const audit = options.auditUrl === undefined ? null : new URL(options.auditUrl);
+  if (audit && audit.protocol !== "http:" && audit.protocol !== "https:") {
+    throw new Error(`--audit-url must be http or https, got ${audit.protocol}`);
+  }
+  await Deno.writeTextFile(`${out}/config.capnp`, capnp(shas, options.port ?? 8787, date, audit));
+  await Deno.writeTextFile(`${out}/wrangler.toml`, wrangler(date, audit));
   return {
     tenants: tenants.map((t) => t.id),
     hooks: data.hooks.length,
@@ -160,7 +170,22 @@ async function prepareFor(
   }
 }
 
-function capnp(shas: string[], port: number, date: string): string {
+function capnp(shas: string[], port: number, date: string, audit: URL | null): string {
+  // The audit service is reached through its own binding: the Worker's global
+  // fetch (and so the hooks' granted HTTP) stays on the default network.
+  const auditService = audit
+    ? `\n  (name = "audit", external = (address = ${
+      JSON.stringify(`${audit.hostname}:${audit.port || (audit.protocol === "https:" ? 443 : 80)}`)
+    }, ${audit.protocol === "https:" ? "https" : "http"} = ())),`
+    : "";
+  const bindings = audit
+    ? `
+  bindings = [
+    (name = "HOOKBOX_AUDIT_URL", text = ${JSON.stringify(audit.href)}),
+    (name = "HOOKBOX_AUDIT_KEY", fromEnvironment = "HOOKBOX_AUDIT_KEY"),
+    (name = "HOOKBOX_AUDIT", service = "audit"),
+  ],`
+    : "";
   const modules = [
     `    (name = "worker.js", esModule = embed "worker.js"),`,
     ...shas.map((sha) => `    (name = "plugins/${sha}.wasm", wasm = embed "plugins/${sha}.wasm"),`),
@@ -170,7 +195,7 @@ function capnp(shas: string[], port: number, date: string): string {
 using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
-  services = [ (name = "main", worker = .hookbox) ],
+  services = [ (name = "main", worker = .hookbox),${auditService} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
 
@@ -178,12 +203,20 @@ const hookbox :Workerd.Worker = (
   modules = [
 ${modules.join("\n")}
   ],
-  compatibilityDate = "${date}",
+  compatibilityDate = "${date}",${bindings}
 );
 `;
 }
 
-function wrangler(date: string): string {
+function wrangler(date: string, audit: URL | null): string {
+  const vars = audit
+    ? `
+# Audit items are posted to the hookbox service; give the Worker its admin key:
+#   wrangler secret put HOOKBOX_AUDIT_KEY
+[vars]
+HOOKBOX_AUDIT_URL = ${JSON.stringify(audit.href)}
+`
+    : "";
   return `# Cloudflare deployment of the same bundle, written by \`hookbox bundle\`:
 # wrangler deploy (from this folder)
 name = "hookbox"
@@ -195,5 +228,5 @@ no_bundle = true
 type = "CompiledWasm"
 globs = ["plugins/*.wasm"]
 fallthrough = false
-`;
+${vars}`;
 }

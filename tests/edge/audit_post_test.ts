@@ -1,0 +1,125 @@
+/**
+ * The edge Worker's audit delivery (`hookbox bundle --audit-url`): rows go in
+ * batches, a failed post keeps them for the next one, a full queue logs its
+ * oldest rows instead of dropping them, a batch the service refuses as
+ * malformed is logged rather than retried forever.
+ */
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { createAuditPoster } from "../../src/edge/audit_post.ts";
+import type { AuditRow } from "../../src/server/store.ts";
+
+const row = (n: number): AuditRow => ({
+  decision_id: `dec-${n}`,
+  tenant_id: "acme",
+  at: "2026-11-22T00:00:00.000Z",
+  session_id: "s",
+  event_type: "pre-tool-call",
+  decision: "allow",
+  reason: null,
+  blocked_by: null,
+  dry_run: false,
+  hooks: [],
+});
+const rows = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => row(from + i));
+
+/** A fake ingest route: answers `status()` and records what it stored. */
+function service(status: () => number) {
+  const stored: string[] = [];
+  const posts: { key: string | null; count: number }[] = [];
+  const fetch = async (request: Request) => {
+    const body = await request.json() as { items: AuditRow[] };
+    posts.push({ key: request.headers.get("authorization"), count: body.items.length });
+    const code = status();
+    if (code === 200) stored.push(...body.items.map((r) => r.decision_id));
+    return new Response(code === 200 ? "{}" : '{"error":{}}', { status: code });
+  };
+  return { stored, posts, fetch };
+}
+
+Deno.test("audit rows are posted in batches with the admin key", async () => {
+  const svc = service(() => 200);
+  const poster = createAuditPoster({
+    url: "http://svc/v1/audit/ingest",
+    key: "k",
+    fetch: svc.fetch,
+    batch: 4,
+  });
+  poster.push(rows(0, 10));
+  await poster.drain();
+  assertEquals(svc.posts, [
+    { key: "Bearer k", count: 4 },
+    { key: "Bearer k", count: 4 },
+    { key: "Bearer k", count: 2 },
+  ]);
+  assertEquals(svc.stored, rows(0, 10).map((r) => r.decision_id));
+  assertEquals(poster.queued, 0);
+});
+
+Deno.test("rows a post could not deliver go with the next one; none is lost or doubled", async () => {
+  let down = true;
+  const svc = service(() => down ? 503 : 200);
+  const lines: string[] = [];
+  const poster = createAuditPoster({
+    url: "http://svc/v1/audit/ingest",
+    key: "k",
+    fetch: svc.fetch,
+    log: (l) => lines.push(l),
+  });
+  poster.push(rows(0, 3));
+  await poster.drain();
+  assertEquals([svc.stored.length, poster.queued], [0, 3]);
+  ok(lines.some((l) => l.includes("audit_post_failed") && l.includes("HTTP 503")), lines.join());
+  down = false;
+  poster.push(rows(3, 5));
+  // Two requests finishing at once share one delivery.
+  await Promise.all([poster.drain(), poster.drain()]);
+  assertEquals(svc.stored, rows(0, 5).map((r) => r.decision_id));
+  assertEquals(poster.queued, 0);
+});
+
+Deno.test("a full queue writes its oldest rows to the log instead of dropping them", () => {
+  const svc = service(() => 503);
+  const lines: string[] = [];
+  const poster = createAuditPoster({
+    url: "http://svc/v1/audit/ingest",
+    key: "k",
+    fetch: svc.fetch,
+    maxQueued: 5,
+    log: (l) => lines.push(l),
+  });
+  poster.push(rows(0, 8));
+  assertEquals(poster.queued, 5);
+  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-0", "dec-1", "dec-2"]);
+  ok(spilled.every((l) => /over 5 queued/.test(l.undelivered)));
+});
+
+Deno.test("a batch the service refuses as malformed is logged, not retried forever", async () => {
+  const svc = service(() => 400);
+  const lines: string[] = [];
+  const poster = createAuditPoster({
+    url: "http://svc/v1/audit/ingest",
+    key: "k",
+    fetch: svc.fetch,
+    log: (l) => lines.push(l),
+  });
+  poster.push(rows(0, 2));
+  await poster.drain();
+  assertEquals(poster.queued, 0);
+  assertEquals(svc.posts.length, 1);
+  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-0", "dec-1"]);
+});
+
+Deno.test("a network error keeps the rows", async () => {
+  const poster = createAuditPoster({
+    url: "http://svc/v1/audit/ingest",
+    key: "k",
+    fetch: () => Promise.reject(new TypeError("connection refused")),
+    log: () => {},
+  });
+  poster.push(rows(0, 2));
+  await poster.drain();
+  assertEquals(poster.queued, 2);
+});
