@@ -41,6 +41,14 @@ export interface Policy {
    * timeout becomes a fuel budget. Unset: fuel and timeout are separate limits.
    */
   fuelPerMs?: number;
+  /**
+   * Fuel the synchronous hooks of one event may burn together: each hook of
+   * the chain gets at most what the hooks before it left, and once it is
+   * spent the rest end as `limit` (`LIMIT_FUEL`) without running, `on_error`
+   * applied. Bounds an event's CPU where a platform limit would kill the whole
+   * request instead (edge Workers). Unset: only each hook's own fuel.
+   */
+  eventFuel?: number;
 }
 
 /** The defaults: deny subprocesses, generous but finite ceilings. */
@@ -74,10 +82,11 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
       throw new TypeError(`policy.${key} must be a positive number, got ${String(value)}`);
     }
   }
-  if (
-    policy.fuelPerMs !== undefined && (!Number.isFinite(policy.fuelPerMs) || policy.fuelPerMs <= 0)
-  ) {
-    throw new TypeError(`policy.fuelPerMs must be a positive number, got ${policy.fuelPerMs}`);
+  for (const key of ["fuelPerMs", "eventFuel"] as const) {
+    const value = policy[key];
+    if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
+      throw new TypeError(`policy.${key} must be a positive number, got ${value}`);
+    }
   }
   if (typeof policy.allowSubprocess !== "boolean") {
     throw new TypeError("policy.allowSubprocess must be a boolean");

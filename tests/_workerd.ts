@@ -48,7 +48,10 @@ function freePort(): number {
  * Serves `dir/config.capnp` on a free loopback port (with `env` added to its
  * environment); resolves once `/healthz` answers.
  */
-export async function startWorkerd(dir: string, env: Record<string, string> = {}): Promise<Workerd> {
+export async function startWorkerd(
+  dir: string,
+  env: Record<string, string> = {},
+): Promise<Workerd> {
   const port = freePort();
   const child = new Deno.Command(await workerdBinary(), {
     args: ["serve", `${dir}/config.capnp`, "--socket-addr", `http=127.0.0.1:${port}`, "--verbose"],

@@ -21,6 +21,8 @@ export interface CallContext {
   /** Extra `HOOKBOX_*` variables (subprocess hooks see them; wasm hooks only when granted). */
   env: Record<string, string>;
   signal?: AbortSignal;
+  /** Fuel left in the event's budget (`Policy.eventFuel`): caps this hook's fuel. */
+  fuelLeft?: number;
 }
 
 /** One hook's record plus the control fields it printed (exit 0 only). */
@@ -69,7 +71,11 @@ export async function callHook(
   }
   const runtime = ctx.runtimes[hook.entry.runtime];
   if (!runtime) return fail({}, "RUNTIME_MISSING", hook.entry.runtime);
-  const limits = effectiveLimits(hook.manifest, ctx.policy);
+  let limits = effectiveLimits(hook.manifest, ctx.policy);
+  if (ctx.fuelLeft !== undefined && ctx.fuelLeft < limits.fuel) {
+    if (ctx.fuelLeft < 1) return fail({}, "LIMIT_FUEL", "the event's fuel budget is spent");
+    limits = { ...limits, fuel: Math.floor(ctx.fuelLeft) };
+  }
   const input = encoder.encode(JSON.stringify(event));
   if (input.byteLength > limits.inputKb * 1024) return fail({}, "LIMIT_INPUT");
 

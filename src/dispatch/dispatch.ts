@@ -57,8 +57,14 @@ export async function runChain(
 ): Promise<DispatchResult> {
   const result = emptyResult(event);
   let current: HookEvent = { ...event, store: { ...result.store } };
+  let fuelLeft = context.policy.eventFuel;
   for (const hook of hooks) {
-    const call = await callHook(hook, current, context);
+    const call = await callHook(
+      hook,
+      current,
+      fuelLeft === undefined ? context : { ...context, fuelLeft },
+    );
+    if (fuelLeft !== undefined) fuelLeft -= call.record.fuel;
     result.hooks.push(call.record);
     if (applyCall(result, hook, call)) break;
     current = nextEvent(current, call.control, result);

@@ -31,6 +31,8 @@ export interface EdgeWorker {
 export interface EdgeWorkerOptions {
   /** Receives each group of audit rows. @default one JSON line per row on the console */
   audit?: (rows: AuditRow[]) => Promise<void>;
+  /** Fuel one event's synchronous hooks may burn together. @default EDGE_EVENT_FUEL */
+  eventFuel?: number;
 }
 
 /**
@@ -40,6 +42,15 @@ export interface EdgeWorkerOptions {
  * million units per ms on the hardware measured, host calls cost more.
  */
 export const EDGE_FUEL_PER_MS = 1_000_000;
+
+/**
+ * Fuel one event's synchronous hooks may burn together in a Worker: 10 s of
+ * hook timeouts at {@linkcode EDGE_FUEL_PER_MS}, about 3–9 s of CPU at the
+ * measured 0.3–0.85 ns per unit — under Workers' default 30 s CPU limit, whose
+ * error would kill the whole request (and so ignore `on_error`) instead of
+ * ending one hook as `limit`.
+ */
+export const EDGE_EVENT_FUEL = 10_000_000_000;
 
 /** Bytes idle warm instances may hold in a Worker isolate. */
 export const EDGE_WARM_BYTES = 32 * 1024 * 1024;
@@ -105,6 +116,7 @@ export function createEdgeWorker(
     const engine = createEngine({
       store,
       fuelPerMs: EDGE_FUEL_PER_MS,
+      eventFuel: options.eventFuel ?? EDGE_EVENT_FUEL,
       runtimes: { wasm, prompt: createPromptRuntime() },
       onAsyncResult: (tenant_id, record) =>
         console.log(JSON.stringify({ async: { tenant_id, record } })),

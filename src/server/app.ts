@@ -34,10 +34,10 @@ import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { Quotas } from "./quota.ts";
 import {
+  auditIngestSchema,
   auditQuerySchema,
   hookNameSchema,
   idSchema,
-  auditIngestSchema,
   keyCreateSchema,
   patchSchema,
   policySchema,

@@ -66,6 +66,8 @@ export interface EngineOptions {
   runtimes: Partial<Record<RuntimeKind, Runtime>>;
   /** Caps each hook's fuel at its timeout × this rate (edge Workers; see `Policy.fuelPerMs`). */
   fuelPerMs?: number;
+  /** Fuel one event's synchronous hooks may burn together (see `Policy.eventFuel`). */
+  eventFuel?: number;
   /** Receives each async hook's record. */
   onAsyncResult?: (tenantId: string, record: HookRecord, event: HookEvent) => void;
 }
@@ -108,9 +110,13 @@ export function createEngine(options: EngineOptions): Engine {
     dispatch(tenantId, policy, hooks, event) {
       return dispatchEvent(hooks.map((h) => h.definition), event, {
         runtimes: options.runtimes,
-        policy: options.fuelPerMs === undefined
+        policy: options.fuelPerMs === undefined && options.eventFuel === undefined
           ? policyFor(policy)
-          : { ...policyFor(policy), fuelPerMs: options.fuelPerMs },
+          : {
+            ...policyFor(policy),
+            ...(options.fuelPerMs !== undefined ? { fuelPerMs: options.fuelPerMs } : {}),
+            ...(options.eventFuel !== undefined ? { eventFuel: options.eventFuel } : {}),
+          },
         tenantId,
         env: {},
         signal: abort.signal,
