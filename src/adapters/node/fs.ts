@@ -11,7 +11,7 @@
  *   fs: nodeFs,
  *   platformDirs: ["/srv/hooks"],
  *   runtimes: {
- *     wasm: createWasmRuntime({ loadBytes: (hook) => nodeFs.readFile(hook.entry.path, 8 << 20) }),
+ *     wasm: createWasmRuntime({ loadBytes: ({ entry }) => nodeFs.readFile(entry.runtime === "wasm" ? entry.path : "", 8 << 20) }),
  *   },
  * });
  * ```
