@@ -13,6 +13,8 @@ import { parseArgs } from "node:util";
 import ts from "typescript";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+/** Version of npm `@types/node` the ./node adapter is checked against (Node 20). */
+const NODE_TYPES = "20.19.43";
 
 /** The package's entry points: export path → source under src/. */
 export const ENTRIES: Record<string, string> = {
@@ -37,9 +39,10 @@ export async function writeNpmPackage(out: string): Promise<NpmSummary> {
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     lib: ["lib.es2023.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
-    // Node's types for the ./node adapter (npm @types/node, as pinned in deno.json).
+    // Node's types for the ./node adapter: npm @types/node, kept out of deno.json (Deno
+    // would then check node:* against it instead of its own, newer, Node types).
     types: ["node"],
-    typeRoots: [`${ROOT}/node_modules/@types`],
+    typeRoots: [await nodeTypes()],
     declaration: true,
     allowImportingTsExtensions: true,
     rewriteRelativeImportExtensions: true,
@@ -100,6 +103,34 @@ export async function writeNpmPackage(out: string): Promise<NpmSummary> {
   await Deno.writeTextFile(`${out}/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
   await Deno.writeTextFile(`${out}/README.md`, README);
   return { out, files: written.length, dependencies };
+}
+
+/** `@types/node` for Node 20, installed once under .cache with npm; returns its typeRoot. */
+async function nodeTypes(): Promise<string> {
+  const prefix = `${ROOT}/.cache/npm-types`;
+  const root = `${prefix}/node_modules/@types`;
+  const have = await Deno.readTextFile(`${root}/node/package.json`).then(
+    (t) => JSON.parse(t).version === NODE_TYPES,
+    () => false,
+  );
+  if (have) return root;
+  const npm = await new Deno.Command("npm", {
+    args: [
+      "install",
+      "--prefix",
+      prefix,
+      "--no-save",
+      "--no-audit",
+      "--no-fund",
+      `@types/node@${NODE_TYPES}`,
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (npm.code !== 0) {
+    throw new Error(`npm install @types/node failed: ${new TextDecoder().decode(npm.stderr)}`);
+  }
+  return root;
 }
 
 /** The npm packages the emitted modules import by bare name, with deno.json's versions. */

@@ -16,11 +16,19 @@
 export type { DispatchCallOptions, Executor } from "./executor.ts";
 export { type CoreConfig, createCoreExecutor } from "./executor.ts";
 export type { DispatchResult, HookRecord, Outcome } from "./dispatch/result.ts";
-export type { HookDefinition, HookEntry, HookLevel } from "./hook/types.ts";
+export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "./hook/types.ts";
+export type { DirEntry, HostFs, PathInfo } from "./host.ts";
+export type { Manifest, ManifestLimits } from "./schema/manifest.ts";
+export type { InjectItem } from "./schema/output.ts";
 export type { HookProblem } from "./hook/discover.ts";
 export { DEFAULT_POLICY, type Policy } from "./policy.ts";
 export { ERROR_CODES, type ErrorCode, HookboxError, isHookboxError } from "./errors.ts";
-export { type HookEvent, parseEvent, tryParseEvent } from "./schema/event.ts";
+export {
+  type HookEvent,
+  parseEvent,
+  type ParseEventResult,
+  tryParseEvent,
+} from "./schema/event.ts";
 export { EVENT_TYPES, type EventType } from "./schema/event_types.ts";
 export type {
   ChainAnswer,
@@ -29,18 +37,43 @@ export type {
   RunRequest,
   RunResult,
   Runtime,
+  RuntimeKind,
 } from "./runtime/types.ts";
-export { FAILURE_CODES, type FailureCode, type RunFailure, runFailure } from "./runtime/failure.ts";
+export {
+  FAILURE_CODES,
+  type FailureCode,
+  type FailureOutcome,
+  type RunFailure,
+  runFailure,
+} from "./runtime/failure.ts";
 export {
   createWasmRuntime,
   type LoadedPlugin,
+  type PluginAbi,
   type PreparedPlugin,
   type WasmRuntimeOptions,
 } from "./runtime/wasm/mod.ts";
 export { createPromptRuntime } from "./runtime/prompt.ts";
-export { createService, type ServerDeps, type Service } from "./server/app.ts";
-export { createEngine, type Engine, type EngineOptions } from "./server/engine.ts";
-export type { Store } from "./server/store.ts";
+export { createService, type ServerDeps, type Service, type ServiceApp } from "./server/app.ts";
+export { AuditWriter } from "./server/audit.ts";
+export type { BuiltHook, HookBuilder } from "./server/builder.ts";
+export { createEngine, type Engine, type EngineOptions, type ServedHook } from "./server/engine.ts";
+export type {
+  AuditHook,
+  AuditPage,
+  AuditQuery,
+  AuditRow,
+  HookDetail,
+  HookRow,
+  HookVersionRow,
+  KeyRow,
+  NewHookVersion,
+  RollbackResult,
+  Store,
+  StoredRuntime,
+  TenantPolicy,
+  TenantRow,
+} from "./server/store.ts";
 export type { ServiceMetrics } from "./server/service_metrics.ts";
 export { createEdgeWorker, type EdgeWorker, type EdgeWorkerOptions } from "./edge/worker.ts";
-export type { BundleData } from "./edge/bundle_data.ts";
+export { BUNDLE_VERSION, type BundleData } from "./edge/bundle_data.ts";

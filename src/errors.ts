@@ -69,11 +69,16 @@ export interface ErrorContext {
  * ```
  */
 export class HookboxError extends Error {
+  /** Always `HookboxError`. */
   override readonly name = "HookboxError";
+  /** The stable error code. */
   readonly code: ErrorCode;
+  /** The file or folder concerned, if any. */
   readonly path: string | undefined;
+  /** The field concerned, if any. */
   readonly field: string | undefined;
 
+  /** Builds an error with its code, message and context. */
   constructor(code: ErrorCode, message: string, context: ErrorContext = {}) {
     super(message, context.cause === undefined ? undefined : { cause: context.cause });
     this.code = code;

@@ -15,6 +15,7 @@ import { type HookEvent, parseEvent } from "./schema/event.ts";
 
 /** Everything the core executor needs, with no defaults taken from the machine. */
 export interface CoreConfig {
+  /** File-system capabilities for discovery and plugin loading. */
   fs: HostFs;
   /** Operator folders of platform hooks. @default [] */
   platformDirs?: string[];
@@ -24,7 +25,9 @@ export interface CoreConfig {
   projectDir?: string | null;
   /** Work dir for events that name none. */
   defaultWorkDir?: string;
+  /** The runtimes hooks run on, by kind. */
   runtimes: Partial<Record<RuntimeKind, Runtime>>;
+  /** Policy over {@linkcode DEFAULT_POLICY}. */
   policy?: Partial<Policy>;
   /** Receives each async hook's record when it finishes. */
   onAsyncResult?: (record: HookRecord, event: HookEvent) => void;

@@ -7,7 +7,9 @@
 
 /** One directory entry. */
 export interface DirEntry {
+  /** The entry's name (no path). */
   name: string;
+  /** The entry is a directory. */
   isDirectory: boolean;
   /** The entry is a symbolic link (`isDirectory` is then false). */
   isSymlink: boolean;
@@ -15,6 +17,7 @@ export interface DirEntry {
 
 /** What a path is, if anything. */
 export interface PathInfo {
+  /** A regular file or a directory. */
   kind: "file" | "dir";
   /** Unix executable bit set for the owner (files only). */
   executable: boolean;

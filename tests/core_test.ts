@@ -2,7 +2,7 @@
  * The package layout: `src/core.ts` (the `"."` export) is the Web-API core.
  * It type-checks with no Deno types (only the ES and DOM libraries), and no
  * module it reaches uses `Deno.*` or imports `node:*` — those live in the
- * adapters (`./deno`).
+ * adapters (`./deno`, `./node`). Every export passes `deno doc --lint`.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { ROOT } from "./_helpers.ts";
@@ -42,11 +42,21 @@ Deno.test("no module the core reaches uses Deno.* or imports node:*", async () =
   assertEquals(offences, []);
 });
 
-Deno.test("deno.json exports the core as '.', the Deno adapter as './deno', the rewriter as './wasm'", async () => {
+Deno.test("deno.json exports the core as '.', the Deno and Node adapters, the rewriter as './wasm'", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
   assertEquals(config.exports, {
     ".": "./src/core.ts",
     "./deno": "./src/mod.ts",
+    "./node": "./src/adapters/node/fs.ts",
     "./wasm": "./src/wasm/mod.ts",
   });
+});
+
+Deno.test("deno doc --lint is clean on every export: the public API names every type it uses", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const entries = Object.values(config.exports as Record<string, string>);
+  assertEquals(entries.length, 4);
+  const out = await run(["doc", "--lint", ...entries]);
+  const said = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);
+  assertEquals(out.code, 0, said.slice(0, 4000));
 });

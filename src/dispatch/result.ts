@@ -14,13 +14,21 @@ export type Outcome = "ok" | "block" | "error" | "timeout" | "limit" | "skipped"
 
 /** One hook's line in the result. */
 export interface HookRecord {
+  /** The hook's name. */
   name: string;
+  /** Where the hook was installed. */
   level: HookLevel;
+  /** The runtime that ran it. */
   runtime: RuntimeKind;
+  /** How the call ended. */
   outcome: Outcome;
+  /** The exit code, when the hook exited. */
   exit_code: number | null;
+  /** Wall time of the call, ms. */
   duration_ms: number;
+  /** What it printed on stdout (capped). */
   stdout: string;
+  /** What it printed on stderr (capped). */
   stderr: string;
   /** Stable failure code (docs/FAILURES.md) when the call failed or was skipped, else null. */
   code: FailureCode | null;
@@ -32,15 +40,26 @@ export interface HookRecord {
 
 /** What dispatching one event decided. */
 export interface DispatchResult {
+  /** The event's type. */
   event_type: EventType;
+  /** The chain's decision. */
   decision: "allow" | "block";
+  /** Why it blocked (or a hook's reason for allowing). */
   reason: string | null;
+  /** The hook that blocked, or null. */
   blocked_by: string | null;
+  /** The tool input as the hooks rewrote it, or null. */
   modified_input: unknown;
+  /** The tool output as the hooks rewrote it, or null. */
   modified_output: unknown;
+  /** Messages the hooks asked to inject. */
   inject: InjectItem[];
+  /** Tools the hooks disabled. */
   disable_tools: string[];
+  /** Tools the hooks enabled. */
   enable_tools: string[];
+  /** The shared store after the chain. */
   store: Record<string, unknown>;
+  /** One record per hook that ran (or was started, for async hooks), in order. */
   hooks: HookRecord[];
 }

@@ -16,8 +16,11 @@ export const BUNDLE_VERSION = 1;
 
 /** The registry and plugin metadata a Worker serves from. */
 export interface BundleData {
+  /** Format version. */
   version: typeof BUNDLE_VERSION;
+  /** When the bundle was made (RFC 3339). */
   created_at: string;
+  /** The bundled tenants with their policies. */
   tenants: TenantRow[];
   /** SHA-256 (hex) of each live key at bundle time, with its tenant. Never the key itself. */
   keys: { hash: string; tenant_id: string }[];

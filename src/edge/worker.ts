@@ -24,6 +24,7 @@ import { bundleStore } from "./store.ts";
 
 /** What the Worker module exports: the `fetch` handler. */
 export interface EdgeWorker {
+  /** The Workers `fetch` handler. */
   fetch(request: Request, env?: unknown, ctx?: unknown): Promise<Response>;
 }
 

@@ -13,10 +13,15 @@ import type { HookDefinition, HookLevel } from "./types.ts";
 
 /** A hook folder that was skipped, and why. Never silent. */
 export interface HookProblem {
+  /** The stable error code. */
   code: ErrorCode;
+  /** What is wrong. */
   message: string;
+  /** The hook folder or file. */
   path: string;
+  /** The frontmatter field, when one is at fault. */
   field?: string;
+  /** The level of the folder it was found in. */
   level?: HookLevel;
 }
 

@@ -19,12 +19,16 @@ export type HookEntry =
 
 /** A hook found on disk, validated and ready to dispatch. */
 export interface HookDefinition {
+  /** The hook's name (from HOOK.md). */
   name: string;
+  /** Where it was installed. */
   level: HookLevel;
   /** Absolute path of the hook folder. */
   dir: string;
+  /** Its validated frontmatter. */
   manifest: Manifest;
   /** Markdown body of HOOK.md (the message of a prompt hook). */
   body: string;
+  /** What runs it. */
   entry: HookEntry;
 }

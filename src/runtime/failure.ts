@@ -52,6 +52,7 @@ export type FailureCode = keyof typeof FAILURE_CODES;
 
 /** Why a call did not produce a normal exit. */
 export interface RunFailure {
+  /** The outcome the failure gives the hook. */
   outcome: FailureOutcome;
   /** Stable code; see {@linkcode FAILURE_CODES}. */
   code: FailureCode;

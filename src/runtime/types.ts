@@ -31,11 +31,13 @@ export interface EffectiveLimits {
 
 /** One call of one hook. */
 export interface RunRequest {
+  /** The hook to run. */
   hook: HookDefinition;
   /** The event as JSON bytes (stdin for WASI/subprocess, Extism input). */
   input: Uint8Array;
   /** `HOOKBOX_*` variables a subprocess sees (wasm hooks get none unless granted). */
   env: Record<string, string>;
+  /** The limits of this call. */
   limits: EffectiveLimits;
   /** Tenant the call is made for; keys caches and warm instances. */
   tenantId: string;
@@ -54,7 +56,9 @@ export type { FailureCode, RunFailure } from "./failure.ts";
 export interface RunResult {
   /** Exit code, or null when the hook never exited normally. */
   exitCode: number | null;
+  /** stdout, capped. */
   stdout: string;
+  /** stderr, capped. */
   stderr: string;
   /** Set when the call errored, timed out, hit a limit or was skipped. */
   failure?: RunFailure;
@@ -64,6 +68,7 @@ export interface RunResult {
 
 /** A hook runtime. Implementations must never throw for a hook's own misbehaviour. */
 export interface Runtime {
+  /** Which hooks this runtime runs. */
   readonly kind: RuntimeKind;
   /** Run one call. Rejects only for host faults; hook faults come back as `failure`. */
   run(request: RunRequest): Promise<RunResult>;
@@ -90,10 +95,15 @@ export interface Runtime {
 export interface ChainRequest {
   /** The hooks, in dispatch order; all of the runtime's kind, none with granted hosts. */
   hooks: readonly HookDefinition[];
+  /** The event, as the first hook sees it. */
   event: HookEvent;
+  /** The policy of the call. */
   policy: Policy;
+  /** The tenant the event belongs to. */
   tenantId: string;
+  /** Extra `HOOKBOX_*` variables. */
   env: Record<string, string>;
+  /** Aborts the chain (executor shut down). */
   signal?: AbortSignal;
 }
 

@@ -64,13 +64,21 @@ const SCHEMAS = Object.fromEntries(
 
 /** A validated event. Unknown fields are kept as they came. */
 export interface HookEvent {
+  /** The lifecycle event (SPEC §1). */
   event_type: EventType;
+  /** When it happened (RFC 3339). */
   timestamp?: string;
+  /** The agent session. */
   session_id: string;
+  /** The agent's working directory. */
   work_dir?: string;
+  /** The tenant (overwritten by the service from the key). */
   tenant_id?: string;
+  /** The agent turn. */
   turn_id?: string;
+  /** The shared store hooks read and extend. */
   store?: Record<string, unknown>;
+  /** The event type's own fields (SPEC §1). */
   [field: string]: unknown;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { eventTypeSchema } from "./event_types.ts";
+import { type EventType, eventTypeSchema } from "./event_types.ts";
 import { compileMatcher, MAX_MATCHER_CHARS } from "./matcher.ts";
 
 /** Default per-call limits when neither HOOK.md nor the policy says otherwise. */
@@ -72,7 +72,52 @@ export const manifestSchema = z.strictObject({
   inject: injectSchema.optional(),
 });
 
-/** Parsed HOOK.md frontmatter. */
-export type Manifest = z.infer<typeof manifestSchema>;
 /** Per-hook limits as written in HOOK.md (after defaults). */
-export type ManifestLimits = Manifest["limits"];
+export interface ManifestLimits {
+  /** Linear memory cap, MiB. */
+  memory_mb: number;
+  /** Fuel (metered instructions) per call. */
+  fuel: number;
+  /** stdout + stderr cap, KiB. */
+  output_kb: number;
+}
+
+/** Parsed HOOK.md frontmatter (SPEC §2), defaults filled in. */
+export interface Manifest {
+  /** Hook name, `[a-z0-9-]+`. */
+  name: string;
+  /** What the hook does. */
+  description: string;
+  /** The events it runs on. */
+  trigger: EventType[];
+  /** RE2 patterns on the tool name and on the event's text. */
+  matcher?: { tool?: string | undefined; pattern?: string | undefined } | undefined;
+  /** Wall-clock limit per call, ms. */
+  timeout: number;
+  /** Runs detached: the answer does not wait for it. */
+  async: boolean;
+  /** Higher runs first. */
+  priority: number;
+  /** Whether a failure blocks (`closed`) or is ignored (`open`). */
+  on_error: "open" | "closed";
+  /** Per-call limits. */
+  limits: ManifestLimits;
+  /** Pinned SHA-256 (hex) of the plugin. */
+  sha256?: string | undefined;
+  /** Hosts the plugin may reach through Extism HTTP. */
+  allowed_hosts: string[];
+  /** A fresh instance per call, or a warm one reset between calls. */
+  isolation: "fresh" | "warm";
+  /** `HOOKBOX_*` variables a WebAssembly hook may read. */
+  env: string[];
+  /** Prompt hook (seed 003): how its body is injected. */
+  inject?: {
+    role: "system" | "user" | "assistant";
+    persistent: boolean;
+    scope: "turn" | "session";
+  } | undefined;
+}
+
+// The interfaces above are the schema's output, checked both ways.
+type Parsed = z.infer<typeof manifestSchema>;
+const _manifestMatches: [Parsed, Manifest] extends [Manifest, Parsed] ? true : never = true;

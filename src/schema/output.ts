@@ -30,7 +30,21 @@ export const controlSchema = z.looseObject({
 /** Parsed control fields. */
 export type Control = z.infer<typeof controlSchema>;
 /** One message to inject into the agent's context. */
-export type InjectItem = z.infer<typeof injectItem>;
+export interface InjectItem {
+  /** Who the message is from. */
+  role: "system" | "user" | "assistant";
+  /** Its text. */
+  content: string;
+  /** Kept in the conversation (true) or only in the next model call. */
+  persistent: boolean;
+  /** Further fields a hook printed, passed through. */
+  [key: string]: unknown;
+}
+
+// The interface above is the schema's output, checked both ways.
+type ParsedInject = z.infer<typeof injectItem>;
+const _injectMatches: [ParsedInject, InjectItem] extends [InjectItem, ParsedInject] ? true
+  : never = true;
 
 /** What a hook's stdout turned out to be. */
 export type StdoutReading =

@@ -60,8 +60,11 @@ const DEFAULT_INPUT_KB = 1024;
 
 /** What the app is built from. */
 export interface ServerDeps {
+  /** Where tenants, keys, hooks and audit live. */
   store: Store;
+  /** Runs the hooks of a tenant. */
   engine: Engine;
+  /** Validates and compiles uploads. */
   builder: HookBuilder;
   /** Hex SHA-256 of the admin key. */
   adminKeyHash: string;
@@ -69,15 +72,30 @@ export interface ServerDeps {
   now?: () => number;
   /** Structured log sink (one JSON object per line). @default none */
   log?: (entry: Record<string, unknown>) => void;
-  /** @default none: `GET /metrics` answers an empty exposition (the Deno adapter passes Prometheus metrics) */
+  /**
+   * Where the app records its metrics. @default none: `GET /metrics` answers an
+   * empty exposition (the Deno adapter passes Prometheus metrics)
+   */
   metrics?: ServiceMetrics;
+  /** The audit writer to use. @default a new one on `store` */
   audit?: AuditWriter;
+}
+
+/** The service's HTTP handler (a Hono app). */
+export interface ServiceApp {
+  /** Answers one request: the `Deno.serve` / Workers `fetch` handler. */
+  fetch(request: Request, env?: unknown, ctx?: unknown): Response | Promise<Response>;
+  /** Answers a request given as a path or URL and its init (in-process callers, tests). */
+  request(input: string | URL | Request, init?: RequestInit): Response | Promise<Response>;
 }
 
 /** The app plus the parts its owner shuts down. */
 export interface Service {
-  app: Hono;
+  /** The §6 routes. */
+  app: ServiceApp;
+  /** The audit group-commit writer: flush it before closing the store. */
   audit: AuditWriter;
+  /** The metrics the app records into. */
   metrics: ServiceMetrics;
   /** Deletes audit rows past each tenant's retention; returns how many. */
   pruneAudit(): Promise<number>;

@@ -27,8 +27,10 @@ export class AuditWriter {
   #flushing: Promise<void> | null = null;
   /** Rows committed and commits made, for metrics. */
   committed = 0;
+  /** Commits made. */
   commits = 0;
 
+  /** A writer on `store`. */
   constructor(private readonly store: Store) {}
 
   /** Resolves once `row` is committed; rejects when the store cannot write it. */

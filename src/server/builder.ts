@@ -27,8 +27,11 @@ export class HookRejected extends Error {
 
 /** What an upload built. */
 export interface BuiltHook {
+  /** The validated frontmatter. */
   manifest: Manifest;
+  /** The Markdown body of HOOK.md. */
   body: string;
+  /** The runtime that runs the built hook. */
   runtime: "wasm" | "prompt";
   /** The plugin that runs (null for a prompt hook). */
   plugin: Uint8Array | null;

@@ -16,8 +16,11 @@ import { type HookRow, PLATFORM, type Store, type TenantPolicy } from "./store.t
 
 /** A stored hook as dispatch sees it, with what the audit records of it. */
 export interface ServedHook {
+  /** The hook as the dispatcher runs it. */
   definition: HookDefinition;
+  /** The active version. */
   version: number;
+  /** SHA-256 of the plugin that runs. */
   sha256: string;
 }
 
@@ -62,7 +65,9 @@ export function policyFor(policy: TenantPolicy): Policy {
 
 /** Options of {@linkcode createEngine}. */
 export interface EngineOptions {
+  /** Where the hooks come from. */
   store: Store;
+  /** The runtimes hooks run on, by kind. */
   runtimes: Partial<Record<RuntimeKind, Runtime>>;
   /** Caps each hook's fuel at its timeout × this rate (edge Workers; see `Policy.fuelPerMs`). */
   fuelPerMs?: number;

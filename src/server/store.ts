@@ -15,22 +15,35 @@ export const PLATFORM = "";
 
 /** A tenant's policy (SPEC §6 "Fixed details"); every field optional. */
 export interface TenantPolicy {
+  /** Ceiling on a hook's `limits.memory_mb`. */
   max_memory_mb?: number | undefined;
+  /** Ceiling on a hook's `limits.fuel`. */
   max_fuel?: number | undefined;
+  /** Ceiling on a hook's `limits.output_kb`. */
   max_output_kb?: number | undefined;
+  /** Ceiling on a hook's `timeout`. */
   max_timeout_ms?: number | undefined;
+  /** Largest event body, KiB. */
   input_kb?: number | undefined;
+  /** Largest plugin module, KiB. */
   module_kb?: number | undefined;
+  /** Hosts the tenant's hooks may reach. */
   allowed_hosts?: string[] | undefined;
+  /** Dispatches running at once. */
   max_concurrent?: number | undefined;
+  /** Dispatches per minute. */
   events_per_minute?: number | undefined;
+  /** Fuel per minute, summed over dispatches. */
   fuel_per_minute?: number | undefined;
+  /** Days audit rows are kept. */
   audit_retention_days?: number | undefined;
 }
 
 /** A tenant. */
 export interface TenantRow {
+  /** The tenant id. */
   id: string;
+  /** Its policy. */
   policy: TenantPolicy;
   /** RFC 3339. */
   created_at: string;
@@ -38,11 +51,15 @@ export interface TenantRow {
 
 /** A stored API key (only its hash). */
 export interface KeyRow {
+  /** The key id. */
   id: string;
+  /** Its tenant. */
   tenant_id: string;
+  /** Its label. */
   name: string | null;
   /** Hex SHA-256 of the key. */
   hash: string;
+  /** When it was made (RFC 3339). */
   created_at: string;
 }
 
@@ -51,29 +68,39 @@ export type StoredRuntime = "wasm" | "prompt";
 
 /** One stored version of a hook. */
 export interface HookVersionRow {
+  /** Version number, from 1. */
   version: number;
   /** SHA-256 of the plugin that runs (of HOOK.md for a prompt hook). */
   sha256: string;
+  /** The runtime that runs it. */
   runtime: StoredRuntime;
+  /** Size of the plugin (or prompt) in bytes. */
   size_bytes: number;
+  /** The validated frontmatter. */
   manifest: Manifest;
+  /** The Markdown body of HOOK.md. */
   body: string;
   /** What the upload built from: `wasm`, `js`, `as`, or `prompt`. */
   built_from: string;
   /** The uploaded folder: relative path → SHA-256 of the file, each stored as a blob. */
   sources: Record<string, string>;
+  /** When it was uploaded (RFC 3339). */
   created_at: string;
 }
 
 /** A hook with its active version. */
 export interface HookRow extends HookVersionRow {
+  /** Its tenant (`""` for platform hooks). */
   tenant_id: string;
+  /** The hook name. */
   name: string;
+  /** Whether it runs. */
   enabled: boolean;
 }
 
 /** A hook with all its versions, oldest first. */
 export interface HookDetail extends HookRow {
+  /** Every version, oldest first. */
   versions: Array<Pick<HookVersionRow, "version" | "sha256" | "created_at">>;
 }
 
@@ -82,40 +109,65 @@ export type NewHookVersion = Omit<HookVersionRow, "version">;
 
 /** One hook's line in an audit item (SPEC §6). */
 export interface AuditHook {
+  /** The hook's name. */
   name: string;
+  /** Its level (`platform` or `tenant`). */
   level: string;
+  /** Its version, when stored. */
   version: number | null;
+  /** SHA-256 of its plugin. */
   sha256: string | null;
+  /** How the call ended. */
   outcome: string;
+  /** The cause of a failure. */
   detail: string | null;
+  /** Wall time, ms. */
   duration_ms: number;
+  /** Fuel burnt. */
   fuel: number;
 }
 
 /** An audit item (SPEC §6), plus the tenant it belongs to. */
 export interface AuditRow {
+  /** Unique id of the decision. */
   decision_id: string;
+  /** The tenant. */
   tenant_id: string;
+  /** When it was decided (RFC 3339). */
   at: string;
+  /** The agent session. */
   session_id: string;
+  /** The event type. */
   event_type: string;
+  /** `allow` or `block`. */
   decision: string;
+  /** Why it blocked. */
   reason: string | null;
+  /** The hook that blocked. */
   blocked_by: string | null;
+  /** Run with `dry_run=1`. */
   dry_run: boolean;
+  /** One line per hook. */
   hooks: AuditHook[];
 }
 
 /** Filters of `GET /v1/audit`. */
 export interface AuditQuery {
+  /** The tenant whose rows are read. */
   tenant_id: string;
+  /** Only this session. */
   session_id?: string | undefined;
+  /** Only this event type. */
   event_type?: string | undefined;
+  /** Only rows where this hook ran. */
   hook?: string | undefined;
+  /** Only rows where a hook ended so. */
   outcome?: string | undefined;
+  /** Only this decision. */
   decision?: string | undefined;
   /** RFC 3339; items at or after it. */
   since?: string | undefined;
+  /** Rows per page. */
   limit: number;
   /** Opaque: the position after which to continue (newest first). */
   cursor?: string | undefined;
@@ -123,7 +175,9 @@ export interface AuditQuery {
 
 /** A page of audit items, newest first. */
 export interface AuditPage {
+  /** Rows, newest first. */
   items: Omit<AuditRow, "tenant_id">[];
+  /** Where the next page starts, or null. */
   next_cursor: string | null;
 }
 
@@ -138,15 +192,21 @@ export interface Store {
   migrate(): Promise<void>;
   /** Rejects when the store cannot be reached. */
   ping(): Promise<void>;
+  /** Releases connections. */
   close(): Promise<void>;
 
+  /** Creates a tenant; false when the id is taken. */
   createTenant(row: TenantRow): Promise<boolean>;
+  /** One tenant, or null. */
   getTenant(id: string): Promise<TenantRow | null>;
+  /** Every tenant, by id. */
   listTenants(): Promise<TenantRow[]>;
   /** Deletes the tenant with its keys, hooks and audit. */
   deleteTenant(id: string): Promise<boolean>;
+  /** Replaces a tenant's policy; false when it does not exist. */
   setPolicy(id: string, policy: TenantPolicy): Promise<boolean>;
 
+  /** Stores a key (hashed). */
   createKey(row: KeyRow): Promise<void>;
   /** Revokes a key of `tenantId`; false when there is none. */
   revokeKey(tenantId: string, keyId: string): Promise<boolean>;
@@ -159,15 +219,20 @@ export interface Store {
 
   /** Stores bytes under their SHA-256 (a no-op when present). */
   putBlob(sha256: string, bytes: Uint8Array): Promise<void>;
+  /** A stored plugin or source by SHA-256, or null. */
   getBlob(sha256: string): Promise<Uint8Array | null>;
 
   /** Adds a version (numbered max + 1), makes it active and the hook enabled. */
   addHookVersion(tenantId: string, name: string, version: NewHookVersion): Promise<HookRow>;
   /** A tenant's hooks (or the platform's), name order. */
   listHooks(tenantId: string): Promise<HookRow[]>;
+  /** One hook with its versions, or null. */
   getHook(tenantId: string, name: string): Promise<HookDetail | null>;
+  /** Enables or disables a hook; null when it does not exist. */
   setEnabled(tenantId: string, name: string, enabled: boolean): Promise<HookRow | null>;
+  /** Makes `version` active. */
   rollback(tenantId: string, name: string, version: number): Promise<RollbackResult>;
+  /** Deletes a hook with its versions; false when it does not exist. */
   deleteHook(tenantId: string, name: string): Promise<boolean>;
   /**
    * A number that changes whenever any hook changes (upload, enable,
@@ -180,6 +245,7 @@ export interface Store {
    * already stored is skipped, so a batch sent twice is stored once.
    */
   appendAudit(rows: AuditRow[]): Promise<void>;
+  /** A page of audit rows. */
   readAudit(query: AuditQuery): Promise<AuditPage>;
   /** Deletes a tenant's audit rows older than `before` (RFC 3339); returns how many. */
   pruneAudit(tenantId: string, before: string): Promise<number>;

@@ -9,38 +9,53 @@ import type { ExternalKind } from "./_module.ts";
 
 /** One import of a module. */
 export interface ImportInfo {
+  /** The import's module name. */
   module: string;
+  /** The import's field name. */
   name: string;
+  /** What it imports. */
   kind: ExternalKind;
 }
 
 /** One export of a module. */
 export interface ExportInfo {
+  /** The export's name. */
   name: string;
+  /** What it exports. */
   kind: ExternalKind;
 }
 
 /** One linear memory, imported or defined, in 64 KiB pages. */
 export interface MemoryInfo {
+  /** Initial size, pages. */
   min: number;
+  /** Maximum size, pages, or null. */
   max: number | null;
+  /** Imported rather than defined. */
   imported: boolean;
+  /** A 64-bit memory. */
   memory64: boolean;
 }
 
 /** One defined table, in entries. */
 export interface TableInfo {
+  /** Initial size, entries. */
   min: number;
+  /** Maximum size, entries, or null. */
   max: number | null;
 }
 
 /** What {@linkcode inspectModule} reports. */
 export interface ModuleInfo {
+  /** Every import. */
   imports: ImportInfo[];
+  /** Every export. */
   exports: ExportInfo[];
+  /** Every memory. */
   memories: MemoryInfo[];
   /** Defined tables (imported ones are listed in `imports`). */
   tables: TableInfo[];
+  /** Size of the module, bytes. */
   byteLength: number;
 }
 

@@ -44,9 +44,11 @@ export interface LoadLimits {
 
 /** A plugin ready to instantiate. */
 export interface LoadedPlugin {
+  /** The plugin's calling convention. */
   abi: PluginAbi;
   /** Export the host calls: `__hookbox_call_hook` (Extism-native) or `_start`. */
   entry: string;
+  /** The compiled, instrumented module. */
   module: WebAssembly.Module;
   /** SHA-256 of the original bytes (what a HOOK.md `sha256` pin names). */
   sha256: string;
