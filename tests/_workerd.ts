@@ -51,6 +51,7 @@ function freePort(): number {
 export async function startWorkerd(
   dir: string,
   env: Record<string, string> = {},
+  options: { pollMs?: number } = {},
 ): Promise<Workerd> {
   const port = freePort();
   const child = new Deno.Command(await workerdBinary(), {
@@ -86,7 +87,7 @@ export async function startWorkerd(
       await stop();
       throw new Error(`workerd did not start: ${text}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 50));
   }
   return { url, pid: child.pid, output: () => text, stop };
 }

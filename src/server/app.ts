@@ -184,8 +184,9 @@ export function createService(deps: ServerDeps): Service {
     }
     return c.json({ status: "ok", store: store.kind });
   });
-  const openapi = openApiDocument();
-  app.get("/openapi.json", (c) => c.json(openapi));
+  // Built on first request: generating it costs start-up time nobody may need (edge Workers).
+  let openapi: ReturnType<typeof openApiDocument> | null = null;
+  app.get("/openapi.json", (c) => c.json(openapi ??= openApiDocument()));
   app.get("/metrics", async (c) => {
     await admin(c);
     metrics.audit(audit.committed, audit.commits);

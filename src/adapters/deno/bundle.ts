@@ -102,6 +102,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
       conditions: ["workerd", "worker", "browser"],
       mainFields: ["browser", "module", "main"],
       external: ["./plugins/*"],
+      plugins: [ZOD_ENGLISH_ONLY],
       minify: true,
       legalComments: "none",
       logLevel: "silent",
@@ -126,6 +127,25 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
   };
 }
 
+/**
+ * zod re-exports every locale as `z.locales` (about 400 KB minified) and
+ * registers English itself; hookbox never switches locale, so the Worker gets
+ * English only.
+ */
+const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /\/zod\/v4\/(core|classic|mini)\//.test(args.importer)
+        ? { path: args.importer.replace(/\/v4\/.*$/, "/v4/locales/en.js"), namespace: "zod-en" }
+        : undefined);
+    build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: "/",
+    }));
+  },
+};
+
 async function selectTenants(store: Store, ids: string[] | undefined): Promise<TenantRow[]> {
   if (ids === undefined || ids.length === 0) return await store.listTenants();
   const found: TenantRow[] = [];
@@ -137,9 +157,12 @@ async function selectTenants(store: Store, ids: string[] | undefined): Promise<T
   return found;
 }
 
-/** The Worker never needs a hook's sources: only what it runs. */
+/**
+ * The Worker never needs a hook's sources, nor the Markdown body of a hook
+ * that is not a prompt hook: only what it runs.
+ */
 function stripSources(row: HookRow): HookRow {
-  return { ...row, sources: {} };
+  return { ...row, sources: {}, body: row.runtime === "prompt" ? row.body : "" };
 }
 
 async function prepareFor(
