@@ -135,10 +135,13 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
 const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
   name: "zod-english-only",
   setup(build) {
-    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /\/zod\/v4\/(core|classic|mini)\//.test(args.importer)
-        ? { path: args.importer.replace(/\/v4\/.*$/, "/v4/locales/en.js"), namespace: "zod-en" }
-        : undefined);
+    build.onResolve(
+      { filter: /\/locales\/index\.js$/ },
+      (args) =>
+        /\/zod\/v4\/(core|classic|mini)\//.test(args.importer)
+          ? { path: args.importer.replace(/\/v4\/.*$/, "/v4/locales/en.js"), namespace: "zod-en" }
+          : undefined,
+    );
     build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(args.path)};`,
       resolveDir: "/",
