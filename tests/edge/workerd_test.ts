@@ -120,6 +120,10 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   assertEquals(plugins.length, 2, "the guard and the trap helper");
   const capnp = await Deno.readTextFile(`${dir}/out/config.capnp`);
   ok(capnp.includes(`address = "127.0.0.1:9999"`) && capnp.includes('(name = "http"'));
+  // Tree-shaken: no worker mode, no compiler, no locale but English.
+  const worker = await Deno.readTextFile(`${dir}/out/worker.js`);
+  ok(!worker.includes("new Worker(") && !worker.includes("esbuild"), "worker mode or a compiler");
+  ok(!worker.includes("caractères"), "zod locales (French)");
   for (const file of ["worker.js", "bundle.json"]) {
     ok(!(await Deno.readTextFile(`${dir}/out/${file}`)).includes(key), `${file} holds the key`);
   }

@@ -102,7 +102,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
       conditions: ["workerd", "worker", "browser"],
       mainFields: ["browser", "module", "main"],
       external: ["./plugins/*"],
-      plugins: [ZOD_ENGLISH_ONLY],
+      plugins: [ZOD_ENGLISH_ONLY, NO_WORKER_MODE],
       minify: true,
       legalComments: "none",
       logLevel: "silent",
@@ -145,6 +145,23 @@ const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
     build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(args.path)};`,
       resolveDir: "/",
+    }));
+  },
+};
+
+/** Worker mode (a Web Worker per plugin thread) has no place in an edge Worker: left out. */
+const NO_WORKER_MODE: esbuild.Plugin = {
+  name: "no-worker-mode",
+  setup(build) {
+    build.onResolve({ filter: /\/_worker_runtime\.ts$/ }, (args) => ({
+      path: args.path,
+      namespace: "no-worker-mode",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "no-worker-mode" }, () => ({
+      contents: `export class WorkerRuntime {
+  constructor() { throw new Error("worker mode is not available in an edge bundle"); }
+}`,
+      loader: "js",
     }));
   },
 };
