@@ -5,10 +5,19 @@ import { parseEventObject } from "../schema/event.ts";
 import type { DispatchResult, ExecutorOptions } from "../mod.ts";
 import { createExecutor } from "../mod.ts";
 import { EXIT, readStdin, UsageError } from "./_io.ts";
+import {
+  type AgentAnswer,
+  agentAnswer,
+  agentCall,
+  type AgentName,
+  AGENTS,
+  isAgentName,
+  passThrough,
+} from "../agents/adapters.ts";
 import { problemLine } from "./validate.ts";
 
 export const DISPATCH_USAGE =
-  "hookbox dispatch [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID]";
+  "hookbox dispatch [--agent NAME] [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID]";
 
 /** Runs the command; returns the exit code. */
 export async function dispatchCommand(
@@ -23,10 +32,17 @@ export async function dispatchCommand(
       "allow-subprocess": { type: "boolean", default: false },
       "hooks-dir": { type: "string", multiple: true, default: [] },
       tenant: { type: "string" },
+      agent: { type: "string" },
     },
     strict: true,
     allowPositionals: false,
   });
+  if (values.agent !== undefined) {
+    if (!isAgentName(values.agent)) {
+      throw new UsageError(`unknown agent "${values.agent}"; one of ${AGENTS.join(", ")}`);
+    }
+    return await agentDispatch(values.agent, values, extra);
+  }
   const event = parseStdinEvent(await readStdin());
   if (values.event !== undefined) event.event_type = values.event;
   const workDir = absolute(
@@ -54,6 +70,54 @@ export async function dispatchCommand(
   } finally {
     await executor.close();
   }
+}
+
+/**
+ * `--agent NAME`: the agent's hook stdin → its §1 event → hooks → the agent's
+ * own answer (exit code, one JSON object or nothing on stdout, stderr).
+ */
+async function agentDispatch(
+  agent: AgentName,
+  values: {
+    event?: string | undefined;
+    "work-dir"?: string | undefined;
+    "allow-subprocess"?: boolean | undefined;
+    "hooks-dir"?: string[] | undefined;
+    tenant?: string | undefined;
+  },
+  extra: ExecutorOptions,
+): Promise<number> {
+  const text = await readStdin();
+  if (text.trim() === "") throw new UsageError("no hook input JSON on stdin");
+  const call = agentCall(agent, parseEventObject(text), values.event);
+  let answer: AgentAnswer;
+  if (call.event === null) {
+    answer = passThrough(call);
+  } else {
+    const workDir = absolute(
+      values["work-dir"] ??
+        (typeof call.event.work_dir === "string" ? call.event.work_dir : Deno.cwd()),
+    );
+    call.event.work_dir = workDir;
+    const executor = createExecutor({
+      ...extra,
+      platformDirs: values["hooks-dir"] ?? [],
+      workDir,
+      allowSubprocess: values["allow-subprocess"] ?? false,
+    });
+    try {
+      const result = await executor.dispatch(
+        call.event,
+        values.tenant ? { tenantId: values.tenant } : {},
+      );
+      answer = agentAnswer(call, result);
+    } finally {
+      await executor.close();
+    }
+  }
+  if (answer.stdout) console.log(answer.stdout);
+  if (answer.stderr) console.error(answer.stderr);
+  return answer.exitCode;
 }
 
 /**

@@ -1,0 +1,590 @@
+/**
+ * Agent CLI adapters (SPEC §8): each agent's hook stdin JSON → the §1 event
+ * of the same moment, and a dispatch result → that agent's own answer (exit
+ * code, stdout JSON, stderr). Web APIs only: `hookbox dispatch --agent` and
+ * the service's `POST /v1/agents/{agent}/events` both use it. The field
+ * names and output forms follow `docs/ADAPTERS.md` (sources in
+ * `../shared/research/agent-hook-formats.md`).
+ *
+ * Rules common to every agent: an allow is "no opinion" (exit 0, no
+ * permission decision — hookbox never approves a tool call past the agent's
+ * own permission flow); stdout, when not empty, is exactly one JSON object;
+ * an agent event with no §1 counterpart passes through as an allow.
+ *
+ * @module
+ */
+import type { DispatchResult } from "../dispatch/result.ts";
+import { HookboxError } from "../errors.ts";
+import type { EventType } from "../schema/event_types.ts";
+
+/** The agents hookbox answers for. */
+export const AGENTS = [
+  "claude-code",
+  "codex",
+  "gemini-cli",
+  "cursor",
+  "copilot",
+  "windsurf",
+  "agenthooks",
+] as const;
+
+/** One of {@linkcode AGENTS}. */
+export type AgentName = typeof AGENTS[number];
+
+/** True when `name` is an agent hookbox has an adapter for. */
+export function isAgentName(name: string): name is AgentName {
+  return (AGENTS as readonly string[]).includes(name);
+}
+
+/** What an agent's hook call turned into. */
+export interface AgentCall {
+  agent: AgentName;
+  /** The agent's own event name. */
+  agentEvent: string;
+  /** The §1 event to dispatch, or null when the agent event has none (pass through). */
+  event: Record<string, unknown> | null;
+  /** The agent's payload as received. */
+  input: Record<string, unknown>;
+}
+
+/** The answer in the agent's protocol. */
+export interface AgentAnswer {
+  exitCode: number;
+  /** Empty, or exactly one JSON object. */
+  stdout: string;
+  stderr: string;
+}
+
+type Payload = Record<string, unknown>;
+type Fields = (p: Payload) => Payload;
+
+/** One agent event: its §1 event and how the payload's fields map onto it. */
+interface Mapping {
+  type: EventType;
+  fields: Fields;
+}
+
+const str = (v: unknown): string | undefined => typeof v === "string" ? v : undefined;
+const obj = (v: unknown): Payload | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? v as Payload : undefined;
+/** A JSON object given as an object or as JSON text (Cursor, Copilot). */
+const objOrJson = (v: unknown): Payload => {
+  if (typeof v === "string") {
+    try {
+      return obj(JSON.parse(v)) ?? { value: v };
+    } catch {
+      return { value: v };
+    }
+  }
+  return obj(v) ?? {};
+};
+const nullish = (v: unknown): unknown => v === undefined ? null : v;
+
+// ---- Claude Code and Codex (the same wire format) -----------------------------------------------
+
+const claudeTool: Fields = (p) => ({
+  tool_name: str(p.tool_name) ?? "",
+  tool_input: obj(p.tool_input) ?? {},
+  ...(str(p.tool_use_id) ? { tool_use_id: p.tool_use_id } : {}),
+});
+
+const CLAUDE: Record<string, Mapping> = {
+  SessionStart: { type: "pre-session", fields: (p) => ({ source: str(p.source) }) },
+  SessionEnd: { type: "post-session", fields: (p) => ({ reason: str(p.reason) }) },
+  UserPromptSubmit: { type: "pre-agent-turn", fields: (p) => ({ prompt: str(p.prompt) ?? "" }) },
+  PreToolUse: { type: "pre-tool-call", fields: claudeTool },
+  PostToolUse: {
+    type: "post-tool-call",
+    fields: (p) => ({ ...claudeTool(p), tool_output: nullish(p.tool_response) }),
+  },
+  PostToolUseFailure: {
+    type: "post-tool-call-failure",
+    fields: (p) => ({ ...claudeTool(p), error: nullish(p.error) }),
+  },
+  Stop: {
+    type: "pre-agent-turn-stop",
+    fields: (p) => ({
+      last_message: str(p.last_assistant_message) ?? "",
+      stop_count: p.stop_hook_active === true ? 1 : 0,
+    }),
+  },
+  SubagentStart: {
+    type: "pre-subagent",
+    fields: (p) => ({ subagent_name: str(p.agent_type) ?? "subagent", task: nullish(p.agent_id) }),
+  },
+  SubagentStop: {
+    type: "post-subagent",
+    fields: (p) => ({
+      subagent_name: str(p.agent_type) ?? "subagent",
+      task: nullish(p.agent_id),
+      result: str(p.last_assistant_message) ?? null,
+    }),
+  },
+  PreCompact: {
+    type: "pre-context-compact",
+    fields: (p) => ({ message_count: 0, trigger: str(p.trigger) }),
+  },
+  PostCompact: {
+    type: "post-context-compact",
+    fields: (p) => ({ summary: str(p.compact_summary) ?? "", compacted_count: 0 }),
+  },
+};
+
+// ---- Gemini CLI ---------------------------------------------------------------------------------
+
+const GEMINI: Record<string, Mapping> = {
+  SessionStart: CLAUDE.SessionStart!,
+  SessionEnd: CLAUDE.SessionEnd!,
+  BeforeAgent: CLAUDE.UserPromptSubmit!,
+  AfterAgent: {
+    type: "pre-agent-turn-stop",
+    fields: (p) => ({
+      last_message: str(p.prompt_response) ?? "",
+      stop_count: p.stop_hook_active === true ? 1 : 0,
+    }),
+  },
+  BeforeTool: { type: "pre-tool-call", fields: claudeTool },
+  AfterTool: {
+    type: "post-tool-call",
+    fields: (p) => ({ ...claudeTool(p), tool_output: nullish(p.tool_response) }),
+  },
+  PreCompress: {
+    type: "pre-context-compact",
+    fields: (p) => ({ message_count: 0, trigger: str(p.trigger) }),
+  },
+};
+
+// ---- Cursor -------------------------------------------------------------------------------------
+
+const cursorTool: Fields = (p) => ({
+  tool_name: str(p.tool_name) ?? "",
+  tool_input: objOrJson(p.tool_input),
+  ...(str(p.tool_use_id) ? { tool_use_id: p.tool_use_id } : {}),
+});
+
+const CURSOR: Record<string, Mapping> = {
+  sessionStart: { type: "pre-session", fields: (p) => ({ source: str(p.composer_mode) }) },
+  sessionEnd: { type: "post-session", fields: (p) => ({ reason: str(p.reason) }) },
+  beforeSubmitPrompt: { type: "pre-agent-turn", fields: (p) => ({ prompt: str(p.prompt) ?? "" }) },
+  preToolUse: { type: "pre-tool-call", fields: cursorTool },
+  postToolUse: {
+    type: "post-tool-call",
+    fields: (p) => ({ ...cursorTool(p), tool_output: nullish(p.tool_output) }),
+  },
+  postToolUseFailure: {
+    type: "post-tool-call-failure",
+    fields: (p) => ({ ...cursorTool(p), error: nullish(p.error_message) }),
+  },
+  beforeShellExecution: {
+    type: "pre-tool-call",
+    fields: (p) => ({ tool_name: "Shell", tool_input: { command: str(p.command) ?? "" } }),
+  },
+  beforeMCPExecution: { type: "pre-tool-call", fields: cursorTool },
+  beforeReadFile: {
+    type: "pre-tool-call",
+    fields: (p) => ({ tool_name: "Read", tool_input: { file_path: str(p.file_path) ?? "" } }),
+  },
+  subagentStart: {
+    type: "pre-subagent",
+    fields: (p) => ({ subagent_name: str(p.subagent_type) ?? "subagent", task: nullish(p.task) }),
+  },
+  subagentStop: {
+    type: "post-subagent",
+    fields: (p) => ({
+      subagent_name: str(p.subagent_type) ?? "subagent",
+      task: nullish(p.task),
+      result: nullish(p.summary),
+    }),
+  },
+  preCompact: {
+    type: "pre-context-compact",
+    fields: (p) => ({ message_count: typeof p.message_count === "number" ? p.message_count : 0 }),
+  },
+  stop: {
+    type: "pre-agent-turn-stop",
+    fields: (p) => ({
+      last_message: "",
+      stop_count: typeof p.loop_count === "number" ? p.loop_count : 0,
+    }),
+  },
+  afterAgentResponse: { type: "post-agent-turn", fields: (p) => ({ response: nullish(p.text) }) },
+};
+
+// ---- Copilot (camelCase payloads; PascalCase event keys send Claude's snake_case form) ----------
+
+const copilotTool: Fields = (p) => ({
+  tool_name: str(p.toolName) ?? str(p.tool_name) ?? "",
+  tool_input: objOrJson(p.toolArgs ?? p.tool_input),
+});
+
+const COPILOT: Record<string, Mapping> = {
+  sessionStart: { type: "pre-session", fields: (p) => ({ source: str(p.source) }) },
+  sessionEnd: { type: "post-session", fields: (p) => ({ reason: str(p.reason) }) },
+  userPromptSubmitted: { type: "pre-agent-turn", fields: (p) => ({ prompt: str(p.prompt) ?? "" }) },
+  preToolUse: { type: "pre-tool-call", fields: copilotTool },
+  postToolUse: {
+    type: "post-tool-call",
+    fields: (p) => ({ ...copilotTool(p), tool_output: nullish(p.toolResult ?? p.tool_response) }),
+  },
+  postToolUseFailure: {
+    type: "post-tool-call-failure",
+    fields: (p) => ({ ...copilotTool(p), error: nullish(p.error) }),
+  },
+  agentStop: {
+    type: "pre-agent-turn-stop",
+    fields: (p) => ({ last_message: "", stop_count: p.stop_hook_active === true ? 1 : 0 }),
+  },
+  subagentStart: {
+    type: "pre-subagent",
+    fields: (p) => ({
+      subagent_name: str(p.agentName) ?? "subagent",
+      task: nullish(p.agentDescription),
+    }),
+  },
+  subagentStop: {
+    type: "post-subagent",
+    fields: (p) => ({
+      subagent_name: str(p.agentName) ?? "subagent",
+      task: null,
+      result: nullish(p.response),
+    }),
+  },
+  preCompact: { type: "pre-context-compact", fields: () => ({ message_count: 0 }) },
+};
+/** Copilot's PascalCase ("VS Code compatible") event keys, in its camelCase names. */
+const COPILOT_PASCAL: Record<string, string> = {
+  SessionStart: "sessionStart",
+  SessionEnd: "sessionEnd",
+  UserPromptSubmit: "userPromptSubmitted",
+  PreToolUse: "preToolUse",
+  PostToolUse: "postToolUse",
+  PostToolUseFailure: "postToolUseFailure",
+  Stop: "agentStop",
+  SubagentStop: "subagentStop",
+  PreCompact: "preCompact",
+};
+
+// ---- Windsurf -----------------------------------------------------------------------------------
+
+const windsurfTool = (name: string, input: (info: Payload) => Payload): Fields => (p) => {
+  const info = obj(p.tool_info) ?? {};
+  return { tool_name: name, tool_input: input(info) };
+};
+const readInput = (i: Payload) => ({ file_path: str(i.file_path) ?? "" });
+const writeInput = (i: Payload) => ({ file_path: str(i.file_path) ?? "", edits: i.edits ?? [] });
+const runInput = (i: Payload) => ({ command: str(i.command_line) ?? "", cwd: str(i.cwd) });
+const mcpName = (p: Payload) => {
+  const i = obj(p.tool_info) ?? {};
+  return `mcp__${str(i.mcp_server_name) ?? ""}__${str(i.mcp_tool_name) ?? ""}`;
+};
+const mcpTool: Fields = (p) => ({
+  tool_name: mcpName(p),
+  tool_input: objOrJson((obj(p.tool_info) ?? {}).mcp_tool_arguments),
+});
+const post = (pre: Fields, output: (i: Payload) => unknown): Fields => (p) => ({
+  ...pre(p),
+  tool_output: nullish(output(obj(p.tool_info) ?? {})),
+});
+
+const WINDSURF: Record<string, Mapping> = {
+  pre_read_code: { type: "pre-tool-call", fields: windsurfTool("read_code", readInput) },
+  pre_write_code: { type: "pre-tool-call", fields: windsurfTool("write_code", writeInput) },
+  pre_run_command: { type: "pre-tool-call", fields: windsurfTool("run_command", runInput) },
+  pre_mcp_tool_use: { type: "pre-tool-call", fields: mcpTool },
+  post_read_code: {
+    type: "post-tool-call",
+    fields: post(windsurfTool("read_code", readInput), () => null),
+  },
+  post_write_code: {
+    type: "post-tool-call",
+    fields: post(windsurfTool("write_code", writeInput), () => null),
+  },
+  post_run_command: {
+    type: "post-tool-call",
+    fields: post(windsurfTool("run_command", runInput), () => null),
+  },
+  post_mcp_tool_use: { type: "post-tool-call", fields: post(mcpTool, (i) => i.mcp_result) },
+  pre_user_prompt: {
+    type: "pre-agent-turn",
+    fields: (p) => ({ prompt: str((obj(p.tool_info) ?? {}).user_prompt) ?? "" }),
+  },
+  post_cascade_response: {
+    type: "post-agent-turn",
+    fields: (p) => ({ response: nullish((obj(p.tool_info) ?? {}).response) }),
+  },
+};
+
+/** Every agent's events that map to a §1 event, by the agent's own event name. */
+export const AGENT_EVENTS: Readonly<Record<AgentName, Readonly<Record<string, Mapping>>>> = {
+  "claude-code": CLAUDE,
+  codex: {
+    SessionStart: CLAUDE.SessionStart!,
+    UserPromptSubmit: CLAUDE.UserPromptSubmit!,
+    PreToolUse: CLAUDE.PreToolUse!,
+    PostToolUse: CLAUDE.PostToolUse!,
+    PreCompact: CLAUDE.PreCompact!,
+    PostCompact: CLAUDE.PostCompact!,
+    SubagentStart: CLAUDE.SubagentStart!,
+    SubagentStop: CLAUDE.SubagentStop!,
+    Stop: CLAUDE.Stop!,
+  },
+  "gemini-cli": GEMINI,
+  cursor: CURSOR,
+  copilot: COPILOT,
+  windsurf: WINDSURF,
+  // Agent Hooks payloads are §1 events already (same names, `event_type`).
+  agenthooks: {},
+};
+
+/**
+ * Reads an agent's hook payload. `eventName` is the agent's event when the
+ * payload does not name it (Copilot's camelCase form), or overrides it.
+ * Throws `EVENT_INVALID` for a payload that is not a JSON object or names no
+ * event.
+ */
+export function agentCall(agent: AgentName, input: unknown, eventName?: string): AgentCall {
+  const payload = obj(input);
+  if (!payload) {
+    throw new HookboxError("EVENT_INVALID", `${agent}: the hook input must be a JSON object`);
+  }
+  if (agent === "agenthooks") {
+    const type = str(payload.event_type) ?? eventName;
+    if (!type) throw missingEvent(agent, "event_type");
+    return { agent, agentEvent: type, event: { ...payload, event_type: type }, input: payload };
+  }
+  let name = eventName ?? str(payload.hook_event_name) ?? str(payload.agent_action_name);
+  if (!name) {
+    throw missingEvent(agent, agent === "windsurf" ? "agent_action_name" : "hook_event_name");
+  }
+  if (agent === "copilot") name = COPILOT_PASCAL[name] ?? name;
+  const mapping = AGENT_EVENTS[agent][name];
+  if (!mapping) return { agent, agentEvent: name, event: null, input: payload };
+  const event: Record<string, unknown> = {
+    event_type: mapping.type,
+    timestamp: new Date().toISOString(),
+    session_id: sessionOf(payload) ?? "",
+    ...workDirOf(payload),
+    ...mapping.fields(payload),
+    // The agent's own payload rides along for hooks that want more than §1 names.
+    agent: { name: agent, event: name, input: payload },
+  };
+  if (event.session_id === "") {
+    throw new HookboxError("EVENT_INVALID", `${agent}: the hook input carries no session id`, {
+      field: "session_id",
+    });
+  }
+  const turn = str(payload.turn_id) ?? str(payload.prompt_id) ?? str(payload.execution_id) ??
+    str(payload.generation_id);
+  if (turn) event.turn_id = turn;
+  return { agent, agentEvent: name, event, input: payload };
+}
+
+function missingEvent(agent: string, field: string): HookboxError {
+  return new HookboxError(
+    "EVENT_INVALID",
+    `${agent}: the hook input names no event (${field}); pass --event NAME`,
+    { field },
+  );
+}
+
+function sessionOf(p: Payload): string | undefined {
+  return str(p.session_id) ?? str(p.sessionId) ?? str(p.conversation_id) ?? str(p.trajectory_id);
+}
+
+function workDirOf(p: Payload): Payload {
+  const roots = Array.isArray(p.workspace_roots) ? p.workspace_roots : [];
+  const dir = str(p.cwd) ?? str(roots[0]) ?? str((obj(p.tool_info) ?? {}).cwd);
+  return dir && dir.startsWith("/") ? { work_dir: dir } : {};
+}
+
+/** The answer for an agent event that maps to no §1 event: no opinion. */
+export function passThrough(call: AgentCall): AgentAnswer {
+  return allowAnswer(call);
+}
+
+function allowAnswer(call: AgentCall): AgentAnswer {
+  // Codex wants JSON on exit 0 from Stop and SubagentStop.
+  const json = call.agent === "codex" &&
+    (call.agentEvent === "Stop" || call.agentEvent === "SubagentStop");
+  return { exitCode: 0, stdout: json ? "{}" : "", stderr: "" };
+}
+
+const answerJson = (value: Payload): AgentAnswer => ({
+  exitCode: 0,
+  stdout: JSON.stringify(value),
+  stderr: "",
+});
+const exit2 = (reason: string): AgentAnswer => ({ exitCode: 2, stdout: "", stderr: reason });
+
+/** The text the hooks asked to add to the agent's context, or null. */
+function contextOf(result: DispatchResult): string | null {
+  const parts = result.inject.map((i) => i.content).filter((c) => c.trim() !== "");
+  return parts.length > 0 ? parts.join("\n\n") : null;
+}
+
+/** The tool input after the hooks' rewrite: the agent's other fields kept (Claude replaces the whole object). */
+function rewritten(call: AgentCall, result: DispatchResult): Payload | null {
+  const modified = obj(result.modified_input);
+  if (!modified) return null;
+  const original = obj(call.event?.tool_input) ?? {};
+  return { ...original, ...modified };
+}
+
+/** Answers a dispatch result in the agent's protocol. */
+export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswer {
+  const reason = result.reason ?? `blocked by hookbox hook "${result.blocked_by ?? "?"}"`;
+  const blocked = result.decision === "block";
+  const context = contextOf(result);
+  const input = rewritten(call, result);
+  const type = call.event?.event_type as EventType | undefined;
+  switch (call.agent) {
+    case "claude-code":
+    case "codex":
+      return claudeAnswer(call, type, blocked, reason, context, input);
+    case "gemini-cli":
+      return geminiAnswer(type, blocked, reason, context, input);
+    case "cursor":
+      return cursorAnswer(call, type, blocked, reason, context, input);
+    case "copilot":
+      return copilotAnswer(call, type, blocked, reason, context, input);
+    case "windsurf":
+      return blocked && call.agentEvent.startsWith("pre_") ? exit2(reason) : allowAnswer(call);
+    case "agenthooks": {
+      if (blocked) return exit2(reason);
+      const out: Payload = {};
+      if (input) out.modified_input = input;
+      if (context) out.additional_context = context;
+      return Object.keys(out).length > 0
+        ? answerJson({ decision: "allow", ...out })
+        : allowAnswer(call);
+    }
+  }
+}
+
+function claudeAnswer(
+  call: AgentCall,
+  type: EventType | undefined,
+  blocked: boolean,
+  reason: string,
+  context: string | null,
+  input: Payload | null,
+): AgentAnswer {
+  const hookEventName = call.agentEvent;
+  if (type === "pre-tool-call") {
+    if (blocked) {
+      return answerJson({
+        hookSpecificOutput: {
+          hookEventName,
+          permissionDecision: "deny",
+          permissionDecisionReason: reason,
+        },
+      });
+    }
+    if (input && call.agent === "codex") {
+      // Codex applies updatedInput only with permissionDecision "allow", which would approve the
+      // call past Codex's own approval flow: deny and name the rewritten input instead.
+      return answerJson({
+        hookSpecificOutput: {
+          hookEventName,
+          permissionDecision: "deny",
+          permissionDecisionReason: `hookbox rewrote this call; run it as ${JSON.stringify(input)}`,
+        },
+      });
+    }
+    const specific: Payload = { hookEventName };
+    if (input) specific.updatedInput = input;
+    if (context) specific.additionalContext = context;
+    return Object.keys(specific).length > 1
+      ? answerJson({ hookSpecificOutput: specific })
+      : allowAnswer(call);
+  }
+  const canBlock = type === "pre-agent-turn" || type === "pre-agent-turn-stop" ||
+    type === "post-subagent" || type === "post-tool-call" || type === "pre-context-compact";
+  if (blocked && canBlock) {
+    // Stop / SubagentStop: the agent continues with the reason as its next instruction.
+    return answerJson({ decision: "block", reason });
+  }
+  const withContext = type === "pre-session" || type === "pre-agent-turn" ||
+    type === "post-tool-call" || type === "post-tool-call-failure" || type === "pre-subagent";
+  if (context && withContext) {
+    return answerJson({ hookSpecificOutput: { hookEventName, additionalContext: context } });
+  }
+  return allowAnswer(call);
+}
+
+function geminiAnswer(
+  type: EventType | undefined,
+  blocked: boolean,
+  reason: string,
+  context: string | null,
+  input: Payload | null,
+): AgentAnswer {
+  // Gemini decides on the parsed JSON only (exit codes are unreliable there).
+  const canBlock = type === "pre-tool-call" || type === "pre-agent-turn" ||
+    type === "pre-agent-turn-stop" || type === "post-tool-call";
+  if (blocked && canBlock) return answerJson({ decision: "deny", reason });
+  const specific: Payload = {};
+  if (input && type === "pre-tool-call") specific.tool_input = input;
+  if (
+    context && (type === "pre-session" || type === "pre-agent-turn" || type === "post-tool-call")
+  ) {
+    specific.additionalContext = context;
+  }
+  return Object.keys(specific).length > 0
+    ? answerJson({ hookSpecificOutput: specific })
+    : { exitCode: 0, stdout: "", stderr: "" };
+}
+
+function cursorAnswer(
+  call: AgentCall,
+  type: EventType | undefined,
+  blocked: boolean,
+  reason: string,
+  context: string | null,
+  input: Payload | null,
+): AgentAnswer {
+  if (blocked) {
+    if (type === "pre-tool-call" || type === "pre-subagent") {
+      return answerJson({ permission: "deny", user_message: reason, agent_message: reason });
+    }
+    if (type === "pre-agent-turn") return answerJson({ continue: false, user_message: reason });
+    // stop / subagentStop: the reason is submitted as the next user message.
+    if (type === "pre-agent-turn-stop" || type === "post-subagent") {
+      return answerJson({ followup_message: reason });
+    }
+  }
+  const out: Payload = {};
+  if (input && call.agentEvent === "preToolUse") out.updated_input = input;
+  if (context && (type === "pre-session" || type === "post-tool-call")) {
+    out.additional_context = context;
+  }
+  return Object.keys(out).length > 0 ? answerJson(out) : allowAnswer(call);
+}
+
+function copilotAnswer(
+  call: AgentCall,
+  type: EventType | undefined,
+  blocked: boolean,
+  reason: string,
+  context: string | null,
+  input: Payload | null,
+): AgentAnswer {
+  if (blocked) {
+    if (type === "pre-tool-call") {
+      return answerJson({ permissionDecision: "deny", permissionDecisionReason: reason });
+    }
+    if (type === "pre-agent-turn-stop" || type === "post-subagent") {
+      return answerJson({ decision: "block", reason });
+    }
+  }
+  const out: Payload = {};
+  if (input && type === "pre-tool-call") out.modifiedArgs = input;
+  if (
+    context &&
+    (type === "pre-session" || type === "post-tool-call" || type === "post-tool-call-failure" ||
+      type === "pre-subagent")
+  ) {
+    out.additionalContext = context;
+  }
+  return Object.keys(out).length > 0 ? answerJson(out) : allowAnswer(call);
+}

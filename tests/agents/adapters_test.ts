@@ -1,0 +1,300 @@
+/**
+ * The agent adapters (SPEC §8), in-process with a real executor: each agent's
+ * documented stdin JSON → §1 event → hooks → that agent's answer, for a deny,
+ * an allow (no opinion), a rewritten input, added context, a stop gate that
+ * makes the agent continue, and an event with no §1 counterpart.
+ */
+import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
+import {
+  type AgentAnswer,
+  agentAnswer,
+  agentCall,
+  type AgentName,
+  passThrough,
+} from "../../src/agents/adapters.ts";
+import { createExecutor } from "../../src/mod.ts";
+import { CONTEXT, GUARD_REASON, STOP_REASON, writeAgentHooks } from "./_agent_hooks.ts";
+
+const dir = await Deno.makeTempDir({ prefix: "hookbox-agents-" });
+await writeAgentHooks(`${dir}/hooks`);
+const executor = createExecutor({
+  platformDirs: [`${dir}/hooks`],
+  userDir: null,
+  projectDir: null,
+});
+
+async function run(agent: AgentName, input: unknown, event?: string): Promise<AgentAnswer> {
+  const call = agentCall(agent, input, event);
+  if (call.event === null) return passThrough(call);
+  return agentAnswer(call, await executor.dispatch(call.event));
+}
+const json = (a: AgentAnswer) => JSON.parse(a.stdout);
+const NO_OPINION: AgentAnswer = { exitCode: 0, stdout: "", stderr: "" };
+
+// Documented payloads (docs/ADAPTERS.md; sources in the research notes).
+const claude = (event: string, extra: Record<string, unknown>) => ({
+  session_id: "abc123",
+  transcript_path: "/home/user/.claude/projects/x/transcript.jsonl",
+  cwd: dir,
+  permission_mode: "default",
+  hook_event_name: event,
+  ...extra,
+});
+const bash = (command: string) => ({
+  tool_name: "Bash",
+  tool_input: { command, description: "Run it", timeout: 120000 },
+  tool_use_id: "toolu_01",
+});
+
+Deno.test("claude-code: deny, no opinion, rewrite keeping sibling fields, context, stop gate", async () => {
+  const deny = await run("claude-code", claude("PreToolUse", bash("rm -rf /")));
+  assertEquals([deny.exitCode, json(deny)], [0, {
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: GUARD_REASON,
+    },
+  }]);
+  assertEquals(await run("claude-code", claude("PreToolUse", bash("npm test"))), NO_OPINION);
+  const rewrite = await run("claude-code", claude("PreToolUse", bash("rewrite-me")));
+  // updatedInput replaces Claude's whole input: the other fields are kept.
+  assertEquals(json(rewrite), {
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      updatedInput: { command: "ls -la", description: "Run it", timeout: 120000 },
+    },
+  });
+  ok(!("permissionDecision" in json(rewrite).hookSpecificOutput), "never approves");
+  const context = await run("claude-code", claude("UserPromptSubmit", { prompt: "fix the bug" }));
+  assertEquals(json(context), {
+    hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: CONTEXT },
+  });
+  const stop = await run(
+    "claude-code",
+    claude("Stop", { stop_hook_active: false, last_assistant_message: "Done." }),
+  );
+  assertEquals(json(stop), { decision: "block", reason: STOP_REASON });
+  assertEquals(await run("claude-code", claude("Notification", { message: "hi" })), NO_OPINION);
+});
+
+Deno.test("codex: deny, Stop continue, JSON on an allowed Stop, a rewrite denied with the new input", async () => {
+  const codex = (event: string, extra: Record<string, unknown>) =>
+    claude(event, { turn_id: "t-1", model: "gpt-5", ...extra });
+  const deny = await run(
+    "codex",
+    codex("PreToolUse", { ...bash("rm -rf /"), tool_input: { command: "rm -rf /" } }),
+  );
+  assertEquals(json(deny).hookSpecificOutput.permissionDecision, "deny");
+  assertEquals(json(deny).hookSpecificOutput.permissionDecisionReason, GUARD_REASON);
+  assertEquals(await run("codex", codex("PreToolUse", bash("ls"))), NO_OPINION);
+  const rewrite = await run(
+    "codex",
+    codex("PreToolUse", { ...bash("rewrite-me"), tool_input: { command: "rewrite-me" } }),
+  );
+  assertEquals(json(rewrite).hookSpecificOutput.permissionDecision, "deny");
+  ok(json(rewrite).hookSpecificOutput.permissionDecisionReason.includes('"ls -la"'));
+  const stop = await run(
+    "codex",
+    codex("Stop", { stop_hook_active: false, last_assistant_message: "ok" }),
+  );
+  assertEquals(json(stop), { decision: "block", reason: STOP_REASON });
+  // Codex requires JSON on exit 0 from Stop: an event it has that maps nowhere still answers {}.
+  assertEquals(passThrough(agentCall("codex", codex("Stop", {}))).stdout, "{}");
+  const context = await run("codex", codex("UserPromptSubmit", { prompt: "hi" }));
+  assertEquals(json(context).hookSpecificOutput.additionalContext, CONTEXT);
+});
+
+Deno.test("gemini-cli: decisions in JSON (never by exit code), merged tool_input, AfterAgent retry", async () => {
+  const gemini = (event: string, extra: Record<string, unknown>) => ({
+    session_id: "g1",
+    transcript_path: "/tmp/chat.json",
+    cwd: dir,
+    hook_event_name: event,
+    timestamp: "2026-08-21T10:00:00.000Z",
+    ...extra,
+  });
+  const tool = (command: string) => ({ tool_name: "run_shell_command", tool_input: { command } });
+  const deny = await run("gemini-cli", gemini("BeforeTool", tool("rm -rf build /")));
+  assertEquals([deny.exitCode, json(deny)], [0, { decision: "deny", reason: GUARD_REASON }]);
+  assertEquals(await run("gemini-cli", gemini("BeforeTool", tool("ls"))), NO_OPINION);
+  const rewrite = await run("gemini-cli", gemini("BeforeTool", tool("rewrite-me")));
+  assertEquals(json(rewrite), { hookSpecificOutput: { tool_input: { command: "ls -la" } } });
+  const context = await run("gemini-cli", gemini("SessionStart", { source: "startup" }));
+  assertEquals(json(context), { hookSpecificOutput: { additionalContext: CONTEXT } });
+  const retry = await run(
+    "gemini-cli",
+    gemini("AfterAgent", { prompt: "p", prompt_response: "done", stop_hook_active: false }),
+  );
+  assertEquals(json(retry), { decision: "deny", reason: STOP_REASON });
+  assertEquals(
+    await run("gemini-cli", gemini("BeforeToolSelection", { llm_request: {} })),
+    NO_OPINION,
+  );
+});
+
+Deno.test("cursor: permission deny, updated_input, followup_message on stop, shell events", async () => {
+  const cursor = (event: string, extra: Record<string, unknown>) => ({
+    conversation_id: "c1",
+    generation_id: "g1",
+    hook_event_name: event,
+    cursor_version: "2.0",
+    workspace_roots: [dir],
+    user_email: null,
+    transcript_path: null,
+    ...extra,
+  });
+  const deny = await run(
+    "cursor",
+    cursor("beforeShellExecution", { command: "rm -rf /", cwd: dir }),
+  );
+  assertEquals(json(deny), {
+    permission: "deny",
+    user_message: GUARD_REASON,
+    agent_message: GUARD_REASON,
+  });
+  const tool = await run(
+    "cursor",
+    cursor("preToolUse", {
+      tool_name: "Shell",
+      tool_input: { command: "rewrite-me" },
+      tool_use_id: "t",
+    }),
+  );
+  assertEquals(json(tool), { updated_input: { command: "ls -la" } });
+  assertEquals(
+    await run(
+      "cursor",
+      cursor("preToolUse", { tool_name: "Shell", tool_input: { command: "ls" } }),
+    ),
+    NO_OPINION,
+  );
+  const stop = await run("cursor", cursor("stop", { status: "completed", loop_count: 0 }));
+  assertEquals(json(stop), { followup_message: STOP_REASON });
+  const prompt = await run(
+    "cursor",
+    cursor("beforeSubmitPrompt", { prompt: "hi", attachments: [] }),
+  );
+  assertEquals(prompt, NO_OPINION, "Cursor has no context field on prompts");
+  assertEquals(
+    await run("cursor", cursor("afterFileEdit", { file_path: "/x", edits: [] })),
+    NO_OPINION,
+  );
+});
+
+Deno.test("copilot: camelCase payload with --event, toolArgs as JSON text, modifiedArgs, agentStop", async () => {
+  const copilot = (extra: Record<string, unknown>) => ({
+    sessionId: "s1",
+    timestamp: 1767225600000,
+    cwd: dir,
+    ...extra,
+  });
+  const deny = await run(
+    "copilot",
+    copilot({ toolName: "bash", toolArgs: JSON.stringify({ command: "rm -rf /" }) }),
+    "preToolUse",
+  );
+  assertEquals(json(deny), { permissionDecision: "deny", permissionDecisionReason: GUARD_REASON });
+  const rewrite = await run(
+    "copilot",
+    copilot({ toolName: "bash", toolArgs: '{"command":"rewrite-me"}' }),
+    "preToolUse",
+  );
+  assertEquals(json(rewrite), { modifiedArgs: { command: "ls -la" } });
+  assertEquals(
+    await run("copilot", copilot({ toolName: "bash", toolArgs: '{"command":"ls"}' }), "preToolUse"),
+    NO_OPINION,
+  );
+  const context = await run("copilot", copilot({ source: "new" }), "sessionStart");
+  assertEquals(json(context), { additionalContext: CONTEXT });
+  const stop = await run("copilot", copilot({ stopReason: "end_turn" }), "agentStop");
+  assertEquals(json(stop), { decision: "block", reason: STOP_REASON });
+  // The PascalCase ("VS Code compatible") form names its event and uses snake_case fields.
+  const pascal = await run("copilot", {
+    hook_event_name: "PreToolUse",
+    session_id: "s1",
+    timestamp: "2026-01-01T00:00:00Z",
+    cwd: dir,
+    tool_name: "Bash",
+    tool_input: { command: "rm -rf /" },
+  });
+  assertEquals(json(pascal).permissionDecision, "deny");
+  throws(() => agentCall("copilot", copilot({ toolName: "bash" })), /pass --event NAME/);
+});
+
+Deno.test("windsurf: exit 2 with the reason on stderr for pre-hooks, nothing else to say", async () => {
+  const windsurf = (action: string, info: Record<string, unknown>) => ({
+    agent_action_name: action,
+    trajectory_id: "traj-1",
+    execution_id: "exec-1",
+    timestamp: "2026-01-01T00:00:00Z",
+    tool_info: info,
+  });
+  const deny = await run(
+    "windsurf",
+    windsurf("pre_run_command", { command_line: "rm -rf /", cwd: dir }),
+  );
+  assertEquals(deny, { exitCode: 2, stdout: "", stderr: GUARD_REASON });
+  assertEquals(
+    await run("windsurf", windsurf("pre_run_command", { command_line: "ls", cwd: dir })),
+    NO_OPINION,
+  );
+  // Windsurf cannot rewrite input or take context: a rewrite or context is no opinion.
+  assertEquals(
+    await run("windsurf", windsurf("pre_run_command", { command_line: "rewrite-me", cwd: dir })),
+    NO_OPINION,
+  );
+  assertEquals(
+    await run("windsurf", windsurf("pre_user_prompt", { user_prompt: "hi" })),
+    NO_OPINION,
+  );
+  assertEquals(
+    await run("windsurf", windsurf("post_setup_worktree", { worktree_path: "/w" })),
+    NO_OPINION,
+  );
+});
+
+Deno.test("agenthooks: §1 events as they are; exit 2 to block, JSON to rewrite or add context", async () => {
+  const ah = (extra: Record<string, unknown>) => ({
+    timestamp: "2024-01-15T10:30:00Z",
+    session_id: "sess-abc123",
+    work_dir: dir,
+    ...extra,
+  });
+  const deny = await run(
+    "agenthooks",
+    ah({
+      event_type: "pre-tool-call",
+      tool_name: "Shell",
+      tool_input: { command: "rm -rf /var/tmp" },
+    }),
+  );
+  assertEquals(deny, { exitCode: 2, stdout: "", stderr: GUARD_REASON });
+  const rewrite = await run(
+    "agenthooks",
+    ah({ event_type: "pre-tool-call", tool_name: "Shell", tool_input: { command: "rewrite-me" } }),
+  );
+  assertEquals(json(rewrite), { decision: "allow", modified_input: { command: "ls -la" } });
+  const stop = await run(
+    "agenthooks",
+    ah({ event_type: "pre-agent-turn-stop", last_message: "done" }),
+  );
+  assertEquals(stop, { exitCode: 2, stdout: "", stderr: STOP_REASON });
+  const context = await run("agenthooks", ah({ event_type: "pre-agent-turn", prompt: "hi" }));
+  assertEquals(json(context), { decision: "allow", additional_context: CONTEXT });
+});
+
+Deno.test("a payload without a session id or an event name is refused, never guessed", () => {
+  throws(
+    () => agentCall("claude-code", { hook_event_name: "PreToolUse", tool_name: "Bash" }),
+    /session id/,
+  );
+  throws(() => agentCall("claude-code", { session_id: "s" }), /names no event/);
+  throws(() => agentCall("cursor", "not an object"), /JSON object/);
+});
+
+globalThis.addEventListener("unload", () => {
+  executor.close();
+  try {
+    Deno.removeSync(dir, { recursive: true });
+  } catch { /* gone */ }
+});
