@@ -18,6 +18,15 @@ import type { DispatchResult } from "../dispatch/result.ts";
 import { readCapped } from "../bytes.ts";
 import { isHookboxError } from "../errors.ts";
 import { tryParseEvent } from "../schema/event.ts";
+import {
+  type AgentAnswer,
+  agentAnswer,
+  type AgentCall,
+  agentCall,
+  AGENTS,
+  isAgentName,
+  passThrough,
+} from "../agents/adapters.ts";
 import { AuditWriter } from "./audit.ts";
 import { bearer, hashKey, newId, newKey, sameDigest } from "./auth.ts";
 import { type HookBuilder, HookRejected } from "./builder.ts";
@@ -381,16 +390,14 @@ export function createService(deps: ServerDeps): Service {
   });
 
   // ---- events ------------------------------------------------------------------------------
-  app.post("/v1/events", async (c) => {
-    const started = performance.now();
-    const tenant = await tenantOf(c);
-    const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
-    const limit = (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
-    const body = await readJson(c, limit);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
-    }
-    const parsed = tryParseEvent({ ...body, tenant_id: tenant.id });
+  /** Runs a validated event for `tenant`: quotas, hooks, audit (committed first), metrics. */
+  const dispatchFor = async (
+    tenant: TenantRow,
+    input: Record<string, unknown>,
+    dryRun: boolean,
+    started: number,
+  ): Promise<{ result: DispatchResult; decisionId: string }> => {
+    const parsed = tryParseEvent({ ...input, tenant_id: tenant.id });
     if (!parsed.ok) {
       const { code, message, field } = parsed.error;
       throw new ApiError(400, code, message, field ? { field } : {});
@@ -425,7 +432,52 @@ export function createService(deps: ServerDeps): Service {
       await quotas.charge(tenant.id, fuel).catch(() => {});
     }
     metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
+    return { result, decisionId };
+  };
+  const readEventBody = async (c: Context, tenant: TenantRow): Promise<Record<string, unknown>> => {
+    const limit = (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
+    const body = await readJson(c, limit);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
+    }
+    return body as Record<string, unknown>;
+  };
+
+  app.post("/v1/events", async (c) => {
+    const started = performance.now();
+    const tenant = await tenantOf(c);
+    const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
+    const body = await readEventBody(c, tenant);
+    const { result, decisionId } = await dispatchFor(tenant, body, dryRun, started);
     return c.json({ ...result, decision_id: decisionId });
+  });
+
+  // HTTP hooks of agent CLIs (SPEC §8): the agent's payload in, its own answer out. The
+  // answer is the JSON the command form prints (`{}` for no opinion); what the command form
+  // says with exit 2 alone is answered as the agent's JSON deny where it has one.
+  app.post("/v1/agents/:agent/events", async (c) => {
+    const started = performance.now();
+    const tenant = await tenantOf(c);
+    const agent = c.req.param("agent");
+    if (!isAgentName(agent)) {
+      throw new ApiError(
+        404,
+        "AGENT_UNKNOWN",
+        `no adapter for agent "${agent}"; one of ${AGENTS.join(", ")}`,
+      );
+    }
+    const body = await readEventBody(c, tenant);
+    let call: AgentCall;
+    try {
+      call = agentCall(agent, body, c.req.query("event") || undefined);
+    } catch (err) {
+      if (!isHookboxError(err)) throw err;
+      throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
+    }
+    if (call.event === null) return c.json(answerBody(passThrough(call)));
+    const { result, decisionId } = await dispatchFor(tenant, call.event, false, started);
+    c.header("x-hookbox-decision-id", decisionId);
+    return c.json(answerBody(agentAnswer(call, result)));
   });
 
   // Audit items of edge Workers (`hookbox bundle --audit-url`), stored as the service's own.
@@ -660,4 +712,11 @@ function stripUndefined<T extends Record<string, unknown>>(value: T): T {
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** An agent answer as an HTTP body: its JSON, `{}` for none, a deny for an exit-2-only block. */
+function answerBody(answer: AgentAnswer): Record<string, unknown> {
+  if (answer.stdout) return JSON.parse(answer.stdout);
+  if (answer.exitCode === 2) return { decision: "block", reason: answer.stderr };
+  return {};
 }

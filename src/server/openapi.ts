@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { AGENTS } from "../agents/adapters.ts";
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import {
   auditIngestAnswerSchema,
@@ -195,6 +196,17 @@ const ROUTES: RouteSpec[] = [
     body: eventBodySchema,
     ok: { status: 200, schema: dispatchAnswerSchema },
     extra: { 429: "QUOTA_EXCEEDED", 503: "STORE_UNAVAILABLE" },
+  },
+  {
+    method: "post",
+    path: "/v1/agents/{agent}/events",
+    who: "tenant",
+    summary: "An agent CLI's HTTP hook: its payload in, its own answer out (docs/ADAPTERS.md)",
+    params: { agent: z.enum(AGENTS) },
+    query: z.object({ event: z.string().optional() }),
+    body: z.record(z.string(), z.unknown()).openapi("AgentPayload"),
+    ok: { status: 200, schema: z.record(z.string(), z.unknown()).openapi("AgentAnswer") },
+    extra: { 404: "AGENT_UNKNOWN", 429: "QUOTA_EXCEEDED", 503: "STORE_UNAVAILABLE" },
   },
   {
     method: "get",

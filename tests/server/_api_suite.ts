@@ -25,6 +25,75 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       }
     });
 
+  test("agent HTTP hooks: each agent's payload in, its own answer out, audited", async (h) => {
+    const key = await h.tenant("acme");
+    await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    const rules =
+      "---\nname: rules\ndescription: d\ntrigger: pre-agent-turn\ninject:\n  role: system\n---\nRun the tests first.\n";
+    const up = await h.call("PUT", "/v1/hooks/rules", {
+      key,
+      body: { files: { "HOOK.md": rules } },
+    });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const agentPost = (agent: string, body: unknown, query = "") =>
+      h.call("POST", `/v1/agents/${agent}/events${query}`, { key, body });
+    const claude = {
+      session_id: "s1",
+      cwd: "/repo",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "rm -rf /" },
+      tool_use_id: "toolu_1",
+    };
+    const deny = await agentPost("claude-code", claude);
+    assert.deepEqual([deny.status, deny.body], [200, {
+      hookSpecificOutput: {
+        hookEventName: "PreToolUse",
+        permissionDecision: "deny",
+        permissionDecisionReason: "rm -rf is not allowed",
+      },
+    }]);
+    const decision = deny.headers.get("x-hookbox-decision-id");
+    assert.ok(decision?.startsWith("dec"));
+    const allow = await agentPost("claude-code", { ...claude, tool_input: { command: "ls" } });
+    assert.deepEqual([allow.status, allow.body], [200, {}]);
+    const context = await agentPost("claude-code", {
+      session_id: "s1",
+      cwd: "/repo",
+      hook_event_name: "UserPromptSubmit",
+      prompt: "go",
+    });
+    assert.equal(context.body.hookSpecificOutput.additionalContext, "Run the tests first.");
+    // Copilot's camelCase form names its event in the query.
+    const copilot = await agentPost(
+      "copilot",
+      { sessionId: "s2", cwd: "/repo", toolName: "bash", toolArgs: '{"command":"rm -rf /"}' },
+      "?event=preToolUse",
+    );
+    assert.equal(copilot.body.permissionDecision, "deny");
+    const noEvent = await agentPost("copilot", { sessionId: "s2", toolName: "bash" });
+    assert.deepEqual([noEvent.status, noEvent.body.error.code], [400, "EVENT_INVALID"]);
+    // An agent whose command form blocks by exit code alone gets a JSON deny here.
+    const windsurf = await agentPost("windsurf", {
+      agent_action_name: "pre_run_command",
+      trajectory_id: "t1",
+      tool_info: { command_line: "rm -rf /", cwd: "/repo" },
+    });
+    assert.deepEqual(windsurf.body, { decision: "block", reason: "rm -rf is not allowed" });
+    const unknown = await agentPost("vim", claude);
+    assert.deepEqual([unknown.status, unknown.body.error.code], [404, "AGENT_UNKNOWN"]);
+    const anonymous = await h.call("POST", "/v1/agents/claude-code/events", {
+      key: null,
+      body: claude,
+    });
+    assert.equal(anonymous.status, 401);
+    // Every dispatched agent event is audited like POST /v1/events.
+    await h.service.audit.flush();
+    const page = await h.call("GET", "/v1/audit?session_id=s1", { key });
+    assert.equal(page.body.items.length, 3);
+    assert.ok(page.body.items.some((i: { decision_id: string }) => i.decision_id === decision));
+  });
+
   test("edge audit ingest: admin only, validated, stored once per decision id", async (h) => {
     const key = await h.tenant("acme");
     const item = (n: number) => ({
