@@ -1,6 +1,6 @@
 /**
  * The hookbox command line: `dispatch`, `validate`, `list`, `compile`, `serve`,
- * `bundle`.
+ * `bundle`, `install`, `uninstall`.
  * Run with `deno run -A src/cli.ts` (or `deno task hookbox`).
  *
  * @module
@@ -11,6 +11,7 @@ import { DISPATCH_USAGE, dispatchCommand } from "./cli/dispatch.ts";
 import { LIST_USAGE, listCommand } from "./cli/list.ts";
 import { SERVE_USAGE, serveCommand } from "./cli/serve.ts";
 import { BUNDLE_USAGE, bundleCommand } from "./cli/bundle.ts";
+import { INSTALL_USAGE, installCommand, uninstallCommand } from "./cli/install.ts";
 import { VALIDATE_USAGE, validateCommand } from "./cli/validate.ts";
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
@@ -20,6 +21,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   compile: compileCommand,
   serve: serveCommand,
   bundle: bundleCommand,
+  install: installCommand,
+  uninstall: uninstallCommand,
 };
 
 const USAGE = `usage:
@@ -28,7 +31,8 @@ const USAGE = `usage:
   ${LIST_USAGE}
   ${COMPILE_USAGE}
   ${SERVE_USAGE}
-  ${BUNDLE_USAGE}`;
+  ${BUNDLE_USAGE}
+  ${INSTALL_USAGE}`;
 
 /** Runs the CLI with `args`; returns the process exit code. */
 export async function main(args: string[]): Promise<number> {

@@ -1,0 +1,126 @@
+/**
+ * `hookbox install|uninstall --agent NAME [--project DIR | --user] [--http URL]
+ * [--command CMD]`: writes (or removes) hookbox's entries in the agent's own
+ * hook config file, keeping everything else in it (SPEC §8).
+ */
+import { parseArgs } from "node:util";
+import { absolute } from "../adapters/deno/fs.ts";
+import { AGENTS, isAgentName } from "../agents/adapters.ts";
+import {
+  CONFIG_FILES,
+  HTTP_AGENTS,
+  type InstallableAgent,
+  installInto,
+  isEmptyConfig,
+  uninstallFrom,
+} from "../agents/install.ts";
+import { EXIT, UsageError } from "./_io.ts";
+
+export const INSTALL_USAGE =
+  "hookbox install|uninstall --agent NAME [--project DIR | --user] [--http URL] [--command CMD]";
+
+/** `hookbox install`. */
+export function installCommand(args: string[]): Promise<number> {
+  return run(args, "install");
+}
+
+/** `hookbox uninstall`. */
+export function uninstallCommand(args: string[]): Promise<number> {
+  return run(args, "uninstall");
+}
+
+async function run(args: string[], mode: "install" | "uninstall"): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      agent: { type: "string" },
+      project: { type: "string" },
+      user: { type: "boolean", default: false },
+      http: { type: "string" },
+      command: { type: "string" },
+    },
+    strict: true,
+  });
+  const agent = values.agent;
+  if (agent === undefined) {
+    throw new UsageError(`--agent NAME is required; usage: ${INSTALL_USAGE}`);
+  }
+  if (!isAgentName(agent)) {
+    throw new UsageError(`unknown agent "${agent}"; one of ${AGENTS.join(", ")}`);
+  }
+  if (agent === "agenthooks") {
+    throw new UsageError(
+      "agenthooks reads hook folders (HOOK.md), hookbox's own format: put hooks in .agents/hooks/ " +
+        "and have the agent run `hookbox dispatch --agent agenthooks`; there is no config file to write",
+    );
+  }
+  if (values.user && values.project !== undefined) {
+    throw new UsageError("--project and --user exclude each other");
+  }
+  if (values.http !== undefined) {
+    if (mode === "uninstall") throw new UsageError("--http is for install only");
+    if (!HTTP_AGENTS.includes(agent)) {
+      throw new UsageError(`${agent} has no HTTP hooks; HTTP hooks: ${HTTP_AGENTS.join(", ")}`);
+    }
+    if (!/^https?:\/\/[^/]/.test(values.http)) {
+      throw new UsageError(`--http must be an http(s) URL, got ${values.http}`);
+    }
+  }
+  const file = configPath(agent, values.user, values.project);
+  const before = await readConfig(file);
+  if (mode === "install") {
+    const after = installInto(before ?? {}, {
+      agent,
+      ...(values.command ? { command: values.command } : {}),
+      ...(values.http ? { http: values.http } : {}),
+    });
+    await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+    await Deno.writeTextFile(file, `${JSON.stringify(after, null, 2)}\n`);
+    console.error(`hookbox: installed for ${agent} in ${file}`);
+    return EXIT.allow;
+  }
+  if (before === null) {
+    console.error(`hookbox: nothing to uninstall: ${file} does not exist`);
+    return EXIT.allow;
+  }
+  const after = uninstallFrom(before, agent);
+  if (isEmptyConfig(after)) await Deno.remove(file);
+  else await Deno.writeTextFile(file, `${JSON.stringify(after, null, 2)}\n`);
+  console.error(`hookbox: uninstalled for ${agent} from ${file}`);
+  return EXIT.allow;
+}
+
+function configPath(agent: InstallableAgent, user: boolean, project: string | undefined): string {
+  if (user) {
+    const home = Deno.env.get("HOME");
+    if (!home) throw new UsageError("--user needs $HOME");
+    return `${home}/${CONFIG_FILES[agent].user}`;
+  }
+  return `${absolute(project ?? ".")}/${CONFIG_FILES[agent].project}`.replace(/\/+/g, "/");
+}
+
+/** The file's JSON object, or null when there is no file; refuses anything it cannot keep intact. */
+async function readConfig(file: string): Promise<Record<string, unknown> | null> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+  if (text.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(
+      `${file} is not plain JSON (${
+        (err as Error).message
+      }); not touching it — fix or edit it by hand`,
+    );
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`${file} is not a JSON object; not touching it`);
+  }
+  return value as Record<string, unknown>;
+}

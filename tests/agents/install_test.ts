@@ -1,0 +1,194 @@
+/**
+ * `hookbox install` / `uninstall` against existing agent config files: every
+ * mapped event gets hookbox's entry, everything else in the file is kept,
+ * installing twice changes nothing, uninstalling gives the original back; and
+ * the installed command line, run as the agent would, answers in the
+ * agent's protocol.
+ */
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { AGENT_EVENTS } from "../../src/agents/adapters.ts";
+import { CONFIG_FILES, type InstallableAgent } from "../../src/agents/install.ts";
+import { main } from "../../src/cli.ts";
+import { ROOT } from "../_helpers.ts";
+import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
+
+/** A config each agent might already have: other hooks and settings hookbox must keep. */
+const EXISTING: Record<InstallableAgent, Record<string, unknown>> = {
+  "claude-code": {
+    permissions: { allow: ["Bash(npm test)"] },
+    hooks: {
+      PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./lint.sh" }] }],
+    },
+  },
+  codex: { hooks: { Stop: [{ hooks: [{ type: "command", command: "notify-send done" }] }] } },
+  "gemini-cli": {
+    theme: "dark",
+    hooks: {
+      BeforeTool: [{ matcher: "write_file", hooks: [{ type: "command", command: "./check.sh" }] }],
+    },
+  },
+  cursor: { version: 1, hooks: { afterFileEdit: [{ command: "./format.sh" }] } },
+  copilot: {},
+  windsurf: { hooks: { pre_read_code: [{ command: "python3 audit.py", show_output: false }] } },
+};
+
+const quiet = async (args: string[]) => {
+  const error = console.error;
+  console.error = () => {};
+  try {
+    return await main(args);
+  } finally {
+    console.error = error;
+  }
+};
+
+for (const agent of Object.keys(EXISTING) as InstallableAgent[]) {
+  Deno.test(`install/uninstall for ${agent} keeps the rest of its config and is idempotent`, async () => {
+    const dir = await Deno.makeTempDir({ prefix: `hookbox-install-${agent}-` });
+    try {
+      const file = `${dir}/${CONFIG_FILES[agent].project}`;
+      const original = EXISTING[agent];
+      const hadFile = Object.keys(original).length > 0;
+      if (hadFile) {
+        await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
+        await Deno.writeTextFile(file, JSON.stringify(original, null, 2));
+      }
+      assertEquals(await quiet(["install", "--agent", agent, "--project", dir]), 0);
+      const once = await Deno.readTextFile(file);
+      assertEquals(await quiet(["install", "--agent", agent, "--project", dir]), 0);
+      assertEquals(await Deno.readTextFile(file), once, "a second install changes nothing");
+      const installed = JSON.parse(once);
+      // Every event the adapter maps has exactly one hookbox entry naming the agent and event.
+      for (const event of Object.keys(AGENT_EVENTS[agent])) {
+        const text = JSON.stringify(installed.hooks[event]);
+        const line = `dispatch --agent ${agent} --event ${event}`;
+        assertEquals(text.split(line).length - 1, 1, `${event}: ${text}`);
+      }
+      // What was there before is still there.
+      for (const [key, value] of Object.entries(original)) {
+        if (key !== "hooks") assertEquals(installed[key], value);
+      }
+      for (
+        const [event, list] of Object.entries((original.hooks ?? {}) as Record<string, unknown[]>)
+      ) {
+        for (const entry of list) {
+          ok(JSON.stringify(installed.hooks[event]).includes(JSON.stringify(entry)));
+        }
+      }
+      assertEquals(await quiet(["uninstall", "--agent", agent, "--project", dir]), 0);
+      if (hadFile) assertEquals(JSON.parse(await Deno.readTextFile(file)), original);
+      else assertEquals(await Deno.stat(file).then(() => "exists", () => "gone"), "gone");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
+
+Deno.test("install --http registers the agent's HTTP hook where it has one, and refuses elsewhere", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-http-" });
+  try {
+    const args = ["install", "--project", dir, "--http", "https://hooks.example.com/"];
+    assertEquals(await quiet([...args, "--agent", "claude-code"]), 0);
+    const claude = JSON.parse(await Deno.readTextFile(`${dir}/.claude/settings.json`));
+    assertEquals(claude.hooks.PreToolUse, [{
+      hooks: [{
+        type: "http",
+        url: "https://hooks.example.com/v1/agents/claude-code/events",
+        headers: { Authorization: "Bearer $HOOKBOX_KEY" },
+        allowedEnvVars: ["HOOKBOX_KEY"],
+      }],
+    }]);
+    assertEquals(await quiet([...args, "--agent", "copilot"]), 0);
+    const copilot = JSON.parse(await Deno.readTextFile(`${dir}/.github/hooks/hookbox.json`));
+    assertEquals(copilot.hooks.preToolUse, [{
+      type: "http",
+      url: "https://hooks.example.com/v1/agents/copilot/events?event=preToolUse",
+    }]);
+    // Switching back to the command form replaces the HTTP entries (one entry per event).
+    assertEquals(await quiet(["install", "--project", dir, "--agent", "claude-code"]), 0);
+    const again = JSON.parse(await Deno.readTextFile(`${dir}/.claude/settings.json`));
+    assertEquals(again.hooks.PreToolUse.length, 1);
+    ok(again.hooks.PreToolUse[0].hooks[0].command.includes("--agent claude-code"));
+    assertEquals(await quiet([...args, "--agent", "codex"]), 1, "codex has no HTTP hooks");
+    assertEquals(await quiet(["install", "--project", dir, "--agent", "agenthooks"]), 1);
+    assertEquals(await quiet(["install", "--project", dir, "--agent", "vim"]), 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a config file that is not plain JSON is left untouched", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-bad-" });
+  try {
+    const file = `${dir}/.gemini/settings.json`;
+    await Deno.mkdir(`${dir}/.gemini`);
+    const text = '{\n  // my settings\n  "theme": "dark"\n}\n';
+    await Deno.writeTextFile(file, text);
+    assertEquals(await quiet(["install", "--agent", "gemini-cli", "--project", dir]), 1);
+    assertEquals(await Deno.readTextFile(file), text);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the installed command, run as the agent runs it, answers in the agent's protocol", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-run-" });
+  try {
+    await writeAgentHooks(`${dir}/hooks`);
+    const cli = `${ROOT}/src/cli.ts`;
+    // The installed line is `<command> dispatch --agent claude-code --event PreToolUse`.
+    assertEquals(
+      await quiet([
+        "install",
+        "--agent",
+        "claude-code",
+        "--project",
+        dir,
+        "--command",
+        `${Deno.execPath()} run -A ${cli}`,
+      ]),
+      0,
+    );
+    const settings = JSON.parse(await Deno.readTextFile(`${dir}/.claude/settings.json`));
+    const line = `${settings.hooks.PreToolUse[0].hooks[0].command} --hooks-dir ${dir}/hooks`;
+    const run = async (shellLine: string, input: unknown) => {
+      const child = new Deno.Command("sh", {
+        args: ["-c", shellLine],
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        cwd: dir,
+      }).spawn();
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(JSON.stringify(input)));
+      await writer.close();
+      const out = await child.output();
+      return {
+        code: out.code,
+        stdout: new TextDecoder().decode(out.stdout),
+        stderr: new TextDecoder().decode(out.stderr),
+      };
+    };
+    const claude = await run(line, {
+      session_id: "s",
+      cwd: dir,
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "rm -rf /" },
+    });
+    assertEquals(claude.code, 0, claude.stderr);
+    ok(claude.stdout.trimStart().startsWith("{"), "stdout starts with {");
+    assertEquals(JSON.parse(claude.stdout).hookSpecificOutput.permissionDecision, "deny");
+    const windsurf = await run(
+      `${Deno.execPath()} run -A ${cli} dispatch --agent windsurf --hooks-dir ${dir}/hooks`,
+      {
+        agent_action_name: "pre_run_command",
+        trajectory_id: "t",
+        tool_info: { command_line: "rm -rf /", cwd: dir },
+      },
+    );
+    assertEquals([windsurf.code, windsurf.stdout, windsurf.stderr.trim()], [2, "", GUARD_REASON]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
