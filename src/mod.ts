@@ -25,7 +25,8 @@ import type { HookRecord } from "./dispatch/result.ts";
 import type { Policy } from "./policy.ts";
 import { createPromptRuntime } from "./runtime/prompt.ts";
 import { createWasmRuntime } from "./runtime/wasm/mod.ts";
-import { compileHook } from "./compile/mod.ts";
+import { compileHook, defaultCacheDir } from "./compile/mod.ts";
+import { preparedFromDiskCache } from "./adapters/deno/prepared_cache.ts";
 import type { Runtime, RuntimeKind } from "./runtime/types.ts";
 import type { HookEvent } from "./schema/event.ts";
 import type { HookDefinition } from "./hook/types.ts";
@@ -115,7 +116,11 @@ function wasmRuntime(cacheDir: string | undefined, worker: boolean): Runtime {
     }
     return bytes;
   };
-  const runtime = createWasmRuntime({ loadBytes, worker });
+  // One-shot processes (an agent's hook command) prepare each plugin once per machine.
+  const runtime = worker ? createWasmRuntime({ loadBytes, worker }) : createWasmRuntime({
+    loadBytes,
+    loadPrepared: preparedFromDiskCache(cacheDir ?? defaultCacheDir(), loadBytes),
+  });
   return {
     kind: "wasm",
     run: (request) => runtime.run(request),

@@ -5,10 +5,13 @@
  * @module
  */
 
-import asc from "assemblyscript/asc";
+import ascPackage from "assemblyscript/package.json" with { type: "json" };
 
-/** Version of the bundled AssemblyScript compiler (part of the cache key). */
-export const ASC_VERSION: string = asc.version;
+/**
+ * Version of the bundled AssemblyScript compiler (part of the cache key),
+ * read from its package.json: a cached hook never loads the compiler.
+ */
+export const ASC_VERSION: string = ascPackage.version;
 
 /** What one `asc` run produced. */
 export interface AscOutput {
@@ -29,6 +32,10 @@ export async function runAsc(
   entry: string,
   flags: readonly string[],
 ): Promise<AscOutput> {
+  const { default: asc } = await import("assemblyscript/asc");
+  if (asc.version !== ASC_VERSION) {
+    throw new Error(`asc ${asc.version} does not match its package.json (${ASC_VERSION})`);
+  }
   let bytes: Uint8Array | null = null;
   const argv = [entry, "--outFile", OUT_FILE, "--noColors", ...flags];
   const result = await withoutProcessExit(() =>

@@ -115,15 +115,39 @@ function failure(err: unknown, entryPath: string, denied: string[]): HookboxErro
  * of `roots` (absolute, symlinks resolved).
  */
 export async function bundleJsHook(entryPath: string, roots: readonly string[]): Promise<string> {
+  return (await bundleJsHookWithInputs(entryPath, roots)).code;
+}
+
+/** {@linkcode bundleJsHook}, plus the absolute paths of the files the bundle read. */
+export async function bundleJsHookWithInputs(
+  entryPath: string,
+  roots: readonly string[],
+): Promise<{ code: string; inputs: string[] }> {
   const denied: string[] = [];
   let result: esbuild.BuildResult;
+  const options = { ...buildOptions(entryPath, roots, denied), metafile: true };
   try {
-    result = await esbuild.build(buildOptions(entryPath, roots, denied));
+    result = await esbuild.build(options);
   } catch (err) {
     throw failure(err, entryPath, denied);
   } finally {
     await esbuild.stop();
   }
   const code = result.outputFiles?.[0]?.text ?? "";
-  return `(async () => {\n${code}\n})();\n`;
+  const base = options.absWorkingDir ?? "/";
+  const inputs = Object.keys(result.metafile?.inputs ?? {})
+    .filter((p) => !/^[a-z-]+:/.test(p) && p !== "hookbox-entry.js")
+    .map((p) => p.startsWith("/") ? p : normalise(`${base}/${p}`));
+  return { code: `(async () => {\n${code}\n})();\n`, inputs };
+}
+
+/** Resolves `.` and `..` segments of an absolute path. */
+function normalise(path: string): string {
+  const out: string[] = [];
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") out.pop();
+    else out.push(part);
+  }
+  return `/${out.join("/")}`;
 }

@@ -8,7 +8,7 @@
 import { HookboxError } from "../errors.ts";
 import { isInside } from "../host.ts";
 import { buildEngine, type EngineBuild } from "./_js_engine_deno.ts";
-import { bundleJsHook } from "./_js_bundle.ts";
+import { bundleJsHookWithInputs } from "./_js_bundle.ts";
 import { sha256Hex } from "./_js_hash.ts";
 import { readCached, writeCached } from "./_js_cache_deno.ts";
 import { snapshotEngine } from "./_js_wizer_deno.ts";
@@ -88,15 +88,65 @@ export async function compileJsHook(
       { path: entryPath },
     );
   }
-  const [built, bundle] = await Promise.all([engineOnce(), bundleJsHook(entry, roots)]);
+  const built = await engineOnce();
+  // Unchanged sources: the index of the last build names the plugin, no bundler runs.
+  const indexPath = `${options.cacheDir}/js-index-${await sha256Hex(
+    [JS_COMPILER_VERSION, built.sha256, entry, roots.join("\n")].join("\0"),
+  )}.json`;
+  const known = await unchangedBuild(indexPath);
+  if (known !== null) {
+    const hit = await readCached(options.cacheDir, known);
+    if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
+  }
+  const { code: bundle, inputs } = await bundleJsHookWithInputs(entry, roots);
   if (bundle.length > MAX_BUNDLE_CHARS) {
     const msg = `the bundle is ${bundle.length} characters, over the ${MAX_BUNDLE_CHARS} cap`;
     throw new HookboxError("COMPILE_FAILED", msg, { path: entryPath });
   }
   const key = await sha256Hex([JS_COMPILER_VERSION, built.sha256, bundle].join("\0"));
+  let result: CompiledJsHook;
   const hit = await readCached(options.cacheDir, key);
-  if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
-  const bytes = await snapshotEngine(built.path, bundle);
-  await writeCached(options.cacheDir, key, bytes);
-  return { bytes, sha256: await sha256Hex(bytes), cached: false };
+  if (hit) result = { bytes: hit, sha256: await sha256Hex(hit), cached: true };
+  else {
+    const bytes = await snapshotEngine(built.path, bundle);
+    await writeCached(options.cacheDir, key, bytes);
+    result = { bytes, sha256: await sha256Hex(bytes), cached: false };
+  }
+  await writeIndex(indexPath, key, inputs).catch(() => {});
+  return result;
+}
+
+/** The index of a build: the plugin's cache key and every file the bundle read, with its SHA-256. */
+interface BuildIndex {
+  key: string;
+  inputs: { path: string; sha256: string }[];
+}
+
+/** The cache key of the last build when none of the files it read changed, else null. */
+async function unchangedBuild(indexPath: string): Promise<string | null> {
+  let index: BuildIndex;
+  try {
+    index = JSON.parse(await Deno.readTextFile(indexPath));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(index.inputs) || index.inputs.length === 0) return null;
+  for (const input of index.inputs) {
+    try {
+      if ((await sha256Hex(await Deno.readFile(input.path))) !== input.sha256) return null;
+    } catch {
+      return null;
+    }
+  }
+  return typeof index.key === "string" ? index.key : null;
+}
+
+async function writeIndex(indexPath: string, key: string, inputs: string[]): Promise<void> {
+  const entries = await Promise.all(inputs.map(async (path) => ({
+    path,
+    sha256: await sha256Hex(await Deno.readFile(path)),
+  })));
+  const tmp = `${indexPath}.${crypto.randomUUID()}`;
+  await Deno.writeTextFile(tmp, JSON.stringify({ key, inputs: entries } satisfies BuildIndex));
+  await Deno.rename(tmp, indexPath);
 }

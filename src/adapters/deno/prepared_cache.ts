@@ -1,0 +1,108 @@
+/**
+ * A disk cache of prepared (validated, instrumented) plugins for the one-shot
+ * CLI: an agent spawns `hookbox dispatch` once per event, and instrumenting
+ * the 1.9 MB QuickJS engine on every spawn was most of its start-up. Entries
+ * are keyed by the SHA-256 of the plugin's bytes, the limits and isolation
+ * that shape the instrumentation, the pin, and a fingerprint of the rewriter's
+ * own source — so an edited plugin, other limits or a changed rewriter never
+ * reuse an entry. A read entry is checked against its recorded SHA-256
+ * (corruption); the cache directory must be as trusted as the hookbox code
+ * itself (it holds modules that run without being instrumented again).
+ *
+ * @module
+ */
+import { isHookboxError } from "../../errors.ts";
+import type { HookDefinition } from "../../hook/types.ts";
+import type { EffectiveLimits } from "../../runtime/types.ts";
+import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
+import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+
+/** Format of the cache entries. */
+const FORMAT = 1;
+
+let fingerprint: Promise<string | null> | null = null;
+
+/** SHA-256 over the rewriter's and loader's sources; null when they cannot be read (then no cache). */
+function rewriterFingerprint(): Promise<string | null> {
+  fingerprint ??= (async () => {
+    try {
+      const parts: string[] = [];
+      for (const dir of ["../../wasm/", "../../runtime/wasm/"]) {
+        const url = new URL(dir, import.meta.url);
+        const names = [...Deno.readDirSync(url)].map((e) => e.name).filter((n) =>
+          n.endsWith(".ts")
+        );
+        for (const name of names.sort()) {
+          parts.push(name, await Deno.readTextFile(new URL(name, url)));
+        }
+      }
+      return await sha256Hex(new TextEncoder().encode(parts.join("\0")));
+    } catch {
+      return null;
+    }
+  })();
+  return fingerprint;
+}
+
+/**
+ * A `loadPrepared` for `createWasmRuntime` that prepares each plugin once per
+ * machine: from `<cacheDir>/prepared/` when an entry fits, else by
+ * {@linkcode preparePlugin}, written there for the next process.
+ */
+export function preparedFromDiskCache(
+  cacheDir: string,
+  loadBytes: (hook: HookDefinition) => Promise<Uint8Array>,
+): (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin> {
+  return async (hook, limits) => {
+    const bytes = await loadBytes(hook);
+    const isolation = hook.manifest.isolation;
+    const pin = hook.manifest.sha256;
+    const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
+    const print = await rewriterFingerprint();
+    const sha = await sha256Hex(bytes);
+    const key = await sha256Hex(
+      new TextEncoder().encode(
+        [FORMAT, print, sha, limits.memoryMb, limits.moduleKb, isolation, pin ?? ""].join(":"),
+      ),
+    );
+    const base = `${cacheDir}/prepared/${key}`;
+    if (print !== null) {
+      const hit = await readEntry(base);
+      if (hit) return hit;
+    }
+    let prepared;
+    try {
+      prepared = await preparePlugin(bytes, { limits, isolation, sha256: pin, path });
+    } catch (err) {
+      if (!isHookboxError(err)) throw err;
+      throw err; // refused: the runtime remembers it for this process
+    }
+    const { bytes: instrumented, ...meta } = prepared;
+    if (print !== null) await writeEntry(base, instrumented, meta).catch(() => {});
+    return { ...meta, module: await WebAssembly.compile(instrumented as BufferSource) };
+  };
+}
+
+async function readEntry(base: string): Promise<LoadedPlugin | null> {
+  try {
+    const meta = JSON.parse(await Deno.readTextFile(`${base}.json`)) as Omit<
+      LoadedPlugin,
+      "module"
+    >;
+    const bytes = await Deno.readFile(`${base}.wasm`);
+    if ((await sha256Hex(bytes)) !== meta.instrumentedSha256) return null;
+    return { ...meta, module: await WebAssembly.compile(bytes) };
+  } catch {
+    return null;
+  }
+}
+
+/** Writes both files through temporary names, so a reader never sees half an entry. */
+async function writeEntry(base: string, bytes: Uint8Array, meta: object): Promise<void> {
+  await Deno.mkdir(base.slice(0, base.lastIndexOf("/")), { recursive: true });
+  const tmp = `${base}.${crypto.randomUUID()}`;
+  await Deno.writeFile(`${tmp}.wasm`, bytes);
+  await Deno.rename(`${tmp}.wasm`, `${base}.wasm`);
+  await Deno.writeTextFile(`${tmp}.json`, JSON.stringify(meta));
+  await Deno.rename(`${tmp}.json`, `${base}.json`);
+}

@@ -1,0 +1,85 @@
+/**
+ * The one-shot CLI's caches (issue 11): prepared plugins on disk keyed by
+ * bytes, limits and rewriter, checked on read; and the JS build index, which
+ * skips the bundler while no file the bundle read has changed, and rebuilds
+ * as soon as one has.
+ */
+import { deepStrictEqual as assertEquals, notStrictEqual, ok } from "node:assert/strict";
+import { preparedFromDiskCache } from "../../src/adapters/deno/prepared_cache.ts";
+import { compileHook } from "../../src/compile/mod.ts";
+import { denoFs } from "../../src/adapters/deno/fs.ts";
+import { loadHook } from "../../src/hook/discover.ts";
+import { fakeHook, hookMd } from "../_helpers.ts";
+import { corpus, LIMITS } from "../runtime/wasm/_corpus.ts";
+
+Deno.test("prepared plugins are cached on disk per bytes and limits; a corrupted entry is ignored", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-prepared-" });
+  try {
+    const plugins: Record<string, Uint8Array> = {
+      guard: await corpus("guard_wasi"),
+      block: await corpus("block_wasi"),
+    };
+    let reads = 0;
+    const load = preparedFromDiskCache(dir, (hook) => {
+      reads++;
+      return Promise.resolve(plugins[hook.name]!);
+    });
+    const hook = (name: string) =>
+      fakeHook({ name }, { entry: { runtime: "wasm", format: "wasm", path: `/x/${name}.wasm` } });
+    const first = await load(hook("guard"), LIMITS);
+    const entries = () => [...Deno.readDirSync(`${dir}/prepared`)].map((e) => e.name).sort();
+    assertEquals(entries().length, 2, "module and metadata");
+    const again = await load(hook("guard"), LIMITS);
+    assertEquals(again.instrumentedSha256, first.instrumentedSha256);
+    assertEquals(entries().length, 2, "served from the entry");
+    // Other limits or other bytes get their own entry.
+    await load(hook("guard"), { ...LIMITS, memoryMb: LIMITS.memoryMb * 2 });
+    const other = await load(hook("block"), LIMITS);
+    notStrictEqual(other.sha256, first.sha256);
+    assertEquals(entries().length, 6);
+    // A damaged module is not used: it is prepared again and rewritten.
+    const wasm = entries().filter((n) => n.endsWith(".wasm"));
+    for (const name of wasm) {
+      await Deno.writeFile(`${dir}/prepared/${name}`, new Uint8Array([0, 97, 115, 109]));
+    }
+    const repaired = await load(hook("guard"), LIMITS);
+    assertEquals(repaired.instrumentedSha256, first.instrumentedSha256);
+    ok(reads >= 5);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a JS hook is not re-bundled while its files are unchanged, and is as soon as one changes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-jsindex-" });
+  try {
+    const hookDir = `${dir}/hook`;
+    await Deno.mkdir(`${hookDir}/scripts`, { recursive: true });
+    await Deno.writeTextFile(`${hookDir}/HOOK.md`, hookMd({ name: "hook" }));
+    await Deno.writeTextFile(`${hookDir}/scripts/lib.js`, `module.exports = { word: "one" };\n`);
+    await Deno.writeTextFile(
+      `${hookDir}/scripts/run.js`,
+      `const { word } = require("./lib.js");\nconsole.log(word);\n`,
+    );
+    const cacheDir = `${dir}/cache`;
+    const build = async () => compileHook(await loadHook(denoFs, hookDir, "project"), { cacheDir });
+    const first = await build();
+    assertEquals(first.cached, false);
+    const indexes = [...Deno.readDirSync(cacheDir)].filter((e) => e.name.startsWith("js-index-"));
+    assertEquals(indexes.length, 1);
+    const index = JSON.parse(await Deno.readTextFile(`${cacheDir}/${indexes[0]!.name}`));
+    assertEquals(
+      index.inputs.map((i: { path: string }) => i.path.replace(/^.*\/scripts\//, "")).sort(),
+      ["lib.js", "run.js"],
+    );
+    const second = await build();
+    assertEquals([second.cached, second.sha256], [true, first.sha256]);
+    // An edit to a file the bundle read (not the entry) gives a new plugin.
+    await Deno.writeTextFile(`${hookDir}/scripts/lib.js`, `module.exports = { word: "two" };\n`);
+    const third = await build();
+    assertEquals(third.cached, false);
+    notStrictEqual(third.sha256, first.sha256);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
