@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { HookboxError } from "./errors.ts";
 
 /** One directory entry. */
 export interface DirEntry {
@@ -39,6 +40,46 @@ export interface HostFs {
   stat(path: string): Promise<PathInfo | null>;
   /** The canonical absolute path, every symbolic link resolved; rejects when missing. */
   realPath(path: string): Promise<string>;
+}
+
+/** An open file as {@linkcode readCapped} needs it. */
+export interface CappedSource {
+  /** The file's size now, bytes. */
+  size(): Promise<number>;
+  /** Reads into `into`; the count read, 0 at the end. */
+  read(into: Uint8Array): Promise<number>;
+}
+
+/**
+ * Reads at most `maxBytes` from `file` (the one at `path`), refusing a larger
+ * file with `HOOK_FILE_TOO_LARGE` without reading it all: its size is checked
+ * first and the read stops one byte past the cap, in case the file grows
+ * meanwhile.
+ */
+export async function readCapped(
+  path: string,
+  file: CappedSource,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  const tooLarge = (size: number | string) =>
+    new HookboxError(
+      "HOOK_FILE_TOO_LARGE",
+      `file is ${size} bytes, over the ${maxBytes}-byte cap`,
+      {
+        path,
+      },
+    );
+  const size = await file.size();
+  if (size > maxBytes) throw tooLarge(size);
+  const out = new Uint8Array(maxBytes + 1);
+  let length = 0;
+  for (;;) {
+    const n = await file.read(out.subarray(length));
+    if (n === 0) break;
+    length += n;
+    if (length > maxBytes) throw tooLarge(`over ${maxBytes}`);
+  }
+  return out.slice(0, length);
 }
 
 /** Joins path segments with `/` (hookbox paths are POSIX). */

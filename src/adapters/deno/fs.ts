@@ -3,8 +3,7 @@
  *
  * @module
  */
-import { HookboxError } from "../../errors.ts";
-import type { DirEntry, HostFs, PathInfo } from "../../host.ts";
+import { type DirEntry, type HostFs, type PathInfo, readCapped } from "../../host.ts";
 
 /** File-system capabilities backed by `Deno.*`. */
 export const denoFs: HostFs = {
@@ -57,23 +56,8 @@ export function absolute(path: string): string {
  */
 export async function readCappedFile(path: string, maxBytes: number): Promise<Uint8Array> {
   using file = await Deno.open(path, { read: true });
-  const tooLarge = (size: number | string) =>
-    new HookboxError(
-      "HOOK_FILE_TOO_LARGE",
-      `file is ${size} bytes, over the ${maxBytes}-byte cap`,
-      {
-        path,
-      },
-    );
-  const { size } = await file.stat();
-  if (size > maxBytes) throw tooLarge(size);
-  const out = new Uint8Array(maxBytes + 1);
-  let length = 0;
-  for (;;) {
-    const n = await file.read(out.subarray(length));
-    if (n === null) break;
-    length += n;
-    if (length > maxBytes) throw tooLarge(`over ${maxBytes}`);
-  }
-  return out.slice(0, length);
+  return await readCapped(path, {
+    size: async () => (await file.stat()).size,
+    read: async (into) => (await file.read(into)) ?? 0,
+  }, maxBytes);
 }

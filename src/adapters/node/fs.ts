@@ -19,8 +19,7 @@
  * @module
  */
 import { open, readdir, realpath, stat } from "node:fs/promises";
-import { HookboxError } from "../../errors.ts";
-import type { DirEntry, HostFs, PathInfo } from "../../host.ts";
+import { type DirEntry, type HostFs, type PathInfo, readCapped } from "../../host.ts";
 
 /** File-system capabilities backed by `node:fs/promises` (also works on Deno). */
 export const nodeFs: HostFs = {
@@ -33,9 +32,9 @@ export const nodeFs: HostFs = {
     }));
   },
   async readTextFile(path, maxBytes) {
-    return new TextDecoder().decode(await readCapped(path, maxBytes));
+    return new TextDecoder().decode(await readCappedNode(path, maxBytes));
   },
-  readFile: (path, maxBytes) => readCapped(path, maxBytes),
+  readFile: (path, maxBytes) => readCappedNode(path, maxBytes),
   realPath: (path) => realpath(path),
   async stat(path: string): Promise<PathInfo | null> {
     try {
@@ -53,29 +52,14 @@ export const nodeFs: HostFs = {
   },
 };
 
-/** Reads at most `maxBytes` of `path`; a larger file is refused after at most `maxBytes + 1` bytes. */
-async function readCapped(path: string, maxBytes: number): Promise<Uint8Array> {
+/** Reads at most `maxBytes` of `path` (see {@linkcode readCapped}). */
+async function readCappedNode(path: string, maxBytes: number): Promise<Uint8Array> {
   const file = await open(path, "r");
   try {
-    const tooLarge = (size: number | string) =>
-      new HookboxError(
-        "HOOK_FILE_TOO_LARGE",
-        `file is ${size} bytes, over the ${maxBytes}-byte cap`,
-        {
-          path,
-        },
-      );
-    const { size } = await file.stat();
-    if (size > maxBytes) throw tooLarge(size);
-    const out = new Uint8Array(maxBytes + 1);
-    let length = 0;
-    for (;;) {
-      const { bytesRead } = await file.read(out, length, out.length - length, null);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-      if (length > maxBytes) throw tooLarge(`over ${maxBytes}`);
-    }
-    return out.slice(0, length);
+    return await readCapped(path, {
+      size: async () => (await file.stat()).size,
+      read: async (into) => (await file.read(into, 0, into.length, null)).bytesRead,
+    }, maxBytes);
   } finally {
     await file.close();
   }
