@@ -7,10 +7,28 @@ export const EXIT = { allow: 0, block: 2, bad: 1 } as const;
 /** Thrown by commands to end with a one-line error and exit 1. */
 export class UsageError extends Error {}
 
-/** Reads all of stdin as text. */
-export async function readStdin(): Promise<string> {
-  return await new Response(Deno.stdin.readable).text();
+/** Reads stdin as text, refusing more than `maxBytes` (`LIMIT_INPUT`) before reading it all. */
+export async function readStdin(maxBytes: number = MAX_STDIN_BYTES): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of Deno.stdin.readable) {
+    length += chunk.byteLength;
+    if (length > maxBytes) {
+      throw new HookboxError("LIMIT_INPUT", `stdin is over the ${maxBytes}-byte cap`);
+    }
+    chunks.push(chunk);
+  }
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
 }
+
+/** Most bytes a command reads from stdin (an event, an agent's hook payload). */
+export const MAX_STDIN_BYTES = 16 * 1024 * 1024;
 
 /** One line for stderr describing `err`. */
 export function errorLine(err: unknown): string {

@@ -298,3 +298,27 @@ globalThis.addEventListener("unload", () => {
     Deno.removeSync(dir, { recursive: true });
   } catch { /* gone */ }
 });
+
+Deno.test("hostile agent payloads: deep nesting is refused by name, never a crash", async () => {
+  let deep: unknown = "x";
+  for (let i = 0; i < 5_000; i++) deep = { a: deep };
+  const call = agentCall(
+    "claude-code",
+    claude("PreToolUse", { tool_name: "Bash", tool_input: { command: "ls", deep } }),
+  );
+  await executor.dispatch(call.event).then(
+    () => ok(false, "a 5,000-deep tool input was dispatched"),
+    (err) => assertEquals(err.code, "JSON_TOO_DEEP"),
+  );
+  // Copilot's toolArgs arrive as JSON text: a deep one is read without recursion trouble.
+  const text = "[".repeat(200_000) + "]".repeat(200_000);
+  const copilot = agentCall(
+    "copilot",
+    { sessionId: "s", toolName: "bash", toolArgs: text },
+    "preToolUse",
+  );
+  await executor.dispatch(copilot.event).then(
+    (r) => assertEquals(r.decision, "allow"),
+    (err) => assertEquals(err.code, "JSON_TOO_DEEP"),
+  );
+});

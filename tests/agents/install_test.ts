@@ -192,3 +192,20 @@ Deno.test("the installed command, run as the agent runs it, answers in the agent
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("hookbox dispatch --agent refuses stdin over its cap before reading it all", async () => {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/src/cli.ts`, "dispatch", "--agent", "claude-code"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const chunk = new Uint8Array(1 << 20).fill(0x20);
+  // 17 MiB of spaces; the command may stop reading (and close the pipe) at its 16 MiB cap.
+  for (let i = 0; i < 17; i++) await writer.write(chunk).catch(() => {});
+  await writer.close().catch(() => {});
+  const out = await child.output();
+  assertEquals(out.code, 1);
+  ok(new TextDecoder().decode(out.stderr).includes("LIMIT_INPUT"));
+});

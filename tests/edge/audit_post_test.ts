@@ -123,3 +123,34 @@ Deno.test("a network error keeps the rows", async () => {
   await poster.drain();
   assertEquals(poster.queued, 2);
 });
+
+Deno.test("a Worker given an audit URL but no admin key refuses requests, naming the missing secret", async () => {
+  const { createEdgeWorker } = await import("../../src/edge/worker.ts");
+  const { BUNDLE_VERSION } = await import("../../src/edge/bundle_data.ts");
+  const { trapModule } = await import("../../src/runtime/wasm/mod.ts");
+  const trap = await trapModule();
+  const worker = createEdgeWorker({
+    version: BUNDLE_VERSION,
+    created_at: "2026-11-22T00:00:00Z",
+    tenants: [],
+    keys: [],
+    hooks: [],
+    plugins: {},
+    failures: {},
+    trap: trap.sha256,
+  }, { [trap.sha256]: await WebAssembly.compile(trap.bytes as BufferSource) });
+  const res = await worker.fetch(
+    new Request("http://edge/healthz"),
+    { HOOKBOX_AUDIT_URL: "https://svc/v1/audit/ingest" },
+  );
+  const body = await res.json();
+  assertEquals([res.status, body.error.code], [500, "CONFIG_INVALID"]);
+  ok(body.error.message.includes("HOOKBOX_AUDIT_KEY"));
+  // Nothing half-built is kept: once the bindings are complete the Worker serves.
+  const fine = await worker.fetch(new Request("http://edge/healthz"), {
+    HOOKBOX_AUDIT_URL: "https://svc/v1/audit/ingest",
+    HOOKBOX_AUDIT_KEY: "admin",
+  });
+  assertEquals(fine.status, 200);
+  await fine.body?.cancel();
+});
