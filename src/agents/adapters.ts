@@ -82,9 +82,10 @@ const nullish = (v: unknown): unknown => v === undefined ? null : v;
 
 // ---- Claude Code and Codex (the same wire format) -----------------------------------------------
 
+/** `tool_name`, `tool_input` (an object, or JSON text as Cursor's MCP events send it), `tool_use_id`. */
 const claudeTool: Fields = (p) => ({
   tool_name: str(p.tool_name) ?? "",
-  tool_input: obj(p.tool_input) ?? {},
+  tool_input: objOrJson(p.tool_input),
   ...(str(p.tool_use_id) ? { tool_use_id: p.tool_use_id } : {}),
 });
 
@@ -156,30 +157,24 @@ const GEMINI: Record<string, Mapping> = {
 
 // ---- Cursor -------------------------------------------------------------------------------------
 
-const cursorTool: Fields = (p) => ({
-  tool_name: str(p.tool_name) ?? "",
-  tool_input: objOrJson(p.tool_input),
-  ...(str(p.tool_use_id) ? { tool_use_id: p.tool_use_id } : {}),
-});
-
 const CURSOR: Record<string, Mapping> = {
   sessionStart: { type: "pre-session", fields: (p) => ({ source: str(p.composer_mode) }) },
   sessionEnd: { type: "post-session", fields: (p) => ({ reason: str(p.reason) }) },
   beforeSubmitPrompt: { type: "pre-agent-turn", fields: (p) => ({ prompt: str(p.prompt) ?? "" }) },
-  preToolUse: { type: "pre-tool-call", fields: cursorTool },
+  preToolUse: { type: "pre-tool-call", fields: claudeTool },
   postToolUse: {
     type: "post-tool-call",
-    fields: (p) => ({ ...cursorTool(p), tool_output: nullish(p.tool_output) }),
+    fields: (p) => ({ ...claudeTool(p), tool_output: nullish(p.tool_output) }),
   },
   postToolUseFailure: {
     type: "post-tool-call-failure",
-    fields: (p) => ({ ...cursorTool(p), error: nullish(p.error_message) }),
+    fields: (p) => ({ ...claudeTool(p), error: nullish(p.error_message) }),
   },
   beforeShellExecution: {
     type: "pre-tool-call",
     fields: (p) => ({ tool_name: "Shell", tool_input: { command: str(p.command) ?? "" } }),
   },
-  beforeMCPExecution: { type: "pre-tool-call", fields: cursorTool },
+  beforeMCPExecution: { type: "pre-tool-call", fields: claudeTool },
   beforeReadFile: {
     type: "pre-tool-call",
     fields: (p) => ({ tool_name: "Read", tool_input: { file_path: str(p.file_path) ?? "" } }),

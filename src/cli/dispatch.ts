@@ -45,16 +45,7 @@ export async function dispatchCommand(
   }
   const event = parseStdinEvent(await readStdin());
   if (values.event !== undefined) event.event_type = values.event;
-  const workDir = absolute(
-    values["work-dir"] ?? (typeof event.work_dir === "string" ? event.work_dir : Deno.cwd()),
-  );
-  event.work_dir = workDir;
-  const executor = createExecutor({
-    ...extra,
-    platformDirs: values["hooks-dir"],
-    workDir,
-    allowSubprocess: values["allow-subprocess"],
-  });
+  const { executor, workDir } = executorFor(event, values, extra);
   try {
     const result = await executor.dispatch(event, values.tenant ? { tenantId: values.tenant } : {});
     printResult(result);
@@ -72,19 +63,43 @@ export async function dispatchCommand(
   }
 }
 
+/** The flags that shape the executor of one `dispatch`. */
+interface DispatchFlags {
+  "work-dir"?: string | undefined;
+  "allow-subprocess"?: boolean | undefined;
+  "hooks-dir"?: string[] | undefined;
+  tenant?: string | undefined;
+}
+
+/**
+ * The executor for `event`: its work dir is `--work-dir`, else the event's,
+ * else the current directory (written back into the event).
+ */
+function executorFor(
+  event: Record<string, unknown>,
+  values: DispatchFlags,
+  extra: ExecutorOptions,
+): { executor: ReturnType<typeof createExecutor>; workDir: string } {
+  const workDir = absolute(
+    values["work-dir"] ?? (typeof event.work_dir === "string" ? event.work_dir : Deno.cwd()),
+  );
+  event.work_dir = workDir;
+  const executor = createExecutor({
+    ...extra,
+    platformDirs: values["hooks-dir"] ?? [],
+    workDir,
+    allowSubprocess: values["allow-subprocess"] ?? false,
+  });
+  return { executor, workDir };
+}
+
 /**
  * `--agent NAME`: the agent's hook stdin → its §1 event → hooks → the agent's
  * own answer (exit code, one JSON object or nothing on stdout, stderr).
  */
 async function agentDispatch(
   agent: AgentName,
-  values: {
-    event?: string | undefined;
-    "work-dir"?: string | undefined;
-    "allow-subprocess"?: boolean | undefined;
-    "hooks-dir"?: string[] | undefined;
-    tenant?: string | undefined;
-  },
+  values: DispatchFlags & { event?: string | undefined },
   extra: ExecutorOptions,
 ): Promise<number> {
   const text = await readStdin();
@@ -94,17 +109,7 @@ async function agentDispatch(
   if (call.event === null) {
     answer = passThrough(call);
   } else {
-    const workDir = absolute(
-      values["work-dir"] ??
-        (typeof call.event.work_dir === "string" ? call.event.work_dir : Deno.cwd()),
-    );
-    call.event.work_dir = workDir;
-    const executor = createExecutor({
-      ...extra,
-      platformDirs: values["hooks-dir"] ?? [],
-      workDir,
-      allowSubprocess: values["allow-subprocess"] ?? false,
-    });
+    const { executor } = executorFor(call.event, values, extra);
     try {
       const result = await executor.dispatch(
         call.event,

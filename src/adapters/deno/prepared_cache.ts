@@ -11,7 +11,6 @@
  *
  * @module
  */
-import { isHookboxError } from "../../errors.ts";
 import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits } from "../../runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
@@ -70,14 +69,13 @@ export function preparedFromDiskCache(
       const hit = await readEntry(base);
       if (hit) return hit;
     }
-    let prepared;
-    try {
-      prepared = await preparePlugin(bytes, { limits, isolation, sha256: pin, path });
-    } catch (err) {
-      if (!isHookboxError(err)) throw err;
-      throw err; // refused: the runtime remembers it for this process
-    }
-    const { bytes: instrumented, ...meta } = prepared;
+    // A refusal (HookboxError) propagates; the runtime remembers it for this process.
+    const { bytes: instrumented, ...meta } = await preparePlugin(bytes, {
+      limits,
+      isolation,
+      sha256: pin,
+      path,
+    });
     if (print !== null) await writeEntry(base, instrumented, meta).catch(() => {});
     return { ...meta, module: await WebAssembly.compile(instrumented as BufferSource) };
   };
