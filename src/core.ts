@@ -77,3 +77,4 @@ export type {
 export type { ServiceMetrics } from "./server/service_metrics.ts";
 export { createEdgeWorker, type EdgeWorker, type EdgeWorkerOptions } from "./edge/worker.ts";
 export { BUNDLE_VERSION, type BundleData } from "./edge/bundle_data.ts";
+export * from "./agent/mod.ts";

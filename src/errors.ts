@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   "SUBPROCESS_DENIED",
   "SUBPROCESS_FAILED",
   "CURSOR_INVALID",
+  "PROMPT_HOOK_INVALID",
   "INTERNAL",
 ] as const;
 

@@ -42,6 +42,8 @@ export { type HookEvent, parseEvent, tryParseEvent } from "./schema/event.ts";
 export { EVENT_TYPES, type EventType } from "./schema/event_types.ts";
 export type { RunRequest, RunResult, Runtime } from "./runtime/types.ts";
 export { FAILURE_CODES, type FailureCode, type RunFailure, runFailure } from "./runtime/failure.ts";
+export * from "./agent/mod.ts";
+export { scanPromptHooks } from "./adapters/deno/agent.ts";
 
 /** Options of {@linkcode createExecutor}. */
 export interface ExecutorOptions {
