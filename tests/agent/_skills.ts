@@ -39,7 +39,10 @@ export const DEMO_HOOKS = [
 export async function writeDemoSkill(skillsDir: string, name = "demo"): Promise<void> {
   const dir = `${skillsDir}/${name}/hooks`;
   await Deno.mkdir(dir, { recursive: true });
-  const hooks = DEMO_HOOKS.map(({ text: _text, ...hook }) => ({ ...hook, file: `${hook.name}.md` }));
+  const hooks = DEMO_HOOKS.map(({ text: _text, ...hook }) => ({
+    ...hook,
+    file: `${hook.name}.md`,
+  }));
   await Deno.writeTextFile(`${dir}/hooks.json`, JSON.stringify({ hooks }, null, 2));
   for (const hook of DEMO_HOOKS) {
     await Deno.writeTextFile(`${dir}/${hook.name}.md`, `${hook.text}\n`);
