@@ -240,7 +240,7 @@ export class AgentExecutor {
     try {
       while (true) {
         if (ctx.iteration >= this.#maxIterations) return ending("max_iterations", "", null);
-        if (!first) await this.#maybeCompact(ctx);
+        if (!first) await this.#maybeCompact(state);
         prompts.remove("before_each_agent");
         state.persistent.push(...prompts.inject("before_each_agent"));
         if (first) state.persistent.push(...prompts.inject("before_first_agent"));
@@ -326,7 +326,12 @@ export class AgentExecutor {
       : ending("completed", content, null);
   }
 
-  async #maybeCompact(ctx: HookContext): Promise<void> {
+  /**
+   * Folds old messages into a summary. Prompt-hook messages the seed-003
+   * table still manages are kept (their removal stays the table's), as are
+   * the leading system messages and the last `keep` messages.
+   */
+  async #maybeCompact({ ctx, prompts }: RunState): Promise<void> {
     const compact = this.#options.compact;
     if (!compact || ctx.messages.length <= compact.maxMessages) return;
     const messageCount = ctx.messages.length;
@@ -335,12 +340,13 @@ export class AgentExecutor {
     let cut = Math.max(head, ctx.messages.length - (compact.keep ?? 4));
     while (cut > head && ctx.messages[cut]?.role === "tool") cut--;
     if (head < 0 || cut <= head) return;
-    const folded = ctx.messages.slice(head, cut);
+    const range = ctx.messages.slice(head, cut);
+    const folded = range.filter((m) => !prompts.tracks(m));
     const summary = await compact.summarize(folded);
-    ctx.messages.splice(head, folded.length, {
+    ctx.messages.splice(head, range.length, {
       role: "user",
       content: `[summary of ${folded.length} earlier messages] ${summary}`,
-    });
+    }, ...range.filter((m) => prompts.tracks(m)));
     await this.hooks.onCompactEnd(ctx, { messageCount, summary, compactedCount: folded.length });
   }
 

@@ -116,6 +116,14 @@ export class PromptHookManager {
     this.#injected.set(timing, kept);
   }
 
+  /** True when `message` is a prompt-hook message this manager injected and still tracks. */
+  tracks(message: Message): boolean {
+    for (const entries of this.#injected.values()) {
+      if (entries.some((e) => e.message === message)) return true;
+    }
+    return false;
+  }
+
   /** Appends a built-in prompt (seed 003's planning / step prompts); returns its reference. */
   injectPrompt(content: string, role: "system" | "user" = "system"): Message {
     const message: Message = { role, content };
