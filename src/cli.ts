@@ -3,26 +3,34 @@
  * `bundle`, `install`, `uninstall`.
  * Run with `deno run -A src/cli.ts` (or `deno task hookbox`).
  *
+ * Commands are imported when they run: an agent spawns `hookbox dispatch`
+ * once per event, so it must not pay for loading the server, the bundler or
+ * the compilers.
+ *
  * @module
  */
 import { errorLine, EXIT } from "./cli/_io.ts";
-import { COMPILE_USAGE, compileCommand } from "./cli/compile.ts";
-import { DISPATCH_USAGE, dispatchCommand } from "./cli/dispatch.ts";
-import { LIST_USAGE, listCommand } from "./cli/list.ts";
-import { SERVE_USAGE, serveCommand } from "./cli/serve.ts";
-import { BUNDLE_USAGE, bundleCommand } from "./cli/bundle.ts";
-import { INSTALL_USAGE, installCommand, uninstallCommand } from "./cli/install.ts";
-import { VALIDATE_USAGE, validateCommand } from "./cli/validate.ts";
+import {
+  BUNDLE_USAGE,
+  COMPILE_USAGE,
+  DISPATCH_USAGE,
+  INSTALL_USAGE,
+  LIST_USAGE,
+  SERVE_USAGE,
+  VALIDATE_USAGE,
+} from "./cli/usage.ts";
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  dispatch: dispatchCommand,
-  validate: validateCommand,
-  list: listCommand,
-  compile: compileCommand,
-  serve: serveCommand,
-  bundle: bundleCommand,
-  install: installCommand,
-  uninstall: uninstallCommand,
+type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  dispatch: async () => (await import("./cli/dispatch.ts")).dispatchCommand,
+  validate: async () => (await import("./cli/validate.ts")).validateCommand,
+  list: async () => (await import("./cli/list.ts")).listCommand,
+  compile: async () => (await import("./cli/compile.ts")).compileCommand,
+  serve: async () => (await import("./cli/serve.ts")).serveCommand,
+  bundle: async () => (await import("./cli/bundle.ts")).bundleCommand,
+  install: async () => (await import("./cli/install.ts")).installCommand,
+  uninstall: async () => (await import("./cli/install.ts")).uninstallCommand,
 };
 
 const USAGE = `usage:
@@ -41,13 +49,13 @@ export async function main(args: string[]): Promise<number> {
     console.log(USAGE);
     return name === undefined ? EXIT.bad : EXIT.allow;
   }
-  const command = COMMANDS[name];
-  if (!command) {
+  const load = COMMANDS[name];
+  if (!load) {
     console.error(`hookbox: unknown command "${name}"\n${USAGE}`);
     return EXIT.bad;
   }
   try {
-    return await command(rest);
+    return await (await load())(rest);
   } catch (err) {
     console.error(errorLine(err));
     return EXIT.bad;

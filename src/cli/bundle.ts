@@ -3,9 +3,7 @@ import { parseArgs } from "node:util";
 import { writeBundle } from "../adapters/deno/bundle.ts";
 import { openStore } from "../adapters/deno/serve.ts";
 import { EXIT } from "./_io.ts";
-
-export const BUNDLE_USAGE =
-  "hookbox bundle --out DIR [--db URL] [--tenant ID]... [--port 8787] [--compatibility-date DATE] [--audit-url URL]";
+import { BUNDLE_USAGE } from "./usage.ts";
 
 /** Writes the bundle; returns the exit code. */
 export async function bundleCommand(args: string[]): Promise<number> {

@@ -6,8 +6,7 @@ import { HookboxError } from "../errors.ts";
 import { loadHook } from "../hook/discover.ts";
 import { loadPlugin } from "../runtime/wasm/mod.ts";
 import { EXIT, UsageError } from "./_io.ts";
-
-export const COMPILE_USAGE = "hookbox compile HOOK_DIR... [--out DIR] [--cache-dir DIR]";
+import { COMPILE_USAGE } from "./usage.ts";
 
 /** Runs the command; returns the exit code. */
 export async function compileCommand(args: string[]): Promise<number> {

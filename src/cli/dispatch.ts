@@ -15,9 +15,7 @@ import {
   passThrough,
 } from "../agents/adapters.ts";
 import { problemLine } from "./validate.ts";
-
-export const DISPATCH_USAGE =
-  "hookbox dispatch [--agent NAME] [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID]";
+import { DISPATCH_USAGE } from "./usage.ts";
 
 /** Runs the command; returns the exit code. */
 export async function dispatchCommand(

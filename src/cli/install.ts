@@ -15,9 +15,7 @@ import {
   uninstallFrom,
 } from "../agents/install.ts";
 import { EXIT, UsageError } from "./_io.ts";
-
-export const INSTALL_USAGE =
-  "hookbox install|uninstall --agent NAME [--project DIR | --user] [--http URL] [--command CMD]";
+import { INSTALL_USAGE } from "./usage.ts";
 
 /** `hookbox install`. */
 export function installCommand(args: string[]): Promise<number> {

@@ -2,9 +2,7 @@
 import { parseArgs } from "node:util";
 import { startServer } from "../adapters/deno/serve.ts";
 import { EXIT } from "./_io.ts";
-
-export const SERVE_USAGE =
-  "hookbox serve [--port 8787] [--hostname 127.0.0.1] [--db URL] [--workers N]";
+import { SERVE_USAGE } from "./usage.ts";
 
 /** Runs the server until SIGINT or SIGTERM; returns the exit code. */
 export async function serveCommand(args: string[]): Promise<number> {
