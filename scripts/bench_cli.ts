@@ -1,7 +1,8 @@
 /**
  * The one-shot CLI as an agent runs it (issue 11): `hookbox dispatch --agent
  * claude-code` with the five built-in hooks, one process per event, wall time
- * and peak RSS (GNU time), next to `node` running an empty script, in
+ * and peak RSS (GNU time) — the bundled CLI (`scripts/build_cli.ts`, built
+ * first) and the CLI from source — next to `node` running an empty script, in
  * interleaved rounds; medians and ratios.
  *
  *   deno run -A scripts/bench_cli.ts [--rounds 15]
@@ -46,43 +47,46 @@ async function measure(argv: string[], stdin: string): Promise<{ ms: number; mib
   return { ms, mib: Number(err.at(-1)) / 1024 };
 }
 
-const hookbox = [
-  Deno.execPath(),
-  "run",
-  "-A",
-  `${ROOT}/src/cli.ts`,
-  "dispatch",
-  "--agent",
-  "claude-code",
-  "--hooks-dir",
-  `${ROOT}/hooks`,
-];
-const node = ["node", `${dir}/empty.js`];
-await measure(hookbox, event); // fills the compile cache
-const runs = {
-  hookbox: [] as { ms: number; mib: number }[],
-  node: [] as { ms: number; mib: number }[],
+const agentArgs = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${ROOT}/hooks`];
+const build = await new Deno.Command(Deno.execPath(), {
+  args: ["run", "-A", `${ROOT}/scripts/build_cli.ts`],
+  stdout: "null",
+}).output();
+if (!build.success) throw new Error("scripts/build_cli.ts failed");
+const commands: Record<string, string[]> = {
+  "bundled (dist/cli/hookbox)": [`${ROOT}/dist/cli/hookbox`, ...agentArgs],
+  "from source (deno run src/cli.ts)": [
+    Deno.execPath(),
+    "run",
+    "-A",
+    `${ROOT}/src/cli.ts`,
+    ...agentArgs,
+  ],
+  "node empty.js": ["node", `${dir}/empty.js`],
 };
+for (const argv of Object.values(commands)) await measure(argv, event); // fills the caches
+const runs: Record<string, { ms: number; mib: number }[]> = {};
 for (let i = 0; i < ROUNDS; i++) {
-  runs.hookbox.push(await measure(hookbox, event));
-  runs.node.push(await measure(node, ""));
+  for (const [name, argv] of Object.entries(commands)) {
+    (runs[name] ??= []).push(await measure(argv, argv[0] === "node" ? "" : event));
+  }
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const h = {
-  ms: median(runs.hookbox.map((r) => r.ms)),
-  mib: median(runs.hookbox.map((r) => r.mib)),
-};
-const n = { ms: median(runs.node.map((r) => r.ms)), mib: median(runs.node.map((r) => r.mib)) };
-console.log(`${ROUNDS} interleaved rounds, medians`);
-console.log(
-  `hookbox dispatch --agent claude-code (5 built-in hooks, cached): ${h.ms.toFixed(0)} ms, ${
-    h.mib.toFixed(0)
-  } MiB peak`,
+const medians = Object.fromEntries(
+  Object.entries(runs).map(([name, rs]) => [name, {
+    ms: median(rs.map((r) => r.ms)),
+    mib: median(rs.map((r) => r.mib)),
+  }]),
 );
-console.log(`node empty.js: ${n.ms.toFixed(0)} ms, ${n.mib.toFixed(0)} MiB peak`);
+const node = medians["node empty.js"]!;
 console.log(
-  `ratio: ${(h.ms / n.ms).toFixed(2)}× wall, ${
-    (h.mib / n.mib).toFixed(2)
-  }× memory (targets ≤ 100 ms, ≤ 100 MiB)`,
+  `${ROUNDS} interleaved rounds, medians; hookbox dispatch --agent claude-code, 5 built-in hooks, cached`,
 );
+for (const [name, m] of Object.entries(medians)) {
+  console.log(
+    `${name.padEnd(36)} ${m.ms.toFixed(0).padStart(4)} ms  ${m.mib.toFixed(0).padStart(4)} MiB  ` +
+      `${(m.ms / node.ms).toFixed(2)}× / ${(m.mib / node.mib).toFixed(2)}× node`,
+  );
+}
+console.log("targets: ≤ 100 ms and ≤ 100 MiB, no slower than node");
 await Deno.remove(dir, { recursive: true });

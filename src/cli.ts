@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { errorLine, EXIT } from "./cli/_io.ts";
+import { errorLine, EXIT, UsageError } from "./cli/_io.ts";
 import {
   BUNDLE_USAGE,
   COMPILE_USAGE,
@@ -22,13 +22,26 @@ import {
 
 type Command = (args: string[]) => Promise<number>;
 
+/** True in the bundled one-shot CLI of `scripts/build_cli.ts` (set by esbuild's `define`). */
+declare const __HOOKBOX_BUNDLED__: boolean | undefined;
+const BUNDLED = typeof __HOOKBOX_BUNDLED__ === "boolean" && __HOOKBOX_BUNDLED__;
+
+/** `serve` and `bundle` start workers and bundle sources from src/: they run from source only. */
+const fromSource = (name: string) => (): Promise<Command> => {
+  throw new UsageError(
+    `"${name}" is not part of the bundled CLI; run it from source: deno run -A src/cli.ts ${name}`,
+  );
+};
+
 const COMMANDS: Record<string, () => Promise<Command>> = {
   dispatch: async () => (await import("./cli/dispatch.ts")).dispatchCommand,
   validate: async () => (await import("./cli/validate.ts")).validateCommand,
   list: async () => (await import("./cli/list.ts")).listCommand,
   compile: async () => (await import("./cli/compile.ts")).compileCommand,
-  serve: async () => (await import("./cli/serve.ts")).serveCommand,
-  bundle: async () => (await import("./cli/bundle.ts")).bundleCommand,
+  serve: BUNDLED ? fromSource("serve") : async () => (await import("./cli/serve.ts")).serveCommand,
+  bundle: BUNDLED
+    ? fromSource("bundle")
+    : async () => (await import("./cli/bundle.ts")).bundleCommand,
   install: async () => (await import("./cli/install.ts")).installCommand,
   uninstall: async () => (await import("./cli/install.ts")).uninstallCommand,
 };

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import * as esbuild from "esbuild";
+import type * as esbuild from "esbuild";
 import { HookboxError } from "../errors.ts";
 import { isInside } from "../host.ts";
 import { ALLOWED_BUILTINS, BUILTIN_FILTER, classifyBuiltin } from "./_js_builtins.ts";
@@ -126,6 +126,8 @@ export async function bundleJsHookWithInputs(
   const denied: string[] = [];
   let result: esbuild.BuildResult;
   const options = { ...buildOptions(entryPath, roots, denied), metafile: true };
+  // Loaded here, not at start-up: a one-shot dispatch of unchanged hooks never bundles.
+  const esbuild = await import("esbuild");
   try {
     result = await esbuild.build(options);
   } catch (err) {

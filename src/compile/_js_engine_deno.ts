@@ -48,25 +48,103 @@ export async function preludeSource(): Promise<string> {
     "delete globalThis.__hookbox_host;\n";
 }
 
-async function engineKey(clang: string, prelude: string): Promise<string> {
-  const files = [
+/** Every C source and header the engine is compiled from. */
+function sourceFiles(): string[] {
+  return [
     ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
     `${ENGINE_SRC}/engine.h`,
     `${ENGINE_SRC}/include/pthread.h`,
     ...QUICKJS_FILES.map((f) => `${QUICKJS_DIR}/${f}`),
   ];
-  const texts = await Promise.all(files.map(readText));
+}
+
+async function engineKey(clang: string, prelude: string): Promise<string> {
+  const texts = await Promise.all(sourceFiles().map(readText));
   return await sha256Hex(
     [clang, CFLAGS.join(" "), LDFLAGS.join(" "), prelude, JSON.stringify(PATCHES), ...texts]
       .join("\0"),
   );
 }
 
-/** Builds (or reuses) the engine plugin; see the module doc for the cache key. */
+/**
+ * Builds (or reuses) the engine plugin; see the module doc for the cache key.
+ * A one-shot CLI must not spawn clang and hash every QuickJS source on each
+ * run, so a stamp keyed by the size and mtime of every input (sources,
+ * prelude, flags, the clang and wasm-ld binaries) names the engine last built
+ * from them, and is trusted while the engine file's own size and mtime match.
+ */
 export async function buildEngine(cacheRoot = `${REPO_ROOT}.cache/engine`): Promise<EngineBuild> {
+  const stamp = await stampPath(cacheRoot);
+  const known = stamp ? await readStamp(stamp) : null;
+  if (known) return known;
   const clangVersion = await checkClang();
   await Deno.mkdir(cacheRoot, { recursive: true });
-  return await withLock(`${cacheRoot}/.lock`, () => buildLocked(cacheRoot, clangVersion));
+  const built = await withLock(`${cacheRoot}/.lock`, () => buildLocked(cacheRoot, clangVersion));
+  if (stamp) await writeStamp(stamp, built).catch(() => {});
+  return built;
+}
+
+interface Stamp {
+  path: string;
+  sha256: string;
+  size: number;
+  mtime: number;
+}
+
+async function stampPath(cacheRoot: string): Promise<string | null> {
+  try {
+    const prelude = [...Deno.readDirSync(`${ENGINE_SRC}/prelude`)]
+      .filter((e) => e.isFile && e.name.endsWith(".js"))
+      .map((e) => `${ENGINE_SRC}/prelude/${e.name}`)
+      .sort();
+    const clang = await onPath("clang");
+    if (!clang) return null;
+    const files = [...sourceFiles(), ...prelude, clang, "/usr/bin/wasm-ld"];
+    const stats = await Promise.all(files.map((f) => Deno.stat(f)));
+    const lines = files.map((f, i) => `${f}:${stats[i]!.size}:${stats[i]!.mtime?.getTime()}`);
+    const key = await sha256Hex(
+      [CFLAGS.join(" "), LDFLAGS.join(" "), JSON.stringify(PATCHES), ...lines].join("\n"),
+    );
+    return `${cacheRoot}/stamps/${key.slice(0, 32)}.json`;
+  } catch {
+    return null;
+  }
+}
+
+/** The first `name` on $PATH, as `clang --version` would run it. */
+async function onPath(name: string): Promise<string | null> {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    const path = `${dir || "."}/${name}`;
+    try {
+      if ((await Deno.stat(path)).isFile) return path;
+    } catch { /* not here */ }
+  }
+  return null;
+}
+
+async function readStamp(path: string): Promise<EngineBuild | null> {
+  try {
+    const stamp = JSON.parse(await Deno.readTextFile(path)) as Stamp;
+    const info = await Deno.stat(stamp.path);
+    if (info.size !== stamp.size || info.mtime?.getTime() !== stamp.mtime) return null;
+    return { path: stamp.path, sha256: stamp.sha256, cached: true };
+  } catch {
+    return null;
+  }
+}
+
+async function writeStamp(path: string, built: EngineBuild): Promise<void> {
+  const info = await Deno.stat(built.path);
+  const stamp: Stamp = {
+    path: built.path,
+    sha256: built.sha256,
+    size: info.size,
+    mtime: info.mtime?.getTime() ?? 0,
+  };
+  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
+  await Deno.writeTextFile(tmp, JSON.stringify(stamp));
+  await Deno.rename(tmp, path);
 }
 
 async function buildLocked(cacheRoot: string, clangVersion: string): Promise<EngineBuild> {

@@ -19,28 +19,32 @@ import { sha256Hex } from "../../runtime/wasm/_cache.ts";
 /** Format of the cache entries. */
 const FORMAT = 1;
 
+/** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode rewriterSourceHash} at build time. */
+declare const __HOOKBOX_REWRITER_HASH__: string | undefined;
+
 let fingerprint: Promise<string | null> | null = null;
 
-/** SHA-256 over the rewriter's and loader's sources; null when they cannot be read (then no cache). */
+/**
+ * SHA-256 over the rewriter's and loader's sources (baked in at build time in
+ * the bundled CLI); null when they cannot be read (then no cache).
+ */
 function rewriterFingerprint(): Promise<string | null> {
-  fingerprint ??= (async () => {
-    try {
-      const parts: string[] = [];
-      for (const dir of ["../../wasm/", "../../runtime/wasm/"]) {
-        const url = new URL(dir, import.meta.url);
-        const names = [...Deno.readDirSync(url)].map((e) => e.name).filter((n) =>
-          n.endsWith(".ts")
-        );
-        for (const name of names.sort()) {
-          parts.push(name, await Deno.readTextFile(new URL(name, url)));
-        }
-      }
-      return await sha256Hex(new TextEncoder().encode(parts.join("\0")));
-    } catch {
-      return null;
-    }
-  })();
+  if (typeof __HOOKBOX_REWRITER_HASH__ === "string") {
+    return Promise.resolve(__HOOKBOX_REWRITER_HASH__);
+  }
+  fingerprint ??= rewriterSourceHash(new URL("../../", import.meta.url)).catch(() => null);
   return fingerprint;
+}
+
+/** SHA-256 over the `.ts` sources of `src/wasm/` and `src/runtime/wasm/` under `srcRoot`. */
+export async function rewriterSourceHash(srcRoot: URL): Promise<string> {
+  const parts: string[] = [];
+  for (const dir of ["wasm/", "runtime/wasm/"]) {
+    const url = new URL(dir, srcRoot);
+    const names = [...Deno.readDirSync(url)].map((e) => e.name).filter((n) => n.endsWith(".ts"));
+    for (const name of names.sort()) parts.push(name, await Deno.readTextFile(new URL(name, url)));
+  }
+  return await sha256Hex(new TextEncoder().encode(parts.join("\0")));
 }
 
 /**

@@ -1,0 +1,84 @@
+/**
+ * Builds the one-shot CLI: `dist/cli/hookbox.js` (src/cli.ts and everything
+ * it loads, bundled by esbuild into a few ES modules) and `dist/cli/hookbox`,
+ * a shell wrapper to register as an agent's hook command. An agent spawns
+ * its hook command once per event; loading ~200 TypeScript modules and npm
+ * packages one by one costs more than the hooks themselves (scripts/bench_cli.ts).
+ *
+ * The compilers (esbuild, AssemblyScript, Wizer) stay outside the bundle as
+ * pinned `npm:` imports, loaded only when a hook's source changed. `serve`
+ * and `bundle` run from source only. Paths to `plugins/` and `.cache/` are
+ * found relative to the bundle, so it must stay at `dist/cli/` in the repo.
+ *
+ *   deno run -A scripts/build_cli.ts
+ *
+ * @module
+ */
+import * as esbuild from "esbuild";
+import { rewriterSourceHash } from "../src/adapters/deno/prepared_cache.ts";
+
+const ROOT = new URL("../", import.meta.url);
+const OUT = new URL("dist/cli/", ROOT).pathname;
+const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
+const imports: Record<string, string> = config.imports;
+
+/** Packages loaded only to compile or serve: imported from npm at run time, never bundled. */
+const EXTERNAL = [
+  "esbuild",
+  "assemblyscript",
+  "@bytecodealliance/wizer",
+  "typescript",
+  "postgres",
+  "prom-client",
+  "wabt",
+];
+
+const npmExternals: esbuild.Plugin = {
+  name: "npm-externals",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = EXTERNAL.find((n) => args.path === n || args.path.startsWith(`${n}/`));
+      if (!name) return undefined;
+      const spec = imports[name];
+      if (!spec?.startsWith("npm:")) throw new Error(`deno.json has no npm: import for ${name}`);
+      return { path: `${spec}${args.path.slice(name.length)}`, external: true };
+    });
+  },
+};
+
+await Deno.remove(OUT, { recursive: true }).catch(() => {});
+const result = await esbuild.build({
+  entryPoints: { hookbox: new URL("src/cli.ts", ROOT).pathname },
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  // Browser builds of the dependencies (yaml's Node build is CommonJS that
+  // requires node:process; Extism's loads the Node compatibility layer).
+  platform: "browser",
+  external: ["node:*"],
+  target: "esnext",
+  outdir: OUT,
+  plugins: [npmExternals],
+  define: {
+    __HOOKBOX_BUNDLED__: "true",
+    // Extism's bundled minimatch reads `process.platform` at load time; in
+    // Deno the first touch of `process` loads the Node layer (~15 ms).
+    process: "undefined",
+    __HOOKBOX_REWRITER_HASH__: JSON.stringify(await rewriterSourceHash(new URL("src/", ROOT))),
+  },
+  legalComments: "none",
+  logLevel: "warning",
+  metafile: true,
+});
+await esbuild.stop();
+const wrapper = `${OUT}hookbox`;
+// --liftoff-only: a one-shot process never profits from V8's optimising
+// WebAssembly tier, whose background compilation costs ~15 MiB of peak memory.
+await Deno.writeTextFile(
+  wrapper,
+  `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
+    `exec deno run -A --no-config --v8-flags=--liftoff-only "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
+);
+await Deno.chmod(wrapper, 0o755);
+const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+console.log(`${wrapper}: ${Object.keys(result.metafile.outputs).length} modules, ${bytes} bytes`);

@@ -1,0 +1,73 @@
+/**
+ * The bundled one-shot CLI (`scripts/build_cli.ts` → `dist/cli/hookbox`), as
+ * an agent runs it: built from this checkout, run through its shell wrapper
+ * from another folder, answering in the agent's protocol with the same hooks
+ * and caches as the CLI from source.
+ */
+import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
+import { ROOT } from "../_helpers.ts";
+import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
+
+const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+
+async function run(argv: string[], stdin: string, cwd: string) {
+  const child = new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
+    cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(stdin));
+  await w.close();
+  const out = await child.output();
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source", async () => {
+  const build = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/scripts/build_cli.ts`],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assertEquals(build.code, 0, decode(build.stderr));
+  const wrapper = `${ROOT}/dist/cli/hookbox`;
+  ok((await Deno.stat(wrapper)).mode! & 0o100, "the wrapper is executable");
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_bundled_" });
+  try {
+    await writeAgentHooks(`${dir}/hooks`);
+    const payload = (command: string) =>
+      JSON.stringify({
+        session_id: "s1",
+        cwd: dir,
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command },
+        tool_use_id: "t1",
+      });
+    const args = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${dir}/hooks`];
+    const source = [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...args];
+    for (const command of ["rm -rf /", "ls"]) {
+      const bundled = await run([wrapper, ...args], payload(command), dir);
+      const fromSource = await run(source, payload(command), dir);
+      assertEquals(
+        [bundled.code, bundled.stdout],
+        [fromSource.code, fromSource.stdout],
+        bundled.stderr,
+      );
+    }
+    const denied = await run([wrapper, ...args], payload("rm -rf /"), dir);
+    const answer = JSON.parse(denied.stdout).hookSpecificOutput;
+    assertEquals(answer.permissionDecision, "deny");
+    ok(answer.permissionDecisionReason.includes(GUARD_REASON));
+    const allowed = await run([wrapper, ...args], payload("ls"), dir);
+    assertEquals([allowed.code, allowed.stdout], [0, ""]);
+    // Commands that start workers or bundle sources run from source only, and say so.
+    const serve = await run([wrapper, "serve"], "", dir);
+    assertEquals(serve.code, 1);
+    match(serve.stderr, /run it from source: deno run -A src\/cli\.ts serve/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
