@@ -19,6 +19,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import wabtInit from "wabt";
 import { freshDatabase } from "../tests/_pg.ts";
+import { call, type ServeProcess, startServe } from "./_serve_process.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -56,75 +57,18 @@ function hookMd(name: string, extra = ""): string {
   return `---\nname: ${name}\ndescription: load\ntrigger: pre-tool-call\n${extra}---\n`;
 }
 
-interface Server {
-  url: string;
-  /** CPU seconds (user + system) the server process has used so far. */
-  cpu(): Promise<number>;
-  stop(): Promise<void>;
-}
-
-/** CPU seconds used by a process, from `/proc/<pid>/stat` (utime + stime). */
-async function processCpu(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
 function clientCpu(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
 }
 
-async function serve(db: string): Promise<Server> {
-  const args = [
-    "run",
-    "-A",
-    ...values["server-flag"]!,
-    `${ROOT}src/cli.ts`,
-    "serve",
-    "--port",
-    "0",
-    "--db",
+function serve(db: string): Promise<ServeProcess> {
+  return startServe({
     db,
-  ];
-  if (values.workers !== undefined) args.push("--workers", values.workers);
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    env: { HOOKBOX_ADMIN_KEY: ADMIN },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`server exited: ${text}`);
-    text += value;
-    const match = /listening on (http:\/\/\S+)/.exec(text);
-    if (match) {
-      (async () => {
-        while (!(await reader.read()).done) { /* drain the request log */ }
-      })();
-      return {
-        url: match[1]!,
-        cpu: () => processCpu(child.pid),
-        async stop() {
-          child.kill("SIGTERM");
-          await child.status;
-        },
-      };
-    }
-  }
-}
-
-async function call(url: string, method: string, path: string, key: string, body?: unknown) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}` },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    adminKey: ADMIN,
+    denoFlags: values["server-flag"]!,
+    args: values.workers !== undefined ? ["--workers", values.workers] : [],
   });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 function percentile(sorted: number[], p: number): number {

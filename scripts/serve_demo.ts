@@ -10,10 +10,8 @@
  */
 import { parseArgs } from "node:util";
 import { startServer } from "../src/adapters/deno/serve.ts";
-import { compileHook } from "../src/compile/mod.ts";
-import { loadHook } from "../src/hook/discover.ts";
-import { denoFs } from "../src/adapters/deno/fs.ts";
 import { newKey } from "../src/server/auth.ts";
+import { builtinHookUploads } from "./_builtin_hooks.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -36,24 +34,10 @@ const api = async (method: string, path: string, key: string, body?: unknown) =>
   return { status: res.status, body: text ? JSON.parse(text) : null };
 };
 
-const root = new URL("../hooks/", import.meta.url).pathname;
-for await (const entry of Deno.readDir(root)) {
-  if (!entry.isDirectory) continue;
-  const hook = await loadHook(denoFs, `${root}${entry.name}`, "platform");
-  const files: Record<string, unknown> = {
-    "HOOK.md": await Deno.readTextFile(`${root}${entry.name}/HOOK.md`),
-  };
-  if (hook.entry.runtime === "wasm") {
-    const { bytes } = await compileHook(hook);
-    let text = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) {
-      text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-    }
-    files["plugin.wasm"] = { base64: btoa(text) };
-  }
-  const up = await api("PUT", `/v1/platform/hooks/${hook.name}`, adminKey, { files });
+for (const { name, files } of await builtinHookUploads()) {
+  const up = await api("PUT", `/v1/platform/hooks/${name}`, adminKey, { files });
   console.error(
-    `platform hook ${hook.name}: ${
+    `platform hook ${name}: ${
       up.status === 201 ? `version ${up.body.version}` : JSON.stringify(up.body)
     }`,
   );

@@ -15,7 +15,6 @@ import {
   passThrough,
 } from "../agents/adapters.ts";
 import { problemLine } from "./validate.ts";
-import { DISPATCH_USAGE } from "./usage.ts";
 
 /** Runs the command; returns the exit code. */
 export async function dispatchCommand(

@@ -6,7 +6,6 @@ import { createExecutor } from "../mod.ts";
 import { EVENT_TYPES } from "../schema/event_types.ts";
 import { EXIT } from "./_io.ts";
 import { problemLine } from "./validate.ts";
-import { LIST_USAGE } from "./usage.ts";
 
 /** Runs the command; returns the exit code. */
 export async function listCommand(args: string[]): Promise<number> {

@@ -2,7 +2,6 @@
 import { parseArgs } from "node:util";
 import { startServer } from "../adapters/deno/serve.ts";
 import { EXIT } from "./_io.ts";
-import { SERVE_USAGE } from "./usage.ts";
 
 /** Runs the server until SIGINT or SIGTERM; returns the exit code. */
 export async function serveCommand(args: string[]): Promise<number> {

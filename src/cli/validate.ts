@@ -7,7 +7,6 @@ import { absolute, defaultUserDir, denoFs } from "../adapters/deno/fs.ts";
 import { type HookProblem, scanPath } from "../hook/discover.ts";
 import { EXIT } from "./_io.ts";
 import { checkPlugin } from "./_plugin_check.ts";
-import { VALIDATE_USAGE } from "./usage.ts";
 
 /** Formats a problem as `CODE path [field F]: message`. */
 export function problemLine(p: HookProblem): string {

@@ -402,14 +402,20 @@ export function createService(deps: ServerDeps): Service {
       const { code, message, field } = parsed.error;
       throw new ApiError(400, code, message, field ? { field } : {});
     }
-    const release = await quotas.admit(tenant.id, tenant.policy, dryRun);
+    const settle = audit.expect();
     let result: DispatchResult;
     let served: ServedHook[];
     try {
-      served = await engine.hooks(tenant.id);
-      result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
-    } finally {
-      await release();
+      const release = await quotas.admit(tenant.id, tenant.policy, dryRun);
+      try {
+        served = await engine.hooks(tenant.id);
+        result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
+      } finally {
+        await release();
+      }
+    } catch (err) {
+      settle();
+      throw err;
     }
     const decisionId = newId("dec");
     const row = auditRow(
@@ -422,6 +428,7 @@ export function createService(deps: ServerDeps): Service {
       dryRun,
     );
     try {
+      settle();
       await audit.write(row);
     } catch (err) {
       log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });

@@ -1,0 +1,49 @@
+/**
+ * `AuditWriter`: a lone row is committed at once; while other dispatches have
+ * announced rows, a commit waits one turn of the loop so they share it.
+ */
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
+import { AuditWriter } from "../../src/server/audit.ts";
+import type { AuditRow, Store } from "../../src/server/store.ts";
+
+function recordingStore() {
+  const commits: string[][] = [];
+  const store = {
+    appendAudit: (rows: AuditRow[]) => {
+      commits.push(rows.map((r) => r.decision_id));
+      return Promise.resolve();
+    },
+  } as unknown as Store;
+  return { commits, store };
+}
+
+const row = (id: string) => ({ decision_id: id }) as AuditRow;
+
+Deno.test("AuditWriter commits a lone row at once: a row written just after gets its own commit", async () => {
+  const { commits, store } = recordingStore();
+  const audit = new AuditWriter(store);
+  const a = audit.write(row("a"));
+  await Promise.resolve();
+  const b = audit.write(row("b"));
+  await Promise.all([a, b]);
+  assertEquals(commits, [["a"], ["b"]]);
+});
+
+Deno.test("AuditWriter.expect(): while a row is announced, a commit waits a turn and carries it", async () => {
+  const { commits, store } = recordingStore();
+  const audit = new AuditWriter(store);
+  const settle = audit.expect();
+  const a = audit.write(row("a"));
+  await Promise.resolve();
+  settle();
+  settle(); // settling twice counts once
+  const b = audit.write(row("b"));
+  await Promise.all([a, b]);
+  assertEquals(commits, [["a", "b"]]);
+  // Nothing announced any more: the next rows go one by one again.
+  const c = audit.write(row("c"));
+  await Promise.resolve();
+  const d = audit.write(row("d"));
+  await Promise.all([c, d]);
+  assertEquals(commits.slice(1), [["c"], ["d"]]);
+});
