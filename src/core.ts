@@ -38,6 +38,7 @@ export type {
   RunResult,
   Runtime,
   RuntimeKind,
+  RuntimeStats,
 } from "./runtime/types.ts";
 export {
   FAILURE_CODES,

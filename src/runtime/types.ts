@@ -87,8 +87,18 @@ export interface Runtime {
    * cannot run this chain at once and the dispatcher should call hook by hook.
    */
   runChain?(request: ChainRequest): Promise<ChainAnswer>;
+  /** What the runtime holds now, for metrics and benchmarks. */
+  stats?(): RuntimeStats;
   /** Release cached instances, processes and timers. */
   close?(): Promise<void>;
+}
+
+/** What a runtime holds at a moment ({@linkcode Runtime.stats}). */
+export interface RuntimeStats {
+  /** Idle warm instances kept for reuse. */
+  warmInstances: number;
+  /** Bytes those instances hold: linear memory plus restore snapshot. */
+  warmIdleBytes: number;
 }
 
 /** A synchronous chain of hooks for {@linkcode Runtime.runChain}. */

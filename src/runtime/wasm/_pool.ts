@@ -43,6 +43,11 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     return this.#idleBytes;
   }
 
+  /** Idle instances kept. */
+  get idleCount(): number {
+    return this.#lru.size;
+  }
+
   /**
    * An idle instance for `key`, marked busy; null when the caller should
    * create one (and {@linkcode add} it); "busy" when the key already has its

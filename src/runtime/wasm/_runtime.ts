@@ -6,7 +6,14 @@
  */
 import { isHookboxError } from "../../errors.ts";
 import type { HookDefinition } from "../../hook/types.ts";
-import type { EffectiveLimits, RunFailure, RunRequest, RunResult, Runtime } from "../types.ts";
+import type {
+  EffectiveLimits,
+  RunFailure,
+  RunRequest,
+  RunResult,
+  Runtime,
+  RuntimeStats,
+} from "../types.ts";
 import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
 import { failed, loadFailure } from "./_failures.ts";
 import { TRAP_MODULE_BYTES, trapFunction } from "./_halt.ts";
@@ -69,6 +76,11 @@ export class WasmRuntime implements Runtime {
     const setup = callSetup(request, loaded, started);
     if (hook.manifest.isolation !== "warm") return await this.#runFresh(loaded, trap, setup);
     return await this.#runWarm(warmKey(request, loaded), loaded, trap, setup);
+  }
+
+  /** Idle warm instances and the bytes they hold. */
+  stats(): RuntimeStats {
+    return { warmInstances: this.#pool.idleCount, warmIdleBytes: this.#pool.idleBytes };
   }
 
   /** Loads, checks, instruments and compiles the hook's plugin ahead of its first call. */
