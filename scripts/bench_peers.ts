@@ -5,7 +5,8 @@
  * allow — as:
  *
  *   - a hookbox JS hook (QuickJS compiled to WebAssembly), `isolation: warm`
- *     and `fresh`, through `executor.dispatch`;
+ *     and `fresh`, through `executor.dispatch`, as a Node-style script and as
+ *     a function-style hook (`export default function (event)`);
  *   - a hookbox AssemblyScript hook (warm; AssemblyScript has no regex: a
  *     substring search) and the WASI command `tests/corpus/guard_wasi.wat`
  *     (a byte search), through `executor.dispatch`;
@@ -53,6 +54,12 @@ const FUNCTION = `(function (input) {
   const event = JSON.parse(input);
   return ${GUARD_RE}.test(event.tool_input.command) ? "rm -rf / is not allowed" : null;
 })`;
+/** The same guard as a function-style hook: evaluated once at snapshot time, then only called. */
+const FUNCTION_HOOK = `const GUARD = ${GUARD_RE};
+export default function (event) {
+  if (GUARD.test(event.tool_input.command)) return { decision: "block", reason: "rm -rf / is not allowed" };
+}
+`;
 const AS_SOURCE = `import { ALLOW, block, input, json } from "hookbox";
 export function hook(): i32 {
   const command = json.getString(input.text(), ["tool_input", "command"]);
@@ -99,6 +106,12 @@ const executors: Record<string, Executor> = {
   "hookbox JS warm": await hookFolder("js-warm", "isolation: warm\n", { "scripts/run.js": SCRIPT }),
   "hookbox JS fresh": await hookFolder("js-fresh", "isolation: fresh\n", {
     "scripts/run.js": SCRIPT,
+  }),
+  "hookbox JS function warm": await hookFolder("fn-warm", "isolation: warm\n", {
+    "scripts/run.js": FUNCTION_HOOK,
+  }),
+  "hookbox JS function fresh": await hookFolder("fn-fresh", "isolation: fresh\n", {
+    "scripts/run.js": FUNCTION_HOOK,
   }),
   "hookbox AssemblyScript warm": await hookFolder("as-warm", "isolation: warm\n", {
     "scripts/run.as.ts": AS_SOURCE,

@@ -24,6 +24,8 @@ void __wasm_call_ctors(void);
 static JSRuntime *rt;
 static JSContext *ctx;
 static JSValue bundle;  /* compiled hook bytecode, ready to run */
+static JSValue hook_fn; /* function-style hooks: the default export, called per event */
+static int function_style;
 static JSValue loop;    /* the prelude's event-loop controller */
 static int ready;
 
@@ -75,6 +77,36 @@ static void hb_load_prelude(void)
     JS_FreeValue(ctx, global);
 }
 
+/*
+ * Function-style hooks: the module runs once, here, under Wizer (its top
+ * level sees no event and no host), and its default export is kept in the
+ * snapshot; `_start` then only calls it.
+ */
+static void hb_evaluate_function_hook(void)
+{
+    JSValue done = JS_EvalFunction(ctx, bundle);
+    bundle = JS_UNDEFINED;
+    if (JS_IsException(done))
+        hb_fail_init("the module failed while it was loaded");
+    JS_FreeValue(ctx, done);
+    JSContext *job_ctx;
+    int r;
+    while ((r = JS_ExecutePendingJob(rt, &job_ctx)) > 0) {
+    }
+    if (r < 0)
+        hb_fail_init("the module failed while it was loaded");
+    JSValue global = JS_GetGlobalObject(ctx);
+    hook_fn = JS_GetPropertyStr(ctx, global, "__hookbox_function");
+    JSAtom atom = JS_NewAtom(ctx, "__hookbox_function");
+    JS_DeleteProperty(ctx, global, atom, 0);
+    JS_FreeAtom(ctx, atom);
+    JS_FreeValue(ctx, global);
+    if (!JS_IsFunction(ctx, hook_fn)) {
+        fputs("hookbox engine: the default export is not a function\n", stderr);
+        exit(70);
+    }
+}
+
 /* Wizer's init function: prelude + hook bytecode into the snapshot. */
 __attribute__((export_name("wizer.initialize")))
 void hb_initialize(void)
@@ -91,11 +123,16 @@ void hb_initialize(void)
     char *source = hb_read_all_stdin(&len);
     if (!source)
         hb_fail_init("cannot read the bundle");
+    /* Must match FUNCTION_MARKER in src/compile/_js_bundle.ts. */
+    static const char marker[] = "//hookbox:function\n";
+    function_style = len >= sizeof(marker) - 1 && memcmp(source, marker, sizeof(marker) - 1) == 0;
     bundle = JS_Eval(ctx, source, len, "hook.js",
                      JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_COMPILE_ONLY);
     free(source);
     if (JS_IsException(bundle))
         hb_fail_init("the bundle does not compile");
+    if (function_style)
+        hb_evaluate_function_hook();
     JS_SetHostPromiseRejectionTracker(rt, hb_rejection, NULL);
     JS_RunGC(rt);
     /* A hook run is short and reference counting frees most garbage: only
@@ -146,14 +183,21 @@ void hb_start(void)
     JS_UpdateStackTop(rt);
     hb_interrupt_install(rt);
     JS_FreeValue(ctx, hb_loop_call("start", 0, NULL));
-    JSValue promise = JS_EvalFunction(ctx, bundle);
-    bundle = JS_UNDEFINED;
-    if (JS_IsException(promise))
-        hb_die();
-    JSValue tracked = hb_loop_call("track", 1, (JSValueConst[]){ promise });
-    JS_FreeValue(ctx, promise);
-    if (JS_IsException(tracked))
-        hb_die();
+    if (function_style) {
+        JSValue called = hb_loop_call("call", 1, (JSValueConst[]){ hook_fn });
+        if (JS_IsException(called))
+            hb_die();
+        JS_FreeValue(ctx, called);
+    } else {
+        JSValue promise = JS_EvalFunction(ctx, bundle);
+        bundle = JS_UNDEFINED;
+        if (JS_IsException(promise))
+            hb_die();
+        JSValue tracked = hb_loop_call("track", 1, (JSValueConst[]){ promise });
+        JS_FreeValue(ctx, promise);
+        if (JS_IsException(tracked))
+            hb_die();
+    }
     for (;;) {
         hb_drain_jobs();
         JSValue more = hb_loop_call("tick", 0, NULL);

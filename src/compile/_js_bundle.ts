@@ -67,15 +67,31 @@ function splitPath(entryPath: string): { dir: string; file: string } {
     : { dir: entryPath.slice(0, i) || "/", file: entryPath.slice(i + 1) };
 }
 
+/**
+ * First line of the bundle of a function-style hook: the engine evaluates
+ * such a bundle once at snapshot time and then calls its default export per
+ * event (plugins/engine/engine.c checks for exactly this text).
+ */
+export const FUNCTION_MARKER = "//hookbox:function\n";
+
+/** The stdin entry: run the script, or register its default export as the hook function. */
+function entrySource(file: string, functionStyle: boolean): string {
+  const spec = JSON.stringify(`./${file}`);
+  return functionStyle
+    ? `import __hookbox_hook from ${spec};\nglobalThis.__hookbox_function = __hookbox_hook;`
+    : `import ${spec};`;
+}
+
 function buildOptions(
   entryPath: string,
   roots: readonly string[],
   denied: string[],
+  functionStyle: boolean,
 ): esbuild.BuildOptions {
   const { dir, file } = splitPath(entryPath);
   return {
     stdin: {
-      contents: `import ${JSON.stringify(`./${file}`)};`,
+      contents: entrySource(file, functionStyle),
       resolveDir: dir,
       loader: "js",
       sourcefile: "hookbox-entry.js",
@@ -125,10 +141,12 @@ export async function bundleJsHookWithInputs(
 ): Promise<{ code: string; inputs: string[] }> {
   const denied: string[] = [];
   let result: esbuild.BuildResult;
-  const options = { ...buildOptions(entryPath, roots, denied), metafile: true };
   // Loaded here, not at start-up: a one-shot dispatch of unchanged hooks never bundles.
   const esbuild = await import("esbuild");
+  let functionStyle = false;
   try {
+    functionStyle = await hasDefaultExport(esbuild, entryPath);
+    const options = { ...buildOptions(entryPath, roots, denied, functionStyle), metafile: true };
     result = await esbuild.build(options);
   } catch (err) {
     throw failure(err, entryPath, denied);
@@ -136,11 +154,35 @@ export async function bundleJsHookWithInputs(
     await esbuild.stop();
   }
   const code = result.outputFiles?.[0]?.text ?? "";
-  const base = options.absWorkingDir ?? "/";
+  const base = splitPath(entryPath).dir;
   const inputs = Object.keys(result.metafile?.inputs ?? {})
     .filter((p) => !/^[a-z-]+:/.test(p) && p !== "hookbox-entry.js")
     .map((p) => p.startsWith("/") ? p : normalise(`${base}/${p}`));
-  return { code: `(async () => {\n${code}\n})();\n`, inputs };
+  const wrapped = `(async () => {\n${code}\n})();\n`;
+  return { code: functionStyle ? FUNCTION_MARKER + wrapped : wrapped, inputs };
+}
+
+/**
+ * True when the entry module has a default export: a function-style hook
+ * (`export default function (event) { ... }`). Read from esbuild's analysis
+ * of the entry alone, so nothing of the hook runs to find out.
+ */
+async function hasDefaultExport(
+  esbuild: typeof import("esbuild"),
+  entryPath: string,
+): Promise<boolean> {
+  const result = await esbuild.build({
+    entryPoints: [entryPath],
+    absWorkingDir: splitPath(entryPath).dir,
+    bundle: false,
+    write: false,
+    metafile: true,
+    format: "esm",
+    platform: "node",
+    outdir: "/hookbox-analysis",
+    logLevel: "silent",
+  });
+  return Object.values(result.metafile?.outputs ?? {}).some((o) => o.exports.includes("default"));
 }
 
 /** Resolves `.` and `..` segments of an absolute path. */

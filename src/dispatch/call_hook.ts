@@ -82,18 +82,18 @@ export async function callHook(
   const prepared = await prepare(runtime, hook, limits);
   if (prepared) return finish(prepared.outcome, {}, prepared);
   started = performance.now();
-  const run = await guarded(
-    runtime.run({
-      hook,
-      input,
-      env: envFor(hook, event, ctx),
-      limits,
-      tenantId: ctx.tenantId,
-      allowedHosts: grantedHosts(hook, ctx.policy),
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
-    }),
-    limits.timeoutMs + GRACE_MS,
-  );
+  const running = runtime.run({
+    hook,
+    input,
+    env: envFor(hook, event, ctx),
+    limits,
+    tenantId: ctx.tenantId,
+    allowedHosts: grantedHosts(hook, ctx.policy),
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  const run = runtime.selfTimed
+    ? await running.catch(hostFault)
+    : await guarded(running, limits.timeoutMs + GRACE_MS);
   if (run.failure) return finish(run.failure.outcome, run, run.failure);
   return interpret(event, run, finish, fail);
 }
@@ -152,6 +152,16 @@ async function prepare(
   }
 }
 
+/** A runtime that rejected: a host fault, reported as the hook's failure. */
+function hostFault(err: unknown): RunResult {
+  return {
+    exitCode: null,
+    stdout: "",
+    stderr: "",
+    failure: runFailure("HOST_FAULT", messageOf(err)),
+  };
+}
+
 /** Backstop for a runtime that does not return in time: report a timeout. */
 async function guarded(run: Promise<RunResult>, ms: number): Promise<RunResult> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -168,15 +178,7 @@ async function guarded(run: Promise<RunResult>, ms: number): Promise<RunResult> 
     );
   });
   try {
-    return await Promise.race([
-      run.catch((err: unknown): RunResult => ({
-        exitCode: null,
-        stdout: "",
-        stderr: "",
-        failure: runFailure("HOST_FAULT", messageOf(err)),
-      })),
-      timeout,
-    ]);
+    return await Promise.race([run.catch(hostFault), timeout]);
   } finally {
     clearTimeout(timer);
   }

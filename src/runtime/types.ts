@@ -70,6 +70,12 @@ export interface RunResult {
 export interface Runtime {
   /** Which hooks this runtime runs. */
   readonly kind: RuntimeKind;
+  /**
+   * True when `run` enforces the deadline itself, on the caller's thread
+   * (fuel plus clock checks inside the call): the dispatcher then sets no
+   * backstop timer of its own. @default false
+   */
+  readonly selfTimed?: boolean;
   /** Run one call. Rejects only for host faults; hook faults come back as `failure`. */
   run(request: RunRequest): Promise<RunResult>;
   /**

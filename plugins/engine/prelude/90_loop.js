@@ -29,6 +29,27 @@ defineGlobal("__hookbox_loop", {
       throw err;
     });
   },
+  // Function-style hooks: the event from stdin to the default export; its
+  // answer — an object (control fields, printed as JSON), a string (printed),
+  // a number (the exit code), or nothing (allow) — possibly through a promise.
+  call(fn) {
+    const text = takeStdinText();
+    let event;
+    try {
+      event = JSON.parse(text);
+    } catch (err) {
+      throw new SyntaxError(`the event on stdin is not JSON: ${err.message}`);
+    }
+    const answer = (value) => {
+      if (value === undefined || value === null) return;
+      if (typeof value === "number") process.exitCode = value;
+      else stdout.write(typeof value === "string" ? value : `${JSON.stringify(value)}\n`);
+    };
+    const result = fn(event);
+    if (result !== null && typeof result === "object" && typeof result.then === "function") {
+      this.track(Promise.resolve(result).then(answer));
+    } else answer(result);
+  },
   rejection(promise, reason, handled) {
     if (handled) unhandled.delete(promise);
     else unhandled.set(promise, reason);

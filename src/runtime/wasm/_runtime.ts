@@ -42,6 +42,8 @@ type Setup = CallSetup & HttpSetup;
 /** Implements {@linkcode Runtime} for WebAssembly plugins. */
 export class WasmRuntime implements Runtime {
   readonly kind = "wasm" as const;
+  /** Calls run on this thread and stop at their deadline by themselves. */
+  readonly selfTimed = true;
   readonly #deps: RuntimeDeps;
   readonly #compile: CompileFn;
   readonly #modules = new PromiseCache<WebAssembly.Module>(256);

@@ -1,0 +1,88 @@
+/**
+ * Function-style JS hooks (`export default function (event)`): evaluated once
+ * when the plugin is built, then only the function runs per call. Every
+ * fixture runs as compiled WebAssembly (fresh and warm) and natively under
+ * `node` through tests/fixtures/js/_function_host.mjs, which implements the
+ * documented answer mapping; exit code, stdout and stderr must be identical.
+ */
+import assert from "node:assert/strict";
+import { compileJsHook } from "../../src/compile/js.ts";
+import { isHookboxError } from "../../src/errors.ts";
+import { fixture, type Observed, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
+
+const base = { timestamp: "2025-01-01T00:00:00Z", session_id: "s-1", work_dir: "/work" };
+const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
+  JSON.stringify({ ...base, event_type: "pre-tool-call", tool_name, tool_input });
+const EVENTS = [
+  tool("Bash", { command: "rm -rf /" }),
+  tool("Bash", { command: "ls -la" }),
+  tool("Bash", { command: "git push origin main" }),
+  tool("Bash", { command: "sudo shutdown now" }),
+  tool("Write", { file_path: "/etc/hosts", content: "x" }),
+  tool("Read", { file_path: "/work/ä.txt" }),
+  JSON.stringify({ ...base, event_type: "pre-agent-turn", prompt: "héllo wörld ✓ 🎉" }),
+];
+
+async function nativeFunctionRun(name: string, input: string): Promise<Observed> {
+  const child = new Deno.Command("node", {
+    args: [fixture("_function_host.mjs"), fixture(name)],
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input));
+  await writer.close();
+  const out = await child.output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { exitCode: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+for (const name of ["fn_guard.mjs", "fn_async_exit.mjs", "fn_state.mjs"]) {
+  for (const isolation of ["fresh", "warm"] as const) {
+    Deno.test(`function-style ${name} (${isolation}) answers like node`, async () => {
+      const wasm = await wasmRunner(name, {}, [], isolation);
+      try {
+        for (const event of [...EVENTS, ...EVENTS]) {
+          const expected = await nativeFunctionRun(name, event);
+          const actual = await wasm.run(event);
+          assert.equal(actual.failure, undefined, JSON.stringify(actual.failure));
+          assert.deepEqual(
+            { exitCode: actual.exitCode, stdout: actual.stdout, stderr: actual.stderr },
+            expected,
+            `${name} on ${event}`,
+          );
+        }
+      } finally {
+        await wasm.close();
+      }
+    });
+  }
+}
+
+Deno.test("function-style: an uncaught error exits 1 with the error on stderr, like node", async () => {
+  const wasm = await wasmRunner("fn_throws.mjs");
+  try {
+    const event = tool("Write", { file_path: "/x" });
+    const expected = await nativeFunctionRun("fn_throws.mjs", event);
+    const actual = await wasm.run(event);
+    assert.deepEqual([actual.exitCode, expected.exitCode], [1, 1]);
+    assert.match(expected.stderr, /TypeError: cannot judge Write/);
+    assert.match(actual.stderr, /TypeError: cannot judge Write/);
+    assert.equal((await wasm.run(tool("Read", {}))).exitCode, 0);
+  } finally {
+    await wasm.close();
+  }
+});
+
+Deno.test("function-style: a default export that is not a function is refused when built", async () => {
+  await assert.rejects(
+    compileJsHook(fixture("fn_not_a_function.mjs"), { cacheDir: TEST_CACHE }),
+    (err) => {
+      assert.ok(isHookboxError(err) && err.code === "COMPILE_FAILED", String(err));
+      assert.match(err.message, /default export is not a function/);
+      return true;
+    },
+  );
+});
