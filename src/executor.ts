@@ -53,6 +53,9 @@ export interface Executor {
   close(): Promise<void>;
 }
 
+/** Project folders whose merged hook list is kept (events name their own work dirs). */
+const MAX_MERGED = 256;
+
 /** Builds an executor from explicit capabilities. */
 export function createCoreExecutor(config: CoreConfig): Executor {
   const policy = resolvePolicy(config.policy);
@@ -67,16 +70,31 @@ export function createCoreExecutor(config: CoreConfig): Executor {
     ...(config.platformDirs ?? []).map((d) => scan(d, "platform")),
     ...(config.userDir ? [scan(config.userDir, "user")] : []),
   ]);
-  const discover = async (workDir: string | undefined): Promise<Discovery> => {
+  // Folders are scanned once, so their merge is made once per project folder too.
+  const merged = new Map<string | null, Promise<Discovery>>();
+  const discover = (workDir: string | undefined): Promise<Discovery> => {
     const projectDir = config.projectDir !== undefined
       ? config.projectDir
       : workDir
       ? joinPath(workDir, ".agents/hooks")
       : null;
-    return mergeLevels([...await base, ...(projectDir ? [await scan(projectDir, "project")] : [])]);
+    let found = merged.get(projectDir);
+    if (!found) {
+      found = (async () =>
+        mergeLevels([...await base, ...(projectDir ? [await scan(projectDir, "project")] : [])]))();
+      if (merged.size >= MAX_MERGED) {
+        merged.delete(merged.keys().next().value!);
+      }
+      merged.set(projectDir, found);
+    }
+    return found;
   };
   const pending = new Set<Promise<unknown>>();
   const abort = new AbortController();
+  const track = (p: Promise<unknown>) => {
+    pending.add(p);
+    p.finally(() => pending.delete(p));
+  };
 
   return {
     async dispatch(input, options = {}) {
@@ -93,10 +111,7 @@ export function createCoreExecutor(config: CoreConfig): Executor {
         tenantId: options.tenantId ?? event.tenant_id ?? "default",
         env: {},
         signal: abort.signal,
-        track: (p) => {
-          pending.add(p);
-          p.finally(() => pending.delete(p));
-        },
+        track,
         ...(config.onAsyncResult ? { onAsyncResult: config.onAsyncResult } : {}),
       };
       return await dispatchEvent(

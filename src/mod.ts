@@ -125,8 +125,10 @@ function wasmRuntime(cacheDir: string | undefined, worker: boolean): Runtime {
   });
   return {
     kind: "wasm",
+    ...(runtime.selfTimed ? { selfTimed: true } : {}),
     run: (request) => runtime.run(request),
     prepare: (hook, limits) => runtime.prepare?.(hook, limits) ?? Promise.resolve(null),
+    ...(runtime.stats ? { stats: () => runtime.stats!() } : {}),
     close: () => runtime.close?.() ?? Promise.resolve(),
   };
 }

@@ -9,6 +9,7 @@ import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
 import { HookboxError } from "../errors.ts";
 import { type EventType, eventTypeSchema } from "./event_types.ts";
 import { toHookboxError } from "./_issues.ts";
+import { fastParseEvent } from "./_event_fast.ts";
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -112,6 +113,12 @@ export function tryParseEvent(input: unknown): ParseEventResult {
     );
     return { ok: false, error };
   }
+  const fast = fastParseEvent(input as Record<string, unknown>);
+  return fast !== null ? { ok: true, event: fast } : zodParseEvent(input);
+}
+
+/** The zod schemas alone (the schema of record; the fast path's reference in tests). */
+export function zodParseEvent(input: object): ParseEventResult {
   const head = HEAD.safeParse(input);
   if (!head.success) {
     return { ok: false, error: toHookboxError("EVENT_INVALID", head.error, "event") };
