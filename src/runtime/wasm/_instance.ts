@@ -109,14 +109,15 @@ export class PluginInstance {
     }
   }
 
-  /** Bytes this instance holds: its linear memory and its snapshot's copy. */
+  /** Bytes this instance holds: its linear memory and its snapshot's own copy, if any. */
   get byteLength(): number {
     return (this.#host.memory?.buffer.byteLength ?? 0) + (this.#snapshot?.byteLength ?? 0);
   }
 
-  /** Takes the warm snapshot (after `_initialize`). */
-  snapshot(): void {
-    this.#snapshot = Snapshot.take(this.#instance);
+  /** Takes the warm snapshot (after `_initialize`), sharing `image` when it is the same. */
+  snapshot(image: Uint8Array | null = null): Uint8Array | null {
+    this.#snapshot = Snapshot.take(this.#instance, image);
+    return this.#snapshot.image;
   }
 
   /** Runs one call, reporting the fuel it used. Never throws for guest misbehaviour. */

@@ -53,6 +53,13 @@ export class WasmRuntime implements Runtime {
   #settled = new WeakMap<HookDefinition, Map<string, LoadedPlugin>>();
   #trapFn: (() => never) | null = null;
   readonly #pool: WarmPool;
+  /**
+   * The pristine memory image of each loaded plugin, shared by the snapshots
+   * of its warm instances: the instance that took it counts it against the
+   * warm-pool cap, the others share it for free. Held weakly: it lives as
+   * long as an instance uses it.
+   */
+  #images = new WeakMap<LoadedPlugin, WeakRef<Uint8Array>>();
   #trap: Promise<() => never> | null = null;
 
   constructor(deps: RuntimeDeps) {
@@ -103,6 +110,7 @@ export class WasmRuntime implements Runtime {
     this.#prepared.clear();
     this.#byHook = new WeakMap();
     this.#settled = new WeakMap();
+    this.#images = new WeakMap();
   }
 
   async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
@@ -121,7 +129,8 @@ export class WasmRuntime implements Runtime {
     if (instance === null) {
       const created = await PluginInstance.create(loaded, trap, setup, this.#http());
       if (!(created instanceof PluginInstance)) return created;
-      created.snapshot();
+      const image = created.snapshot(this.#images.get(loaded)?.deref() ?? null);
+      if (image) this.#images.set(loaded, new WeakRef(image));
       this.#pool.add(key, created);
       instance = created;
     }

@@ -40,30 +40,45 @@ export class Snapshot {
   readonly #bytes: Uint8Array;
   readonly #globals: [WebAssembly.Global, unknown][];
   readonly #map: Uint8Array | null;
+  readonly #shared: boolean;
 
   private constructor(
     memory: WebAssembly.Memory | null,
     bytes: Uint8Array,
     globals: [WebAssembly.Global, unknown][],
     map: Uint8Array | null,
+    shared: boolean,
   ) {
     this.#memory = memory;
     this.#bytes = bytes;
     this.#globals = globals;
     this.#map = map;
+    this.#shared = shared;
   }
 
-  /** Bytes the snapshot holds (its copy of the memory). */
+  /** Bytes this snapshot holds of its own (0 when it shares an image with other instances). */
   get byteLength(): number {
-    return this.#bytes.byteLength;
+    return this.#shared ? 0 : this.#bytes.byteLength;
   }
 
-  /** Captures memory and every exported mutable global of `instance`; clears its page map. */
-  static take(instance: WebAssembly.Instance): Snapshot {
+  /** The memory image, to share with the next instance of the same module. */
+  get image(): Uint8Array {
+    return this.#bytes;
+  }
+
+  /**
+   * Captures memory and every exported mutable global of `instance`; clears
+   * its page map. Every instance of one module starts from the same memory,
+   * so `image` (another instance's) is reused instead of copied — but only
+   * when the memory is byte for byte equal to it.
+   */
+  static take(instance: WebAssembly.Instance, image: Uint8Array | null = null): Snapshot {
     const exports = instance.exports;
     const exported = exports[HOOKBOX_EXPORTS.memory];
     const memory = exported instanceof WebAssembly.Memory ? exported : null;
-    const bytes = memory === null ? new Uint8Array(0) : new Uint8Array(memory.buffer).slice();
+    const live = memory === null ? new Uint8Array(0) : new Uint8Array(memory.buffer);
+    const shared = image !== null && sameBytes(live, image);
+    const bytes = shared ? image : live.slice();
     const globals: [WebAssembly.Global, unknown][] = [];
     for (const [name, value] of Object.entries(exports)) {
       if (value instanceof WebAssembly.Global && !HOST_GLOBALS.has(name) && isMutable(value)) {
@@ -72,7 +87,7 @@ export class Snapshot {
     }
     const map = memory === null ? null : pageMap(instance);
     map?.fill(0);
-    return new Snapshot(memory, bytes, globals, map);
+    return new Snapshot(memory, bytes, globals, map, shared);
   }
 
   /** Writes the captured state back. */
@@ -106,6 +121,16 @@ export class Snapshot {
     if (from < saved.length) live.set(saved.subarray(from, Math.min(to, saved.length)), from);
     if (to > saved.length) live.fill(0, Math.max(from, saved.length), to);
   }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  const words = a.byteLength >>> 3;
+  const a64 = new BigUint64Array(a.buffer, a.byteOffset, words);
+  const b64 = new BigUint64Array(b.buffer, b.byteOffset, words);
+  for (let i = 0; i < words; i++) if (a64[i] !== b64[i]) return false;
+  for (let i = words << 3; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function isMutable(global: WebAssembly.Global): boolean {
