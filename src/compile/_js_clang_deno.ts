@@ -35,6 +35,9 @@ export const LDFLAGS = [
   "-nostartfiles",
   "-Wl,--no-entry",
   `-Wl,-z,stack-size=${STACK_SIZE}`,
+  // A function-style hook's top level runs at build time, outside the runtime's
+  // caps: the engine itself never grows past 1 GiB.
+  `-Wl,--max-memory=${1024 * 1024 * 1024}`,
   "-Wl,--strip-all",
   "-Wl,--gc-sections",
 ];

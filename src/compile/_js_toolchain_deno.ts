@@ -38,6 +38,16 @@ export interface CommandOutput {
   code: number;
   stdout: Uint8Array;
   stderr: string;
+  /** The process was killed at `timeoutMs`. */
+  timedOut?: boolean;
+}
+
+/** Bounds on a subprocess. */
+export interface CommandLimits {
+  /** Kill the process after this long. @default no limit */
+  timeoutMs?: number;
+  /** Keep at most this many bytes of stdout and of stderr (the rest is read and dropped). @default no limit */
+  maxOutput?: number;
 }
 
 /** Runs `cmd args...`, feeding `stdin` if given; never throws for a non-zero exit. */
@@ -45,6 +55,7 @@ export async function runCommand(
   cmd: string,
   args: string[],
   stdin?: Uint8Array,
+  limits: CommandLimits = {},
 ): Promise<CommandOutput> {
   const child = new Deno.Command(cmd, {
     args,
@@ -52,13 +63,53 @@ export async function runCommand(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  if (stdin) {
-    const writer = child.stdin.getWriter();
-    await writer.write(stdin);
-    await writer.close();
+  let timedOut = false;
+  const timer = limits.timeoutMs === undefined ? undefined : setTimeout(() => {
+    timedOut = true;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }, limits.timeoutMs);
+  try {
+    if (stdin) {
+      const writer = child.stdin.getWriter();
+      await writer.write(stdin).catch(() => {});
+      await writer.close().catch(() => {});
+    }
+    const cap = limits.maxOutput ?? Infinity;
+    const [stdout, stderr, status] = await Promise.all([
+      readCapped(child.stdout, cap),
+      readCapped(child.stderr, cap),
+      child.status,
+    ]);
+    return {
+      code: status.code,
+      stdout,
+      stderr: new TextDecoder().decode(stderr),
+      ...(timedOut ? { timedOut } : {}),
+    };
+  } finally {
+    clearTimeout(timer);
   }
-  const out = await child.output();
-  return { code: out.code, stdout: out.stdout, stderr: new TextDecoder().decode(out.stderr) };
+}
+
+/** Reads a stream to its end, keeping the first `cap` bytes. */
+async function readCapped(stream: ReadableStream<Uint8Array>, cap: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let kept = 0;
+  for await (const chunk of stream) {
+    if (kept >= cap) continue;
+    const part = chunk.subarray(0, Math.min(chunk.length, cap - kept));
+    parts.push(part);
+    kept += part.length;
+  }
+  const out = new Uint8Array(kept);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -27,6 +27,8 @@ export interface CompileJsOptions {
    * @default [the hook folder (parent of `scripts/`), hookbox's `plugins/` directory]
    */
   allowedRoots?: string[];
+  /** Time the snapshot build may take (a function-style hook's top level runs in it). @default 30000 */
+  buildTimeoutMs?: number;
 }
 
 /** A compiled JS hook plugin. */
@@ -108,7 +110,7 @@ export async function compileJsHook(
   const hit = await readCached(options.cacheDir, key);
   if (hit) result = { bytes: hit, sha256: await sha256Hex(hit), cached: true };
   else {
-    const bytes = await snapshotEngine(built.path, bundle);
+    const bytes = await snapshotEngine(built.path, bundle, options.buildTimeoutMs);
     await writeCached(options.cacheDir, key, bytes);
     result = { bytes, sha256: await sha256Hex(bytes), cached: false };
   }

@@ -86,3 +86,34 @@ Deno.test("function-style: a default export that is not a function is refused wh
     },
   );
 });
+
+Deno.test("function-style: a top level that never ends fails the build at its time limit", async () => {
+  await assert.rejects(
+    compileJsHook(fixture("fn_top_level_loop.mjs"), { cacheDir: TEST_CACHE, buildTimeoutMs: 2000 }),
+    (err) => {
+      assert.ok(isHookboxError(err) && err.code === "COMPILE_FAILED", String(err));
+      assert.match(err.message, /did not finish building in 2000 ms/);
+      return true;
+    },
+  );
+});
+
+Deno.test("function-style: a top level that allocates without end fails the build", async () => {
+  await assert.rejects(
+    compileJsHook(fixture("fn_top_level_memory.mjs"), { cacheDir: TEST_CACHE }),
+    (err) => isHookboxError(err) && err.code === "COMPILE_FAILED",
+  );
+});
+
+Deno.test("function-style: a top level that floods stdout while built still builds, bounded", async () => {
+  const wasm = await wasmRunner("fn_top_level_flood.mjs");
+  try {
+    const result = await wasm.run(EVENTS[1]!);
+    assert.deepEqual([result.exitCode, result.stdout], [
+      0,
+      '{"reason":"built despite the flood: Bash"}\n',
+    ]);
+  } finally {
+    await wasm.close();
+  }
+});
