@@ -183,3 +183,32 @@ export function toolEvent(overrides: Record<string, unknown> = {}): Record<strin
     ...overrides,
   };
 }
+
+/** What a finished subprocess printed. */
+export interface ProcessOutput {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `cmd args...` with `input` on stdin and returns its exit code and output. */
+export async function runWithStdin(
+  cmd: string,
+  args: string[],
+  input: string,
+  options: Omit<Deno.CommandOptions, "args" | "stdin" | "stdout" | "stderr"> = {},
+): Promise<ProcessOutput> {
+  const child = new Deno.Command(cmd, {
+    ...options,
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input));
+  await writer.close();
+  const out = await child.output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { exitCode: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}

@@ -5,24 +5,13 @@
  * and caches as the CLI from source.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, runWithStdin } from "../_helpers.ts";
 import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
-async function run(argv: string[], stdin: string, cwd: string) {
-  const child = new Deno.Command(argv[0]!, {
-    args: argv.slice(1),
-    cwd,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(stdin));
-  await w.close();
-  const out = await child.output();
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+function run(argv: string[], stdin: string, cwd: string) {
+  return runWithStdin(argv[0]!, argv.slice(1), stdin, { cwd });
 }
 
 Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source", async () => {
@@ -52,8 +41,8 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
       const bundled = await run([wrapper, ...args], payload(command), dir);
       const fromSource = await run(source, payload(command), dir);
       assertEquals(
-        [bundled.code, bundled.stdout],
-        [fromSource.code, fromSource.stdout],
+        [bundled.exitCode, bundled.stdout],
+        [fromSource.exitCode, fromSource.stdout],
         bundled.stderr,
       );
     }
@@ -62,10 +51,10 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     assertEquals(answer.permissionDecision, "deny");
     ok(answer.permissionDecisionReason.includes(GUARD_REASON));
     const allowed = await run([wrapper, ...args], payload("ls"), dir);
-    assertEquals([allowed.code, allowed.stdout], [0, ""]);
+    assertEquals([allowed.exitCode, allowed.stdout], [0, ""]);
     // Commands that start workers or bundle sources run from source only, and say so.
     const serve = await run([wrapper, "serve"], "", dir);
-    assertEquals(serve.code, 1);
+    assertEquals(serve.exitCode, 1);
     match(serve.stderr, /run it from source: deno run -A src\/cli\.ts serve/);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -8,7 +8,7 @@
 import { compileJsHook } from "../../src/compile/js.ts";
 import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
 import type { EffectiveLimits, RunResult } from "../../src/runtime/types.ts";
-import { fakeHook } from "../_helpers.ts";
+import { fakeHook, runWithStdin } from "../_helpers.ts";
 
 /** Absolute path of a fixture in tests/fixtures/js. */
 export function fixture(name: string): string {
@@ -73,18 +73,8 @@ export async function nativeRun(
   const args = ts
     ? ["run", "--quiet", "--no-config", "--no-lock", "-A", fixture(name)]
     : [fixture(name)];
-  const child = new Deno.Command(cmd, {
-    args,
+  return await runWithStdin(cmd, args, input, {
     env: { ...env, ...(ts ? { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } : {}) },
     clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(input));
-  await writer.close();
-  const out = await child.output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { exitCode: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+  });
 }

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { compileJsHook } from "../../src/compile/js.ts";
 import { isHookboxError } from "../../src/errors.ts";
 import { fixture, type Observed, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
+import { runWithStdin } from "../_helpers.ts";
 
 const base = { timestamp: "2025-01-01T00:00:00Z", session_id: "s-1", work_dir: "/work" };
 const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
@@ -23,20 +24,10 @@ const EVENTS = [
   JSON.stringify({ ...base, event_type: "pre-agent-turn", prompt: "héllo wörld ✓ 🎉" }),
 ];
 
-async function nativeFunctionRun(name: string, input: string): Promise<Observed> {
-  const child = new Deno.Command("node", {
-    args: [fixture("_function_host.mjs"), fixture(name)],
+function nativeFunctionRun(name: string, input: string): Promise<Observed> {
+  return runWithStdin("node", [fixture("_function_host.mjs"), fixture(name)], input, {
     clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(input));
-  await writer.close();
-  const out = await child.output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { exitCode: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+  });
 }
 
 for (const name of ["fn_guard.mjs", "fn_async_exit.mjs", "fn_state.mjs"]) {

@@ -54,10 +54,16 @@ Deno.test("a bundle served by workerd answers events as the service does", async
     );
     const allowed = await post(workerd.url, keyA, toolEvent("ls"));
     assertEquals(allowed.body.decision, "allow");
-    // The runaway plugin is stopped by fuel, the chain fails open.
+    // The runaway plugin is stopped by the fuel derived from its 100 ms timeout (100 million at the
+    // edge rate), the chain fails open. A deployed Worker's clock stands still during CPU work, so
+    // there only fuel can stop it; a local workerd's clock runs, and on a loaded machine the 100 ms
+    // deadline can come first — then the call must still have stayed within that fuel.
     const spin = allowed.body.hooks.find((r: { name: string }) => r.name === "spin");
-    assertEquals([spin.outcome, spin.code], ["limit", "LIMIT_FUEL"]);
-    ok(spin.fuel >= 100_000_000 && spin.fuel < 110_000_000, `used ${spin.fuel}`);
+    if (spin.code === "TIMEOUT") ok(spin.fuel < 110_000_000, `used ${spin.fuel}`);
+    else {
+      assertEquals([spin.outcome, spin.code], ["limit", "LIMIT_FUEL"]);
+      ok(spin.fuel >= 100_000_000 && spin.fuel < 110_000_000, `used ${spin.fuel}`);
+    }
     // Tenant globex runs its own hook, not acme's.
     const other = await post(workerd.url, keyB, toolEvent("ls"));
     assertEquals(
