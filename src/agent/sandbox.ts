@@ -82,7 +82,14 @@ export function sandboxHooks(executor: Executor, options: SandboxHooksOptions = 
     },
     async onLlmStart(ctx, request) {
       const r = await fire(ctx, "pre-llm-call", llmFields(ctx, request.messages, request), request);
-      if (Array.isArray(r.modified_input)) request.messages = r.modified_input as Message[];
+      if (Array.isArray(r.modified_input)) {
+        if (!r.modified_input.every((m) => isObject(m) && typeof m.role === "string")) {
+          throw new TypeError(
+            "modified_input of pre-llm-call must be a list of {role, content} messages",
+          );
+        }
+        request.messages = r.modified_input as Message[];
+      }
       return verdict(r);
     },
     async onLlmEnd(ctx, step) {
@@ -182,7 +189,15 @@ function toolFields(call: { id: string; name: string; arguments: Record<string, 
 
 /** The §3 effects every event shares: store, tools, injections. */
 function applyShared(ctx: HookContext, result: DispatchResult, request?: LLMRequest): void {
-  Object.assign(ctx.store, result.store);
+  // Hook output is untrusted: keys are defined, never assigned (no `__proto__` setter).
+  for (const [key, value] of Object.entries(result.store)) {
+    Object.defineProperty(ctx.store, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   for (const name of result.disable_tools) ctx.disableTool(name);
   for (const name of result.enable_tools) ctx.enableTool(name);
   const toolsChanged = result.disable_tools.length > 0 || result.enable_tools.length > 0;

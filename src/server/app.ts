@@ -413,9 +413,8 @@ export function createService(deps: ServerDeps): Service {
       } finally {
         await release();
       }
-    } catch (err) {
-      settle();
-      throw err;
+    } finally {
+      settle(); // the row follows synchronously: it is written below, or never
     }
     const decisionId = newId("dec");
     const row = auditRow(
@@ -428,7 +427,6 @@ export function createService(deps: ServerDeps): Service {
       dryRun,
     );
     try {
-      settle();
       await audit.write(row);
     } catch (err) {
       log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });

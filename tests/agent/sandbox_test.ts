@@ -9,12 +9,14 @@ import {
   createExecutor,
   type DispatchResult,
   type EventType,
+  HookManager,
   type LLMRequest,
   type Message,
   type ModelAnswer,
   sandboxHooks,
 } from "../../src/mod.ts";
 import { writeSandboxHooks } from "./_sandbox_hooks.ts";
+import { hookMd } from "../_helpers.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox_agent_" });
 await writeSandboxHooks(dir);
@@ -264,4 +266,52 @@ Deno.test("chunk events reach in-process hooks as notifications", async () => {
   });
   await agent.run(USER, { sessionId: "s7" });
   assertEquals(chunks, ["stream:10%", "stream:100%", "llm:do", "llm:ne"]);
+});
+
+Deno.test("hostile sandboxed answers: a __proto__ store key is data, a bad message list is refused", async () => {
+  const dir2 = await Deno.makeTempDir({ prefix: "hookbox_agent_hostile_" });
+  try {
+    const hook = async (name: string, trigger: string, out: string) => {
+      await Deno.mkdir(`${dir2}/${name}/scripts`, { recursive: true });
+      await Deno.writeTextFile(`${dir2}/${name}/HOOK.md`, hookMd({ name, trigger }));
+      await Deno.writeTextFile(
+        `${dir2}/${name}/scripts/run.js`,
+        `console.log(${JSON.stringify(out)});`,
+      );
+    };
+    await hook("poison", "pre-agent-turn", '{"store": {"__proto__": {"admin": true}, "seen": 1}}');
+    await hook("garble", "pre-llm-call", '{"modified_input": [1, "two", null]}');
+    const failures: string[] = [];
+    const seen: unknown[] = [];
+    const agent = new AgentExecutor({
+      model: {
+        call: (request) => {
+          seen.push(request.messages.map((m) => m.role));
+          return { content: "tests pass" };
+        },
+      },
+      hooks: new HookManager(
+        [sandboxHooks(createExecutor({ projectDir: dir2, userDir: null }))],
+        { onHookError: (_hook, callback, error) => void failures.push(`${callback}: ${error}`) },
+      ),
+    });
+    const stores: Record<string, unknown>[] = [];
+    agent.hooks.register({ onRunEnd: (ctx) => void stores.push(ctx.store) });
+    await agent.run(USER, { sessionId: "s8" });
+    const store = stores[0]!;
+    assertEquals(
+      Object.getPrototypeOf(store),
+      Object.prototype,
+      "the store's prototype is untouched",
+    );
+    assertEquals((store as { admin?: unknown }).admin, undefined);
+    assertEquals(store.seen, 1);
+    assertEquals(seen, [["system", "user"]], "the model got the real messages");
+    ok(
+      failures.some((f) => f.startsWith("onLlmStart: TypeError: modified_input")),
+      failures.join(),
+    );
+  } finally {
+    await Deno.remove(dir2, { recursive: true });
+  }
 });
