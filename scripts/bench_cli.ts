@@ -2,14 +2,17 @@
  * The one-shot CLI as an agent runs it (issue 11): `hookbox dispatch --agent
  * claude-code` with the five built-in hooks, one process per event, wall time
  * and peak RSS (GNU time) — the bundled CLI (`scripts/build_cli.ts`, built
- * first) and the CLI from source — next to `node` running an empty script, in
- * interleaved rounds; medians and ratios.
+ * first), the CLI from source, and the bundled CLI's remote form against a
+ * `hookbox serve` on loopback holding the same hooks — next to `node` running
+ * an empty script, in interleaved rounds; medians and ratios.
  *
  *   deno run -A scripts/bench_cli.ts [--rounds 15]
  *
  * @module
  */
 import { parseArgs } from "node:util";
+import { builtinHookUploads } from "./_builtin_hooks.ts";
+import { call, startServe } from "./_serve_process.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -53,7 +56,25 @@ const build = await new Deno.Command(Deno.execPath(), {
   stdout: "null",
 }).output();
 if (!build.success) throw new Error("scripts/build_cli.ts failed");
+// The remote form: the same built-in hooks as platform hooks of a `hookbox serve` on loopback.
+const ADMIN = "bench-cli-admin-key-0123456789";
+const server = await startServe({ db: `sqlite:${dir}/hookbox.db`, adminKey: ADMIN });
+for (const { name, files } of await builtinHookUploads()) {
+  const up = await call(server.url, "PUT", `/v1/platform/hooks/${name}`, ADMIN, { files });
+  if (up.status !== 201) throw new Error(`${name}: ${JSON.stringify(up.body)}`);
+}
+await call(server.url, "POST", "/v1/tenants", ADMIN, { id: "bench" });
+const tenantKey = (await call(server.url, "POST", "/v1/tenants/bench/keys", ADMIN, {})).body.key;
+Deno.env.set("HOOKBOX_KEY", tenantKey); // inherited by the measured processes
 const commands: Record<string, string[]> = {
+  "bundled --remote (hookbox serve)": [
+    `${ROOT}/dist/cli/hookbox`,
+    "dispatch",
+    "--agent",
+    "claude-code",
+    "--remote",
+    server.url,
+  ],
   "bundled (dist/cli/hookbox)": [`${ROOT}/dist/cli/hookbox`, ...agentArgs],
   "from source (deno run src/cli.ts)": [
     Deno.execPath(),
@@ -89,4 +110,5 @@ for (const [name, m] of Object.entries(medians)) {
   );
 }
 console.log("targets: ≤ 100 ms and ≤ 100 MiB, no slower than node");
+await server.stop();
 await Deno.remove(dir, { recursive: true });

@@ -62,6 +62,17 @@ export async function main(args: string[]): Promise<number> {
     console.log(USAGE);
     return name === undefined ? EXIT.bad : EXIT.allow;
   }
+  // The remote form of dispatch loads one small module, not the engine.
+  const remote = rest.some((a) => a === "--remote" || a.startsWith("--remote=")) ||
+    (rest.includes("--agent") && !!Deno.env.get("HOOKBOX_REMOTE"));
+  if (name === "dispatch" && remote) {
+    try {
+      return await (await import("./cli/remote.ts")).remoteDispatchCommand(rest);
+    } catch (err) {
+      console.error(errorLine(err));
+      return EXIT.bad;
+    }
+  }
   const load = COMMANDS[name];
   if (!load) {
     console.error(`hookbox: unknown command "${name}"\n${USAGE}`);

@@ -13,7 +13,7 @@ export const COMPILE_USAGE = "hookbox compile HOOK_DIR... [--out DIR] [--cache-d
 
 /** `hookbox dispatch`. */
 export const DISPATCH_USAGE =
-  "hookbox dispatch [--agent NAME] [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID]";
+  "hookbox dispatch [--agent NAME [--remote URL]] [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID]";
 
 /** `hookbox install`. */
 export const INSTALL_USAGE =

@@ -479,10 +479,21 @@ export function createService(deps: ServerDeps): Service {
       if (!isHookboxError(err)) throw err;
       throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
     }
-    if (call.event === null) return c.json(answerBody(passThrough(call)));
+    const form = c.req.query("form") ?? "http";
+    if (form !== "http" && form !== "command") {
+      throw new ApiError(400, "REQUEST_INVALID", 'form must be "http" or "command"', {
+        field: "form",
+      });
+    }
+    // The command form: what `hookbox dispatch --agent` would print and exit with.
+    const reply = (answer: AgentAnswer) =>
+      form === "command"
+        ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
+        : c.json(answerBody(answer));
+    if (call.event === null) return reply(passThrough(call));
     const { result, decisionId } = await dispatchFor(tenant, call.event, false, started);
     c.header("x-hookbox-decision-id", decisionId);
-    return c.json(answerBody(agentAnswer(call, result)));
+    return reply(agentAnswer(call, result));
   });
 
   // Audit items of edge Workers (`hookbox bundle --audit-url`), stored as the service's own.

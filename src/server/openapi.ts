@@ -203,7 +203,13 @@ const ROUTES: RouteSpec[] = [
     who: "tenant",
     summary: "An agent CLI's HTTP hook: its payload in, its own answer out (docs/ADAPTERS.md)",
     params: { agent: z.enum(AGENTS) },
-    query: z.object({ event: z.string().optional() }),
+    query: z.object({
+      event: z.string().optional(),
+      form: z.enum(["http", "command"]).optional().openapi({
+        description: "command: answer {exit_code, stdout, stderr}, what the command form prints " +
+          "(used by `hookbox dispatch --agent NAME --remote URL`)",
+      }),
+    }),
     body: z.record(z.string(), z.unknown()).openapi("AgentPayload"),
     ok: { status: 200, schema: z.record(z.string(), z.unknown()).openapi("AgentAnswer") },
     extra: { 404: "AGENT_UNKNOWN", 429: "QUOTA_EXCEEDED", 503: "STORE_UNAVAILABLE" },

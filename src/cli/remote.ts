@@ -1,0 +1,132 @@
+/**
+ * `hookbox dispatch --agent NAME --remote URL`: the one-shot hook command of
+ * an agent, answered by a running `hookbox serve` instead of in-process. It
+ * loads nothing but this file (no schemas, no runtime), reads the agent's
+ * payload, POSTs it to `URL/v1/agents/NAME/events?form=command` with the
+ * tenant key from `$HOOKBOX_KEY` (never on the command line, where `ps` would
+ * show it), and prints and exits with what the server answers. `$HOOKBOX_REMOTE`
+ * stands for `--remote`, so the lines `hookbox install` writes switch to the
+ * remote form by the agent's environment alone. An agent whose
+ * hook config cannot use HTTP hooks gets the service's speed this way.
+ *
+ * @module
+ */
+import { readStdin, UsageError } from "./_io.ts";
+
+/** Time the server gets to answer, unless `--timeout-ms` says otherwise. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+/** Largest answer read from the server. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+const AGENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+interface RemoteArgs {
+  agent: string;
+  event: string | null;
+  remote: URL;
+  timeoutMs: number;
+}
+
+/** Runs the command; returns the exit code. */
+export async function remoteDispatchCommand(args: string[]): Promise<number> {
+  const options = parseRemoteArgs(args);
+  const key = Deno.env.get("HOOKBOX_KEY");
+  if (!key) throw new UsageError("--remote needs the tenant key in $HOOKBOX_KEY");
+  const payload = await readStdin();
+  const url = new URL(`v1/agents/${options.agent}/events`, options.remote);
+  url.searchParams.set("form", "command");
+  if (options.event) url.searchParams.set("event", options.event);
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: payload,
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+  } catch (err) {
+    throw new UsageError(`remote ${options.remote.origin}: ${(err as Error).message}`);
+  }
+  const text = await cappedText(res);
+  if (!res.ok) throw new UsageError(`remote answered ${res.status}: ${text.slice(0, 300)}`);
+  const answer = parseAnswer(text);
+  if (answer.stdout) console.log(answer.stdout);
+  if (answer.stderr) console.error(answer.stderr);
+  return answer.exitCode;
+}
+
+function parseRemoteArgs(args: string[]): RemoteArgs {
+  const values = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const eq = arg.indexOf("=");
+    const [flag, inline] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
+    if (!["--agent", "--event", "--remote", "--timeout-ms"].includes(flag)) {
+      throw new UsageError(`${flag} is not an option of dispatch --remote`);
+    }
+    const value = inline ?? args[++i];
+    if (value === undefined || value === "") throw new UsageError(`${flag} needs a value`);
+    values.set(flag, value);
+  }
+  const agent = values.get("--agent");
+  if (!agent || !AGENT_NAME.test(agent)) throw new UsageError("--remote needs --agent NAME");
+  const where = values.get("--remote") ?? Deno.env.get("HOOKBOX_REMOTE") ?? "";
+  let remote: URL;
+  try {
+    remote = new URL(where);
+  } catch {
+    throw new UsageError(`--remote (or $HOOKBOX_REMOTE) must be a URL, got "${where}"`);
+  }
+  if (remote.protocol !== "http:" && remote.protocol !== "https:") {
+    throw new UsageError("--remote must be an http:// or https:// URL");
+  }
+  if (!remote.pathname.endsWith("/")) remote.pathname += "/";
+  const timeoutMs = Number(values.get("--timeout-ms") ?? DEFAULT_TIMEOUT_MS);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) {
+    throw new UsageError("--timeout-ms must be an integer from 1 to 600000");
+  }
+  return { agent, event: values.get("--event") ?? null, remote, timeoutMs };
+}
+
+async function cappedText(res: Response): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return "";
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      throw new UsageError(`the remote answer is over ${MAX_ANSWER_BYTES} bytes`);
+    }
+    parts.push(value);
+  }
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/** The server's `{exit_code, stdout, stderr}`, checked: it decides what the agent does. */
+function parseAnswer(text: string): { exitCode: number; stdout: string; stderr: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError("the remote answer is not JSON");
+  }
+  const a = value as Record<string, unknown>;
+  const ok = typeof value === "object" && value !== null && Number.isInteger(a.exit_code) &&
+    (a.exit_code as number) >= 0 && (a.exit_code as number) <= 255 &&
+    typeof a.stdout === "string" && typeof a.stderr === "string";
+  if (!ok) throw new UsageError("the remote answer is not {exit_code, stdout, stderr}");
+  return {
+    exitCode: a.exit_code as number,
+    stdout: a.stdout as string,
+    stderr: a.stderr as string,
+  };
+}

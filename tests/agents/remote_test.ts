@@ -1,0 +1,101 @@
+/**
+ * `hookbox dispatch --agent NAME --remote URL` (or `$HOOKBOX_REMOTE`): the
+ * agent's hook command answered by a running service over HTTP, printing and
+ * exiting exactly as the in-process command does on the same hooks.
+ */
+import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
+import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { ROOT, runWithStdin } from "../_helpers.ts";
+import { harness, wasmFolder } from "../server/_api.ts";
+
+const CLI = [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`];
+
+Deno.test("dispatch --remote answers each agent like the in-process command", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_remote_" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    (req) => h.service.app.fetch(req),
+  );
+  try {
+    const key = await h.tenant("acme");
+    // The same guard for the service (uploaded) and the local command (a hook folder).
+    const up = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi"),
+    });
+    assertEquals(up.status, 201, JSON.stringify(up.body));
+    await Deno.mkdir(`${dir}/hooks/guard`, { recursive: true });
+    const files = (await wasmFolder("guard", "guard_wasi")) as { files: Record<string, unknown> };
+    await Deno.writeTextFile(`${dir}/hooks/guard/HOOK.md`, files.files["HOOK.md"] as string);
+    const b64 = (files.files["plugin.wasm"] as { base64: string }).base64;
+    await Deno.writeFile(
+      `${dir}/hooks/guard/plugin.wasm`,
+      Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)),
+    );
+    const url = `http://127.0.0.1:${server.addr.port}`;
+    const claude = (command: string) =>
+      JSON.stringify({
+        session_id: "s1",
+        cwd: dir,
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command },
+        tool_use_id: "t1",
+      });
+    const windsurf = (command: string) =>
+      JSON.stringify({
+        agent_action_name: "pre_run_command",
+        trajectory_id: "tr1",
+        execution_id: "ex1",
+        tool_info: { command_line: command, cwd: dir },
+      });
+    const env = { HOOKBOX_KEY: key, XDG_CONFIG_HOME: `${dir}/config`, NO_COLOR: "1" };
+    for (const [agent, payload] of [["claude-code", claude], ["windsurf", windsurf]] as const) {
+      for (const command of ["rm -rf /", "ls"]) {
+        const local = await runWithStdin(
+          CLI[0]!,
+          [...CLI.slice(1), "dispatch", "--agent", agent, "--hooks-dir", `${dir}/hooks`],
+          payload(command),
+          { env, cwd: dir },
+        );
+        const remote = await runWithStdin(
+          CLI[0]!,
+          [...CLI.slice(1), "dispatch", "--agent", agent, "--remote", url],
+          payload(command),
+          { env, cwd: dir },
+        );
+        assertEquals(remote, local, `${agent} ${command}`);
+        // Not a trivial match: the guard blocks in both agents' own protocols.
+        const blocked = command === "rm -rf /";
+        if (agent === "windsurf") assertEquals(local.exitCode, blocked ? 2 : 0);
+        else assertEquals(local.stdout.includes('"permissionDecision":"deny"'), blocked);
+        const byEnv = await runWithStdin(
+          CLI[0]!,
+          [...CLI.slice(1), "dispatch", "--agent", agent],
+          payload(command),
+          { env: { ...env, HOOKBOX_REMOTE: url }, cwd: dir },
+        );
+        assertEquals(byEnv, local, `${agent} ${command} via $HOOKBOX_REMOTE`);
+      }
+    }
+    // No key, a wrong key, or no server: exit 1 with one line naming the problem (the agent goes on).
+    const args = [...CLI.slice(1), "dispatch", "--agent", "claude-code", "--remote", url];
+    const noKey = await runWithStdin(CLI[0]!, args, claude("ls"), {
+      env: { HOOKBOX_KEY: "" },
+      cwd: dir,
+    });
+    assertEquals(noKey.exitCode, 1);
+    match(noKey.stderr, /HOOKBOX_KEY/);
+    const wrong = await runWithStdin(CLI[0]!, args, claude("ls"), {
+      env: { ...env, HOOKBOX_KEY: "nope" },
+      cwd: dir,
+    });
+    assertEquals(wrong.exitCode, 1);
+    match(wrong.stderr, /remote answered 401/);
+  } finally {
+    await server.shutdown();
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
