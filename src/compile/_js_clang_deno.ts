@@ -12,7 +12,7 @@ import { QUICKJS_DIR, REPO_ROOT, runCommand } from "./_js_toolchain_deno.ts";
 /** Where the engine's own sources live. */
 export const ENGINE_SRC = `${REPO_ROOT}plugins/engine`;
 /** Shadow stack of the engine: deep enough for ~1000 nested JS calls, small to snapshot. */
-const STACK_SIZE = 512 * 1024;
+const STACK_SIZE = 448 * 1024;
 export const QUICKJS_FILES = ["quickjs.c", "libregexp.c", "libunicode.c", "cutils.c", "libbf.c"];
 export const GLUE_FILES = ["engine.c", "host.c", "interrupt.c"];
 
