@@ -86,7 +86,7 @@ export class WarmPool<T extends Pooled = PluginInstance> {
       const bytes = instance.byteLength;
       this.#lru.set(instance, { key, bytes });
       this.#idleBytes += bytes;
-      await this.#trim();
+      if (this.#idleBytes > this.#maxBytes) await this.#trim();
       return;
     }
     this.#forget(key);

@@ -40,6 +40,8 @@ export interface RuntimeDeps {
 type Setup = CallSetup & HttpSetup;
 
 /** Implements {@linkcode Runtime} for WebAssembly plugins. */
+const PREPARED: Promise<RunFailure | null> = Promise.resolve(null);
+
 export class WasmRuntime implements Runtime {
   readonly kind = "wasm" as const;
   /** Calls run on this thread and stop at their deadline by themselves. */
@@ -93,7 +95,13 @@ export class WasmRuntime implements Runtime {
   }
 
   /** Loads, checks, instruments and compiles the hook's plugin ahead of its first call. */
-  async prepare(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+  prepare(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+    // Already loaded (every call after the first): nothing to wait for.
+    if (this.#trapFn && this.#loaded(hook, limits)) return PREPARED;
+    return this.#prepareSlow(hook, limits);
+  }
+
+  async #prepareSlow(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
     try {
       this.#trapFn ??= await this.#trapFunction();
       if (!this.#loaded(hook, limits)) await this.#load(hook, limits);
