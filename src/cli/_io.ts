@@ -1,5 +1,6 @@
 /** Shared CLI plumbing: exit codes, error lines, stdin. */
 import { HookboxError, isHookboxError } from "../errors.ts";
+import { concatBytes } from "../bytes.ts";
 
 /** Exit codes of the CLI. */
 export const EXIT = { allow: 0, block: 2, bad: 1 } as const;
@@ -18,13 +19,7 @@ export async function readStdin(maxBytes: number = MAX_STDIN_BYTES): Promise<str
     }
     chunks.push(chunk);
   }
-  const all = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concatBytes(chunks, length));
 }
 
 /** Most bytes a command reads from stdin (an event, an agent's hook payload). */

@@ -12,6 +12,7 @@
  * @module
  */
 import { readStdin, UsageError } from "./_io.ts";
+import { concatBytes } from "../bytes.ts";
 
 /** Time the server gets to answer, unless `--timeout-ms` says otherwise. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -102,13 +103,7 @@ async function cappedText(res: Response): Promise<string> {
     }
     parts.push(value);
   }
-  const all = new Uint8Array(length);
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.byteLength;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concatBytes(parts, length));
 }
 
 /** The server's `{exit_code, stdout, stderr}`, checked: it decides what the agent does. */

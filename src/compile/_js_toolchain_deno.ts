@@ -9,6 +9,7 @@
  * @module
  */
 import { HookboxError } from "../errors.ts";
+import { concatBytes } from "../bytes.ts";
 
 /** Exact apt command printed when the C toolchain is missing. */
 export const APT_HINT = "apt-get install -y clang lld wasi-libc libclang-rt-14-dev-wasm32";
@@ -103,13 +104,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>, cap: number): Prom
     parts.push(part);
     kept += part.length;
   }
-  const out = new Uint8Array(kept);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts, kept);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -39,3 +39,15 @@ export async function writeAgentHooks(dir: string): Promise<void> {
   );
   await hook("gate", { trigger: "pre-agent-turn-stop" }, "block_wasi");
 }
+
+/** Claude Code's PreToolUse payload for a Bash `command` run in `cwd`. */
+export function claudeBash(command: string, cwd: string): string {
+  return JSON.stringify({
+    session_id: "s1",
+    cwd,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command },
+    tool_use_id: "t1",
+  });
+}

@@ -6,7 +6,7 @@
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { ROOT, runWithStdin } from "../_helpers.ts";
-import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
+import { claudeBash, GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -26,15 +26,7 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
   const dir = await Deno.makeTempDir({ prefix: "hookbox_bundled_" });
   try {
     await writeAgentHooks(`${dir}/hooks`);
-    const payload = (command: string) =>
-      JSON.stringify({
-        session_id: "s1",
-        cwd: dir,
-        hook_event_name: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: { command },
-        tool_use_id: "t1",
-      });
+    const payload = (command: string) => claudeBash(command, dir);
     const args = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${dir}/hooks`];
     const source = [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...args];
     for (const command of ["rm -rf /", "ls"]) {

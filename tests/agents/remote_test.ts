@@ -7,6 +7,7 @@ import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { openSqliteStore } from "../../src/store/sqlite.ts";
 import { ROOT, runWithStdin } from "../_helpers.ts";
 import { harness, wasmFolder } from "../server/_api.ts";
+import { claudeBash } from "./_agent_hooks.ts";
 
 const CLI = [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`];
 
@@ -34,15 +35,7 @@ Deno.test("dispatch --remote answers each agent like the in-process command", as
       Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)),
     );
     const url = `http://127.0.0.1:${server.addr.port}`;
-    const claude = (command: string) =>
-      JSON.stringify({
-        session_id: "s1",
-        cwd: dir,
-        hook_event_name: "PreToolUse",
-        tool_name: "Bash",
-        tool_input: { command },
-        tool_use_id: "t1",
-      });
+    const claude = (command: string) => claudeBash(command, dir);
     const windsurf = (command: string) =>
       JSON.stringify({
         agent_action_name: "pre_run_command",

@@ -8,6 +8,7 @@
 import { compileJsHook } from "../../src/compile/js.ts";
 import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
 import type { EffectiveLimits, RunResult } from "../../src/runtime/types.ts";
+import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { fakeHook, runWithStdin } from "../_helpers.ts";
 
 /** Absolute path of a fixture in tests/fixtures/js. */
@@ -77,4 +78,28 @@ export async function nativeRun(
     env: { ...env, ...(ts ? { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" } : {}) },
     clearEnv: true,
   });
+}
+
+/**
+ * Runs each event through `wasm` and through `native`; fails unless exit
+ * code, stdout and stderr are identical (and the wasm run reports no failure).
+ */
+export async function assertRunsLike(
+  wasm: { run(input: string): Promise<RunResult> },
+  events: readonly string[],
+  native: (event: string) => Promise<Observed>,
+  label: string,
+): Promise<void> {
+  for (const event of events) {
+    const expected = await native(event);
+    const actual = await wasm.run(event);
+    if (actual.failure !== undefined) {
+      throw new Error(`${label} on ${event}: ${JSON.stringify(actual.failure)}`);
+    }
+    assertEquals(
+      { exitCode: actual.exitCode, stdout: actual.stdout, stderr: actual.stderr },
+      expected,
+      `${label} on ${event}`,
+    );
+  }
 }

@@ -4,7 +4,7 @@
  * stdout and stderr must be identical.
  */
 import assert from "node:assert/strict";
-import { nativeRun, wasmRunner } from "./_js_runner.ts";
+import { assertRunsLike, nativeRun, wasmRunner } from "./_js_runner.ts";
 
 const base = {
   timestamp: "2025-01-01T00:00:00Z",
@@ -73,16 +73,7 @@ for (const name of FIXTURES) {
   Deno.test(`compileJsHook() output of ${name} behaves like the script run natively`, async () => {
     const wasm = await wasmRunner(name);
     try {
-      for (const event of EVENTS) {
-        const expected = await nativeRun(name, event);
-        const actual = await wasm.run(event);
-        assert.equal(actual.failure, undefined, `${name}: ${JSON.stringify(actual.failure)}`);
-        assert.deepEqual(
-          { exitCode: actual.exitCode, stdout: actual.stdout, stderr: actual.stderr },
-          expected,
-          `${name} on ${event}`,
-        );
-      }
+      await assertRunsLike(wasm, EVENTS, (event) => nativeRun(name, event), name);
     } finally {
       await wasm.close();
     }

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { compileJsHook } from "../../src/compile/js.ts";
 import { isHookboxError } from "../../src/errors.ts";
-import { fixture, type Observed, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
+import { assertRunsLike, fixture, type Observed, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
 import { runWithStdin } from "../_helpers.ts";
 
 const base = { timestamp: "2025-01-01T00:00:00Z", session_id: "s-1", work_dir: "/work" };
@@ -35,16 +35,7 @@ for (const name of ["fn_guard.mjs", "fn_async_exit.mjs", "fn_state.mjs"]) {
     Deno.test(`function-style ${name} (${isolation}) answers like node`, async () => {
       const wasm = await wasmRunner(name, {}, [], isolation);
       try {
-        for (const event of [...EVENTS, ...EVENTS]) {
-          const expected = await nativeFunctionRun(name, event);
-          const actual = await wasm.run(event);
-          assert.equal(actual.failure, undefined, JSON.stringify(actual.failure));
-          assert.deepEqual(
-            { exitCode: actual.exitCode, stdout: actual.stdout, stderr: actual.stderr },
-            expected,
-            `${name} on ${event}`,
-          );
-        }
+        await assertRunsLike(wasm, [...EVENTS, ...EVENTS], (e) => nativeFunctionRun(name, e), name);
       } finally {
         await wasm.close();
       }
