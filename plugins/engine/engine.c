@@ -61,6 +61,18 @@ void hb_report(JSContext *c, JSValueConst error)
         JS_FreeCString(c, s);
 }
 
+/* Reads the global `name` and deletes it, so hook code cannot reach it; the caller owns it. */
+static JSValue hb_take_global(const char *name)
+{
+    JSValue global = JS_GetGlobalObject(ctx);
+    JSValue value = JS_GetPropertyStr(ctx, global, name);
+    JSAtom atom = JS_NewAtom(ctx, name);
+    JS_DeleteProperty(ctx, global, atom, 0);
+    JS_FreeAtom(ctx, atom);
+    JS_FreeValue(ctx, global);
+    return value;
+}
+
 static void hb_load_prelude(void)
 {
     hb_host_install(ctx);
@@ -69,12 +81,7 @@ static void hb_load_prelude(void)
     if (JS_IsException(r))
         hb_fail_init("prelude failed");
     JS_FreeValue(ctx, r);
-    JSValue global = JS_GetGlobalObject(ctx);
-    loop = JS_GetPropertyStr(ctx, global, "__hookbox_loop");
-    JSAtom atom = JS_NewAtom(ctx, "__hookbox_loop");
-    JS_DeleteProperty(ctx, global, atom, 0);
-    JS_FreeAtom(ctx, atom);
-    JS_FreeValue(ctx, global);
+    loop = hb_take_global("__hookbox_loop");
 }
 
 /*
@@ -95,12 +102,7 @@ static void hb_evaluate_function_hook(void)
     }
     if (r < 0)
         hb_fail_init("the module failed while it was loaded");
-    JSValue global = JS_GetGlobalObject(ctx);
-    hook_fn = JS_GetPropertyStr(ctx, global, "__hookbox_function");
-    JSAtom atom = JS_NewAtom(ctx, "__hookbox_function");
-    JS_DeleteProperty(ctx, global, atom, 0);
-    JS_FreeAtom(ctx, atom);
-    JS_FreeValue(ctx, global);
+    hook_fn = hb_take_global("__hookbox_function");
     if (!JS_IsFunction(ctx, hook_fn)) {
         fputs("hookbox engine: the default export is not a function\n", stderr);
         exit(70);
