@@ -7,7 +7,7 @@
 
 import { HookboxError } from "../errors.ts";
 import { assemble, checkValid } from "./_assemble.ts";
-import { capMemories, capTables } from "./_memory.ts";
+import { cappedMemories, capTables, type ImportedMemory } from "./_memory.ts";
 import { checkModule, MAX_TABLE_ENTRIES } from "./_limits.ts";
 import { type FuncType, SECTION } from "./_module.ts";
 import { type ParsedModule, parseModule } from "./_parse.ts";
@@ -55,6 +55,14 @@ export interface InstrumentOptions {
    * @default false
    */
   trackWrites?: boolean;
+  /**
+   * Import the module's memory as `hookbox.memory` (same initial size, the
+   * capped maximum) instead of defining it, so the host supplies it — and can
+   * hand a fresh instance a zeroed memory it already has instead of a new one.
+   * Only for modules with one unshared 32-bit memory that is not tracked.
+   * @default false
+   */
+  importMemory?: boolean;
   /** Check the output with `WebAssembly.validate`. @default true */
   validate?: boolean;
 }
@@ -68,6 +76,8 @@ export interface InstrumentReport {
   exceptionHandling: boolean;
   /** Writes to memory 0 are tracked in `__hookbox_dirty`. */
   writesTracked: boolean;
+  /** Memory 0 is imported as `hookbox.memory` with these limits (pages), or null. */
+  memoryImport: ImportedMemory | null;
 }
 
 /**
@@ -108,15 +118,28 @@ export function instrumentModule(
   validateInput(bytes);
   const plan = makePlan(m, options);
   const tracked = plan.ctx.writes !== null;
-  const memory = capMemories(m, options.memoryPages, tracked);
+  const only = m.memories.length === 1 ? m.memories[0]! : null;
+  const importFirst = options.importMemory === true && !tracked && only !== null &&
+    !only.shared && !only.is64;
+  const memory = cappedMemories(m, options.memoryPages, tracked, importFirst);
   const tables = capTables(m, options.tableEntries ?? MAX_TABLE_ENTRIES);
-  const payloads = rewriteSections(m, plan, tables);
-  if (memory !== null) payloads.set(SECTION.memory, memory);
+  const imports = memory.imported ? [...plan.imports, memoryImport(memory.imported)] : plan.imports;
+  const payloads = rewriteSections(m, { ...plan, imports }, tables);
+  if (memory.section !== null) payloads.set(SECTION.memory, memory.section);
   const out = assemble(m, payloads, payloads.has(SECTION.code));
   if (options.validate ?? true) checkValid(bytes, out);
   const rewritten = payloads.has(SECTION.code);
   const exceptionHandling = !rewritten || plan.ctx.seen.exceptions;
-  return { bytes: out, report: { exceptionHandling, writesTracked: tracked } };
+  return {
+    bytes: out,
+    report: { exceptionHandling, writesTracked: tracked, memoryImport: memory.imported },
+  };
+}
+
+/** The import entry `hookbox.memory` with `limits` (the max is always present). */
+function memoryImport(limits: ImportedMemory): Uint8Array {
+  return new Writer().name("hookbox").name("memory").u8(2).u8(1).u32(limits.min).u32(limits.max)
+    .finish();
 }
 
 function validateInput(bytes: Uint8Array): void {

@@ -50,18 +50,41 @@ export function capMaxima(
  * size.
  */
 export function capMemories(m: ParsedModule, cap: number, pageMap = false): Uint8Array | null {
-  if (m.memories.length === 0) return null;
+  return cappedMemories(m, cap, pageMap, false).section;
+}
+
+/** Memory 0's limits when it is imported instead of defined. */
+export interface ImportedMemory {
+  /** Initial size, pages. */
+  min: number;
+  /** Capped maximum, pages. */
+  max: number;
+}
+
+/**
+ * {@linkcode capMemories}; with `importFirst`, memory 0 is left out of the
+ * section (the caller imports it with the returned limits instead).
+ */
+export function cappedMemories(
+  m: ParsedModule,
+  cap: number,
+  pageMap: boolean,
+  importFirst: boolean,
+): { section: Uint8Array | null; imported: ImportedMemory | null } {
+  if (m.memories.length === 0) return { section: null, imported: null };
   const maxima = capMaxima(m.memories, cap, "memory");
-  const w = new Writer().u32(m.memories.length + (pageMap ? 1 : 0));
+  const defined = m.memories.length - (importFirst ? 1 : 0);
+  const w = new Writer().u32(defined + (pageMap ? 1 : 0));
   m.memories.forEach((mem, i) => {
-    w.u8(mem.flags | 1).u32(mem.min).u32(maxima[i]!);
+    if (!(importFirst && i === 0)) w.u8(mem.flags | 1).u32(mem.min).u32(maxima[i]!);
   });
   if (pageMap) {
     const tracked = maxima[0]! * (65536 >> PAGE_SHIFT);
     const pages = Math.floor(tracked / 65536) + 1;
     w.u8(1).u32(pages).u32(pages);
   }
-  return w.finish();
+  const imported = importFirst ? { min: m.memories[0]!.min, max: maxima[0]! } : null;
+  return { section: w.finish(), imported };
 }
 
 /** The capped maximum of every defined table, their sum at most `cap` entries. */

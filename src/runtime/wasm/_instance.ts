@@ -76,6 +76,7 @@ export class PluginInstance {
     trap: () => never,
     setup: CallSetup & HttpSetup,
     http: HttpSession | null = null,
+    memory: WebAssembly.Memory | null = null,
   ): Promise<PluginInstance | RunResult> {
     const host = new GuestHost(loaded.exceptionHandling ? trap : throwStop);
     // Start functions and `_initialize` run before any event: they see none,
@@ -87,10 +88,13 @@ export class PluginInstance {
     const functions = {
       "wasi_snapshot_preview1": wasiFunctions(host),
       "extism:host/env": extismOverrides(host, http),
-      "hookbox": hookboxFunctions(host, (c) => {
-        ctx = c;
-        shieldKernel(host, c);
-      }),
+      "hookbox": {
+        ...hookboxFunctions(host, (c) => {
+          ctx = c;
+          shieldKernel(host, c);
+        }),
+        ...(loaded.memoryImport ? { memory: memoryImport(loaded, memory) } : {}),
+      },
     };
     try {
       const plugin = await createForegroundPlugin(loaded.module, functions);
@@ -107,6 +111,11 @@ export class PluginInstance {
       }
       return classify(err, host);
     }
+  }
+
+  /** The instance's linear memory (what a fresh instance gives back for reuse). */
+  get memory(): WebAssembly.Memory | null {
+    return this.#host.memory;
   }
 
   /** Bytes this instance holds: its linear memory and its snapshot's own copy, if any. */
@@ -164,4 +173,20 @@ export class PluginInstance {
     this.#host.setInput(copy);
     return Number(this.#ctx.store(copy) >> 48n);
   }
+}
+
+/**
+ * The memory import of a plugin that imports its memory: `memory`, else a
+ * new one of the declared size. @extism/extism binds every import it is given
+ * as a host function (`f.bind(null, context)`); this value answers that call
+ * with the memory itself, so the instance imports it as it is.
+ */
+function memoryImport(
+  loaded: LoadedPlugin,
+  memory: WebAssembly.Memory | null,
+): (...args: unknown[]) => unknown {
+  const limits = loaded.memoryImport!;
+  const value = memory ?? new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
+  // Typed as a host function because that is the map's type; only `bind` is ever used.
+  return { bind: () => value } as unknown as (...args: unknown[]) => unknown;
 }

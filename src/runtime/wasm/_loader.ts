@@ -61,6 +61,12 @@ export interface LoadedPlugin {
    * trap; an EH-free module is stopped with a (cheaper) JS exception.
    */
   exceptionHandling: boolean;
+  /**
+   * The module imports its memory as `hookbox.memory` with these limits
+   * (pages): the host supplies a memory of exactly this initial size. Absent
+   * when the module defines its own.
+   */
+  memoryImport?: { min: number; max: number };
 }
 
 /** Everything {@linkcode prepare} needs besides the bytes. */
@@ -73,6 +79,11 @@ export interface PrepareContext {
    * start at {@linkcode TRACK_MIN_PAGES} or more. @default false
    */
   trackWrites?: boolean;
+  /**
+   * Import the memory instead of defining it (fresh instances: the host hands
+   * each one a zeroed memory it already has, see `_memories.ts`). @default false
+   */
+  importMemory?: boolean;
   limits: LoadLimits;
   pin?: string | undefined;
   path?: string | undefined;
@@ -111,6 +122,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
       trackWrites: (ctx.trackWrites ?? false) && MULTI_MEMORY &&
         (info.memories[0]?.min ?? 0) >= TRACK_MIN_PAGES,
       captureReturn: abi === "extism" ? ["hook"] : [],
+      importMemory: ctx.importMemory ?? false,
     }), ctx.path);
   const instrumentedSha256 = await sha256Hex(instrumented);
   const module = await ctx.modules.get(
@@ -126,6 +138,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     instrumentedSha256,
     hostBytes,
     exceptionHandling: report.exceptionHandling,
+    ...(report.memoryImport ? { memoryImport: report.memoryImport } : {}),
   };
 }
 

@@ -16,6 +16,7 @@ import type {
 } from "../types.ts";
 import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
 import { failed, loadFailure } from "./_failures.ts";
+import { MemoryPool } from "./_memories.ts";
 import { TRAP_MODULE_BYTES, trapFunction } from "./_halt.ts";
 import type { CallSetup } from "./_host.ts";
 import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "./_http.ts";
@@ -55,6 +56,8 @@ export class WasmRuntime implements Runtime {
   #settled = new WeakMap<HookDefinition, Map<string, LoadedPlugin>>();
   #trapFn: (() => never) | null = null;
   readonly #pool: WarmPool;
+  /** Zeroed memories for fresh instances of plugins that import theirs. */
+  readonly #memories = new MemoryPool();
   /**
    * The pristine memory image of each loaded plugin, shared by the snapshots
    * of its warm instances: the instance that took it counts it against the
@@ -119,15 +122,18 @@ export class WasmRuntime implements Runtime {
     this.#byHook = new WeakMap();
     this.#settled = new WeakMap();
     this.#images = new WeakMap();
+    this.#memories.clear();
   }
 
   async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
-    const instance = await PluginInstance.create(loaded, trap, setup, this.#http());
+    const memory = loaded.memoryImport ? this.#memories.take(loaded) : null;
+    const instance = await PluginInstance.create(loaded, trap, setup, this.#http(), memory);
     if (!(instance instanceof PluginInstance)) return instance;
     try {
       return await instance.call(setup);
     } finally {
       await instance.close();
+      if (memory !== null && instance.memory === memory) this.#memories.give(loaded, memory);
     }
   }
 
@@ -199,6 +205,7 @@ export class WasmRuntime implements Runtime {
           modules: this.#modules,
           meterFuel: this.#deps.meterFuel ?? true,
           trackWrites: hook.manifest.isolation === "warm",
+          importMemory: hook.manifest.isolation !== "warm",
         }),
     );
   }

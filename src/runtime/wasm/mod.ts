@@ -188,6 +188,7 @@ export async function preparePlugin(
     pin: options.sha256,
     path: options.path,
     trackWrites: options.isolation === "warm",
+    importMemory: options.isolation !== "warm",
     compile: (out, sha) => {
       instrumented = out;
       return compileBytes(out, sha);

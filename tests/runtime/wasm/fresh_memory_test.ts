@@ -1,0 +1,44 @@
+/**
+ * Fresh instances of a plugin that imports its memory reuse zeroed memories
+ * (`_memories.ts`), and still start every call as a new instance would: what
+ * one call wrote is gone for the next, and a memory that grew is not reused.
+ */
+import { deepStrictEqual as assertEquals, notStrictEqual, strictEqual } from "node:assert/strict";
+import { MemoryPool } from "../../../src/runtime/wasm/_memories.ts";
+import type { LoadedPlugin } from "../../../src/runtime/wasm/_loader.ts";
+import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
+
+Deno.test("fresh calls of a memory-importing plugin never see an earlier call's writes", async () => {
+  const runtime = corpusRuntime();
+  try {
+    // state_counter increments a counter kept in memory (and a global) and prints both digits:
+    // a reused memory that was not cleared would print "12", "13", ...
+    const hook = wasmHook("state_counter", { isolation: "fresh" });
+    for (let i = 0; i < 6; i++) {
+      const result = await runtime.run({ ...request(hook), tenantId: i % 2 ? "a" : "b" });
+      assertEquals([result.exitCode, result.stdout], [0, "11"], `call ${i}`);
+    }
+  } finally {
+    await runtime.close?.();
+  }
+});
+
+Deno.test("MemoryPool gives back zeroed memories of the initial size only, a few per plugin", () => {
+  const pool = new MemoryPool();
+  const loaded = { memoryImport: { min: 1, max: 4 } } as LoadedPlugin;
+  const first = pool.take(loaded);
+  new Uint8Array(first.buffer).fill(7, 0, 1024);
+  pool.give(loaded, first);
+  const again = pool.take(loaded);
+  strictEqual(again, first, "the memory is reused");
+  assertEquals(new Uint8Array(again.buffer).some((b) => b !== 0), false, "and was zeroed");
+  again.grow(1);
+  pool.give(loaded, again);
+  notStrictEqual(pool.take(loaded), again, "a memory that grew is not reused");
+  const many = Array.from({ length: 6 }, () => pool.take(loaded));
+  for (const m of many) pool.give(loaded, m);
+  const kept = new Set(Array.from({ length: 6 }, () => pool.take(loaded)));
+  assertEquals(many.filter((m) => kept.has(m)).length, 4, "at most four are kept");
+  const other = { memoryImport: { min: 1, max: 4 } } as LoadedPlugin;
+  notStrictEqual(pool.take(other), many[0], "memories are never shared across plugins");
+});
