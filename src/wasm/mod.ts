@@ -56,6 +56,7 @@ export { EXTERNAL_KINDS, type ExternalKind } from "./_module.ts";
 export { MAX_NESTING, MAX_TABLE_ENTRIES, MAX_TABLES, TABLE_ENTRY_BYTES } from "./_limits.ts";
 export { instrument, instrumentModule } from "./_instrument.ts";
 export type { InstrumentOptions, InstrumentReport } from "./_instrument.ts";
+export type { ImportedMemory } from "./_memory.ts";
 export { BULK_COST } from "./_code.ts";
 export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
 export { PAGE_SHIFT as WRITE_PAGE_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";
