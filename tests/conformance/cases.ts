@@ -372,6 +372,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   host_call_burst: { plugin: "ok", stdout: "done" },
   http_get_extism: { plugin: ERROR("HTTP_FAILED") },
   // Exit code = the input length its initialisation saw: 0, on every warm call.
+  // _initialize and _start see the same (empty) environment.
+  init_env_probe: { plugin: "ok", stdout: "00" },
   init_event_extism: { plugin: "ok", exit: 0, warm: true },
   input_oob_catch_extism: { plugin: ERROR("TRAP") },
   interrupt_poll: { plugin: LIMIT("LIMIT_FUEL") },

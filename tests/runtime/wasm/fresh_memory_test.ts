@@ -42,3 +42,18 @@ Deno.test("MemoryPool gives back zeroed memories of the initial size only, a few
   const other = { memoryImport: { min: 1, max: 4 } } as LoadedPlugin;
   notStrictEqual(pool.take(other), many[0], "memories are never shared across plugins");
 });
+
+Deno.test("an instance made ahead is only used by a call that sees the same environment", async () => {
+  const runtime = corpusRuntime();
+  try {
+    const hook = wasmHook("init_env_probe", { isolation: "fresh", env: ["MODE"] });
+    const envs = [{}, { MODE: "a" }, { MODE: "a" }, {}, {}, { MODE: "b" }];
+    for (const [i, env] of envs.entries()) {
+      const result = await runtime.run({ ...request(hook), env });
+      const n = Object.keys(env).length;
+      assertEquals([result.exitCode, result.stdout], [0, `${n}${n}`], `call ${i}`);
+    }
+  } finally {
+    await runtime.close?.();
+  }
+});
