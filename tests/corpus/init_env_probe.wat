@@ -1,8 +1,8 @@
-;; Probe for instances made ahead of their call: `_initialize` (which runs
-;; when the instance is made) records how many environment variables it saw;
-;; `_start` prints that count and the count it sees now. An instance made
-;; during one call must never answer a call that sees another environment:
-;; both digits must always be equal.
+;; Probe: `_initialize` (which runs when the instance is made) records how
+;; many environment variables it saw; `_start` prints that count and the
+;; count it sees now. An instance made for one call (or ahead of it, during
+;; another) must never answer a call that sees another environment: both
+;; digits must always be equal.
 (module
   (import "wasi_snapshot_preview1" "environ_sizes_get" (func $sizes (param i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))

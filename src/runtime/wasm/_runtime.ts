@@ -42,8 +42,6 @@ type Setup = CallSetup & HttpSetup;
 
 /** Implements {@linkcode Runtime} for WebAssembly plugins. */
 const PREPARED: Promise<RunFailure | null> = Promise.resolve(null);
-/** Fresh instances kept made ahead, across plugins. */
-const MAX_SPARES = 16;
 
 export class WasmRuntime implements Runtime {
   readonly kind = "wasm" as const;
@@ -60,11 +58,6 @@ export class WasmRuntime implements Runtime {
   readonly #pool: WarmPool;
   /** Zeroed memories for fresh instances of plugins that import theirs. */
   readonly #memories = new MemoryPool();
-  /** One instance made ahead per plugin with fresh calls (most recent last), see #runFresh. */
-  readonly #spares = new Map<
-    LoadedPlugin,
-    { envKey: string; instance: Promise<PluginInstance | RunResult> }
-  >();
   /**
    * The pristine memory image of each loaded plugin, shared by the snapshots
    * of its warm instances: the instance that took it counts it against the
@@ -123,7 +116,6 @@ export class WasmRuntime implements Runtime {
 
   /** Closes warm instances and forgets caches. */
   async close(): Promise<void> {
-    for (const loaded of [...this.#spares.keys()]) this.#takeSpare(loaded, "\0retire");
     await this.#pool.close();
     this.#modules.clear();
     this.#prepared.clear();
@@ -134,57 +126,15 @@ export class WasmRuntime implements Runtime {
   }
 
   async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
-    const envKey = setup.env.join("\0");
-    const spare = this.#takeSpare(loaded, envKey);
-    // The next fresh call's instance is made now, so its instantiation overlaps this call.
-    if (this.#deps.httpTransport === undefined) this.#makeSpare(loaded, trap, setup, envKey);
-    const instance = await (spare ?? this.#createFresh(loaded, trap, setup));
+    const memory = loaded.memoryImport ? this.#memories.take(loaded) : null;
+    const instance = await PluginInstance.create(loaded, trap, setup, this.#http(), memory);
     if (!(instance instanceof PluginInstance)) return instance;
     try {
       return await instance.call(setup);
     } finally {
-      await this.#retire(loaded, instance);
+      await instance.close();
+      if (memory !== null && instance.memory === memory) this.#memories.give(loaded, memory);
     }
-  }
-
-  /** A new instance for one fresh call, on a reused zeroed memory when the plugin imports its memory. */
-  #createFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
-    const memory = loaded.memoryImport ? this.#memories.take(loaded) : null;
-    return PluginInstance.create(loaded, trap, setup, this.#http(), memory);
-  }
-
-  /** Closes a used (or unused spare) fresh instance and gives its memory back for reuse. */
-  async #retire(loaded: LoadedPlugin, instance: PluginInstance): Promise<void> {
-    const memory = instance.memory;
-    await instance.close();
-    if (loaded.memoryImport && memory !== null) this.#memories.give(loaded, memory);
-  }
-
-  /**
-   * The spare instance of `loaded`, if one was made for calls that see the
-   * same environment; a spare made for another environment is retired. A
-   * spare has run nothing but instantiation (and `_initialize`), before any
-   * event, so it is as new as one made on demand.
-   */
-  #takeSpare(loaded: LoadedPlugin, envKey: string) {
-    const spare = this.#spares.get(loaded);
-    if (spare === undefined) return null;
-    this.#spares.delete(loaded);
-    if (spare.envKey === envKey) return spare.instance;
-    void spare.instance.then((i) => {
-      if (i instanceof PluginInstance) return this.#retire(loaded, i);
-    });
-    return null;
-  }
-
-  #makeSpare(loaded: LoadedPlugin, trap: () => never, setup: Setup, envKey: string): void {
-    if (this.#spares.size >= MAX_SPARES) {
-      const [oldest] = this.#spares.keys();
-      this.#takeSpare(oldest!, "\0retire");
-    }
-    const instance = this.#createFresh(loaded, trap, { ...setup, signal: undefined });
-    instance.catch(() => {});
-    this.#spares.set(loaded, { envKey, instance });
   }
 
   async #runWarm(key: string, loaded: LoadedPlugin, trap: () => never, setup: Setup) {

@@ -43,7 +43,7 @@ Deno.test("MemoryPool gives back zeroed memories of the initial size only, a few
   notStrictEqual(pool.take(other), many[0], "memories are never shared across plugins");
 });
 
-Deno.test("an instance made ahead is only used by a call that sees the same environment", async () => {
+Deno.test("a fresh instance's _initialize sees the environment of the call it serves", async () => {
   const runtime = corpusRuntime();
   try {
     const hook = wasmHook("init_env_probe", { isolation: "fresh", env: ["MODE"] });
