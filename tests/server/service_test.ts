@@ -9,6 +9,8 @@ import { openSqliteStore } from "../../src/store/sqlite.ts";
 import { openApiDocument } from "../../src/server/openapi.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
+import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
+import { HookRejected } from "../../src/server/builder.ts";
 
 async function sqlitePath(): Promise<string> {
   return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;
@@ -220,4 +222,18 @@ Deno.test("GET /openapi.json validates as OpenAPI 3.1", async () => {
   const result = await validator.validate(openApiDocument());
   assert.equal(validator.version, "3.1");
   assert.equal(result.valid, true, JSON.stringify(result.errors));
+});
+
+Deno.test("an upload whose compilation runs too long is refused (compiled in its own process, killed)", async () => {
+  const builder = createDenoHookBuilder({ compileTimeoutMs: 1 });
+  const files = new Map([
+    ["HOOK.md", new TextEncoder().encode(hookMd("slow"))],
+    ["scripts/run.js", new TextEncoder().encode('console.log("{}");')],
+  ]);
+  await assert.rejects(builder.build("slow", files), (err) => {
+    assert.ok(err instanceof HookRejected, String(err));
+    assert.equal(err.problems[0]?.code, "COMPILE_FAILED");
+    assert.match(err.problems[0]!.message, /did not finish compiling in 1 ms/);
+    return true;
+  });
 });

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { compileHook } from "../../compile/mod.ts";
+import { runCommand } from "../../compile/_js_toolchain_deno.ts";
 import { allIssues } from "../../schema/_issues.ts";
 import { isHookboxError } from "../../errors.ts";
 import { loadHook } from "../../hook/discover.ts";
@@ -32,6 +33,8 @@ export interface DenoHookBuilderOptions {
   cacheDir?: string;
   /** Largest plugin accepted, KiB. @default the default policy's moduleKb */
   moduleKb?: number;
+  /** Time one compilation may take, ms. @default COMPILE_TIMEOUT_MS (120 s) */
+  compileTimeoutMs?: number;
 }
 
 /** A builder that compiles with the local toolchains. */
@@ -69,9 +72,13 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
           };
         }
         const format = hook.entry.format;
-        const compiled = await rejecting(() =>
-          compileHook(hook, options.cacheDir ? { cacheDir: options.cacheDir } : {})
-        );
+        // A plugin is read as it is; a source is compiled in its own process, bounded in time
+        // and memory, so a hostile source cannot stall or exhaust the service.
+        const compiled = format === "wasm"
+          ? await rejecting(() =>
+            compileHook(hook, options.cacheDir ? { cacheDir: options.cacheDir } : {})
+          )
+          : await compileApart(dir, hook.name, root, options);
         const moduleKb = Math.min(
           options.moduleKb ?? DEFAULT_POLICY.moduleKb,
           MAX_PLUGIN_BYTES / 1024,
@@ -96,6 +103,61 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
       }
     },
   };
+}
+
+/** Time one upload's compilation may take. */
+export const COMPILE_TIMEOUT_MS = 120_000;
+/** Heap the compiling process may use, MiB. */
+const COMPILE_HEAP_MB = 1024;
+const CLI = new URL("../../cli.ts", import.meta.url).pathname;
+
+/** Runs `hookbox compile` on the folder in a subprocess and reads the plugin it wrote. */
+async function compileApart(
+  dir: string,
+  name: string,
+  root: string,
+  options: DenoHookBuilderOptions,
+): Promise<{ bytes: Uint8Array }> {
+  const out = `${root}/.out`;
+  const timeoutMs = options.compileTimeoutMs ?? COMPILE_TIMEOUT_MS;
+  const result = await runCommand(
+    Deno.execPath(),
+    [
+      "run",
+      "-A",
+      `--v8-flags=--max-old-space-size=${COMPILE_HEAP_MB}`,
+      CLI,
+      "compile",
+      dir,
+      "--out",
+      out,
+      ...(options.cacheDir ? ["--cache-dir", options.cacheDir] : []),
+    ],
+    undefined,
+    { timeoutMs, maxOutput: 64 * 1024 },
+  );
+  if (result.timedOut) {
+    throw new HookRejected([{
+      code: "COMPILE_FAILED",
+      path: null,
+      field: null,
+      message: `the hook did not finish compiling in ${timeoutMs} ms`,
+    }]);
+  }
+  if (result.code !== 0) throw new HookRejected([problemOf(result.stderr)]);
+  return { bytes: await Deno.readFile(`${out}/${name}.wasm`) };
+}
+
+/** The problem `hookbox compile` reported on its last stderr line (`hookbox: CODE path: message`). */
+function problemOf(stderr: string): Problem {
+  const line = stderr.trim().split("\n").findLast((l) => l.startsWith("hookbox: ")) ?? "";
+  const m = /^hookbox: ([A-Z_]+)(?: (\/\S*))?: (.*)$/.exec(line);
+  if (!m) {
+    const message = `the compiler failed: ${stderr.trim().slice(-2000) || "no output"}`;
+    return { code: "COMPILE_FAILED", path: null, field: null, message };
+  }
+  const path = m[2]?.replace(/^.*hookbox-upload-[^/]+\/[^/]+\/?/, "") || null;
+  return { code: m[1]!, path, field: null, message: m[3]! };
 }
 
 /** Relative, normalised paths only: no `..`, no absolute paths, no backslashes. */
