@@ -92,3 +92,37 @@ Deno.test("dispatch --remote answers each agent like the in-process command", as
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, oversized, or slow", async () => {
+  const answers: Record<string, () => Response | Promise<Response>> = {
+    "/shape/": () => Response.json({ exit_code: "2", stdout: 1 }),
+    "/code/": () => Response.json({ exit_code: 999, stdout: "", stderr: "" }),
+    "/huge/": () => new Response("x".repeat(5 * 1024 * 1024)),
+    "/slow/": () => new Promise((resolve) => setTimeout(() => resolve(Response.json({})), 2_000)),
+  };
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
+    const prefix = Object.keys(answers).find((p) => new URL(req.url).pathname.startsWith(p));
+    return prefix ? answers[prefix]!() : new Response("no", { status: 404 });
+  });
+  try {
+    const base = `http://127.0.0.1:${server.addr.port}`;
+    const cases: [string, string[], RegExp][] = [
+      ["/shape/", [], /not \{exit_code, stdout, stderr\}/],
+      ["/code/", [], /not \{exit_code, stdout, stderr\}/],
+      ["/huge/", [], /over 4194304 bytes/],
+      ["/slow/", ["--timeout-ms", "200"], /remote http:\/\/127\.0\.0\.1/],
+    ];
+    for (const [path, extra, message] of cases) {
+      const out = await runWithStdin(
+        CLI[0]!,
+        [...CLI.slice(1), "dispatch", "--agent", "claude-code", "--remote", base + path, ...extra],
+        claudeBash("ls", "/tmp"),
+        { env: { HOOKBOX_KEY: "k", NO_COLOR: "1" } },
+      );
+      assertEquals([out.exitCode, out.stdout], [1, ""], path);
+      match(out.stderr, message, path);
+    }
+  } finally {
+    await server.shutdown();
+  }
+});
