@@ -37,14 +37,22 @@ function service(status: () => number) {
   return { stored, posts, fetch };
 }
 
-Deno.test("audit rows are posted in batches with the admin key", async () => {
-  const svc = service(() => 200);
+/** A poster on the fake service answering `status()`, logging into `lines`. */
+function posterOn(status: () => number, options: { batch?: number; maxQueued?: number } = {}) {
+  const svc = service(status);
+  const lines: string[] = [];
   const poster = createAuditPoster({
     url: "http://svc/v1/audit/ingest",
     key: "k",
     fetch: svc.fetch,
-    batch: 4,
+    log: (l) => lines.push(l),
+    ...options,
   });
+  return { svc, lines, poster };
+}
+
+Deno.test("audit rows are posted in batches with the admin key", async () => {
+  const { svc, poster } = posterOn(() => 200, { batch: 4 });
   poster.push(rows(0, 10));
   await poster.drain();
   assertEquals(svc.posts, [
@@ -58,14 +66,7 @@ Deno.test("audit rows are posted in batches with the admin key", async () => {
 
 Deno.test("rows a post could not deliver go with the next one; none is lost or doubled", async () => {
   let down = true;
-  const svc = service(() => down ? 503 : 200);
-  const lines: string[] = [];
-  const poster = createAuditPoster({
-    url: "http://svc/v1/audit/ingest",
-    key: "k",
-    fetch: svc.fetch,
-    log: (l) => lines.push(l),
-  });
+  const { svc, lines, poster } = posterOn(() => down ? 503 : 200);
   poster.push(rows(0, 3));
   await poster.drain();
   assertEquals([svc.stored.length, poster.queued], [0, 3]);
@@ -79,15 +80,7 @@ Deno.test("rows a post could not deliver go with the next one; none is lost or d
 });
 
 Deno.test("a full queue writes its oldest rows to the log instead of dropping them", () => {
-  const svc = service(() => 503);
-  const lines: string[] = [];
-  const poster = createAuditPoster({
-    url: "http://svc/v1/audit/ingest",
-    key: "k",
-    fetch: svc.fetch,
-    maxQueued: 5,
-    log: (l) => lines.push(l),
-  });
+  const { lines, poster } = posterOn(() => 503, { maxQueued: 5 });
   poster.push(rows(0, 8));
   assertEquals(poster.queued, 5);
   const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
@@ -96,14 +89,7 @@ Deno.test("a full queue writes its oldest rows to the log instead of dropping th
 });
 
 Deno.test("a batch the service refuses as malformed is logged, not retried forever", async () => {
-  const svc = service(() => 400);
-  const lines: string[] = [];
-  const poster = createAuditPoster({
-    url: "http://svc/v1/audit/ingest",
-    key: "k",
-    fetch: svc.fetch,
-    log: (l) => lines.push(l),
-  });
+  const { svc, lines, poster } = posterOn(() => 400);
   poster.push(rows(0, 2));
   await poster.drain();
   assertEquals(poster.queued, 0);
