@@ -10,16 +10,28 @@ export class UsageError extends Error {}
 
 /** Reads stdin as text, refusing more than `maxBytes` (`LIMIT_INPUT`) before reading it all. */
 export async function readStdin(maxBytes: number = MAX_STDIN_BYTES): Promise<string> {
+  const bytes = await readAllCapped(
+    Deno.stdin.readable,
+    maxBytes,
+    () => new HookboxError("LIMIT_INPUT", `stdin is over the ${maxBytes}-byte cap`),
+  );
+  return new TextDecoder().decode(bytes);
+}
+
+/** Reads `stream` to its end; past `maxBytes` it stops reading and throws `tooBig()`. */
+export async function readAllCapped(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  tooBig: () => Error,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let length = 0;
-  for await (const chunk of Deno.stdin.readable) {
+  for await (const chunk of stream) {
     length += chunk.byteLength;
-    if (length > maxBytes) {
-      throw new HookboxError("LIMIT_INPUT", `stdin is over the ${maxBytes}-byte cap`);
-    }
+    if (length > maxBytes) throw tooBig(); // leaving the loop cancels the stream
     chunks.push(chunk);
   }
-  return new TextDecoder().decode(concatBytes(chunks, length));
+  return concatBytes(chunks, length);
 }
 
 /** Most bytes a command reads from stdin (an event, an agent's hook payload). */

@@ -11,8 +11,7 @@
  *
  * @module
  */
-import { readStdin, UsageError } from "./_io.ts";
-import { concatBytes } from "../bytes.ts";
+import { readAllCapped, readStdin, UsageError } from "./_io.ts";
 
 /** Time the server gets to answer, unless `--timeout-ms` says otherwise. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -89,21 +88,13 @@ function parseRemoteArgs(args: string[]): RemoteArgs {
 }
 
 async function cappedText(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return "";
-  const parts: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new UsageError(`the remote answer is over ${MAX_ANSWER_BYTES} bytes`);
-    }
-    parts.push(value);
-  }
-  return new TextDecoder().decode(concatBytes(parts, length));
+  if (!res.body) return "";
+  const bytes = await readAllCapped(
+    res.body,
+    MAX_ANSWER_BYTES,
+    () => new UsageError(`the remote answer is over ${MAX_ANSWER_BYTES} bytes`),
+  );
+  return new TextDecoder().decode(bytes);
 }
 
 /** The server's `{exit_code, stdout, stderr}`, checked: it decides what the agent does. */
