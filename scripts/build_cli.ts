@@ -16,6 +16,7 @@
  */
 import * as esbuild from "esbuild";
 import { rewriterSourceHash } from "../src/adapters/deno/prepared_cache.ts";
+import { ZOD_ENGLISH_ONLY } from "../src/adapters/deno/_esbuild_plugins.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const OUT = new URL("dist/cli/", ROOT).pathname;
@@ -58,7 +59,9 @@ const result = await esbuild.build({
   external: ["node:*"],
   target: "esnext",
   outdir: OUT,
-  plugins: [npmExternals],
+  plugins: [npmExternals, ZOD_ENGLISH_ONLY],
+  // Less for V8 to parse at every start.
+  minify: true,
   define: {
     __HOOKBOX_BUNDLED__: "true",
     // Extism's bundled minimatch reads `process.platform` at load time; in

@@ -20,7 +20,7 @@ export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "./hook/ty
 export type { DirEntry, HostFs, PathInfo } from "./host.ts";
 export type { Manifest, ManifestLimits } from "./schema/manifest.ts";
 export type { InjectItem } from "./schema/output.ts";
-export type { HookProblem } from "./hook/discover.ts";
+export type { Discovery, HookProblem } from "./hook/discover.ts";
 export { DEFAULT_POLICY, type Policy } from "./policy.ts";
 export { ERROR_CODES, type ErrorCode, HookboxError, isHookboxError } from "./errors.ts";
 export {

@@ -7,7 +7,7 @@
 import { dispatchEvent, type DispatchOptions } from "./dispatch/dispatch.ts";
 import type { DispatchResult, HookRecord } from "./dispatch/result.ts";
 import { type Discovery, type HookProblem, mergeLevels, scanPath } from "./hook/discover.ts";
-import type { HookDefinition } from "./hook/types.ts";
+import type { HookDefinition, HookLevel } from "./hook/types.ts";
 import { type HostFs, joinPath } from "./host.ts";
 import { type Policy, resolvePolicy } from "./policy.ts";
 import type { Runtime, RuntimeKind } from "./runtime/types.ts";
@@ -31,6 +31,11 @@ export interface CoreConfig {
   policy?: Partial<Policy>;
   /** Receives each async hook's record when it finishes. */
   onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+  /**
+   * Scans one folder of hooks (a cache in front of discovery, say); it must
+   * answer as {@linkcode scanPath} on `fs` would. @default scanPath
+   */
+  scan?: (dir: string, level: HookLevel) => Promise<Discovery>;
 }
 
 /** Per-call options of {@linkcode Executor.dispatch}. */
@@ -60,10 +65,11 @@ const MAX_MERGED = 256;
 export function createCoreExecutor(config: CoreConfig): Executor {
   const policy = resolvePolicy(config.policy);
   const scans = new Map<string, Promise<Discovery>>();
+  const scanFolder = config.scan ?? ((dir, level) => scanPath(config.fs, dir, level));
   const scan = (dir: string, level: "platform" | "user" | "project") => {
     const key = `${level}:${dir}`;
     let found = scans.get(key);
-    if (!found) scans.set(key, found = scanPath(config.fs, dir, level));
+    if (!found) scans.set(key, found = scanFolder(dir, level));
     return found;
   };
   const base = Promise.all([

@@ -27,6 +27,8 @@ import { createPromptRuntime } from "./runtime/prompt.ts";
 import { createWasmRuntime } from "./runtime/wasm/mod.ts";
 import { compileHook, defaultCacheDir } from "./compile/mod.ts";
 import { preparedFromDiskCache } from "./adapters/deno/prepared_cache.ts";
+import { cachedScan } from "./adapters/deno/scan_cache.ts";
+import { scanPath } from "./hook/discover.ts";
 import type { Runtime, RuntimeKind } from "./runtime/types.ts";
 import type { HookEvent } from "./schema/event.ts";
 import type { HookDefinition } from "./hook/types.ts";
@@ -71,6 +73,13 @@ export interface ExecutorOptions {
    * hooks with `allowed_hosts`. @default false
    */
   wasmWorker?: boolean;
+  /**
+   * Remember each folder's discovery on disk (`<cacheDir>/scans/`) between
+   * processes, used while the metadata of every path it read is unchanged:
+   * for one-shot processes such as an agent's hook command (the CLI's
+   * `dispatch` turns it on). @default false
+   */
+  scanCache?: boolean;
 }
 
 /** Creates an executor on this machine (Deno), with the default runtimes. */
@@ -78,8 +87,10 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   if (options.allowSubprocess !== undefined && typeof options.allowSubprocess !== "boolean") {
     throw new TypeError("allowSubprocess must be a boolean");
   }
-  if (options.wasmWorker !== undefined && typeof options.wasmWorker !== "boolean") {
-    throw new TypeError("wasmWorker must be a boolean");
+  for (const flag of ["wasmWorker", "scanCache"] as const) {
+    if (options[flag] !== undefined && typeof options[flag] !== "boolean") {
+      throw new TypeError(`${flag} must be a boolean`);
+    }
   }
   const policy: Partial<Policy> = {
     ...options.policy,
@@ -103,6 +114,9 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
     },
     policy,
     ...(options.onAsyncResult ? { onAsyncResult: options.onAsyncResult } : {}),
+    ...(options.scanCache === true
+      ? { scan: cachedScan(options.cacheDir ?? defaultCacheDir(), denoFs, scanPath) }
+      : {}),
   });
 }
 

@@ -82,6 +82,8 @@ function executorFor(
   );
   event.work_dir = workDir;
   const executor = createExecutor({
+    // One process per event: discovery is remembered on disk between them.
+    scanCache: true,
     ...extra,
     platformDirs: values["hooks-dir"] ?? [],
     workDir,

@@ -27,7 +27,9 @@ export interface HookProblem {
 
 /** Hooks found plus the problems met on the way. */
 export interface Discovery {
+  /** The hooks found, validated. */
   hooks: HookDefinition[];
+  /** The hook folders skipped, and why. */
   problems: HookProblem[];
 }
 

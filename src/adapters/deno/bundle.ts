@@ -9,6 +9,7 @@
  * @module
  */
 import * as esbuild from "esbuild";
+import { NO_WORKER_MODE, ZOD_ENGLISH_ONLY } from "./_esbuild_plugins.ts";
 import { BUNDLE_VERSION, type BundleData, preparedKey } from "../../edge/bundle_data.ts";
 import { isHookboxError } from "../../errors.ts";
 import { effectiveLimits } from "../../policy.ts";
@@ -126,45 +127,6 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     workerBytes: (await Deno.stat(`${out}/worker.js`)).size,
   };
 }
-
-/**
- * zod re-exports every locale as `z.locales` (about 400 KB minified) and
- * registers English itself; hookbox never switches locale, so the Worker gets
- * English only.
- */
-const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
-  name: "zod-english-only",
-  setup(build) {
-    build.onResolve(
-      { filter: /\/locales\/index\.js$/ },
-      (args) =>
-        /\/zod\/v4\/(core|classic|mini)\//.test(args.importer)
-          ? { path: args.importer.replace(/\/v4\/.*$/, "/v4/locales/en.js"), namespace: "zod-en" }
-          : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
-      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
-      resolveDir: "/",
-    }));
-  },
-};
-
-/** Worker mode (a Web Worker per plugin thread) has no place in an edge Worker: left out. */
-const NO_WORKER_MODE: esbuild.Plugin = {
-  name: "no-worker-mode",
-  setup(build) {
-    build.onResolve({ filter: /\/_worker_runtime\.ts$/ }, (args) => ({
-      path: args.path,
-      namespace: "no-worker-mode",
-    }));
-    build.onLoad({ filter: /.*/, namespace: "no-worker-mode" }, () => ({
-      contents: `export class WorkerRuntime {
-  constructor() { throw new Error("worker mode is not available in an edge bundle"); }
-}`,
-      loader: "js",
-    }));
-  },
-};
 
 async function selectTenants(store: Store, ids: string[] | undefined): Promise<TenantRow[]> {
   if (ids === undefined || ids.length === 0) return await store.listTenants();

@@ -70,12 +70,22 @@ export function trapFunction(module: WebAssembly.Module): () => never {
   return instance.exports.t as () => never;
 }
 
-/** The one exception {@linkcode throwStop} throws; allocated once, so throwing captures nothing. */
-export const STOP: Error = new Error("hookbox: guest stopped by the host");
+/**
+ * The one exception {@linkcode throwStop} throws, allocated at the first stop
+ * so that throwing captures nothing. Not made at module evaluation: an Error
+ * constructed there makes V8 reparse the whole (bundled) module for its
+ * source positions, 20–30 ms of every one-shot CLI start.
+ */
+let stop: Error | undefined;
+
+/** True for the exception {@linkcode throwStop} throws. */
+export function isStop(err: unknown): boolean {
+  return err !== undefined && err === stop;
+}
 
 /** Stops a guest that cannot catch exceptions (see the module doc). */
 export function throwStop(): never {
-  throw STOP;
+  throw (stop ??= new Error("hookbox: guest stopped by the host"));
 }
 
 /** True for V8's stack overflow, which the guest cannot catch either. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { failure, isStackOverflow, STOP } from "./_halt.ts";
+import { failure, isStackOverflow, isStop } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -19,7 +19,7 @@ type AnyFunction = (...args: any[]) => unknown;
  * anything else becomes an `error` halt.
  */
 export function fault(host: GuestHost, name: string, err: unknown): unknown {
-  if (err === STOP || err instanceof WebAssembly.RuntimeError || isStackOverflow(err)) return err;
+  if (isStop(err) || err instanceof WebAssembly.RuntimeError || isStackOverflow(err)) return err;
   if (host.halted !== null) return err;
   const message = err instanceof Error ? err.message : String(err);
   try {

@@ -1,0 +1,46 @@
+/**
+ * esbuild plugins shared by the bundles hookbox builds: the edge Worker
+ * (`hookbox bundle`) and the one-shot CLI (`scripts/build_cli.ts`).
+ *
+ * @module
+ */
+import type * as esbuild from "esbuild";
+
+/**
+ * zod re-exports every locale as `z.locales` (about 400 KB minified) and
+ * registers English itself; hookbox never switches locale, so the Worker gets
+ * English only.
+ */
+export const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve(
+      { filter: /\/locales\/index\.js$/ },
+      (args) =>
+        /\/zod\/v4\/(core|classic|mini)\//.test(args.importer)
+          ? { path: args.importer.replace(/\/v4\/.*$/, "/v4/locales/en.js"), namespace: "zod-en" }
+          : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: "/",
+    }));
+  },
+};
+
+/** Worker mode (a Web Worker per plugin thread) has no place in an edge Worker: left out. */
+export const NO_WORKER_MODE: esbuild.Plugin = {
+  name: "no-worker-mode",
+  setup(build) {
+    build.onResolve({ filter: /\/_worker_runtime\.ts$/ }, (args) => ({
+      path: args.path,
+      namespace: "no-worker-mode",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "no-worker-mode" }, () => ({
+      contents: `export class WorkerRuntime {
+  constructor() { throw new Error("worker mode is not available in an edge bundle"); }
+}`,
+      loader: "js",
+    }));
+  },
+};
