@@ -25,7 +25,7 @@ import type { HookRecord } from "./dispatch/result.ts";
 import type { Policy } from "./policy.ts";
 import { createPromptRuntime } from "./runtime/prompt.ts";
 import { createWasmRuntime } from "./runtime/wasm/mod.ts";
-import { compileHook, defaultCacheDir } from "./compile/mod.ts";
+import { cachedPluginId, compileHook, defaultCacheDir } from "./compile/mod.ts";
 import { preparedFromDiskCache } from "./adapters/deno/prepared_cache.ts";
 import { cachedScan } from "./adapters/deno/scan_cache.ts";
 import { scanPath } from "./hook/discover.ts";
@@ -135,7 +135,11 @@ function wasmRuntime(cacheDir: string | undefined, worker: boolean): Runtime {
   // One-shot processes (an agent's hook command) prepare each plugin once per machine.
   const runtime = worker ? createWasmRuntime({ loadBytes, worker }) : createWasmRuntime({
     loadBytes,
-    loadPrepared: preparedFromDiskCache(cacheDir ?? defaultCacheDir(), loadBytes),
+    loadPrepared: preparedFromDiskCache(
+      cacheDir ?? defaultCacheDir(),
+      loadBytes,
+      (hook) => cachedPluginId(hook, cacheDir ? { cacheDir } : {}),
+    ),
   });
   return {
     kind: "wasm",

@@ -65,6 +65,22 @@ export async function compileAsHook(
   return { bytes, sha256: await sha256Hex(bytes), cached: false };
 }
 
+/**
+ * The cache key of the plugin {@linkcode compileAsHook} would return for
+ * `entryPath` when it is in the cache, else null; nothing is compiled.
+ */
+export async function cachedAsKey(
+  entryPath: string,
+  options: CompileAsOptions,
+): Promise<string | null> {
+  const host = options.host ?? denoCompileHost;
+  const source = await host.readText(entryPath);
+  const library = await loadAsLibrary((url) => host.readText(url));
+  const key = await asCacheKey(source, library);
+  const hit = await host.readBytes(`${options.cacheDir}/as-${key}.wasm`);
+  return hit !== null && WebAssembly.validate(hit as Uint8Array<ArrayBuffer>) ? key : null;
+}
+
 /** Cache key: SHA-256 over compiler version, flags, library and source. */
 export async function asCacheKey(
   source: string,

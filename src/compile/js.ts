@@ -10,7 +10,7 @@ import { isInside } from "../host.ts";
 import { buildEngine, type EngineBuild } from "./_js_engine_deno.ts";
 import { bundleJsHookWithInputs } from "./_js_bundle.ts";
 import { sha256Hex } from "./_js_hash.ts";
-import { readCached, writeCached } from "./_js_cache_deno.ts";
+import { cachePath, readCached, writeCached } from "./_js_cache_deno.ts";
 import { snapshotEngine } from "./_js_wizer_deno.ts";
 import { REPO_ROOT } from "./_js_toolchain_deno.ts";
 
@@ -79,22 +79,8 @@ export async function compileJsHook(
   entryPath: string,
   options: CompileJsOptions,
 ): Promise<CompiledJsHook> {
-  const entry = await Deno.realPath(entryPath);
-  const roots = await Promise.all(
-    (options.allowedRoots ?? defaultRoots(entryPath)).map((r) => Deno.realPath(r).catch(() => r)),
-  );
-  if (!roots.some((root) => isInside(entry, root))) {
-    throw new HookboxError(
-      "COMPILE_FAILED",
-      `${entryPath} resolves to ${entry}, outside the hook folder ${roots[0]}`,
-      { path: entryPath },
-    );
-  }
-  const built = await engineOnce();
+  const { entry, roots, built, indexPath } = await buildIndexOf(entryPath, options);
   // Unchanged sources: the index of the last build names the plugin, no bundler runs.
-  const indexPath = `${options.cacheDir}/js-index-${await sha256Hex(
-    [JS_COMPILER_VERSION, built.sha256, entry, roots.join("\n")].join("\0"),
-  )}.json`;
   const known = await unchangedBuild(indexPath);
   if (known !== null) {
     const hit = await readCached(options.cacheDir, known);
@@ -116,6 +102,43 @@ export async function compileJsHook(
   }
   await writeIndex(indexPath, key, inputs).catch(() => {});
   return result;
+}
+
+/**
+ * The cache key of the plugin {@linkcode compileJsHook} would return for
+ * `entryPath` when the build index says its sources are unchanged and the
+ * plugin is in the cache, else null; nothing is bundled or read but the
+ * sources. The key names the plugin's bytes (the build is deterministic).
+ */
+export async function cachedJsKey(
+  entryPath: string,
+  options: CompileJsOptions,
+): Promise<string | null> {
+  const { indexPath } = await buildIndexOf(entryPath, options);
+  const key = await unchangedBuild(indexPath);
+  if (key === null) return null;
+  const info = await Deno.stat(cachePath(options.cacheDir, key)).catch(() => null);
+  return info?.isFile ? key : null;
+}
+
+/** Where the build index of `entryPath` lives, after checking the entry is inside its roots. */
+async function buildIndexOf(entryPath: string, options: CompileJsOptions) {
+  const entry = await Deno.realPath(entryPath);
+  const roots = await Promise.all(
+    (options.allowedRoots ?? defaultRoots(entryPath)).map((r) => Deno.realPath(r).catch(() => r)),
+  );
+  if (!roots.some((root) => isInside(entry, root))) {
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `${entryPath} resolves to ${entry}, outside the hook folder ${roots[0]}`,
+      { path: entryPath },
+    );
+  }
+  const built = await engineOnce();
+  const indexPath = `${options.cacheDir}/js-index-${await sha256Hex(
+    [JS_COMPILER_VERSION, built.sha256, entry, roots.join("\n")].join("\0"),
+  )}.json`;
+  return { entry, roots, built, indexPath };
 }
 
 /** The index of a build: the plugin's cache key and every file the bundle read, with its SHA-256. */

@@ -63,6 +63,31 @@ export async function compileHook(
   return { bytes, sha256: await sha256Hex(bytes), cached: true };
 }
 
+/**
+ * A name for the plugin bytes {@linkcode compileHook} would return for
+ * `hook`, found without compiling or reading the plugin (`js:KEY`, `as:KEY`:
+ * the compile cache's key, which fixes the bytes), or null when the compile
+ * caches do not know it yet or the entry is a `.wasm` file (read as it is).
+ */
+export async function cachedPluginId(
+  hook: HookDefinition,
+  options: CompileHookOptions = {},
+): Promise<string | null> {
+  const { entry } = hook;
+  if (entry.runtime !== "wasm" || entry.format === "wasm") return null;
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const real = await confined(denoFs, hook.dir, entry.path);
+  await readCappedFile(real, MAX_SOURCE_BYTES); // size check only
+  if (entry.format === "js") {
+    const { cachedJsKey } = await import("./js.ts");
+    const key = await cachedJsKey(real, { cacheDir, allowedRoots: await jsRoots(hook.dir) });
+    return key === null ? null : `js:${key}`;
+  }
+  const { cachedAsKey } = await import("./as.ts");
+  const key = await cachedAsKey(real, { cacheDir });
+  return key === null ? null : `as:${key}`;
+}
+
 /** A JS hook may import its own folder's files (real path) and hookbox's plugins/ library. */
 async function jsRoots(hookDir: string): Promise<string[]> {
   const library = new URL("../../plugins", import.meta.url).pathname;

@@ -6,7 +6,7 @@
  */
 import { deepStrictEqual as assertEquals, notStrictEqual, ok } from "node:assert/strict";
 import { preparedFromDiskCache } from "../../src/adapters/deno/prepared_cache.ts";
-import { compileHook } from "../../src/compile/mod.ts";
+import { cachedPluginId, compileHook } from "../../src/compile/mod.ts";
 import { denoFs } from "../../src/adapters/deno/fs.ts";
 import { loadHook } from "../../src/hook/discover.ts";
 import { fakeHook, hookMd } from "../_helpers.ts";
@@ -79,6 +79,59 @@ Deno.test("a JS hook is not re-bundled while its files are unchanged, and is as 
     const third = await build();
     assertEquals(third.cached, false);
     notStrictEqual(third.sha256, first.sha256);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cache without reading its plugin; an edit is seen", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-alias-" });
+  try {
+    const hookDir = `${dir}/hook`;
+    await Deno.mkdir(`${hookDir}/scripts`, { recursive: true });
+    await Deno.writeTextFile(`${hookDir}/HOOK.md`, hookMd({ name: "hook" }));
+    const write = (word: string) =>
+      Deno.writeTextFile(`${hookDir}/scripts/run.js`, `console.log(${JSON.stringify(word)});\n`);
+    await write("one");
+    const cacheDir = `${dir}/cache`;
+    let reads = 0;
+    const load = preparedFromDiskCache(
+      cacheDir,
+      async (hook) => {
+        reads++;
+        return (await compileHook(hook, { cacheDir })).bytes;
+      },
+      (hook) => cachedPluginId(hook, { cacheDir }),
+    );
+    const hook = async () => await loadHook(denoFs, hookDir, "project");
+    const JS_LIMITS = { ...LIMITS, moduleKb: 8192 };
+    const first = await load(await hook(), JS_LIMITS);
+    assertEquals(reads, 1, "the first load compiles and prepares");
+    const aliases = () =>
+      [...Deno.readDirSync(`${cacheDir}/prepared`)].filter((e) => e.name.startsWith("id-"));
+    assertEquals(aliases().length, 1, "an alias names the entry");
+    const again = await load(await hook(), JS_LIMITS);
+    assertEquals(reads, 1, "served through the alias: the plugin is not read");
+    assertEquals(again.instrumentedSha256, first.instrumentedSha256);
+    // Other limits are another alias (and another entry).
+    await load(await hook(), { ...JS_LIMITS, memoryMb: JS_LIMITS.memoryMb * 2 });
+    assertEquals([reads, aliases().length], [2, 2]);
+    // An edited source is another plugin: compiled, prepared, aliased again.
+    await write("two");
+    const edited = await load(await hook(), JS_LIMITS);
+    assertEquals(reads, 3);
+    notStrictEqual(edited.instrumentedSha256, first.instrumentedSha256);
+    // A damaged alias is ignored: the plugin is read and the alias rewritten.
+    for (const e of aliases()) {
+      await Deno.writeTextFile(`${cacheDir}/prepared/${e.name}`, "../../x");
+    }
+    const repaired = await load(await hook(), JS_LIMITS);
+    assertEquals([reads, repaired.instrumentedSha256], [4, edited.instrumentedSha256]);
+    assertEquals(
+      (await load(await hook(), JS_LIMITS)).instrumentedSha256,
+      edited.instrumentedSha256,
+    );
+    assertEquals(reads, 4, "the rewritten alias serves again");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

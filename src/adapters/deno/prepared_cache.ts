@@ -9,6 +9,11 @@
  * (corruption); the cache directory must be as trusted as the hookbox code
  * itself (it holds modules that run without being instrumented again).
  *
+ * When the compile caches can name a JS or AssemblyScript plugin without
+ * reading it (`identify`), a small alias file maps that name (with the same
+ * limits, isolation, pin and rewriter) to the entry, so a hit reads neither
+ * the compiled plugin nor hashes it.
+ *
  * @module
  */
 import type { HookDefinition } from "../../hook/types.ts";
@@ -55,23 +60,43 @@ export async function rewriterSourceHash(srcRoot: URL): Promise<string> {
 export function preparedFromDiskCache(
   cacheDir: string,
   loadBytes: (hook: HookDefinition) => Promise<Uint8Array>,
+  identify?: (hook: HookDefinition) => Promise<string | null>,
 ): (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin> {
   return async (hook, limits) => {
-    const bytes = await loadBytes(hook);
     const isolation = hook.manifest.isolation;
     const pin = hook.manifest.sha256;
     const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
     const print = await rewriterFingerprint();
-    const sha = await sha256Hex(bytes);
-    const key = await sha256Hex(
-      new TextEncoder().encode(
-        [FORMAT, print, sha, limits.memoryMb, limits.moduleKb, isolation, pin ?? ""].join(":"),
-      ),
-    );
+    const keyOf = (name: string) =>
+      sha256Hex(
+        new TextEncoder().encode(
+          [FORMAT, print, name, limits.memoryMb, limits.moduleKb, isolation, pin ?? ""].join(":"),
+        ),
+      );
+    const aliasOf = async () => {
+      const id = print === null || !identify ? null : await identify(hook).catch(() => null);
+      return id === null ? null : `${cacheDir}/prepared/id-${await keyOf(id)}`;
+    };
+    let alias = await aliasOf();
+    if (alias !== null) {
+      const key = await Deno.readTextFile(alias).catch(() => "");
+      const hit = /^[0-9a-f]{64}$/.test(key)
+        ? await readEntry(`${cacheDir}/prepared/${key}`)
+        : null;
+      if (hit) return hit;
+    }
+    const bytes = await loadBytes(hook);
+    // A first compile has just made the plugin known to the compile caches.
+    alias ??= await aliasOf();
+    const key = await keyOf(await sha256Hex(bytes));
     const base = `${cacheDir}/prepared/${key}`;
+    const remember = () => alias === null ? Promise.resolve() : writeAtomic(alias, key);
     if (print !== null) {
       const hit = await readEntry(base);
-      if (hit) return hit;
+      if (hit) {
+        await remember().catch(() => {});
+        return hit;
+      }
     }
     // A refusal (HookboxError) propagates; the runtime remembers it for this process.
     const { bytes: instrumented, ...meta } = await preparePlugin(bytes, {
@@ -80,7 +105,7 @@ export function preparedFromDiskCache(
       sha256: pin,
       path,
     });
-    if (print !== null) await writeEntry(base, instrumented, meta).catch(() => {});
+    if (print !== null) await writeEntry(base, instrumented, meta).then(remember).catch(() => {});
     return { ...meta, module: await WebAssembly.compile(instrumented as BufferSource) };
   };
 }
@@ -102,9 +127,13 @@ async function readEntry(base: string): Promise<LoadedPlugin | null> {
 /** Writes both files through temporary names, so a reader never sees half an entry. */
 async function writeEntry(base: string, bytes: Uint8Array, meta: object): Promise<void> {
   await Deno.mkdir(base.slice(0, base.lastIndexOf("/")), { recursive: true });
-  const tmp = `${base}.${crypto.randomUUID()}`;
-  await Deno.writeFile(`${tmp}.wasm`, bytes);
-  await Deno.rename(`${tmp}.wasm`, `${base}.wasm`);
-  await Deno.writeTextFile(`${tmp}.json`, JSON.stringify(meta));
-  await Deno.rename(`${tmp}.json`, `${base}.json`);
+  await writeAtomic(`${base}.wasm`, bytes);
+  await writeAtomic(`${base}.json`, JSON.stringify(meta));
+}
+
+async function writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
+  const tmp = `${path}.${crypto.randomUUID()}`;
+  if (typeof data === "string") await Deno.writeTextFile(tmp, data);
+  else await Deno.writeFile(tmp, data);
+  await Deno.rename(tmp, path);
 }
