@@ -66,7 +66,11 @@ export function createCoreExecutor(config: CoreConfig): Executor {
   const policy = resolvePolicy(config.policy);
   const scans = new Map<string, Promise<Discovery>>();
   const scanFolder = config.scan ?? ((dir, level) => scanPath(config.fs, dir, level));
+  // Platform and user folders are few and fixed: scanned once. A project
+  // folder's scan lives only in its merged list below, so the number kept is
+  // bounded however many work dirs events name.
   const scan = (dir: string, level: "platform" | "user" | "project") => {
+    if (level === "project") return scanFolder(dir, level);
     const key = `${level}:${dir}`;
     let found = scans.get(key);
     if (!found) scans.set(key, found = scanFolder(dir, level));
