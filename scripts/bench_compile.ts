@@ -88,7 +88,7 @@ async function runtimeFigures(
   isolation: "warm" | "fresh",
   input: string,
 ): Promise<string> {
-  const manifest = manifestSchema.parse({
+  const manifest = manifestSchema().parse({
     name: "bench-guard",
     description: "bench",
     trigger: "pre-tool-call",

@@ -41,7 +41,7 @@ const PLUGINS: Record<string, Uint8Array> = {
 
 function hook(plugin: string, isolation: "fresh" | "warm"): HookDefinition {
   const name = plugin.replaceAll("_", "-");
-  const manifest = manifestSchema.parse({
+  const manifest = manifestSchema().parse({
     name,
     description: "bench",
     trigger: "pre-tool-call",

@@ -109,7 +109,7 @@ export function fakeHook(
   frontmatter: Record<string, unknown> & { name: string },
   options: { level?: HookLevel; entry?: HookEntry; body?: string } = {},
 ): HookDefinition {
-  const manifest = manifestSchema.parse({
+  const manifest = manifestSchema().parse({
     description: "test hook",
     trigger: "pre-tool-call",
     ...frontmatter,

@@ -50,7 +50,7 @@ export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
     throw new HookboxError("HOOK_MANIFEST_INVALID", "frontmatter must be a YAML mapping", { path });
   }
-  const parsed = manifestSchema.safeParse(data);
+  const parsed = manifestSchema().safeParse(data);
   if (!parsed.success) throw toHookboxError("HOOK_MANIFEST_INVALID", parsed.error, "HOOK.md", path);
   return { manifest: parsed.data, body: (match[2] ?? "").trim() };
 }

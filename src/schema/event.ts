@@ -13,55 +13,71 @@ import { fastParseEvent } from "./_event_fast.ts";
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
-const common = {
-  event_type: eventTypeSchema,
-  timestamp: z.string().regex(RFC3339, "must be an RFC 3339 timestamp").optional(),
-  session_id: z.string().min(1),
-  work_dir: z.string().min(1).optional(),
-  tenant_id: z.string().min(1).max(128).optional(),
-  turn_id: z.string().optional(),
-  store: z.record(z.string(), z.unknown()).optional(),
-};
+/**
+ * The zod schemas, built at their first use: the fast path answers for every
+ * valid event, so a process that only sees valid ones (a one-shot CLI, an
+ * edge Worker starting up) never pays for building them.
+ */
+let built: {
+  head: z.ZodType<{ event_type: EventType }>;
+  schemas: Record<EventType, z.ZodType<HookEvent>>;
+} | null = null;
 
-const json = z.unknown().refine((v) => v !== undefined, "is required");
-const count = z.number().int().min(0);
-const message = z.looseObject({ role: z.string(), content: z.unknown() });
+function zodSchemas(): NonNullable<typeof built> {
+  if (built !== null) return built;
+  const common = {
+    event_type: eventTypeSchema,
+    timestamp: z.string().regex(RFC3339, "must be an RFC 3339 timestamp").optional(),
+    session_id: z.string().min(1),
+    work_dir: z.string().min(1).optional(),
+    tenant_id: z.string().min(1).max(128).optional(),
+    turn_id: z.string().optional(),
+    store: z.record(z.string(), z.unknown()).optional(),
+  };
 
-const tool = {
-  tool_name: z.string().min(1),
-  tool_input: z.record(z.string(), z.unknown()),
-  tool_use_id: z.string().optional(),
-};
-const llm = {
-  messages: z.array(message),
-  tools: z.array(z.unknown()).optional(),
-  model: z.string().optional(),
-  iteration: count.optional(),
-};
+  const json = z.unknown().refine((v) => v !== undefined, "is required");
+  const count = z.number().int().min(0);
+  const message = z.looseObject({ role: z.string(), content: z.unknown() });
 
-/** Fields each event carries besides the common ones. */
-const EXTRA: Record<EventType, z.ZodRawShape> = {
-  "pre-session": { source: z.string().optional() },
-  "post-session": { reason: z.string().optional() },
-  "pre-agent-turn": { prompt: z.string() },
-  "post-agent-turn": { response: json },
-  "pre-agent-turn-stop": { last_message: z.string(), stop_count: count.default(0) },
-  "post-agent-turn-stop": { last_message: z.string() },
-  "pre-tool-call": tool,
-  "post-tool-call": { ...tool, tool_output: json },
-  "post-tool-call-failure": { ...tool, error: json },
-  "pre-subagent": { subagent_name: z.string().min(1), task: json },
-  "post-subagent": { subagent_name: z.string().min(1), task: json, result: json },
-  "pre-context-compact": { message_count: count },
-  "post-context-compact": { summary: z.string(), compacted_count: count },
-  "pre-llm-call": llm,
-  "post-llm-call": { ...llm, response: json, usage: z.unknown().optional() },
-  "post-llm-call-failure": { ...llm, messages: llm.messages.optional(), error: json },
-};
+  const tool = {
+    tool_name: z.string().min(1),
+    tool_input: z.record(z.string(), z.unknown()),
+    tool_use_id: z.string().optional(),
+  };
+  const llm = {
+    messages: z.array(message),
+    tools: z.array(z.unknown()).optional(),
+    model: z.string().optional(),
+    iteration: count.optional(),
+  };
 
-const SCHEMAS = Object.fromEntries(
-  Object.entries(EXTRA).map(([type, shape]) => [type, z.looseObject({ ...common, ...shape })]),
-) as unknown as Record<EventType, z.ZodType<HookEvent>>;
+  /** Fields each event carries besides the common ones. */
+  const EXTRA: Record<EventType, z.ZodRawShape> = {
+    "pre-session": { source: z.string().optional() },
+    "post-session": { reason: z.string().optional() },
+    "pre-agent-turn": { prompt: z.string() },
+    "post-agent-turn": { response: json },
+    "pre-agent-turn-stop": { last_message: z.string(), stop_count: count.default(0) },
+    "post-agent-turn-stop": { last_message: z.string() },
+    "pre-tool-call": tool,
+    "post-tool-call": { ...tool, tool_output: json },
+    "post-tool-call-failure": { ...tool, error: json },
+    "pre-subagent": { subagent_name: z.string().min(1), task: json },
+    "post-subagent": { subagent_name: z.string().min(1), task: json, result: json },
+    "pre-context-compact": { message_count: count },
+    "post-context-compact": { summary: z.string(), compacted_count: count },
+    "pre-llm-call": llm,
+    "post-llm-call": { ...llm, response: json, usage: z.unknown().optional() },
+    "post-llm-call-failure": { ...llm, messages: llm.messages.optional(), error: json },
+  };
+
+  const schemas = Object.fromEntries(
+    Object.entries(EXTRA).map(([type, shape]) => [type, z.looseObject({ ...common, ...shape })]),
+  ) as unknown as Record<EventType, z.ZodType<HookEvent>>;
+  /** The part of an event that picks its schema. */
+  const head = z.object({ event_type: eventTypeSchema });
+  return built = { head, schemas };
+}
 
 /** A validated event. Unknown fields are kept as they came. */
 export interface HookEvent {
@@ -85,9 +101,6 @@ export interface HookEvent {
 
 /** Result form of {@linkcode parseEvent}. */
 export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; error: HookboxError };
-
-/** The part of an event that picks its schema (built once: zod compiles each schema). */
-const HEAD = z.object({ event_type: eventTypeSchema });
 
 /**
  * Validates an event; never throws. The error names the offending field.
@@ -119,11 +132,12 @@ export function tryParseEvent(input: unknown): ParseEventResult {
 
 /** The zod schemas alone (the schema of record; the fast path's reference in tests). */
 export function zodParseEvent(input: object): ParseEventResult {
-  const head = HEAD.safeParse(input);
+  const { head: headSchema, schemas } = zodSchemas();
+  const head = headSchema.safeParse(input);
   if (!head.success) {
     return { ok: false, error: toHookboxError("EVENT_INVALID", head.error, "event") };
   }
-  const parsed = SCHEMAS[head.data.event_type].safeParse(input);
+  const parsed = schemas[head.data.event_type].safeParse(input);
   if (!parsed.success) {
     return { ok: false, error: toHookboxError("EVENT_INVALID", parsed.error, "event") };
   }

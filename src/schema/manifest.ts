@@ -15,62 +15,73 @@ export const DEFAULT_LIMITS = {
   output_kb: 1024,
 } as const;
 
-/**
- * A matcher regex in RE2 syntax: matched in linear time on the host (no
- * backtracking, so no pattern can stall discovery or dispatch). RE2 has no
- * lookaround or backreferences; such patterns are refused here.
- */
-const regex = z.string().max(MAX_MATCHER_CHARS).superRefine((value, ctx) => {
-  try {
-    compileMatcher(value);
-  } catch (err) {
-    ctx.addIssue({
-      code: "custom",
-      message: `not a valid RE2 regular expression: ${(err as Error).message}`,
-    });
-  }
-});
+function buildManifestSchema() {
+  /**
+   * A matcher regex in RE2 syntax: matched in linear time on the host (no
+   * backtracking, so no pattern can stall discovery or dispatch). RE2 has no
+   * lookaround or backreferences; such patterns are refused here.
+   */
+  const regex = z.string().max(MAX_MATCHER_CHARS).superRefine((value, ctx) => {
+    try {
+      compileMatcher(value);
+    } catch (err) {
+      ctx.addIssue({
+        code: "custom",
+        message: `not a valid RE2 regular expression: ${(err as Error).message}`,
+      });
+    }
+  });
 
-const limitsSchema = z.strictObject({
-  memory_mb: z.number().int().min(1).max(4096).default(DEFAULT_LIMITS.memory_mb),
-  fuel: z.number().int().min(1000).max(1e12).default(DEFAULT_LIMITS.fuel),
-  output_kb: z.number().int().min(1).max(65536).default(DEFAULT_LIMITS.output_kb),
-});
+  const limitsSchema = z.strictObject({
+    memory_mb: z.number().int().min(1).max(4096).default(DEFAULT_LIMITS.memory_mb),
+    fuel: z.number().int().min(1000).max(1e12).default(DEFAULT_LIMITS.fuel),
+    output_kb: z.number().int().min(1).max(65536).default(DEFAULT_LIMITS.output_kb),
+  });
 
-const injectSchema = z.strictObject({
-  role: z.enum(["system", "user", "assistant"]).default("system"),
-  persistent: z.boolean().default(false),
-  scope: z.enum(["turn", "session"]).default("turn"),
-});
+  const injectSchema = z.strictObject({
+    role: z.enum(["system", "user", "assistant"]).default("system"),
+    persistent: z.boolean().default(false),
+    scope: z.enum(["turn", "session"]).default("turn"),
+  });
+
+  return z.strictObject({
+    name: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+").max(64),
+    description: z.string().min(1),
+    trigger: z.union([eventTypeSchema, z.array(eventTypeSchema).min(1)])
+      .transform((t) => (Array.isArray(t) ? [...new Set(t)] : [t])),
+    matcher: z.strictObject({ tool: regex.optional(), pattern: regex.optional() }).optional(),
+    timeout: z.number().int().min(100).max(600_000).default(30_000),
+    async: z.boolean().default(false),
+    priority: z.number().int().min(0).max(1000).default(100),
+    on_error: z.enum(["open", "closed"]).default("open"),
+    limits: limitsSchema.default(() => ({ ...DEFAULT_LIMITS })),
+    /** [ext] pin of the plugin's SHA-256 (hex), `sha256:` prefix optional. */
+    sha256: z.string().regex(/^(sha256:)?[0-9a-f]{64}$/, "must be 64 lowercase hex digits")
+      .transform((s) => s.replace(/^sha256:/, "")).optional(),
+    /** [ext] hosts the plugin may reach through Extism HTTP; default none. */
+    allowed_hosts: z.array(z.string().min(1)).default([]),
+    /** [ext] `fresh` instance per call (default) or a `warm` instance reset between calls. */
+    isolation: z.enum(["fresh", "warm"]).default("fresh"),
+    /** [ext] names of `HOOKBOX_*` variables a WebAssembly hook may read. */
+    env: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/)).default([]),
+    /** [ext] prompt hook (seed 003): the Markdown body is injected as a message. */
+    inject: injectSchema.optional(),
+  });
+}
+
+let built: ReturnType<typeof buildManifestSchema> | null = null;
 
 /**
  * The frontmatter of a HOOK.md, validated, with defaults filled in. Unknown
  * top-level fields are refused (a typo such as `timout` must not be silently
  * ignored, and nothing unbounded rides along).
+ *
+ * Built at its first use: a process whose discovery comes from the scan
+ * cache never builds it.
  */
-export const manifestSchema = z.strictObject({
-  name: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+").max(64),
-  description: z.string().min(1),
-  trigger: z.union([eventTypeSchema, z.array(eventTypeSchema).min(1)])
-    .transform((t) => (Array.isArray(t) ? [...new Set(t)] : [t])),
-  matcher: z.strictObject({ tool: regex.optional(), pattern: regex.optional() }).optional(),
-  timeout: z.number().int().min(100).max(600_000).default(30_000),
-  async: z.boolean().default(false),
-  priority: z.number().int().min(0).max(1000).default(100),
-  on_error: z.enum(["open", "closed"]).default("open"),
-  limits: limitsSchema.default(() => ({ ...DEFAULT_LIMITS })),
-  /** [ext] pin of the plugin's SHA-256 (hex), `sha256:` prefix optional. */
-  sha256: z.string().regex(/^(sha256:)?[0-9a-f]{64}$/, "must be 64 lowercase hex digits")
-    .transform((s) => s.replace(/^sha256:/, "")).optional(),
-  /** [ext] hosts the plugin may reach through Extism HTTP; default none. */
-  allowed_hosts: z.array(z.string().min(1)).default([]),
-  /** [ext] `fresh` instance per call (default) or a `warm` instance reset between calls. */
-  isolation: z.enum(["fresh", "warm"]).default("fresh"),
-  /** [ext] names of `HOOKBOX_*` variables a WebAssembly hook may read. */
-  env: z.array(z.string().regex(/^[A-Z_][A-Z0-9_]*$/)).default([]),
-  /** [ext] prompt hook (seed 003): the Markdown body is injected as a message. */
-  inject: injectSchema.optional(),
-});
+export function manifestSchema(): ReturnType<typeof buildManifestSchema> {
+  return built ??= buildManifestSchema();
+}
 
 /** Per-hook limits as written in HOOK.md (after defaults). */
 export interface ManifestLimits {
@@ -119,5 +130,5 @@ export interface Manifest {
 }
 
 // The interfaces above are the schema's output, checked both ways.
-type Parsed = z.infer<typeof manifestSchema>;
+type Parsed = z.infer<ReturnType<typeof manifestSchema>>;
 const _manifestMatches: [Parsed, Manifest] extends [Manifest, Parsed] ? true : never = true;

@@ -42,18 +42,7 @@ import {
 import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { Quotas } from "./quota.ts";
-import {
-  auditIngestSchema,
-  auditQuerySchema,
-  hookNameSchema,
-  idSchema,
-  keyCreateSchema,
-  patchSchema,
-  policySchema,
-  rollbackSchema,
-  tenantCreateSchema,
-  uploadSchema,
-} from "./schemas.ts";
+import { serverSchemas } from "./schemas.ts";
 import { type AuditRow, type HookRow, PLATFORM, type Store, type TenantRow } from "./store.ts";
 
 /** Largest hook upload (JSON or gzip'd tar), bytes. */
@@ -207,7 +196,7 @@ export function createService(deps: ServerDeps): Service {
   // ---- tenants (admin) ---------------------------------------------------------------------
   app.post("/v1/tenants", async (c) => {
     await admin(c);
-    const body = validate(tenantCreateSchema, await readJson(c, MAX_SMALL_BODY));
+    const body = validate(serverSchemas().tenantCreateSchema, await readJson(c, MAX_SMALL_BODY));
     const row: TenantRow = { id: body.id, policy: body.policy ?? {}, created_at: iso() };
     if (!(await store.createTenant(row))) {
       throw new ApiError(409, "TENANT_EXISTS", `tenant "${body.id}" already exists`);
@@ -220,27 +209,27 @@ export function createService(deps: ServerDeps): Service {
   });
   app.get("/v1/tenants/:id", async (c) => {
     await admin(c);
-    const tenant = await store.getTenant(param(c, "id", idSchema));
+    const tenant = await store.getTenant(param(c, "id", serverSchemas().idSchema));
     if (!tenant) throw tenantNotFound(c.req.param("id"));
     return c.json(tenant);
   });
   app.delete("/v1/tenants/:id", async (c) => {
     await admin(c);
-    const id = param(c, "id", idSchema);
+    const id = param(c, "id", serverSchemas().idSchema);
     if (!(await store.deleteTenant(id))) throw tenantNotFound(id);
     return c.body(null, 204);
   });
   app.put("/v1/tenants/:id/policy", async (c) => {
     await admin(c);
-    const id = param(c, "id", idSchema);
-    const policy = validate(policySchema, await readJson(c, MAX_SMALL_BODY));
+    const id = param(c, "id", serverSchemas().idSchema);
+    const policy = validate(serverSchemas().policySchema, await readJson(c, MAX_SMALL_BODY));
     if (!(await store.setPolicy(id, policy))) throw tenantNotFound(id);
     return c.json(policy);
   });
   app.post("/v1/tenants/:id/keys", async (c) => {
     await admin(c);
-    const id = param(c, "id", idSchema);
-    const body = validate(keyCreateSchema, await readJson(c, MAX_SMALL_BODY, true));
+    const id = param(c, "id", serverSchemas().idSchema);
+    const body = validate(serverSchemas().keyCreateSchema, await readJson(c, MAX_SMALL_BODY, true));
     if (!(await store.getTenant(id))) throw tenantNotFound(id);
     const key = newKey();
     const keyId = newId("key");
@@ -255,7 +244,7 @@ export function createService(deps: ServerDeps): Service {
   });
   app.delete("/v1/tenants/:id/keys/:key_id", async (c) => {
     await admin(c);
-    const id = param(c, "id", idSchema);
+    const id = param(c, "id", serverSchemas().idSchema);
     if (!(await store.revokeKey(id, c.req.param("key_id")))) {
       throw new ApiError(404, "KEY_NOT_FOUND", "no such live key for this tenant");
     }
@@ -264,7 +253,7 @@ export function createService(deps: ServerDeps): Service {
 
   // ---- hooks -------------------------------------------------------------------------------
   const upload = async (c: Context, scope: string) => {
-    const name = param(c, "name", hookNameSchema);
+    const name = param(c, "name", serverSchemas().hookNameSchema);
     const files = await readFolder(c);
     if (scope !== PLATFORM && (await store.getHook(PLATFORM, name))) {
       throw new ApiError(
@@ -321,7 +310,7 @@ export function createService(deps: ServerDeps): Service {
   });
   app.delete("/v1/platform/hooks/:name", async (c) => {
     await admin(c);
-    const name = param(c, "name", hookNameSchema);
+    const name = param(c, "name", serverSchemas().hookNameSchema);
     if (!(await store.deleteHook(PLATFORM, name))) throw hookNotFound(name);
     return c.body(null, 204);
   });
@@ -336,7 +325,7 @@ export function createService(deps: ServerDeps): Service {
   });
   app.get("/v1/hooks/:name", async (c) => {
     const tenant = await tenantOf(c);
-    const name = param(c, "name", hookNameSchema);
+    const name = param(c, "name", serverSchemas().hookNameSchema);
     const hook = (await store.getHook(tenant.id, name)) ?? (await store.getHook(PLATFORM, name));
     if (!hook) throw hookNotFound(name);
     return c.json({
@@ -358,8 +347,8 @@ export function createService(deps: ServerDeps): Service {
   };
   app.patch("/v1/hooks/:name", async (c) => {
     const tenant = await tenantOf(c);
-    const name = param(c, "name", hookNameSchema);
-    const body = validate(patchSchema, await readJson(c, MAX_SMALL_BODY));
+    const name = param(c, "name", serverSchemas().hookNameSchema);
+    const body = validate(serverSchemas().patchSchema, await readJson(c, MAX_SMALL_BODY));
     await ownHook(tenant, name);
     const row = await store.setEnabled(tenant.id, name, body.enabled);
     if (!row) throw hookNotFound(name);
@@ -367,8 +356,8 @@ export function createService(deps: ServerDeps): Service {
   });
   app.post("/v1/hooks/:name/rollback", async (c) => {
     const tenant = await tenantOf(c);
-    const name = param(c, "name", hookNameSchema);
-    const body = validate(rollbackSchema, await readJson(c, MAX_SMALL_BODY));
+    const name = param(c, "name", serverSchemas().hookNameSchema);
+    const body = validate(serverSchemas().rollbackSchema, await readJson(c, MAX_SMALL_BODY));
     await ownHook(tenant, name);
     const done = await store.rollback(tenant.id, name, body.version);
     if (done === "no-hook") throw hookNotFound(name);
@@ -383,7 +372,7 @@ export function createService(deps: ServerDeps): Service {
   });
   app.delete("/v1/hooks/:name", async (c) => {
     const tenant = await tenantOf(c);
-    const name = param(c, "name", hookNameSchema);
+    const name = param(c, "name", serverSchemas().hookNameSchema);
     await ownHook(tenant, name);
     if (!(await store.deleteHook(tenant.id, name))) throw hookNotFound(name);
     return c.body(null, 204);
@@ -499,7 +488,10 @@ export function createService(deps: ServerDeps): Service {
   // Audit items of edge Workers (`hookbox bundle --audit-url`), stored as the service's own.
   app.post("/v1/audit/ingest", async (c) => {
     await admin(c);
-    const { items } = validate(auditIngestSchema, await readJson(c, MAX_INGEST_BODY));
+    const { items } = validate(
+      serverSchemas().auditIngestSchema,
+      await readJson(c, MAX_INGEST_BODY),
+    );
     try {
       await store.appendAudit(items);
     } catch (err) {
@@ -511,7 +503,7 @@ export function createService(deps: ServerDeps): Service {
 
   app.get("/v1/audit", async (c) => {
     const tenant = await tenantOf(c);
-    const query = validate(auditQuerySchema, c.req.query());
+    const query = validate(serverSchemas().auditQuerySchema, c.req.query());
     try {
       return c.json(await store.readAudit({ tenant_id: tenant.id, ...stripUndefined(query) }));
     } catch (err) {
@@ -638,7 +630,7 @@ async function readFolder(c: Context): Promise<Map<string, Uint8Array>> {
   ) {
     return await untar(await gunzip(await readBody(c, MAX_UPLOAD_BYTES)));
   }
-  const body = validate(uploadSchema, await readJson(c, MAX_UPLOAD_BYTES));
+  const body = validate(serverSchemas().uploadSchema, await readJson(c, MAX_UPLOAD_BYTES));
   const files = new Map<string, Uint8Array>();
   const encoder = new TextEncoder();
   for (const [path, value] of Object.entries(body.files)) {

@@ -34,7 +34,7 @@ const LIMITS: EffectiveLimits = {
 };
 
 function definition(isolation: "warm" | "fresh"): HookDefinition {
-  const manifest = manifestSchema.parse({
+  const manifest = manifestSchema().parse({
     name: "as-test",
     description: "test",
     trigger: "pre-tool-call",

@@ -6,7 +6,7 @@ import { PLATFORM, type Store } from "../../src/server/store.ts";
 import type { Manifest } from "../../src/schema/manifest.ts";
 import { manifestSchema } from "../../src/schema/manifest.ts";
 
-const manifest: Manifest = manifestSchema.parse({
+const manifest: Manifest = manifestSchema().parse({
   name: "guard",
   description: "d",
   trigger: "pre-tool-call",
