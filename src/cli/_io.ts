@@ -8,14 +8,23 @@ export const EXIT = { allow: 0, block: 2, bad: 1 } as const;
 /** Thrown by commands to end with a one-line error and exit 1. */
 export class UsageError extends Error {}
 
-/** Reads stdin as text, refusing more than `maxBytes` (`LIMIT_INPUT`) before reading it all. */
+/**
+ * Reads stdin as text, refusing more than `maxBytes` (`LIMIT_INPUT`) before
+ * reading it all. Plain reads, not `Deno.stdin.readable`: setting up the
+ * streams machinery costs a one-shot process ~5 ms.
+ */
 export async function readStdin(maxBytes: number = MAX_STDIN_BYTES): Promise<string> {
-  const bytes = await readAllCapped(
-    Deno.stdin.readable,
-    maxBytes,
-    () => new HookboxError("LIMIT_INPUT", `stdin is over the ${maxBytes}-byte cap`),
-  );
-  return new TextDecoder().decode(bytes);
+  const chunks: Uint8Array[] = [];
+  const buffer = new Uint8Array(64 * 1024);
+  let length = 0;
+  for (let n = await Deno.stdin.read(buffer); n !== null; n = await Deno.stdin.read(buffer)) {
+    length += n;
+    if (length > maxBytes) {
+      throw new HookboxError("LIMIT_INPUT", `stdin is over the ${maxBytes}-byte cap`);
+    }
+    chunks.push(buffer.slice(0, n));
+  }
+  return new TextDecoder().decode(concatBytes(chunks, length));
 }
 
 /** Reads `stream` to its end; past `maxBytes` it stops reading and throws `tooBig()`. */
@@ -40,10 +49,20 @@ export const MAX_STDIN_BYTES = 16 * 1024 * 1024;
 /** One line for stderr describing `err`. */
 export function errorLine(err: unknown): string {
   if (isHookboxError(err)) return `hookbox: ${err.toLine()}`;
-  const text = err instanceof UsageError || err instanceof TypeError
-    ? err.message
+  const text = err instanceof UsageError || err instanceof TypeError || isParseArgsError(err)
+    ? (err as Error).message
     : `INTERNAL: ${(err as Error)?.message ?? String(err)}`;
   return `hookbox: ${text.replace(/\s*\n\s*/g, " ")}`;
+}
+
+/**
+ * A bad command line as `parseArgs` reports it: a TypeError from `node:util`,
+ * an Error with the same `ERR_PARSE_ARGS_*` code from its polyfill (the
+ * bundled CLI's).
+ */
+function isParseArgsError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof Error && typeof code === "string" && code.startsWith("ERR_PARSE_ARGS_");
 }
 
 /** Fails with a usage error unless `value` is a non-empty string. */

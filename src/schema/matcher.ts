@@ -29,6 +29,35 @@ export interface Matcher {
  * ```
  */
 export function compileMatcher(pattern: string): Matcher {
+  const literal = literalMatcher(pattern);
+  if (literal !== null) return literal;
   const re = RE2JS.compile(pattern);
   return { test: (text) => re.matcher(text).find() };
+}
+
+/**
+ * The common tool matcher — literal words, in one group when there are
+ * several, each end optionally anchored (`^(Bash|Shell)$`, `^Read`, `Write`)
+ * — matched as the string comparisons it means, with no regex engine to
+ * load: RE2's `^` and `$` are the start and end of the text (no multi-line
+ * mode), so `^(A|B)$` is membership, `^(A|B)` a prefix, `(A|B)$` a suffix
+ * and `(A|B)` a substring. Checked against RE2 by a property test. Without a
+ * group, `^A|B$` anchors only its first and last word, so such patterns (and
+ * everything else) go to RE2.
+ */
+const LITERAL_WORDS = /^(\^?)(?:\(([\w-]+(?:\|[\w-]+)*)\)|([\w-]+))(\$?)$/;
+
+function literalMatcher(pattern: string): Matcher | null {
+  const m = LITERAL_WORDS.exec(pattern);
+  if (m === null) return null;
+  const words = (m[2] ?? m[3]!).split("|");
+  const start = m[1] === "^";
+  const end = m[4] === "$";
+  if (start && end) {
+    const set = new Set(words);
+    return { test: (text) => set.has(text) };
+  }
+  if (start) return { test: (text) => words.some((w) => text.startsWith(w)) };
+  if (end) return { test: (text) => words.some((w) => text.endsWith(w)) };
+  return { test: (text) => words.some((w) => text.includes(w)) };
 }

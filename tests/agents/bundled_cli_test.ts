@@ -44,6 +44,21 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     ok(answer.permissionDecisionReason.includes(GUARD_REASON));
     const allowed = await run([wrapper, ...args], payload("ls"), dir);
     assertEquals([allowed.exitCode, allowed.stdout], [0, ""]);
+    // A bad command line is a one-line usage error, worded as from source (the bundle
+    // parses flags with Node's parseArgs polyfill, not node:util).
+    const badFlag = [...args, "--bogus"];
+    const bundledBad = await run([wrapper, ...badFlag], payload("ls"), dir);
+    const sourceBad = await run([...source, "--bogus"], payload("ls"), dir);
+    assertEquals([bundledBad.exitCode, bundledBad.stderr], [
+      1,
+      "hookbox: Unknown option '--bogus'\n",
+    ]);
+    assertEquals([sourceBad.exitCode, sourceBad.stderr], [bundledBad.exitCode, bundledBad.stderr]);
+    const built = [...Deno.readDirSync(`${ROOT}/dist/cli`)].filter((e) => e.name.endsWith(".js"));
+    for (const e of built) {
+      const code = await Deno.readTextFile(`${ROOT}/dist/cli/${e.name}`);
+      ok(!/["']node:util["']/.test(code), `${e.name} imports node:util`);
+    }
     // Commands that start workers or bundle sources run from source only, and say so.
     const serve = await run([wrapper, "serve"], "", dir);
     assertEquals(serve.exitCode, 1);
