@@ -16,6 +16,7 @@
  */
 import * as esbuild from "esbuild";
 import { rewriterSourceHash } from "../src/adapters/deno/prepared_cache.ts";
+import { discoverySourceHash } from "../src/adapters/deno/scan_cache.ts";
 import { ZOD_ENGLISH_ONLY } from "../src/adapters/deno/_esbuild_plugins.ts";
 
 const ROOT = new URL("../", import.meta.url);
@@ -88,6 +89,7 @@ const result = await esbuild.build({
     // Deno the first touch of `process` loads the Node layer (~15 ms).
     process: "undefined",
     __HOOKBOX_REWRITER_HASH__: JSON.stringify(await rewriterSourceHash(new URL("src/", ROOT))),
+    __HOOKBOX_DISCOVERY_HASH__: JSON.stringify(await discoverySourceHash(new URL("src/", ROOT))),
   },
   legalComments: "none",
   logLevel: "warning",

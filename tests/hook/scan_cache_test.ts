@@ -114,9 +114,17 @@ Deno.test("a folder changed just before the scan is not stored; a damaged entry 
   await Deno.writeTextFile(`${cache}/scans/${entry!.name}`, "{ not json");
   assertEquals(summary(await scan(hooks, "project")).hooks, ["alpha:wasm:100"]);
   assertEquals(counter.scans, 2);
+  // An entry written by other discovery code (another hookbox version) is not used.
+  await scan(hooks, "project");
+  assertEquals(counter.scans, 2, "stored again");
+  const path = `${cache}/scans/${entry!.name}`;
+  const stored = JSON.parse(await Deno.readTextFile(path));
+  await Deno.writeTextFile(path, JSON.stringify({ ...stored, code: "0".repeat(64) }));
+  await scan(hooks, "project");
+  assertEquals(counter.scans, 3, "rescanned: written by other code");
   // The same folder at another level is another entry.
   await scan(hooks, "user");
-  assertEquals(counter.scans, 3);
+  assertEquals(counter.scans, 4);
 });
 
 Deno.test("hookbox's executor with scanCache sees a HOOK.md edited between two processes", async () => {

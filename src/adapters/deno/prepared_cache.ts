@@ -42,9 +42,14 @@ function rewriterFingerprint(): Promise<string | null> {
 }
 
 /** SHA-256 over the `.ts` sources of `src/wasm/` and `src/runtime/wasm/` under `srcRoot`. */
-export async function rewriterSourceHash(srcRoot: URL): Promise<string> {
+export function rewriterSourceHash(srcRoot: URL): Promise<string> {
+  return sourceHash(srcRoot, ["wasm/", "runtime/wasm/"]);
+}
+
+/** SHA-256 over the `.ts` files (names and contents) of `dirs` under `srcRoot`. */
+export async function sourceHash(srcRoot: URL, dirs: string[]): Promise<string> {
   const parts: string[] = [];
-  for (const dir of ["wasm/", "runtime/wasm/"]) {
+  for (const dir of dirs) {
     const url = new URL(dir, srcRoot);
     const names = [...Deno.readDirSync(url)].map((e) => e.name).filter((n) => n.endsWith(".ts"));
     for (const name of names.sort()) parts.push(name, await Deno.readTextFile(new URL(name, url)));

@@ -13,6 +13,10 @@
  * changed within {@linkcode RACY_MS} before the scan began are not trusted to
  * a signature (time stamps are coarse): such a scan is not stored.
  *
+ * An entry also names the discovery code that wrote it (a hash of
+ * `src/hook/` and `src/schema/`, baked in at build time in the bundled CLI):
+ * a hookbox with other discovery rules never uses an older one's scans.
+ *
  * Entries live in the cache folder (`$XDG_CACHE_HOME/hookbox/scans/`), which,
  * like the prepared-plugin cache beside it, must be writable by the user
  * alone: an entry is trusted as discovery's own output.
@@ -23,6 +27,7 @@ import type { Discovery } from "../../hook/discover.ts";
 import type { HookLevel } from "../../hook/types.ts";
 import type { DirEntry, HostFs, PathInfo } from "../../host.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+import { sourceHash } from "./prepared_cache.ts";
 
 /** Format of an entry; bumped when discovery's output or rules change. */
 const FORMAT = "hookbox-scan-1";
@@ -34,8 +39,29 @@ const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 /** How discovery used a path (bits), which decides what its signature covers. */
 const STAT = 0, LIST = 1, REAL = 2;
 
+/** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode discoverySourceHash} at build time. */
+declare const __HOOKBOX_DISCOVERY_HASH__: string | undefined;
+
+/** SHA-256 over the `.ts` sources of `src/hook/` and `src/schema/` under `srcRoot`. */
+export function discoverySourceHash(srcRoot: URL): Promise<string> {
+  return sourceHash(srcRoot, ["hook/", "schema/"]);
+}
+
+let fingerprint: Promise<string | null> | null = null;
+
+/** The discovery code's hash; null when its sources cannot be read (then nothing is cached). */
+function discoveryFingerprint(): Promise<string | null> {
+  if (typeof __HOOKBOX_DISCOVERY_HASH__ === "string") {
+    return Promise.resolve(__HOOKBOX_DISCOVERY_HASH__);
+  }
+  fingerprint ??= discoverySourceHash(new URL("../../", import.meta.url)).catch(() => null);
+  return fingerprint;
+}
+
 interface Entry {
   format: string;
+  /** The discovery code that wrote it. */
+  code: string;
   dir: string;
   level: HookLevel;
   /** [path, use bits, signature] for every path discovery touched. */
@@ -58,10 +84,12 @@ export function cachedScan(
 ): Scan {
   const racyMs = options.racyMs ?? RACY_MS;
   return async (dir, level) => {
+    const code = await discoveryFingerprint();
+    if (code === null) return await scan(fs, dir, level);
     const file = `${cacheDir}/scans/${await sha256Hex(
       new TextEncoder().encode(`${dir}\0${level}`),
     )}.json`;
-    const hit = readEntry(file, dir, level);
+    const hit = readEntry(file, code, dir, level);
     if (hit) return hit;
     const touched = new Map<string, number>();
     const started = Date.now();
@@ -72,12 +100,12 @@ export function cachedScan(
       if (sig === null) return discovery; // changed too recently to be trusted
       paths.push([path, use, sig]);
     }
-    writeEntry(file, { format: FORMAT, dir, level, paths, discovery });
+    writeEntry(file, { format: FORMAT, code, dir, level, paths, discovery });
     return discovery;
   };
 }
 
-function readEntry(file: string, dir: string, level: HookLevel): Discovery | null {
+function readEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
   let entry: Entry;
   try {
     const bytes = Deno.readFileSync(file);
@@ -87,7 +115,7 @@ function readEntry(file: string, dir: string, level: HookLevel): Discovery | nul
     return null; // none yet, or unreadable: scan
   }
   if (
-    entry?.format !== FORMAT || entry.dir !== dir || entry.level !== level ||
+    entry?.format !== FORMAT || entry.code !== code || entry.dir !== dir || entry.level !== level ||
     !Array.isArray(entry.paths) || !Array.isArray(entry.discovery?.hooks) ||
     !Array.isArray(entry.discovery?.problems)
   ) return null;
