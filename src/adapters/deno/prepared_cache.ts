@@ -27,23 +27,37 @@ const FORMAT = 1;
 /** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode rewriterSourceHash} at build time. */
 declare const __HOOKBOX_REWRITER_HASH__: string | undefined;
 
-let fingerprint: Promise<string | null> | null = null;
-
 /**
  * SHA-256 over the rewriter's and loader's sources (baked in at build time in
  * the bundled CLI); null when they cannot be read (then no cache).
  */
 function rewriterFingerprint(): Promise<string | null> {
-  if (typeof __HOOKBOX_REWRITER_HASH__ === "string") {
-    return Promise.resolve(__HOOKBOX_REWRITER_HASH__);
+  const baked = typeof __HOOKBOX_REWRITER_HASH__ === "string" ? __HOOKBOX_REWRITER_HASH__ : null;
+  return codeFingerprint(baked, REWRITER_DIRS);
+}
+
+const REWRITER_DIRS = ["wasm/", "runtime/wasm/"];
+const fingerprints = new Map<string, Promise<string | null>>();
+
+/**
+ * `baked` (a hash the bundled CLI was built with), else {@linkcode sourceHash}
+ * of `dirs` under this checkout's `src/`, once per process; null when the
+ * sources cannot be read.
+ */
+export function codeFingerprint(baked: string | null, dirs: string[]): Promise<string | null> {
+  if (baked !== null) return Promise.resolve(baked);
+  const key = dirs.join("\0");
+  let found = fingerprints.get(key);
+  if (found === undefined) {
+    found = sourceHash(new URL("../../", import.meta.url), dirs).catch(() => null);
+    fingerprints.set(key, found);
   }
-  fingerprint ??= rewriterSourceHash(new URL("../../", import.meta.url)).catch(() => null);
-  return fingerprint;
+  return found;
 }
 
 /** SHA-256 over the `.ts` sources of `src/wasm/` and `src/runtime/wasm/` under `srcRoot`. */
 export function rewriterSourceHash(srcRoot: URL): Promise<string> {
-  return sourceHash(srcRoot, ["wasm/", "runtime/wasm/"]);
+  return sourceHash(srcRoot, REWRITER_DIRS);
 }
 
 /** SHA-256 over the `.ts` files (names and contents) of `dirs` under `srcRoot`. */

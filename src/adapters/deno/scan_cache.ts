@@ -27,7 +27,7 @@ import type { Discovery } from "../../hook/discover.ts";
 import type { HookLevel } from "../../hook/types.ts";
 import type { DirEntry, HostFs, PathInfo } from "../../host.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
-import { sourceHash } from "./prepared_cache.ts";
+import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
 
 /** Format of an entry; bumped when discovery's output or rules change. */
 const FORMAT = "hookbox-scan-1";
@@ -42,20 +42,17 @@ const STAT = 0, LIST = 1, REAL = 2;
 /** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode discoverySourceHash} at build time. */
 declare const __HOOKBOX_DISCOVERY_HASH__: string | undefined;
 
+const DISCOVERY_DIRS = ["hook/", "schema/"];
+
 /** SHA-256 over the `.ts` sources of `src/hook/` and `src/schema/` under `srcRoot`. */
 export function discoverySourceHash(srcRoot: URL): Promise<string> {
-  return sourceHash(srcRoot, ["hook/", "schema/"]);
+  return sourceHash(srcRoot, DISCOVERY_DIRS);
 }
-
-let fingerprint: Promise<string | null> | null = null;
 
 /** The discovery code's hash; null when its sources cannot be read (then nothing is cached). */
 function discoveryFingerprint(): Promise<string | null> {
-  if (typeof __HOOKBOX_DISCOVERY_HASH__ === "string") {
-    return Promise.resolve(__HOOKBOX_DISCOVERY_HASH__);
-  }
-  fingerprint ??= discoverySourceHash(new URL("../../", import.meta.url)).catch(() => null);
-  return fingerprint;
+  const baked = typeof __HOOKBOX_DISCOVERY_HASH__ === "string" ? __HOOKBOX_DISCOVERY_HASH__ : null;
+  return codeFingerprint(baked, DISCOVERY_DIRS);
 }
 
 interface Entry {
