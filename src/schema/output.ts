@@ -8,27 +8,39 @@ import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
 import { HookboxError } from "../errors.ts";
 import { toHookboxError } from "./_issues.ts";
 
-const injectItem = z.looseObject({
-  role: z.enum(["system", "user", "assistant"]).default("system"),
-  content: z.string(),
-  persistent: z.boolean().default(false),
-});
+/** The control object a hook may print on stdout with exit 0 (built at first use). */
+function buildControlSchema() {
+  const injectItem = z.looseObject({
+    role: z.enum(["system", "user", "assistant"]).default("system"),
+    content: z.string(),
+    persistent: z.boolean().default(false),
+  });
+  return z.looseObject({
+    decision: z.enum(["allow", "block", "deny"]).transform((d) => d === "deny" ? "block" : d)
+      .optional(),
+    reason: z.string().optional(),
+    modified_input: z.unknown().optional(),
+    modified_output: z.unknown().optional(),
+    inject: z.array(injectItem).optional(),
+    disable_tools: z.array(z.string()).optional(),
+    enable_tools: z.array(z.string()).optional(),
+    store: z.record(z.string(), z.unknown()).optional(),
+  });
+}
 
-/** The control object a hook may print on stdout with exit 0. */
-export const controlSchema = z.looseObject({
-  decision: z.enum(["allow", "block", "deny"]).transform((d) => d === "deny" ? "block" : d)
-    .optional(),
-  reason: z.string().optional(),
-  modified_input: z.unknown().optional(),
-  modified_output: z.unknown().optional(),
-  inject: z.array(injectItem).optional(),
-  disable_tools: z.array(z.string()).optional(),
-  enable_tools: z.array(z.string()).optional(),
-  store: z.record(z.string(), z.unknown()).optional(),
-});
+let built: ReturnType<typeof buildControlSchema> | null = null;
+
+/**
+ * The control object a hook may print on stdout with exit 0. Built at its
+ * first use: most calls print nothing or plain text, and a one-shot process
+ * or an edge Worker starting up should not pay for it.
+ */
+export function controlSchema(): ReturnType<typeof buildControlSchema> {
+  return built ??= buildControlSchema();
+}
 
 /** Parsed control fields. */
-export type Control = z.infer<typeof controlSchema>;
+export type Control = z.infer<ReturnType<typeof controlSchema>>;
 /** One message to inject into the agent's context. */
 export interface InjectItem {
   /** Who the message is from. */
@@ -42,7 +54,7 @@ export interface InjectItem {
 }
 
 // The interface above is the schema's output, checked both ways.
-type ParsedInject = z.infer<typeof injectItem>;
+type ParsedInject = NonNullable<Control["inject"]>[number];
 const _injectMatches: [ParsedInject, InjectItem] extends [InjectItem, ParsedInject] ? true
   : never = true;
 
@@ -78,7 +90,7 @@ export function readStdout(stdout: string): StdoutReading {
     const message = `hook output nests deeper than ${MAX_JSON_DEPTH} levels at ${deep}`;
     return { kind: "invalid", error: new HookboxError("JSON_TOO_DEEP", message, { field: deep }) };
   }
-  const parsed = controlSchema.safeParse(value);
+  const parsed = controlSchema().safeParse(value);
   if (!parsed.success) {
     return {
       kind: "invalid",
