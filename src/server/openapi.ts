@@ -12,6 +12,7 @@ type Method = "get" | "post" | "put" | "patch" | "delete";
 type Who = "admin" | "tenant" | "anyone";
 
 const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
+
 interface RouteSpec {
   method: Method;
   path: string;

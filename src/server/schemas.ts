@@ -6,6 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 
+/** Most items one `POST /v1/audit/ingest` takes. */
 export const MAX_INGEST_ITEMS = 1000;
 
 /** Every schema of the service, built at first use (see {@linkcode serverSchemas}). */
@@ -134,8 +135,6 @@ function build() {
     dry_run: z.boolean(),
     hooks: z.array(auditHookSchema),
   }).openapi("AuditItem");
-
-  /** Most items one `POST /v1/audit/ingest` takes. */
 
   /** `POST /v1/audit/ingest` (admin): audit items of edge Workers, each naming its tenant. */
   const auditIngestSchema = z.object({
