@@ -101,7 +101,8 @@ export function openSqliteStore(path: string): Store {
     return r ? hookRow(r as Row) : null;
   };
 
-  return asynchronous({
+  const dataVersion = () => Number((q("PRAGMA data_version").get() as Row).data_version);
+  return asynchronous(remembering(dataVersion, {
     kind: "sqlite",
     migrate() {
       db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
@@ -374,7 +375,93 @@ export function openSqliteStore(path: string): Store {
       ) as Row;
       return Promise.resolve({ events: Number(r.events), fuel: Number(r.fuel) });
     },
-  });
+  }));
+}
+
+/** Methods that never change what `tenantForKey` or `hooksGeneration` read. */
+const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
+  "ping",
+  "getTenant",
+  "listTenants",
+  "findKey",
+  "liveKeyHashes",
+  "tenantForKey",
+  "putBlob",
+  "getBlob",
+  "listHooks",
+  "getHook",
+  "hooksGeneration",
+  "appendAudit",
+  "readAudit",
+  "pruneAudit",
+  "countAudit",
+  "acquireLease",
+  "releaseLease",
+  "addUsage",
+]);
+/** Keys remembered (found or not) before the oldest is forgotten. */
+const REMEMBERED_KEYS = 4096;
+
+/**
+ * Every request reads its key's tenant and the hooks generation. Both are
+ * remembered while nothing can have changed them: no other connection has
+ * committed since (SQLite's `PRAGMA data_version`, one cheap statement per
+ * read instead of a join) and this connection has made no write but audit
+ * and quota rows (any other method forgets them). A key revoked or a hook
+ * uploaded by another process on the same file is seen on the next request.
+ */
+function remembering(dataVersion: () => number, store: Store): Store {
+  let version = NaN;
+  // Bumped whenever what is remembered may be stale: a read that started
+  // before it is not remembered.
+  let epoch = 0;
+  const tenants = new Map<string, TenantRow | null>();
+  let generation: number | null = null;
+  const forget = () => {
+    epoch++;
+    tenants.clear();
+    generation = null;
+  };
+  const check = () => {
+    const now = dataVersion();
+    if (now !== version) {
+      forget();
+      version = now;
+    }
+  };
+  const out: Record<string, unknown> = { kind: store.kind };
+  for (const [name, fn] of Object.entries(store)) {
+    if (typeof fn !== "function") continue;
+    out[name] = CATALOG_NEUTRAL.has(name) ? fn.bind(store) : (...args: unknown[]) => {
+      forget();
+      try {
+        return fn.apply(store, args);
+      } finally {
+        forget();
+      }
+    };
+  }
+  out.tenantForKey = async (hash: string): Promise<TenantRow | null> => {
+    check();
+    if (tenants.has(hash)) return tenants.get(hash)!;
+    const seen = epoch;
+    const row = await store.tenantForKey(hash);
+    if (row !== null) Object.freeze(row.policy);
+    if (seen === epoch) {
+      if (tenants.size >= REMEMBERED_KEYS) tenants.delete(tenants.keys().next().value!);
+      tenants.set(hash, row === null ? null : Object.freeze(row));
+    }
+    return row;
+  };
+  out.hooksGeneration = async (): Promise<number> => {
+    check();
+    if (generation !== null) return generation;
+    const seen = epoch;
+    const now = await store.hooksGeneration();
+    if (seen === epoch) generation = now;
+    return now;
+  };
+  return out as unknown as Store;
 }
 
 /**
