@@ -22,6 +22,7 @@ import type {
   TenantPolicy,
   TenantRow,
 } from "../server/store.ts";
+import { ReadCoalescer } from "./_coalesce.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { auditPage, hookFromRow, type Row } from "./_rows.ts";
 
@@ -91,6 +92,23 @@ export function openPostgresStore(url: string): Store {
     id: r.id as string,
     policy: r.policy as TenantPolicy,
     created_at: r.created_at as string,
+  });
+
+  // Every request asks for its key's tenant and the hooks generation: the
+  // requests of one round share one query (see ReadCoalescer).
+  // Keys of a round: "g" for the generation, "k:" + hash for a key.
+  const GENERATION = "g";
+  const catalog = new ReadCoalescer<string, TenantRow | number | null>(async (keys) => {
+    const hashes = keys.filter((k) => k !== GENERATION).map((k) => k.slice(2));
+    const [r] = await sql`SELECT
+        (SELECT value FROM meta WHERE key = 'hooks_generation') AS generation,
+        (SELECT COALESCE(json_agg(json_build_object(
+           'hash', k.hash, 'id', t.id, 'policy', t.policy, 'created_at', t.created_at)), '[]')
+         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
+         WHERE k.hash = ANY(${hashes}::text[]) AND k.revoked_at IS NULL) AS tenants`;
+    const found = new Map<string, TenantRow>();
+    for (const t of r!.tenants as Row[]) found.set(t.hash as string, tenantRow(t));
+    return (key) => key === GENERATION ? Number(r!.generation) : found.get(key.slice(2)) ?? null;
   });
 
   return {
@@ -165,9 +183,7 @@ export function openPostgresStore(url: string): Store {
       return rows.map((r) => String(r.hash));
     },
     async tenantForKey(hash) {
-      const [r] = await sql`SELECT t.* FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-        WHERE k.hash = ${hash} AND k.revoked_at IS NULL`;
-      return r ? tenantRow(r) : null;
+      return await catalog.get(`k:${hash}`) as TenantRow | null;
     },
 
     async putBlob(sha256, bytes) {
@@ -252,8 +268,7 @@ export function openPostgresStore(url: string): Store {
       });
     },
     async hooksGeneration() {
-      const [r] = await sql`SELECT value FROM meta WHERE key = 'hooks_generation'`;
-      return Number(r!.value);
+      return await catalog.get(GENERATION) as number;
     },
 
     async appendAudit(rows: AuditRow[]) {

@@ -75,6 +75,26 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.deepEqual(await s.liveKeyHashes("a"), [], "a revoked key is not live");
   });
 
+  test("concurrent key and generation reads each get their own answer", async (s) => {
+    await s.createTenant({ id: "a", policy: { events_per_minute: 1 }, created_at: "t" });
+    await s.createTenant({ id: "b", policy: {}, created_at: "t" });
+    await s.createKey({ id: "ka", tenant_id: "a", name: null, hash: "ha", created_at: "t" });
+    await s.createKey({ id: "kb", tenant_id: "b", name: null, hash: "hb", created_at: "t" });
+    const generation = await s.hooksGeneration();
+    const asked = Array.from({ length: 60 }, (_, i) => ["ha", "hb", "hx", "#generation"][i % 4]!);
+    const answers = await Promise.all(
+      asked.map((k) => k === "#generation" ? s.hooksGeneration() : s.tenantForKey(k)),
+    );
+    answers.forEach((answer, i) => {
+      const k = asked[i];
+      if (k === "#generation") assert.equal(answer, generation);
+      else if (k === "hx") {
+        assert.equal(answer, null, "an unknown key, even one shaped like a marker");
+      } else assert.equal((answer as { id: string }).id, k === "ha" ? "a" : "b");
+    });
+    assert.equal(await s.tenantForKey("#generation"), null);
+  });
+
   test("blobs are content-addressed and stored once", async (s) => {
     await s.putBlob("abc", new Uint8Array([1, 2, 3]));
     await s.putBlob("abc", new Uint8Array([1, 2, 3]));
