@@ -405,7 +405,7 @@ export function createService(deps: ServerDeps): Service {
     } finally {
       settle(); // the row follows synchronously: it is written below, or never
     }
-    const decisionId = newId("dec");
+    const decisionId = newId("dec", now());
     const row = auditRow(
       decisionId,
       tenant.id,
