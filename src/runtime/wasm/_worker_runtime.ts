@@ -75,8 +75,11 @@ interface Pending {
   bytes: Uint8Array;
   /** Chain jobs: every hook (the first is `hook`), the event, policy and env. */
   chain?: { links: Link[]; event: HookEvent; policy: Policy; env: Record<string, string> };
-  /** Called when a worker takes the job. */
-  onStart?: () => void;
+  /**
+   * Latest time (`performance.now()`) a worker may take the job; past it,
+   * the job settles as a timeout without running.
+   */
+  deadline?: number;
   onOverrun: RunFailure;
   settle(result: RunResult, chain?: DispatchResult): void;
   /** The worker running it, once started. */
@@ -103,6 +106,8 @@ export class WorkerRuntime implements Runtime {
   /** Bumped by close(): calls that started before it end as aborted. */
   #generation = 0;
   #nextId = 1;
+  #expiry: ReturnType<typeof setTimeout> | undefined;
+  #expiryAt = Infinity;
   /** Workers started so far (each kill leads to a new one). */
   workersStarted = 0;
 
@@ -164,25 +169,12 @@ export class WorkerRuntime implements Runtime {
     // A chain waits for a worker at most as long as its hooks may run; once
     // started, the worker's kill timer polices it.
     const budget = links.reduce((ms, link) => ms + link.limits.timeoutMs + CHAIN_GRACE_MS, 0);
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), budget);
-    const started = () => clearTimeout(timer);
-    const onAbort = () => abort.abort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      const settled = await this.#submit(job, first.hook, first.bytes, TIMEOUT, abort.signal, {
-        chain: { links, event, policy, env },
-        onStart: started,
-      });
-      if (settled.chain !== undefined) return { result: settled.chain };
-      const failure = signal?.aborted || !abort.signal.aborted
-        ? settled.result.failure
-        : { ...TIMEOUT };
-      return { failure: failure ?? runFailure("WORKER_FAILED", "no answer") };
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    }
+    const settled = await this.#submit(job, first.hook, first.bytes, TIMEOUT, signal, {
+      chain: { links, event, policy, env },
+      deadline: performance.now() + budget,
+    });
+    if (settled.chain !== undefined) return { result: settled.chain };
+    return { failure: settled.result.failure ?? runFailure("WORKER_FAILED", "no answer") };
   }
 
   /** Loads the plugin on the main side and has a worker instrument and compile it. */
@@ -217,6 +209,9 @@ export class WorkerRuntime implements Runtime {
   /** Terminates every worker; queued and running calls report `error` / `aborted`. */
   async close(): Promise<void> {
     this.#generation++;
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+    this.#expiryAt = Infinity;
     const queued = this.#queue;
     this.#queue = [];
     for (const pending of queued) pending.settle(failed("ABORTED"));
@@ -235,7 +230,7 @@ export class WorkerRuntime implements Runtime {
     bytes: Uint8Array,
     onOverrun: RunFailure,
     signal: AbortSignal | undefined,
-    extra: Pick<Pending, "chain" | "onStart"> = {},
+    extra: Pick<Pending, "chain" | "deadline"> = {},
   ): Promise<Settled> {
     if (signal?.aborted) return Promise.resolve({ result: failed("ABORTED") });
     return new Promise((resolve) => {
@@ -264,10 +259,23 @@ export class WorkerRuntime implements Runtime {
       if (job.tenantId !== "") this.#active.set(job.tenantId, Date.now());
       this.#queue.push(pending);
       this.#pump();
+      if (pending.slot === null && pending.deadline !== undefined) {
+        this.#armExpiry(pending.deadline);
+      }
     });
   }
 
   #pump(): void {
+    this.#startQueued();
+    // Nothing left to expire: the timer must not keep the process alive.
+    if (this.#expiry !== undefined && !this.#queue.some((p) => p.deadline !== undefined)) {
+      clearTimeout(this.#expiry);
+      this.#expiry = undefined;
+      this.#expiryAt = Infinity;
+    }
+  }
+
+  #startQueued(): void {
     while (this.#queue.length > 0) {
       const slot = this.#slots.find((s) => s.state === "idle");
       if (slot === undefined) {
@@ -279,9 +287,33 @@ export class WorkerRuntime implements Runtime {
       const batch = pending.chain ? [pending, ...this.#mates(pending)] : [pending];
       for (const p of batch) p.slot = slot;
       slot.start(pending.chain ? this.#chainMessage(slot, batch) : this.#message(slot, pending));
-      for (const p of batch) p.onStart?.();
       this.#options.onDispatch?.(pending.job.type);
     }
+  }
+
+  /**
+   * One timer for every queued job's deadline (rather than one per job): it
+   * fires at the earliest, settles what has expired as timeouts, and re-arms
+   * for the next.
+   */
+  #armExpiry(deadline: number): void {
+    if (this.#expiry !== undefined && this.#expiryAt <= deadline) return;
+    clearTimeout(this.#expiry);
+    this.#expiryAt = deadline;
+    this.#expiry = setTimeout(() => {
+      this.#expiry = undefined;
+      this.#expiryAt = Infinity;
+      const now = performance.now();
+      let next = Infinity;
+      for (const pending of [...this.#queue]) {
+        if (pending.deadline === undefined) continue;
+        if (pending.deadline <= now) {
+          this.#queue.splice(this.#queue.indexOf(pending), 1);
+          pending.settle(failed("TIMEOUT"));
+        } else next = Math.min(next, pending.deadline);
+      }
+      if (next < Infinity) this.#armExpiry(next);
+    }, Math.max(0, deadline - performance.now()));
   }
 
   /**

@@ -109,6 +109,42 @@ Deno.test("worker mode ends a stalled chain at its deadline: every hook reports 
   }
 });
 
+Deno.test("worker mode ends a chain that waits for a busy worker past its hooks' time, without running it", async () => {
+  const messages: string[] = [];
+  const worker = workerRuntime(messages, STALL_ENTRY);
+  const slow = [
+    wasmHook("guard_wasi", { timeout: 1_800 }),
+    wasmHook("rewrite_wasi", { timeout: 1_800 }),
+  ];
+  const quick = [
+    wasmHook("block_wasi", { timeout: 100 }),
+    wasmHook("guard_extism", { timeout: 100, on_error: "closed" }),
+  ];
+  try {
+    await dispatch(worker, [...slow, ...quick], "ls"); // loaded: kill timers are the timeouts
+    messages.length = 0;
+    const order: string[] = [];
+    const stalled = dispatch(worker, slow, "echo STALL").then((r) => (order.push("stalled"), r));
+    // Another tenant's chain, so it is not batched into the stalled message.
+    const waiting = dispatch(worker, quick, "ls", "t2").then((r) => (order.push("waiting"), r));
+    const waited = await waiting;
+    assertEquals(waited.hooks.map((h) => [h.name, h.outcome, h.code]), [
+      ["block-wasi", "timeout", "TIMEOUT"],
+      ["guard-extism", "timeout", "TIMEOUT"],
+    ]);
+    assertEquals(
+      [waited.decision, waited.blocked_by],
+      ["block", "guard-extism"],
+      "on_error applies",
+    );
+    assertEquals(order, ["waiting"], "it gave up while the worker was still busy");
+    assertEquals((await stalled).hooks[0]?.code, "TIMEOUT");
+    assertEquals(messages, ["chain"], `the waiting chain never reached a worker: ${messages}`);
+  } finally {
+    await worker.close();
+  }
+});
+
 Deno.test("worker mode batches one tenant's waiting chains into one message, never another tenant's", async () => {
   const messages: string[] = [];
   const worker = workerRuntime(messages);
