@@ -209,9 +209,7 @@ export class WorkerRuntime implements Runtime {
   /** Terminates every worker; queued and running calls report `error` / `aborted`. */
   async close(): Promise<void> {
     this.#generation++;
-    clearTimeout(this.#expiry);
-    this.#expiry = undefined;
-    this.#expiryAt = Infinity;
+    this.#disarmExpiry();
     const queued = this.#queue;
     this.#queue = [];
     for (const pending of queued) pending.settle(failed("ABORTED"));
@@ -269,9 +267,7 @@ export class WorkerRuntime implements Runtime {
     this.#startQueued();
     // Nothing left to expire: the timer must not keep the process alive.
     if (this.#expiry !== undefined && !this.#queue.some((p) => p.deadline !== undefined)) {
-      clearTimeout(this.#expiry);
-      this.#expiry = undefined;
-      this.#expiryAt = Infinity;
+      this.#disarmExpiry();
     }
   }
 
@@ -298,11 +294,10 @@ export class WorkerRuntime implements Runtime {
    */
   #armExpiry(deadline: number): void {
     if (this.#expiry !== undefined && this.#expiryAt <= deadline) return;
-    clearTimeout(this.#expiry);
+    this.#disarmExpiry();
     this.#expiryAt = deadline;
     this.#expiry = setTimeout(() => {
-      this.#expiry = undefined;
-      this.#expiryAt = Infinity;
+      this.#disarmExpiry();
       const now = performance.now();
       let next = Infinity;
       for (const pending of [...this.#queue]) {
@@ -314,6 +309,12 @@ export class WorkerRuntime implements Runtime {
       }
       if (next < Infinity) this.#armExpiry(next);
     }, Math.max(0, deadline - performance.now()));
+  }
+
+  #disarmExpiry(): void {
+    clearTimeout(this.#expiry);
+    this.#expiry = undefined;
+    this.#expiryAt = Infinity;
   }
 
   /**
