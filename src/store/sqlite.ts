@@ -57,11 +57,25 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (tenant_id, lease_id));`,
 ];
 
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /**
+   * How often the checkpointer thread copies the log into the database file;
+   * 0 leaves checkpoints to SQLite's automatic ones on this connection.
+   * @default 250
+   */
+  checkpointMs?: number;
+}
+
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
-export function openSqliteStore(path: string): Store {
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
   db.exec("PRAGMA synchronous = NORMAL;");
+  const checkpointMs = options.checkpointMs ?? 250;
+  const checkpoints = path === ":memory:" || checkpointMs === 0
+    ? null
+    : checkpointer(db, path, checkpointMs);
   const cache = new Map<string, StatementSync>();
   const q = (sql: string): StatementSync => {
     let statement = cache.get(sql);
@@ -119,9 +133,9 @@ export function openSqliteStore(path: string): Store {
       q("SELECT 1").get();
       return Promise.resolve();
     },
-    close() {
+    async close() {
+      await checkpoints?.close();
       db.close();
-      return Promise.resolve();
     },
 
     createTenant(row) {
@@ -286,6 +300,7 @@ export function openSqliteStore(path: string): Store {
 
     appendAudit(rows: AuditRow[]) {
       if (rows.length === 0) return Promise.resolve();
+      checkpoints?.start();
       tx(() => {
         const insert = q(`INSERT INTO audit (decision_id, tenant_id, at, session_id, event_type,
           decision, reason, blocked_by, dry_run, hooks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -376,6 +391,66 @@ export function openSqliteStore(path: string): Store {
       return Promise.resolve({ events: Number(r.events), fuel: Number(r.fuel) });
     },
   }));
+}
+
+/** Longest wait for the checkpointer's last checkpoint at close. */
+const CHECKPOINTER_CLOSE_MS = 2_000;
+
+/**
+ * Moves WAL checkpoints off the serving connection (see
+ * `_sqlite_checkpointer.ts`): a commit that crosses SQLite's automatic
+ * threshold would otherwise write and fsync the log back into the file on
+ * the event-loop thread, several milliseconds during which no request moves.
+ * Started by the first audit write (the store's steady stream of commits);
+ * until the thread is up, and if it ever fails, the connection's automatic
+ * checkpoints stay on, so the log never grows without bound.
+ */
+function checkpointer(db: DatabaseSync, path: string, intervalMs: number) {
+  let worker: Worker | null = null;
+  let closed = false;
+  let failed = false;
+  const automatic = (on: boolean) => {
+    if (!closed) db.exec(`PRAGMA wal_autocheckpoint = ${on ? 1000 : 0}`);
+  };
+  return {
+    start() {
+      if (worker !== null || closed) return;
+      worker = new Worker(new URL("./_sqlite_checkpointer.ts", import.meta.url), {
+        type: "module",
+      });
+      worker.onmessage = (e) => {
+        if (e.data === "ready") automatic(false);
+      };
+      worker.onerror = (e) => {
+        e.preventDefault();
+        automatic(true);
+        failed = true;
+        worker?.terminate();
+      };
+      worker.postMessage({ path, intervalMs });
+    },
+    async close() {
+      closed = true;
+      const thread = worker;
+      if (thread === null || failed) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          thread.onmessage = (e) => e.data === "closed" && resolve();
+          thread.onerror = (e) => {
+            e.preventDefault();
+            resolve();
+          };
+        }),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, CHECKPOINTER_CLOSE_MS);
+          thread.postMessage("close");
+        }),
+      ]);
+      clearTimeout(timer);
+      thread.terminate();
+    },
+  };
 }
 
 /** Methods that never change what `tenantForKey` or `hooksGeneration` read. */

@@ -59,3 +59,65 @@ Deno.test("sqlite store: remembered keys and hook generation follow writes from 
     await b.close();
   }
 });
+
+function auditRows(from: number, count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    decision_id: `dec_${from + i}`,
+    tenant_id: "t",
+    at: new Date().toISOString(),
+    session_id: "s",
+    event_type: "pre_tool_call",
+    decision: "allow",
+    reason: null,
+    blocked_by: null,
+    dry_run: false,
+    hooks: [{
+      name: "guard",
+      level: "tenant" as const,
+      version: 1,
+      sha256: "a".repeat(64),
+      outcome: "allow" as const,
+      duration_ms: 0.1,
+      fuel: 1234,
+      detail: null,
+    }],
+  }));
+}
+
+const sizeOf = async (path: string) => (await Deno.stat(path).catch(() => ({ size: 0 }))).size;
+
+Deno.test("sqlite store: the log is checkpointed off the serving connection and stays bounded", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const path = `${dir}/hookbox.db`;
+  const store = openSqliteStore(path, { checkpointMs: 20 });
+  try {
+    await store.migrate();
+    await store.appendAudit(auditRows(0, 1)); // starts the checkpointer
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = await sizeOf(path);
+    // A steady stream of group commits, far below SQLite's own threshold of
+    // 1,000 log pages per checkpoint on the serving connection.
+    let written = 1;
+    let largestLog = 0;
+    for (let batch = 0; batch < 60; batch++) {
+      await store.appendAudit(auditRows(written, 40));
+      written += 40;
+      largestLog = Math.max(largestLog, await sizeOf(`${path}-wal`));
+      await new Promise((resolve) => setTimeout(resolve, 8));
+    }
+    let after = before;
+    for (let tries = 0; tries < 100 && after <= before; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      after = await sizeOf(path);
+    }
+    assert.ok(after > before, `the rows reached the database file (${before} → ${after} bytes)`);
+    assert.equal(await store.countAudit("t"), written, "nothing lost on the way");
+    // Without restarting the log after each checkpoint it would hold every page written.
+    assert.ok(
+      largestLog < after / 2,
+      `the log restarts: at most ${largestLog} bytes against a ${after}-byte file`,
+    );
+  } finally {
+    await store.close();
+  }
+});
