@@ -26,7 +26,31 @@ export function newKey(): string {
  */
 export function newId(prefix: string, now: number = Date.now()): string {
   const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, "0");
-  return `${prefix}_${time}${base64url(crypto.getRandomValues(new Uint8Array(10)))}`;
+  return `${prefix}_${time}${randomText(10)}`;
+}
+
+/** Random bytes drawn ahead, so an id costs no call into the system's generator. */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/** `bytes` fresh random bytes (each drawn once) as unpadded base64url. */
+function randomText(bytes: number): string {
+  if (poolAt + bytes > pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  let text = "";
+  for (let i = 0; i < bytes; i += 3) {
+    const n = bytes - i;
+    const word = (pool[poolAt + i]! << 16) | ((n > 1 ? pool[poolAt + i + 1]! : 0) << 8) |
+      (n > 2 ? pool[poolAt + i + 2]! : 0);
+    text += BASE64URL[word >>> 18]! + BASE64URL[(word >>> 12) & 63]!;
+    if (n > 1) text += BASE64URL[(word >>> 6) & 63]!;
+    if (n > 2) text += BASE64URL[word & 63]!;
+  }
+  poolAt += bytes;
+  return text;
 }
 
 /** True when the hex digests `a` and `b` are equal, in time independent of where they differ. */

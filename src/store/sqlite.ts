@@ -474,16 +474,23 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "releaseLease",
   "addUsage",
 ]);
+/**
+ * How long one `PRAGMA data_version` check stands for other connections'
+ * commits: a key revoked or a hook changed by another process on the same
+ * file is seen at most this much later (this connection's own writes, at once).
+ */
+const RECHECK_MS = 1;
 /** Keys remembered (found or not) before the oldest is forgotten. */
 const REMEMBERED_KEYS = 4096;
 
 /**
  * Every request reads its key's tenant and the hooks generation. Both are
  * remembered while nothing can have changed them: no other connection has
- * committed since (SQLite's `PRAGMA data_version`, one cheap statement per
- * read instead of a join) and this connection has made no write but audit
- * and quota rows (any other method forgets them). A key revoked or a hook
- * uploaded by another process on the same file is seen on the next request.
+ * committed since (SQLite's `PRAGMA data_version`, one cheap statement at
+ * most every {@link RECHECK_MS} instead of a join per read) and this
+ * connection has made no write but audit and quota rows (any other method
+ * forgets them at once). A key revoked or a hook uploaded by another process
+ * on the same file is seen by the requests that arrive a millisecond later.
  */
 function remembering(dataVersion: () => number, store: Store): Store {
   let version = NaN;
@@ -497,7 +504,12 @@ function remembering(dataVersion: () => number, store: Store): Store {
     tenants.clear();
     generation = null;
   };
+  let checkedAt = -Infinity;
   const check = () => {
+    // Requests arriving together share one check.
+    const at = performance.now();
+    if (at - checkedAt < RECHECK_MS) return;
+    checkedAt = at;
     const now = dataVersion();
     if (now !== version) {
       forget();
