@@ -21,6 +21,12 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
+// Under Deno, plugin threads yield to the thread that answers requests
+// (adapters/deno/thread_priority.ts). Not awaited: jobs never wait for it.
+if ("Deno" in globalThis) {
+  import("../../adapters/deno/thread_priority.ts").then((m) => m.lowerThreadPriority())
+    .catch(() => {});
+}
 const hooks = new Map<number, HookDefinition>();
 const bytesOf = new WeakMap<HookDefinition, Uint8Array>();
 

@@ -239,3 +239,39 @@ Deno.test("worker mode keeps a worker free for other tenants while several are a
   await runtime.close?.();
   assertEquals(done[0], "good:0", done.join(", "));
 });
+
+/** Nice values of this process's threads (Linux: field 19 of /proc/self/task/TID/stat). */
+function threadNices(): number[] {
+  const nices: number[] = [];
+  for (const entry of Deno.readDirSync("/proc/self/task")) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/self/task/${entry.name}/stat`);
+      nices.push(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+    } catch {
+      // The thread ended while we looked.
+    }
+  }
+  return nices;
+}
+
+Deno.test({
+  name: "worker mode runs plugins on threads that yield to the one answering requests",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const runtime = corpusRuntime({}, { worker: true, workers: 2 });
+    try {
+      const hook = wasmHook("guard_wasi");
+      const denied = await runtime.run(request(hook, shellEvent("rm -rf /")));
+      ok(denied.failure === undefined, JSON.stringify(denied.failure));
+      let lowered = threadNices().filter((nice) => nice === 10).length;
+      for (let tries = 0; tries < 100 && lowered === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        lowered = threadNices().filter((nice) => nice === 10).length;
+      }
+      ok(lowered >= 1, `a plugin thread at nice 10 (threads: ${threadNices().join(" ")})`);
+      ok(threadNices().includes(0), "this thread keeps its priority");
+    } finally {
+      await runtime.close?.();
+    }
+  },
+});
