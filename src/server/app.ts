@@ -99,7 +99,7 @@ export interface Service {
   pruneAudit(): Promise<number>;
 }
 
-type Who = { kind: "admin" } | { kind: "tenant"; tenant: TenantRow };
+type Who = { kind: "admin" } | { kind: "tenant"; tenant: TenantRow; generation: number | null };
 
 /** Builds the service. */
 export function createService(deps: ServerDeps): Service {
@@ -154,23 +154,33 @@ export function createService(deps: ServerDeps): Service {
     }
     return hash;
   };
-  const who = async (c: Context): Promise<Who> => {
+  /**
+   * Who the request's key names. With `withGeneration`, the hooks generation
+   * to serve is read together with the key (one look at the store: SQLite
+   * checks for other connections' commits once, PostgreSQL answers both in
+   * one query), so the hooks are those current when the request arrived.
+   */
+  const who = async (c: Context, withGeneration = false): Promise<Who> => {
     const key = bearer(c.req.header("authorization"));
     if (key === null) throw unauthenticated();
     const hash = await hashOf(key);
     if (sameDigest(hash, deps.adminKeyHash)) return { kind: "admin" };
-    const tenant = await store.tenantForKey(hash);
+    const [tenant, generation] = await Promise.all([
+      store.tenantForKey(hash),
+      withGeneration ? store.hooksGeneration() : null,
+    ]);
     if (tenant === null) throw unauthenticated();
     c.set("tenant" as never, tenant.id as never);
-    return { kind: "tenant", tenant };
+    return { kind: "tenant", tenant, generation };
   };
   const admin = async (c: Context): Promise<void> => {
     if ((await who(c)).kind !== "admin") throw forbidden("this route needs the admin key");
   };
-  const tenantOf = async (c: Context): Promise<TenantRow> => {
-    const w = await who(c);
+  const tenantOf = async (c: Context): Promise<TenantRow> => (await dispatcherOf(c, false)).tenant;
+  const dispatcherOf = async (c: Context, withGeneration = true) => {
+    const w = await who(c, withGeneration);
     if (w.kind !== "tenant") throw forbidden("this route needs a tenant key");
-    return w.tenant;
+    return { tenant: w.tenant, generation: w.generation ?? undefined };
   };
 
   // ---- public ------------------------------------------------------------------------------
@@ -385,6 +395,7 @@ export function createService(deps: ServerDeps): Service {
     input: Record<string, unknown>,
     dryRun: boolean,
     started: number,
+    generation: number | undefined,
   ): Promise<{ result: DispatchResult; decisionId: string }> => {
     const parsed = tryParseEvent({ ...input, tenant_id: tenant.id });
     if (!parsed.ok) {
@@ -397,7 +408,7 @@ export function createService(deps: ServerDeps): Service {
     try {
       const release = await quotas.admit(tenant.id, tenant.policy, dryRun);
       try {
-        served = await engine.hooks(tenant.id);
+        served = await engine.hooks(tenant.id, generation);
         result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
       } finally {
         await release();
@@ -439,10 +450,10 @@ export function createService(deps: ServerDeps): Service {
 
   app.post("/v1/events", async (c) => {
     const started = performance.now();
-    const tenant = await tenantOf(c);
+    const { tenant, generation } = await dispatcherOf(c);
     const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
     const body = await readEventBody(c, tenant);
-    const { result, decisionId } = await dispatchFor(tenant, body, dryRun, started);
+    const { result, decisionId } = await dispatchFor(tenant, body, dryRun, started, generation);
     return c.json({ ...result, decision_id: decisionId });
   });
 
@@ -451,7 +462,7 @@ export function createService(deps: ServerDeps): Service {
   // says with exit 2 alone is answered as the agent's JSON deny where it has one.
   app.post("/v1/agents/:agent/events", async (c) => {
     const started = performance.now();
-    const tenant = await tenantOf(c);
+    const { tenant, generation } = await dispatcherOf(c);
     const agent = c.req.param("agent");
     if (!isAgentName(agent)) {
       throw new ApiError(
@@ -480,7 +491,13 @@ export function createService(deps: ServerDeps): Service {
         ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
         : c.json(answerBody(answer));
     if (call.event === null) return reply(passThrough(call));
-    const { result, decisionId } = await dispatchFor(tenant, call.event, false, started);
+    const { result, decisionId } = await dispatchFor(
+      tenant,
+      call.event,
+      false,
+      started,
+      generation,
+    );
     c.header("x-hookbox-decision-id", decisionId);
     return reply(agentAnswer(call, result));
   });

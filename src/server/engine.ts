@@ -27,7 +27,7 @@ export interface ServedHook {
 /** The dispatcher of the service. */
 export interface Engine {
   /** The hooks that run for `tenantId`: platform first, then the tenant's, enabled only. */
-  hooks(tenantId: string): Promise<ServedHook[]>;
+  hooks(tenantId: string, generation?: number): Promise<ServedHook[]>;
   /** Runs `event` for the tenant; `hooks` as from {@linkcode hooks}. */
   dispatch(
     tenantId: string,
@@ -98,8 +98,8 @@ export function createEngine(options: EngineOptions): Engine {
   };
 
   return {
-    async hooks(tenantId) {
-      const now = await store.hooksGeneration();
+    async hooks(tenantId, known) {
+      const now = known ?? await store.hooksGeneration();
       if (now !== generation) {
         generation = now;
         cache = new Map();

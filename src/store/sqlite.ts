@@ -474,23 +474,17 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "releaseLease",
   "addUsage",
 ]);
-/**
- * How long one `PRAGMA data_version` check stands for other connections'
- * commits: a key revoked or a hook changed by another process on the same
- * file is seen at most this much later (this connection's own writes, at once).
- */
-const RECHECK_MS = 1;
 /** Keys remembered (found or not) before the oldest is forgotten. */
 const REMEMBERED_KEYS = 4096;
 
 /**
  * Every request reads its key's tenant and the hooks generation. Both are
  * remembered while nothing can have changed them: no other connection has
- * committed since (SQLite's `PRAGMA data_version`, one cheap statement at
- * most every {@link RECHECK_MS} instead of a join per read) and this
- * connection has made no write but audit and quota rows (any other method
- * forgets them at once). A key revoked or a hook uploaded by another process
- * on the same file is seen by the requests that arrive a millisecond later.
+ * committed since (SQLite's `PRAGMA data_version`, one cheap statement
+ * instead of a join; reads made together, as a request's key and generation
+ * are, share it) and this connection has made no write but audit and quota
+ * rows (any other method forgets them). A key revoked or a hook uploaded by
+ * another process on the same file is seen on the next request.
  */
 function remembering(dataVersion: () => number, store: Store): Store {
   let version = NaN;
@@ -504,12 +498,17 @@ function remembering(dataVersion: () => number, store: Store): Store {
     tenants.clear();
     generation = null;
   };
-  let checkedAt = -Infinity;
+  // A check stands until the microtasks queued so far have run: reads in
+  // the same run of the loop share it, and nothing that arrives later (a
+  // request, a reply) can be answered from it.
+  let checked = false;
+  const expire = () => {
+    checked = false;
+  };
   const check = () => {
-    // Requests arriving together share one check.
-    const at = performance.now();
-    if (at - checkedAt < RECHECK_MS) return;
-    checkedAt = at;
+    if (checked) return;
+    checked = true;
+    queueMicrotask(expire);
     const now = dataVersion();
     if (now !== version) {
       forget();
