@@ -13,6 +13,7 @@
 import { parseArgs } from "node:util";
 import { builtinHookUploads } from "./_builtin_hooks.ts";
 import { call, startServe } from "./_serve_process.ts";
+import { median } from "./_stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -92,7 +93,6 @@ for (let i = 0; i < ROUNDS; i++) {
     (runs[name] ??= []).push(await measure(argv, argv[0] === "node" ? "" : event));
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const medians = Object.fromEntries(
   Object.entries(runs).map(([name, rs]) => [name, {
     ms: median(rs.map((r) => r.ms)),

@@ -18,6 +18,7 @@ import { openSqliteStore } from "../src/store/sqlite.ts";
 import { encodeBase64 } from "../tests/_base64.ts";
 import { harness, hookMd, toolEvent, wasmFolder } from "../tests/server/_api.ts";
 import { startWorkerd } from "../tests/_workerd.ts";
+import { median, percentile } from "./_stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -90,7 +91,6 @@ const w :Workerd.Worker = (
 `,
 );
 const POLL = { pollMs: 2 };
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const helloStarts: number[] = [];
 const helloLatency: number[] = [];
 const starts: number[] = [];
@@ -123,8 +123,7 @@ const helloP50 = median(helloLatency);
 
 function percentiles(samples: number[]) {
   const sorted = samples.sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
-  return { p50: at(0.5), p99: at(0.99) };
+  return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
 }
 async function sequential(key: string, command: string) {
   await post(workerd.url, key, command);

@@ -30,6 +30,7 @@ import { createExecutor, type Executor } from "../src/mod.ts";
 import { compileHook } from "../src/compile/mod.ts";
 import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
 import { eventFor } from "./_bench_events.ts";
+import { median } from "./_stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -194,7 +195,6 @@ for (let round = 0; round < ROUNDS; round++) {
     }
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const p50 = Object.fromEntries(Object.entries(samples).map(([n, xs]) => [n, median(xs)]));
 const qjsReused = p50["quickjs-emscripten reused context"]!;
 const qjsFresh = p50["quickjs-emscripten fresh runtime"]!;

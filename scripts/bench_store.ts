@@ -15,6 +15,7 @@
 import { parseArgs } from "node:util";
 import type { AuditRow } from "../src/server/store.ts";
 import { openSqliteStore } from "../src/store/sqlite.ts";
+import { percentile } from "./_stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -75,8 +76,6 @@ async function run(checkpointMs: number): Promise<{ times: number[]; walBytes: n
   return { times, walBytes };
 }
 
-const at = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 const modes = [["automatic checkpoints", 0], ["checkpointer thread", 250]] as const;
 const all = new Map<string, number[]>(modes.map(([name]) => [name, []]));
 const wal = new Map<string, number>();
@@ -94,10 +93,10 @@ const summary = new Map<string, { p99: number; max: number; total: number }>();
 for (const [name, times] of all) {
   const sorted = [...times].sort((a, b) => a - b);
   const total = times.reduce((s, t) => s + t, 0) / ROUNDS;
-  summary.set(name, { p99: at(sorted, 0.99), max: sorted.at(-1)!, total });
+  summary.set(name, { p99: percentile(sorted, 0.99), max: sorted.at(-1)!, total });
   console.log(
-    `${name.padEnd(22)} p50 ${at(sorted, 0.5).toFixed(3)} ms  p99 ${
-      at(sorted, 0.99).toFixed(3)
+    `${name.padEnd(22)} p50 ${percentile(sorted, 0.5).toFixed(3)} ms  p99 ${
+      percentile(sorted, 0.99).toFixed(3)
     } ms` +
       `  max ${sorted.at(-1)!.toFixed(2)} ms  per round ${total.toFixed(0)} ms` +
       `  largest WAL ${(wal.get(name)! / 1048576).toFixed(1)} MiB`,

@@ -27,6 +27,7 @@ import wabtInit from "wabt";
 import { freshDatabase } from "../tests/_pg.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { call, type ServeProcess, startServe } from "./_serve_process.ts";
+import { percentile } from "./_stats.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -104,11 +105,6 @@ function serve(db: string): Promise<ServeProcess> {
     denoFlags: values["server-flag"]!,
     args: values.workers !== undefined ? ["--workers", values.workers] : [],
   });
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 }
 
 interface RunFigures {
