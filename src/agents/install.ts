@@ -2,13 +2,25 @@
  * `hookbox install` / `uninstall` (SPEC §8): hookbox's entries in an agent's
  * own hook config — one per agent event that maps to a §1 event, each a
  * command line holding `dispatch --agent NAME` (or, with `--http`, the
- * agent's HTTP hook pointing at `POST /v1/agents/NAME/events`). Pure JSON
+ * agent's HTTP hook pointing at `POST /v1/agents/NAME/events`). Pure
  * transforms here; the CLI reads and writes the files. Everything else in
- * the file is kept; installing twice gives the same file; uninstalling
- * removes exactly what install added.
+ * the file is kept — other keys, their formatting, and comments (Gemini CLI
+ * and others read their settings as JSON with comments): only the changed
+ * event lists are rewritten. Installing twice gives the same file;
+ * uninstalling removes exactly what install added.
  *
  * @module
  */
+import {
+  applyEdits,
+  findNodeAtLocation,
+  modify,
+  type Node as JsonNode,
+  parse,
+  type ParseError,
+  parseTree,
+  stripComments,
+} from "jsonc-parser";
 import { AGENT_EVENTS, type AgentName } from "./adapters.ts";
 
 /** Agents whose config hookbox can write (Agent Hooks reads hook folders, hookbox's own format). */
@@ -128,4 +140,172 @@ export function uninstallFrom(config: Json, agent: AgentName): Json {
 export function isEmptyConfig(config: Json): boolean {
   const keys = Object.keys(config).filter((k) => !(k === "version" && config[k] === 1));
   return keys.length === 0;
+}
+
+/** Why a config file's text cannot be edited (not JSON, or not an object). */
+export class ConfigTextError extends Error {
+  override name = "ConfigTextError";
+}
+
+/**
+ * The value of a config file's text: JSON, with comments and trailing commas
+ * allowed. Throws {@linkcode ConfigTextError} on anything else.
+ */
+export function parseConfigText(text: string): Json {
+  if (text.trim() === "") return {};
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true });
+  if (errors.length > 0) {
+    throw new ConfigTextError(`not JSON: syntax error at offset ${errors[0]!.offset}`);
+  }
+  if (!isObj(value)) throw new ConfigTextError("not a JSON object");
+  return value;
+}
+
+/**
+ * `text` (a config whose value is `before`) edited to hold `after`. Only
+ * what changed is touched: under `hooks`, list items are removed and
+ * appended one by one and new event lists added as new properties, in the
+ * file's own indentation and line endings; every other byte stays, comments
+ * included, so uninstall gives back the text install started from.
+ */
+export function editConfigText(text: string, before: Json, after: Json): string {
+  if (text.trim() === "") return `${JSON.stringify(after, null, 2)}\n`;
+  const editor = new TextEditor(text);
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const was = before[key];
+    const now = after[key];
+    if (same(was, now)) continue;
+    if (key !== "hooks" || !isObj(was) || !isObj(now)) {
+      editor.set([key], now);
+      continue;
+    }
+    for (const event of new Set([...Object.keys(was), ...Object.keys(now)])) {
+      const a = was[event];
+      const b = now[event];
+      if (same(a, b)) continue;
+      if (Array.isArray(a) && Array.isArray(b) && b.length > 0) editor.editList([key, event], a, b);
+      else editor.set([key, event], b);
+    }
+  }
+  // The edits must give exactly `after`; should they not, write it plainly.
+  return same(parse(editor.text, [], { allowTrailingComma: true }), after)
+    ? editor.text
+    : `${JSON.stringify(after, null, 2)}\n`;
+}
+
+/** Edits JSON(C) text in place: removals through jsonc-parser, insertions as new lines. */
+class TextEditor {
+  readonly #eol: string;
+  readonly #unit: string;
+  constructor(public text: string) {
+    this.#eol = text.includes("\r\n") ? "\r\n" : "\n";
+    const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? "  ";
+    this.#unit = indent.startsWith("\t") ? "\t" : indent;
+  }
+
+  /** Sets (or, with `undefined`, removes) the value at `path`. */
+  set(path: string[], value: unknown): void {
+    const node = findNodeAtLocation(parseTree(this.text)!, path);
+    if (value === undefined) {
+      if (node !== undefined) this.#remove(node);
+      return;
+    }
+    if (node !== undefined) {
+      this.text = applyEdits(this.text, modify(this.text, path, value, {}));
+      return;
+    }
+    const parent = findNodeAtLocation(parseTree(this.text)!, path.slice(0, -1));
+    if (parent?.type !== "object") {
+      this.text = applyEdits(this.text, modify(this.text, path, value, {}));
+      return;
+    }
+    this.#append(parent, `${JSON.stringify(path.at(-1))}: `, value);
+  }
+
+  /** Turns the list at `path` from `was` into `now`: removed items go, new ones are appended. */
+  editList(path: string[], was: unknown[], now: unknown[]): void {
+    let kept = 0;
+    const gone: number[] = [];
+    was.forEach((item, i) => {
+      if (kept < now.length && same(item, now[kept])) kept++;
+      else gone.push(i);
+    });
+    for (const i of gone.reverse()) {
+      this.#remove(findNodeAtLocation(parseTree(this.text)!, [...path, i])!);
+    }
+    for (const item of now.slice(kept)) {
+      this.#append(findNodeAtLocation(parseTree(this.text)!, path)!, "", item);
+    }
+  }
+
+  /** Appends `prefix` + `value` as the last member of the object or array `node`. */
+  #append(node: JsonNode, prefix: string, value: unknown): void {
+    const outer = this.#indentAt(node.offset);
+    const last = node.children?.at(-1);
+    const inner = last !== undefined && this.#startsLine(last.offset)
+      ? this.#indentAt(last.offset)
+      : outer + this.#unit;
+    const json = JSON.stringify(value, null, this.#unit).split("\n").join(this.#eol + inner);
+    const member = `${this.#eol}${inner}${prefix}${json}`;
+    if (last !== undefined) {
+      const at = last.offset + last.length;
+      this.text = `${this.text.slice(0, at)},${member}${this.text.slice(at)}`;
+    } else {
+      const at = node.offset + 1;
+      const close = this.text.slice(at, node.offset + node.length - 1).trim() === ""
+        ? `${this.#eol}${outer}${this.text[node.offset + node.length - 1]}`
+        : null;
+      this.text = close === null
+        ? `${this.text.slice(0, at)}${member}${this.text.slice(at)}`
+        : `${this.text.slice(0, at)}${member}${close}${this.text.slice(node.offset + node.length)}`;
+    }
+  }
+
+  /**
+   * Removes a member (an array item, or the property whose value is `node`)
+   * with the separator before it — the inverse of {@linkcode #append}.
+   */
+  #remove(node: JsonNode): void {
+    const member = node.parent?.type === "property" ? node.parent : node;
+    const siblings = member.parent!.children!;
+    const i = siblings.indexOf(member);
+    const end = (n: JsonNode) => n.offset + n.length;
+    const [from, to] = i > 0
+      ? [end(siblings[i - 1]!), end(member)]
+      : siblings.length > 1
+      ? [member.offset, siblings[1]!.offset]
+      : [member.parent!.offset + 1, end(member.parent!) - 1];
+    this.text = this.text.slice(0, from) + this.text.slice(to);
+  }
+
+  /** The indentation of the line holding `offset`. */
+  #indentAt(offset: number): string {
+    const start = this.text.lastIndexOf("\n", offset - 1) + 1;
+    return /^[ \t]*/.exec(this.text.slice(start, offset))![0];
+  }
+
+  #startsLine(offset: number): boolean {
+    const start = this.text.lastIndexOf("\n", offset - 1) + 1;
+    return this.text.slice(start, offset).trim() === "";
+  }
+}
+
+/** Equal JSON values; the order of an object's keys does not matter (list order does). */
+function same(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
+      a.every((item, i) => same(item, b[i]));
+  }
+  if (isObj(a) && isObj(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length &&
+      keys.every((k) => Object.hasOwn(b, k) && same(a[k], b[k]));
+  }
+  return a === b;
+}
+
+/** True when `text` holds comments (a file of nothing but comments is kept, not deleted). */
+export function hasComments(text: string): boolean {
+  return stripComments(text) !== text;
 }

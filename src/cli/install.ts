@@ -8,10 +8,14 @@ import { absolute } from "../adapters/deno/fs.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
 import {
   CONFIG_FILES,
+  ConfigTextError,
+  editConfigText,
+  hasComments,
   HTTP_AGENTS,
   type InstallableAgent,
   installInto,
   isEmptyConfig,
+  parseConfigText,
   uninstallFrom,
 } from "../agents/install.ts";
 import { EXIT, UsageError } from "./_io.ts";
@@ -65,25 +69,33 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
     }
   }
   const file = configPath(agent, values.user, values.project);
-  const before = await readConfig(file);
+  const text = await readConfig(file);
+  let before: Record<string, unknown>;
+  try {
+    before = parseConfigText(text ?? "");
+  } catch (err) {
+    if (!(err instanceof ConfigTextError)) throw err;
+    throw new UsageError(`${file} is ${err.message}; not touching it — fix or edit it by hand`);
+  }
   if (mode === "install") {
-    const after = installInto(before ?? {}, {
+    const after = installInto(before, {
       agent,
       ...(values.command ? { command: values.command } : {}),
       ...(values.http ? { http: values.http } : {}),
     });
     await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-    await Deno.writeTextFile(file, `${JSON.stringify(after, null, 2)}\n`);
+    await Deno.writeTextFile(file, editConfigText(text ?? "", before, after));
     console.error(`hookbox: installed for ${agent} in ${file}`);
     return EXIT.allow;
   }
-  if (before === null) {
+  if (text === null) {
     console.error(`hookbox: nothing to uninstall: ${file} does not exist`);
     return EXIT.allow;
   }
   const after = uninstallFrom(before, agent);
-  if (isEmptyConfig(after)) await Deno.remove(file);
-  else await Deno.writeTextFile(file, `${JSON.stringify(after, null, 2)}\n`);
+  const edited = editConfigText(text, before, after);
+  if (isEmptyConfig(after) && !hasComments(edited)) await Deno.remove(file);
+  else await Deno.writeTextFile(file, edited);
   console.error(`hookbox: uninstalled for ${agent} from ${file}`);
   return EXIT.allow;
 }
@@ -97,28 +109,12 @@ function configPath(agent: InstallableAgent, user: boolean, project: string | un
   return `${absolute(project ?? ".")}/${CONFIG_FILES[agent].project}`.replace(/\/+/g, "/");
 }
 
-/** The file's JSON object, or null when there is no file; refuses anything it cannot keep intact. */
-async function readConfig(file: string): Promise<Record<string, unknown> | null> {
-  let text: string;
+/** The file's text, or null when there is no file. */
+async function readConfig(file: string): Promise<string | null> {
   try {
-    text = await Deno.readTextFile(file);
+    return await Deno.readTextFile(file);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return null;
     throw err;
   }
-  if (text.trim() === "") return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(
-      `${file} is not plain JSON (${
-        (err as Error).message
-      }); not touching it — fix or edit it by hand`,
-    );
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError(`${file} is not a JSON object; not touching it`);
-  }
-  return value as Record<string, unknown>;
 }

@@ -7,7 +7,14 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { AGENT_EVENTS } from "../../src/agents/adapters.ts";
-import { CONFIG_FILES, type InstallableAgent } from "../../src/agents/install.ts";
+import {
+  CONFIG_FILES,
+  editConfigText,
+  type InstallableAgent,
+  installInto,
+  parseConfigText,
+  uninstallFrom,
+} from "../../src/agents/install.ts";
 import { main } from "../../src/cli.ts";
 import { ROOT } from "../_helpers.ts";
 import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
@@ -117,15 +124,100 @@ Deno.test("install --http registers the agent's HTTP hook where it has one, and 
   }
 });
 
-Deno.test("a config file that is not plain JSON is left untouched", async () => {
+Deno.test("a config with comments keeps them: install edits only the event lists, uninstall gives the text back", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-jsonc-" });
+  try {
+    // Gemini CLI reads settings.json as JSON with comments.
+    const file = `${dir}/.gemini/settings.json`;
+    await Deno.mkdir(`${dir}/.gemini`);
+    const text = [
+      "{",
+      "\t// my settings",
+      '\t"theme": "dark", /* or light */',
+      '\t"hooks": {',
+      "\t\t// keep this one",
+      '\t\t"BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "./check.sh" }] }],',
+      "\t},",
+      "}",
+      "",
+    ].join("\n");
+    await Deno.writeTextFile(file, text);
+    assertEquals(await quiet(["install", "--agent", "gemini-cli", "--project", dir]), 0);
+    const installed = await Deno.readTextFile(file);
+    for (const kept of ["// my settings", "/* or light */", "// keep this one", '"./check.sh"']) {
+      ok(installed.includes(kept), `${kept} is kept:\n${installed}`);
+    }
+    ok(
+      /\n\t\t"AfterTool": \[/.test(installed),
+      `new lists in the file's tab indentation:\n${installed}`,
+    );
+    ok(!installed.includes("\n  "), "no space indentation mixed in");
+    for (const event of Object.keys(AGENT_EVENTS["gemini-cli"])) {
+      ok(installed.includes(`dispatch --agent gemini-cli --event ${event}`), event);
+    }
+    assertEquals(await quiet(["install", "--agent", "gemini-cli", "--project", dir]), 0);
+    assertEquals(await Deno.readTextFile(file), installed, "a second install changes nothing");
+    assertEquals(await quiet(["uninstall", "--agent", "gemini-cli", "--project", dir]), 0);
+    assertEquals(await Deno.readTextFile(file), text);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("config edits follow the file's indentation and line endings and undo exactly", () => {
+  const texts = [
+    '{\r\n    "model": "x",\r\n    "hooks": {}\r\n}\r\n',
+    "{}",
+    '{"a":1,}',
+    '{\n  "hooks": {\n    "Stop": [ ], // none yet\n  },\n}\n',
+  ];
+  for (const text of texts) {
+    for (const agent of ["claude-code", "cursor"] as const) {
+      const before = parseConfigText(text);
+      const after = installInto(before, { agent });
+      const installed = editConfigText(text, before, after);
+      assertEquals(parseConfigText(installed), after, installed);
+      if (text.includes("\r\n")) {
+        ok(!/[^\r]\n/.test(installed), "CRLF kept");
+        ok(installed.includes('\r\n        "'), "four-space indentation");
+      }
+      if (text.includes("// none yet")) ok(installed.includes("// none yet"));
+      const back = editConfigText(installed, after, uninstallFrom(after, agent));
+      assertEquals(parseConfigText(back), uninstallFrom(after, agent));
+    }
+  }
+});
+
+Deno.test("a config file with only comments left after uninstall is kept", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-comment-only-" });
+  try {
+    const file = `${dir}/.cursor/hooks.json`;
+    await Deno.mkdir(`${dir}/.cursor`);
+    const text = "// hooks for this repo\n{}\n";
+    await Deno.writeTextFile(file, text);
+    assertEquals(await quiet(["install", "--agent", "cursor", "--project", dir]), 0);
+    ok((await Deno.readTextFile(file)).startsWith("// hooks for this repo\n"));
+    assertEquals(await quiet(["uninstall", "--agent", "cursor", "--project", dir]), 0);
+    ok((await Deno.readTextFile(file)).startsWith("// hooks for this repo\n"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a config file that is not a JSON object is left untouched", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-install-bad-" });
   try {
     const file = `${dir}/.gemini/settings.json`;
     await Deno.mkdir(`${dir}/.gemini`);
-    const text = '{\n  // my settings\n  "theme": "dark"\n}\n';
-    await Deno.writeTextFile(file, text);
-    assertEquals(await quiet(["install", "--agent", "gemini-cli", "--project", dir]), 1);
-    assertEquals(await Deno.readTextFile(file), text);
+    for (
+      const text of ['{\n  "theme": "dark"\n', "[1, 2]\n", '{ "a": 1 } trailing', "{ theme: dark }"]
+    ) {
+      await Deno.writeTextFile(file, text);
+      assertEquals(await quiet(["install", "--agent", "gemini-cli", "--project", dir]), 1, text);
+      assertEquals(await Deno.readTextFile(file), text);
+      assertEquals(await quiet(["uninstall", "--agent", "gemini-cli", "--project", dir]), 1, text);
+      assertEquals(await Deno.readTextFile(file), text);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
