@@ -368,8 +368,9 @@ const CORPUS: Record<string, CorpusExpect> = {
   deep_output: { plugin: ERROR("OUTPUT_INVALID"), limits: { fuel: 100_000_000, output_kb: 1024 } },
   guard_extism: { plugin: "ok", exit: 0 },
   guard_wasi: { plugin: "ok", exit: 0 },
-  // 10,000 host calls at 250 fuel each fit a 5 million budget ...
-  host_call_burst: { plugin: "ok", stdout: "done" },
+  // 10,000 host calls at HOST_CALL_FUEL (600) each need 6 million: over the corpus's 5 million
+  // budget, stopped by fuel alone (the clock is not needed).
+  host_call_burst: { plugin: LIMIT("LIMIT_FUEL") },
   http_get_extism: { plugin: ERROR("HTTP_FAILED") },
   // Exit code = the input length its initialisation saw: 0, on every warm call.
   // _initialize and _start see the same (empty) environment.

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { BYTES_PER_FUEL, FuelMeter, HOST_CALL_FUEL } from "./_fuel.ts";
+import { FUEL_PER_BYTE, FuelMeter, HOST_CALL_FUEL } from "./_fuel.ts";
 import { type Halt, HALTS } from "./_halt.ts";
 import { OutputSink } from "./_output.ts";
 import { markWritten } from "./_snapshot.ts";
@@ -96,7 +96,7 @@ export class GuestHost {
    * if its fuel is spent, the deadline passed or the executor is closing.
    */
   check(bytes = 0): void {
-    this.meter.charge(HOST_CALL_FUEL + bytes / BYTES_PER_FUEL);
+    this.meter.charge(HOST_CALL_FUEL + bytes * FUEL_PER_BYTE);
     if (this.meter.spent()) this.halt(HALTS.fuel);
     if (performance.now() > this.deadline) this.halt(HALTS.time);
     if (this.signal?.aborted) this.halt(HALTS.aborted);

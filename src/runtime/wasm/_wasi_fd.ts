@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { BYTES_PER_FUEL } from "./_fuel.ts";
+import { FUEL_PER_BYTE } from "./_fuel.ts";
 import { HALTS } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
 import { ERRNO, type WasiFunction } from "./_wasi_errno.ts";
@@ -94,7 +94,7 @@ function fdWrite(host: GuestHost, fd: number, iovs: number, count: number, out: 
     if (!sink.write(bytes.subarray(ptr, ptr + len))) host.halt(HALTS.output);
     written += len;
   }
-  host.meter.charge(count + written / BYTES_PER_FUEL);
+  host.meter.charge(count + written * FUEL_PER_BYTE);
   host.wrote(out, 4);
   view.setUint32(out, written, true);
   return ERRNO.SUCCESS;
@@ -116,7 +116,7 @@ function fdRead(host: GuestHost, fd: number, iovs: number, count: number, out: n
     host.inputPos += chunk.length;
     read += chunk.length;
   }
-  host.meter.charge(count + read / BYTES_PER_FUEL);
+  host.meter.charge(count + read * FUEL_PER_BYTE);
   host.wrote(out, 4);
   view.setUint32(out, read, true);
   return ERRNO.SUCCESS;

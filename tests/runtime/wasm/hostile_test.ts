@@ -6,6 +6,7 @@ import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import type { EffectiveLimits, RunFailure } from "../../../src/runtime/types.ts";
 import { assertServesNext, corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
 import { runFailure } from "../../../src/runtime/failure.ts";
+import { FUEL_PER_BYTE, HOST_CALL_FUEL } from "../../../src/runtime/wasm/_fuel.ts";
 
 interface Attack {
   name: string;
@@ -128,10 +129,25 @@ Deno.test("run() charges fuel for host calls: a host-call loop is stopped by fue
   const frozen = { timeoutMs: 600_000 };
   const stopped = await runtime.run(request(hook, undefined, { ...frozen, fuel: 1_000_000 }));
   assertEquals(stopped.failure, runFailure("LIMIT_FUEL"));
-  // 10,000 host calls cost at least 250 fuel each: 2.5 million, more than the loop itself.
+  // 10,000 host calls cost HOST_CALL_FUEL each, far more than the loop itself.
   const done = await runtime.run(request(hook, undefined, { ...frozen, fuel: 10_000_000 }));
   assertEquals([done.exitCode, done.stdout], [0, "done"]);
-  ok(done.fuel! >= 2_500_000, `used ${done.fuel}`);
+  ok(done.fuel! >= 10_000 * HOST_CALL_FUEL, `used ${done.fuel}`);
+  await runtime.close?.();
+});
+
+Deno.test("run() charges fuel per byte written: an output flood under a large output cap is stopped by fuel", async () => {
+  const runtime = corpusRuntime();
+  // 64 KiB writes forever, with room for 64 MiB of output and no deadline: only
+  // the per-byte charge bounds the host's work of taking the output in.
+  const fuel = 10_000_000;
+  const result = await runtime.run(
+    request(wasmHook("output_flood"), undefined, { timeoutMs: 600_000, fuel, outputKb: 65_536 }),
+  );
+  assertEquals(result.failure, runFailure("LIMIT_FUEL"));
+  // The write that overdraws the budget is the last one taken in.
+  const taken = result.stdout.length;
+  ok(taken <= fuel / FUEL_PER_BYTE + 65_536, `${taken} bytes taken in`);
   await runtime.close?.();
 });
 
