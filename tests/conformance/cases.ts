@@ -392,6 +392,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   multi_memory: { plugin: ERROR("PLUGIN_FEATURE_DENIED") },
   output_flood: { plugin: LIMIT("LIMIT_OUTPUT") },
   output_flood_extism: { plugin: LIMIT("LIMIT_OUTPUT") },
+  // 2,000 re-sets of a 32 KiB output: under the cap, stopped by the per-byte charge alone.
+  output_set_loop_extism: { plugin: LIMIT("LIMIT_FUEL") },
   // EFAULT (21), nothing written (99 would mean written).
   random_negative: { plugin: ERROR("EXIT_CODE"), exit: 21 },
   rewrite_extism: {

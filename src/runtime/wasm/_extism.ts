@@ -16,7 +16,7 @@ import { shieldAll } from "./_shield.ts";
 /** The parts of the SDK's CallContext we use. */
 export interface ExtismContext {
   alloc(size: bigint): bigint;
-  read(addr: bigint): { bytes(): Uint8Array; string(): string } | null;
+  read(addr: bigint): { byteLength: number; bytes(): Uint8Array; string(): string } | null;
   store(input: Uint8Array | string): bigint;
 }
 
@@ -98,6 +98,7 @@ export function extismOverrides(
       const value = host.vars.get(keyOf(host, ctx, keyAddr));
       if (value === undefined) return 0n;
       host.keep(value.length); // the SDK stores a fresh block for the guest
+      host.copied(value.length);
       return ctx.store(value);
     },
     var_set: (ctx, keyAddr: bigint, valueAddr: bigint) => {
@@ -132,15 +133,19 @@ export function extismOverrides(
   };
 }
 
+// Blocks the host reads are charged per byte before they are copied: a loop
+// re-setting one large output or variable costs fuel by its size.
 function keyOf(host: GuestHost, ctx: ExtismContext, addr: bigint): string {
   const data = ctx.read(addr);
   if (data === null) host.halt(failure("TRAP", "var key: invalid memory block"));
+  host.copied(data.byteLength);
   return data.string();
 }
 
 function block(host: GuestHost, ctx: ExtismContext, addr: bigint, what = "block"): Uint8Array {
   const data = ctx.read(addr);
   if (data === null) host.halt(failure("TRAP", `${what}: invalid memory block`));
+  host.copied(data.byteLength);
   return data.bytes();
 }
 

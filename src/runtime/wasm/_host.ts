@@ -92,6 +92,15 @@ export class GuestHost {
   }
 
   /**
+   * Charges the fuel of `bytes` the host copies for the guest within a host
+   * call (Extism blocks read or stored), and stops the guest if it is spent.
+   */
+  copied(bytes: number): void {
+    this.meter.charge(bytes * FUEL_PER_BYTE);
+    if (this.meter.spent()) this.halt(HALTS.fuel);
+  }
+
+  /**
    * Charges one host call's fuel (plus `bytes` copied), then stops the guest
    * if its fuel is spent, the deadline passed or the executor is closing.
    */

@@ -136,6 +136,19 @@ Deno.test("run() charges fuel for host calls: a host-call loop is stopped by fue
   await runtime.close?.();
 });
 
+Deno.test("run() charges fuel per byte an Extism call copies: an output_set loop is stopped by fuel", async () => {
+  const runtime = corpusRuntime();
+  const hook = wasmHook("output_set_loop_extism");
+  const frozen = { timeoutMs: 600_000 };
+  // 2,000 copies of 32 KiB: only a per-byte charge makes them cost more than 10 million.
+  const stopped = await runtime.run(request(hook, undefined, { ...frozen, fuel: 10_000_000 }));
+  assertEquals(stopped.failure, runFailure("LIMIT_FUEL"));
+  const done = await runtime.run(request(hook, undefined, { ...frozen, fuel: 500_000_000 }));
+  assertEquals([done.failure, done.exitCode, done.stdout.length], [undefined, 0, 32_768]);
+  ok(done.fuel! >= 2_000 * 32_768 * FUEL_PER_BYTE, `used ${done.fuel}`);
+  await runtime.close?.();
+});
+
 Deno.test("run() charges fuel per byte written: an output flood under a large output cap is stopped by fuel", async () => {
   const runtime = corpusRuntime();
   // 64 KiB writes forever, with room for 64 MiB of output and no deadline: only
