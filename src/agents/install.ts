@@ -13,6 +13,7 @@
  */
 import {
   applyEdits,
+  createScanner,
   findNodeAtLocation,
   modify,
   type Node as JsonNode,
@@ -21,6 +22,7 @@ import {
   parseTree,
   stripComments,
 } from "jsonc-parser";
+import { MAX_JSON_DEPTH } from "../schema/depth.ts";
 import { AGENT_EVENTS, type AgentName } from "./adapters.ts";
 
 /** Agents whose config hookbox can write (Agent Hooks reads hook folders, hookbox's own format). */
@@ -153,6 +155,11 @@ export class ConfigTextError extends Error {
  */
 export function parseConfigText(text: string): Json {
   if (text.trim() === "") return {};
+  // The parser recurses per level: a hostile file (a cloned repository's
+  // settings) must not overflow the stack.
+  if (nesting(text) > MAX_JSON_DEPTH) {
+    throw new ConfigTextError(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   const errors: ParseError[] = [];
   const value: unknown = parse(text, errors, { allowTrailingComma: true });
   if (errors.length > 0) {
@@ -160,6 +167,25 @@ export function parseConfigText(text: string): Json {
   }
   if (!isObj(value)) throw new ConfigTextError("not a JSON object");
   return value;
+}
+
+// jsonc-parser's SyntaxKind values (a const enum, which isolated modules cannot read).
+const OPEN_BRACE = 1;
+const CLOSE_BRACE = 2;
+const OPEN_BRACKET = 3;
+const CLOSE_BRACKET = 4;
+const EOF = 17;
+
+/** Deepest nesting of objects and arrays in JSON(C) text, counted token by token. */
+function nesting(text: string): number {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  let deepest = 0;
+  for (let token: number = scanner.scan(); token !== EOF; token = scanner.scan()) {
+    if (token === OPEN_BRACE || token === OPEN_BRACKET) deepest = Math.max(deepest, ++depth);
+    else if (token === CLOSE_BRACE || token === CLOSE_BRACKET) depth--;
+  }
+  return deepest;
 }
 
 /**

@@ -4,7 +4,9 @@
  * hook config file, keeping everything else in it (SPEC §8).
  */
 import { parseArgs } from "node:util";
-import { absolute } from "../adapters/deno/fs.ts";
+import { absolute, readCappedFile } from "../adapters/deno/fs.ts";
+import { isHookboxError } from "../errors.ts";
+import { isInside } from "../host.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
 import {
   CONFIG_FILES,
@@ -69,6 +71,7 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
     }
   }
   const file = configPath(agent, values.user, values.project);
+  if (!values.user) await insideProject(file, absolute(values.project ?? "."));
   const text = await readConfig(file);
   let before: Record<string, unknown>;
   try {
@@ -109,12 +112,41 @@ function configPath(agent: InstallableAgent, user: boolean, project: string | un
   return `${absolute(project ?? ".")}/${CONFIG_FILES[agent].project}`.replace(/\/+/g, "/");
 }
 
-/** The file's text, or null when there is no file. */
+/** Largest agent config file read (they are a few KiB). */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * Refuses a project config path that symbolic links lead out of the project
+ * (a cloned repository's `.gemini -> ~/.claude`): install writes where the
+ * path resolves, so that must stay inside the project.
+ */
+async function insideProject(file: string, project: string): Promise<void> {
+  const root = await Deno.realPath(project);
+  for (let path = file; path.startsWith(project) && path.length >= project.length;) {
+    let real: string;
+    try {
+      real = await Deno.realPath(path);
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      path = path.slice(0, path.lastIndexOf("/"));
+      continue;
+    }
+    if (!isInside(real, root)) {
+      throw new UsageError(
+        `${path} resolves to ${real}, outside the project ${root}; not touching ${file}`,
+      );
+    }
+    return;
+  }
+}
+
+/** The file's text (at most MAX_CONFIG_BYTES), or null when there is no file. */
 async function readConfig(file: string): Promise<string | null> {
   try {
-    return await Deno.readTextFile(file);
+    return new TextDecoder().decode(await readCappedFile(file, MAX_CONFIG_BYTES));
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return null;
+    if (isHookboxError(err)) throw new UsageError(`${err.message}; not touching it`);
     throw err;
   }
 }

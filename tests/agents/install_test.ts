@@ -39,6 +39,18 @@ const EXISTING: Record<InstallableAgent, Record<string, unknown>> = {
   windsurf: { hooks: { pre_read_code: [{ command: "python3 audit.py", show_output: false }] } },
 };
 
+/** `main(args)` with what it prints to stderr. */
+const told = async (args: string[]): Promise<[number, string]> => {
+  const error = console.error;
+  const lines: string[] = [];
+  console.error = (...parts: unknown[]) => void lines.push(parts.join(" "));
+  try {
+    return [await main(args), lines.join("\n")];
+  } finally {
+    console.error = error;
+  }
+};
+
 const quiet = async (args: string[]) => {
   const error = console.error;
   console.error = () => {};
@@ -220,6 +232,46 @@ Deno.test("a config file that is not a JSON object is left untouched", async () 
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("hostile config files: too deep, too large, or linked out of the project are refused untouched", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-hostile-" });
+  const outside = await Deno.makeTempDir({ prefix: "hookbox-install-outside-" });
+  try {
+    const file = `${dir}/.gemini/settings.json`;
+    await Deno.mkdir(`${dir}/.gemini`);
+    // 200,000 levels: the parser must not be reached (it recurses per level).
+    const deep = `{"a":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+    const big = JSON.stringify({ theme: "x".repeat(2 * 1024 * 1024) });
+    for (const [text, why] of [[deep, "nested deeper than 64 levels"], [big, "1048576"]]) {
+      await Deno.writeTextFile(file, text!);
+      const [code, said] = await told(["install", "--agent", "gemini-cli", "--project", dir]);
+      assertEquals(code, 1);
+      ok(said.includes(why!) && !said.includes("INTERNAL"), said);
+      assertEquals(await Deno.readTextFile(file), text);
+    }
+    // A repository's config folder or file that links to another program's settings.
+    const theirs = `${outside}/settings.json`;
+    await Deno.writeTextFile(theirs, '{"theme":"dark"}');
+    await Deno.remove(`${dir}/.gemini`, { recursive: true });
+    await Deno.symlink(outside, `${dir}/.gemini`);
+    await Deno.mkdir(`${dir}/.cursor`);
+    await Deno.symlink(theirs, `${dir}/.cursor/hooks.json`);
+    for (
+      const [mode, agent] of [["install", "gemini-cli"], ["install", "cursor"], [
+        "uninstall",
+        "cursor",
+      ]]
+    ) {
+      const [code, said] = await told([mode!, "--agent", agent!, "--project", dir]);
+      assertEquals(code, 1, `${mode} ${agent}`);
+      ok(said.includes("outside the project"), said);
+    }
+    assertEquals(await Deno.readTextFile(theirs), '{"theme":"dark"}');
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
   }
 });
 
