@@ -101,11 +101,12 @@ export class GuestHost {
   }
 
   /**
-   * Charges one host call's fuel (plus `bytes` copied), then stops the guest
-   * if its fuel is spent, the deadline passed or the executor is closing.
+   * Charges one host call's fuel (bytes it copies: {@linkcode copied}), then
+   * stops the guest if its fuel is spent, the deadline passed or the executor
+   * is closing.
    */
-  check(bytes = 0): void {
-    this.meter.charge(HOST_CALL_FUEL + bytes * FUEL_PER_BYTE);
+  check(): void {
+    this.meter.charge(HOST_CALL_FUEL);
     if (this.meter.spent()) this.halt(HALTS.fuel);
     if (performance.now() > this.deadline) this.halt(HALTS.time);
     if (this.signal?.aborted) this.halt(HALTS.aborted);
