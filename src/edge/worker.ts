@@ -134,7 +134,7 @@ export function createEdgeWorker(
   };
   return {
     fetch(request, env, ctx) {
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       if (!SERVED.has(`${request.method} ${path}`)) {
         const error = new ApiError(
           404,
@@ -156,6 +156,22 @@ export function createEdgeWorker(
       return answer.finally(() => context?.waitUntil?.(drain.drain()));
     },
   };
+}
+
+/**
+ * The path of a request's URL, which the runtime has already parsed and
+ * normalised (`http://host/v1/events?x` → `/v1/events`) — without building a
+ * `URL`, which costs more than the rest of the routing.
+ */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
 }
 
 /** The Worker's bindings hookbox reads (set by `hookbox bundle --audit-url`). */

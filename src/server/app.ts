@@ -618,21 +618,39 @@ function validate<T>(schema: z.ZodType<T>, value: unknown): T {
   throw new ApiError(400, "REQUEST_INVALID", message, field ? { field } : {});
 }
 
-/** Reads the body up to `max` bytes (`413 BODY_TOO_LARGE` past it). */
+/**
+ * Reads the body up to `max` bytes (`413 BODY_TOO_LARGE` past it). A body
+ * whose length is declared (`Content-Length`, no `Transfer-Encoding`) and
+ * within `max` is taken whole: the HTTP layer ends it at the declared length,
+ * and one native read is much cheaper than a stream loop (about 150 µs per
+ * request in workerd). Any other body is read chunk by chunk and cut off at
+ * `max`; a body longer than its declared length (possible in process) is
+ * still refused.
+ */
 async function readBody(c: Context, max: number): Promise<Uint8Array> {
-  const declared = Number(c.req.header("content-length") ?? "NaN");
+  const request = c.req.raw;
+  const length = request.headers.get("content-length");
+  const declared = length !== null && /^\d{1,15}$/.test(length) ? Number(length) : NaN;
   if (declared > max) throw tooLarge(max);
-  const bytes = await readCapped(c.req.raw.body, max);
+  if (declared >= 0 && !request.headers.has("transfer-encoding")) {
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > max) throw tooLarge(max);
+    return bytes;
+  }
+  const bytes = await readCapped(request.body, max);
   if (bytes === null) throw tooLarge(max);
   return bytes;
 }
+
+/** Strict UTF-8 (a bad byte is an error, not U+FFFD); stateless, so one serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads a JSON body (`400 JSON_INVALID`); an empty body is `{}` when `emptyOk`. */
 async function readJson(c: Context, max: number, emptyOk = false): Promise<unknown> {
   const bytes = await readBody(c, max);
   if (bytes.byteLength === 0 && emptyOk) return {};
   try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return JSON.parse(UTF8.decode(bytes));
   } catch (err) {
     throw new ApiError(400, "JSON_INVALID", `body is not valid JSON: ${(err as Error).message}`);
   }

@@ -84,6 +84,23 @@ export function createEngine(options: EngineOptions): Engine {
   let cache = new Map<string, Promise<ServedHook[]>>();
   const pending = new Set<Promise<unknown>>();
   const abort = new AbortController();
+  // A tenant's policy object is replaced, never changed, when its row is written, so the
+  // dispatcher's policy is worked out once per object instead of once per event.
+  const policies = new WeakMap<TenantPolicy, Policy>();
+  const resolved = (policy: TenantPolicy): Policy => {
+    let found = policies.get(policy);
+    if (found === undefined) {
+      found = options.fuelPerMs === undefined && options.eventFuel === undefined
+        ? policyFor(policy)
+        : {
+          ...policyFor(policy),
+          ...(options.fuelPerMs !== undefined ? { fuelPerMs: options.fuelPerMs } : {}),
+          ...(options.eventFuel !== undefined ? { eventFuel: options.eventFuel } : {}),
+        };
+      policies.set(policy, found);
+    }
+    return found;
+  };
 
   const load = async (tenantId: string): Promise<ServedHook[]> => {
     const [platform, own] = await Promise.all([
@@ -115,13 +132,7 @@ export function createEngine(options: EngineOptions): Engine {
     dispatch(tenantId, policy, hooks, event) {
       return dispatchEvent(hooks.map((h) => h.definition), event, {
         runtimes: options.runtimes,
-        policy: options.fuelPerMs === undefined && options.eventFuel === undefined
-          ? policyFor(policy)
-          : {
-            ...policyFor(policy),
-            ...(options.fuelPerMs !== undefined ? { fuelPerMs: options.fuelPerMs } : {}),
-            ...(options.eventFuel !== undefined ? { eventFuel: options.eventFuel } : {}),
-          },
+        policy: resolved(policy),
         tenantId,
         env: {},
         signal: abort.signal,

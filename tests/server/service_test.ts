@@ -237,3 +237,66 @@ Deno.test("an upload whose compilation runs too long is refused (compiled in its
     return true;
   });
 });
+
+Deno.test("request bodies over real HTTP: declared, chunked and lying lengths are all held to the cap", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, h.service.app.fetch);
+  const { port } = server.addr;
+  const url = `http://127.0.0.1:${port}/v1/events`;
+  try {
+    const key = await h.tenant("acme", { input_kb: 4 });
+    const auth = { authorization: `Bearer ${key}` };
+    const event = (command: string) => JSON.stringify(toolEvent(command));
+    const code = async (res: Response) => [res.status, (await res.json()).error?.code ?? null];
+    // fetch declares the length of a string body: read in one piece.
+    const declared = await fetch(url, { method: "POST", headers: auth, body: event("ls") });
+    assert.deepEqual([declared.status, (await declared.json()).decision], [200, "allow"]);
+    const declaredBig = await fetch(url, {
+      method: "POST",
+      headers: auth,
+      body: event("x".repeat(5000)),
+    });
+    assert.deepEqual(await code(declaredBig), [413, "BODY_TOO_LARGE"]);
+    // A stream body goes out chunked, with no length: read chunk by chunk, cut off at the cap.
+    const chunked = (text: string, times: number) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < times; i++) controller.enqueue(new TextEncoder().encode(text));
+          controller.close();
+        },
+      });
+    const small = await fetch(url, {
+      method: "POST",
+      headers: auth,
+      body: chunked(event("ls"), 1),
+    });
+    assert.equal(small.status, 200);
+    await small.body?.cancel();
+    const endless = await fetch(url, { method: "POST", headers: auth, body: chunked("x", 10_000) });
+    assert.deepEqual(await code(endless), [413, "BODY_TOO_LARGE"]);
+    // A declared length over the cap is refused before the body is sent.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(
+      new TextEncoder().encode(
+        `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-length: 900000000\r\n\r\n{`,
+      ),
+    );
+    const head = new Uint8Array(4096);
+    const n = await conn.read(head);
+    conn.close();
+    assert.match(new TextDecoder().decode(head.subarray(0, n ?? 0)), /^HTTP\/1\.1 413 /);
+    // In process, a header that understates the body does not lift the cap.
+    const lying = await h.service.app.fetch(
+      new Request(url, {
+        method: "POST",
+        headers: { ...auth, "content-length": "10" },
+        body: event("x".repeat(5000)),
+      }),
+    );
+    assert.deepEqual(await code(lying), [413, "BODY_TOO_LARGE"]);
+    assert.equal(await h.store.countAudit("acme"), 2, "only the two accepted events were audited");
+  } finally {
+    await server.shutdown();
+    await h.close();
+  }
+});
