@@ -36,6 +36,15 @@ export function compileMatcher(pattern: string): Matcher {
 }
 
 /**
+ * True when `pattern` needs the RE2 engine, false when it is matched as
+ * plain words (see below). `hookbox bundle` leaves the engine out of a
+ * Worker none of whose matchers needs it.
+ */
+export function needsRegexEngine(pattern: string): boolean {
+  return literalMatcher(pattern) === null;
+}
+
+/**
  * The common tool matcher — literal words, in one group when there are
  * several, each end optionally anchored (`^(Bash|Shell)$`, `^Read`, `Write`)
  * — matched as the string comparisons it means, with no regex engine to

@@ -255,6 +255,19 @@ export const BASIC: Case[] = [
     ],
   },
   {
+    // Not plain words: needs the RE2 engine (in a Worker too).
+    name: "regex-matcher",
+    hooks: [{
+      name: "guard",
+      source: { wat: "guard_wasi" },
+      manifest: { matcher: { tool: "^(Ba|Z)sh[0-9]*$" } },
+    }],
+    events: [
+      { command: "rm -rf /", tool: "Bashful", expect: { decision: "allow", hooks: [] } },
+      { command: "rm -rf /", tool: "Zsh5", expect: { decision: "block", hooks: ["guard:block"] } },
+    ],
+  },
+  {
     name: "js-hook",
     hooks: [{ name: "js-guard", source: { js: JS_HOOK }, manifest: { isolation: "warm" } }],
     events: [

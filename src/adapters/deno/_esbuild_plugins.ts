@@ -44,3 +44,24 @@ export const NO_WORKER_MODE: esbuild.Plugin = {
     }));
   },
 };
+
+/**
+ * The RE2 engine (npm `re2js`, about 150 KB minified) left out of an edge
+ * Worker whose matchers are all plain words (`^(Bash|Shell)$`, matched as
+ * string comparisons without it): every module in a Worker is compiled at
+ * start, used or not. Compiling a pattern that needs it then fails loudly.
+ */
+export const NO_REGEX_ENGINE: esbuild.Plugin = {
+  name: "no-regex-engine",
+  setup(build) {
+    build.onResolve({ filter: /^re2js$/ }, (args) => ({ path: args.path, namespace: "no-re2" }));
+    build.onLoad({ filter: /.*/, namespace: "no-re2" }, () => ({
+      contents: `export const RE2JS = {
+  compile() {
+    throw new Error("this edge bundle has no regex engine: its matchers were all plain words when it was built; bundle again");
+  },
+};`,
+      loader: "js",
+    }));
+  },
+};

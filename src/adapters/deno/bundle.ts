@@ -9,7 +9,8 @@
  * @module
  */
 import * as esbuild from "esbuild";
-import { NO_WORKER_MODE, ZOD_ENGLISH_ONLY } from "./_esbuild_plugins.ts";
+import { NO_REGEX_ENGINE, NO_WORKER_MODE, ZOD_ENGLISH_ONLY } from "./_esbuild_plugins.ts";
+import { needsRegexEngine } from "../../schema/matcher.ts";
 import { BUNDLE_VERSION, type BundleData, preparedKey } from "../../edge/bundle_data.ts";
 import { isHookboxError } from "../../errors.ts";
 import { effectiveLimits } from "../../policy.ts";
@@ -103,7 +104,11 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
       conditions: ["workerd", "worker", "browser"],
       mainFields: ["browser", "module", "main"],
       external: ["./plugins/*"],
-      plugins: [ZOD_ENGLISH_ONLY, NO_WORKER_MODE],
+      plugins: [
+        ZOD_ENGLISH_ONLY,
+        NO_WORKER_MODE,
+        ...(data.hooks.some(needsRegex) ? [] : [NO_REGEX_ENGINE]),
+      ],
       minify: true,
       legalComments: "none",
       logLevel: "silent",
@@ -126,6 +131,12 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     failures: Object.keys(data.failures).length,
     workerBytes: (await Deno.stat(`${out}/worker.js`)).size,
   };
+}
+
+/** True when one of the hook's matchers needs the RE2 engine in the Worker. */
+function needsRegex(hook: HookRow): boolean {
+  const { tool, pattern } = hook.manifest.matcher ?? {};
+  return [tool, pattern].some((p) => p !== undefined && needsRegexEngine(p));
 }
 
 async function selectTenants(store: Store, ids: string[] | undefined): Promise<TenantRow[]> {
