@@ -56,7 +56,7 @@ export const EDGE_EVENT_FUEL = 10_000_000_000;
 /** Bytes idle warm instances may hold in a Worker isolate. */
 export const EDGE_WARM_BYTES = 32 * 1024 * 1024;
 
-const SERVED = new Set(["POST /v1/events", "GET /healthz", "GET /openapi.json"]);
+const SERVED = new Set(["POST /v1/events", "GET /healthz"]);
 
 /** Builds the Worker from bundle data and its modules (instrumented SHA-256 → module). */
 export function createEdgeWorker(

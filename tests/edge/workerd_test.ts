@@ -84,6 +84,9 @@ Deno.test("a bundle served by workerd answers events as the service does", async
       headers: { authorization: `Bearer ${keyA}` },
     });
     assertEquals([registry.status, (await registry.json()).error.code], [404, "NOT_FOUND"]);
+    // The OpenAPI document is the service's; the Worker is built without its generator.
+    const openapi = await fetch(`${workerd.url}/openapi.json`);
+    assertEquals([openapi.status, (await openapi.json()).error.code], [404, "NOT_FOUND"]);
     const health = await fetch(`${workerd.url}/healthz`);
     assertEquals(health.status, 200);
     await health.body?.cancel();
@@ -132,6 +135,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   ok(!worker.includes("caractères"), "zod locales (French)");
   // No matcher here needs RE2, so its engine is left out too.
   ok(!worker.includes("invalid nested repetition operator"), "the RE2 engine");
+  ok(!worker.includes("3.1.0"), "the OpenAPI generator");
   for (const file of ["worker.js", "bundle.json"]) {
     ok(!(await Deno.readTextFile(`${dir}/out/${file}`)).includes(key), `${file} holds the key`);
   }

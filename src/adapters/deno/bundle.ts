@@ -9,7 +9,12 @@
  * @module
  */
 import * as esbuild from "esbuild";
-import { NO_REGEX_ENGINE, NO_WORKER_MODE, ZOD_ENGLISH_ONLY } from "./_esbuild_plugins.ts";
+import {
+  NO_OPENAPI,
+  NO_REGEX_ENGINE,
+  NO_WORKER_MODE,
+  ZOD_ENGLISH_ONLY,
+} from "./_esbuild_plugins.ts";
 import { needsRegexEngine } from "../../schema/matcher.ts";
 import { BUNDLE_VERSION, type BundleData, preparedKey } from "../../edge/bundle_data.ts";
 import { isHookboxError } from "../../errors.ts";
@@ -107,6 +112,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
       plugins: [
         ZOD_ENGLISH_ONLY,
         NO_WORKER_MODE,
+        NO_OPENAPI,
         ...(data.hooks.some(needsRegex) ? [] : [NO_REGEX_ENGINE]),
       ],
       minify: true,
