@@ -17,7 +17,7 @@ import { loadHook } from "../src/hook/discover.ts";
 import { openSqliteStore } from "../src/store/sqlite.ts";
 import { encodeBase64 } from "../tests/_base64.ts";
 import { harness, hookMd, toolEvent, wasmFolder } from "../tests/server/_api.ts";
-import { startWorkerd } from "../tests/_workerd.ts";
+import { freePort, startWorkerd } from "../tests/_workerd.ts";
 import { median, percentile } from "./_stats.ts";
 
 const { values } = parseArgs({
@@ -149,8 +149,53 @@ for (const key of keys) {
 }
 const after = await rss();
 await workerd.stop();
+
+// What the isolate itself holds (the figure a Workers memory limit counts, unlike the process's
+// RSS, which includes workerd, compiled code and freed memory not returned): JS heap plus
+// ArrayBuffer and WebAssembly memory backing stores, read over the inspector protocol, in a
+// fresh workerd that served the same tenants' first events.
+const inspectorPort = freePort();
+const inspected = await startWorkerd(`${dir}/out`, {}, {
+  ...POLL,
+  args: [`--inspector-addr=127.0.0.1:${inspectorPort}`],
+});
+for (const key of keys) await post(inspected.url, key, "rm -rf /");
+const isolate = await isolateMemory(inspectorPort);
+Deno.kill(inspected.pid, "SIGKILL"); // with an inspector open, workerd does not stop on SIGTERM
+await inspected.stop();
 if (!Deno.env.get("KEEP")) await Deno.remove(dir, { recursive: true });
 else console.log(dir);
+
+/** JS heap used (garbage included) and backing stores of the Worker's isolate, in MB. */
+async function isolateMemory(port: number): Promise<{ heap: number; backing: number }> {
+  const socket = new WebSocket(`ws://127.0.0.1:${port}/main`);
+  await new Promise((resolve, reject) => {
+    socket.onopen = resolve;
+    socket.onerror = reject;
+  });
+  let next = 0;
+  const waiting = new Map<number, (result: Record<string, number>) => void>();
+  socket.onmessage = (e) => {
+    const message = JSON.parse(e.data);
+    waiting.get(message.id)?.(message.result ?? {});
+    waiting.delete(message.id);
+  };
+  const send = (method: string) =>
+    new Promise<Record<string, number>>((resolve) => {
+      const id = ++next;
+      waiting.set(id, resolve);
+      socket.send(JSON.stringify({ id, method, params: {} }));
+    });
+  // (workerd's inspector never answers HeapProfiler.collectGarbage: garbage is included.)
+  const usage = await Promise.race([
+    send("Runtime.getHeapUsage"),
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error("the inspector did not answer")), 10_000)
+    ),
+  ]);
+  socket.close();
+  return { heap: usage.usedSize! / 1e6, backing: (usage.backingStorageSize ?? NaN) / 1e6 };
+}
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 console.log(
@@ -177,5 +222,12 @@ console.log(
   `workerd RSS: ${before.toFixed(0)} MB before, ${
     after.toFixed(0)
   } MB after ${TENANTS} tenants' warm shell-guard (${blocked} blocked rm -rf /; target < 128 MB)`,
+);
+console.log(
+  `isolate after ${TENANTS} tenants' first events: JS heap ${
+    isolate.heap.toFixed(1)
+  } MB + ArrayBuffer/WebAssembly memory ${isolate.backing.toFixed(1)} MB = ${
+    (isolate.heap + isolate.backing).toFixed(1)
+  } MB (target < 128 MB)`,
 );
 Deno.exit(0);

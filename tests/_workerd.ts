@@ -37,7 +37,8 @@ export interface Workerd {
   stop(): Promise<void>;
 }
 
-function freePort(): number {
+/** A free TCP port on the loopback interface. */
+export function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const { port } = listener.addr as Deno.NetAddr;
   listener.close();
@@ -51,11 +52,18 @@ function freePort(): number {
 export async function startWorkerd(
   dir: string,
   env: Record<string, string> = {},
-  options: { pollMs?: number } = {},
+  options: { pollMs?: number; args?: string[] } = {},
 ): Promise<Workerd> {
   const port = freePort();
   const child = new Deno.Command(await workerdBinary(), {
-    args: ["serve", `${dir}/config.capnp`, "--socket-addr", `http=127.0.0.1:${port}`, "--verbose"],
+    args: [
+      "serve",
+      `${dir}/config.capnp`,
+      "--socket-addr",
+      `http=127.0.0.1:${port}`,
+      "--verbose",
+      ...options.args ?? [],
+    ],
     stdout: "piped",
     stderr: "piped",
     env,
