@@ -28,7 +28,7 @@ if (/\\brm\\s+-rf\\b/.test(e.tool_input.command)) {
 `;
 await Deno.writeTextFile(`${cacheDir}/minimal.js`, MINIMAL);
 const ENTRIES = [
-  new URL("../hooks/shell-guard/scripts/run.js", import.meta.url).pathname,
+  new URL("../hooks/shell-guard/scripts/run.mjs", import.meta.url).pathname,
   `${cacheDir}/minimal.js`,
 ];
 const event = LONG_EVENT;

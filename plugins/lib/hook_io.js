@@ -4,7 +4,8 @@
  *
  * A hook is written as a pure handler: `runHook(name, handler)` reads the
  * event from stdin, calls `handler(event)` and turns its return value into
- * exit code, stdout and stderr. Handlers return `allow()`, `block(reason)` or
+ * exit code, stdout and stderr; `hookFunction(name, handler)` is the same as
+ * a function-style hook's default export (the built-in hooks use it). Handlers return `allow()`, `block(reason)` or
  * `respond(fields)`, and call `invalid(message)` for an event they cannot
  * use. Only JSON, strings and `fs.readFileSync(0)` are used, so the same
  * file runs under `node` and compiled to WebAssembly.
@@ -44,6 +45,11 @@ function parseEvent(text) {
     // The parser's message differs between engines; keep stderr identical.
     invalid("event is not valid JSON");
   }
+  return checkEvent(event);
+}
+
+/** The event, which must be a JSON object. */
+function checkEvent(event) {
   if (event === null || typeof event !== "object" || Array.isArray(event)) {
     invalid("event must be a JSON object");
   }
@@ -63,9 +69,9 @@ function oneLine(err) {
   return message.split("\n")[0];
 }
 
-function settle(name, handler, text) {
+function settle(name, handler, readEvent) {
   try {
-    return handler(parseEvent(text)) || allow();
+    return handler(readEvent()) || allow();
   } catch (err) {
     const kind = err instanceof InvalidEvent ? "" : "internal error: ";
     return { exitCode: 1, stdout: "", stderr: name + ": " + kind + oneLine(err) + "\n" };
@@ -80,10 +86,26 @@ function runHook(name, handler) {
   } catch {
     text = "";
   }
-  const result = settle(name, handler, text);
+  const result = settle(name, handler, () => parseEvent(text));
   if (result.stdout) process.stdout.write(result.stdout);
   if (result.stderr) process.stderr.write(result.stderr);
   process.exitCode = result.exitCode;
 }
 
-module.exports = { allow, block, respond, invalid, stringField, runHook };
+/**
+ * The function-style form of {@link runHook}: `export default
+ * hookFunction(name, handler)`. hookbox evaluates the hook's modules once,
+ * when the plugin is built, and each call runs only `handler` on the event
+ * the engine parsed — the same answers for every JSON event. Malformed stdin
+ * never reaches the handler: the engine reports it (exit 1).
+ */
+function hookFunction(name, handler) {
+  return (event) => {
+    const result = settle(name, handler, () => checkEvent(event));
+    if (result.stdout) process.stdout.write(result.stdout);
+    if (result.stderr) process.stderr.write(result.stderr);
+    return result.exitCode;
+  };
+}
+
+module.exports = { allow, block, respond, invalid, stringField, runHook, hookFunction };

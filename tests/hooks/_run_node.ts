@@ -1,5 +1,6 @@
 /**
- * Runs a built-in hook script with `node` as a subprocess.
+ * Runs a built-in hook with `node` as a subprocess (the built-in hooks are
+ * function-style: `tests/fixtures/js/_function_host.mjs` hands them the event).
  *
  * @module
  */
@@ -11,15 +12,18 @@ export interface HookRun {
   stderr: string;
 }
 
-/** Path of `hooks/<hook>/scripts/run.js` in this repository. */
+/** Path of `hooks/<hook>/scripts/run.mjs` (a function-style hook) in this repository. */
 export function scriptPath(hook: string): string {
-  return new URL(`../../hooks/${hook}/scripts/run.js`, import.meta.url).pathname;
+  return new URL(`../../hooks/${hook}/scripts/run.mjs`, import.meta.url).pathname;
 }
 
-/** Runs `hooks/<hook>/scripts/run.js` under `node` with `stdin`. */
+/** The function-style protocol for `node` (the event from stdin to the default export). */
+const FUNCTION_HOST = new URL("../fixtures/js/_function_host.mjs", import.meta.url).pathname;
+
+/** Runs the function-style hook `hooks/<hook>/scripts/run.mjs` under `node` with `stdin`. */
 export async function runNode(hook: string, stdin: string): Promise<HookRun> {
   const child = new Deno.Command("node", {
-    args: [scriptPath(hook)],
+    args: [FUNCTION_HOST, scriptPath(hook)],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -1,4 +1,3 @@
-"use strict";
 /**
  * shell-guard (pre-tool-call): blocks dangerous shell commands found in
  * `tool_input.command` / `cmd` / `script` (a string, or an argv array).
@@ -6,10 +5,10 @@
  * Quoted text is data: `echo "rm -rf /"` is allowed, while `bash -c "..."`,
  * `eval`, here-documents fed to a shell and `$(...)` are read and checked.
  */
-const { runHook, block, invalid } = require("../../../plugins/lib/hook_io.js");
-const { readShell } = require("../../../plugins/lib/shell_words.js");
-const { effectiveArgv } = require("./commands.js");
-const { RULES, CONFIG } = require("./rules.js");
+import { block, hookFunction, invalid } from "../../../plugins/lib/hook_io.js";
+import { readShell } from "../../../plugins/lib/shell_words.js";
+import { effectiveArgv } from "./commands.js";
+import { CONFIG, RULES } from "./rules.js";
 
 const MAX_DEPTH = 6;
 /**
@@ -104,7 +103,7 @@ function inspect(text, depth) {
   return null;
 }
 
-runHook("shell-guard", (event) => {
+export default hookFunction("shell-guard", (event) => {
   for (const text of commandTexts(event.tool_input)) {
     if (text.length > MAX_COMMAND_CHARS) {
       return block(

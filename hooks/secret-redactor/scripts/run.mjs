@@ -1,4 +1,3 @@
-"use strict";
 /**
  * secret-redactor (post-tool-call): replaces secrets and PII in
  * `tool_output` by `[REDACTED:kind]` markers. A string output stays a string;
@@ -6,11 +5,14 @@
  * string values under secret-looking keys such as `password` or `api_key`
  * are redacted whole). Nothing found: exit 0, no output.
  */
-const { runHook, respond } = require("../../../plugins/lib/hook_io.js");
-const { mapStrings } = require("../../../plugins/lib/json_walk.js");
-const { redactText, isSecretKey, isPlaceholder, marker } = require(
-  "../../../plugins/lib/secret_patterns.js",
-);
+import { hookFunction, respond } from "../../../plugins/lib/hook_io.js";
+import { mapStrings } from "../../../plugins/lib/json_walk.js";
+import {
+  isPlaceholder,
+  isSecretKey,
+  marker,
+  redactText,
+} from "../../../plugins/lib/secret_patterns.js";
 
 function redactValue(output, counts) {
   return mapStrings(output, (text, key) => {
@@ -31,7 +33,7 @@ function summary(counts) {
     ")";
 }
 
-runHook("secret-redactor", (event) => {
+export default hookFunction("secret-redactor", (event) => {
   const counts = {};
   const redacted = redactValue(event.tool_output, counts);
   if (Object.keys(counts).length === 0) return null;

@@ -1,4 +1,3 @@
-"use strict";
 /**
  * stop-gate (pre-agent-turn-stop): a quality gate. It blocks the stop (so the
  * agent continues with the reason as feedback) when `last_message` is empty,
@@ -7,9 +6,13 @@
  * only reports a problem, without claiming completion, is an honest stop and
  * passes. After MAX_ATTEMPTS stops (`stop_count`) the gate gives up.
  */
-const { runHook, block, respond, stringField, invalid } = require(
-  "../../../plugins/lib/hook_io.js",
-);
+import {
+  block,
+  hookFunction,
+  invalid,
+  respond,
+  stringField,
+} from "../../../plugins/lib/hook_io.js";
 
 const MAX_ATTEMPTS = 3;
 
@@ -91,7 +94,7 @@ function stopCount(event) {
   return value;
 }
 
-runHook("stop-gate", (event) => {
+export default hookFunction("stop-gate", (event) => {
   const message = stringField(event, "last_message", "");
   const count = stopCount(event);
   let reason = null;
