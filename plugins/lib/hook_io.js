@@ -4,11 +4,12 @@
  *
  * A hook is written as a pure handler: `runHook(name, handler)` reads the
  * event from stdin, calls `handler(event)` and turns its return value into
- * exit code, stdout and stderr; `hookFunction(name, handler)` is the same as
- * a function-style hook's default export (the built-in hooks use it). Handlers return `allow()`, `block(reason)` or
- * `respond(fields)`, and call `invalid(message)` for an event they cannot
- * use. Only JSON, strings and `fs.readFileSync(0)` are used, so the same
- * file runs under `node` and compiled to WebAssembly.
+ * exit code, stdout and stderr; `hookFunction(name, handler)` is the same
+ * handler as a function-style hook's default export (the built-in hooks use
+ * it). Handlers return `allow()`, `block(reason)` or `respond(fields)`, and
+ * call `invalid(message)` for an event they cannot use. Only JSON, strings
+ * and `fs.readFileSync(0)` are used, so the same code runs under `node` and
+ * compiled to WebAssembly.
  */
 const fs = require("fs");
 
