@@ -12,6 +12,7 @@ import * as esbuild from "esbuild";
 import {
   NO_OPENAPI,
   NO_REGEX_ENGINE,
+  NO_REWRITER,
   NO_WORKER_MODE,
   ZOD_ENGLISH_ONLY,
 } from "./_esbuild_plugins.ts";
@@ -113,6 +114,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
         ZOD_ENGLISH_ONLY,
         NO_WORKER_MODE,
         NO_OPENAPI,
+        NO_REWRITER,
         ...(data.hooks.some(needsRegex) ? [] : [NO_REGEX_ENGINE]),
       ],
       minify: true,
