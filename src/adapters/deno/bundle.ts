@@ -93,7 +93,9 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     entry,
     [
       `import { createEdgeWorker } from ${JSON.stringify(WORKER_ENTRY)};`,
-      `import data from "./bundle.json";`,
+      // The registry as a JSON string parsed at start: V8 parses JSON text several times
+      // faster than the same data as an object literal (150 tenants: ~90 KB).
+      `const data = JSON.parse(${JSON.stringify(JSON.stringify(data))});`,
       ...shas.map((sha, i) => `import m${i} from "./plugins/${sha}.wasm";`),
       `const modules = { ${shas.map((sha, i) => `"${sha}": m${i}`).join(", ")} };`,
       `export default createEdgeWorker(data, modules);`,
