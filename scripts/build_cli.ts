@@ -17,7 +17,7 @@
 import * as esbuild from "esbuild";
 import { rewriterSourceHash } from "../src/adapters/deno/prepared_cache.ts";
 import { discoverySourceHash } from "../src/adapters/deno/scan_cache.ts";
-import { ZOD_ENGLISH_ONLY } from "../src/adapters/deno/_esbuild_plugins.ts";
+import { ZOD_ENGLISH_ONLY, ZOD_TRIMMED } from "../src/adapters/deno/_esbuild_plugins.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const OUT = new URL("dist/cli/", ROOT).pathname;
@@ -80,7 +80,7 @@ const result = await esbuild.build({
   external: ["node:*"],
   target: "esnext",
   outdir: OUT,
-  plugins: [npmExternals, ZOD_ENGLISH_ONLY, nodeUtilParseArgs],
+  plugins: [npmExternals, ZOD_ENGLISH_ONLY, ZOD_TRIMMED, nodeUtilParseArgs],
   // Less for V8 to parse at every start.
   minify: true,
   define: {

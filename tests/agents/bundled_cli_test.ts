@@ -58,6 +58,7 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     for (const e of built) {
       const code = await Deno.readTextFile(`${ROOT}/dist/cli/${e.name}`);
       ok(!/["']node:util["']/.test(code), `${e.name} imports node:util`);
+      ok(!code.includes("contains a reference cycle"), `${e.name} holds zod's schema compiler`);
     }
     // Commands that start workers or bundle sources run from source only, and say so.
     const serve = await run([wrapper, "serve"], "", dir);

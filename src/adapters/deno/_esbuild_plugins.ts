@@ -28,6 +28,36 @@ export const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
   },
 };
 
+/**
+ * Two parts of zod hookbox never calls left out of its bundles (about 41 KB
+ * minified, compiled at every start of a Worker or the one-shot CLI): schema
+ * compilation to functions (`z.compile`, which needs `new Function` — refused
+ * in Workers anyway) and `z.fromJSONSchema`. Only re-exported by zod's index
+ * modules, nothing runs them at load; calling one fails loudly.
+ */
+export const ZOD_TRIMMED: esbuild.Plugin = {
+  name: "zod-trimmed",
+  setup(build) {
+    build.onLoad({ filter: /\/zod\/v4\/core\/compile\.js$/ }, () => ({
+      contents:
+        `const absent = () => { throw new Error("zod's compile() is not in this hookbox bundle"); };
+export const INVALID = Symbol.for("zod.compile.invalid");
+export class ZodCompileAsyncError extends Error {}
+export class ZodCompileUnsupportedError extends Error {}
+export const compile = absent;
+export const withParser = absent;
+export const compileFn = absent;`,
+      loader: "js",
+    }));
+    build.onLoad({ filter: /\/zod\/v4\/classic\/from-json-schema\.js$/ }, () => ({
+      contents: `export function fromJSONSchema() {
+  throw new Error("zod's fromJSONSchema() is not in this hookbox bundle");
+}`,
+      loader: "js",
+    }));
+  },
+};
+
 /** Worker mode (a Web Worker per plugin thread) has no place in an edge Worker: left out. */
 export const NO_WORKER_MODE: esbuild.Plugin = {
   name: "no-worker-mode",

@@ -15,6 +15,7 @@ import {
   NO_REWRITER,
   NO_WORKER_MODE,
   ZOD_ENGLISH_ONLY,
+  ZOD_TRIMMED,
 } from "./_esbuild_plugins.ts";
 import { needsRegexEngine } from "../../schema/matcher.ts";
 import { BUNDLE_VERSION, type BundleData, preparedKey } from "../../edge/bundle_data.ts";
@@ -114,6 +115,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
       external: ["./plugins/*"],
       plugins: [
         ZOD_ENGLISH_ONLY,
+        ZOD_TRIMMED,
         NO_WORKER_MODE,
         NO_OPENAPI,
         NO_REWRITER,
