@@ -8,7 +8,6 @@ import { type ErrorCode, HookboxError, isHookboxError } from "../errors.ts";
 import { type DirEntry, type HostFs, joinPath } from "../host.ts";
 import { confined, MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "./files.ts";
 import { resolveEntry } from "./entry.ts";
-import { parseHookMd } from "./frontmatter.ts";
 import type { HookDefinition, HookLevel } from "./types.ts";
 
 /** A hook folder that was skipped, and why. Never silent. */
@@ -40,6 +39,8 @@ export async function loadHook(fs: HostFs, dir: string, level: HookLevel): Promi
     throw new HookboxError("HOOK_MANIFEST_MISSING", "hook folder has no HOOK.md", { path: dir });
   }
   await confined(fs, dir, mdPath);
+  // The YAML parser loads only when a HOOK.md is read: the one-shot CLI's cached scans need none.
+  const { parseHookMd } = await import("./frontmatter.ts");
   const { manifest, body } = parseHookMd(await fs.readTextFile(mdPath, MAX_MANIFEST_BYTES), mdPath);
   const folder = dir.replace(/\/+$/, "").split("/").pop() ?? "";
   if (manifest.name !== folder) {
