@@ -223,6 +223,9 @@ function capnp(shas: string[], port: number, date: string, audit: URL | null): s
 using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
+  # WebAssembly functions are compiled when first called, not at start: a Worker
+  # whose first events use small plugins does not wait for the QuickJS engine.
+  v8Flags = [ "--wasm-lazy-compilation" ],
   services = [ (name = "main", worker = .hookbox),${auditService} ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );
