@@ -23,6 +23,15 @@ export interface SourcePatch {
  * `lre_exec_backtrack` call per position on the body after the prefix, with
  * the captures reset as the popped state would have reset them, and advances
  * one character as `REOP_any` would (a surrogate pair in UTF-16 mode).
+ *
+ * When the body must begin with one literal character (after zero-width
+ * steps only: the whole-match start and word boundaries; not under the `i`
+ * flag, and not a surrogate code unit), a match can only start where that
+ * character is, so the loop skips to its next occurrence (`memchr` on 8-bit
+ * strings, a code-unit scan on 16-bit ones — never inside a surrogate pair,
+ * as the character is not one) instead of trying every position; no
+ * occurrence left means no match. The skipping is WebAssembly like the rest
+ * of the engine, so it is metered.
  */
 const REGEX_SEARCH: SourcePatch = {
   file: "libregexp.c",
@@ -46,11 +55,39 @@ static intptr_t hb_lre_search(REExecContext *s, uint8_t **capture,
     const uint8_t *cbuf_end = s->cbuf_end;
     uint32_t c;
     intptr_t ret;
+    const uint8_t *q;
+    int first = -1;
     if (!(pc[0] == REOP_split_goto_first && get_u32(pc + 1) == 6 &&
           pc[5] == REOP_any && pc[6] == REOP_goto && (int32_t)get_u32(pc + 7) == -11))
         return lre_exec_backtrack(s, capture, stack_buf, 0, pc, cptr, FALSE);
     pc += 11;
+    if (!s->ignore_case) {
+        for (q = pc;; q += q[0] == REOP_save_start ? 2 : 1) {
+            if (q[0] != REOP_save_start && q[0] != REOP_word_boundary &&
+                q[0] != REOP_not_word_boundary)
+                break;
+        }
+        if (q[0] == REOP_char) {
+            c = get_u16(q + 1);
+            if (c < 0xD800 || c > 0xDFFF)
+                first = c;
+        }
+    }
     for (;;) {
+        if (first >= 0) {
+            if (cbuf_type == 0) {
+                q = first <= 0xff ? memchr(cptr, first, cbuf_end - cptr) : NULL;
+            } else {
+                const uint16_t *u = (const uint16_t *)cptr;
+                const uint16_t *end = (const uint16_t *)cbuf_end;
+                while (u < end && *u != first)
+                    u++;
+                q = u < end ? (const uint8_t *)u : NULL;
+            }
+            if (q == NULL)
+                return 0;
+            cptr = q;
+        }
         ret = lre_exec_backtrack(s, capture, stack_buf, 0, pc, cptr, FALSE);
         if (ret != 0 || cptr == cbuf_end)
             return ret;
