@@ -7,6 +7,7 @@
 
 import { HookboxError } from "../errors.ts";
 import { assemble, checkValid } from "./_assemble.ts";
+import { coalesceData } from "./_data.ts";
 import { cappedMemories, capTables, type ImportedMemory } from "./_memory.ts";
 import { checkModule, MAX_TABLE_ENTRIES } from "./_limits.ts";
 import { type FuncType, SECTION } from "./_module.ts";
@@ -126,6 +127,8 @@ export function instrumentModule(
   const imports = memory.imported ? [...plan.imports, memoryImport(memory.imported)] : plan.imports;
   const payloads = rewriteSections(m, { ...plan, imports }, tables);
   if (memory.section !== null) payloads.set(SECTION.memory, memory.section);
+  const data = coalesceData(m);
+  if (data !== null) payloads.set(SECTION.data, data);
   const out = assemble(m, payloads, payloads.has(SECTION.code));
   if (options.validate ?? true) checkValid(bytes, out);
   const rewritten = payloads.has(SECTION.code);

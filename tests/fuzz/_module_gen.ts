@@ -98,6 +98,18 @@ export function generateModule(stream: readonly number[]): string {
   const elems = Array.from({ length: count }, (_, i) => `$f${i}`).join(" ");
   const g0 = CONSTS[c.pick(CONSTS.length)];
   const g1 = CONSTS[c.pick(CONSTS.length)];
+  // More data after the fixed segment, a few bytes or more than the rewriter's
+  // join distance apart, sometimes one written back over earlier bytes.
+  const data: string[] = [];
+  let at = 24;
+  for (let n = c.pick(6); n > 0; n--) {
+    at += [0, 5, 70][c.pick(3)]!;
+    const over = c.pick(5) === 0;
+    const bytes = Array.from({ length: 1 + c.pick(4) }, () => c.pick(256));
+    const text = bytes.map((b) => `\\${b.toString(16).padStart(2, "0")}`).join("");
+    data.push(`  (data (i32.const ${over ? 18 : at}) "${text}")`);
+    if (!over) at += bytes.length;
+  }
   return [
     "(module",
     "  (type $t (func (param i32 i32) (result i32)))",
@@ -108,6 +120,7 @@ export function generateModule(stream: readonly number[]): string {
     `  (table ${count} funcref)`,
     `  (elem (i32.const 0) func ${elems})`,
     '  (data (i32.const 16) "hookbox\\01\\02\\03\\ff")',
+    ...data,
     ...funcs,
     `  (func (export "run") (param i32 i32) (result i32)`,
     `    (call $f${count - 1} (local.get 0) (local.get 1)))`,
