@@ -249,6 +249,9 @@ class BodyRewriter {
   #instruction(instr: Instr, at: number): boolean {
     const op = instr.op;
     if (op === OP.try || op === OP.tryTable) this.#ctx.seen.exceptions = true;
+    if (op === OP.misc && (instr.sub === MISC.memoryInit || instr.sub === MISC.dataDrop)) {
+      this.#ctx.seen.dataIndices = true;
+    }
     const segments = this.#segments;
     if (segments.pending && !SPLITS.has(op) && op !== OP.catch && op !== OP.catchAll) {
       this.#c.flush(at);

@@ -34,8 +34,11 @@ export interface CodeContext {
   mem64: boolean[];
   /** Write tracking of memory `memory` into the page map memory `map`, when on. */
   writes: { memory: number; map: number } | null;
-  /** Set while rewriting: a body uses exception handling (`try`, `try_table`). */
-  seen: { exceptions: boolean };
+  /**
+   * Set while rewriting: a body uses exception handling (`try`, `try_table`);
+   * a body names a data segment (`memory.init`, `data.drop`).
+   */
+  seen: { exceptions: boolean; dataIndices: boolean };
 }
 
 /** Per-function facts the rewriter needs. */

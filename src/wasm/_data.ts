@@ -14,11 +14,14 @@
  *   others, and a gap filled with zeros leaves the zero-initialised memory as
  *   it was. Anything else (computed offsets, overlaps, another memory) leaves
  *   the section untouched.
- * - Segment indices do not move: a segment folded into the one before it is
- *   replaced by an empty passive segment. After instantiation an active
- *   segment is dropped, and a dropped segment behaves as an empty one for
- *   `memory.init` and `data.drop`, so code naming it sees no difference and
- *   the data count stays right.
+ * - Segment indices do not move while code names segments (`memory.init`,
+ *   `data.drop`): a segment folded into the one before it is replaced by an
+ *   empty passive segment. After instantiation an active segment is dropped,
+ *   and a dropped segment behaves as an empty one for `memory.init` and
+ *   `data.drop`, so code naming it sees no difference and the data count
+ *   stays right. When no code names a segment, indices cannot be observed:
+ *   folded segments are left out and the data count, if any, follows (an
+ *   engine keeps per-instance tables sized by the number of segments).
  * - A merged segment ends where its last part ended, so an out-of-bounds
  *   part still fails instantiation.
  * - The zeros added are bounded: gaps of at most {@linkcode MAX_GAP} bytes,
@@ -47,11 +50,18 @@ interface Segment {
   data: Uint8Array;
 }
 
+/** A rewritten data section and how many segments it holds. */
+export interface CoalescedData {
+  section: Uint8Array;
+  count: number;
+}
+
 /**
  * The data section with adjacent active segments joined, or null when it
- * cannot be (see the module doc) or nothing would be joined.
+ * cannot be (see the module doc) or nothing would be joined. `named`: some
+ * code refers to data segments by index (keep every index).
  */
-export function coalesceData(m: ParsedModule): Uint8Array | null {
+export function coalesceData(m: ParsedModule, named: boolean): CoalescedData | null {
   const section = m.sections.find((s) => s.id === SECTION.data);
   if (section === undefined) return null;
   const segments = readSegments(new Reader(m.bytes, section.start, section.end));
@@ -82,12 +92,13 @@ export function coalesceData(m: ParsedModule): Uint8Array | null {
     runEnd = s.offset + s.data.length;
   });
   if (joined.size === segments.filter((s) => s.offset !== null).length) return null;
-  const w = new Writer().u32(segments.length);
   const folded = new Set<number>();
   for (const [first, parts] of joined) for (const i of parts) if (i !== first) folded.add(i);
+  const count = named ? segments.length : segments.length - folded.size;
+  const w = new Writer().u32(count);
   segments.forEach((s, i) => {
     if (folded.has(i)) {
-      w.u8(1).u32(0); // empty passive: what the dropped active segment was
+      if (named) w.u8(1).u32(0); // empty passive: what the dropped active segment was
     } else if (s.offset === null) {
       w.u8(1).sized(s.data);
     } else {
@@ -98,7 +109,7 @@ export function coalesceData(m: ParsedModule): Uint8Array | null {
       w.u8(0).u8(I32_CONST).signed(s.offset | 0).u8(END).sized(bytes);
     }
   });
-  return w.finish();
+  return { section: w.finish(), count };
 }
 
 /** Every segment, or null if one is not of a form this rewrite handles. */

@@ -127,8 +127,16 @@ export function instrumentModule(
   const imports = memory.imported ? [...plan.imports, memoryImport(memory.imported)] : plan.imports;
   const payloads = rewriteSections(m, { ...plan, imports }, tables);
   if (memory.section !== null) payloads.set(SECTION.memory, memory.section);
-  const data = coalesceData(m);
-  if (data !== null) payloads.set(SECTION.data, data);
+  // Segment indices are unobservable when no body names one; bodies are only
+  // read when the code section is rewritten, so otherwise assume they do.
+  const named = !payloads.has(SECTION.code) || plan.ctx.seen.dataIndices;
+  const data = coalesceData(m, named);
+  if (data !== null) {
+    payloads.set(SECTION.data, data.section);
+    if (m.sections.some((s) => s.id === SECTION.dataCount)) {
+      payloads.set(SECTION.dataCount, new Writer().u32(data.count).finish());
+    }
+  }
   const out = assemble(m, payloads, payloads.has(SECTION.code));
   if (options.validate ?? true) checkValid(bytes, out);
   const rewritten = payloads.has(SECTION.code);

@@ -72,6 +72,7 @@ export const MEMARG_MEMORY_INDEX = 0x40;
 /** Sub-opcodes after the {@linkcode OP.misc} prefix that the rewriter handles. */
 export const MISC = {
   memoryInit: 8,
+  dataDrop: 9,
   memoryCopy: 10,
   memoryFill: 11,
   tableInit: 12,

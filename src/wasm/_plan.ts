@@ -61,7 +61,7 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
     grow: null,
     mem64: m.memories.map((mem) => mem.is64),
     writes: null,
-    seen: { exceptions: false },
+    seen: { exceptions: false, dataIndices: false },
   };
   const p: Plan = { ctx, types, imports: [], globals: [], exports: [], functions: [], bodies: [] };
   const globalBase = countImports(m, "global") + m.globals.length;

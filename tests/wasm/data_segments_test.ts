@@ -30,6 +30,20 @@ function segments(bytes: Uint8Array): { offset: number | null; length: number }[
   return out;
 }
 
+/** `bytes` with a data count section of `count` inserted before the code section. */
+function withDataCount(bytes: Uint8Array, count: number): Uint8Array<ArrayBuffer> {
+  const code = parseModule(bytes).sections.find((s) => s.id === SECTION.code)!;
+  // The section's start is its payload; its id and size come just before.
+  let at = code.start - 1;
+  while (bytes[at - 1]! & 0x80) at--;
+  at--;
+  const out = new Uint8Array(bytes.length + 3);
+  out.set(bytes.subarray(0, at));
+  out.set([SECTION.dataCount, 1, count], at);
+  out.set(bytes.subarray(at), at + 3);
+  return out;
+}
+
 function dataSectionBytes(bytes: Uint8Array): number {
   const s = parseModule(bytes).sections.find((s) => s.id === SECTION.data)!;
   return s.end - s.start;
@@ -58,6 +72,27 @@ Deno.test("instrumenting joins nearby data segments; the memory the module start
   assert.deepEqual(await memoryOf(out), await memoryOf(source));
 });
 
+Deno.test("with no code naming a segment, folded segments are left out and the data count follows", async () => {
+  const source = wat(`(module (memory (export "memory") 1)
+    (data (i32.const 0) "ab")
+    (data (i32.const 4) "cd")
+    (data (i32.const 9) "ef")
+    (data "xyz")
+    (func (export "f") (result i32) (i32.const 1)))`);
+  const out = instrument(source, { memoryPages: 1 });
+  assert.deepEqual(segments(out), [{ offset: 0, length: 11 }, { offset: null, length: 3 }]);
+  assert.deepEqual(await memoryOf(out), await memoryOf(source));
+  // A data count section (allowed without bulk-memory code) follows the new count.
+  const counted = withDataCount(source, 4);
+  assert.ok(WebAssembly.validate(counted));
+  const recount = instrument(counted, { memoryPages: 1 });
+  assert.equal(segments(recount).length, 2);
+  assert.deepEqual(await memoryOf(recount), await memoryOf(source));
+  // Not rewriting the code, the rewriter cannot know: every index is kept.
+  const unmetered = instrument(source, { memoryPages: 1, meterFuel: false });
+  assert.equal(segments(unmetered).length, 4);
+});
+
 Deno.test("a folded segment's index behaves as before for memory.init and data.drop", async () => {
   const source = wat(`(module (memory (export "memory") 1)
     (data (i32.const 0) "ab")
@@ -70,6 +105,7 @@ Deno.test("a folded segment's index behaves as before for memory.init and data.d
     (func (export "drop_folded") (data.drop 1)))`);
   const out = instrument(source, { memoryPages: 1 });
   assert.equal(segments(out).filter((s) => s.offset !== null).length, 1, "the two were joined");
+  assert.equal(segments(out).length, 3, "every index kept");
   for (const bytes of [source, out]) {
     const { exports } = await instantiate(bytes, FUEL);
     const memory = new Uint8Array((exports.memory as WebAssembly.Memory).buffer);
