@@ -58,20 +58,46 @@ export const compileFn = absent;`,
   },
 };
 
+/** One import replaced by a module of ours, loaded from its own namespace. */
+interface Stub {
+  /** The namespace the replaced imports resolve into. */
+  namespace: string;
+  /** Import paths to replace. */
+  filter: RegExp;
+  /** Source of the replacement. */
+  contents: string;
+  /** Replace only imports made by importers this accepts (default: every one). */
+  when?: (importer: string) => boolean;
+  loader?: "js" | "ts";
+  /** Where the replacement's own imports resolve from (default: the importer's directory). */
+  resolveDir?: string;
+}
+
+function stub(build: esbuild.PluginBuild, s: Stub): void {
+  build.onResolve({ filter: s.filter }, (args) =>
+    s.when && !s.when(args.importer) ? undefined : {
+      path: args.path,
+      namespace: s.namespace,
+      pluginData: s.resolveDir ?? args.resolveDir,
+    });
+  build.onLoad({ filter: /.*/, namespace: s.namespace }, (args) => ({
+    contents: s.contents,
+    loader: s.loader ?? "js",
+    resolveDir: args.pluginData as string,
+  }));
+}
+
 /** Worker mode (a Web Worker per plugin thread) has no place in an edge Worker: left out. */
 export const NO_WORKER_MODE: esbuild.Plugin = {
   name: "no-worker-mode",
   setup(build) {
-    build.onResolve({ filter: /\/_worker_runtime\.ts$/ }, (args) => ({
-      path: args.path,
+    stub(build, {
       namespace: "no-worker-mode",
-    }));
-    build.onLoad({ filter: /.*/, namespace: "no-worker-mode" }, () => ({
+      filter: /\/_worker_runtime\.ts$/,
       contents: `export class WorkerRuntime {
   constructor() { throw new Error("worker mode is not available in an edge bundle"); }
 }`,
-      loader: "js",
-    }));
+    });
   },
 };
 
@@ -84,15 +110,15 @@ export const NO_WORKER_MODE: esbuild.Plugin = {
 export const NO_REGEX_ENGINE: esbuild.Plugin = {
   name: "no-regex-engine",
   setup(build) {
-    build.onResolve({ filter: /^re2js$/ }, (args) => ({ path: args.path, namespace: "no-re2" }));
-    build.onLoad({ filter: /.*/, namespace: "no-re2" }, () => ({
+    stub(build, {
+      namespace: "no-re2",
+      filter: /^re2js$/,
       contents: `export const RE2JS = {
   compile() {
     throw new Error("this edge bundle has no regex engine: its matchers were all plain words when it was built; bundle again");
   },
 };`,
-      loader: "js",
-    }));
+    });
   },
 };
 
@@ -108,28 +134,20 @@ export const NO_REGEX_ENGINE: esbuild.Plugin = {
 export const NO_OPENAPI: esbuild.Plugin = {
   name: "no-openapi",
   setup(build) {
-    build.onResolve({ filter: /^@hono\/zod-openapi$/ }, (args) => ({
-      path: args.path,
+    stub(build, {
       namespace: "zod-plain",
-      pluginData: args.resolveDir,
-    }));
-    build.onLoad({ filter: /.*/, namespace: "zod-plain" }, (args) => ({
+      filter: /^@hono\/zod-openapi$/,
       contents: `import { z } from "zod";
 if (z.ZodType.prototype.openapi === undefined) z.ZodType.prototype.openapi = function () { return this; };
 export { z };`,
-      resolveDir: args.pluginData as string,
-      loader: "js",
-    }));
-    build.onResolve({ filter: /\/openapi\.ts$/ }, (args) => ({
-      path: args.path,
+    });
+    stub(build, {
       namespace: "no-openapi",
-    }));
-    build.onLoad({ filter: /.*/, namespace: "no-openapi" }, () => ({
+      filter: /\/openapi\.ts$/,
       contents: `export function openApiDocument() {
   throw new Error("an edge Worker does not serve the OpenAPI document; the hookbox service does");
 }`,
-      loader: "js",
-    }));
+    });
   },
 };
 
@@ -146,14 +164,10 @@ const REWRITER_DIR = new URL("../../wasm/", import.meta.url).pathname;
 export const NO_REWRITER: esbuild.Plugin = {
   name: "no-rewriter",
   setup(build) {
-    build.onResolve(
-      { filter: /\/wasm\/mod\.ts$/ },
-      (args) =>
-        args.importer.includes("/runtime/wasm/")
-          ? { path: args.path, namespace: "no-rewriter" }
-          : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "no-rewriter" }, () => ({
+    stub(build, {
+      namespace: "no-rewriter",
+      filter: /\/wasm\/mod\.ts$/,
+      when: (importer) => importer.includes("/runtime/wasm/"),
       contents: `export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "./_limits.ts";
 export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
 export { PAGE_SHIFT as WRITE_PAGE_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";
@@ -164,6 +178,6 @@ export const inspectModule = absent;
 export const instrumentModule = absent;`,
       loader: "ts",
       resolveDir: REWRITER_DIR,
-    }));
+    });
   },
 };
