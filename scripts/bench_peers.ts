@@ -29,7 +29,7 @@ import wabtInit from "wabt";
 import { createExecutor, type Executor } from "../src/mod.ts";
 import { compileHook } from "../src/compile/mod.ts";
 import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
-import { eventFor } from "./_bench_events.ts";
+import { EVENT_TEXT, FUNCTION_HOOK, quickjsPeers, SCRIPT } from "./_peer_guard.ts";
 import { median } from "./_stats.ts";
 
 const { values } = parseArgs({
@@ -40,27 +40,8 @@ const ROUNDS = Number(values.rounds);
 const CALLS = Number(values.calls);
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/** 943 bytes, like the issue's event. */
-const command = "git status --short && ls -la src && " + "echo checking; ".repeat(40);
-const EVENT_TEXT = eventFor(command.padEnd(943 - (eventFor("").length), "#"));
 const EVENT = JSON.parse(EVENT_TEXT);
-if (EVENT_TEXT.length !== 943) throw new Error(`event is ${EVENT_TEXT.length} bytes`);
 
-const GUARD_RE = String.raw`/\brm\s+-rf\s+\//`;
-const SCRIPT = `const fs = require("fs");
-const event = JSON.parse(fs.readFileSync(0, "utf8"));
-if (${GUARD_RE}.test(event.tool_input.command)) { console.error("rm -rf / is not allowed"); process.exit(2); }
-`;
-const FUNCTION = `(function (input) {
-  const event = JSON.parse(input);
-  return ${GUARD_RE}.test(event.tool_input.command) ? "rm -rf / is not allowed" : null;
-})`;
-/** The same guard as a function-style hook: evaluated once at snapshot time, then only called. */
-const FUNCTION_HOOK = `const GUARD = ${GUARD_RE};
-export default function (event) {
-  if (GUARD.test(event.tool_input.command)) return { decision: "block", reason: "rm -rf / is not allowed" };
-}
-`;
 const AS_SOURCE = `import { ALLOW, block, input, json } from "hookbox";
 export function hook(): i32 {
   const command = json.getString(input.text(), ["tool_input", "command"]);
@@ -123,25 +104,7 @@ const executors: Record<string, Executor> = {
   "hookbox dispatch, no hooks": createExecutor({ projectDir: `${dir}/none`, userDir: null }),
 };
 
-const QuickJS = await getQuickJS();
-const limited = () => {
-  const rt = QuickJS.newRuntime();
-  rt.setMemoryLimit(32 << 20);
-  let budget = 0;
-  rt.setInterruptHandler(() => ++budget > 1_000_000);
-  return rt;
-};
-const reusedRt = limited();
-const reusedCtx = reusedRt.newContext();
-const reusedFn = reusedCtx.unwrapResult(reusedCtx.evalCode(FUNCTION));
-function qjsCall(ctx: typeof reusedCtx, fn: typeof reusedFn): string | null {
-  const arg = ctx.newString(EVENT_TEXT);
-  const result = ctx.unwrapResult(ctx.callFunction(fn, ctx.undefined, arg));
-  arg.dispose();
-  const reason = ctx.dump(result);
-  result.dispose();
-  return reason;
-}
+const qjs = quickjsPeers(await getQuickJS());
 
 await Deno.writeTextFile(`${dir}/guard.cjs`, SCRIPT);
 type Peer = () => Promise<unknown> | unknown;
@@ -149,17 +112,8 @@ const peers: Record<string, Peer> = {
   ...Object.fromEntries(
     Object.entries(executors).map(([name, ex]) => [name, () => ex.dispatch(EVENT)]),
   ),
-  "quickjs-emscripten reused context": () => qjsCall(reusedCtx, reusedFn),
-  "quickjs-emscripten fresh runtime": () => {
-    const rt = limited();
-    const ctx = rt.newContext();
-    const fn = ctx.unwrapResult(ctx.evalCode(FUNCTION));
-    const reason = qjsCall(ctx, fn);
-    fn.dispose();
-    ctx.dispose();
-    rt.dispose();
-    return reason;
-  },
+  "quickjs-emscripten reused context": qjs.reused,
+  "quickjs-emscripten fresh runtime": qjs.fresh,
   "node subprocess": async () => {
     const child = new Deno.Command("node", {
       args: [`${dir}/guard.cjs`],
@@ -218,18 +172,7 @@ const stats = jsWarmRuntime.stats!();
 const perInstance = stats.warmIdleBytes / (stats.warmInstances + 1) / (1 << 20);
 const hookboxWarm = stats.warmIdleBytes / stats.warmInstances / (1 << 20);
 let qjsBytes = 0;
-for (let i = 0; i < TENANTS; i++) {
-  const rt = limited();
-  const ctx = rt.newContext();
-  const fn = ctx.unwrapResult(ctx.evalCode(FUNCTION));
-  qjsCall(ctx, fn);
-  const usage = rt.computeMemoryUsage();
-  qjsBytes += (ctx.dump(usage) as { memory_used_size: number }).memory_used_size;
-  usage.dispose();
-  fn.dispose();
-  ctx.dispose();
-  rt.dispose();
-}
+for (let i = 0; i < TENANTS; i++) qjsBytes += qjs.usedBytes();
 console.log(
   `memory per warm instance: hookbox JS ${perInstance.toFixed(2)} MiB of linear memory, plus one ` +
     `shared pristine image per plugin (${

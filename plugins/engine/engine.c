@@ -215,5 +215,10 @@ void hb_start(void)
         hb_die();
     int n = 0;
     JS_ToInt32(ctx, &n, code);
+    /* Returning from _start is exit status 0 without the host unwinding the
+       call through proc_exit; nothing is buffered (output goes out as it is
+       written). */
+    if (n == 0)
+        return;
     _Exit(n);
 }

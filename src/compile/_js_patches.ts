@@ -101,7 +101,75 @@ int lre_exec(uint8_t **capture,`,
 };
 
 /** Every patch, in the order applied. */
-export const PATCHES: readonly SourcePatch[] = [REGEX_SEARCH_FN, REGEX_SEARCH];
+/**
+ * String literals (JSON strings and JavaScript source) were built one
+ * character at a time: a call, a bounds check and, every so often, a
+ * reallocation per character. A run of printable ASCII characters that ends
+ * nothing (not the quote, not a backslash, not `$` in a template, which may
+ * start `${`) is now appended at once. Every character the run takes would
+ * have been appended unchanged by the loop, so the result and every error are
+ * the same; the scan is WebAssembly like the rest, so it is metered.
+ */
+const STRING_RUNS: SourcePatch = {
+  file: "quickjs.c",
+  why: "string literals appended a run at a time",
+  find: `    if (string_buffer_init(s->ctx, b, 32))
+        goto fail;
+    for(;;) {
+        if (p >= s->buf_end)
+            goto invalid_char;
+        c = *p;
+        if (c < 0x20) {
+            if (!s->cur_func) {`,
+  replace: `    if (string_buffer_init(s->ctx, b, 32))
+        goto fail;
+    for(;;) {
+        /* hookbox: see src/compile/_js_patches.ts */
+        {
+            const uint8_t *q = p;
+            while (q < s->buf_end && *q >= 0x20 && *q < 0x80 && *q != sep &&
+                   *q != '\\\\' && !(*q == '$' && sep == '\`'))
+                q++;
+            if (q != p) {
+                if (string_buffer_write8(b, p, q - p))
+                    goto fail;
+                p = q;
+            }
+        }
+        if (p >= s->buf_end)
+            goto invalid_char;
+        c = *p;
+        if (c < 0x20) {
+            if (!s->cur_func) {`,
+};
+
+/**
+ * QuickJS's JSON strings accepted JavaScript's escapes too (\\x41, \\v, \\',
+ * \\u{41}, a line continuation, \\q as q), which JSON.parse must reject. In
+ * JSON text (no function being compiled) only the escapes JSON has are now
+ * taken, as in other engines.
+ */
+const JSON_ESCAPES: SourcePatch = {
+  file: "quickjs.c",
+  why: "JSON strings take only JSON's escapes",
+  find: `        if (c == '\\\\') {
+            c = *p;
+            /* XXX: need a specific JSON case to avoid
+               accepting invalid escapes */`,
+  replace: `        if (c == '\\\\') {
+            c = *p;
+            /* hookbox: see src/compile/_js_patches.ts */
+            if (!s->cur_func && (c == 0 || !strchr("\\"\\\\/bfnrtu", c) ||
+                                 (c == 'u' && p[1] == '{')))
+                goto invalid_escape;`,
+};
+
+export const PATCHES: readonly SourcePatch[] = [
+  REGEX_SEARCH_FN,
+  REGEX_SEARCH,
+  STRING_RUNS,
+  JSON_ESCAPES,
+];
 
 /** `text` of QuickJS file `file` with our patches applied. */
 export function patchSource(file: string, text: string): string {

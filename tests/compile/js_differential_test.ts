@@ -67,6 +67,7 @@ const FIXTURES = [
   "deep_recursion.js",
   "modern_library.js",
   "regex_search.js",
+  "json_strings.js",
 ];
 
 for (const name of FIXTURES) {

@@ -12,7 +12,8 @@ Deno.test("patchSource() applies every QuickJS patch to the pinned sources exact
     }
     assert.ok(isPatched(file));
   }
-  assert.equal(patchSource("quickjs.c", "int x;"), "int x;", "files without patches are unchanged");
+  assert.equal(patchSource("cutils.c", "int x;"), "int x;", "files without patches are unchanged");
+  assert.ok(!isPatched("cutils.c"));
 });
 
 Deno.test("patchSource() refuses a QuickJS source that lacks a patch's text", () => {

@@ -1,4 +1,4 @@
-// deno-lint-ignore-file no-unused-vars prefer-const -- prelude files are fragments of one function body
+// deno-lint-ignore-file no-unused-vars -- prelude files are fragments of one function body
 
 // hookbox prelude, part 6: timers. There is no waiting inside the sandbox:
 // when nothing else is left to do, the loop jumps to the next timer due
@@ -84,9 +84,16 @@ defineGlobal("queueMicrotask", (fn) => {
 });
 defineGlobal("structuredClone", (v) => (v === undefined ? v : JSON.parse(JSON.stringify(v))));
 defineGlobal("performance", {
-  now: () => host.hrtime() - startedAt,
+  now: () => sinceStart(),
   get timeOrigin() {
     return Date.now() - this.now();
   },
 });
-let startedAt = 0;
+// The call's start, read on first use (the clock's resolution is 1 ms, so
+// the first reading is where the call began for every purpose).
+let startedAt = null;
+function sinceStart() {
+  const now = host.hrtime();
+  startedAt ??= now;
+  return now - startedAt;
+}

@@ -15,7 +15,6 @@ class Process extends EventEmitter {
   argv = ["/usr/local/bin/node", hookPath];
   execArgv = [];
   execPath = "/usr/local/bin/node";
-  env = {};
   stdin = stdin;
   stdout = stdout;
   stderr = stderr;
@@ -53,7 +52,7 @@ class Process extends EventEmitter {
     return [Math.floor(d / 1e9), d % 1e9];
   }
   uptime() {
-    return (host.hrtime() - startedAt) / 1e3;
+    return sinceStart() / 1e3;
   }
   memoryUsage() {
     return { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
@@ -79,6 +78,17 @@ function emitExit(code) {
 }
 
 const process = new Process();
+// The granted variables, read from the host on first use in a call (most
+// hooks never look); an own, enumerable property like node's.
+let grantedEnv = null;
+Object.defineProperty(process, "env", {
+  get: () => (grantedEnv ??= host.env()),
+  set: (value) => {
+    grantedEnv = value;
+  },
+  enumerable: true,
+  configurable: true,
+});
 defineGlobal("process", process);
 defineGlobal("global", globalThis);
 defineGlobal("__filename", hookPath);

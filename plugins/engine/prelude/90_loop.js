@@ -3,6 +3,9 @@
 // immediates, then the next future timer) and says whether anything is left.
 
 const unhandled = new Map();
+// Set at each start, not at snapshot time: code that runs before (a
+// function-style hook's top level) keeps QuickJS's own generator.
+const hostRandom = () => host.random();
 let topLevel = "none";
 
 function describeError(err) {
@@ -15,10 +18,9 @@ function describeError(err) {
 
 defineGlobal("__hookbox_loop", {
   start() {
-    startedAt = host.hrtime();
-    process.env = host.env();
-    const random = host.random;
-    Math.random = () => random();
+    startedAt = null;
+    grantedEnv = null;
+    Math.random = hostRandom;
   },
   track(promise) {
     topLevel = "pending";
