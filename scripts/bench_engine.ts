@@ -91,7 +91,7 @@ async function compare(a: string, b: string): Promise<void> {
   const qjs = quickjsPeers(await getQuickJS());
   peers["quickjs-emscripten reused"] = qjs.reused;
   peers["quickjs-emscripten fresh"] = qjs.fresh;
-  for (const peer of Object.values(peers)) for (let i = 0; i < 30; i++) await peer();
+  for (const peer of Object.values(peers)) for (let i = 0; i < 1000; i++) await peer();
 
   const rounds = Number(values.rounds), calls = Number(values.calls);
   const samples: Record<string, number[]> = {};

@@ -12,7 +12,7 @@ import type { PreparedPlugin } from "../runtime/wasm/mod.ts";
 import type { HookRow, TenantRow } from "../server/store.ts";
 
 /** Format version of {@linkcode BundleData}. */
-export const BUNDLE_VERSION = 1;
+export const BUNDLE_VERSION = 2;
 
 /** The registry and plugin metadata a Worker serves from. */
 export interface BundleData {
@@ -32,6 +32,8 @@ export interface BundleData {
   failures: Record<string, { code: string; message: string }>;
   /** SHA-256 of the trap helper module. */
   trap: string;
+  /** SHA-256 of the restorer helper module (warm instances). */
+  restore: string;
 }
 
 /** The key of a plugin prepared for some limits and isolation. */

@@ -73,6 +73,7 @@ export function createEdgeWorker(
     return module;
   };
   moduleOf(data.trap);
+  moduleOf(data.restore);
   // Workers forbid timers and randomness at global scope: build on the first request.
   let app: ((request: Request, env: unknown, ctx: unknown) => Promise<Response>) | null = null;
   let poster: AuditPoster | null = null;

@@ -46,7 +46,7 @@ export function capMaxima(
  * Returns the new memory section payload (or null when there is none), every
  * memory's max capped so that their sum is at most `cap` pages. With
  * `pageMap`, a page map memory for write tracking of memory 0 is appended:
- * one byte per 4 KiB page of memory 0's capped maximum, plus slack, fixed in
+ * one byte per 256-byte page of memory 0's capped maximum, plus slack, fixed in
  * size.
  */
 export function capMemories(m: ParsedModule, cap: number, pageMap = false): Uint8Array | null {

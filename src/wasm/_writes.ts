@@ -1,10 +1,12 @@
 /**
  * Write tracking: after every instruction that writes the tracked memory, the
- * rewriter marks the 4 KiB pages it wrote in a second, host-owned memory (one
- * byte per page). The host then restores only marked pages between calls
- * instead of the whole memory.
+ * rewriter marks the 256-byte blocks ("pages" below) it wrote in a second,
+ * host-owned memory (one byte per block). The host then restores only marked
+ * blocks between calls instead of the whole memory. Blocks this small keep
+ * what a call restores close to what it wrote: a JS hook's call writes a few
+ * bytes in many places (4 KiB pages restored about six times as much).
  *
- * A marked page stands for its 4096 bytes plus the first 16 bytes of the next
+ * A marked page stands for its 256 bytes plus the first 16 bytes of the next
  * page, so a store that straddles a page boundary (16 bytes at most) needs one
  * mark. Bulk operations mark every page of their destination range.
  *
@@ -15,8 +17,8 @@ import type { Emitter } from "./_emitter.ts";
 import type { Instr } from "./_opcodes.ts";
 import { ATOMIC, MISC, OP, SIMD, TYPE } from "./_op.ts";
 
-/** log2 of the tracked page size. */
-export const PAGE_SHIFT = 12;
+/** log2 of the tracked page (block) size: 256 bytes. */
+export const PAGE_SHIFT = 8;
 /** Bytes past a marked page that the mark also covers (the widest store). */
 export const STRADDLE = 16;
 

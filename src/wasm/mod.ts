@@ -26,7 +26,7 @@
  * - `__hookbox_memory`: memory 0, whatever else the module exports it as;
  *   also `memory` when the module exports no memory and the name is free.
  * - `__hookbox_dirty` with `trackWrites`, for a module with one 32-bit,
- *   unshared memory: a second memory holding one byte per 4 KiB page
+ *   unshared memory: a second memory holding one byte per 256-byte page
  *   ({@linkcode WRITE_PAGE_SHIFT}) of memory 0, set to 1 after every store,
  *   atomic write and memory.fill/copy/init that writes the page. A mark also
  *   covers the first {@linkcode WRITE_STRADDLE} bytes of the next page.

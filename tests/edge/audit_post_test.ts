@@ -113,8 +113,9 @@ Deno.test("a network error keeps the rows", async () => {
 Deno.test("a Worker given an audit URL but no admin key refuses requests, naming the missing secret", async () => {
   const { createEdgeWorker } = await import("../../src/edge/worker.ts");
   const { BUNDLE_VERSION } = await import("../../src/edge/bundle_data.ts");
-  const { trapModule } = await import("../../src/runtime/wasm/mod.ts");
+  const { restoreModule, trapModule } = await import("../../src/runtime/wasm/mod.ts");
   const trap = await trapModule();
+  const restore = await restoreModule();
   const worker = createEdgeWorker({
     version: BUNDLE_VERSION,
     created_at: "2026-11-22T00:00:00Z",
@@ -124,7 +125,11 @@ Deno.test("a Worker given an audit URL but no admin key refuses requests, naming
     plugins: {},
     failures: {},
     trap: trap.sha256,
-  }, { [trap.sha256]: await WebAssembly.compile(trap.bytes as BufferSource) });
+    restore: restore.sha256,
+  }, {
+    [trap.sha256]: await WebAssembly.compile(trap.bytes as BufferSource),
+    [restore.sha256]: await WebAssembly.compile(restore.bytes as BufferSource),
+  });
   const res = await worker.fetch(
     new Request("http://edge/healthz"),
     { HOOKBOX_AUDIT_URL: "https://svc/v1/audit/ingest" },

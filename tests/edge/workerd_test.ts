@@ -126,7 +126,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   const names = [...Deno.readDirSync(`${dir}/out`)].map((e) => e.name).sort();
   assertEquals(names, ["bundle.json", "config.capnp", "plugins", "worker.js", "wrangler.toml"]);
   const plugins = [...Deno.readDirSync(`${dir}/out/plugins`)].map((e) => e.name);
-  assertEquals(plugins.length, 2, "the guard and the trap helper");
+  assertEquals(plugins.length, 3, "the guard and the trap and restorer helpers");
   const capnp = await Deno.readTextFile(`${dir}/out/config.capnp`);
   ok(capnp.includes(`address = "127.0.0.1:9999"`) && capnp.includes('(name = "http"'));
   // Tree-shaken: no worker mode, no compiler, no locale but English.

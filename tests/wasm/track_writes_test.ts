@@ -1,10 +1,15 @@
 import assert from "node:assert/strict";
 import { HookboxError } from "../../src/errors.ts";
-import { inspectModule, instrument, instrumentModule } from "../../src/wasm/mod.ts";
+import {
+  inspectModule,
+  instrument,
+  instrumentModule,
+  WRITE_PAGE_SHIFT,
+} from "../../src/wasm/mod.ts";
 import { fixture, instantiate, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number | bigint;
-const PAGE = 4096;
+const PAGE = 1 << WRITE_PAGE_SHIFT;
 
 async function tracked(meterFuel = true) {
   const bytes = instrument(await fixture("writes.wat"), {
@@ -30,7 +35,8 @@ for (const meterFuel of [true, false]) {
     const { call, memory } = await tracked(meterFuel);
     const cases: [string, number, number][] = [
       ["i32", 3 * PAGE + 8, 3],
-      ["offset", 10, 2], // 10 + 8200 is on page 2, not on the address's page 0
+      // 10 + 8200 is on page 32 (256-byte pages), not on the address's page 0
+      ["offset", 10, Math.floor(8210 / PAGE)],
       ["i64_8", 5 * PAGE, 5],
       ["i64_32", 6 * PAGE + 100, 6],
       ["f32", 7 * PAGE + 4, 7],
@@ -74,12 +80,15 @@ Deno.test("`instrument()` trackWrites marks every page a bulk write covers", asy
 
 Deno.test("`instrument()` trackWrites marks stores in loops and never for loads", async () => {
   const { call } = await tracked();
-  assert.deepEqual(call("loop", 40 * PAGE + 3, 3).pages, [40, 41, 42]);
+  // Three stores 4096 bytes apart.
+  const step = 4096 / PAGE;
+  assert.deepEqual(call("loop", 40 * PAGE + 3, 3).pages, [40, 40 + step, 40 + 2 * step]);
   assert.deepEqual(call("load", 50 * PAGE).pages, []);
 });
 
 Deno.test("`instrument()` trackWrites sizes the page map for the capped memory", async () => {
-  const sizes: [number, number][] = [[8, 1], [4096, 2], [65535, 16]];
+  // One byte per 256-byte page of the capped memory, plus slack, in 64 KiB pages.
+  const sizes: [number, number][] = [[8, 1], [4096, 17], [65535, 256]];
   for (const [memoryPages, mapPages] of sizes) {
     const info = inspectModule(
       instrument(await fixture("writes.wat"), { memoryPages, trackWrites: true }),

@@ -21,7 +21,7 @@ import { needsRegexEngine } from "../../schema/matcher.ts";
 import { BUNDLE_VERSION, type BundleData, preparedKey } from "../../edge/bundle_data.ts";
 import { isHookboxError } from "../../errors.ts";
 import { effectiveLimits } from "../../policy.ts";
-import { preparePlugin, trapModule } from "../../runtime/wasm/mod.ts";
+import { preparePlugin, restoreModule, trapModule } from "../../runtime/wasm/mod.ts";
 import { policyFor } from "../../server/engine.ts";
 import { type HookRow, PLATFORM, type Store, type TenantRow } from "../../server/store.ts";
 
@@ -70,11 +70,15 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     plugins: {},
     failures: {},
     trap: "",
+    restore: "",
   };
   const files = new Map<string, Uint8Array>();
   const trap = await trapModule();
   data.trap = trap.sha256;
   files.set(trap.sha256, trap.bytes);
+  const restore = await restoreModule();
+  data.restore = restore.sha256;
+  files.set(restore.sha256, restore.bytes);
   for (const tenant of tenants) {
     for (const hash of await store.liveKeyHashes(tenant.id)) {
       data.keys.push({ hash, tenant_id: tenant.id });

@@ -15,7 +15,7 @@ import { throwStop } from "./_halt.ts";
 import type { LoadedPlugin } from "./_loader.ts";
 import { classify, exited } from "./_outcome.ts";
 import { createForegroundPlugin, type SdkPlugin } from "./_sdk.ts";
-import { pageMap, Snapshot } from "./_snapshot.ts";
+import { pageMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
 import { wasiFunctions } from "./_wasi.ts";
 import { HOOKBOX_EXPORTS } from "../../wasm/mod.ts";
 
@@ -123,9 +123,21 @@ export class PluginInstance {
     return (this.#host.memory?.buffer.byteLength ?? 0) + (this.#snapshot?.byteLength ?? 0);
   }
 
-  /** Takes the warm snapshot (after `_initialize`), sharing `image` when it is the same. */
-  snapshot(image: Uint8Array | null = null): Uint8Array | null {
-    this.#snapshot = Snapshot.take(this.#instance, image);
+  /** The instance marks the memory it writes (its plugin was instrumented to). */
+  get tracksWrites(): boolean {
+    return pageMap(this.#instance) !== null;
+  }
+
+  /**
+   * Takes the warm snapshot (after `_initialize`), sharing `image` when it is
+   * the same; with `restoreModule` (the restorer), a tracked instance restores
+   * only the blocks a call wrote.
+   */
+  snapshot(
+    image: SnapshotImage | null = null,
+    restoreModule: WebAssembly.Module | null = null,
+  ): SnapshotImage {
+    this.#snapshot = Snapshot.take(this.#instance, image, restoreModule);
     return this.#snapshot.image;
   }
 

@@ -23,6 +23,8 @@ import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "
 import { PluginInstance } from "./_instance.ts";
 import { type LoadedPlugin, prepare } from "./_loader.ts";
 import { WarmPool } from "./_pool.ts";
+import { RESTORE_MODULE_BYTES } from "./_restore.ts";
+import type { SnapshotImage } from "./_snapshot.ts";
 
 /** Options of {@linkcode WasmRuntime}; see `WasmRuntimeOptions` in mod.ts. */
 export interface RuntimeDeps {
@@ -64,8 +66,9 @@ export class WasmRuntime implements Runtime {
    * warm-pool cap, the others share it for free. Held weakly: it lives as
    * long as an instance uses it.
    */
-  #images = new WeakMap<LoadedPlugin, WeakRef<Uint8Array>>();
+  #images = new WeakMap<LoadedPlugin, WeakRef<SnapshotImage>>();
   #trap: Promise<() => never> | null = null;
+  #restore: Promise<WebAssembly.Module | null> | null = null;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
@@ -143,8 +146,9 @@ export class WasmRuntime implements Runtime {
     if (instance === null) {
       const created = await PluginInstance.create(loaded, trap, setup, this.#http());
       if (!(created instanceof PluginInstance)) return created;
-      const image = created.snapshot(this.#images.get(loaded)?.deref() ?? null);
-      if (image) this.#images.set(loaded, new WeakRef(image));
+      const restore = created.tracksWrites ? await this.#restoreModule() : null;
+      const image = created.snapshot(this.#images.get(loaded)?.deref() ?? null, restore);
+      this.#images.set(loaded, new WeakRef(image));
       this.#pool.add(key, created);
       instance = created;
     }
@@ -208,6 +212,18 @@ export class WasmRuntime implements Runtime {
           importMemory: hook.manifest.isolation !== "warm",
         }),
     );
+  }
+
+  /**
+   * The restorer module, compiled once (through `compile`, so an edge bundle
+   * supplies it); null if it cannot be had: warm instances then restore their
+   * whole memory, which is slower but as exact.
+   */
+  #restoreModule(): Promise<WebAssembly.Module | null> {
+    this.#restore ??= sha256Hex(RESTORE_MODULE_BYTES)
+      .then((sha) => this.#compile(RESTORE_MODULE_BYTES, sha))
+      .catch(() => null);
+    return this.#restore;
   }
 
   #trapFunction(): Promise<() => never> {

@@ -3,11 +3,13 @@
  * globals taken right after instantiation, written back before every call.
  *
  * When the module was instrumented with write tracking, the instance exports
- * a page map (`__hookbox_dirty`, one byte per 4 KiB page) that the guest's
- * stores and the host's writes ({@linkcode markWritten}) set; only marked
- * pages are restored, each with the first bytes of the next page a straddling
- * store may have reached. Otherwise the whole memory is copied back. Memory
- * grown since the snapshot is zero-filled (wasm memory cannot shrink).
+ * a page map (`__hookbox_dirty`, one byte per 256-byte block) that the
+ * guest's stores and the host's writes ({@linkcode markWritten}) set; only
+ * marked blocks are restored, each with the first bytes of the next block a
+ * straddling store may have reached, by the restorer module (`_restore.ts`)
+ * reading the plugin's image from a memory of its own. Otherwise the whole
+ * memory is copied back. Memory grown since the snapshot is zero-filled (wasm
+ * memory cannot shrink).
  *
  * @module
  */
@@ -17,15 +19,28 @@ import {
   WRITE_PAGE_SHIFT as PAGE_SHIFT,
   WRITE_STRADDLE as STRADDLE,
 } from "../../wasm/mod.ts";
+import { type Restorer, restorerFor } from "./_restore.ts";
 
 /** Globals the host manages itself and never restores. */
 const HOST_GLOBALS = new Set<string>([HOOKBOX_EXPORTS.fuel]);
-const PAGE = 1 << PAGE_SHIFT;
+const BLOCK = 1 << PAGE_SHIFT;
 
 /** The instance's page map, or null when its writes are not tracked. */
 export function pageMap(instance: WebAssembly.Instance): Uint8Array | null {
+  const map = pageMapMemory(instance);
+  return map === null ? null : new Uint8Array(map.buffer);
+}
+
+function pageMapMemory(instance: WebAssembly.Instance): WebAssembly.Memory | null {
   const map = instance.exports[HOOKBOX_EXPORTS.pageMap];
-  return map instanceof WebAssembly.Memory ? new Uint8Array(map.buffer) : null;
+  return map instanceof WebAssembly.Memory ? map : null;
+}
+
+/** A plugin's pristine memory, shared by the snapshots of its warm instances. */
+export interface SnapshotImage {
+  readonly bytes: Uint8Array;
+  /** The same bytes in a memory of their own, for the restorer (tracked plugins). */
+  readonly memory: WebAssembly.Memory | null;
 }
 
 /** Marks the pages of `[ptr, ptr + length)` written (a host write into guest memory). */
@@ -37,90 +52,98 @@ export function markWritten(map: Uint8Array, ptr: number, length: number): void 
 /** Pristine state of one instance. */
 export class Snapshot {
   readonly #memory: WebAssembly.Memory | null;
-  readonly #bytes: Uint8Array;
+  readonly #image: SnapshotImage;
   readonly #globals: [WebAssembly.Global, unknown][];
-  readonly #map: Uint8Array | null;
+  readonly #restorer: Restorer | null;
   readonly #shared: boolean;
 
   private constructor(
     memory: WebAssembly.Memory | null,
-    bytes: Uint8Array,
+    image: SnapshotImage,
     globals: [WebAssembly.Global, unknown][],
-    map: Uint8Array | null,
+    restorer: Restorer | null,
     shared: boolean,
   ) {
     this.#memory = memory;
-    this.#bytes = bytes;
+    this.#image = image;
     this.#globals = globals;
-    this.#map = map;
+    this.#restorer = restorer;
     this.#shared = shared;
   }
 
   /** Bytes this snapshot holds of its own (0 when it shares an image with other instances). */
   get byteLength(): number {
-    return this.#shared ? 0 : this.#bytes.byteLength;
+    return this.#shared ? 0 : this.#image.bytes.byteLength;
   }
 
   /** The memory image, to share with the next instance of the same module. */
-  get image(): Uint8Array {
-    return this.#bytes;
+  get image(): SnapshotImage {
+    return this.#image;
   }
 
   /**
    * Captures memory and every exported mutable global of `instance`; clears
    * its page map. Every instance of one module starts from the same memory,
    * so `image` (another instance's) is reused instead of copied — but only
-   * when the memory is byte for byte equal to it.
+   * when the memory is byte for byte equal to it. With a page map and the
+   * restorer module, calls restore only the blocks they wrote; without the
+   * module, the whole memory.
    */
-  static take(instance: WebAssembly.Instance, image: Uint8Array | null = null): Snapshot {
+  static take(
+    instance: WebAssembly.Instance,
+    image: SnapshotImage | null = null,
+    restoreModule: WebAssembly.Module | null = null,
+  ): Snapshot {
     const exports = instance.exports;
     const exported = exports[HOOKBOX_EXPORTS.memory];
     const memory = exported instanceof WebAssembly.Memory ? exported : null;
     const live = memory === null ? new Uint8Array(0) : new Uint8Array(memory.buffer);
-    const shared = image !== null && sameBytes(live, image);
-    const bytes = shared ? image : live.slice();
+    const map = memory === null || restoreModule === null ? null : pageMapMemory(instance);
+    const shared = image !== null && (map === null || image.memory !== null) &&
+      sameBytes(live, image.bytes);
+    const own = shared
+      ? image
+      : map === null
+      ? { bytes: live.slice(), memory: null }
+      : imageMemory(live);
     const globals: [WebAssembly.Global, unknown][] = [];
     for (const [name, value] of Object.entries(exports)) {
       if (value instanceof WebAssembly.Global && !HOST_GLOBALS.has(name) && isMutable(value)) {
         globals.push([value, value.value]);
       }
     }
-    const map = memory === null ? null : pageMap(instance);
-    map?.fill(0);
-    return new Snapshot(memory, bytes, globals, map, shared);
+    let restorer: Restorer | null = null;
+    if (map !== null && own.memory !== null) {
+      new Uint8Array(map.buffer).fill(0);
+      restorer = restorerFor(restoreModule!, memory!, map, own.memory);
+    }
+    return new Snapshot(memory, own, globals, restorer, shared);
   }
 
   /** Writes the captured state back. */
   restore(): void {
     if (this.#memory !== null) {
-      const live = new Uint8Array(this.#memory.buffer);
-      if (this.#map === null) this.#restoreAll(live);
-      else this.#restoreMarked(live, this.#map);
+      const length = this.#memory.buffer.byteLength;
+      const saved = this.#image.bytes.length;
+      if (this.#restorer !== null) {
+        this.#restorer(Math.ceil(length / BLOCK), PAGE_SHIFT, STRADDLE, saved, length);
+      } else {
+        const live = new Uint8Array(this.#memory.buffer);
+        live.set(this.#image.bytes);
+        if (length > saved) live.fill(0, saved);
+      }
     }
     for (const [global, value] of this.#globals) global.value = value;
   }
+}
 
-  #restoreAll(live: Uint8Array): void {
-    live.set(this.#bytes);
-    if (live.length > this.#bytes.length) live.fill(0, this.#bytes.length);
-  }
-
-  #restoreMarked(live: Uint8Array, map: Uint8Array): void {
-    const marks = map.subarray(0, Math.ceil(live.length / PAGE));
-    for (let page = marks.indexOf(1); page >= 0; page = marks.indexOf(1, page)) {
-      let end = page + 1;
-      while (end < marks.length && marks[end] !== 0) end++;
-      this.#restoreRange(live, page * PAGE, Math.min(live.length, end * PAGE + STRADDLE));
-      marks.fill(0, page, end);
-      page = end;
-    }
-  }
-
-  #restoreRange(live: Uint8Array, from: number, to: number): void {
-    const saved = this.#bytes;
-    if (from < saved.length) live.set(saved.subarray(from, Math.min(to, saved.length)), from);
-    if (to > saved.length) live.fill(0, Math.max(from, saved.length), to);
-  }
+/** `live` copied into a memory of its own (its length is whole wasm pages). */
+function imageMemory(live: Uint8Array): SnapshotImage {
+  const pages = live.byteLength / 65536;
+  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  const bytes = new Uint8Array(memory.buffer);
+  bytes.set(live);
+  return { bytes, memory };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -20,6 +20,7 @@ import type { EffectiveLimits, Runtime } from "../types.ts";
 import type { PluginAbi } from "./_abi.ts";
 import { compileBytes, PromiseCache, sha256Hex } from "./_cache.ts";
 import { TRAP_MODULE_BYTES } from "./_halt.ts";
+import { RESTORE_MODULE_BYTES } from "./_restore.ts";
 import { type LoadedPlugin, prepare } from "./_loader.ts";
 import { WasmRuntime } from "./_runtime.ts";
 import { WorkerRuntime } from "./_worker_runtime.ts";
@@ -202,4 +203,12 @@ export async function preparePlugin(
 /** The small helper module the runtime compiles to stop plugins that catch exceptions. */
 export async function trapModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
   return { sha256: await sha256Hex(TRAP_MODULE_BYTES), bytes: TRAP_MODULE_BYTES };
+}
+
+/**
+ * The small helper module the runtime compiles to restore the blocks a warm
+ * call wrote (`docs/PLUGIN_ABI.md`, "Warm isolation"; needs multi-memory).
+ */
+export async function restoreModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return { sha256: await sha256Hex(RESTORE_MODULE_BYTES), bytes: RESTORE_MODULE_BYTES };
 }
