@@ -91,6 +91,8 @@ async function compare(a: string, b: string): Promise<void> {
   const qjs = quickjsPeers(await getQuickJS());
   peers["quickjs-emscripten reused"] = qjs.reused;
   peers["quickjs-emscripten fresh"] = qjs.fresh;
+  // 1,000 calls each before measuring, so that V8 has optimised every peer's
+  // hot code (with 30, medians moved ±30% between runs of the same builds).
   for (const peer of Object.values(peers)) for (let i = 0; i < 1000; i++) await peer();
 
   const rounds = Number(values.rounds), calls = Number(values.calls);
