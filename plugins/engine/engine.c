@@ -38,19 +38,26 @@ static void hb_fail_init(const char *what)
 }
 
 /* Calls `loop[name](arg)`; the result is owned by the caller. */
-static JSValue hb_loop_call(const char *name, int argc, JSValueConst *argv)
+/* The controller's methods, looked up once at snapshot time. */
+enum {
+    HB_START, HB_CALL, HB_TRACK, HB_TICK, HB_TICKS, HB_FINISH, HB_FATAL, HB_REJECTION,
+    HB_LOOP_COUNT
+};
+static const char *const hb_loop_names[HB_LOOP_COUNT] = {
+    "start", "call", "track", "tick", "ticks", "finish", "fatal", "rejection",
+};
+static JSValue hb_loop_fns[HB_LOOP_COUNT];
+
+static JSValue hb_loop_call(int which, int argc, JSValueConst *argv)
 {
-    JSValue fn = JS_GetPropertyStr(ctx, loop, name);
-    JSValue r = JS_Call(ctx, fn, loop, argc, argv);
-    JS_FreeValue(ctx, fn);
-    return r;
+    return JS_Call(ctx, hb_loop_fns[which], loop, argc, argv);
 }
 
 static void hb_rejection(JSContext *c, JSValueConst promise, JSValueConst reason,
                          JS_BOOL handled, void *opaque)
 {
     JSValueConst argv[3] = { promise, reason, JS_NewBool(c, handled) };
-    JS_FreeValue(c, hb_loop_call("rejection", 3, argv));
+    JS_FreeValue(c, hb_loop_call(HB_REJECTION, 3, argv));
 }
 
 void hb_report(JSContext *c, JSValueConst error)
@@ -82,6 +89,31 @@ static void hb_load_prelude(void)
         hb_fail_init("prelude failed");
     JS_FreeValue(ctx, r);
     loop = hb_take_global("__hookbox_loop");
+    for (int i = 0; i < HB_LOOP_COUNT; i++)
+        hb_loop_fns[i] = JS_GetPropertyStr(ctx, loop, hb_loop_names[i]);
+}
+
+/*
+ * Runs process.nextTick callbacks, then every pending promise job, and again
+ * while either queued more — Node's order. -1 when one threw.
+ */
+static int hb_run_jobs(void)
+{
+    JSContext *job_ctx;
+    for (;;) {
+        JSValue ran = hb_loop_call(HB_TICKS, 0, NULL);
+        if (JS_IsException(ran))
+            return -1;
+        int more = JS_ToBool(ctx, ran);
+        JS_FreeValue(ctx, ran);
+        int r;
+        while ((r = JS_ExecutePendingJob(rt, &job_ctx)) > 0)
+            more = 1;
+        if (r < 0)
+            return -1;
+        if (!more)
+            return 0;
+    }
 }
 
 /*
@@ -96,11 +128,7 @@ static void hb_evaluate_function_hook(void)
     if (JS_IsException(done))
         hb_fail_init("the module failed while it was loaded");
     JS_FreeValue(ctx, done);
-    JSContext *job_ctx;
-    int r;
-    while ((r = JS_ExecutePendingJob(rt, &job_ctx)) > 0) {
-    }
-    if (r < 0)
+    if (hb_run_jobs() < 0)
         hb_fail_init("the module failed while it was loaded");
     hook_fn = hb_take_global("__hookbox_function");
     if (!JS_IsFunction(ctx, hook_fn)) {
@@ -153,7 +181,7 @@ static void hb_die(void)
         fputs("hookbox: JavaScript stopped: the call's time or fuel budget is spent\n", stderr);
         _Exit(HB_EXIT_INTERRUPTED);
     }
-    JSValue code = hb_loop_call("fatal", 1, (JSValueConst[]){ error });
+    JSValue code = hb_loop_call(HB_FATAL, 1, (JSValueConst[]){ error });
     int n = 1;
     if (JS_IsException(code))
         hb_report(ctx, error);
@@ -164,14 +192,8 @@ static void hb_die(void)
 
 static void hb_drain_jobs(void)
 {
-    JSContext *job_ctx;
-    for (;;) {
-        int r = JS_ExecutePendingJob(rt, &job_ctx);
-        if (r == 0)
-            return;
-        if (r < 0)
-            hb_die();
-    }
+    if (hb_run_jobs() < 0)
+        hb_die();
 }
 
 /* The WASI command entry: run the hook once against the event on stdin. */
@@ -184,9 +206,9 @@ void hb_start(void)
     }
     JS_UpdateStackTop(rt);
     hb_interrupt_install(rt);
-    JS_FreeValue(ctx, hb_loop_call("start", 0, NULL));
+    JS_FreeValue(ctx, hb_loop_call(HB_START, 0, NULL));
     if (function_style) {
-        JSValue called = hb_loop_call("call", 1, (JSValueConst[]){ hook_fn });
+        JSValue called = hb_loop_call(HB_CALL, 1, (JSValueConst[]){ hook_fn });
         if (JS_IsException(called))
             hb_die();
         JS_FreeValue(ctx, called);
@@ -195,14 +217,14 @@ void hb_start(void)
         bundle = JS_UNDEFINED;
         if (JS_IsException(promise))
             hb_die();
-        JSValue tracked = hb_loop_call("track", 1, (JSValueConst[]){ promise });
+        JSValue tracked = hb_loop_call(HB_TRACK, 1, (JSValueConst[]){ promise });
         JS_FreeValue(ctx, promise);
         if (JS_IsException(tracked))
             hb_die();
     }
     for (;;) {
         hb_drain_jobs();
-        JSValue more = hb_loop_call("tick", 0, NULL);
+        JSValue more = hb_loop_call(HB_TICK, 0, NULL);
         if (JS_IsException(more))
             hb_die();
         int again = JS_ToBool(ctx, more);
@@ -210,7 +232,7 @@ void hb_start(void)
         if (!again)
             break;
     }
-    JSValue code = hb_loop_call("finish", 0, NULL);
+    JSValue code = hb_loop_call(HB_FINISH, 0, NULL);
     if (JS_IsException(code))
         hb_die();
     int n = 0;

@@ -68,6 +68,7 @@ const FIXTURES = [
   "modern_library.js",
   "regex_search.js",
   "json_strings.js",
+  "events_timers.js",
 ];
 
 for (const name of FIXTURES) {

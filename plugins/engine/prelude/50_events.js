@@ -35,10 +35,13 @@ class EventEmitter {
     return this;
   }
   emit(name, ...args) {
-    const list = this.#listeners.get(name) ?? [];
-    if (name === "error" && list.length === 0) throw args[0];
+    const list = this.#listeners.get(name);
+    if (list === undefined || list.length === 0) {
+      if (name === "error") throw args[0];
+      return false;
+    }
     for (const fn of list) fn.apply(this, args);
-    return list.length > 0;
+    return true;
   }
   listenerCount(name) {
     return (this.#listeners.get(name) ?? []).length;

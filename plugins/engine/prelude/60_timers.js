@@ -45,6 +45,7 @@ function clearTimer(handle) {
 
 /** Runs the earliest timer (if `onlyExpired`, only one already due). True when one ran. */
 function runNextTimer(onlyExpired) {
+  if (timers.size === 0) return false;
   let next;
   for (const [id, t] of timers) {
     if (t.unref) continue;
@@ -62,6 +63,7 @@ function runNextTimer(onlyExpired) {
 
 /** Runs the setImmediate callbacks queued so far. True when one ran. */
 function runImmediates() {
+  if (immediates.length === 0) return false;
   const batch = immediates.splice(0);
   for (const entry of batch) if (!entry.cleared) entry.fn(...entry.args);
   return batch.length > 0;

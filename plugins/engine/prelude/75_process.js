@@ -1,3 +1,5 @@
+// deno-lint-ignore-file no-unused-vars -- prelude files are fragments of one function body
+
 // hookbox prelude, part 8: the `process` object. `env` holds only the
 // variables the host granted (read at run time, never from the snapshot).
 
@@ -41,8 +43,8 @@ class Process extends EventEmitter {
     throw denied("process.chdir()");
   }
   nextTick(fn, ...args) {
+    // Run by the engine before the promise jobs, whenever it drains them (as Node does).
     nextTicks.push(() => fn(...args));
-    Promise.resolve().then(runNextTicks);
   }
   hrtime(prev) {
     const ns = BigInt(Math.round(host.hrtime() * 1e6));
@@ -66,8 +68,11 @@ class Process extends EventEmitter {
 }
 Process.prototype.hrtime.bigint = () => BigInt(Math.round(host.hrtime() * 1e6));
 
+/** Runs the queued nextTick callbacks, and those they queue. True when one ran. */
 function runNextTicks() {
-  for (const fn of nextTicks.splice(0)) fn();
+  if (nextTicks.length === 0) return false;
+  while (nextTicks.length > 0) for (const fn of nextTicks.splice(0)) fn();
+  return true;
 }
 
 let exiting = false;

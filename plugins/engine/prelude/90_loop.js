@@ -52,14 +52,17 @@ defineGlobal("__hookbox_loop", {
       this.track(Promise.resolve(result).then(answer));
     } else answer(result);
   },
+  ticks: runNextTicks,
   rejection(promise, reason, handled) {
     if (handled) unhandled.delete(promise);
     else unhandled.set(promise, reason);
   },
   tick() {
-    for (const [promise, reason] of unhandled) {
-      unhandled.delete(promise);
-      throw reason;
+    if (unhandled.size > 0) {
+      for (const [promise, reason] of unhandled) {
+        unhandled.delete(promise);
+        throw reason;
+      }
     }
     return runNextTimer(true) || stdin._pump() || runImmediates() || runNextTimer(false);
   },
