@@ -213,14 +213,20 @@ void hb_start(void)
             hb_die();
         JS_FreeValue(ctx, called);
     } else {
+        /* A script with top-level await is wrapped in an async function
+           and gives its promise; one without runs synchronously (see
+           src/compile/_js_bundle.ts) and gives nothing to track. */
         JSValue promise = JS_EvalFunction(ctx, bundle);
         bundle = JS_UNDEFINED;
         if (JS_IsException(promise))
             hb_die();
-        JSValue tracked = hb_loop_call(HB_TRACK, 1, (JSValueConst[]){ promise });
+        if (!JS_IsUndefined(promise)) {
+            JSValue tracked = hb_loop_call(HB_TRACK, 1, (JSValueConst[]){ promise });
+            JS_FreeValue(ctx, tracked);
+            if (JS_IsException(tracked))
+                hb_die();
+        }
         JS_FreeValue(ctx, promise);
-        if (JS_IsException(tracked))
-            hb_die();
     }
     for (;;) {
         hb_drain_jobs();

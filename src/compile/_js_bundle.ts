@@ -1,10 +1,13 @@
 /**
  * Bundles a JS/TS hook with esbuild into one script the engine evaluates.
  *
- * The entry is imported from a virtual module, so the bundle has no exports;
- * the ESM output (top-level await allowed) is wrapped in an async function,
- * because QuickJS 2021-03-27 has no top-level await of its own. Node
- * built-ins resolve to the prelude's shims or fail with COMPILE_API_DENIED.
+ * The entry is imported from a virtual module, so the bundle has no exports.
+ * The ESM output is wrapped in a function called at once: an async one when
+ * the code uses top-level await (QuickJS 2021-03-27 has none of its own), a
+ * plain one otherwise — the engine then has no promise to track, so a script
+ * hook's call skips the async-function and promise machinery (a sync throw
+ * ends the script as an uncaught error, as in Node). Node built-ins resolve
+ * to the prelude's shims or fail with COMPILE_API_DENIED.
  *
  * @module
  */
@@ -158,8 +161,25 @@ export async function bundleJsHookWithInputs(
   const inputs = Object.keys(result.metafile?.inputs ?? {})
     .filter((p) => !/^[a-z-]+:/.test(p) && p !== "hookbox-entry.js")
     .map((p) => p.startsWith("/") ? p : normalise(`${base}/${p}`));
-  const wrapped = `(async () => {\n${code}\n})();\n`;
+  const wrapped = usesTopLevelAwait(code)
+    ? `(async () => {\n${code}\n})();\n`
+    : `(() => {\n${code}\n})();\n`;
   return { code: functionStyle ? FUNCTION_MARKER + wrapped : wrapped, inputs };
+}
+
+/**
+ * True when `code` (esbuild's ESM output) needs an async wrapper: it does not
+ * parse as the body of a plain function, which is the case exactly when it
+ * awaits at top level (ESM code is strict, so `await` is never a name in it).
+ * Only parsed, never run.
+ */
+function usesTopLevelAwait(code: string): boolean {
+  try {
+    new Function(code);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 /**

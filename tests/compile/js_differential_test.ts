@@ -99,7 +99,7 @@ Deno.test("compiled hooks see only the granted environment, like a scrubbed node
   }
 });
 
-for (const name of ["uncaught.js", "unhandled_rejection.mjs"]) {
+for (const name of ["uncaught.js", "uncaught_pending.js", "unhandled_rejection.mjs"]) {
   Deno.test(`compiled ${name} exits 1 with the error on stderr, like node`, async () => {
     const wasm = await wasmRunner(name);
     try {
