@@ -28,6 +28,7 @@ import { createWasmRuntime } from "./runtime/wasm/mod.ts";
 import { cachedPluginId, compileHook, defaultCacheDir } from "./compile/mod.ts";
 import { preparedFromDiskCache } from "./adapters/deno/prepared_cache.ts";
 import { cachedScan } from "./adapters/deno/scan_cache.ts";
+import { tuneWasmTiering } from "./adapters/deno/wasm_tiering.ts";
 import { scanPath } from "./hook/discover.ts";
 import type { Runtime, RuntimeKind } from "./runtime/types.ts";
 import type { HookEvent } from "./schema/event.ts";
@@ -80,6 +81,14 @@ export interface ExecutorOptions {
    * `dispatch` turns it on). @default false
    */
   scanCache?: boolean;
+  /**
+   * Lower V8's WebAssembly tier-up budget for the process before the first
+   * hook runs, so warm hooks reach optimised code within a few hundred calls
+   * (`src/adapters/deno/wasm_tiering.ts`; `HOOKBOX_WASM_TIERING_BUDGET`
+   * overrides). The one-shot CLI, which runs V8's baseline compiler only,
+   * turns it off. @default true
+   */
+  tuneWasmTiering?: boolean;
 }
 
 /** Creates an executor on this machine (Deno), with the default runtimes. */
@@ -87,7 +96,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   if (options.allowSubprocess !== undefined && typeof options.allowSubprocess !== "boolean") {
     throw new TypeError("allowSubprocess must be a boolean");
   }
-  for (const flag of ["wasmWorker", "scanCache"] as const) {
+  for (const flag of ["wasmWorker", "scanCache", "tuneWasmTiering"] as const) {
     if (options[flag] !== undefined && typeof options[flag] !== "boolean") {
       throw new TypeError(`${flag} must be a boolean`);
     }
@@ -107,7 +116,11 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
       : { projectDir: options.projectDir && absolute(options.projectDir) }),
     defaultWorkDir: absolute(options.workDir ?? Deno.cwd()),
     runtimes: {
-      wasm: wasmRuntime(options.cacheDir, options.wasmWorker === true),
+      wasm: wasmRuntime(
+        options.cacheDir,
+        options.wasmWorker === true,
+        options.tuneWasmTiering === false ? null : tuneWasmTiering(),
+      ),
       subprocess: createSubprocessRuntime(),
       prompt: createPromptRuntime(),
       ...options.runtimes,
@@ -121,7 +134,11 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
 }
 
 /** The wasm runtime fed by the compilers; compiling happens in `prepare`, untimed. */
-function wasmRuntime(cacheDir: string | undefined, worker: boolean): Runtime {
+function wasmRuntime(
+  cacheDir: string | undefined,
+  worker: boolean,
+  tuned: Promise<void> | null,
+): Runtime {
   const compiled = new WeakMap<HookDefinition, Promise<Uint8Array>>();
   const loadBytes = (hook: HookDefinition): Promise<Uint8Array> => {
     let bytes = compiled.get(hook);
@@ -132,6 +149,8 @@ function wasmRuntime(cacheDir: string | undefined, worker: boolean): Runtime {
     }
     return bytes;
   };
+  const tuning = { done: false };
+  tuned?.then(() => (tuning.done = true));
   // One-shot processes (an agent's hook command) prepare each plugin once per machine.
   const runtime = worker ? createWasmRuntime({ loadBytes, worker }) : createWasmRuntime({
     loadBytes,
@@ -145,7 +164,12 @@ function wasmRuntime(cacheDir: string | undefined, worker: boolean): Runtime {
     kind: "wasm",
     ...(runtime.selfTimed ? { selfTimed: true } : {}),
     run: (request) => runtime.run(request),
-    prepare: (hook, limits) => runtime.prepare?.(hook, limits) ?? Promise.resolve(null),
+    // The budget must be lowered before the first instance is made; after
+    // that, no extra step per call.
+    prepare: (hook, limits) =>
+      tuned === null || tuning.done
+        ? runtime.prepare?.(hook, limits) ?? Promise.resolve(null)
+        : tuned.then(() => runtime.prepare?.(hook, limits) ?? null),
     ...(runtime.stats ? { stats: () => runtime.stats!() } : {}),
     close: () => runtime.close?.() ?? Promise.resolve(),
   };

@@ -84,6 +84,8 @@ function executorFor(
   const executor = createExecutor({
     // One process per event: discovery is remembered on disk between them.
     scanCache: true,
+    // Run with V8's baseline compiler only (dist/cli/hookbox): nothing is tiered up.
+    tuneWasmTiering: false,
     ...extra,
     platformDirs: values["hooks-dir"] ?? [],
     workDir,

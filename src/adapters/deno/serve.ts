@@ -10,6 +10,7 @@
 import { createPromptRuntime } from "../../runtime/prompt.ts";
 import { Metrics } from "../../server/metrics.ts";
 import { createWasmRuntime } from "../../runtime/wasm/mod.ts";
+import { tuneWasmTiering } from "./wasm_tiering.ts";
 import { createService, type Service } from "../../server/app.ts";
 import { hashKey, newKey } from "../../server/auth.ts";
 import { createEngine, type Engine, storedPluginSha } from "../../server/engine.ts";
@@ -107,6 +108,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     console.error(`hookbox: generated admin key (shown once): ${adminKey}`);
   }
   const store = await openStore(options.db);
+  await tuneWasmTiering();
   const runtimes = storeRuntimes(store, options.workers ?? navigator.hardwareConcurrency ?? 1);
   const engine: Engine = createEngine({ store, runtimes });
   const service = createService({
