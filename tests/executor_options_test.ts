@@ -43,7 +43,7 @@ await ex.close();
 console.log(answers.join(" "));
 `,
     );
-    for (const budget of [undefined, "0", "250000", "not a number", "-5"]) {
+    for (const budget of [undefined, "0", "250000", "not a number", "-5", "99999999999"]) {
       const env: Record<string, string> = budget === undefined
         ? {}
         : { HOOKBOX_WASM_TIERING_BUDGET: budget };

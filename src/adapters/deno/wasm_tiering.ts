@@ -27,7 +27,8 @@ export function tuneWasmTiering(): Promise<void> {
   applied ??= (async () => {
     const configured = Deno.env.get("HOOKBOX_WASM_TIERING_BUDGET");
     const budget = configured === undefined ? WASM_TIERING_BUDGET : Number(configured);
-    if (!Number.isSafeInteger(budget) || budget <= 0) return;
+    // V8's flag is a 32-bit int; anything else leaves V8's own budget.
+    if (!Number.isInteger(budget) || budget <= 0 || budget > 0x7fff_ffff) return;
     // Loaded only here: the one-shot CLI, which runs Liftoff only, never loads it.
     const v8 = await import("node:v8");
     v8.setFlagsFromString(`--wasm-tiering-budget=${budget}`);
