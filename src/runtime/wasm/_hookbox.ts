@@ -19,7 +19,7 @@ export function hookboxFunctions(
     out_of_fuel: () => {
       // Unattached: a start function spent its initial fuel during instantiation.
       if (!host.meter.metered || !host.meter.refill()) host.halt(HALTS.fuel);
-      host.check();
+      host.checkAll();
     },
     stack_exhausted: () => host.halt(HALTS.stack),
     // Only recorded: the guest sees -1 and may recover. A trap or an error

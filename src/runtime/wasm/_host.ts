@@ -37,7 +37,8 @@ export class GuestHost {
   input: Uint8Array = new Uint8Array(0);
   inputView: DataView = new DataView(new ArrayBuffer(0));
   inputPos = 0;
-  env: Uint8Array[] = [];
+  #env: readonly string[] = [];
+  #envBytes: Uint8Array[] | null = null;
   deadline = Infinity;
   signal: AbortSignal | undefined = undefined;
   /** Why the current call stopped early, if it did. */
@@ -51,6 +52,8 @@ export class GuestHost {
   memory: WebAssembly.Memory | null = null;
   /** The instance's page map when its writes are tracked (see `_snapshot.ts`). */
   pageMap: Uint8Array | null = null;
+  /** Host calls in this call so far: the clock is read on every eighth. */
+  #hostCalls = 0;
   #view: DataView | null = null;
   #u8: Uint8Array | null = null;
   readonly #trap: () => never;
@@ -59,11 +62,18 @@ export class GuestHost {
     this.#trap = trap;
   }
 
+  /** The call's environment as `NAME=value\0` entries, encoded on first use (most calls never ask). */
+  get env(): Uint8Array[] {
+    return this.#envBytes ??= this.#env.map((entry) => encoder.encode(`${entry}\0`));
+  }
+
   /** Resets per-call state. */
   begin(setup: CallSetup): void {
     this.input = setup.input;
     this.inputPos = 0;
-    this.env = setup.env.map((entry) => encoder.encode(`${entry}\0`));
+    this.#env = setup.env;
+    this.#envBytes = null;
+    this.#hostCalls = 0;
     this.deadline = setup.deadline;
     this.signal = setup.signal;
     this.halted = null;
@@ -103,13 +113,23 @@ export class GuestHost {
   /**
    * Charges one host call's fuel (bytes it copies: {@linkcode copied}), then
    * stops the guest if its fuel is spent, the deadline passed or the executor
-   * is closing.
+   * is closing. The clock is read on the first host call of a call and every
+   * eighth after it: host calls are bounded by fuel, so eight cannot overrun
+   * the deadline by more than eight host calls' work, and the meter's own
+   * checks (every fuel slice: {@linkcode checkAll}; every JS interrupt) read
+   * it every time.
    */
   check(): void {
     this.meter.charge(HOST_CALL_FUEL);
     if (this.meter.spent()) this.halt(HALTS.fuel);
-    if (performance.now() > this.deadline) this.halt(HALTS.time);
+    if ((this.#hostCalls++ & 7) === 0 && performance.now() > this.deadline) this.halt(HALTS.time);
     if (this.signal?.aborted) this.halt(HALTS.aborted);
+  }
+
+  /** {@linkcode check}, always reading the clock (a fuel slice ran out). */
+  checkAll(): void {
+    this.check();
+    if (performance.now() > this.deadline) this.halt(HALTS.time);
   }
 
   /** The limit that should stop the guest now (deadline, fuel, abort), if any. */
