@@ -70,7 +70,9 @@ Deno.test("the restorer copies exactly the marked blocks and the straddle back, 
   // Single blocks, a run of three, a block right after a clear group of 8,
   // one in the upper half of a group of 8 whose lower half is clear, and
   // the last block of the memory (its straddle would pass the end).
-  const marked = [0, 5, 6, 7, 9, 17, 30, 40, 511];
+  // And a long run of 40 blocks.
+  const long = Array.from({ length: 40 }, (_, k) => 100 + k);
+  const marked = [0, 5, 6, 7, 9, 17, 30, 40, ...long, 511];
   for (const block of marked) marks[block] = 1;
   run();
   // Patterned bytes equal to 0xEE would be missed: check there are none in range.
@@ -81,6 +83,7 @@ Deno.test("the restorer copies exactly the marked blocks and the straddle back, 
     [17 * BLOCK, 18 * BLOCK + STRADDLE],
     [30 * BLOCK, 31 * BLOCK + STRADDLE],
     [40 * BLOCK, 41 * BLOCK + STRADDLE],
+    [100 * BLOCK, 140 * BLOCK + STRADDLE],
     [511 * BLOCK, 512 * BLOCK],
   ];
   const restored = touched(liveBytes);
