@@ -110,7 +110,17 @@ export function createService(deps: ServerDeps): Service {
   const audit = deps.audit ?? new AuditWriter(store);
   const quotas = new Quotas(store, now);
   const app = new Hono();
-  const iso = () => new Date(now()).toISOString();
+  // Every request logs a time and every dispatch audits one: one string per clock millisecond.
+  let isoAt = NaN;
+  let isoText = "";
+  const iso = () => {
+    const t = now();
+    if (t !== isoAt) {
+      isoAt = t;
+      isoText = new Date(t).toISOString();
+    }
+    return isoText;
+  };
 
   // ---- request ids, logs, errors ------------------------------------------------------------
   app.use(async (c, next) => {
