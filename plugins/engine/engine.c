@@ -142,7 +142,7 @@ __attribute__((export_name("wizer.initialize")))
 void hb_initialize(void)
 {
     __wasm_call_ctors();
-    rt = JS_NewRuntime();
+    rt = hb_new_runtime();
     JS_SetCanBlock(rt, 0);
     JS_SetMaxStackSize(rt, HB_STACK_SIZE - 64 * 1024);
     ctx = JS_NewContext(rt);
@@ -170,6 +170,7 @@ void hb_initialize(void)
     JSMemoryUsage usage;
     JS_ComputeMemoryUsage(rt, &usage);
     JS_SetGCThreshold(rt, (size_t)usage.malloc_size + HB_GC_HEADROOM);
+    hb_arena_create();
     ready = 1;
 }
 
@@ -205,6 +206,7 @@ void hb_start(void)
         _Exit(70);
     }
     JS_UpdateStackTop(rt);
+    hb_arena_begin();
     hb_interrupt_install(rt);
     JS_FreeValue(ctx, hb_loop_call(HB_START, 0, NULL));
     if (function_style) {

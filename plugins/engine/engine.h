@@ -27,4 +27,11 @@ int hb_was_interrupted(void);
 /* Starts asking the host whether to stop, from inside the JS interpreter. */
 void hb_interrupt_install(JSRuntime *rt);
 
+/* A runtime whose allocations come from the call's arena while one is open (arena.c). */
+JSRuntime *hb_new_runtime(void);
+/* Reserves the arena (at snapshot time). */
+void hb_arena_create(void);
+/* Opens the arena for a call, from its start. */
+void hb_arena_begin(void);
+
 #endif

@@ -14,7 +14,7 @@ export const ENGINE_SRC = `${REPO_ROOT}plugins/engine`;
 /** Shadow stack of the engine: deep enough for ~1000 nested JS calls, small to snapshot. */
 const STACK_SIZE = 448 * 1024;
 export const QUICKJS_FILES = ["quickjs.c", "libregexp.c", "libunicode.c", "cutils.c", "libbf.c"];
-export const GLUE_FILES = ["engine.c", "host.c", "interrupt.c"];
+export const GLUE_FILES = ["engine.c", "host.c", "interrupt.c", "arena.c"];
 
 export const CFLAGS = [
   "--target=wasm32-wasi",
