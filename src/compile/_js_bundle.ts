@@ -14,7 +14,12 @@
 import type * as esbuild from "esbuild";
 import { HookboxError } from "../errors.ts";
 import { isInside } from "../host.ts";
-import { ALLOWED_BUILTINS, BUILTIN_FILTER, classifyBuiltin } from "./_js_builtins.ts";
+import {
+  ALLOWED_BUILTINS,
+  BUILTIN_EXPORTS,
+  BUILTIN_FILTER,
+  classifyBuiltin,
+} from "./_js_builtins.ts";
 
 /** Path the hook sees as its own (process.argv[1], import.meta.url, __filename). */
 export const HOOK_PATH = "/hook/scripts/run.js";
@@ -45,7 +50,13 @@ function builtinsPlugin(denied: string[]): esbuild.Plugin {
       build.onResolve({ filter: BUILTIN_FILTER }, (args) => {
         const { kind, id } = classifyBuiltin(args.path);
         if (kind === "other") return undefined;
-        if (kind === "allowed") return { path: id, namespace: "hookbox-builtin" };
+        if (kind === "allowed") {
+          // require("fs") is left to the prelude's global require at run time (no
+          // per-run module wrapper); an import reads named exports off the object.
+          if (args.kind === "require-call") return { path: args.path, external: true };
+          const esm = (BUILTIN_EXPORTS as Record<string, readonly string[]>)[id] !== undefined;
+          return { path: id, namespace: esm ? "hookbox-builtin-esm" : "hookbox-builtin" };
+        }
         denied.push(id);
         return {
           errors: [{
@@ -59,6 +70,16 @@ function builtinsPlugin(denied: string[]): esbuild.Plugin {
         contents: `module.exports = globalThis.__hookbox_require(${JSON.stringify(args.path)});`,
         loader: "js",
       }));
+      build.onLoad({ filter: /.*/, namespace: "hookbox-builtin-esm" }, (args) => {
+        const names = (BUILTIN_EXPORTS as Record<string, readonly string[]>)[args.path]!;
+        return {
+          contents: `const m = globalThis.__hookbox_require(${JSON.stringify(args.path)});\n` +
+            `export default m;\n` +
+            // One statement per name, each marked pure: esbuild drops the ones not imported.
+            names.map((n) => `export const ${n} = /* @__PURE__ */ (() => m.${n})();\n`).join(""),
+          loader: "js",
+        };
+      });
     },
   };
 }

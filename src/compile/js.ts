@@ -15,7 +15,7 @@ import { snapshotEngine } from "./_js_wizer_deno.ts";
 import { REPO_ROOT } from "./_js_toolchain_deno.ts";
 
 /** Bumped whenever the pipeline changes in a way that changes the plugin. */
-export const JS_COMPILER_VERSION = "hookbox-js/2";
+export const JS_COMPILER_VERSION = "hookbox-js/3";
 
 /** Options of {@linkcode compileJsHook}. */
 export interface CompileJsOptions {

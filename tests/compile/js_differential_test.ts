@@ -69,6 +69,7 @@ const FIXTURES = [
   "regex_search.js",
   "json_strings.js",
   "events_timers.js",
+  "esm_builtins.mjs",
 ];
 
 for (const name of FIXTURES) {
@@ -129,6 +130,23 @@ Deno.test("a warm compiled hook answers every call like a fresh one", async () =
         expected,
       );
     }
+  } finally {
+    await wasm.close();
+  }
+});
+
+Deno.test("the named exports the bundler offers for built-ins are exactly the engine's", async () => {
+  const { BUILTIN_EXPORTS } = await import("../../src/compile/_js_builtins.ts");
+  const wasm = await wasmRunner("builtin_keys.js");
+  try {
+    const run = await wasm.run("{}");
+    assert.equal(run.exitCode, 0, run.stderr);
+    const keys = JSON.parse(run.stdout) as Record<string, string[]>;
+    for (const [name, names] of Object.entries(BUILTIN_EXPORTS)) {
+      assert.deepEqual([...names!].sort(), keys[name]!.filter((k) => k !== "default"), name);
+    }
+    // `process` keeps its methods on the prototype: it is served the CommonJS way.
+    assert.equal(BUILTIN_EXPORTS.process, undefined);
   } finally {
     await wasm.close();
   }
