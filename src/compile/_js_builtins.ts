@@ -21,6 +21,20 @@ export const ALLOWED_BUILTINS = [
   "util",
 ] as const;
 
+const PATH_EXPORTS = [
+  "basename",
+  "delimiter",
+  "dirname",
+  "extname",
+  "isAbsolute",
+  "join",
+  "normalize",
+  "posix",
+  "relative",
+  "resolve",
+  "sep",
+] as const;
+
 /**
  * The names each allowed built-in's prelude object has (its own enumerable
  * keys), for `import { name } from "fs"`: the bundle then reads them off the
@@ -81,32 +95,8 @@ export const BUILTIN_EXPORTS: Partial<
     "unlink",
     "writeFile",
   ],
-  path: [
-    "basename",
-    "delimiter",
-    "dirname",
-    "extname",
-    "isAbsolute",
-    "join",
-    "normalize",
-    "posix",
-    "relative",
-    "resolve",
-    "sep",
-  ],
-  "path/posix": [
-    "basename",
-    "delimiter",
-    "dirname",
-    "extname",
-    "isAbsolute",
-    "join",
-    "normalize",
-    "posix",
-    "relative",
-    "resolve",
-    "sep",
-  ],
+  path: PATH_EXPORTS,
+  "path/posix": PATH_EXPORTS,
   timers: [
     "clearImmediate",
     "clearInterval",
