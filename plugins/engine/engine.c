@@ -37,8 +37,7 @@ static void hb_fail_init(const char *what)
     exit(70);
 }
 
-/* Calls `loop[name](arg)`; the result is owned by the caller. */
-/* The controller's methods, looked up once at snapshot time. */
+/* The prelude's loop controller methods, looked up once at snapshot time. */
 enum {
     HB_START, HB_CALL, HB_TRACK, HB_TICK, HB_TICKS, HB_FINISH, HB_FATAL, HB_REJECTION,
     HB_LOOP_COUNT
@@ -48,6 +47,7 @@ static const char *const hb_loop_names[HB_LOOP_COUNT] = {
 };
 static JSValue hb_loop_fns[HB_LOOP_COUNT];
 
+/* Calls `loop[which](...argv)`; the result is owned by the caller. */
 static JSValue hb_loop_call(int which, int argc, JSValueConst *argv)
 {
     return JS_Call(ctx, hb_loop_fns[which], loop, argc, argv);
@@ -224,9 +224,9 @@ void hb_start(void)
             hb_die();
         if (!JS_IsUndefined(promise)) {
             JSValue tracked = hb_loop_call(HB_TRACK, 1, (JSValueConst[]){ promise });
-            JS_FreeValue(ctx, tracked);
             if (JS_IsException(tracked))
                 hb_die();
+            JS_FreeValue(ctx, tracked);
         }
         JS_FreeValue(ctx, promise);
     }

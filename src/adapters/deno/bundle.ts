@@ -73,12 +73,12 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     restore: "",
   };
   const files = new Map<string, Uint8Array>();
-  const trap = await trapModule();
-  data.trap = trap.sha256;
-  files.set(trap.sha256, trap.bytes);
-  const restore = await restoreModule();
-  data.restore = restore.sha256;
-  files.set(restore.sha256, restore.bytes);
+  // The runtime's own small modules travel precompiled like the plugins.
+  for (const [field, helper] of [["trap", trapModule], ["restore", restoreModule]] as const) {
+    const { sha256, bytes } = await helper();
+    data[field] = sha256;
+    files.set(sha256, bytes);
+  }
   for (const tenant of tenants) {
     for (const hash of await store.liveKeyHashes(tenant.id)) {
       data.keys.push({ hash, tenant_id: tenant.id });

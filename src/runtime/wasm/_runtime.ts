@@ -220,17 +220,19 @@ export class WasmRuntime implements Runtime {
    * whole memory, which is slower but as exact.
    */
   #restoreModule(): Promise<WebAssembly.Module | null> {
-    this.#restore ??= sha256Hex(RESTORE_MODULE_BYTES)
-      .then((sha) => this.#compile(RESTORE_MODULE_BYTES, sha))
-      .catch(() => null);
+    this.#restore ??= this.#compileHelper(RESTORE_MODULE_BYTES).catch(() => null);
     return this.#restore;
   }
 
   #trapFunction(): Promise<() => never> {
-    this.#trap ??= sha256Hex(TRAP_MODULE_BYTES)
-      .then((sha) => this.#compile(TRAP_MODULE_BYTES, sha))
+    this.#trap ??= this.#compileHelper(TRAP_MODULE_BYTES)
       .then((module) => (this.#trapFn = trapFunction(module)));
     return this.#trap;
+  }
+
+  /** One of the runtime's own small modules, compiled by SHA-256 like a prepared plugin. */
+  async #compileHelper(bytes: Uint8Array): Promise<WebAssembly.Module> {
+    return await this.#compile(bytes, await sha256Hex(bytes));
   }
 }
 

@@ -201,14 +201,18 @@ export async function preparePlugin(
 }
 
 /** The small helper module the runtime compiles to stop plugins that catch exceptions. */
-export async function trapModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
-  return { sha256: await sha256Hex(TRAP_MODULE_BYTES), bytes: TRAP_MODULE_BYTES };
+export function trapModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return helperModule(TRAP_MODULE_BYTES);
 }
 
 /**
  * The small helper module the runtime compiles to restore the blocks a warm
  * call wrote (`docs/PLUGIN_ABI.md`, "Warm isolation"; needs multi-memory).
  */
-export async function restoreModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
-  return { sha256: await sha256Hex(RESTORE_MODULE_BYTES), bytes: RESTORE_MODULE_BYTES };
+export function restoreModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return helperModule(RESTORE_MODULE_BYTES);
+}
+
+async function helperModule(bytes: Uint8Array): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return { sha256: await sha256Hex(bytes), bytes };
 }
