@@ -390,6 +390,7 @@ const CORPUS: Record<string, CorpusExpect> = {
   init_env_probe: { plugin: "ok", stdout: "00" },
   init_event_extism: { plugin: "ok", exit: 0, warm: true },
   input_oob_catch_extism: { plugin: ERROR("TRAP") },
+  kernel_catch_wasi: { plugin: ERROR("HOST_FAULT") },
   interrupt_poll: { plugin: LIMIT("LIMIT_FUEL") },
   invalid_fuel_global: { plugin: ERROR("PLUGIN_INVALID") },
   invalid_fuel_local: { plugin: ERROR("PLUGIN_INVALID") },

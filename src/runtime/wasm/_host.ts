@@ -26,6 +26,9 @@ export interface CallSetup {
 }
 
 const encoder = new TextEncoder();
+// Empty and never written: shared by every new instance.
+const NO_BYTES = new Uint8Array(0);
+const NO_VIEW = new DataView(NO_BYTES.buffer);
 
 /** Per-instance host state shared by the WASI shim, the Extism kernel overrides and `hookbox.*`. */
 export class GuestHost {
@@ -34,8 +37,8 @@ export class GuestHost {
   readonly meter: FuelMeter = new FuelMeter();
   /** Extism `var_*` values; cleared per call so nothing survives a call. */
   readonly vars: Map<string, Uint8Array> = new Map();
-  input: Uint8Array = new Uint8Array(0);
-  inputView: DataView = new DataView(new ArrayBuffer(0));
+  input: Uint8Array = NO_BYTES;
+  inputView: DataView = NO_VIEW;
   inputPos = 0;
   #env: readonly string[] = [];
   #envBytes: Uint8Array[] | null = null;

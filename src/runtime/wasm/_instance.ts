@@ -14,7 +14,7 @@ import type { HttpSession, HttpSetup } from "./_http.ts";
 import { throwStop } from "./_halt.ts";
 import type { LoadedPlugin } from "./_loader.ts";
 import { classify, exited } from "./_outcome.ts";
-import { createForegroundPlugin, type SdkPlugin } from "./_sdk.ts";
+import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "./_sdk.ts";
 import { pageMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
 import { wasiFunctions } from "./_wasi.ts";
 import { HOOKBOX_EXPORTS } from "../../wasm/mod.ts";
@@ -85,17 +85,22 @@ export class PluginInstance {
     host.begin(init);
     http?.begin(init);
     let ctx: ExtismContext | null = null;
-    const functions = {
-      "wasi_snapshot_preview1": wasiFunctions(host),
-      "extism:host/env": extismOverrides(host, http),
+    // Host functions for what the module imports only: a WASI command that
+    // imports nothing of the Extism kernel cannot call it, so the kernel is
+    // neither overridden nor shielded for it (a fresh instance builds less).
+    const imported = importedNames(loaded.module);
+    const kernel = loaded.abi === "extism" || imported.has(EXTISM_KERNEL);
+    const functions: HostNamespaces = {
+      "wasi_snapshot_preview1": wasiFunctions(host, imported.get(WASI) ?? NOTHING),
       "hookbox": {
         ...hookboxFunctions(host, (c) => {
           ctx = c;
-          shieldKernel(host, c);
+          if (kernel) shieldKernel(host, c);
         }),
         ...(loaded.memoryImport ? { memory: memoryImport(loaded, memory) } : {}),
       },
     };
+    if (kernel) functions[EXTISM_KERNEL] = extismOverrides(host, http);
     try {
       const plugin = await createForegroundPlugin(loaded.module, functions);
       if (ctx === null) throw new Error("@extism/extism did not bind host functions as expected");
@@ -185,6 +190,26 @@ export class PluginInstance {
     this.#host.setInput(copy);
     return Number(this.#ctx.store(copy) >> 48n);
   }
+}
+
+const WASI = "wasi_snapshot_preview1";
+const EXTISM_KERNEL = "extism:host/env";
+const NOTHING: ReadonlySet<string> = new Set();
+const importsOf = new WeakMap<WebAssembly.Module, Map<string, Set<string>>>();
+
+/** The names `module` imports, by namespace (read once per compiled module). */
+function importedNames(module: WebAssembly.Module): Map<string, Set<string>> {
+  let names = importsOf.get(module);
+  if (names === undefined) {
+    names = new Map();
+    for (const { module: namespace, name } of WebAssembly.Module.imports(module)) {
+      let set = names.get(namespace);
+      if (set === undefined) names.set(namespace, set = new Set());
+      set.add(name);
+    }
+    importsOf.set(module, names);
+  }
+  return names;
 }
 
 /**

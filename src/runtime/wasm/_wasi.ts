@@ -7,8 +7,8 @@
  * @module
  */
 import type { GuestHost } from "./_host.ts";
-import { ERRNO, guarded, type WasiFunction } from "./_wasi_errno.ts";
-import { fdFunctions, pathFunctions } from "./_wasi_fd.ts";
+import { ERRNO, guarded, type WasiFactory, type WasiFunction } from "./_wasi_errno.ts";
+import { FD_FUNCTIONS, PATH_FUNCTIONS } from "./_wasi_fd.ts";
 import { pollOneoff } from "./_wasi_poll.ts";
 
 const ARGS = [new TextEncoder().encode("hook\0")];
@@ -18,53 +18,64 @@ const ORIGIN = performance.now();
 /** Most random bytes one `random_get` fills (bounds the host's work per call). */
 export const MAX_RANDOM = 1 << 20;
 
-/** Every preview1 function the shim provides; anything else is refused at load. */
-export function wasiFunctions(host: GuestHost): Record<string, WasiFunction> {
-  const raw: Record<string, WasiFunction> = {
-    args_sizes_get: (countPtr: number, sizePtr: number) => sizes(host, ARGS, countPtr, sizePtr),
-    args_get: (argv: number, buf: number) => strings(host, ARGS, argv, buf),
-    environ_sizes_get: (countPtr: number, sizePtr: number) =>
-      sizes(host, host.env, countPtr, sizePtr),
-    environ_get: (environ: number, buf: number) => strings(host, host.env, environ, buf),
-    clock_res_get: (id: number, out: number) => {
-      if (id > 3) return ERRNO.INVAL;
-      host.wrote(out, 8);
-      host.view().setBigUint64(out, RESOLUTION_NS, true);
-      return ERRNO.SUCCESS;
-    },
-    clock_time_get: (id: number, _precision: bigint, out: number) => {
-      if (id > 3) return ERRNO.INVAL;
-      host.wrote(out, 8);
-      host.view().setBigUint64(out, coarseNow(id), true);
-      return ERRNO.SUCCESS;
-    },
-    random_get: (ptr: number, len: number) => {
-      if (len > MAX_RANDOM) return ERRNO.INVAL;
-      const bytes = host.bytes();
-      if (ptr + len > bytes.length) return ERRNO.FAULT;
-      host.wrote(ptr, len);
-      for (let at = 0; at < len; at += 65536) {
-        const chunk = bytes.subarray(ptr + at, ptr + Math.min(len, at + 65536));
-        crypto.getRandomValues(chunk as Uint8Array<ArrayBuffer>);
-      }
-      return ERRNO.SUCCESS;
-    },
-    proc_exit: (code: number) => host.halt({ kind: "exit", code: code >>> 0 }),
-    sched_yield: () => ERRNO.SUCCESS,
-    poll_oneoff: (inPtr: number, outPtr: number, n: number, countPtr: number) =>
-      pollOneoff(host, inPtr, outPtr, n, countPtr),
-    ...fdFunctions(host),
-    ...pathFunctions(),
-  };
+/** Every preview1 function the shim provides (anything else is refused at load). */
+const SHIM: Record<string, WasiFactory> = {
+  args_sizes_get: (host) => (countPtr: number, sizePtr: number) =>
+    sizes(host, ARGS, countPtr, sizePtr),
+  args_get: (host) => (argv: number, buf: number) => strings(host, ARGS, argv, buf),
+  environ_sizes_get: (host) => (countPtr: number, sizePtr: number) =>
+    sizes(host, host.env, countPtr, sizePtr),
+  environ_get: (host) => (environ: number, buf: number) => strings(host, host.env, environ, buf),
+  clock_res_get: (host) => (id: number, out: number) => {
+    if (id > 3) return ERRNO.INVAL;
+    host.wrote(out, 8);
+    host.view().setBigUint64(out, RESOLUTION_NS, true);
+    return ERRNO.SUCCESS;
+  },
+  clock_time_get: (host) => (id: number, _precision: bigint, out: number) => {
+    if (id > 3) return ERRNO.INVAL;
+    host.wrote(out, 8);
+    host.view().setBigUint64(out, coarseNow(id), true);
+    return ERRNO.SUCCESS;
+  },
+  random_get: (host) => (ptr: number, len: number) => {
+    if (len > MAX_RANDOM) return ERRNO.INVAL;
+    const bytes = host.bytes();
+    if (ptr + len > bytes.length) return ERRNO.FAULT;
+    host.wrote(ptr, len);
+    for (let at = 0; at < len; at += 65536) {
+      const chunk = bytes.subarray(ptr + at, ptr + Math.min(len, at + 65536));
+      crypto.getRandomValues(chunk as Uint8Array<ArrayBuffer>);
+    }
+    return ERRNO.SUCCESS;
+  },
+  proc_exit: (host) => (code: number) => host.halt({ kind: "exit", code: code >>> 0 }),
+  sched_yield: () => () => ERRNO.SUCCESS,
+  poll_oneoff: (host) => (inPtr: number, outPtr: number, n: number, countPtr: number) =>
+    pollOneoff(host, inPtr, outPtr, n, countPtr),
+  ...FD_FUNCTIONS,
+  ...PATH_FUNCTIONS,
+};
+
+/**
+ * The shim's functions for one instance's host, guarded: every one, or only
+ * those named in `imported` (an instance gets what its module imports, not
+ * the whole shim).
+ */
+export function wasiFunctions(
+  host: GuestHost,
+  imported?: Iterable<string>,
+): Record<string, WasiFunction> {
   const shim: Record<string, WasiFunction> = {};
-  for (const [name, fn] of Object.entries(raw)) shim[name] = guarded(host, name, fn);
+  for (const name of imported ?? Object.keys(SHIM)) {
+    const make = Object.hasOwn(SHIM, name) ? SHIM[name] : undefined;
+    if (make !== undefined) shim[name] = guarded(host, name, make(host));
+  }
   return shim;
 }
 
 /** Names of the emulated functions, for the import policy. */
-export const WASI_FUNCTION_NAMES: ReadonlySet<string> = new Set(
-  Object.keys(wasiFunctions({ check() {} } as unknown as GuestHost)),
-);
+export const WASI_FUNCTION_NAMES: ReadonlySet<string> = new Set(Object.keys(SHIM));
 
 /** Realtime (0) or monotonic (1; cputime ids 2/3 alias it), truncated to the resolution. */
 function coarseNow(id: number): bigint {

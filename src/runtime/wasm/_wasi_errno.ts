@@ -24,6 +24,9 @@ export const ERRNO = {
 // deno-lint-ignore no-explicit-any
 export type WasiFunction = (...args: any[]) => number;
 
+/** Makes one WASI function for an instance's host (see `wasiFunctions`). */
+export type WasiFactory = (host: GuestHost) => WasiFunction;
+
 /**
  * Wraps a WASI function for the SDK, which binds the Extism call context as
  * the first argument (dropped here): checks the deadline first, reads every

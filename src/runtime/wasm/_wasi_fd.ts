@@ -8,7 +8,7 @@
 import { FUEL_PER_BYTE } from "./_fuel.ts";
 import { HALTS } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
-import { ERRNO, type WasiFunction } from "./_wasi_errno.ts";
+import { ERRNO, type WasiFactory } from "./_wasi_errno.ts";
 
 const CHARACTER_DEVICE = 2;
 const RIGHTS_STDIO = 0x1ffffffn & ~(1n << 2n) & ~(1n << 5n); // all but fd_seek, fd_tell
@@ -17,55 +17,60 @@ const isStdio = (fd: number) => fd >= 0 && fd <= 2;
 /** Most iovecs one `fd_read`/`fd_write` may pass (Linux's IOV_MAX). */
 export const MAX_IOVS = 1024;
 
-/** `fd_*` functions. */
-export function fdFunctions(host: GuestHost): Record<string, WasiFunction> {
-  const other = (fd: number) => (isStdio(fd) ? ERRNO.NOTSUP : ERRNO.BADF);
-  return {
-    fd_write: (fd: number, iovs: number, count: number, out: number) =>
-      fdWrite(host, fd, iovs, count, out),
-    fd_read: (fd: number, iovs: number, count: number, out: number) =>
-      fdRead(host, fd, iovs, count, out),
-    fd_close: (fd: number) => (isStdio(fd) ? ERRNO.SUCCESS : ERRNO.BADF),
-    fd_fdstat_get: (fd: number, out: number) => {
-      if (!isStdio(fd)) return ERRNO.BADF;
-      const view = host.view();
-      host.wrote(out, 24);
-      view.setUint8(out, CHARACTER_DEVICE);
-      view.setUint16(out + 2, 0, true);
-      view.setBigUint64(out + 8, RIGHTS_STDIO, true);
-      view.setBigUint64(out + 16, 0n, true);
-      return ERRNO.SUCCESS;
-    },
-    fd_filestat_get: (fd: number, out: number) => {
-      if (!isStdio(fd)) return ERRNO.BADF;
-      host.wrote(out, 64);
-      host.bytes().fill(0, out, out + 64);
-      host.view().setUint8(out + 16, CHARACTER_DEVICE);
-      return ERRNO.SUCCESS;
-    },
-    fd_prestat_get: () => ERRNO.BADF,
-    fd_prestat_dir_name: () => ERRNO.BADF,
-    fd_seek: (fd: number) => (isStdio(fd) ? ERRNO.SPIPE : ERRNO.BADF),
-    fd_tell: (fd: number) => (isStdio(fd) ? ERRNO.SPIPE : ERRNO.BADF),
-    fd_advise: other,
-    fd_allocate: other,
-    fd_datasync: other,
-    fd_sync: other,
-    fd_fdstat_set_flags: other,
-    fd_fdstat_set_rights: other,
-    fd_filestat_set_size: other,
-    fd_filestat_set_times: other,
-    fd_pread: other,
-    fd_pwrite: other,
-    fd_readdir: other,
-    fd_renumber: other,
-  };
+/** `fd_*` functions, each made for an instance's host. */
+export const FD_FUNCTIONS: Record<string, WasiFactory> = {
+  fd_write: (host) => (fd: number, iovs: number, count: number, out: number) =>
+    fdWrite(host, fd, iovs, count, out),
+  fd_read: (host) => (fd: number, iovs: number, count: number, out: number) =>
+    fdRead(host, fd, iovs, count, out),
+  fd_close: () => (fd: number) => (isStdio(fd) ? ERRNO.SUCCESS : ERRNO.BADF),
+  fd_fdstat_get: (host) => (fd: number, out: number) => {
+    if (!isStdio(fd)) return ERRNO.BADF;
+    const view = host.view();
+    host.wrote(out, 24);
+    view.setUint8(out, CHARACTER_DEVICE);
+    view.setUint16(out + 2, 0, true);
+    view.setBigUint64(out + 8, RIGHTS_STDIO, true);
+    view.setBigUint64(out + 16, 0n, true);
+    return ERRNO.SUCCESS;
+  },
+  fd_filestat_get: (host) => (fd: number, out: number) => {
+    if (!isStdio(fd)) return ERRNO.BADF;
+    host.wrote(out, 64);
+    host.bytes().fill(0, out, out + 64);
+    host.view().setUint8(out + 16, CHARACTER_DEVICE);
+    return ERRNO.SUCCESS;
+  },
+  fd_prestat_get: () => () => ERRNO.BADF,
+  fd_prestat_dir_name: () => () => ERRNO.BADF,
+  fd_seek: () => (fd: number) => (isStdio(fd) ? ERRNO.SPIPE : ERRNO.BADF),
+  fd_tell: () => (fd: number) => (isStdio(fd) ? ERRNO.SPIPE : ERRNO.BADF),
+  ...Object.fromEntries(
+    [
+      "advise",
+      "allocate",
+      "datasync",
+      "sync",
+      "fdstat_set_flags",
+      "fdstat_set_rights",
+      "filestat_set_size",
+      "filestat_set_times",
+      "pread",
+      "pwrite",
+      "readdir",
+      "renumber",
+    ].map((name) => [`fd_${name}`, () => unsupported]),
+  ),
+};
+
+/** `fd_*` functions that exist only for stdio, which does not support them. */
+function unsupported(fd: number): number {
+  return isStdio(fd) ? ERRNO.NOTSUP : ERRNO.BADF;
 }
 
 /** `path_*` functions: no directory is ever preopened. */
-export function pathFunctions(): Record<string, WasiFunction> {
-  const denied = () => ERRNO.NOTCAPABLE;
-  const names = [
+export const PATH_FUNCTIONS: Record<string, WasiFactory> = Object.fromEntries(
+  [
     "create_directory",
     "filestat_get",
     "filestat_set_times",
@@ -76,9 +81,8 @@ export function pathFunctions(): Record<string, WasiFunction> {
     "rename",
     "symlink",
     "unlink_file",
-  ];
-  return Object.fromEntries(names.map((name) => [`path_${name}`, denied]));
-}
+  ].map((name) => [`path_${name}`, () => () => ERRNO.NOTCAPABLE]),
+);
 
 function fdWrite(host: GuestHost, fd: number, iovs: number, count: number, out: number): number {
   if (fd !== 1 && fd !== 2) return ERRNO.BADF;

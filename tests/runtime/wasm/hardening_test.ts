@@ -36,6 +36,7 @@ const ATTACKS: Attack[] = [
   { name: "var_bomb_extism", limits: { memoryMb: 4 }, outcome: "limit", detail: "memory" },
   { name: "alloc_negative_extism", outcome: "limit", detail: "memory" },
   { name: "input_oob_catch_extism", outcome: "error", detail: /^trap: input offset \d+ is past/ },
+  { name: "kernel_catch_wasi", outcome: "error", detail: /^host: load_u64: Offset is outside/ },
   { name: "try_table_refund", outcome: "limit", detail: "fuel" },
 ];
 
