@@ -54,6 +54,8 @@ interface Segment {
 export interface CoalescedData {
   section: Uint8Array;
   count: number;
+  /** What the new section's active segments write, as {@linkcode activeDataRanges} gives it. */
+  ranges: [number, number][];
 }
 
 /**
@@ -96,6 +98,7 @@ export function coalesceData(m: ParsedModule, named: boolean): CoalescedData | n
   for (const [first, parts] of joined) for (const i of parts) if (i !== first) folded.add(i);
   const count = named ? segments.length : segments.length - folded.size;
   const w = new Writer().u32(count);
+  const ranges: [number, number][] = [];
   segments.forEach((s, i) => {
     if (folded.has(i)) {
       if (named) w.u8(1).u32(0); // empty passive: what the dropped active segment was
@@ -107,9 +110,39 @@ export function coalesceData(m: ParsedModule, named: boolean): CoalescedData | n
       const bytes = new Uint8Array(last.offset! + last.data.length - s.offset);
       for (const k of parts) bytes.set(segments[k]!.data, segments[k]!.offset! - s.offset);
       w.u8(0).u8(I32_CONST).signed(s.offset | 0).u8(END).sized(bytes);
+      if (bytes.length > 0) ranges.push([s.offset, s.offset + bytes.length]);
     }
   });
-  return { section: w.finish(), count };
+  return { section: w.finish(), count, ranges: mergeRanges(ranges) };
+}
+
+/**
+ * The byte ranges `[from, to)` of memory 0 that the module's active data
+ * segments write when it is instantiated, sorted and merged; null when a
+ * segment is not a constant-offset segment of memory 0 (then nothing is
+ * known). A module without data writes nothing.
+ */
+export function activeDataRanges(m: ParsedModule): [number, number][] | null {
+  const section = m.sections.find((s) => s.id === SECTION.data);
+  if (section === undefined) return [];
+  const segments = readSegments(new Reader(m.bytes, section.start, section.end));
+  if (segments === null) return null;
+  return mergeRanges(
+    segments
+      .filter((s) => s.offset !== null && s.data.length > 0)
+      .map((s): [number, number] => [s.offset!, s.offset! + s.data.length]),
+  );
+}
+
+/** `ranges` sorted, overlapping and touching ones merged. */
+function mergeRanges(ranges: [number, number][]): [number, number][] {
+  const merged: [number, number][] = [];
+  for (const [from, to] of ranges.sort((a, b) => a[0] - b[0])) {
+    const last = merged.at(-1);
+    if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to);
+    else merged.push([from, to]);
+  }
+  return merged;
 }
 
 /** Every segment, or null if one is not of a form this rewrite handles. */

@@ -7,7 +7,7 @@
 
 import { HookboxError } from "../errors.ts";
 import { assemble, checkValid } from "./_assemble.ts";
-import { coalesceData } from "./_data.ts";
+import { activeDataRanges, coalesceData } from "./_data.ts";
 import { cappedMemories, capTables, type ImportedMemory } from "./_memory.ts";
 import { checkModule, MAX_TABLE_ENTRIES } from "./_limits.ts";
 import { type FuncType, SECTION } from "./_module.ts";
@@ -79,6 +79,13 @@ export interface InstrumentReport {
   writesTracked: boolean;
   /** Memory 0 is imported as `hookbox.memory` with these limits (pages), or null. */
   memoryImport: ImportedMemory | null;
+  /**
+   * With `memoryImport`: the byte ranges `[from, to)` of memory 0 that
+   * instantiation writes (active data segments), or null when unknown. The
+   * rest of a new memory is zeros, so a host that hands an instance a memory
+   * used before needs to zero only outside these ranges.
+   */
+  dataRanges: [number, number][] | null;
 }
 
 /**
@@ -143,7 +150,12 @@ export function instrumentModule(
   const exceptionHandling = !rewritten || plan.ctx.seen.exceptions;
   return {
     bytes: out,
-    report: { exceptionHandling, writesTracked: tracked, memoryImport: memory.imported },
+    report: {
+      exceptionHandling,
+      writesTracked: tracked,
+      memoryImport: memory.imported,
+      dataRanges: memory.imported ? (data?.ranges ?? activeDataRanges(m)) : null,
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { instrument } from "../../src/wasm/mod.ts";
+import { instrument, instrumentModule } from "../../src/wasm/mod.ts";
 import { MAX_GAP, ZERO_ALLOWANCE } from "../../src/wasm/_data.ts";
 import { parseModule } from "../../src/wasm/_parse.ts";
 import { Reader } from "../../src/wasm/_reader.ts";
@@ -70,6 +70,27 @@ Deno.test("instrumenting joins nearby data segments; the memory the module start
     { offset: null, length: 0 },
   ]);
   assert.deepEqual(await memoryOf(out), await memoryOf(source));
+});
+
+Deno.test("an imported memory's report names the ranges instantiation writes, joined or not", () => {
+  const joined = wat(`(module (memory (export "memory") 1)
+    (data (i32.const 0) "ab")
+    (data (i32.const 10) "cd")
+    (data (i32.const 200) "g")
+    (data (i32.const 203) "hi"))`);
+  const { report } = instrumentModule(joined, { memoryPages: 1, importMemory: true });
+  assert.deepEqual(report.dataRanges, [[0, 12], [200, 205]]); // the gaps joined are written too
+  const apart = wat(`(module (memory (export "memory") 1)
+    (data (i32.const 300) "x") (data (i32.const 100) "yz") (data (i32.const 101) "w"))`);
+  // Out of order (left alone): the segments' own ranges, sorted, overlaps merged.
+  const left = instrumentModule(apart, { memoryPages: 1, importMemory: true }).report;
+  assert.deepEqual(left.dataRanges, [[100, 102], [300, 301]]);
+  const computed = wat(`(module (memory (export "memory") 1) (global i32 (i32.const 8))
+    (data (global.get 0) "ab"))`);
+  const unknown = instrumentModule(computed, { memoryPages: 1, importMemory: true }).report;
+  assert.equal(unknown.dataRanges, null, "a computed offset: unknown, the host zeroes everything");
+  const own = instrumentModule(joined, { memoryPages: 1 }).report;
+  assert.equal(own.dataRanges, null, "only reported for an imported memory");
 });
 
 Deno.test("with no code naming a segment, folded segments are left out and the data count follows", async () => {

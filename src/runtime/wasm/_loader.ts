@@ -74,6 +74,12 @@ export interface LoadedPlugin {
    * when the module defines its own.
    */
   memoryImport?: { min: number; max: number };
+  /**
+   * With `memoryImport`: the byte ranges `[from, to)` instantiation writes
+   * (the active data segments). A reused memory is zeroed outside them only;
+   * absent, it is zeroed whole.
+   */
+  dataRanges?: readonly (readonly [number, number])[];
 }
 
 /** Everything {@linkcode prepare} needs besides the bytes. */
@@ -146,6 +152,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     hostBytes,
     exceptionHandling: report.exceptionHandling,
     ...(report.memoryImport ? { memoryImport: report.memoryImport } : {}),
+    ...(report.memoryImport && report.dataRanges ? { dataRanges: report.dataRanges } : {}),
   };
 }
 

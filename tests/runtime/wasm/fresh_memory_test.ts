@@ -23,6 +23,40 @@ Deno.test("fresh calls of a memory-importing plugin never see an earlier call's 
   }
 });
 
+Deno.test("fresh calls see their data segments and zeros elsewhere after a call dirtied it all", async () => {
+  const runtime = corpusRuntime();
+  try {
+    // fresh_data_probe traps unless it finds "AB" at 100, "CD" at 300 and zeros around them, then
+    // fills its whole page with 9s: a reused memory zeroed wrongly in or out of the segments fails.
+    const hook = wasmHook("fresh_data_probe", { isolation: "fresh" });
+    for (let i = 0; i < 6; i++) {
+      const result = await runtime.run({ ...request(hook), tenantId: i % 2 ? "a" : "b" });
+      assertEquals(
+        [result.exitCode, result.stdout, result.failure],
+        [0, "ok", undefined],
+        `call ${i}`,
+      );
+    }
+  } finally {
+    await runtime.close?.();
+  }
+});
+
+Deno.test("MemoryPool zeroes a given-back memory outside the plugin's data ranges only", () => {
+  const pool = new MemoryPool();
+  const loaded = {
+    memoryImport: { min: 1, max: 1 },
+    dataRanges: [[100, 102], [300, 302], [65530, 65536]],
+  } as unknown as LoadedPlugin;
+  const memory = pool.take(loaded);
+  new Uint8Array(memory.buffer).fill(9);
+  pool.give(loaded, memory);
+  const bytes = new Uint8Array(pool.take(loaded).buffer);
+  const nines = bytes.reduce<number[]>((at, b, i) => (b === 9 ? [...at, i] : at), []);
+  // The bytes the next instantiation writes over are left; every other byte is zero.
+  assertEquals(nines, [100, 101, 300, 301, 65530, 65531, 65532, 65533, 65534, 65535]);
+});
+
 Deno.test("MemoryPool gives back zeroed memories of the initial size only, a few per plugin", () => {
   const pool = new MemoryPool();
   const loaded = { memoryImport: { min: 1, max: 4 } } as LoadedPlugin;
