@@ -163,6 +163,7 @@ function wasmRuntime(
   return {
     kind: "wasm",
     ...(runtime.selfTimed ? { selfTimed: true } : {}),
+    ...(runtime.borrowsInput ? { borrowsInput: true } : {}),
     run: (request) => runtime.run(request),
     // The budget must be lowered before the first instance is made; after
     // that, no extra step per call.

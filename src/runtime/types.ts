@@ -76,6 +76,13 @@ export interface Runtime {
    * backstop timer of its own. @default false
    */
   readonly selfTimed?: boolean;
+  /**
+   * True when `run` reads `request.input` only until its promise settles (it
+   * copies what it keeps): with `selfTimed` (so the dispatcher never returns
+   * before the run settled) it may then encode a later event into the same
+   * buffer instead of allocating one per call. @default false
+   */
+  readonly borrowsInput?: boolean;
   /** Run one call. Rejects only for host faults; hook faults come back as `failure`. */
   run(request: RunRequest): Promise<RunResult>;
   /**

@@ -49,6 +49,8 @@ export class WasmRuntime implements Runtime {
   readonly kind = "wasm" as const;
   /** Calls run on this thread and stop at their deadline by themselves. */
   readonly selfTimed = true;
+  /** The input is read during the call only (an Extism plugin's block is a copy). */
+  readonly borrowsInput = true;
   readonly #deps: RuntimeDeps;
   readonly #compile: CompileFn;
   readonly #modules = new PromiseCache<WebAssembly.Module>(256);
