@@ -37,6 +37,12 @@ export class PluginInstance {
   /** `[module, export]`: the two-element form skips the SDK's per-call export scan. */
   readonly #target: [string, string];
   readonly #http: HttpSession | null;
+  /**
+   * The entry export, called as it is when the module cannot reach the
+   * Extism kernel (a WASI command that imports none of it): the SDK's call
+   * bookkeeping (its block stack, the input block) serves nothing then.
+   */
+  readonly #direct: (() => unknown) | null;
   #snapshot: Snapshot | null = null;
   #dirty = false;
 
@@ -47,6 +53,7 @@ export class PluginInstance {
     loaded: LoadedPlugin,
     instance: WebAssembly.Instance,
     http: HttpSession | null,
+    kernel: boolean,
   ) {
     this.#plugin = plugin;
     this.#http = http;
@@ -56,6 +63,8 @@ export class PluginInstance {
     this.#instance = instance;
     this.#target = ["0", loaded.entry];
     const exports = instance.exports;
+    const entry = exports[loaded.entry];
+    this.#direct = !kernel && typeof entry === "function" ? entry as () => unknown : null;
     const memory = exports[HOOKBOX_EXPORTS.memory];
     const fuel = exports[HOOKBOX_EXPORTS.fuel];
     const rc = exports[HOOKBOX_EXPORTS.rc];
@@ -105,7 +114,7 @@ export class PluginInstance {
       const plugin = await createForegroundPlugin(loaded.module, functions);
       if (ctx === null) throw new Error("@extism/extism did not bind host functions as expected");
       const instance = await plugin.getInstance();
-      const self = new PluginInstance(plugin, host, ctx, loaded, instance, http);
+      const self = new PluginInstance(plugin, host, ctx, loaded, instance, http, kernel);
       const init = instance.exports._initialize;
       if (typeof init === "function") await plugin.callBlock(["0", "_initialize"], null);
       return self;
@@ -148,32 +157,30 @@ export class PluginInstance {
 
   /** Runs one call, reporting the fuel it used. Never throws for guest misbehaviour. */
   async call(setup: CallSetup & HttpSetup): Promise<RunResult> {
-    const result = await this.#call(setup);
-    result.fuel = this.#host.meter.used();
-    return result;
-  }
-
-  async #call(setup: CallSetup & HttpSetup): Promise<RunResult> {
     const host = this.#host;
     if (this.#dirty) this.#snapshot?.restore();
     this.#dirty = true;
     host.begin(setup);
     this.#http?.begin(setup);
-    await this.#plugin.reset();
+    let result: RunResult;
     try {
-      const input = this.#loaded.abi === "extism" ? this.#storeInput(setup.input) : null;
-      await this.#plugin.callBlock(this.#target, input);
+      if (this.#direct !== null) {
+        this.#direct();
+      } else {
+        await this.#plugin.reset();
+        const input = this.#loaded.abi === "extism" ? this.#storeInput(setup.input) : null;
+        await this.#plugin.callBlock(this.#target, input);
+      }
+      // A halt the guest swallowed (it caught the stop) still ends the call.
+      if (host.halted !== null) this.reusable = false;
+      result = host.halted !== null
+        ? classify(null, host)
+        : exited(host, this.#rc === null ? 0 : Number(this.#rc.value));
     } catch (err) {
-      const result = classify(err, host);
-      if (result.failure !== undefined) this.reusable = false;
-      return result;
+      result = classify(err, host);
     }
-    if (host.halted !== null) {
-      this.reusable = false;
-      return classify(null, host);
-    }
-    const result = exited(host, this.#rc === null ? 0 : Number(this.#rc.value));
     if (result.failure !== undefined) this.reusable = false;
+    result.fuel = host.meter.used();
     return result;
   }
 

@@ -78,7 +78,7 @@ export class WarmPool<T extends Pooled = PluginInstance> {
    * Returns an instance after a call; a failed one is dropped and closed, and
    * so are the least recently used idle ones while the idle bytes exceed the cap.
    */
-  async release(key: string, instance: T): Promise<void> {
+  release(key: string, instance: T): Promise<void> | undefined {
     instance.busy = false;
     const entry = this.#entries.get(key);
     if (instance.reusable && entry !== undefined) {
@@ -86,11 +86,11 @@ export class WarmPool<T extends Pooled = PluginInstance> {
       const bytes = instance.byteLength;
       this.#lru.set(instance, { key, bytes });
       this.#idleBytes += bytes;
-      if (this.#idleBytes > this.#maxBytes) await this.#trim();
-      return;
+      // Nothing to wait for on the common path (no promise, no extra turn).
+      return this.#idleBytes > this.#maxBytes ? this.#trim() : undefined;
     }
     this.#forget(key);
-    await instance.close();
+    return instance.close();
   }
 
   /** Closes every idle instance (busy ones are closed by their calls). */

@@ -157,7 +157,8 @@ export class WasmRuntime implements Runtime {
     try {
       return await instance.call(setup);
     } finally {
-      await this.#pool.release(key, instance);
+      const released = this.#pool.release(key, instance);
+      if (released !== undefined) await released;
     }
   }
 
