@@ -72,7 +72,8 @@ export async function callHook(
   event: HookEvent,
   ctx: CallContext,
 ): Promise<HookCall> {
-  let started = performance.now();
+  // Set when the runtime starts the call: a hook refused before it ran took no time.
+  let started = -1;
   const finish = (
     outcome: Outcome,
     run: Partial<RunResult>,
@@ -84,7 +85,7 @@ export async function callHook(
       runtime: hook.entry.runtime,
       outcome,
       exit_code: run.exitCode ?? null,
-      duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      duration_ms: started < 0 ? 0 : Math.round((performance.now() - started) * 1000) / 1000,
       stdout: run.stdout ?? "",
       stderr: run.stderr ?? "",
       code: failure?.code ?? null,

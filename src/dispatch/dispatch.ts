@@ -33,6 +33,8 @@ export async function dispatchEvent(
   options: DispatchOptions,
 ): Promise<DispatchResult> {
   const selected = selectHooks(hooks, event);
+  // No async hook (the common case): the chain's records are the result's.
+  if (!selected.some((h) => h.manifest.async)) return await chainOf(selected, event, options);
   const records = new Map<HookDefinition, HookRecord>();
   for (const hook of selected.filter((h) => h.manifest.async)) {
     records.set(hook, startAsync(hook, event, options));

@@ -24,7 +24,7 @@ export interface HookRecord {
   outcome: Outcome;
   /** The exit code, when the hook exited. */
   exit_code: number | null;
-  /** Wall time of the call, ms. */
+  /** Wall time of the call, ms; 0 when the hook never ran (refused, or it could not load). */
   duration_ms: number;
   /** What it printed on stdout (capped). */
   stdout: string;

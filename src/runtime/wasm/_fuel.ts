@@ -29,12 +29,22 @@ export const HOST_CALL_FUEL = 600;
  */
 export const FUEL_PER_BYTE = 3;
 
+/**
+ * Host charges are gathered and taken from the guest's counter once they
+ * reach this many units (reading and writing the i64 global costs the host
+ * more than most host calls): a guest sees them at most this late, far less
+ * than a slice.
+ */
+export const CHARGE_BATCH = 4096;
+
 /** Counts the fuel one call consumes against its budget. */
 export class FuelMeter {
   #global: WebAssembly.Global | null = null;
   #budget = 0;
   #consumed = 0;
   #issued = 0;
+  /** Host charges not yet taken from the global. */
+  #pending = 0;
 
   /** Binds the meter to an instance's fuel global (null: module not metered). */
   attach(global: WebAssembly.Global | null): void {
@@ -50,6 +60,7 @@ export class FuelMeter {
   start(budget: number): void {
     this.#budget = budget;
     this.#consumed = 0;
+    this.#pending = 0;
     this.#issue();
   }
 
@@ -57,19 +68,34 @@ export class FuelMeter {
   used(): number {
     const global = this.#global;
     if (global === null) return 0;
-    return this.#consumed + this.#issued - Number(global.value as bigint);
+    return this.#consumed + this.#issued - Number(global.value as bigint) + this.#pending;
   }
 
-  /** Charges host work to the current slice (the guest sees it at its next check). */
+  /**
+   * Charges host work to the current slice; the guest sees it at its next
+   * check once {@linkcode CHARGE_BATCH} units have gathered.
+   */
   charge(units: number): void {
-    const global = this.#global;
-    if (global === null || units <= 0) return;
-    global.value = (global.value as bigint) - BigInt(Math.ceil(units));
+    if (this.#global === null || units <= 0) return;
+    this.#pending += Math.ceil(units);
+    if (this.#pending >= CHARGE_BATCH) this.#flush();
   }
 
-  /** True when the budget is spent. */
+  #flush(): void {
+    const global = this.#global!;
+    global.value = (global.value as bigint) - BigInt(this.#pending);
+    this.#pending = 0;
+  }
+
+  /**
+   * True when the budget is spent. Before the last slice the guest cannot
+   * have spent it (it is stopped at its next check past the slice), so the
+   * global is only read then.
+   */
   spent(): boolean {
-    return this.#global !== null && this.used() >= this.#budget;
+    if (this.#global === null) return false;
+    if (this.#consumed + this.#issued + this.#pending < this.#budget) return false;
+    return this.used() >= this.#budget;
   }
 
   /**
@@ -79,6 +105,7 @@ export class FuelMeter {
   refill(): boolean {
     this.#consumed = this.used();
     this.#issued = 0;
+    this.#pending = 0;
     if (this.#consumed >= this.#budget) return false;
     this.#issue();
     return true;

@@ -244,10 +244,26 @@ function loadKey(hook: HookDefinition, limits: EffectiveLimits): string {
   return `${limits.memoryMb}:${limits.moduleKb}:${hook.manifest.isolation}`;
 }
 
+/** Warm-pool keys by plugin, hook and tenant: built once, not per call (and hashed once). */
+const warmKeys = new WeakMap<LoadedPlugin, WeakMap<HookDefinition, Map<string, string>>>();
+
 function warmKey(request: RunRequest, loaded: LoadedPlugin): string {
   const { tenantId, hook } = request;
-  return `${tenantId}\0${hook.dir}\0${hook.name}\0${loaded.instrumentedSha256}`;
+  let byHook = warmKeys.get(loaded);
+  if (byHook === undefined) warmKeys.set(loaded, byHook = new WeakMap());
+  let byTenant = byHook.get(hook);
+  if (byTenant === undefined) byHook.set(hook, byTenant = new Map());
+  let key = byTenant.get(tenantId);
+  if (key === undefined) {
+    key = `${tenantId}\0${hook.dir}\0${hook.name}\0${loaded.instrumentedSha256}`;
+    // Bounded: a hook seen by very many tenants starts over rather than growing.
+    if (byTenant.size >= MAX_KEYS_PER_HOOK) byTenant.clear();
+    byTenant.set(tenantId, key);
+  }
+  return key;
 }
+
+const MAX_KEYS_PER_HOOK = 4096;
 
 function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): Setup {
   const { limits, hook } = request;
