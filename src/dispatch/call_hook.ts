@@ -124,6 +124,7 @@ export async function callHook(
       limits,
       tenantId: ctx.tenantId,
       allowedHosts: grantedHosts(hook, ctx.policy),
+      started,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
     const run = runtime.selfTimed

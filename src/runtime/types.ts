@@ -48,6 +48,11 @@ export interface RunRequest {
   allowedHosts?: readonly string[];
   /** Aborted when the executor closes. */
   signal?: AbortSignal;
+  /**
+   * `performance.now()` when the caller started the call; the timeout counts
+   * from it. @default the moment `run` is called
+   */
+  started?: number;
 }
 
 export type { FailureCode, RunFailure } from "./failure.ts";

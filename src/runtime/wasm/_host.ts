@@ -116,16 +116,16 @@ export class GuestHost {
   /**
    * Charges one host call's fuel (bytes it copies: {@linkcode copied}), then
    * stops the guest if its fuel is spent, the deadline passed or the executor
-   * is closing. The clock is read on the first host call of a call and every
-   * eighth after it: host calls are bounded by fuel, so eight cannot overrun
-   * the deadline by more than eight host calls' work, and the meter's own
-   * checks (every fuel slice: {@linkcode checkAll}; every JS interrupt) read
-   * it every time.
+   * is closing. The clock is read on every eighth host call of a call: host
+   * calls are bounded by fuel, so eight cannot overrun the deadline by more
+   * than eight host calls' work, and the meter's own checks (every fuel
+   * slice: {@linkcode checkAll}; every JS interrupt; the end of the call)
+   * read it every time.
    */
   check(): void {
     this.meter.charge(HOST_CALL_FUEL);
     if (this.meter.spent()) this.halt(HALTS.fuel);
-    if ((this.#hostCalls++ & 7) === 0 && performance.now() > this.deadline) this.halt(HALTS.time);
+    if ((++this.#hostCalls & 7) === 0 && performance.now() > this.deadline) this.halt(HALTS.time);
     if (this.signal?.aborted) this.halt(HALTS.aborted);
   }
 

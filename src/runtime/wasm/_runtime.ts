@@ -55,9 +55,9 @@ export class WasmRuntime implements Runtime {
   readonly #compile: CompileFn;
   readonly #modules = new PromiseCache<WebAssembly.Module>(256);
   readonly #prepared = new PromiseCache<LoadedPlugin>(256);
-  #byHook = new WeakMap<HookDefinition, Map<string, Promise<LoadedPlugin>>>();
+  #byHook = new WeakMap<HookDefinition, Map<number | string, Promise<LoadedPlugin>>>();
   /** Settled loads, so the warm path does not wait on a promise. */
-  #settled = new WeakMap<HookDefinition, Map<string, LoadedPlugin>>();
+  #settled = new WeakMap<HookDefinition, Map<number | string, LoadedPlugin>>();
   #trapFn: (() => never) | null = null;
   readonly #pool: WarmPool;
   /** Zeroed memories for fresh instances of plugins that import theirs. */
@@ -80,7 +80,7 @@ export class WasmRuntime implements Runtime {
 
   /** Runs one call; plugin misbehaviour comes back as `failure`. */
   async run(request: RunRequest): Promise<RunResult> {
-    const started = performance.now();
+    const started = request.started ?? performance.now();
     const { limits, hook } = request;
     if (request.input.byteLength > limits.inputKb * 1024) return failed("LIMIT_INPUT");
     let loaded: LoadedPlugin;
@@ -195,7 +195,7 @@ export class WasmRuntime implements Runtime {
     return loading;
   }
 
-  async #loadBytes(hook: HookDefinition, limits: EffectiveLimits, key: string) {
+  async #loadBytes(hook: HookDefinition, limits: EffectiveLimits, key: number | string) {
     if (this.#deps.loadPrepared) return await this.#deps.loadPrepared(hook, limits);
     const bytes = await this.#deps.loadBytes(hook);
     const pin = hook.manifest.sha256;
@@ -240,8 +240,16 @@ export class WasmRuntime implements Runtime {
 }
 
 /** What a loaded plugin depends on besides its bytes: the limits and the isolation. */
-function loadKey(hook: HookDefinition, limits: EffectiveLimits): string {
-  return `${limits.memoryMb}:${limits.moduleKb}:${hook.manifest.isolation}`;
+function loadKey(hook: HookDefinition, limits: EffectiveLimits): number | string {
+  const warm = hook.manifest.isolation === "warm" ? 1 : 0;
+  const { memoryMb, moduleKb } = limits;
+  // Looked up on every call: a number (no string to build and hash) whenever
+  // the caps pack exactly into one (below 2^52), else the same facts as text.
+  if (
+    Number.isInteger(memoryMb) && Number.isInteger(moduleKb) && memoryMb >= 0 && moduleKb >= 0 &&
+    memoryMb < 2 ** 20 && moduleKb < 2 ** 31
+  ) return (moduleKb * 2 ** 20 + memoryMb) * 2 + warm;
+  return `${memoryMb}:${moduleKb}:${warm}`;
 }
 
 /** Warm-pool keys by plugin, hook and tenant: built once, not per call (and hashed once). */
