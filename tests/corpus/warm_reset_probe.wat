@@ -6,7 +6,8 @@
 ;; event, clock_time_get, random_get, args_get, fd_write's count, and a store
 ;; into memory it grew. Each host write lands on a 4 KiB page nothing else
 ;; writes. Its memory starts at 4 pages, so warm isolation tracks its writes
-;; (smaller memories are copied back whole). Every call must exit 0 with "ok".
+;; (as it does for any module of at most 4 KiB; a larger module with a smaller
+;; memory is copied back whole). Every call must exit 0 with "ok".
 (module
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
