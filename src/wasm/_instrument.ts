@@ -81,7 +81,8 @@ export interface InstrumentReport {
   memoryImport: ImportedMemory | null;
   /**
    * With `memoryImport`: the byte ranges `[from, to)` of memory 0 that
-   * instantiation writes (active data segments), or null when unknown. The
+   * instantiation writes (active data segments), or null when unknown or
+   * more than {@linkcode MAX_DATA_RANGES}. The
    * rest of a new memory is zeros, so a host that hands an instance a memory
    * used before needs to zero only outside these ranges.
    */
@@ -154,12 +155,19 @@ export function instrumentModule(
       exceptionHandling,
       writesTracked: tracked,
       memoryImport: memory.imported,
-      dataRanges: memory.imported ? (data?.ranges ?? activeDataRanges(m)) : null,
+      dataRanges: memory.imported ? fewRanges(data?.ranges ?? activeDataRanges(m)) : null,
     },
   };
 }
 
 /** The import entry `hookbox.memory` with `limits` (the max is always present). */
+/** Ranges worth skipping one by one when a memory is zeroed; more are reported as unknown. */
+export const MAX_DATA_RANGES = 256;
+
+function fewRanges(ranges: [number, number][] | null): [number, number][] | null {
+  return ranges !== null && ranges.length <= MAX_DATA_RANGES ? ranges : null;
+}
+
 function memoryImport(limits: ImportedMemory): Uint8Array {
   return new Writer().name("hookbox").name("memory").u8(2).u8(1).u32(limits.min).u32(limits.max)
     .finish();

@@ -54,7 +54,7 @@ export { inspectModule } from "./_inspect.ts";
 export type { ExportInfo, ImportInfo, MemoryInfo, ModuleInfo, TableInfo } from "./_inspect.ts";
 export { EXTERNAL_KINDS, type ExternalKind } from "./_module.ts";
 export { MAX_NESTING, MAX_TABLE_ENTRIES, MAX_TABLES, TABLE_ENTRY_BYTES } from "./_limits.ts";
-export { instrument, instrumentModule } from "./_instrument.ts";
+export { instrument, instrumentModule, MAX_DATA_RANGES } from "./_instrument.ts";
 export type { InstrumentOptions, InstrumentReport } from "./_instrument.ts";
 export type { ImportedMemory } from "./_memory.ts";
 export { BULK_COST } from "./_code.ts";

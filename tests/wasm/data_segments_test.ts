@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { instrument, instrumentModule } from "../../src/wasm/mod.ts";
+import { instrument, instrumentModule, MAX_DATA_RANGES } from "../../src/wasm/mod.ts";
 import { MAX_GAP, ZERO_ALLOWANCE } from "../../src/wasm/_data.ts";
 import { parseModule } from "../../src/wasm/_parse.ts";
 import { Reader } from "../../src/wasm/_reader.ts";
@@ -89,6 +89,14 @@ Deno.test("an imported memory's report names the ranges instantiation writes, jo
     (data (global.get 0) "ab"))`);
   const unknown = instrumentModule(computed, { memoryPages: 1, importMemory: true }).report;
   assert.equal(unknown.dataRanges, null, "a computed offset: unknown, the host zeroes everything");
+  const scattered = wat(
+    `(module (memory (export "memory") 1) ${
+      Array.from({ length: MAX_DATA_RANGES + 1 }, (_, i) => `(data (i32.const ${i * 200}) "x")`)
+        .join(" ")
+    })`,
+  );
+  const many = instrumentModule(scattered, { memoryPages: 1, importMemory: true }).report;
+  assert.equal(many.dataRanges, null, "too many ranges to skip one by one: the host zeroes all");
   const own = instrumentModule(joined, { memoryPages: 1 }).report;
   assert.equal(own.dataRanges, null, "only reported for an imported memory");
 });

@@ -8,38 +8,34 @@ import { MemoryPool } from "../../../src/runtime/wasm/_memories.ts";
 import type { LoadedPlugin } from "../../../src/runtime/wasm/_loader.ts";
 import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
 
-Deno.test("fresh calls of a memory-importing plugin never see an earlier call's writes", async () => {
+/** Six fresh calls of corpus plugin `name`, for two tenants in turn: each must print `stdout`. */
+async function freshCalls(name: string, stdout: string): Promise<void> {
   const runtime = corpusRuntime();
   try {
-    // state_counter increments a counter kept in memory (and a global) and prints both digits:
-    // a reused memory that was not cleared would print "12", "13", ...
-    const hook = wasmHook("state_counter", { isolation: "fresh" });
-    for (let i = 0; i < 6; i++) {
-      const result = await runtime.run({ ...request(hook), tenantId: i % 2 ? "a" : "b" });
-      assertEquals([result.exitCode, result.stdout], [0, "11"], `call ${i}`);
-    }
-  } finally {
-    await runtime.close?.();
-  }
-});
-
-Deno.test("fresh calls see their data segments and zeros elsewhere after a call dirtied it all", async () => {
-  const runtime = corpusRuntime();
-  try {
-    // fresh_data_probe traps unless it finds "AB" at 100, "CD" at 300 and zeros around them, then
-    // fills its whole page with 9s: a reused memory zeroed wrongly in or out of the segments fails.
-    const hook = wasmHook("fresh_data_probe", { isolation: "fresh" });
+    const hook = wasmHook(name, { isolation: "fresh" });
     for (let i = 0; i < 6; i++) {
       const result = await runtime.run({ ...request(hook), tenantId: i % 2 ? "a" : "b" });
       assertEquals(
         [result.exitCode, result.stdout, result.failure],
-        [0, "ok", undefined],
-        `call ${i}`,
+        [0, stdout, undefined],
+        `${i}`,
       );
     }
   } finally {
     await runtime.close?.();
   }
+}
+
+Deno.test("fresh calls of a memory-importing plugin never see an earlier call's writes", async () => {
+  // state_counter increments a counter kept in memory (and a global) and prints both digits:
+  // a reused memory that was not cleared would print "12", "13", ...
+  await freshCalls("state_counter", "11");
+});
+
+Deno.test("fresh calls see their data segments and zeros elsewhere after a call dirtied it all", async () => {
+  // fresh_data_probe traps unless it finds "AB" at 100, "CD" at 300 and zeros around them, then
+  // fills its whole page with 9s: a reused memory zeroed wrongly in or out of the segments fails.
+  await freshCalls("fresh_data_probe", "ok");
 });
 
 Deno.test("MemoryPool zeroes a given-back memory outside the plugin's data ranges only", () => {
