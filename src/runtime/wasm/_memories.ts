@@ -13,19 +13,21 @@
  * @module
  */
 import type { LoadedPlugin } from "./_loader.ts";
-import { MAX_DATA_RANGES } from "../../wasm/mod.ts";
 
 /** Zeroed memories kept per plugin. */
 const KEPT_PER_PLUGIN = 4;
 const PAGE = 65536;
+/** Most data ranges skipped one by one when a memory is zeroed. */
+const MAX_RANGES = 256;
 
 /**
  * Zeroes `bytes` except inside `ranges` (sorted, disjoint): the bytes the
  * next instantiation writes over anyway with the plugin's data segments.
  */
 function zeroOutside(bytes: Uint8Array, ranges: readonly (readonly [number, number])[]): void {
-  // Many small ranges (segments the rewriter could not join): one fill is cheaper.
-  if (ranges.length > MAX_DATA_RANGES) return void bytes.fill(0);
+  // Many small ranges: one fill is cheaper (the rewriter reports at most 256,
+  // MAX_DATA_RANGES; metadata from elsewhere — a bundle, a disk cache — may not).
+  if (ranges.length > MAX_RANGES) return void bytes.fill(0);
   let at = 0;
   for (const [from, to] of ranges) {
     if (from > at) bytes.fill(0, at, Math.min(from, bytes.length));
