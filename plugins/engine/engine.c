@@ -171,6 +171,7 @@ void hb_initialize(void)
     JS_ComputeMemoryUsage(rt, &usage);
     JS_SetGCThreshold(rt, (size_t)usage.malloc_size + HB_GC_HEADROOM);
     hb_arena_create();
+    hb_freeze_atoms(rt);
     ready = 1;
 }
 

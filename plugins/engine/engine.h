@@ -31,6 +31,8 @@ void hb_interrupt_install(JSRuntime *rt);
 JSRuntime *hb_new_runtime(void);
 /* Reserves the arena (at snapshot time). */
 void hb_arena_create(void);
+/* Atoms existing now become constant (src/compile/_js_patches.ts, SNAPSHOT_ATOMS). */
+void hb_freeze_atoms(JSRuntime *rt);
 /* Opens the arena for a call, from its start. */
 void hb_arena_begin(void);
 

@@ -164,11 +164,53 @@ const JSON_ESCAPES: SourcePatch = {
                 goto invalid_escape;`,
 };
 
+/**
+ * Atoms that exist when the snapshot is taken are treated like QuickJS's
+ * predefined ones: never reference-counted, never freed. A warm call then
+ * writes nothing into the snapshot's atom strings when it looks a property
+ * name up (JSON.parse of an event touches one per key), so fewer 256-byte
+ * blocks need restoring. Every atom-level count change goes through
+ * `__JS_AtomIsConst` and is skipped as a pair (a dup and its free, or a
+ * string handed in as an atom and dropped at once), so the counts stay
+ * balanced; a value-level count (a JSValue of the atom's string) never drops
+ * to zero because the atom's own references, frozen at the snapshot, are part
+ * of it. An atom made during a call in a slot below the limit is kept until
+ * the call's memory is thrown away. `hb_freeze_atoms` (engine.c, at the end
+ * of the snapshot) sets the limit; until then it is QuickJS's own.
+ */
+const SNAPSHOT_ATOMS: SourcePatch = {
+  file: "quickjs.c",
+  why: "atoms of the snapshot are constant",
+  find: `static inline BOOL __JS_AtomIsConst(JSAtom v)
+{
+#if defined(DUMP_LEAKS) && DUMP_LEAKS > 1
+        return (int32_t)v <= 0;
+#else
+        return (int32_t)v < JS_ATOM_END;
+#endif`,
+  replace: `/* hookbox: see src/compile/_js_patches.ts */
+static int32_t hb_const_atoms = JS_ATOM_END;
+
+void hb_freeze_atoms(JSRuntime *rt)
+{
+    hb_const_atoms = rt->atom_size;
+}
+
+static inline BOOL __JS_AtomIsConst(JSAtom v)
+{
+#if defined(DUMP_LEAKS) && DUMP_LEAKS > 1
+        return (int32_t)v <= 0;
+#else
+        return (int32_t)v < hb_const_atoms;
+#endif`,
+};
+
 export const PATCHES: readonly SourcePatch[] = [
   REGEX_SEARCH_FN,
   REGEX_SEARCH,
   STRING_RUNS,
   JSON_ESCAPES,
+  SNAPSHOT_ATOMS,
 ];
 
 /** `text` of QuickJS file `file` with our patches applied. */

@@ -70,6 +70,7 @@ const FIXTURES = [
   "json_strings.js",
   "events_timers.js",
   "esm_builtins.mjs",
+  "atoms.js",
 ];
 
 for (const name of FIXTURES) {
@@ -119,21 +120,23 @@ for (const name of ["uncaught.js", "uncaught_pending.js", "unhandled_rejection.m
   });
 }
 
-Deno.test("a warm compiled hook answers every call like a fresh one", async () => {
-  const wasm = await wasmRunner("cjs_guard.js", {}, [], "warm");
-  try {
-    for (const event of [...EVENTS, ...EVENTS]) {
-      const expected = await nativeRun("cjs_guard.js", event);
-      const actual = await wasm.run(event);
-      assert.deepEqual(
-        { exitCode: actual.exitCode, stdout: actual.stdout, stderr: actual.stderr },
-        expected,
-      );
+for (const name of ["cjs_guard.js", "atoms.js"]) {
+  Deno.test(`a warm compiled ${name} answers every call like a fresh one`, async () => {
+    const wasm = await wasmRunner(name, {}, [], "warm");
+    try {
+      for (const event of [...EVENTS, ...EVENTS]) {
+        const expected = await nativeRun(name, event);
+        const actual = await wasm.run(event);
+        assert.deepEqual(
+          { exitCode: actual.exitCode, stdout: actual.stdout, stderr: actual.stderr },
+          expected,
+        );
+      }
+    } finally {
+      await wasm.close();
     }
-  } finally {
-    await wasm.close();
-  }
-});
+  });
+}
 
 Deno.test("the named exports the bundler offers for built-ins are exactly the engine's", async () => {
   const { ALLOWED_BUILTINS, BUILTIN_EXPORTS } = await import("../../src/compile/_js_builtins.ts");
