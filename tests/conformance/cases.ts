@@ -379,6 +379,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   catch_all_escape: { plugin: LIMIT("LIMIT_FUEL") },
   // 200,000 levels of control JSON: an invalid answer (too deep), not a crash of the host.
   deep_output: { plugin: ERROR("OUTPUT_INVALID"), limits: { fuel: 100_000_000, output_kb: 1024 } },
+  // Grows 10 pages per call under a 1 MiB cap: a warm instance that grew is not reused.
+  grow_each_call: { plugin: "ok", exit: 0, warm: true, limits: { memory_mb: 1 } },
   guard_extism: { plugin: "ok", exit: 0 },
   guard_wasi: { plugin: "ok", exit: 0 },
   // 10,000 host calls at HOST_CALL_FUEL (600) each need 6 million: over the corpus's 5 million

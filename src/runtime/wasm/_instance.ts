@@ -179,7 +179,7 @@ export class PluginInstance {
     } catch (err) {
       result = classify(err, host);
     }
-    if (result.failure !== undefined) this.reusable = false;
+    if (result.failure !== undefined || this.#snapshot?.grown) this.reusable = false;
     result.fuel = host.meter.used();
     return result;
   }

@@ -76,6 +76,17 @@ export class Snapshot {
     return this.#shared ? 0 : this.#image.bytes.byteLength;
   }
 
+  /**
+   * The instance's memory is larger than when the snapshot was taken. Memory
+   * cannot shrink, and the guest's allocator state written back by a restore
+   * describes the old size: it would grow the memory again on the next call,
+   * leaving the grown pages unused, call after call, up to the cap. Such an
+   * instance is not reused.
+   */
+  get grown(): boolean {
+    return this.#memory !== null && this.#memory.buffer.byteLength > this.#image.bytes.length;
+  }
+
   /** The memory image, to share with the next instance of the same module. */
   get image(): SnapshotImage {
     return this.#image;

@@ -46,3 +46,18 @@ Deno.test("run() (warm) keeps resetting after a call that failed and replaced th
     await runtime.close?.();
   }
 });
+
+Deno.test("run() (warm) never reuses an instance whose memory grew: no creeping growth to the cap", async () => {
+  const runtime = corpusRuntime();
+  try {
+    // grow_each_call grows 10 pages per call; under a 1 MiB cap (16 pages) a reused, restored
+    // instance would find its memory still grown and fail on the second call.
+    const hook = wasmHook("grow_each_call", { isolation: "warm" });
+    for (let i = 0; i < 5; i++) {
+      const result = await runtime.run(request(hook, undefined, { memoryMb: 1 }));
+      assertEquals([result.exitCode, result.failure], [0, undefined], `call ${i}`);
+    }
+  } finally {
+    await runtime.close?.();
+  }
+});
