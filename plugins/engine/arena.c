@@ -25,6 +25,10 @@
 #define HB_OVERHEAD 8
 
 static uint8_t *arena_base;
+/* Everything below this address was allocated before the snapshot was taken
+   (0 until then): immortal during calls (src/compile/_js_patches.ts, IMMORTAL).
+   No call's allocation may land below it, and no call frees anything below it. */
+uintptr_t hb_immortal_below = 0;
 static uint8_t *arena_end;
 static uint8_t *arena_next;
 static int arena_on;
@@ -52,13 +56,29 @@ static void *hb_carve(size_t size)
     return chunk + HB_HEADER;
 }
 
+static int below(const void *p)
+{
+    return (uintptr_t)p < hb_immortal_below;
+}
+
+/* malloc, but never a free chunk of the snapshot's heap: such a chunk is kept
+   (it is the snapshot's memory, restored after the call) and malloc asked again
+   — the snapshot's free chunks are finitely many. */
+static void *hb_malloc_above(size_t size)
+{
+    void *ptr = malloc(size);
+    while (ptr && below(ptr))
+        ptr = malloc(size);
+    return ptr;
+}
+
 static void *hb_malloc(JSMallocState *s, size_t size)
 {
     if (s->malloc_size + size > s->malloc_limit)
         return NULL;
     void *ptr = hb_carve(size);
     if (!ptr) {
-        ptr = malloc(size);
+        ptr = hb_malloc_above(size);
         if (!ptr)
             return NULL;
     }
@@ -73,7 +93,7 @@ static void hb_free(JSMallocState *s, void *ptr)
         return;
     s->malloc_count--;
     s->malloc_size -= hb_usable(ptr) + HB_OVERHEAD;
-    if (!in_arena(ptr))
+    if (!in_arena(ptr) && !below(ptr))
         free(ptr);
 }
 
@@ -89,12 +109,34 @@ static void *hb_realloc(JSMallocState *s, void *ptr, size_t size)
     /* QuickJS's own test (the limit may be SIZE_MAX: nothing is added to it). */
     if (s->malloc_size + size - old > s->malloc_limit)
         return NULL;
-    if (!in_arena(ptr)) {
+    if (!in_arena(ptr) && !below(ptr)) {
         void *moved = realloc(ptr, size);
         if (!moved)
             return NULL;
+        if (below(moved)) {
+            /* Moved into a free chunk of the snapshot's heap: kept there, the
+               bytes copied above it. */
+            void *above = hb_malloc_above(size);
+            if (!above)
+                return NULL;
+            memcpy(above, moved, size);
+            moved = above;
+        }
         s->malloc_size += malloc_usable_size(moved);
         s->malloc_size -= old;
+        return moved;
+    }
+    if (below(ptr)) {
+        /* The snapshot's own memory is never freed or moved during a call: the
+           bytes are copied to a new chunk. */
+        if (size <= old)
+            return ptr;
+        void *moved = hb_malloc(s, size);
+        if (!moved)
+            return NULL;
+        memcpy(moved, ptr, old);
+        s->malloc_count--;
+        s->malloc_size -= old + HB_OVERHEAD;
         return moved;
     }
     if (size <= old)
@@ -136,6 +178,8 @@ void hb_arena_create(void)
         arena_end = arena_base + HB_ARENA_SIZE;
     arena_next = arena_base;
     arena_on = 0;
+    /* The snapshot's heap ends here: what lies below is immortal from now on. */
+    hb_immortal_below = (uintptr_t)arena_base;
 }
 
 void hb_arena_begin(void)

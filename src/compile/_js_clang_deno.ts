@@ -61,11 +61,14 @@ export async function headerSalt(clangVersion: string): Promise<string> {
   const headers = [
     `${ENGINE_SRC}/engine.h`,
     `${ENGINE_SRC}/include/pthread.h`,
-    `${QUICKJS_DIR}/quickjs.h`,
   ];
   const texts = await Promise.all(headers.map(readText));
-  return [clangVersion, CFLAGS.join(" "), ...texts].join("\0");
+  const quickjsH = patchSource(QUICKJS_HEADER, await readText(`${QUICKJS_DIR}/${QUICKJS_HEADER}`));
+  return [clangVersion, CFLAGS.join(" "), ...texts, quickjsH].join("\0");
 }
+
+/** QuickJS's public header: patched like the sources (its inline reference counting). */
+const QUICKJS_HEADER = "quickjs.h";
 
 async function clang(args: string[], what: string): Promise<void> {
   const out = await runCommand("clang", args);
@@ -87,8 +90,19 @@ async function parallel(jobs: (() => Promise<void>)[], limit: number): Promise<v
 }
 
 /** Compiles one C file, reusing `.cache/engine/obj/<hash>.o` when unchanged. */
-async function compileObject(source: string, salt: string, objDir: string): Promise<string> {
-  const include = [`-I${ENGINE_SRC}/include`, `-I${QUICKJS_DIR}`, `-I${ENGINE_SRC}`];
+async function compileObject(
+  source: string,
+  salt: string,
+  objDir: string,
+  patchedDir: string,
+): Promise<string> {
+  // The patched header is found before the package's (quickjs.c, patched, sits next to it).
+  const include = [
+    `-I${ENGINE_SRC}/include`,
+    `-I${patchedDir}`,
+    `-I${QUICKJS_DIR}`,
+    `-I${ENGINE_SRC}`,
+  ];
   const key = await sha256Hex([salt, source, await readText(source)].join("\0"));
   const object = `${objDir}/${key.slice(0, 24)}.o`;
   try {
@@ -113,6 +127,10 @@ export async function compileAndLink(dir: string, prelude: string, salt: string)
     await Deno.writeTextFile(`${patchedDir}/${f}`, text);
     return `${patchedDir}/${f}`;
   }));
+  await Deno.writeTextFile(
+    `${patchedDir}/${QUICKJS_HEADER}`,
+    patchSource(QUICKJS_HEADER, await readText(`${QUICKJS_DIR}/${QUICKJS_HEADER}`)),
+  );
   const sources = [
     ...quickjs,
     ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
@@ -123,7 +141,7 @@ export async function compileAndLink(dir: string, prelude: string, salt: string)
   const objects: string[] = [];
   await parallel(
     sources.map((s, i) => async () => {
-      objects[i] = await compileObject(s, salt, objDir);
+      objects[i] = await compileObject(s, salt, objDir, patchedDir);
     }),
     navigator.hardwareConcurrency || 2,
   );

@@ -205,12 +205,173 @@ static inline BOOL __JS_AtomIsConst(JSAtom v)
 #endif`,
 };
 
+/**
+ * Objects and strings that exist when the snapshot is taken are immortal: a
+ * value-level reference count change on anything below the call arena
+ * (`hb_immortal_below`, set by engine.c once the snapshot's heap is sealed) is
+ * skipped, so a warm call writes nothing into the snapshot's objects it only
+ * reads, and fewer 256-byte blocks need restoring. Such an object is never
+ * freed during a call (its memory is restored or thrown away after it).
+ *
+ * What must then hold, and does (each place patched below): no count of an
+ * immortal value changes — `JS_DupValue`/`JS_FreeValue` (both forms) and
+ * `js_free_string` skip it, and so does the one direct increment of a
+ * function's bytecode when a closure is made from it; the cycle collector
+ * treats it as a root (its child marking neither decrements nor increments
+ * it, so its count stays positive and it stays alive, and the mortal objects
+ * it references are re-counted by the scan); nothing changes an immortal
+ * string in place (string concatenation reuses a string's buffer when its
+ * count is 1 — never an immortal one's); and nothing allocated during a call
+ * lands below the arena (engine.c fills the free chunks below it first).
+ */
+const IMMORTAL_HEADER = `/* hookbox: see src/compile/_js_patches.ts (IMMORTAL) */
+extern uintptr_t hb_immortal_below;
+#define HB_IMMORTAL(p) ((uintptr_t)(p) < hb_immortal_below)
+`;
+const IMMORTAL_FREE: SourcePatch = {
+  file: "quickjs.h",
+  why: "immortal snapshot values: JS_FreeValue",
+  find: `static inline void JS_FreeValue(JSContext *ctx, JSValue v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        if (--p->ref_count <= 0) {`,
+  replace: `${IMMORTAL_HEADER}
+static inline void JS_FreeValue(JSContext *ctx, JSValue v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        if (HB_IMMORTAL(p))
+            return;
+        if (--p->ref_count <= 0) {`,
+};
+const IMMORTAL_FREE_RT: SourcePatch = {
+  file: "quickjs.h",
+  why: "immortal snapshot values: JS_FreeValueRT",
+  find: `static inline void JS_FreeValueRT(JSRuntime *rt, JSValue v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        if (--p->ref_count <= 0) {`,
+  replace: `static inline void JS_FreeValueRT(JSRuntime *rt, JSValue v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        if (HB_IMMORTAL(p))
+            return;
+        if (--p->ref_count <= 0) {`,
+};
+const IMMORTAL_DUP: SourcePatch = {
+  file: "quickjs.h",
+  why: "immortal snapshot values: JS_DupValue",
+  find: `static inline JSValue JS_DupValue(JSContext *ctx, JSValueConst v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        p->ref_count++;`,
+  replace: `static inline JSValue JS_DupValue(JSContext *ctx, JSValueConst v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        if (!HB_IMMORTAL(p))
+            p->ref_count++;`,
+};
+const IMMORTAL_DUP_RT: SourcePatch = {
+  file: "quickjs.h",
+  why: "immortal snapshot values: JS_DupValueRT",
+  find: `static inline JSValue JS_DupValueRT(JSRuntime *rt, JSValueConst v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        p->ref_count++;`,
+  replace: `static inline JSValue JS_DupValueRT(JSRuntime *rt, JSValueConst v)
+{
+    if (JS_VALUE_HAS_REF_COUNT(v)) {
+        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
+        if (!HB_IMMORTAL(p))
+            p->ref_count++;`,
+};
+const IMMORTAL_STRING_FREE: SourcePatch = {
+  file: "quickjs.c",
+  why: "immortal snapshot values: js_free_string",
+  find: `static inline void js_free_string(JSRuntime *rt, JSString *str)
+{
+    if (--str->header.ref_count <= 0) {`,
+  replace: `static inline void js_free_string(JSRuntime *rt, JSString *str)
+{
+    if (HB_IMMORTAL(str))
+        return;
+    if (--str->header.ref_count <= 0) {`,
+};
+const IMMORTAL_CONCAT: SourcePatch = {
+  file: "quickjs.c",
+  why: "immortal snapshot values: no in-place concatenation",
+  find: `    if (p1->header.ref_count == 1 && p1->is_wide_char == p2->is_wide_char`,
+  replace:
+    `    if (p1->header.ref_count == 1 && !HB_IMMORTAL(p1) && p1->is_wide_char == p2->is_wide_char`,
+};
+const IMMORTAL_BYTECODE: SourcePatch = {
+  file: "quickjs.c",
+  why: "immortal snapshot values: closures of snapshot bytecode",
+  find: `    p->u.func.function_bytecode = b;
+    b->header.ref_count++;`,
+  replace: `    p->u.func.function_bytecode = b;
+    if (!HB_IMMORTAL(b))
+        b->header.ref_count++;`,
+};
+const IMMORTAL_GC_DECREF: SourcePatch = {
+  file: "quickjs.c",
+  why: "immortal snapshot values: roots of the cycle collector (decref)",
+  find: `static void gc_decref_child(JSRuntime *rt, JSGCObjectHeader *p)
+{
+    assert(p->ref_count > 0);`,
+  replace: `static void gc_decref_child(JSRuntime *rt, JSGCObjectHeader *p)
+{
+    if (HB_IMMORTAL(p))
+        return;
+    assert(p->ref_count > 0);`,
+};
+const IMMORTAL_GC_INCREF: SourcePatch = {
+  file: "quickjs.c",
+  why: "immortal snapshot values: roots of the cycle collector (scan)",
+  find: `static void gc_scan_incref_child(JSRuntime *rt, JSGCObjectHeader *p)
+{
+    p->ref_count++;`,
+  replace: `static void gc_scan_incref_child(JSRuntime *rt, JSGCObjectHeader *p)
+{
+    if (HB_IMMORTAL(p))
+        return;
+    p->ref_count++;`,
+};
+const IMMORTAL_GC_INCREF2: SourcePatch = {
+  file: "quickjs.c",
+  why: "immortal snapshot values: roots of the cycle collector (scan 2)",
+  find: `static void gc_scan_incref_child2(JSRuntime *rt, JSGCObjectHeader *p)
+{
+    p->ref_count++;`,
+  replace: `static void gc_scan_incref_child2(JSRuntime *rt, JSGCObjectHeader *p)
+{
+    if (HB_IMMORTAL(p))
+        return;
+    p->ref_count++;`,
+};
+
 export const PATCHES: readonly SourcePatch[] = [
   REGEX_SEARCH_FN,
   REGEX_SEARCH,
   STRING_RUNS,
   JSON_ESCAPES,
   SNAPSHOT_ATOMS,
+  IMMORTAL_FREE,
+  IMMORTAL_FREE_RT,
+  IMMORTAL_DUP,
+  IMMORTAL_DUP_RT,
+  IMMORTAL_STRING_FREE,
+  IMMORTAL_CONCAT,
+  IMMORTAL_BYTECODE,
+  IMMORTAL_GC_DECREF,
+  IMMORTAL_GC_INCREF,
+  IMMORTAL_GC_INCREF2,
 ];
 
 /** `text` of QuickJS file `file` with our patches applied. */

@@ -30,7 +30,7 @@ function nativeFunctionRun(name: string, input: string): Promise<Observed> {
   });
 }
 
-for (const name of ["fn_guard.mjs", "fn_async_exit.mjs", "fn_state.mjs"]) {
+for (const name of ["fn_guard.mjs", "fn_async_exit.mjs", "fn_state.mjs", "fn_immortal.mjs"]) {
   for (const isolation of ["fresh", "warm"] as const) {
     Deno.test(`function-style ${name} (${isolation}) answers like node`, async () => {
       const wasm = await wasmRunner(name, {}, [], isolation);
@@ -42,6 +42,25 @@ for (const name of ["fn_guard.mjs", "fn_async_exit.mjs", "fn_state.mjs"]) {
     });
   }
 }
+
+Deno.test("function-style: garbage past the memory cap is collected, snapshot values are not", async () => {
+  // fn_immortal makes ~40 MB of cyclic garbage per call: under a 16 MiB cap the collector must
+  // free it (a call's objects are mortal) while every snapshot value survives.
+  for (const isolation of ["fresh", "warm"] as const) {
+    const wasm = await wasmRunner("fn_immortal.mjs", { memoryMb: 12 }, [], isolation);
+    try {
+      const event = tool("Bash", { command: "ls" });
+      const expected = await nativeFunctionRun("fn_immortal.mjs", event);
+      for (let i = 0; i < 3; i++) {
+        const actual = await wasm.run(event);
+        assert.equal(actual.failure, undefined, JSON.stringify(actual.failure));
+        assert.deepEqual([actual.exitCode, actual.stdout], [expected.exitCode, expected.stdout]);
+      }
+    } finally {
+      await wasm.close();
+    }
+  }
+});
 
 Deno.test("function-style: an uncaught error exits 1 with the error on stderr, like node", async () => {
   const wasm = await wasmRunner("fn_throws.mjs");
