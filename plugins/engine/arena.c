@@ -18,7 +18,7 @@
 #include <string.h>
 #include "engine.h"
 
-#define HB_ARENA_SIZE (64 * 1024)
+#define HB_ARENA_SIZE (48 * 1024)
 /* Each chunk starts with a 16-byte header holding its usable size; chunks
    and payloads are 16-byte aligned, like malloc's. */
 #define HB_HEADER 16

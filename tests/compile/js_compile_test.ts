@@ -111,3 +111,13 @@ Deno.test("compileJsHook() output is a WASI command importing only host-emulated
   assert.deepEqual(exports, ["_start", "memory"]);
   assert.match(sha256, /^[0-9a-f]{64}$/);
 });
+
+Deno.test("a compiled JS hook's memory starts at 16 wasm pages (1 MiB: a warm instance's size)", async () => {
+  // The snapshot's heap, the shadow stack and the per-call arena must fit in 1 MiB; a page more
+  // (the arena not fitting the heap's free top) costs every warm instance 64 KiB.
+  const { inspectModule } = await import("../../src/wasm/mod.ts");
+  for (const name of ["cjs_guard.js", "fn_guard.mjs"]) {
+    const { bytes } = await compileJsHook(fixture(name), { cacheDir: TEST_CACHE });
+    assert.deepEqual(inspectModule(bytes).memories.map((m) => m.min), [16], name);
+  }
+});
