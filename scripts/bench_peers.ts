@@ -29,6 +29,7 @@ import wabtInit from "wabt";
 import { createExecutor, type Executor } from "../src/mod.ts";
 import { compileHook } from "../src/compile/mod.ts";
 import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
+import { tuneWasmTiering } from "../src/adapters/deno/wasm_tiering.ts";
 import { EVENT_TEXT, FUNCTION_HOOK, quickjsPeers, SCRIPT } from "./_peer_guard.ts";
 import { median } from "./_stats.ts";
 
@@ -71,6 +72,9 @@ async function hookFolder(
     ...(name === "js-warm" ? { runtimes: { wasm: jsWarmRuntime } } : {}),
   });
 }
+// The executors lower V8's tier-up budget before their first instance; this
+// peer's own runtime (below) must not make instances before that either.
+await tuneWasmTiering();
 /** The JS warm hook's runtime, kept to read what its warm instances hold. */
 const jsWarmRuntime = createWasmRuntime({
   loadBytes: async (hook) => (await compileHook(hook)).bytes,

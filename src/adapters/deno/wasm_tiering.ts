@@ -7,7 +7,7 @@
  * line moved a warm JS hook's median by ±30% from one run to the next
  * (docs/BENCHMARKS.md). hookbox's Deno entry points lower the budget for the
  * process to {@linkcode WASM_TIERING_BUDGET}, so hot functions are optimised
- * within a few hundred calls (V8's flags are process-wide: other WebAssembly
+ * within a few dozen calls (V8's flags are process-wide: other WebAssembly
  * in the process is optimised sooner too).
  *
  * `HOOKBOX_WASM_TIERING_BUDGET` sets another budget, or `0` leaves V8's own
@@ -17,8 +17,13 @@
  * @module
  */
 
-/** The budget hookbox sets: about 13 times less code run before tier-up than V8's default. */
-export const WASM_TIERING_BUDGET = 1_000_000;
+/**
+ * The budget hookbox sets: about 130 times less code run before tier-up than
+ * V8's default. With 1,000,000 a warm JS hook still ran partly on baseline
+ * code after 1,000 calls in about one run in three (bench_peers: 0.97–1.10×
+ * the reused context instead of ~0.68×).
+ */
+export const WASM_TIERING_BUDGET = 100_000;
 
 let applied: Promise<void> | null = null;
 
