@@ -228,69 +228,64 @@ const IMMORTAL_HEADER = `/* hookbox: see src/compile/_js_patches.ts (IMMORTAL) *
 extern uintptr_t hb_immortal_below;
 #define HB_IMMORTAL(p) ((uintptr_t)(p) < hb_immortal_below)
 `;
-const IMMORTAL_FREE: SourcePatch = {
-  file: "quickjs.h",
-  why: "immortal snapshot values: JS_FreeValue",
-  find: `static inline void JS_FreeValue(JSContext *ctx, JSValue v)
+/** The start of QuickJS's inline reference-count functions, up to the count itself. */
+const REF_HEAD = `
 {
     if (JS_VALUE_HAS_REF_COUNT(v)) {
         JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        if (--p->ref_count <= 0) {`,
-  replace: `${IMMORTAL_HEADER}
-static inline void JS_FreeValue(JSContext *ctx, JSValue v)
-{
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        if (HB_IMMORTAL(p))
+`;
+
+/** `JS_FreeValue` / `JS_FreeValueRT` (by `signature`): an immortal value is not counted. */
+function immortalFree(signature: string, before = ""): SourcePatch {
+  return {
+    file: "quickjs.h",
+    why: `immortal snapshot values: ${signature}`,
+    find: `${signature}${REF_HEAD}        if (--p->ref_count <= 0) {`,
+    replace: `${before}${signature}${REF_HEAD}        if (HB_IMMORTAL(p))
             return;
         if (--p->ref_count <= 0) {`,
-};
-const IMMORTAL_FREE_RT: SourcePatch = {
-  file: "quickjs.h",
-  why: "immortal snapshot values: JS_FreeValueRT",
-  find: `static inline void JS_FreeValueRT(JSRuntime *rt, JSValue v)
-{
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        if (--p->ref_count <= 0) {`,
-  replace: `static inline void JS_FreeValueRT(JSRuntime *rt, JSValue v)
-{
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        if (HB_IMMORTAL(p))
-            return;
-        if (--p->ref_count <= 0) {`,
-};
-const IMMORTAL_DUP: SourcePatch = {
-  file: "quickjs.h",
-  why: "immortal snapshot values: JS_DupValue",
-  find: `static inline JSValue JS_DupValue(JSContext *ctx, JSValueConst v)
-{
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        p->ref_count++;`,
-  replace: `static inline JSValue JS_DupValue(JSContext *ctx, JSValueConst v)
-{
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        if (!HB_IMMORTAL(p))
+  };
+}
+
+/** `JS_DupValue` / `JS_DupValueRT` (by `signature`): an immortal value is not counted. */
+function immortalDup(signature: string): SourcePatch {
+  return {
+    file: "quickjs.h",
+    why: `immortal snapshot values: ${signature}`,
+    find: `${signature}${REF_HEAD}        p->ref_count++;`,
+    replace: `${signature}${REF_HEAD}        if (!HB_IMMORTAL(p))
             p->ref_count++;`,
-};
-const IMMORTAL_DUP_RT: SourcePatch = {
-  file: "quickjs.h",
-  why: "immortal snapshot values: JS_DupValueRT",
-  find: `static inline JSValue JS_DupValueRT(JSRuntime *rt, JSValueConst v)
+  };
+}
+
+/** A child-marking function of the cycle collector (`name`): an immortal object is a root. */
+function immortalRoot(name: string, firstLine: string): SourcePatch {
+  const head = `static void ${name}(JSRuntime *rt, JSGCObjectHeader *p)
 {
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        p->ref_count++;`,
-  replace: `static inline JSValue JS_DupValueRT(JSRuntime *rt, JSValueConst v)
-{
-    if (JS_VALUE_HAS_REF_COUNT(v)) {
-        JSRefCountHeader *p = (JSRefCountHeader *)JS_VALUE_GET_PTR(v);
-        if (!HB_IMMORTAL(p))
-            p->ref_count++;`,
-};
+`;
+  return {
+    file: "quickjs.c",
+    why: `immortal snapshot values: ${name}`,
+    find: `${head}${firstLine}`,
+    replace: `${head}    if (HB_IMMORTAL(p))
+        return;
+${firstLine}`,
+  };
+}
+
+const IMMORTAL_FREE = immortalFree(
+  "static inline void JS_FreeValue(JSContext *ctx, JSValue v)",
+  `${IMMORTAL_HEADER}\n`,
+);
+const IMMORTAL_FREE_RT = immortalFree(
+  "static inline void JS_FreeValueRT(JSRuntime *rt, JSValue v)",
+);
+const IMMORTAL_DUP = immortalDup(
+  "static inline JSValue JS_DupValue(JSContext *ctx, JSValueConst v)",
+);
+const IMMORTAL_DUP_RT = immortalDup(
+  "static inline JSValue JS_DupValueRT(JSRuntime *rt, JSValueConst v)",
+);
 const IMMORTAL_STRING_FREE: SourcePatch = {
   file: "quickjs.c",
   why: "immortal snapshot values: js_free_string",
@@ -319,42 +314,9 @@ const IMMORTAL_BYTECODE: SourcePatch = {
     if (!HB_IMMORTAL(b))
         b->header.ref_count++;`,
 };
-const IMMORTAL_GC_DECREF: SourcePatch = {
-  file: "quickjs.c",
-  why: "immortal snapshot values: roots of the cycle collector (decref)",
-  find: `static void gc_decref_child(JSRuntime *rt, JSGCObjectHeader *p)
-{
-    assert(p->ref_count > 0);`,
-  replace: `static void gc_decref_child(JSRuntime *rt, JSGCObjectHeader *p)
-{
-    if (HB_IMMORTAL(p))
-        return;
-    assert(p->ref_count > 0);`,
-};
-const IMMORTAL_GC_INCREF: SourcePatch = {
-  file: "quickjs.c",
-  why: "immortal snapshot values: roots of the cycle collector (scan)",
-  find: `static void gc_scan_incref_child(JSRuntime *rt, JSGCObjectHeader *p)
-{
-    p->ref_count++;`,
-  replace: `static void gc_scan_incref_child(JSRuntime *rt, JSGCObjectHeader *p)
-{
-    if (HB_IMMORTAL(p))
-        return;
-    p->ref_count++;`,
-};
-const IMMORTAL_GC_INCREF2: SourcePatch = {
-  file: "quickjs.c",
-  why: "immortal snapshot values: roots of the cycle collector (scan 2)",
-  find: `static void gc_scan_incref_child2(JSRuntime *rt, JSGCObjectHeader *p)
-{
-    p->ref_count++;`,
-  replace: `static void gc_scan_incref_child2(JSRuntime *rt, JSGCObjectHeader *p)
-{
-    if (HB_IMMORTAL(p))
-        return;
-    p->ref_count++;`,
-};
+const IMMORTAL_GC_DECREF = immortalRoot("gc_decref_child", "    assert(p->ref_count > 0);");
+const IMMORTAL_GC_INCREF = immortalRoot("gc_scan_incref_child", "    p->ref_count++;");
+const IMMORTAL_GC_INCREF2 = immortalRoot("gc_scan_incref_child2", "    p->ref_count++;");
 
 export const PATCHES: readonly SourcePatch[] = [
   REGEX_SEARCH_FN,
