@@ -82,9 +82,9 @@ export interface InstrumentReport {
   /**
    * With `memoryImport`: the byte ranges `[from, to)` of memory 0 that
    * instantiation writes (active data segments), or null when unknown or
-   * more than {@linkcode MAX_DATA_RANGES}. The
-   * rest of a new memory is zeros, so a host that hands an instance a memory
-   * used before needs to zero only outside these ranges.
+   * more than {@linkcode MAX_DATA_RANGES}. The rest of a new memory is zeros,
+   * so a host that hands an instance a memory used before needs to zero only
+   * outside these ranges.
    */
   dataRanges: [number, number][] | null;
 }
@@ -160,7 +160,6 @@ export function instrumentModule(
   };
 }
 
-/** The import entry `hookbox.memory` with `limits` (the max is always present). */
 /** Ranges worth skipping one by one when a memory is zeroed; more are reported as unknown. */
 export const MAX_DATA_RANGES = 256;
 
@@ -168,6 +167,7 @@ function fewRanges(ranges: [number, number][] | null): [number, number][] | null
   return ranges !== null && ranges.length <= MAX_DATA_RANGES ? ranges : null;
 }
 
+/** The import entry `hookbox.memory` with `limits` (the max is always present). */
 function memoryImport(limits: ImportedMemory): Uint8Array {
   return new Writer().name("hookbox").name("memory").u8(2).u8(1).u32(limits.min).u32(limits.max)
     .finish();

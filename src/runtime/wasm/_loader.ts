@@ -152,7 +152,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     hostBytes,
     exceptionHandling: report.exceptionHandling,
     ...(report.memoryImport ? { memoryImport: report.memoryImport } : {}),
-    ...(report.memoryImport && report.dataRanges ? { dataRanges: report.dataRanges } : {}),
+    ...(report.dataRanges ? { dataRanges: report.dataRanges } : {}),
   };
 }
 
