@@ -96,6 +96,7 @@ const result = await esbuild.build({
   metafile: true,
 });
 await esbuild.stop();
+await hideDynamicImports(result.metafile);
 const wrapper = `${OUT}hookbox`;
 // --liftoff-only: a one-shot process never profits from V8's optimising
 // WebAssembly tier, whose background compilation costs ~15 MiB of peak memory.
@@ -107,3 +108,29 @@ await Deno.writeTextFile(
 await Deno.chmod(wrapper, 0o755);
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(`${wrapper}: ${Object.keys(result.metafile.outputs).length} modules, ${bytes} bytes`);
+
+/**
+ * Deno reads the whole static module graph before running anything, and that
+ * graph takes in `import("...")` with a literal specifier too: every chunk a
+ * command might load, and the `npm:` compilers behind them (which set up npm
+ * resolution), were analysed at every start (~12 ms of `dispatch`, half of
+ * `--help`). Each dynamic import the bundle makes is rewritten to
+ * `import("" + "...")`, which Deno resolves only when the import runs.
+ */
+async function hideDynamicImports(metafile: esbuild.Metafile): Promise<void> {
+  for (const [output, { imports }] of Object.entries(metafile.outputs)) {
+    const dynamic = imports.filter((i) => i.kind === "dynamic-import");
+    if (dynamic.length === 0) continue;
+    const file = output.startsWith("/") ? output : `${Deno.cwd()}/${output}`;
+    let code = await Deno.readTextFile(file);
+    const specifiers = new Set(
+      dynamic.map((i) => i.external ? i.path : `./${i.path.slice(i.path.lastIndexOf("/") + 1)}`),
+    );
+    for (const specifier of specifiers) {
+      const literal = `import(${JSON.stringify(specifier)})`;
+      if (!code.includes(literal)) throw new Error(`${output}: no ${literal} to hide`);
+      code = code.replaceAll(literal, `import(""+${JSON.stringify(specifier)})`);
+    }
+    await Deno.writeTextFile(file, code);
+  }
+}
