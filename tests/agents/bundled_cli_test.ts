@@ -54,6 +54,26 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
       "hookbox: Unknown option '--bogus'\n",
     ]);
     assertEquals([sourceBad.exitCode, sourceBad.stderr], [bundledBad.exitCode, bundledBad.stderr]);
+    // The polyfill runs on the bundle's own stand-in for Node's primordials:
+    // every kind of parse error reads the same as node:util's.
+    for (
+      const bad of [
+        ["--hooks-dir"],
+        ["--allow-subprocess=yes"],
+        ["extra"],
+        ["-ab"],
+        ["--tenant"],
+        ["--", "x"],
+      ]
+    ) {
+      const b = await run([wrapper, ...args, ...bad], payload("ls"), dir);
+      const s = await run([...source, ...bad], payload("ls"), dir);
+      assertEquals([b.exitCode, b.stderr], [s.exitCode, s.stderr], bad.join(" "));
+      match(b.stderr, /^hookbox: \S/);
+    }
+    const flags = [...args, "--tenant=t1", "--work-dir", dir, "--allow-subprocess"];
+    const parsed = await run([wrapper, ...flags], payload("rm -rf /"), dir);
+    assertEquals([parsed.exitCode, parsed.stdout], [denied.exitCode, denied.stdout]);
     const built = [...Deno.readDirSync(`${ROOT}/dist/cli`)].filter((e) => e.name.endsWith(".js"));
     for (const e of built) {
       const code = await Deno.readTextFile(`${ROOT}/dist/cli/${e.name}`);
