@@ -10,6 +10,8 @@
  * @module
  */
 import { errorLine, EXIT, UsageError } from "./cli/_io.ts";
+import { defaultCacheDir } from "./adapters/deno/cache_dir.ts";
+import { prefetchPrepared } from "./adapters/deno/prepared_prefetch.ts";
 import {
   BUNDLE_USAGE,
   COMPILE_USAGE,
@@ -73,6 +75,8 @@ export async function main(args: string[]): Promise<number> {
       return EXIT.bad;
     }
   }
+  // The engine compiles on V8's background threads while dispatch's own code loads.
+  if (name === "dispatch") prefetchPrepared(defaultCacheDir());
   const load = COMMANDS[name];
   if (!load) {
     console.error(`hookbox: unknown command "${name}"\n${USAGE}`);

@@ -156,13 +156,15 @@ async function unchangedBuild(indexPath: string): Promise<string | null> {
     return null;
   }
   if (!Array.isArray(index.inputs) || index.inputs.length === 0) return null;
-  for (const input of index.inputs) {
+  // Read and hashed side by side: a one-shot CLI checks every source on each start.
+  const same = await Promise.all(index.inputs.map(async (input) => {
     try {
-      if ((await sha256Hex(await Deno.readFile(input.path))) !== input.sha256) return null;
+      return (await sha256Hex(await Deno.readFile(input.path))) === input.sha256;
     } catch {
-      return null;
+      return false;
     }
-  }
+  }));
+  if (same.includes(false)) return null;
   return typeof index.key === "string" ? index.key : null;
 }
 

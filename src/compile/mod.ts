@@ -10,6 +10,7 @@ import { HookboxError } from "../errors.ts";
 import type { HookDefinition } from "../hook/types.ts";
 import { confined, MAX_PLUGIN_BYTES, MAX_SOURCE_BYTES } from "../hook/files.ts";
 import { denoFs, readCappedFile } from "../adapters/deno/fs.ts";
+import { defaultCacheDir } from "../adapters/deno/cache_dir.ts";
 
 /** A compiled (or read) plugin. */
 export interface CompiledPlugin {
@@ -26,15 +27,7 @@ export interface CompileHookOptions {
   cacheDir?: string;
 }
 
-/** `$HOOKBOX_CACHE_DIR`, else `$XDG_CACHE_HOME/hookbox`, else `~/.cache/hookbox`. */
-export function defaultCacheDir(): string {
-  const explicit = Deno.env.get("HOOKBOX_CACHE_DIR");
-  if (explicit) return explicit;
-  const xdg = Deno.env.get("XDG_CACHE_HOME");
-  if (xdg) return `${xdg}/hookbox`;
-  const home = Deno.env.get("HOME");
-  return home ? `${home}/.cache/hookbox` : "/tmp/hookbox-cache";
-}
+export { defaultCacheDir } from "../adapters/deno/cache_dir.ts";
 
 /** Plugin bytes for a WebAssembly-runtime hook; throws `COMPILE_*` / `TOOLCHAIN_MISSING`. */
 export async function compileHook(

@@ -6,6 +6,11 @@
  */
 import { deepStrictEqual as assertEquals, notStrictEqual, ok } from "node:assert/strict";
 import { preparedFromDiskCache } from "../../src/adapters/deno/prepared_cache.ts";
+import {
+  MAX_RECENT,
+  prefetchPrepared,
+  takePrefetched,
+} from "../../src/adapters/deno/prepared_prefetch.ts";
 import { cachedPluginId, compileHook } from "../../src/compile/mod.ts";
 import { denoFs } from "../../src/adapters/deno/fs.ts";
 import { loadHook } from "../../src/hook/discover.ts";
@@ -132,6 +137,67 @@ Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cac
       edited.instrumentedSha256,
     );
     assertEquals(reads, 4, "the rewritten alias serves again");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a one-shot run compiles the entries the last runs loaded ahead; a damaged one read ahead is not used", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-prefetch-" });
+  try {
+    const plugins: Record<string, Uint8Array> = {
+      guard: await corpus("guard_wasi"),
+      block: await corpus("block_wasi"),
+    };
+    let reads = 0;
+    const load = preparedFromDiskCache(dir, (hook) => {
+      reads++;
+      return Promise.resolve(plugins[hook.name]!);
+    });
+    const hook = (name: string) =>
+      fakeHook({ name }, { entry: { runtime: "wasm", format: "wasm", path: `/x/${name}.wasm` } });
+    const recent = () => JSON.parse(Deno.readTextFileSync(`${dir}/prepared-recent.json`));
+    const guard = await load(hook("guard"), LIMITS);
+    const [guardKey] = recent();
+    await load(hook("block"), LIMITS);
+    assertEquals(recent().length, 2);
+    const [blockKey] = recent();
+    assertEquals(recent()[1], guardKey, "most recent first");
+    const base = `${dir}/prepared/${guardKey}`;
+    // Read ahead, then taken by the loader: the module compiled ahead is the one served.
+    prefetchPrepared(dir);
+    const early = await takePrefetched(base);
+    ok(early && early.sha256 === guard.instrumentedSha256);
+    prefetchPrepared(dir);
+    const served = await load(hook("guard"), LIMITS);
+    assertEquals(takePrefetched(base), undefined, "the loader took it");
+    assertEquals(served.instrumentedSha256, guard.instrumentedSha256);
+    // A module read ahead that is not the entry's (valid, but other bytes) fails
+    // its check: prepared again from the plugin.
+    await Deno.copyFile(`${dir}/prepared/${blockKey}.wasm`, `${base}.wasm`);
+    prefetchPrepared(dir);
+    const repaired = await load(hook("guard"), LIMITS);
+    assertEquals(repaired.instrumentedSha256, guard.instrumentedSha256);
+    const rewritten = await crypto.subtle.digest("SHA-256", await Deno.readFile(`${base}.wasm`));
+    assertEquals(
+      Array.from(new Uint8Array(rewritten), (b) => b.toString(16).padStart(2, "0")).join(""),
+      guard.instrumentedSha256,
+      "the entry was prepared and written again",
+    );
+    // A list that is not one is ignored; a long one is cut to MAX_RECENT.
+    for (const text of ["{", '"x"', JSON.stringify(["../../etc/passwd"]), "[1,2]"]) {
+      await Deno.writeTextFile(`${dir}/prepared-recent.json`, text);
+      prefetchPrepared(dir);
+      assertEquals(takePrefetched(base), undefined, text);
+    }
+    await Deno.writeTextFile(
+      `${dir}/prepared-recent.json`,
+      JSON.stringify(Array.from({ length: 20 }, (_, i) => i.toString(16).padStart(64, "0"))),
+    );
+    prefetchPrepared(dir); // as a new process would
+    await load(hook("block"), LIMITS);
+    assertEquals(recent().length, MAX_RECENT);
+    assertEquals(recent()[0], blockKey);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -20,6 +20,7 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits } from "../../runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+import { rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
 
 /** Format of the cache entries. */
 const FORMAT = 1;
@@ -102,7 +103,10 @@ export function preparedFromDiskCache(
       const hit = /^[0-9a-f]{64}$/.test(key)
         ? await readEntry(`${cacheDir}/prepared/${key}`)
         : null;
-      if (hit) return hit;
+      if (hit) {
+        await rememberPrepared(cacheDir, key);
+        return hit;
+      }
     }
     const bytes = await loadBytes(hook);
     // A first compile has just made the plugin known to the compile caches.
@@ -114,6 +118,7 @@ export function preparedFromDiskCache(
       const hit = await readEntry(base);
       if (hit) {
         await remember().catch(() => {});
+        await rememberPrepared(cacheDir, key);
         return hit;
       }
     }
@@ -124,7 +129,10 @@ export function preparedFromDiskCache(
       sha256: pin,
       path,
     });
-    if (print !== null) await writeEntry(base, instrumented, meta).then(remember).catch(() => {});
+    if (print !== null) {
+      await writeEntry(base, instrumented, meta).then(remember).catch(() => {});
+      await rememberPrepared(cacheDir, key);
+    }
     return { ...meta, module: await WebAssembly.compile(instrumented as BufferSource) };
   };
 }
@@ -135,15 +143,22 @@ async function readEntry(base: string): Promise<LoadedPlugin | null> {
       LoadedPlugin,
       "module"
     >;
-    const bytes = await Deno.readFile(`${base}.wasm`);
+    // Compiled ahead by a one-shot CLI (prepared_prefetch.ts), else read now.
     // The corruption check and the compile run side by side (hashing 1.9 MB
     // is ~4 ms of a one-shot run); a module whose bytes fail it is dropped.
-    const [sha, module] = await Promise.all([sha256Hex(bytes), WebAssembly.compile(bytes)]);
-    if (sha !== meta.instrumentedSha256) return null;
+    const early = await takePrefetched(base);
+    const { sha256, module } = early ?? await readAndCompile(`${base}.wasm`);
+    if (sha256 !== meta.instrumentedSha256) return null;
     return { ...meta, module };
   } catch {
     return null;
   }
+}
+
+async function readAndCompile(path: string) {
+  const bytes = await Deno.readFile(path);
+  const [sha256, module] = await Promise.all([sha256Hex(bytes), WebAssembly.compile(bytes)]);
+  return { sha256, module };
 }
 
 /** Writes both files through temporary names, so a reader never sees half an entry. */
