@@ -35,6 +35,9 @@ const EXTERNAL = [
   "wabt",
 ];
 
+/** V8's flag for `import defer` (a TC39 stage 3 proposal). */
+const DEFER_FLAG = "--js-defer-import-eval";
+
 const npmExternals: esbuild.Plugin = {
   name: "npm-externals",
   setup(build) {
@@ -45,6 +48,18 @@ const npmExternals: esbuild.Plugin = {
       if (!spec?.startsWith("npm:")) throw new Error(`deno.json has no npm: import for ${name}`);
       return { path: `${spec}${args.path.slice(name.length)}`, external: true };
     });
+  },
+};
+
+/**
+ * zod is its own module, `dist/cli/zod.js` (built below): on the dispatch
+ * path only `src/schema/_zod.ts` imports it, and that import is deferred
+ * (see {@linkcode deferZod}).
+ */
+const zodExternal: esbuild.Plugin = {
+  name: "zod-external",
+  setup(build) {
+    build.onResolve({ filter: /^zod$/ }, () => ({ path: "./zod.js", external: true }));
   },
 };
 
@@ -115,7 +130,7 @@ const result = await esbuild.build({
   external: ["node:*"],
   target: "esnext",
   outdir: OUT,
-  plugins: [npmExternals, ZOD_ENGLISH_ONLY, ZOD_TRIMMED, nodeUtilParseArgs],
+  plugins: [npmExternals, zodExternal, nodeUtilParseArgs],
   // Less for V8 to parse at every start.
   minify: true,
   define: {
@@ -130,8 +145,25 @@ const result = await esbuild.build({
   logLevel: "warning",
   metafile: true,
 });
+const zod = await esbuild.build({
+  stdin: {
+    contents: `export * from "zod"; export { default } from "zod";`,
+    resolveDir: new URL(".", ROOT).pathname,
+  },
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "esnext",
+  outfile: `${OUT}zod.js`,
+  plugins: [ZOD_ENGLISH_ONLY, ZOD_TRIMMED],
+  minify: true,
+  legalComments: "none",
+  logLevel: "warning",
+  metafile: true,
+});
 await esbuild.stop();
 await hideDynamicImports(result.metafile);
+const deferred = await deferZod(result.metafile);
 const wrapper = `${OUT}hookbox`;
 // --liftoff-only: a one-shot process never profits from V8's optimising
 // WebAssembly tier, whose background compilation costs ~15 MiB of peak memory.
@@ -140,11 +172,18 @@ const wrapper = `${OUT}hookbox`;
 await Deno.writeTextFile(
   wrapper,
   `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
-    `exec deno run -A --no-config --v8-flags=--liftoff-only,--min-semi-space-size=16 "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
+    `exec deno run -A --no-config --v8-flags=--liftoff-only,--min-semi-space-size=16${
+      deferred ? `,${DEFER_FLAG}` : ""
+    } "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
 );
 await Deno.chmod(wrapper, 0o755);
-const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-console.log(`${wrapper}: ${Object.keys(result.metafile.outputs).length} modules, ${bytes} bytes`);
+const outputs = { ...result.metafile.outputs, ...zod.metafile.outputs };
+const bytes = Object.values(outputs).reduce((n, o) => n + o.bytes, 0);
+console.log(
+  `${wrapper}: ${Object.keys(outputs).length} modules, ${bytes} bytes${
+    deferred ? "" : " (no import defer in this Deno: zod loads eagerly)"
+  }`,
+);
 
 /**
  * Deno reads the whole static module graph before running anything, and that
@@ -170,4 +209,43 @@ async function hideDynamicImports(metafile: esbuild.Metafile): Promise<void> {
     }
     await Deno.writeTextFile(file, code);
   }
+}
+
+/**
+ * `import defer * as ns from "..."` loads a module but evaluates it only when
+ * a property of `ns` is first read. Evaluating zod is ~7 ms of every start,
+ * and a dispatch that sees only valid events and plain hook output never
+ * needs it: when this Deno's V8 takes {@linkcode DEFER_FLAG} (a probe run
+ * says), the bundle's namespace imports of `./zod.js` (`src/schema/_zod.ts`)
+ * become deferred ones and the wrapper passes the flag. Returns whether it
+ * did.
+ */
+async function deferZod(metafile: esbuild.Metafile): Promise<boolean> {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-defer-probe-" });
+  try {
+    await Deno.writeTextFile(`${dir}/lib.js`, "export const x = 1;\n");
+    await Deno.writeTextFile(
+      `${dir}/main.js`,
+      `import defer * as ns from "./lib.js";\nif (ns.x !== 1) throw new Error("no defer");\n`,
+    );
+    const probe = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--no-config", `--v8-flags=${DEFER_FLAG}`, `${dir}/main.js`],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    if (!probe.success) return false;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  for (const output of Object.keys(metafile.outputs)) {
+    if (!output.endsWith(".js")) continue;
+    const file = output.startsWith("/") ? output : `${Deno.cwd()}/${output}`;
+    const code = await Deno.readTextFile(file);
+    const deferred = code.replace(
+      /import\s*\*\s*as\s*([\w$]+)\s*from\s*"\.\/zod\.js"/g,
+      'import defer * as $1 from"./zod.js"',
+    );
+    if (deferred !== code) await Deno.writeTextFile(file, deferred);
+  }
+  return true;
 }

@@ -2,8 +2,9 @@
 import { parseArgs } from "node:util";
 import { absolute } from "../adapters/deno/fs.ts";
 import { parseEventObject } from "../schema/event.ts";
-import type { DispatchResult, ExecutorOptions } from "../mod.ts";
-import { createExecutor } from "../mod.ts";
+import type { DispatchResult } from "../dispatch/result.ts";
+import type { ExecutorOptions } from "../adapters/deno/executor.ts";
+import { createExecutor } from "../adapters/deno/executor.ts";
 import { EXIT, readStdin, UsageError } from "./_io.ts";
 import {
   type AgentAnswer,

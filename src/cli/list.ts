@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { absolute } from "../adapters/deno/fs.ts";
 import { compareHooks } from "../dispatch/select.ts";
-import { createExecutor } from "../mod.ts";
+import { createExecutor } from "../adapters/deno/executor.ts";
 import { EVENT_TYPES } from "../schema/event_types.ts";
 import { EXIT } from "./_io.ts";
 import { problemLine } from "./validate.ts";

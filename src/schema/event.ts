@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { zod } from "./_zod.ts";
 import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
 import { HookboxError } from "../errors.ts";
 import { type EventType, eventTypeSchema } from "./event_types.ts";
@@ -25,8 +26,9 @@ let built: {
 
 function zodSchemas(): NonNullable<typeof built> {
   if (built !== null) return built;
+  const z = zod();
   const common = {
-    event_type: eventTypeSchema,
+    event_type: eventTypeSchema(),
     timestamp: z.string().regex(RFC3339, "must be an RFC 3339 timestamp").optional(),
     session_id: z.string().min(1),
     work_dir: z.string().min(1).optional(),
@@ -75,7 +77,7 @@ function zodSchemas(): NonNullable<typeof built> {
     Object.entries(EXTRA).map(([type, shape]) => [type, z.looseObject({ ...common, ...shape })]),
   ) as unknown as Record<EventType, z.ZodType<HookEvent>>;
   /** The part of an event that picks its schema. */
-  const head = z.object({ event_type: eventTypeSchema });
+  const head = z.object({ event_type: eventTypeSchema() });
   return built = { head, schemas };
 }
 

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { zod } from "./_zod.ts";
 
 /** Every event type hookbox dispatches, in lifecycle order. */
 export const EVENT_TYPES = [
@@ -46,18 +47,24 @@ export function normalizeEventType(name: string): EventType | null {
   return KNOWN.has(kebab) ? kebab as EventType : null;
 }
 
-/** Zod schema for an event type that accepts snake_case aliases. */
-export const eventTypeSchema = z.string().transform((value, ctx) => {
-  const type = normalizeEventType(value);
-  if (type === null) {
-    ctx.addIssue({
-      code: "custom",
-      message: `unknown event type "${value}" (expected one of ${EVENT_TYPES.join(", ")})`,
-    });
-    return z.NEVER;
-  }
-  return type;
-});
+let typeSchema: z.ZodType<EventType, string> | null = null;
+
+/** Zod schema for an event type that accepts snake_case aliases (built at first use). */
+export function eventTypeSchema(): z.ZodType<EventType, string> {
+  if (typeSchema !== null) return typeSchema;
+  const z = zod();
+  return typeSchema = z.string().transform((value, ctx) => {
+    const type = normalizeEventType(value);
+    if (type === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown event type "${value}" (expected one of ${EVENT_TYPES.join(", ")})`,
+      });
+      return z.NEVER;
+    }
+    return type;
+  });
+}
 
 /** Tool events: the ones that carry `tool_name` and can be matched by `matcher.tool`. */
 export const TOOL_EVENTS: ReadonlySet<EventType> = new Set([

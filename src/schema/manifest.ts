@@ -47,7 +47,7 @@ function buildManifestSchema() {
   return z.strictObject({
     name: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+").max(64),
     description: z.string().min(1),
-    trigger: z.union([eventTypeSchema, z.array(eventTypeSchema).min(1)])
+    trigger: z.union([eventTypeSchema(), z.array(eventTypeSchema()).min(1)])
       .transform((t) => (Array.isArray(t) ? [...new Set(t)] : [t])),
     matcher: z.strictObject({ tool: regex.optional(), pattern: regex.optional() }).optional(),
     timeout: z.number().int().min(100).max(600_000).default(30_000),

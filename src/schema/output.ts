@@ -3,13 +3,15 @@
  *
  * @module
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { zod } from "./_zod.ts";
 import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
 import { HookboxError } from "../errors.ts";
 import { toHookboxError } from "./_issues.ts";
 
 /** The control object a hook may print on stdout with exit 0 (built at first use). */
 function buildControlSchema() {
+  const z = zod();
   const injectItem = z.looseObject({
     role: z.enum(["system", "user", "assistant"]).default("system"),
     content: z.string(),

@@ -80,6 +80,32 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
       ok(!/["']node:util["']/.test(code), `${e.name} imports node:util`);
       ok(!code.includes("contains a reference cycle"), `${e.name} holds zod's schema compiler`);
     }
+    // zod is evaluated only when needed: the dispatch command's static module graph
+    // imports it deferred, and an invalid event (zod's message) reads as from source.
+    const wrapperText = await Deno.readTextFile(wrapper);
+    if (wrapperText.includes("--js-defer-import-eval")) {
+      const eager = eagerImports(`${ROOT}/dist/cli`, "./zod.js");
+      assertEquals(eager, [], "chunks loaded by dispatch that evaluate zod at start");
+    }
+    const badEvent = JSON.stringify({
+      event_type: "pre_tool_call",
+      session_id: "s",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      timestamp: "yesterday",
+    });
+    const plainArgs = ["dispatch", "--hooks-dir", `${dir}/hooks`];
+    const bundledInvalid = await run([wrapper, ...plainArgs], badEvent, dir);
+    const sourceInvalid = await run(
+      [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...plainArgs],
+      badEvent,
+      dir,
+    );
+    assertEquals([bundledInvalid.exitCode, bundledInvalid.stderr], [
+      sourceInvalid.exitCode,
+      sourceInvalid.stderr,
+    ]);
+    match(bundledInvalid.stderr, /EVENT_INVALID: event field "timestamp"/);
     // Commands that start workers or bundle sources run from source only, and say so.
     const serve = await run([wrapper, "serve"], "", dir);
     assertEquals(serve.exitCode, 1);
@@ -88,3 +114,26 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/**
+ * The chunks in the static module graph of `hookbox.js` and its dispatch
+ * chunk that import `target` without `import defer`.
+ */
+function eagerImports(dir: string, target: string): string[] {
+  const dispatch = [...Deno.readDirSync(dir)].find((e) => /^dispatch-.*\.js$/.test(e.name))!.name;
+  const pattern = /(?:import|export)\s*(defer\s*)?(?:[\w$*{},\s]*?\bfrom\s*)?"(\.\/[^"]+)"/g;
+  const eager: string[] = [];
+  const seen = new Set<string>();
+  const stack = ["hookbox.js", dispatch];
+  while (stack.length > 0) {
+    const name = stack.pop()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const [, defer, spec] of Deno.readTextFileSync(`${dir}/${name}`).matchAll(pattern)) {
+      if (spec === target && !defer) eager.push(name);
+      if (!defer) stack.push(spec!.slice(2));
+    }
+  }
+  ok(seen.size > 5, `walked ${[...seen]}`);
+  return eager;
+}
