@@ -9,9 +9,9 @@
  *
  * @module
  */
-import { errorLine, EXIT, UsageError } from "./cli/_io.ts";
+import { errorLine, EXIT, stdinOnce, UsageError } from "./cli/_io.ts";
 import { defaultCacheDir } from "./adapters/deno/cache_dir.ts";
-import { prefetchPrepared } from "./adapters/deno/prepared_prefetch.ts";
+import { eventContext, prefetchPrepared } from "./adapters/deno/prepared_prefetch.ts";
 import {
   BUNDLE_USAGE,
   COMPILE_USAGE,
@@ -75,8 +75,14 @@ export async function main(args: string[]): Promise<number> {
       return EXIT.bad;
     }
   }
-  // The engine compiles on V8's background threads while dispatch's own code loads.
-  if (name === "dispatch") prefetchPrepared(defaultCacheDir());
+  if (name === "dispatch") {
+    // The input names the kind of event, and with it the prepared plugins the
+    // last run of that kind loaded: they compile on background threads while
+    // dispatch's own code loads. The command reads the same input (and reports
+    // its errors).
+    const input = await stdinOnce().catch(() => "");
+    prefetchPrepared(defaultCacheDir(), eventContext(rest, input));
+  }
   const load = COMMANDS[name];
   if (!load) {
     console.error(`hookbox: unknown command "${name}"\n${USAGE}`);

@@ -27,6 +27,13 @@ export async function readStdin(maxBytes: number = MAX_STDIN_BYTES): Promise<str
   return new TextDecoder().decode(concatBytes(chunks, length));
 }
 
+let stdinRead: Promise<string> | null = null;
+
+/** {@linkcode readStdin} once per process: every call gets the same text (or error). */
+export function stdinOnce(): Promise<string> {
+  return stdinRead ??= readStdin();
+}
+
 /** Reads `stream` to its end; past `maxBytes` it stops reading and throws `tooBig()`. */
 export async function readAllCapped(
   stream: ReadableStream<Uint8Array>,

@@ -5,7 +5,7 @@ import { parseEventObject } from "../schema/event.ts";
 import type { DispatchResult } from "../dispatch/result.ts";
 import type { ExecutorOptions } from "../adapters/deno/executor.ts";
 import { createExecutor } from "../adapters/deno/executor.ts";
-import { EXIT, readStdin, UsageError } from "./_io.ts";
+import { EXIT, stdinOnce, UsageError } from "./_io.ts";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -41,7 +41,7 @@ export async function dispatchCommand(
     }
     return await agentDispatch(values.agent, values, extra);
   }
-  const event = parseStdinEvent(await readStdin());
+  const event = parseStdinEvent(await stdinOnce());
   if (values.event !== undefined) event.event_type = values.event;
   const { executor, workDir } = executorFor(event, values, extra);
   try {
@@ -104,7 +104,7 @@ async function agentDispatch(
   values: DispatchFlags & { event?: string | undefined },
   extra: ExecutorOptions,
 ): Promise<number> {
-  const text = await readStdin();
+  const text = await stdinOnce();
   if (text.trim() === "") throw new UsageError("no hook input JSON on stdin");
   const call = agentCall(agent, parseEventObject(text), values.event);
   let answer: AgentAnswer;

@@ -7,7 +7,8 @@
 import { deepStrictEqual as assertEquals, notStrictEqual, ok } from "node:assert/strict";
 import { preparedFromDiskCache } from "../../src/adapters/deno/prepared_cache.ts";
 import {
-  MAX_RECENT,
+  eventContext,
+  MAX_CONTEXTS,
   prefetchPrepared,
   takePrefetched,
 } from "../../src/adapters/deno/prepared_prefetch.ts";
@@ -142,63 +143,79 @@ Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cac
   }
 });
 
-Deno.test("a one-shot run compiles the entries the last runs loaded ahead; a damaged one read ahead is not used", async () => {
+Deno.test("a one-shot run compiles ahead what the last run of its kind of event loaded; a wrong module read ahead is not used", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-prefetch-" });
   try {
     const plugins: Record<string, Uint8Array> = {
       guard: await corpus("guard_wasi"),
       block: await corpus("block_wasi"),
     };
-    let reads = 0;
-    const load = preparedFromDiskCache(dir, (hook) => {
-      reads++;
-      return Promise.resolve(plugins[hook.name]!);
-    });
+    const load = preparedFromDiskCache(dir, (hook) => Promise.resolve(plugins[hook.name]!));
     const hook = (name: string) =>
       fakeHook({ name }, { entry: { runtime: "wasm", format: "wasm", path: `/x/${name}.wasm` } });
-    const recent = () => JSON.parse(Deno.readTextFileSync(`${dir}/prepared-recent.json`));
+    const recorded = () => JSON.parse(Deno.readTextFileSync(`${dir}/prepared-recent.json`));
+    // A process that never asked for a prefetch records nothing.
+    await load(hook("guard"), LIMITS);
+    assertEquals([...Deno.readDirSync(dir)].some((e) => e.name.includes("recent")), false);
+    // A run of kind A loads guard then block: recorded in that order.
+    prefetchPrepared(dir, "A");
     const guard = await load(hook("guard"), LIMITS);
-    const [guardKey] = recent();
-    await load(hook("block"), LIMITS);
-    assertEquals(recent().length, 2);
-    const [blockKey] = recent();
-    assertEquals(recent()[1], guardKey, "most recent first");
-    const base = `${dir}/prepared/${guardKey}`;
-    // Read ahead, then taken by the loader: the module compiled ahead is the one served.
-    prefetchPrepared(dir);
-    const early = await takePrefetched(base);
+    const block = await load(hook("block"), LIMITS);
+    const [guardKey, blockKey] = recorded().A;
+    const base = (key: string) => `${dir}/prepared/${key}`;
+    // The next run of kind A has both compiled ahead, and the loader takes them.
+    prefetchPrepared(dir, "A");
+    const early = await takePrefetched(base(guardKey));
     ok(early && early.sha256 === guard.instrumentedSha256);
-    prefetchPrepared(dir);
-    const served = await load(hook("guard"), LIMITS);
-    assertEquals(takePrefetched(base), undefined, "the loader took it");
-    assertEquals(served.instrumentedSha256, guard.instrumentedSha256);
-    // A module read ahead that is not the entry's (valid, but other bytes) fails
-    // its check: prepared again from the plugin.
-    await Deno.copyFile(`${dir}/prepared/${blockKey}.wasm`, `${base}.wasm`);
-    prefetchPrepared(dir);
+    await load(hook("guard"), LIMITS);
+    const again = await load(hook("block"), LIMITS);
+    assertEquals(takePrefetched(base(blockKey)), undefined, "the loader took it");
+    assertEquals(again.instrumentedSha256, block.instrumentedSha256);
+    // Kind B compiles nothing of A's, and gets its own list.
+    prefetchPrepared(dir, "B");
+    assertEquals(takePrefetched(base(guardKey)), undefined);
+    await load(hook("block"), LIMITS);
+    assertEquals(recorded(), { A: [guardKey, blockKey], B: [blockKey] });
+    // A module read ahead that is not the entry's (valid, other bytes) fails its
+    // check: the entry is prepared and written again.
+    await Deno.copyFile(`${base(blockKey)}.wasm`, `${base(guardKey)}.wasm`);
+    prefetchPrepared(dir, "A");
     const repaired = await load(hook("guard"), LIMITS);
     assertEquals(repaired.instrumentedSha256, guard.instrumentedSha256);
-    const rewritten = await crypto.subtle.digest("SHA-256", await Deno.readFile(`${base}.wasm`));
+    const rewritten = await crypto.subtle.digest(
+      "SHA-256",
+      await Deno.readFile(`${base(guardKey)}.wasm`),
+    );
     assertEquals(
       Array.from(new Uint8Array(rewritten), (b) => b.toString(16).padStart(2, "0")).join(""),
       guard.instrumentedSha256,
       "the entry was prepared and written again",
     );
-    // A list that is not one is ignored; a long one is cut to MAX_RECENT.
-    for (const text of ["{", '"x"', JSON.stringify(["../../etc/passwd"]), "[1,2]"]) {
+    // Lists that are not lists are ignored; the file keeps at most MAX_CONTEXTS kinds.
+    for (const text of ["{", '"x"', "[]", JSON.stringify({ A: ["../../etc/passwd", 1] })]) {
       await Deno.writeTextFile(`${dir}/prepared-recent.json`, text);
-      prefetchPrepared(dir);
-      assertEquals(takePrefetched(base), undefined, text);
+      prefetchPrepared(dir, "A");
+      assertEquals(takePrefetched(base(guardKey)), undefined, text);
     }
-    await Deno.writeTextFile(
-      `${dir}/prepared-recent.json`,
-      JSON.stringify(Array.from({ length: 20 }, (_, i) => i.toString(16).padStart(64, "0"))),
+    const many = Object.fromEntries(
+      Array.from({ length: MAX_CONTEXTS + 8 }, (_, i) => [`k${i}`, [guardKey]]),
     );
-    prefetchPrepared(dir); // as a new process would
-    await load(hook("block"), LIMITS);
-    assertEquals(recent().length, MAX_RECENT);
-    assertEquals(recent()[0], blockKey);
+    await Deno.writeTextFile(`${dir}/prepared-recent.json`, JSON.stringify(many));
+    prefetchPrepared(dir, "C");
+    await load(hook("guard"), LIMITS);
+    const kinds = Object.keys(recorded());
+    assertEquals([kinds.length, kinds.at(-1)], [MAX_CONTEXTS, "C"]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the kind of event a dispatch command line is about", () => {
+  const claude = JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "x" });
+  assertEquals(eventContext(["--agent", "claude-code"], claude), "claude-code||PreToolUse");
+  assertEquals(
+    eventContext(["--event=pre-tool-call"], '{"event_type":"pre_tool_call"}'),
+    "|pre-tool-call|pre_tool_call",
+  );
+  assertEquals(eventContext([], "not json"), "||");
 });

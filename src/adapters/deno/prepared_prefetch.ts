@@ -1,24 +1,31 @@
 /**
  * Early compilation of the prepared plugins a one-shot process will likely
- * load. `hookbox dispatch` is spawned once per agent event, and most of its
+ * load. `hookbox dispatch` is spawned once per agent event, and much of its
  * life is spent loading its own code; compiling the 1.9 MB QuickJS engine
- * waited until the hooks were found. Each run remembers the prepared entries
- * it loaded (`<cacheDir>/prepared-recent.json`, at most
- * {@linkcode MAX_RECENT}); the next run starts reading, hashing and
- * compiling them on V8's background threads before its own modules load,
- * and {@linkcode takePrefetched} hands a result to the disk cache's reader,
- * which checks it against the entry's recorded SHA-256 as for any read.
+ * waited until the hooks were found. The CLI names the kind of event it was
+ * given (agent and event name, {@linkcode prefetchPrepared}'s `context`);
+ * each run records the prepared entries it loaded for that kind
+ * (`<cacheDir>/prepared-recent.json`), and the next run of the same kind
+ * starts reading, hashing and compiling them on background threads before
+ * its own modules load. {@linkcode takePrefetched} hands a result to the
+ * disk cache's reader, which checks it against the entry's recorded SHA-256
+ * as for any read.
  *
  * Nothing here decides what runs: an entry is only used when the disk cache
- * looks it up by its key, and a stale list costs one unused compile.
+ * looks it up by its key; a wrong guess costs compiling a module unused.
+ * Processes that never call {@linkcode prefetchPrepared} (a server, a
+ * library user) record nothing.
  *
  * @module
  */
 
-/** Entries remembered. */
+/** Entries recorded per kind of event. */
 export const MAX_RECENT = 8;
+/** Kinds of event recorded; the oldest recorded is dropped first. */
+export const MAX_CONTEXTS = 32;
 /** Most bytes read ahead in one process. */
-const MAX_PREFETCH_BYTES = 32 * 1024 * 1024;
+const MAX_PREFETCH_BYTES = 16 * 1024 * 1024;
+const MAX_FILE_BYTES = 32 * 1024;
 const KEY = /^[0-9a-f]{64}$/;
 
 /** A prepared module read and compiled ahead: its bytes' SHA-256 and the module. */
@@ -28,36 +35,42 @@ export interface Prefetched {
 }
 
 const early = new Map<string, Promise<Prefetched | null>>();
-/** The list of each cache folder, as this process last read or wrote it. */
-const lists = new Map<string, string[]>();
+/** This process's kind of event, what the file listed for it, and what it has loaded. */
+let run: { cacheDir: string; context: string; listed: string[]; loaded: string[] } | null = null;
 
 function listPath(cacheDir: string): string {
   return `${cacheDir}/prepared-recent.json`;
 }
 
-function readList(cacheDir: string): string[] {
+/** The recorded lists by kind of event; anything malformed is left out. */
+function readLists(cacheDir: string): Map<string, string[]> {
+  const lists = new Map<string, string[]>();
   try {
     const text = Deno.readTextFileSync(listPath(cacheDir));
-    if (text.length > 4096) return [];
-    const list: unknown = JSON.parse(text);
-    if (!Array.isArray(list)) return [];
-    return list.filter((k): k is string => typeof k === "string" && KEY.test(k))
-      .slice(0, MAX_RECENT);
-  } catch {
-    return [];
-  }
+    if (text.length > MAX_FILE_BYTES) return lists;
+    const value: unknown = JSON.parse(text);
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return lists;
+    for (const [context, list] of Object.entries(value).slice(0, MAX_CONTEXTS)) {
+      if (!Array.isArray(list)) continue;
+      const keys = list.filter((k): k is string => typeof k === "string" && KEY.test(k));
+      lists.set(context, keys.slice(0, MAX_RECENT));
+    }
+  } catch { /* none yet, or unreadable: nothing to prefetch */ }
+  return lists;
 }
 
 /**
- * Starts reading and compiling the entries the last runs loaded from
- * `cacheDir`: the reads run on Deno's I/O threads and compile and hash on
- * V8's, while the caller goes on loading its modules. Never throws.
+ * Starts reading and compiling the entries recorded in `cacheDir` for
+ * `context` (a name for the kind of event this process handles), and makes
+ * this process record what it loads for it. The reads run on Deno's I/O
+ * threads and compile and hash on V8's, while the caller goes on loading its
+ * modules. Never throws.
  */
-export function prefetchPrepared(cacheDir: string): void {
-  const remembered = readList(cacheDir);
-  lists.set(cacheDir, remembered);
+export function prefetchPrepared(cacheDir: string, context: string): void {
+  const listed = readLists(cacheDir).get(context) ?? [];
+  run = { cacheDir, context, listed, loaded: [] };
   let budget = MAX_PREFETCH_BYTES;
-  for (const key of remembered) {
+  for (const key of listed) {
     const base = `${cacheDir}/prepared/${key}`;
     const compiled = Deno.readFile(`${base}.wasm`).then((bytes) => {
       budget -= bytes.byteLength;
@@ -77,23 +90,48 @@ export function takePrefetched(base: string): Promise<Prefetched | null> | undef
 }
 
 /**
- * Notes that the entry `key` of `cacheDir` was loaded; the list is rewritten
- * (most recent first) when it did not hold it. Never throws.
+ * Notes that the entry `key` of `cacheDir` was loaded. In a process that
+ * called {@linkcode prefetchPrepared} for `cacheDir`, the list of its kind of
+ * event becomes what this process has loaded so far, written when that is
+ * not what was recorded. Never throws.
  */
 export async function rememberPrepared(cacheDir: string, key: string): Promise<void> {
-  const remembered = lists.get(cacheDir) ?? readList(cacheDir);
-  lists.set(cacheDir, remembered);
-  if (remembered.includes(key)) return;
-  const list = [key, ...remembered].slice(0, MAX_RECENT);
-  lists.set(cacheDir, list);
+  if (run === null || run.cacheDir !== cacheDir || run.loaded.includes(key)) return;
+  if (run.loaded.length >= MAX_RECENT) return;
+  run.loaded.push(key);
+  const { loaded, listed, context } = run;
+  if (loaded.every((k, i) => listed[i] === k)) return;
+  // Read again just before writing: other kinds' lists may have changed since.
+  const lists = readLists(cacheDir);
+  lists.delete(context);
+  while (lists.size >= MAX_CONTEXTS) lists.delete(lists.keys().next().value!);
+  lists.set(context, [...loaded]);
   const path = listPath(cacheDir);
   const tmp = `${path}.${crypto.randomUUID()}`;
   try {
-    await Deno.writeTextFile(tmp, JSON.stringify(list));
+    await Deno.writeTextFile(tmp, JSON.stringify(Object.fromEntries(lists)));
     await Deno.rename(tmp, path);
   } catch {
     await Deno.remove(tmp).catch(() => {});
   }
+}
+
+/**
+ * A name for the kind of event a `hookbox dispatch` command line and its
+ * input are about: the `--agent` and `--event` flags and the first event
+ * name field of the input (`hook_event_name`, `event_type`, ...), read
+ * loosely — a wrong name only makes a prefetch miss.
+ */
+export function eventContext(args: string[], input: string): string {
+  const flag = (name: string) => {
+    const i = args.indexOf(`--${name}`);
+    if (i >= 0) return args[i + 1] ?? "";
+    return args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? "";
+  };
+  const field =
+    /"(?:hook_event_name|hookEventName|event_type|eventType|event)"\s*:\s*"([\w.:-]{1,64})"/
+      .exec(input.slice(0, 64 * 1024))?.[1] ?? "";
+  return `${flag("agent").slice(0, 32)}|${flag("event").slice(0, 64)}|${field}`;
 }
 
 function hex(digest: ArrayBuffer): string {
