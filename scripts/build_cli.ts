@@ -52,14 +52,21 @@ const npmExternals: esbuild.Plugin = {
 };
 
 /**
- * zod is its own module, `dist/cli/zod.js` (built below): on the dispatch
- * path only `src/schema/_zod.ts` imports it, and that import is deferred
- * (see {@linkcode deferZod}).
+ * Packages a dispatch rarely needs, each its own module `dist/cli/NAME.js`
+ * (built below) that the dispatch path imports by namespace only
+ * (`src/schema/_zod.ts`, `src/schema/matcher.ts`), so those imports can be
+ * deferred (see {@linkcode deferImports}): zod (an invalid event or a JSON
+ * hook output) and the RE2 engine (a matcher that is not plain words).
  */
-const zodExternal: esbuild.Plugin = {
-  name: "zod-external",
+const DEFERRED = ["zod", "re2js"];
+
+const deferredExternal: esbuild.Plugin = {
+  name: "deferred-external",
   setup(build) {
-    build.onResolve({ filter: /^zod$/ }, () => ({ path: "./zod.js", external: true }));
+    build.onResolve(
+      { filter: new RegExp(`^(${DEFERRED.join("|")})$`) },
+      (args) => ({ path: `./${args.path}.js`, external: true }),
+    );
   },
 };
 
@@ -130,7 +137,7 @@ const result = await esbuild.build({
   external: ["node:*"],
   target: "esnext",
   outdir: OUT,
-  plugins: [npmExternals, zodExternal, nodeUtilParseArgs],
+  plugins: [npmExternals, deferredExternal, nodeUtilParseArgs],
   // Less for V8 to parse at every start.
   minify: true,
   define: {
@@ -145,25 +152,30 @@ const result = await esbuild.build({
   logLevel: "warning",
   metafile: true,
 });
-const zod = await esbuild.build({
-  stdin: {
-    contents: `export * from "zod"; export { default } from "zod";`,
-    resolveDir: new URL(".", ROOT).pathname,
-  },
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: "esnext",
-  outfile: `${OUT}zod.js`,
-  plugins: [ZOD_ENGLISH_ONLY, ZOD_TRIMMED],
-  minify: true,
-  legalComments: "none",
-  logLevel: "warning",
-  metafile: true,
-});
+const packages = await Promise.all(DEFERRED.map((name) =>
+  esbuild.build({
+    stdin: {
+      // zod has a default export, re2js none.
+      contents: `export * from "${name}";${
+        name === "zod" ? ` export { default } from "zod";` : ""
+      }`,
+      resolveDir: new URL(".", ROOT).pathname,
+    },
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "esnext",
+    outfile: `${OUT}${name}.js`,
+    plugins: [ZOD_ENGLISH_ONLY, ZOD_TRIMMED],
+    minify: true,
+    legalComments: "none",
+    logLevel: "warning",
+    metafile: true,
+  })
+));
 await esbuild.stop();
 await hideDynamicImports(result.metafile);
-const deferred = await deferZod(result.metafile);
+const deferred = await deferImports(result.metafile);
 const wrapper = `${OUT}hookbox`;
 // --liftoff-only: a one-shot process never profits from V8's optimising
 // WebAssembly tier, whose background compilation costs ~15 MiB of peak memory.
@@ -177,11 +189,15 @@ await Deno.writeTextFile(
     } "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
 );
 await Deno.chmod(wrapper, 0o755);
-const outputs = { ...result.metafile.outputs, ...zod.metafile.outputs };
+const outputs: esbuild.Metafile["outputs"] = Object.assign(
+  {},
+  result.metafile.outputs,
+  ...packages.map((p) => p.metafile.outputs),
+);
 const bytes = Object.values(outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(
   `${wrapper}: ${Object.keys(outputs).length} modules, ${bytes} bytes${
-    deferred ? "" : " (no import defer in this Deno: zod loads eagerly)"
+    deferred ? "" : ` (no import defer in this Deno: ${DEFERRED.join(", ")} load eagerly)`
   }`,
 );
 
@@ -213,14 +229,13 @@ async function hideDynamicImports(metafile: esbuild.Metafile): Promise<void> {
 
 /**
  * `import defer * as ns from "..."` loads a module but evaluates it only when
- * a property of `ns` is first read. Evaluating zod is ~7 ms of every start,
- * and a dispatch that sees only valid events and plain hook output never
- * needs it: when this Deno's V8 takes {@linkcode DEFER_FLAG} (a probe run
- * says), the bundle's namespace imports of `./zod.js` (`src/schema/_zod.ts`)
- * become deferred ones and the wrapper passes the flag. Returns whether it
- * did.
+ * a property of `ns` is first read. Evaluating zod is ~7 ms of every start
+ * and the RE2 engine ~2 ms, and a dispatch rarely needs either: when this
+ * Deno's V8 takes {@linkcode DEFER_FLAG} (a probe run says), the bundle's
+ * namespace imports of the {@linkcode DEFERRED} modules become deferred ones
+ * and the wrapper passes the flag. Returns whether it did.
  */
-async function deferZod(metafile: esbuild.Metafile): Promise<boolean> {
+async function deferImports(metafile: esbuild.Metafile): Promise<boolean> {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-defer-probe-" });
   try {
     await Deno.writeTextFile(`${dir}/lib.js`, "export const x = 1;\n");
@@ -242,8 +257,11 @@ async function deferZod(metafile: esbuild.Metafile): Promise<boolean> {
     const file = output.startsWith("/") ? output : `${Deno.cwd()}/${output}`;
     const code = await Deno.readTextFile(file);
     const deferred = code.replace(
-      /import\s*\*\s*as\s*([\w$]+)\s*from\s*"\.\/zod\.js"/g,
-      'import defer * as $1 from"./zod.js"',
+      new RegExp(
+        `import\\s*\\*\\s*as\\s*([\\w$]+)\\s*from\\s*"\\./(${DEFERRED.join("|")})\\.js"`,
+        "g",
+      ),
+      'import defer * as $1 from"./$2.js"',
     );
     if (deferred !== code) await Deno.writeTextFile(file, deferred);
   }

@@ -6,7 +6,9 @@
  *
  * @module
  */
-import { RE2JS } from "re2js";
+// A namespace import: the bundled one-shot CLI defers it (\`import defer\`), so
+// the engine is evaluated only when a pattern needs it.
+import * as re2 from "re2js";
 
 /** Longest matcher pattern accepted, in characters. */
 export const MAX_MATCHER_CHARS = 1024;
@@ -31,7 +33,7 @@ export interface Matcher {
 export function compileMatcher(pattern: string): Matcher {
   const literal = literalMatcher(pattern);
   if (literal !== null) return literal;
-  const re = RE2JS.compile(pattern);
+  const re = re2.RE2JS.compile(pattern);
   return { test: (text) => re.matcher(text).find() };
 }
 

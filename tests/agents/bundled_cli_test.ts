@@ -7,6 +7,8 @@
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { ROOT, runWithStdin } from "../_helpers.ts";
 import { claudeBash, GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
+import { hookMd } from "../_helpers.ts";
+import { corpus } from "../runtime/wasm/_corpus.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -84,8 +86,29 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     // imports it deferred, and an invalid event (zod's message) reads as from source.
     const wrapperText = await Deno.readTextFile(wrapper);
     if (wrapperText.includes("--js-defer-import-eval")) {
-      const eager = eagerImports(`${ROOT}/dist/cli`, "./zod.js");
-      assertEquals(eager, [], "chunks loaded by dispatch that evaluate zod at start");
+      for (const deferred of ["./zod.js", "./re2js.js"]) {
+        const eager = eagerImports(`${ROOT}/dist/cli`, deferred);
+        assertEquals(eager, [], `chunks loaded by dispatch that evaluate ${deferred} at start`);
+      }
+    }
+    // A matcher that needs the (deferred) RE2 engine matches as from source.
+    const regexHooks = `${dir}/regex-hooks`;
+    await Deno.mkdir(`${regexHooks}/re`, { recursive: true });
+    await Deno.writeTextFile(
+      `${regexHooks}/re/HOOK.md`,
+      hookMd({ name: "re", trigger: "pre-tool-call", matcher: { pattern: "rm\\s+-rf" } }),
+    );
+    await Deno.writeFile(`${regexHooks}/re/plugin.wasm`, await corpus("block_wasi"));
+    const regexArgs = ["dispatch", "--agent", "claude-code", "--hooks-dir", regexHooks];
+    for (const command of ["rm   -rf x", "ls -rf"]) {
+      const b = await run([wrapper, ...regexArgs], payload(command), dir);
+      const s = await run(
+        [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...regexArgs],
+        payload(command),
+        dir,
+      );
+      assertEquals([b.exitCode, b.stdout], [s.exitCode, s.stdout], command);
+      assertEquals(b.stdout.includes('"deny"'), command.startsWith("rm"), b.stdout);
     }
     const badEvent = JSON.stringify({
       event_type: "pre_tool_call",

@@ -211,11 +211,18 @@ Deno.test("a one-shot run compiles ahead what the last run of its kind of event 
 });
 
 Deno.test("the kind of event a dispatch command line is about", () => {
-  const claude = JSON.stringify({ session_id: "s", hook_event_name: "PreToolUse", tool_name: "x" });
-  assertEquals(eventContext(["--agent", "claude-code"], claude), "claude-code||PreToolUse");
+  const claude = JSON.stringify({
+    session_id: "s",
+    cwd: "/home/a/project",
+    hook_event_name: "PreToolUse",
+    tool_name: "x",
+  });
+  const args = ["--agent", "claude-code", "--hooks-dir", "/h1", "--hooks-dir=/h2"];
+  assertEquals(eventContext(args, claude), "claude-code||/h1,/h2||PreToolUse|/home/a/project");
   assertEquals(
     eventContext(["--event=pre-tool-call"], '{"event_type":"pre_tool_call"}'),
-    "|pre-tool-call|pre_tool_call",
+    "|pre-tool-call|||pre_tool_call|",
   );
-  assertEquals(eventContext([], "not json"), "||");
+  assertEquals(eventContext([], "not json"), "|||||");
+  ok(eventContext(["--hooks-dir", "x".repeat(5000)], claude).length < 1024);
 });

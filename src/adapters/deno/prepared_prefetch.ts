@@ -25,7 +25,8 @@ export const MAX_RECENT = 8;
 export const MAX_CONTEXTS = 32;
 /** Most bytes read ahead in one process. */
 const MAX_PREFETCH_BYTES = 16 * 1024 * 1024;
-const MAX_FILE_BYTES = 32 * 1024;
+/** 32 kinds × (a ~1.4 KB name + 8 keys) stay well under it. */
+const MAX_FILE_BYTES = 128 * 1024;
 const KEY = /^[0-9a-f]{64}$/;
 
 /** A prepared module read and compiled ahead: its bytes' SHA-256 and the module. */
@@ -118,20 +119,28 @@ export async function rememberPrepared(cacheDir: string, key: string): Promise<v
 
 /**
  * A name for the kind of event a `hookbox dispatch` command line and its
- * input are about: the `--agent` and `--event` flags and the first event
- * name field of the input (`hook_event_name`, `event_type`, ...), read
- * loosely — a wrong name only makes a prefetch miss.
+ * input are about, and for where its hooks come from: the `--agent`,
+ * `--event`, `--hooks-dir` and `--work-dir` flags, and the input's first
+ * event name field (`hook_event_name`, `event_type`, ...) and working
+ * directory (`cwd`, `work_dir`, whose `.agents/hooks` holds project hooks),
+ * read loosely: a wrong name only makes a prefetch miss. At most ~1.4 KB.
  */
 export function eventContext(args: string[], input: string): string {
-  const flag = (name: string) => {
-    const i = args.indexOf(`--${name}`);
-    if (i >= 0) return args[i + 1] ?? "";
-    return args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? "";
-  };
-  const field =
-    /"(?:hook_event_name|hookEventName|event_type|eventType|event)"\s*:\s*"([\w.:-]{1,64})"/
-      .exec(input.slice(0, 64 * 1024))?.[1] ?? "";
-  return `${flag("agent").slice(0, 32)}|${flag("event").slice(0, 64)}|${field}`;
+  const flags = (name: string) =>
+    args.flatMap((a, i) =>
+      a === `--${name}`
+        ? [args[i + 1] ?? ""]
+        : a.startsWith(`--${name}=`)
+        ? [a.slice(name.length + 3)]
+        : []
+    ).join(",").slice(0, 256);
+  const head = input.slice(0, 64 * 1024);
+  const field = (names: string, value: string) =>
+    new RegExp(`"(?:${names})"\\s*:\\s*"(${value})"`).exec(head)?.[1] ?? "";
+  const event = field("hook_event_name|hookEventName|event_type|eventType|event", "[\\w.:-]{1,64}");
+  const dir = field("cwd|work_dir|workDir", '[^"\\\\]{1,256}');
+  return [flags("agent"), flags("event"), flags("hooks-dir"), flags("work-dir"), event, dir]
+    .join("|");
 }
 
 function hex(digest: ArrayBuffer): string {
