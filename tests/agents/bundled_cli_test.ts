@@ -91,6 +91,14 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
         assertEquals(eager, [], `chunks loaded by dispatch that evaluate ${deferred} at start`);
       }
     }
+    // The Extism SDK loads only for a plugin that can reach its kernel (none here).
+    const sdkChunks = [...Deno.readDirSync(`${ROOT}/dist/cli`)].filter((e) =>
+      e.name.endsWith(".js") &&
+      Deno.readTextFileSync(`${ROOT}/dist/cli/${e.name}`).includes('"extism-worker"')
+    ).map((e) => `./${e.name}`);
+    assertEquals(sdkChunks.length, 1, "the SDK is one chunk of the bundle");
+    assertEquals(eagerImports(`${ROOT}/dist/cli`, sdkChunks[0]!), []);
+    ok(!staticGraph(`${ROOT}/dist/cli`).has(sdkChunks[0]!.slice(2)), "dispatch loads the SDK");
     // A matcher that needs the (deferred) RE2 engine matches as from source.
     const regexHooks = `${dir}/regex-hooks`;
     await Deno.mkdir(`${regexHooks}/re`, { recursive: true });
@@ -138,25 +146,30 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
   }
 });
 
-/**
- * The chunks in the static module graph of `hookbox.js` and its dispatch
- * chunk that import `target` without `import defer`.
- */
-function eagerImports(dir: string, target: string): string[] {
+const STATIC_IMPORT = /(?:import|export)\s*(defer\s*)?(?:[\w$*{},\s]*?\bfrom\s*)?"(\.\/[^"]+)"/g;
+
+/** The files of the static module graph of `hookbox.js` and its dispatch chunk (deferred imports left out). */
+function staticGraph(dir: string): Set<string> {
   const dispatch = [...Deno.readDirSync(dir)].find((e) => /^dispatch-.*\.js$/.test(e.name))!.name;
-  const pattern = /(?:import|export)\s*(defer\s*)?(?:[\w$*{},\s]*?\bfrom\s*)?"(\.\/[^"]+)"/g;
-  const eager: string[] = [];
   const seen = new Set<string>();
   const stack = ["hookbox.js", dispatch];
   while (stack.length > 0) {
     const name = stack.pop()!;
     if (seen.has(name)) continue;
     seen.add(name);
-    for (const [, defer, spec] of Deno.readTextFileSync(`${dir}/${name}`).matchAll(pattern)) {
-      if (spec === target && !defer) eager.push(name);
+    for (const [, defer, spec] of Deno.readTextFileSync(`${dir}/${name}`).matchAll(STATIC_IMPORT)) {
       if (!defer) stack.push(spec!.slice(2));
     }
   }
   ok(seen.size > 5, `walked ${[...seen]}`);
-  return eager;
+  return seen;
+}
+
+/** The files of {@linkcode staticGraph} that import `target` without `import defer`. */
+function eagerImports(dir: string, target: string): string[] {
+  return [...staticGraph(dir)].filter((name) =>
+    [...Deno.readTextFileSync(`${dir}/${name}`).matchAll(STATIC_IMPORT)].some(([, defer, spec]) =>
+      spec === target && !defer
+    )
+  );
 }

@@ -1,7 +1,12 @@
 /**
- * One instantiated plugin, loaded through `@extism/extism`'s foreground
- * plugin with our WASI shim, Extism kernel overrides and `hookbox.*` imports.
- * Runs calls and turns every way a call can end into a {@linkcode RunResult}.
+ * One instantiated plugin with our WASI shim, Extism kernel overrides and
+ * `hookbox.*` imports. A plugin that can reach the Extism kernel (the Extism
+ * ABI, or a kernel import) is loaded through `@extism/extism`'s foreground
+ * plugin; any other (a WASI command: QuickJS hooks, AssemblyScript, C) is
+ * instantiated directly, with the same host functions bound the same way,
+ * and its entry export called as it is — the SDK's kernel instance and call
+ * bookkeeping would serve nothing. Runs calls and turns every way a call can
+ * end into a {@linkcode RunResult}.
  *
  * @module
  */
@@ -28,9 +33,10 @@ export class PluginInstance {
   /** False once a call failed: the pool must not reuse it. */
   reusable = true;
   busy = false;
-  readonly #plugin: ExtismPlugin;
+  /** The SDK's plugin, for a module that can reach the Extism kernel; else null. */
+  readonly #plugin: ExtismPlugin | null;
   readonly #host: GuestHost;
-  readonly #ctx: ExtismContext;
+  readonly #ctx: ExtismContext | null;
   readonly #loaded: LoadedPlugin;
   readonly #rc: WebAssembly.Global | null;
   readonly #instance: WebAssembly.Instance;
@@ -39,17 +45,16 @@ export class PluginInstance {
   readonly #http: HttpSession | null;
   /**
    * The entry export, called as it is when the module cannot reach the
-   * Extism kernel (a WASI command that imports none of it): the SDK's call
-   * bookkeeping (its block stack, the input block) serves nothing then.
+   * Extism kernel (a WASI command that imports none of it).
    */
   readonly #direct: (() => unknown) | null;
   #snapshot: Snapshot | null = null;
   #dirty = false;
 
   private constructor(
-    plugin: ExtismPlugin,
+    plugin: ExtismPlugin | null,
     host: GuestHost,
-    ctx: ExtismContext,
+    ctx: ExtismContext | null,
     loaded: LoadedPlugin,
     instance: WebAssembly.Instance,
     http: HttpSession | null,
@@ -110,13 +115,25 @@ export class PluginInstance {
       },
     };
     if (kernel) functions[EXTISM_KERNEL] = extismOverrides(host, http);
+    // Without the kernel and with its entry exported, no SDK: the same
+    // imports, bound as the SDK binds them, on a plain instance.
+    const direct = !kernel && exportsFunction(loaded.module, loaded.entry);
     try {
-      const plugin = await createForegroundPlugin(loaded.module, functions);
-      if (ctx === null) throw new Error("@extism/extism did not bind host functions as expected");
-      const instance = await plugin.getInstance();
+      let plugin: ExtismPlugin | null = null;
+      let instance: WebAssembly.Instance;
+      if (direct) {
+        instance = await WebAssembly.instantiate(loaded.module, bindLikeSdk(functions));
+      } else {
+        plugin = await createForegroundPlugin(loaded.module, functions);
+        if (ctx === null) throw new Error("@extism/extism did not bind host functions as expected");
+        instance = await plugin.getInstance();
+      }
       const self = new PluginInstance(plugin, host, ctx, loaded, instance, http, kernel);
       const init = instance.exports._initialize;
-      if (typeof init === "function") await plugin.callBlock(["0", "_initialize"], null);
+      if (typeof init === "function") {
+        if (plugin === null) (init as () => unknown)();
+        else await plugin.callBlock(["0", "_initialize"], null);
+      }
       return self;
     } catch (err) {
       if (err instanceof WebAssembly.LinkError || err instanceof WebAssembly.CompileError) {
@@ -167,9 +184,9 @@ export class PluginInstance {
       if (this.#direct !== null) {
         this.#direct();
       } else {
-        await this.#plugin.reset();
+        await this.#plugin!.reset();
         const input = this.#loaded.abi === "extism" ? this.#storeInput(setup.input) : null;
-        await this.#plugin.callBlock(this.#target, input);
+        await this.#plugin!.callBlock(this.#target, input);
       }
       // A halt the guest swallowed (it caught the stop) still ends the call.
       if (host.halted !== null) this.reusable = false;
@@ -184,10 +201,10 @@ export class PluginInstance {
     return result;
   }
 
-  /** Releases the SDK plugin. */
+  /** Releases the SDK plugin, if there is one. */
   async close(): Promise<void> {
     this.reusable = false;
-    await this.#plugin.close();
+    await this.#plugin?.close();
   }
 
   #storeInput(input: Uint8Array): number {
@@ -195,7 +212,7 @@ export class PluginInstance {
     // SDK's input block and our `input_load_*` fast path.
     const copy = input.slice();
     this.#host.setInput(copy);
-    return Number(this.#ctx.store(copy) >> 48n);
+    return Number(this.#ctx!.store(copy) >> 48n);
   }
 }
 
@@ -203,6 +220,39 @@ const WASI = "wasi_snapshot_preview1";
 const EXTISM_KERNEL = "extism:host/env";
 const NOTHING: ReadonlySet<string> = new Set();
 const importsOf = new WeakMap<WebAssembly.Module, Map<string, Set<string>>>();
+const exportsOf = new WeakMap<WebAssembly.Module, Set<string>>();
+
+/** True when `module` exports a function named `name` (read once per compiled module). */
+function exportsFunction(module: WebAssembly.Module, name: string): boolean {
+  let names = exportsOf.get(module);
+  if (names === undefined) {
+    names = new Set();
+    for (const e of WebAssembly.Module.exports(module)) {
+      if (e.kind === "function") names.add(e.name);
+    }
+    exportsOf.set(module, names);
+  }
+  return names.has(name);
+}
+
+/**
+ * The import object the SDK would build from `functions`: it binds every
+ * value it is given as `value.bind(null, context)` — host functions get the
+ * call context first (our functions ignore or drop it), and the memory
+ * import answers with the memory (see {@linkcode memoryImport}). Without the
+ * SDK there is no context: null.
+ */
+function bindLikeSdk(functions: HostNamespaces): WebAssembly.Imports {
+  const imports: WebAssembly.Imports = {};
+  for (const [namespace, members] of Object.entries(functions)) {
+    const bound: Record<string, WebAssembly.ImportValue> = {};
+    for (const [name, value] of Object.entries(members)) {
+      bound[name] = value.bind(null, null) as WebAssembly.ImportValue;
+    }
+    imports[namespace] = bound;
+  }
+  return imports;
+}
 
 /** The names `module` imports, by namespace (read once per compiled module). */
 function importedNames(module: WebAssembly.Module): Map<string, Set<string>> {

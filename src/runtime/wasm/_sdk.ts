@@ -2,11 +2,16 @@
  * The one place that talks to `@extism/extism` (1.0.3, pinned). We rely on
  * the foreground plugin's `callBlock` (public on the class, absent from the
  * `Plugin` type), which runs an export with an input block and ignores its
- * return value.
+ * return value. Only plugins that can reach the Extism kernel are loaded
+ * through it (`_instance.ts`), so the SDK is imported at the first such
+ * plugin: a process that runs only WASI commands (QuickJS, AssemblyScript
+ * hooks) never loads it (~4 ms of a one-shot CLI's start).
  *
  * @module
  */
-import createPlugin from "@extism/extism";
+type CreatePlugin = typeof import("@extism/extism").default;
+
+let sdk: Promise<CreatePlugin> | null = null;
 
 /** The foreground plugin surface hookbox uses. */
 export interface SdkPlugin {
@@ -41,9 +46,17 @@ export async function createForegroundPlugin(
   const options = { useWasi: false, functions, logger: SILENT, fetch: NO_FETCH };
   // The module itself, not a manifest naming it: the SDK returns early for a
   // module, before an `instanceof Response` test (see NO_FETCH).
+  if (sdk === null) {
+    const loading = import("@extism/extism").then((m) => m.default);
+    sdk = loading;
+    loading.catch(() => {
+      if (sdk === loading) sdk = null; // tried again by the next plugin
+    });
+  }
+  const createPlugin = await sdk;
   const plugin = await createPlugin(
     module,
-    options as unknown as Parameters<typeof createPlugin>[1],
+    options as unknown as Parameters<CreatePlugin>[1],
   );
   return plugin as unknown as SdkPlugin;
 }
