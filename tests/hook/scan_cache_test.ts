@@ -125,6 +125,17 @@ Deno.test("a folder changed just before the scan is not stored; a damaged entry 
   // The same folder at another level is another entry.
   await scan(hooks, "user");
   assertEquals(counter.scans, 4);
+  // An entry records its folder: one found under another folder's name (a
+  // stray copy, a hash collision) is not that folder's discovery.
+  const other = await tree.dir("other");
+  await scan(other, "project");
+  assertEquals(counter.scans, 5);
+  const otherEntry = [...Deno.readDirSync(`${cache}/scans`)].find((e) =>
+    JSON.parse(Deno.readTextFileSync(`${cache}/scans/${e.name}`)).dir === other
+  )!;
+  await Deno.writeTextFile(`${cache}/scans/${otherEntry.name}`, await Deno.readTextFile(path));
+  assertEquals(summary(await scan(other, "project")).hooks, [], "not alpha's folder");
+  assertEquals(counter.scans, 6);
 });
 
 Deno.test("hookbox's executor with scanCache sees a HOOK.md edited between two processes", async () => {
