@@ -18,20 +18,26 @@ import { loadHook } from "../../src/hook/discover.ts";
 import { fakeHook, hookMd } from "../_helpers.ts";
 import { corpus, LIMITS } from "../runtime/wasm/_corpus.ts";
 
+/** The disk cache in `dir` over two corpus plugins, `guard` and `block`, counting reads of them. */
+async function corpusLoader(dir: string) {
+  const plugins: Record<string, Uint8Array> = {
+    guard: await corpus("guard_wasi"),
+    block: await corpus("block_wasi"),
+  };
+  let reads = 0;
+  const load = preparedFromDiskCache(dir, (hook) => {
+    reads++;
+    return Promise.resolve(plugins[hook.name]!);
+  });
+  const hook = (name: string) =>
+    fakeHook({ name }, { entry: { runtime: "wasm", format: "wasm", path: `/x/${name}.wasm` } });
+  return { load, hook, reads: () => reads };
+}
+
 Deno.test("prepared plugins are cached on disk per bytes and limits; a corrupted entry is ignored", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-prepared-" });
   try {
-    const plugins: Record<string, Uint8Array> = {
-      guard: await corpus("guard_wasi"),
-      block: await corpus("block_wasi"),
-    };
-    let reads = 0;
-    const load = preparedFromDiskCache(dir, (hook) => {
-      reads++;
-      return Promise.resolve(plugins[hook.name]!);
-    });
-    const hook = (name: string) =>
-      fakeHook({ name }, { entry: { runtime: "wasm", format: "wasm", path: `/x/${name}.wasm` } });
+    const { load, hook, reads } = await corpusLoader(dir);
     const first = await load(hook("guard"), LIMITS);
     const entries = () => [...Deno.readDirSync(`${dir}/prepared`)].map((e) => e.name).sort();
     assertEquals(entries().length, 2, "module and metadata");
@@ -50,7 +56,7 @@ Deno.test("prepared plugins are cached on disk per bytes and limits; a corrupted
     }
     const repaired = await load(hook("guard"), LIMITS);
     assertEquals(repaired.instrumentedSha256, first.instrumentedSha256);
-    ok(reads >= 5);
+    ok(reads() >= 5);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -146,13 +152,7 @@ Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cac
 Deno.test("a one-shot run compiles ahead what the last run of its kind of event loaded; a wrong module read ahead is not used", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-prefetch-" });
   try {
-    const plugins: Record<string, Uint8Array> = {
-      guard: await corpus("guard_wasi"),
-      block: await corpus("block_wasi"),
-    };
-    const load = preparedFromDiskCache(dir, (hook) => Promise.resolve(plugins[hook.name]!));
-    const hook = (name: string) =>
-      fakeHook({ name }, { entry: { runtime: "wasm", format: "wasm", path: `/x/${name}.wasm` } });
+    const { load, hook } = await corpusLoader(dir);
     const recorded = () => JSON.parse(Deno.readTextFileSync(`${dir}/prepared-recent.json`));
     // A process that never asked for a prefetch records nothing.
     await load(hook("guard"), LIMITS);
