@@ -75,11 +75,11 @@ export async function main(args: string[]): Promise<number> {
       return EXIT.bad;
     }
   }
-  if (name === "dispatch") {
+  if (name === "dispatch" && !Deno.stdin.isTerminal()) {
     // The input names the kind of event, and with it the prepared plugins the
     // last run of that kind loaded: they compile on background threads while
     // dispatch's own code loads. The command reads the same input (and reports
-    // its errors).
+    // its errors). Not from a terminal: a bad flag is reported before typing.
     const input = await stdinOnce().catch(() => "");
     prefetchPrepared(defaultCacheDir(), eventContext(rest, input));
   }
