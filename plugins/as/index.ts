@@ -16,7 +16,7 @@
  * ```
  */
 
-import { fd_read, input_length, input_load_u8, input_load_u64 } from "./kernel";
+import { fd_read } from "./wasi";
 import { appendString, callState } from "./_state";
 
 export { json } from "./json";
@@ -26,20 +26,26 @@ export const ALLOW: i32 = 0;
 /** Exit code: block (stderr is the reason shown to the agent). */
 export const BLOCK: i32 = 2;
 
-/** Reads up to `length` event bytes from fd 0 into `base`; returns how many arrived. */
-function readStdin(base: usize, length: i32): i32 {
+/** Reads fd 0 to its end (the event; the host caps its size). */
+function readStdin(): Uint8Array {
   const iov = heap.alloc(16);
+  let buffer = new Uint8Array(4096);
   let done = 0;
-  while (done < length) {
-    store<u32>(iov, <u32>(base + <usize>done));
-    store<u32>(iov, <u32>(length - done), 4);
+  for (;;) {
+    if (done == buffer.length) {
+      const grown = new Uint8Array(buffer.length << 1);
+      memory.copy(grown.dataStart, buffer.dataStart, <usize>done);
+      buffer = grown;
+    }
+    store<u32>(iov, <u32>(buffer.dataStart + <usize>done));
+    store<u32>(iov, <u32>(buffer.length - done), 4);
     if (fd_read(0, iov, 1, iov + 8) != 0) break;
     const got = <i32>load<u32>(iov, 8);
     if (got == 0) break;
     done += got;
   }
   heap.free(iov);
-  return done;
+  return done == buffer.length ? buffer : buffer.slice(0, done);
 }
 
 /** The event JSON handed to this call. */
@@ -48,12 +54,7 @@ export namespace input {
   export function bytes(): Uint8Array {
     const cached = callState().input;
     if (cached !== null) return cached;
-    const length = <i32>input_length();
-    const data = new Uint8Array(length);
-    const base = data.dataStart;
-    let i = readStdin(base, length);
-    for (; i + 8 <= length; i += 8) store<u64>(base + <usize>i, input_load_u64(<u64>i));
-    for (; i < length; i++) store<u8>(base + <usize>i, input_load_u8(<u64>i));
+    const data = readStdin();
     callState().input = data;
     return data;
   }

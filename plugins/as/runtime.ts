@@ -4,7 +4,7 @@
  * around a hook's `hook()` function. Hook authors do not import this.
  */
 
-import { error_set, output_set } from "./kernel";
+import { fd_write, proc_exit } from "./wasi";
 import { appendString, callState } from "./_state";
 
 const COLLECT_EVERY: i32 = 16;
@@ -26,12 +26,31 @@ export function begin(): void {
   callState().reset();
 }
 
-/** End of a call: hand stdout (`output_set`) and stderr (`error_set`) to the host. */
+/** Writes `length` bytes at `base` to `fd` (stops at an error: the host has refused them). */
+function writeAll(fd: i32, base: usize, length: i32): void {
+  const iov = heap.alloc(16);
+  let done = 0;
+  while (done < length) {
+    store<u32>(iov, <u32>(base + <usize>done));
+    store<u32>(iov, <u32>(length - done), 4);
+    if (fd_write(fd, iov, 1, iov + 8) != 0) break;
+    const wrote = <i32>load<u32>(iov, 8);
+    if (wrote == 0) break;
+    done += wrote;
+  }
+  heap.free(iov);
+}
+
+/** End of a call: hand stdout and stderr to the host (fds 1 and 2). */
 export function flush(): void {
-  const out = callState().out;
-  if (out.length > 0) output_set(out.toHost(), <u64>out.length);
-  const err = callState().err;
-  if (err.length > 0) error_set(err.toHost());
+  const state = callState();
+  writeAll(1, state.out.dataStart, state.out.length);
+  writeAll(2, state.err.dataStart, state.err.length);
+}
+
+/** The call's exit code, to the host: ends the call. */
+export function exit(code: i32): void {
+  proc_exit(code);
 }
 
 /** Replaces AssemblyScript's `env.abort` (`--use abort=...`): reason to stderr, then trap. */

@@ -1,10 +1,8 @@
 // deno-fmt-ignore-file -- AssemblyScript source.
 /**
  * A growable byte buffer in guest memory. Output is collected here while the
- * hook runs and copied to the host once, when the call ends (see `flush`).
+ * hook runs and written to the host once, when the call ends (see `flush`).
  */
-
-import { alloc, store_u8, store_u64 } from "./kernel";
 
 /** Bytes written so far to one stream (stdout or stderr). */
 export class Sink {
@@ -29,19 +27,9 @@ export class Sink {
     this.used += length;
   }
 
-  /** Copies the bytes into a fresh host block; returns its address. */
-  toHost(): u64 {
-    const length = this.used;
-    const base = changetype<usize>(this.data);
-    const address = alloc(<u64>length);
-    let i = 0;
-    for (; i + 8 <= length; i += 8) {
-      store_u64(address + <u64>i, load<u64>(base + <usize>i));
-    }
-    for (; i < length; i++) {
-      store_u8(address + <u64>i, load<u8>(base + <usize>i));
-    }
-    return address;
+  /** Address of the first byte written. */
+  get dataStart(): usize {
+    return changetype<usize>(this.data);
   }
 
   private reserve(needed: i32): void {

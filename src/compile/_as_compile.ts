@@ -1,7 +1,7 @@
 /**
- * AssemblyScript source → Extism-native plugin bytes: wraps the hook's
- * `hook()` in a generated entry, compiles against the hookbox library and
- * checks that the result imports nothing but the Extism kernel.
+ * AssemblyScript source → a WASI command plugin: wraps the hook's `hook()` in
+ * a generated `_start`, compiles against the hookbox library and checks that
+ * the result imports nothing but the library's three WASI functions.
  *
  * @module
  */
@@ -28,22 +28,26 @@ export const AS_FLAGS: readonly string[] = [
 const USER_FILE = "hook/main.ts";
 const ENTRY_FILE = "hook/__hookbox_entry.ts";
 const DIAGNOSTIC_LINES = 20;
-const KERNEL = "extism:host/env";
-/** The library reads the event from fd 0 in one call (see plugins/as/kernel.ts). */
-const STDIN_READ = "wasi_snapshot_preview1.fd_read";
+/** What the library imports (plugins/as/wasi.ts): the event in, the streams out, the exit code. */
+const LIBRARY_IMPORTS: ReadonlySet<string> = new Set([
+  "wasi_snapshot_preview1.fd_read",
+  "wasi_snapshot_preview1.fd_write",
+  "wasi_snapshot_preview1.proc_exit",
+]);
 
-// Generated entry: resets per-call state (warm instances are reused), hands
-// the streams to the host and, every few calls, frees the garbage (the
-// minimal runtime's collector only runs when called; no stack roots exist
-// between calls, so collecting here is safe).
+// Generated entry (a WASI command's `_start`): resets per-call state (warm
+// instances are reused), hands the streams to the host, every few calls
+// frees the garbage (the minimal runtime's collector only runs when called;
+// no stack roots exist between calls, so collecting here is safe), and exits
+// with the hook's code.
 const ENTRY_SOURCE = `import { hook as userHook } from "./main";
-import { begin, flush, shouldCollect } from "hookbox/runtime";
-export function hook(): i32 {
+import { begin, exit, flush, shouldCollect } from "hookbox/runtime";
+export function _start(): void {
   begin();
   const code = userHook();
   flush();
   if (shouldCollect()) __collect();
-  return code;
+  exit(code);
 }
 `;
 
@@ -82,8 +86,8 @@ function firstLines(diagnostics: string, path: string): string {
 function checkImports(bytes: Uint8Array, path: string): void {
   const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
   for (const { module: from, name } of WebAssembly.Module.imports(module)) {
-    if (from === KERNEL || `${from}.${name}` === STDIN_READ) continue;
     const id = `${from}.${name}`;
+    if (LIBRARY_IMPORTS.has(id)) continue;
     const hint = IMPORT_HINTS[id] ?? "only the hookbox library may reach the host";
     throw new HookboxError("COMPILE_API_DENIED", `hook imports ${id}: ${hint}`, { path });
   }

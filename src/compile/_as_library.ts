@@ -9,10 +9,10 @@
 export const AS_LIBRARY_FILES: readonly string[] = [
   "index.ts",
   "json.ts",
-  "kernel.ts",
   "runtime.ts",
   "shell.ts",
   "sink.ts",
+  "wasi.ts",
   "_json_reader.ts",
   "_state.ts",
 ];

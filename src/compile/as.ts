@@ -86,7 +86,7 @@ export async function asCacheKey(
   source: string,
   library: ReadonlyMap<string, string>,
 ): Promise<string> {
-  const parts = ["hookbox-as/1", ASC_VERSION, AS_FLAGS.join(" ")];
+  const parts = ["hookbox-as/2", ASC_VERSION, AS_FLAGS.join(" ")];
   for (const [name, text] of library) parts.push(name, text);
   parts.push(source);
   return await sha256Hex(new TextEncoder().encode(parts.join("\0")));

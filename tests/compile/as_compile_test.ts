@@ -14,18 +14,18 @@ async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-Deno.test("`compileAsHook()` output imports only extism:host/env and fd_read, and exports hook", async () => {
+Deno.test("`compileAsHook()` output is a WASI command: it imports fd_read, fd_write and proc_exit only, and exports _start", async () => {
   await inTempDir(async (cacheDir) => {
     const { bytes } = await compileAsHook(fixture("modify_input.as.ts"), { cacheDir });
     const module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
-    const imports = WebAssembly.Module.imports(module);
-    assert.ok(imports.length > 0);
-    const others = imports.filter((i) => i.module !== "extism:host/env");
-    assert.deepEqual(others.map((i) => `${i.module}.${i.name}`), [
+    const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`);
+    assert.deepEqual(imports.sort(), [
       "wasi_snapshot_preview1.fd_read",
+      "wasi_snapshot_preview1.fd_write",
+      "wasi_snapshot_preview1.proc_exit",
     ]);
-    const hook = WebAssembly.Module.exports(module).find((e) => e.name === "hook");
-    assert.equal(hook?.kind, "function");
+    const start = WebAssembly.Module.exports(module).find((e) => e.name === "_start");
+    assert.equal(start?.kind, "function");
   });
 });
 
