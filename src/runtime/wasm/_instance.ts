@@ -2,7 +2,7 @@
  * One instantiated plugin with our WASI shim, Extism kernel overrides and
  * `hookbox.*` imports. A plugin that can reach the Extism kernel (the Extism
  * ABI, or a kernel import) is loaded through `@extism/extism`'s foreground
- * plugin; any other (a WASI command: QuickJS and C hooks) is
+ * plugin; any other (a WASI command: QuickJS, AssemblyScript and C hooks) is
  * instantiated directly, with the same host functions bound the same way,
  * and its entry export called as it is — the SDK's kernel instance and call
  * bookkeeping would serve nothing. Runs calls and turns every way a call can
