@@ -87,6 +87,8 @@ function executorFor(
     scanCache: true,
     // Run with V8's baseline compiler only (dist/cli/hookbox): nothing is tiered up.
     tuneWasmTiering: false,
+    // One event per process: a warm instance would never be called again.
+    warmBytes: 0,
     ...extra,
     platformDirs: values["hooks-dir"] ?? [],
     workDir,

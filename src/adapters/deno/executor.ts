@@ -40,6 +40,12 @@ export interface ExecutorOptions {
   onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
   /** Where compiled JS/TS/AssemblyScript plugins are cached. @default $XDG_CACHE_HOME/hookbox */
   cacheDir?: string;
+  /**
+   * Cap on the bytes idle warm WebAssembly instances hold; 0 keeps none, and
+   * warm hooks then run each call on a fresh instance (the CLI's one-shot
+   * `dispatch` sets it: it never calls a hook twice). @default 256 MiB
+   */
+  warmBytes?: number;
   /** Replace or add runtimes (tests, embedders). */
   runtimes?: Partial<Record<RuntimeKind, Runtime>>;
   /**
@@ -94,6 +100,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
         options.cacheDir,
         options.wasmWorker === true,
         options.tuneWasmTiering === false ? null : tuneWasmTiering(),
+        options.warmBytes,
       ),
       subprocess: createSubprocessRuntime(),
       prompt: createPromptRuntime(),
@@ -112,6 +119,7 @@ function wasmRuntime(
   cacheDir: string | undefined,
   worker: boolean,
   tuned: Promise<void> | null,
+  warmBytes: number | undefined,
 ): Runtime {
   const compiled = new WeakMap<HookDefinition, Promise<Uint8Array>>();
   const loadBytes = (hook: HookDefinition): Promise<Uint8Array> => {
@@ -128,6 +136,7 @@ function wasmRuntime(
   // One-shot processes (an agent's hook command) prepare each plugin once per machine.
   const runtime = worker ? createWasmRuntime({ loadBytes, worker }) : createWasmRuntime({
     loadBytes,
+    ...(warmBytes === undefined ? {} : { warmBytes }),
     loadPrepared: preparedFromDiskCache(
       cacheDir ?? defaultCacheDir(),
       loadBytes,

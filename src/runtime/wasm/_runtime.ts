@@ -34,7 +34,7 @@ export interface RuntimeDeps {
   meterFuel?: boolean;
   /** Serves Extism HTTP; only a runtime inside a worker has one. */
   httpTransport?: HttpTransport;
-  /** Cap on the bytes idle warm instances hold (LRU). @default 256 MiB */
+  /** Cap on the bytes idle warm instances hold (LRU); 0 keeps none. @default 256 MiB */
   warmBytes?: number;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
   loadPrepared?: (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin>;
@@ -60,6 +60,11 @@ export class WasmRuntime implements Runtime {
   #settled = new WeakMap<HookDefinition, Map<number | string, LoadedPlugin>>();
   #trapFn: (() => never) | null = null;
   readonly #pool: WarmPool;
+  /**
+   * False with a zero cap: no instance would be kept, so a warm hook runs
+   * like a fresh one instead of paying for a snapshot that is thrown away.
+   */
+  readonly #keepWarm: boolean;
   /** Zeroed memories for fresh instances of plugins that import theirs. */
   readonly #memories = new MemoryPool();
   /**
@@ -76,6 +81,7 @@ export class WasmRuntime implements Runtime {
     this.#deps = deps;
     this.#compile = deps.compile ?? compileBytes;
     this.#pool = new WarmPool(deps.warmBytes);
+    this.#keepWarm = deps.warmBytes !== 0;
   }
 
   /** Runs one call; plugin misbehaviour comes back as `failure`. */
@@ -93,7 +99,9 @@ export class WasmRuntime implements Runtime {
       return loadFailure(err);
     }
     const setup = callSetup(request, loaded, started);
-    if (hook.manifest.isolation !== "warm") return await this.#runFresh(loaded, trap, setup);
+    if (hook.manifest.isolation !== "warm" || !this.#keepWarm) {
+      return await this.#runFresh(loaded, trap, setup);
+    }
     return await this.#runWarm(warmKey(request, loaded), loaded, trap, setup);
   }
 

@@ -57,7 +57,9 @@ export interface WasmRuntimeOptions {
   workers?: number;
   /**
    * Cap on the bytes idle warm instances hold (memory plus snapshot); past it
-   * the least recently used are closed. @default 256 MiB
+   * the least recently used are closed. 0 keeps none: every call then runs
+   * on a fresh instance (a one-shot process never calls a hook twice).
+   * @default 256 MiB
    */
   warmBytes?: number;
   /**

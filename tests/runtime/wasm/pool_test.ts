@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { MAX_WARM_PER_KEY, WarmPool } from "../../../src/runtime/wasm/_pool.ts";
-import type { PluginInstance } from "../../../src/runtime/wasm/_instance.ts";
+import {
+  type PluginInstance,
+  PluginInstance as PluginInstanceClass,
+} from "../../../src/runtime/wasm/_instance.ts";
+import { corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
 
 /** A stand-in instance that records whether it was closed. */
 function fake(byteLength = 0): PluginInstance & { closed: boolean } {
@@ -76,4 +80,39 @@ Deno.test("WarmPool caps the bytes idle instances hold: the least recently used 
   await pool.release("big", big);
   assert.equal(big.closed, true);
   assert.equal(pool.acquire("big"), null);
+});
+
+Deno.test("a runtime with warmBytes 0 keeps no warm instance: each call of a warm hook runs fresh, takes no snapshot and answers alike", async () => {
+  const hook = wasmHook("guard_wasi", { isolation: "warm" });
+  const event = shellEvent("rm -rf /");
+  const kept = corpusRuntime();
+  const none = corpusRuntime({}, { warmBytes: 0 });
+  const snapshot = PluginInstanceClass.prototype.snapshot;
+  let snapshots = 0;
+  PluginInstanceClass.prototype.snapshot = function (...args) {
+    snapshots++;
+    return snapshot.apply(this, args);
+  };
+  try {
+    await none.run(request(hook, event));
+    assert.equal(snapshots, 0, "no snapshot for an instance nobody keeps");
+    await kept.run(request(hook, event));
+    assert.equal(snapshots, 1);
+    for (let i = 0; i < 3; i++) {
+      const [a, b] = [await kept.run(request(hook, event)), await none.run(request(hook, event))];
+      assert.deepEqual([b.exitCode, b.stdout, b.stderr, b.failure], [
+        a.exitCode,
+        a.stdout,
+        a.stderr,
+        a.failure,
+      ]);
+      assert.equal(b.exitCode, 2);
+    }
+    assert.equal(kept.stats!().warmInstances, 1);
+    assert.equal(none.stats!().warmInstances, 0);
+  } finally {
+    PluginInstanceClass.prototype.snapshot = snapshot;
+    await kept.close?.();
+    await none.close?.();
+  }
 });
