@@ -35,7 +35,7 @@ const EXTERNAL = [
   "wabt",
 ];
 
-/** V8's flag for `import defer` (a TC39 stage 3 proposal). */
+/** V8's flag for `import defer`, for a Deno whose V8 does not have it on (2.9 does). */
 const DEFER_FLAG = "--js-defer-import-eval";
 
 const npmExternals: esbuild.Plugin = {
@@ -187,7 +187,7 @@ await Deno.writeTextFile(
   wrapper,
   `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
     `exec deno run -A --no-config --v8-flags=--liftoff-only,--min-semi-space-size=16${
-      deferred ? `,${DEFER_FLAG}` : ""
+      deferred?.length ? `,${deferred.join(",")}` : ""
     } "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
 );
 await Deno.chmod(wrapper, 0o755);
@@ -199,7 +199,7 @@ const outputs: esbuild.Metafile["outputs"] = Object.assign(
 const bytes = Object.values(outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(
   `${wrapper}: ${Object.keys(outputs).length} modules, ${bytes} bytes${
-    deferred ? "" : ` (no import defer in this Deno: ${DEFERRED.join(", ")} load eagerly)`
+    deferred !== null ? "" : ` (no import defer in this Deno: ${DEFERRED.join(", ")} load eagerly)`
   }`,
 );
 
@@ -230,30 +230,48 @@ async function hideDynamicImports(metafile: esbuild.Metafile): Promise<void> {
 }
 
 /**
- * `import defer * as ns from "..."` loads a module but evaluates it only when
- * a property of `ns` is first read. Evaluating zod is ~7 ms of every start
- * and the RE2 engine ~2 ms, and a dispatch rarely needs either: when this
- * Deno's V8 takes {@linkcode DEFER_FLAG} (a probe run says), the bundle's
- * namespace imports of the {@linkcode DEFERRED} modules become deferred ones
- * and the wrapper passes the flag. Returns whether it did.
+ * `import defer * as ns from "..."` (a TC39 stage 3 proposal) loads a module
+ * but evaluates it only when a property of `ns` is first read. Evaluating zod
+ * is ~7 ms of every start and the RE2 engine ~2 ms, and a dispatch rarely
+ * needs either. A probe run checks that this Deno defers evaluation (Deno 2.9
+ * does as it is; a V8 that needs {@linkcode DEFER_FLAG} gets it from the
+ * wrapper); then the bundle's namespace imports of the {@linkcode DEFERRED}
+ * modules become deferred ones. Returns the V8 flags the wrapper must pass,
+ * or null when this Deno cannot defer (the bundle then loads them eagerly).
  */
-async function deferImports(metafile: esbuild.Metafile): Promise<boolean> {
+async function deferImports(metafile: esbuild.Metafile): Promise<string[] | null> {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-defer-probe-" });
+  let flags: string[] | null = null;
   try {
-    await Deno.writeTextFile(`${dir}/lib.js`, "export const x = 1;\n");
+    await Deno.writeTextFile(
+      `${dir}/lib.js`,
+      "globalThis.evaluated = true;\nexport const x = 1;\n",
+    );
     await Deno.writeTextFile(
       `${dir}/main.js`,
-      `import defer * as ns from "./lib.js";\nif (ns.x !== 1) throw new Error("no defer");\n`,
+      `import defer * as ns from "./lib.js";\n` +
+        `if (globalThis.evaluated || ns.x !== 1 || !globalThis.evaluated) throw new Error();\n`,
     );
-    const probe = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-config", `--v8-flags=${DEFER_FLAG}`, `${dir}/main.js`],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    if (!probe.success) return false;
+    for (const candidate of [[], [DEFER_FLAG]]) {
+      const probe = await new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--no-config",
+          ...candidate.map((f) => `--v8-flags=${f}`),
+          `${dir}/main.js`,
+        ],
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      if (probe.success) {
+        flags = candidate;
+        break;
+      }
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+  if (flags === null) return null;
   for (const output of Object.keys(metafile.outputs)) {
     if (!output.endsWith(".js")) continue;
     const file = output.startsWith("/") ? output : `${Deno.cwd()}/${output}`;
@@ -267,5 +285,5 @@ async function deferImports(metafile: esbuild.Metafile): Promise<boolean> {
     );
     if (deferred !== code) await Deno.writeTextFile(file, deferred);
   }
-  return true;
+  return flags;
 }
