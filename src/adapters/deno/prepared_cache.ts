@@ -20,7 +20,7 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits } from "../../runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
-import { rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
+import { hashAndCompile, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
 
 /** Format of the cache entries. */
 const FORMAT = 1;
@@ -143,22 +143,15 @@ async function readEntry(base: string): Promise<LoadedPlugin | null> {
       LoadedPlugin,
       "module"
     >;
-    // Compiled ahead by a one-shot CLI (prepared_prefetch.ts), else read now.
-    // The corruption check and the compile run side by side (hashing 1.9 MB
-    // is ~4 ms of a one-shot run); a module whose bytes fail it is dropped.
+    // Compiled ahead by a one-shot CLI (prepared_prefetch.ts), else read now;
+    // a module whose bytes fail the corruption check is dropped.
     const early = await takePrefetched(base);
-    const { sha256, module } = early ?? await readAndCompile(`${base}.wasm`);
+    const { sha256, module } = early ?? await hashAndCompile(await Deno.readFile(`${base}.wasm`));
     if (sha256 !== meta.instrumentedSha256) return null;
     return { ...meta, module };
   } catch {
     return null;
   }
-}
-
-async function readAndCompile(path: string) {
-  const bytes = await Deno.readFile(path);
-  const [sha256, module] = await Promise.all([sha256Hex(bytes), WebAssembly.compile(bytes)]);
-  return { sha256, module };
 }
 
 /** Writes both files through temporary names, so a reader never sees half an entry. */

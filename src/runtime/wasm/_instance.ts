@@ -58,7 +58,6 @@ export class PluginInstance {
     loaded: LoadedPlugin,
     instance: WebAssembly.Instance,
     http: HttpSession | null,
-    kernel: boolean,
   ) {
     this.#plugin = plugin;
     this.#http = http;
@@ -69,7 +68,8 @@ export class PluginInstance {
     this.#target = ["0", loaded.entry];
     const exports = instance.exports;
     const entry = exports[loaded.entry];
-    this.#direct = !kernel && typeof entry === "function" ? entry as () => unknown : null;
+    // No SDK plugin: the entry is an exported function (create checked it).
+    this.#direct = plugin === null ? entry as () => unknown : null;
     const memory = exports[HOOKBOX_EXPORTS.memory];
     const fuel = exports[HOOKBOX_EXPORTS.fuel];
     const rc = exports[HOOKBOX_EXPORTS.rc];
@@ -128,7 +128,7 @@ export class PluginInstance {
         if (ctx === null) throw new Error("@extism/extism did not bind host functions as expected");
         instance = await plugin.getInstance();
       }
-      const self = new PluginInstance(plugin, host, ctx, loaded, instance, http, kernel);
+      const self = new PluginInstance(plugin, host, ctx, loaded, instance, http);
       const init = instance.exports._initialize;
       if (typeof init === "function") {
         if (plugin === null) (init as () => unknown)();
