@@ -225,4 +225,9 @@ Deno.test("the kind of event a dispatch command line is about", () => {
   );
   assertEquals(eventContext([], "not json"), "|||||");
   ok(eventContext(["--hooks-dir", "x".repeat(5000)], claude).length < 1024);
+  // Hostile input: huge, field names repeated without values, a path too long to name.
+  const hostile = '{"event_type":'.repeat(200_000) + `"cwd":"/${"d".repeat(10_000)}"}`;
+  const named = eventContext(["--agent", "claude-code"], hostile);
+  assertEquals(named, "claude-code|||||");
+  ok(eventContext([], '{"cwd":"' + "x".repeat(1_000_000)).length < 1024);
 });
