@@ -37,6 +37,8 @@ const EXTERNAL = [
 
 /** V8's flag for `import defer`, for a Deno whose V8 does not have it on (2.9 does). */
 const DEFER_FLAG = "--js-defer-import-eval";
+const HINTS_FLAG = "--experimental-wasm-compilation-hints";
+const ONE_COMPILE_TASK = "--wasm-num-compilation-tasks=1";
 
 const npmExternals: esbuild.Plugin = {
   name: "npm-externals",
@@ -178,16 +180,22 @@ const packages = await Promise.all(DEFERRED.map((name) =>
 await esbuild.stop();
 await hideDynamicImports(result.metafile);
 const deferred = await deferImports(result.metafile);
+const hints = await knownV8Flags([HINTS_FLAG, ONE_COMPILE_TASK]);
 const wrapper = `${OUT}hookbox`;
 // --liftoff-only: a one-shot process never profits from V8's optimising
 // WebAssembly tier, whose background compilation costs ~15 MiB of peak memory.
 // --min-semi-space-size=16: a young generation that holds a whole run, so
 // start-up does not stop for scavenges (~3 ms, and less peak memory).
+// --experimental-wasm-compilation-hints (when this V8 knows it): the QuickJS
+// engine's hot functions are compiled with the module, on a V8 background
+// thread while the CLI loads, not lazily on the first call (src/wasm/_hints.ts);
+// --wasm-num-compilation-tasks=1: on one thread, so that on a small machine
+// the main thread and its file and crypto work keep the other core.
 await Deno.writeTextFile(
   wrapper,
   `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
-    `exec deno run -A --no-config --v8-flags=--liftoff-only,--min-semi-space-size=16${
-      deferred?.length ? `,${deferred.join(",")}` : ""
+    `exec deno run -A --no-config --v8-flags=${
+      ["--liftoff-only", "--min-semi-space-size=16", ...hints, ...deferred ?? []].join(",")
     } "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
 );
 await Deno.chmod(wrapper, 0o755);
@@ -226,6 +234,26 @@ async function hideDynamicImports(metafile: esbuild.Metafile): Promise<void> {
       code = code.replaceAll(literal, `import(""+${JSON.stringify(specifier)})`);
     }
     await Deno.writeTextFile(file, code);
+  }
+}
+
+/** The V8 flags of `flags` this Deno accepts (an unknown flag stops `deno run`). */
+async function knownV8Flags(flags: string[]): Promise<string[]> {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-flag-probe-" });
+  try {
+    await Deno.writeTextFile(`${dir}/empty.js`, "");
+    const known: string[] = [];
+    for (const flag of flags) {
+      const probe = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "--no-config", `--v8-flags=${flag}`, `${dir}/empty.js`],
+        stdout: "null",
+        stderr: "null",
+      }).output();
+      if (probe.success) known.push(flag);
+    }
+    return known;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 }
 

@@ -8,6 +8,7 @@ import { HookboxError } from "../errors.ts";
 import { sha256Hex } from "./_js_hash.ts";
 import { isPatched, patchSource } from "./_js_patches.ts";
 import { QUICKJS_DIR, REPO_ROOT, runCommand } from "./_js_toolchain_deno.ts";
+import { functionNames, hintByName, parseHotList } from "./_js_hints.ts";
 
 /** Where the engine's own sources live. */
 export const ENGINE_SRC = `${REPO_ROOT}plugins/engine`;
@@ -15,6 +16,8 @@ export const ENGINE_SRC = `${REPO_ROOT}plugins/engine`;
 const STACK_SIZE = 448 * 1024;
 export const QUICKJS_FILES = ["quickjs.c", "libregexp.c", "libunicode.c", "cutils.c", "libbf.c"];
 export const GLUE_FILES = ["engine.c", "host.c", "interrupt.c", "arena.c"];
+/** The functions a hook call runs, listed as compilation hints (see `_js_hints.ts`). */
+export const HOT_FUNCTIONS = `${ENGINE_SRC}/hot_functions.txt`;
 
 export const CFLAGS = [
   "--target=wasm32-wasi",
@@ -38,7 +41,9 @@ export const LDFLAGS = [
   // A function-style hook's top level runs at build time, outside the runtime's
   // caps: the engine itself never grows past 1 GiB.
   `-Wl,--max-memory=${1024 * 1024 * 1024}`,
-  "-Wl,--strip-all",
+  // Debug info goes; function names stay for compilation hints, which
+  // `hintByName` turns them into before it drops them (`_js_hints.ts`).
+  "-Wl,--strip-debug",
   "-Wl,--gc-sections",
 ];
 
@@ -145,5 +150,11 @@ export async function compileAndLink(dir: string, prelude: string, salt: string)
     }),
     navigator.hardwareConcurrency || 2,
   );
-  await clang([...LDFLAGS, ...objects, "-o", `${dir}/engine.wasm`], "the engine link");
+  await clang([...LDFLAGS, ...objects, "-o", `${dir}/linked.wasm`], "the engine link");
+  const linked = await Deno.readFile(`${dir}/linked.wasm`);
+  const { bytes } = hintByName(linked, parseHotList(await readText(HOT_FUNCTIONS)));
+  // Kept for `scripts/engine_hot.ts`, which names the functions a call compiles.
+  await Deno.writeTextFile(`${dir}/names.json`, JSON.stringify([...functionNames(linked)]));
+  await Deno.remove(`${dir}/linked.wasm`);
+  await Deno.writeFile(`${dir}/engine.wasm`, bytes);
 }

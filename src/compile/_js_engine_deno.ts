@@ -18,6 +18,7 @@ import {
   ENGINE_SRC,
   GLUE_FILES,
   headerSalt,
+  HOT_FUNCTIONS,
   LDFLAGS,
   QUICKJS_FILES,
 } from "./_js_clang_deno.ts";
@@ -54,6 +55,7 @@ function sourceFiles(): string[] {
     ...GLUE_FILES.map((f) => `${ENGINE_SRC}/${f}`),
     `${ENGINE_SRC}/engine.h`,
     `${ENGINE_SRC}/include/pthread.h`,
+    HOT_FUNCTIONS,
     ...QUICKJS_FILES.map((f) => `${QUICKJS_DIR}/${f}`),
   ];
 }

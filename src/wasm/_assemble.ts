@@ -9,6 +9,7 @@ import { HookboxError } from "../errors.ts";
 import { SECTION } from "./_module.ts";
 import type { ParsedModule } from "./_parse.ts";
 import { Writer } from "./_writer.ts";
+import { COMPILATION_PRIORITY } from "./_hints.ts";
 
 /** Canonical order of known sections (custom sections stay where they were). */
 const ORDER: number[] = [
@@ -31,11 +32,15 @@ const ORDER: number[] = [
  * Writes the module: original sections, replaced by `payloads` where given,
  * with new sections inserted at their canonical place. Custom sections whose
  * indices went stale (`name`, DWARF) are dropped when `dropDebug` is set.
+ * Compilation hints are always dropped from where they were; `hints` (a
+ * custom section's payload, name included) is written just before the code
+ * section, where V8 reads it.
  */
 export function assemble(
   m: ParsedModule,
   payloads: Map<number, Uint8Array>,
   dropDebug: boolean,
+  hints: Uint8Array | null = null,
 ): Uint8Array<ArrayBuffer> {
   const w = new Writer().bytes(m.bytes.subarray(0, 8));
   const pending = new Set(payloads.keys());
@@ -48,11 +53,13 @@ export function assemble(
   for (const s of m.sections) {
     if (s.id === SECTION.custom) {
       const stale = s.customName === "name" || s.customName?.startsWith(".debug");
-      if (!(dropDebug && stale)) emit(0, m.bytes.subarray(s.start, s.end));
+      if (s.customName === COMPILATION_PRIORITY || (dropDebug && stale)) continue;
+      emit(0, m.bytes.subarray(s.start, s.end));
       continue;
     }
     emitNewBefore(ORDER.indexOf(s.id));
     pending.delete(s.id);
+    if (s.id === SECTION.code && hints !== null) emit(0, hints);
     emit(s.id, payloads.get(s.id) ?? m.bytes.subarray(s.start, s.end));
   }
   emitNewBefore(ORDER.length);

@@ -14,7 +14,8 @@ import { type FuncType, SECTION } from "./_module.ts";
 import { type ParsedModule, parseModule } from "./_parse.ts";
 import { makePlan, type Plan } from "./_plan.ts";
 import { invalid, Reader } from "./_reader.ts";
-import type { FuncShape } from "./_code.ts";
+import { type FuncShape, remapFunc } from "./_code.ts";
+import { COMPILATION_PRIORITY, remapCompilationHints } from "./_hints.ts";
 import * as S from "./_sections.ts";
 import { typeEntry } from "./_entries.ts";
 import { Writer } from "./_writer.ts";
@@ -145,7 +146,7 @@ export function instrumentModule(
       payloads.set(SECTION.dataCount, new Writer().u32(data.count).finish());
     }
   }
-  const out = assemble(m, payloads, payloads.has(SECTION.code));
+  const out = assemble(m, payloads, payloads.has(SECTION.code), hintsFor(m, plan));
   if (options.validate ?? true) checkValid(bytes, out);
   const rewritten = payloads.has(SECTION.code);
   const exceptionHandling = !rewritten || plan.ctx.seen.exceptions;
@@ -158,6 +159,21 @@ export function instrumentModule(
       dataRanges: memory.imported ? fewRanges(data?.ranges ?? activeDataRanges(m)) : null,
     },
   };
+}
+
+/** The module's compilation hints renumbered for the output (see `_hints.ts`), or null. */
+function hintsFor(m: ParsedModule, plan: Plan): Uint8Array | null {
+  const section = m.sections.find((s) => s.customName === COMPILATION_PRIORITY);
+  if (section === undefined) return null;
+  const r = new Reader(m.bytes, section.start, section.end);
+  r.name();
+  const payload = remapCompilationHints(
+    r.take(section.end - r.pos),
+    plan.ctx.funcImports,
+    m.functions.length,
+    (index) => remapFunc(plan.ctx, index),
+  );
+  return payload === null ? null : new Writer().name(COMPILATION_PRIORITY).bytes(payload).finish();
 }
 
 /** Ranges worth skipping one by one when a memory is zeroed; more are reported as unknown. */

@@ -25,6 +25,15 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
   assertEquals(build.code, 0, decode(build.stderr));
   const wrapper = `${ROOT}/dist/cli/hookbox`;
   ok((await Deno.stat(wrapper)).mode! & 0o100, "the wrapper is executable");
+  // Compilation hints (the QuickJS engine's hot functions compiled with the module) are
+  // asked for exactly when this Deno's V8 takes the flag.
+  const hintsFlag = "--experimental-wasm-compilation-hints";
+  const takesHints = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", `--v8-flags=${hintsFlag}`, ""],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  assertEquals((await Deno.readTextFile(wrapper)).includes(hintsFlag), takesHints.success);
   const dir = await Deno.makeTempDir({ prefix: "hookbox_bundled_" });
   try {
     await writeAgentHooks(`${dir}/hooks`);

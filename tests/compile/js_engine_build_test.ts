@@ -5,6 +5,14 @@
 import assert from "node:assert/strict";
 import { buildEngine } from "../../src/compile/_js_engine_deno.ts";
 import { APT_HINT } from "../../src/compile/_js_toolchain_deno.ts";
+import { HOT_FUNCTIONS } from "../../src/compile/_js_clang_deno.ts";
+import { parseHotList } from "../../src/compile/_js_hints.ts";
+import { compileHook } from "../../src/compile/mod.ts";
+import { denoFs } from "../../src/adapters/deno/fs.ts";
+import { loadHook } from "../../src/hook/discover.ts";
+import { preparePlugin } from "../../src/runtime/wasm/mod.ts";
+import { COMPILATION_PRIORITY, hintedFunctions } from "../../src/wasm/_hints.ts";
+import { splitSections } from "../../src/wasm/_module.ts";
 
 const SCRIPT = new URL("../../scripts/build_engine.ts", import.meta.url).pathname;
 
@@ -52,5 +60,62 @@ Deno.test("buildEngine() trusts its stamp only while the engine file keeps its s
     assert.equal(JSON.parse(await Deno.readTextFile(stamp)).sha256, real.sha256);
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+/** Function indices a module's compilation-priority section lists (null: none). */
+function hinted(bytes: Uint8Array<ArrayBuffer>): number[] | null {
+  const sections = WebAssembly.Module.customSections(
+    new WebAssembly.Module(bytes),
+    COMPILATION_PRIORITY,
+  );
+  return sections.length === 0 ? null : hintedFunctions(new Uint8Array(sections[0]!));
+}
+
+Deno.test("the engine lists its hot functions as compilation hints, and a prepared JS hook keeps them", async () => {
+  const engine = await buildEngine();
+  const bytes = await Deno.readFile(engine.path);
+  const custom = splitSections(bytes).filter((s) => s.customName !== undefined);
+  // No name section or other leftovers of the link: only the hints.
+  assert.deepEqual(custom.map((s) => s.customName), [COMPILATION_PRIORITY]);
+  const names = new Map<number, string>(
+    JSON.parse(await Deno.readTextFile(engine.path.replace(/engine\.wasm$/, "names.json"))),
+  );
+  const hot = parseHotList(await Deno.readTextFile(HOT_FUNCTIONS));
+  assert.ok(hot.includes("JS_CallInternal"), "the interpreter loop is on the list");
+  const listed = hinted(bytes)!;
+  const byName = new Set(listed.map((i) => names.get(i)));
+  // Every name on the list that the engine has is hinted, and nothing else.
+  assert.deepEqual([...byName].sort(), hot.filter((n) => [...names.values()].includes(n)).sort());
+  assert.ok(byName.size >= hot.length * 0.9, `${byName.size} of ${hot.length} names found`);
+
+  // Through a JS hook's snapshot and the instrumentation, the same functions stay hinted.
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_hints_" });
+  try {
+    await Deno.mkdir(`${dir}/h/scripts`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/h/HOOK.md`,
+      "---\nname: h\ndescription: d\ntrigger: pre-tool-call\n---\n",
+    );
+    await Deno.writeTextFile(`${dir}/h/scripts/run.mjs`, 'console.log("{}");\n');
+    const plugin = await compileHook(await loadHook(denoFs, `${dir}/h`, "project"), {
+      cacheDir: `${dir}/cache`,
+    });
+    assert.deepEqual(hinted(plugin.bytes as Uint8Array<ArrayBuffer>), listed);
+    const prepared = await preparePlugin(plugin.bytes, {
+      limits: { memoryMb: 64, moduleKb: 4096 },
+      isolation: "fresh",
+    });
+    const shift =
+      WebAssembly.Module.imports(new WebAssembly.Module(prepared.bytes as Uint8Array<ArrayBuffer>))
+        .filter((i) => i.kind === "function").length -
+      WebAssembly.Module.imports(new WebAssembly.Module(bytes)).filter((i) => i.kind === "function")
+        .length;
+    assert.deepEqual(
+      hinted(prepared.bytes as Uint8Array<ArrayBuffer>),
+      listed.map((i) => i + shift),
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
