@@ -35,8 +35,6 @@ const EXTERNAL = [
   "wabt",
 ];
 
-/** V8's flag for `import defer`, for a Deno whose V8 does not have it on (2.9 does). */
-const DEFER_FLAG = "--js-defer-import-eval";
 const HINTS_FLAG = "--experimental-wasm-compilation-hints";
 const ONE_COMPILE_TASK = "--wasm-num-compilation-tasks=1";
 
@@ -57,20 +55,28 @@ const npmExternals: esbuild.Plugin = {
 
 /**
  * Packages a dispatch rarely needs, each its own module `dist/cli/NAME.js`
- * (built below) that the dispatch path imports by namespace only
- * (`src/schema/_zod.ts`, `src/schema/matcher.ts`), so those imports can be
- * deferred (see {@linkcode deferImports}): zod (an invalid event or a JSON
- * hook output) and the RE2 engine (a matcher that is not plain words).
+ * (built below): zod (an invalid event or a JSON hook output) and the RE2
+ * engine (a matcher that is not plain words). Loading them cost ~4 ms of
+ * every start, even deferred (`import defer` still loads and links a
+ * module), so the dispatch path reaches them only through `_zod.ts` and
+ * `_re2.ts`, which the bundle replaces with their `_on_demand` versions: a
+ * dynamic import, awaited where a dispatch finds it needs one.
  */
-const DEFERRED = ["zod", "re2js"];
+const ON_DEMAND = ["zod", "re2js"];
 
-const deferredExternal: esbuild.Plugin = {
-  name: "deferred-external",
+const onDemandPackages: esbuild.Plugin = {
+  name: "on-demand-packages",
   setup(build) {
     build.onResolve(
-      { filter: new RegExp(`^(${DEFERRED.join("|")})$`) },
+      { filter: new RegExp(`^(${ON_DEMAND.join("|")})$`) },
       (args) => ({ path: `./${args.path}.js`, external: true }),
     );
+    const schema = new URL("src/schema/", ROOT).pathname;
+    build.onResolve({ filter: /(^|\/)_(zod|re2)\.ts$/ }, (args) => {
+      const path = new URL(args.path, `file://${args.importer}`).pathname;
+      const swapped = path.replace(/_(zod|re2)\.ts$/, "_$1_on_demand.ts");
+      return path.startsWith(schema) && swapped !== path ? { path: swapped } : undefined;
+    });
   },
 };
 
@@ -141,7 +147,7 @@ const result = await esbuild.build({
   external: ["node:*"],
   target: "esnext",
   outdir: OUT,
-  plugins: [npmExternals, deferredExternal, nodeUtilParseArgs],
+  plugins: [npmExternals, onDemandPackages, nodeUtilParseArgs],
   // Less for V8 to parse at every start.
   minify: true,
   define: {
@@ -156,7 +162,7 @@ const result = await esbuild.build({
   logLevel: "warning",
   metafile: true,
 });
-const packages = await Promise.all(DEFERRED.map((name) =>
+const packages = await Promise.all(ON_DEMAND.map((name) =>
   esbuild.build({
     stdin: {
       // zod has a default export, re2js none.
@@ -179,7 +185,6 @@ const packages = await Promise.all(DEFERRED.map((name) =>
 ));
 await esbuild.stop();
 await hideDynamicImports(result.metafile);
-const deferred = await deferImports(result.metafile);
 const hints = await knownV8Flags([HINTS_FLAG, ONE_COMPILE_TASK]);
 const wrapper = `${OUT}hookbox`;
 // --liftoff-only: a one-shot process never profits from V8's optimising
@@ -195,7 +200,7 @@ await Deno.writeTextFile(
   wrapper,
   `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
     `exec deno run -A --no-config --v8-flags=${
-      ["--liftoff-only", "--min-semi-space-size=16", ...hints, ...deferred ?? []].join(",")
+      ["--liftoff-only", "--min-semi-space-size=16", ...hints].join(",")
     } "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
 );
 await Deno.chmod(wrapper, 0o755);
@@ -205,11 +210,7 @@ const outputs: esbuild.Metafile["outputs"] = Object.assign(
   ...packages.map((p) => p.metafile.outputs),
 );
 const bytes = Object.values(outputs).reduce((n, o) => n + o.bytes, 0);
-console.log(
-  `${wrapper}: ${Object.keys(outputs).length} modules, ${bytes} bytes${
-    deferred !== null ? "" : ` (no import defer in this Deno: ${DEFERRED.join(", ")} load eagerly)`
-  }`,
-);
+console.log(`${wrapper}: ${Object.keys(outputs).length} modules, ${bytes} bytes`);
 
 /**
  * Deno reads the whole static module graph before running anything, and that
@@ -255,63 +256,4 @@ async function knownV8Flags(flags: string[]): Promise<string[]> {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-}
-
-/**
- * `import defer * as ns from "..."` (a TC39 stage 3 proposal) loads a module
- * but evaluates it only when a property of `ns` is first read. Evaluating zod
- * is ~7 ms of every start and the RE2 engine ~2 ms, and a dispatch rarely
- * needs either. A probe run checks that this Deno defers evaluation (Deno 2.9
- * does as it is; a V8 that needs {@linkcode DEFER_FLAG} gets it from the
- * wrapper); then the bundle's namespace imports of the {@linkcode DEFERRED}
- * modules become deferred ones. Returns the V8 flags the wrapper must pass,
- * or null when this Deno cannot defer (the bundle then loads them eagerly).
- */
-async function deferImports(metafile: esbuild.Metafile): Promise<string[] | null> {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-defer-probe-" });
-  let flags: string[] | null = null;
-  try {
-    await Deno.writeTextFile(
-      `${dir}/lib.js`,
-      "globalThis.evaluated = true;\nexport const x = 1;\n",
-    );
-    await Deno.writeTextFile(
-      `${dir}/main.js`,
-      `import defer * as ns from "./lib.js";\n` +
-        `if (globalThis.evaluated || ns.x !== 1 || !globalThis.evaluated) throw new Error();\n`,
-    );
-    for (const candidate of [[], [DEFER_FLAG]]) {
-      const probe = await new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--no-config",
-          ...candidate.map((f) => `--v8-flags=${f}`),
-          `${dir}/main.js`,
-        ],
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      if (probe.success) {
-        flags = candidate;
-        break;
-      }
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-  if (flags === null) return null;
-  for (const output of Object.keys(metafile.outputs)) {
-    if (!output.endsWith(".js")) continue;
-    const file = output.startsWith("/") ? output : `${Deno.cwd()}/${output}`;
-    const code = await Deno.readTextFile(file);
-    const deferred = code.replace(
-      new RegExp(
-        `import\\s*\\*\\s*as\\s*([\\w$]+)\\s*from\\s*"\\./(${DEFERRED.join("|")})\\.js"`,
-        "g",
-      ),
-      'import defer * as $1 from"./$2.js"',
-    );
-    if (deferred !== code) await Deno.writeTextFile(file, deferred);
-  }
-  return flags;
 }

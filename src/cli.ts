@@ -12,6 +12,8 @@
 import { errorLine, EXIT, stdinOnce, UsageError } from "./cli/_io.ts";
 import { defaultCacheDir } from "./adapters/deno/cache_dir.ts";
 import { eventContext, prefetchPrepared } from "./adapters/deno/prepared_prefetch.ts";
+import { loadZod } from "./schema/_zod.ts";
+import { loadRe2 } from "./schema/_re2.ts";
 import {
   BUNDLE_USAGE,
   COMPILE_USAGE,
@@ -89,7 +91,13 @@ export async function main(args: string[]): Promise<number> {
     return EXIT.bad;
   }
   try {
-    return await (await load())(rest);
+    // Dispatch loads zod and RE2 when it needs them (the bundled CLI loads them
+    // on demand, see schema/_zod.ts); every other command has them from the start.
+    const [command] = await Promise.all([
+      load(),
+      ...(name === "dispatch" ? [] : [loadZod(), loadRe2()]),
+    ]);
+    return await command(rest);
   } catch (err) {
     console.error(errorLine(err));
     return EXIT.bad;

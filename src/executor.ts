@@ -11,7 +11,7 @@ import type { HookDefinition, HookLevel } from "./hook/types.ts";
 import { type HostFs, joinPath } from "./host.ts";
 import { type Policy, resolvePolicy } from "./policy.ts";
 import type { Runtime, RuntimeKind } from "./runtime/types.ts";
-import { type HookEvent, parseEvent } from "./schema/event.ts";
+import { type HookEvent, parseEventAsync } from "./schema/event.ts";
 
 /** Everything the core executor needs, with no defaults taken from the machine. */
 export interface CoreConfig {
@@ -108,7 +108,7 @@ export function createCoreExecutor(config: CoreConfig): Executor {
 
   return {
     async dispatch(input, options = {}) {
-      const event = parseEvent(input);
+      const event = await parseEventAsync(input);
       const workDir = event.work_dir ?? config.defaultWorkDir;
       const callPolicy = options.policy ? resolvePolicy({ ...policy, ...options.policy }) : policy;
       const { hooks } = await discover(workDir);

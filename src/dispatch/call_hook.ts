@@ -9,7 +9,8 @@ import { effectiveLimits, grantedHosts, type Policy } from "../policy.ts";
 import { type FailureCode, messageOf, type RunFailure, runFailure } from "../runtime/failure.ts";
 import type { EffectiveLimits, RunResult, Runtime, RuntimeKind } from "../runtime/types.ts";
 import type { HookEvent } from "../schema/event.ts";
-import { type Control, readStdout } from "../schema/output.ts";
+import { type Control, mayBeControl, readStdout } from "../schema/output.ts";
+import { loadZod } from "../schema/_zod.ts";
 import { hasKind, inputField } from "./fields.ts";
 import type { HookRecord, Outcome } from "./result.ts";
 
@@ -131,6 +132,7 @@ export async function callHook(
       ? await running.catch(hostFault)
       : await guarded(running, limits.timeoutMs + GRACE_MS);
     if (run.failure) return finish(run.failure.outcome, run, run.failure);
+    if (mayBeControl(run.stdout)) await loadZod();
     return interpret(event, run, finish, fail);
   } finally {
     // A runtime that borrows the input reads it only until its run settles,

@@ -9,6 +9,8 @@ import { type DirEntry, type HostFs, joinPath } from "../host.ts";
 import { confined, MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "./files.ts";
 import { resolveEntry } from "./entry.ts";
 import type { HookDefinition, HookLevel } from "./types.ts";
+import { loadZod } from "../schema/_zod.ts";
+import { loadRe2 } from "../schema/_re2.ts";
 
 /** A hook folder that was skipped, and why. Never silent. */
 export interface HookProblem {
@@ -40,7 +42,9 @@ export async function loadHook(fs: HostFs, dir: string, level: HookLevel): Promi
   }
   await confined(fs, dir, mdPath);
   // The YAML parser loads only when a HOOK.md is read: the one-shot CLI's cached scans need none.
-  const { parseHookMd } = await import("./frontmatter.ts");
+  // Validating the manifest needs zod and, for a matcher pattern, RE2 (loaded on
+  // demand in the bundled CLI, see `schema/_zod.ts`).
+  const [{ parseHookMd }] = await Promise.all([import("./frontmatter.ts"), loadZod(), loadRe2()]);
   const { manifest, body } = parseHookMd(await fs.readTextFile(mdPath, MAX_MANIFEST_BYTES), mdPath);
   const folder = dir.replace(/\/+$/, "").split("/").pop() ?? "";
   if (manifest.name !== folder) {

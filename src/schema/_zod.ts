@@ -1,15 +1,22 @@
 /**
  * zod for the schemas a dispatch may build (events, event types, hook
- * output). They are built at their first use, through {@linkcode zod}: the
- * bundled one-shot CLI makes this module's import of zod a deferred one
- * (`import defer`, `scripts/build_cli.ts`), so a hook command that only sees
- * valid events and plain hook output never evaluates zod at all.
+ * output). They are built at their first use, through {@linkcode zod}. The
+ * bundled one-shot CLI replaces this module with `_zod_on_demand.ts`, which
+ * loads zod only when {@linkcode loadZod} is awaited: a hook command that only
+ * sees valid events and plain hook output never loads zod at all. Code that
+ * may run in the bundled CLI therefore awaits `loadZod()` before the first
+ * `zod()` on its path (here, where zod is imported statically, it is a no-op).
  *
  * @module
  */
 import * as zodModule from "zod";
 
-/** zod's `z` (in the bundled CLI, zod is evaluated at this call's first use). */
+/** zod's `z`. */
 export function zod(): typeof zodModule.z {
   return zodModule.z;
+}
+
+/** Resolves once {@linkcode zod} may be called (here: at once). */
+export function loadZod(): Promise<void> {
+  return Promise.resolve();
 }

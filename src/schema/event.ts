@@ -5,7 +5,7 @@
  * @module
  */
 import type { z } from "zod";
-import { zod } from "./_zod.ts";
+import { loadZod, zod } from "./_zod.ts";
 import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
 import { HookboxError } from "../errors.ts";
 import { type EventType, eventTypeSchema } from "./event_types.ts";
@@ -144,6 +144,22 @@ export function zodParseEvent(input: object): ParseEventResult {
     return { ok: false, error: toHookboxError("EVENT_INVALID", parsed.error, "event") };
   }
   return { ok: true, event: parsed.data };
+}
+
+/**
+ * {@linkcode parseEvent} for code that may run in the bundled CLI, where zod
+ * is loaded on demand (`_zod.ts`): an event the fast path accepts needs no
+ * zod; any other is validated after `loadZod()`.
+ */
+export async function parseEventAsync(input: unknown): Promise<HookEvent> {
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    if (tooDeepAt(input) === null) {
+      const fast = fastParseEvent(input as Record<string, unknown>);
+      if (fast !== null) return fast;
+    }
+  }
+  await loadZod();
+  return parseEvent(input);
 }
 
 /** Validates an event and throws `HookboxError("EVENT_INVALID")` naming the field. */

@@ -6,9 +6,9 @@
  *
  * @module
  */
-// A namespace import: the bundled one-shot CLI defers it (\`import defer\`), so
-// the engine is evaluated only when a pattern needs it.
-import * as re2 from "re2js";
+// Through `_re2.ts`: the bundled one-shot CLI loads the engine only for a
+// pattern that needs it (`needsRegexEngine`), after awaiting `loadRe2()`.
+import { re2 } from "./_re2.ts";
 
 /** Longest matcher pattern accepted, in characters. */
 export const MAX_MATCHER_CHARS = 1024;
@@ -33,7 +33,7 @@ export interface Matcher {
 export function compileMatcher(pattern: string): Matcher {
   const literal = literalMatcher(pattern);
   if (literal !== null) return literal;
-  const re = re2.RE2JS.compile(pattern);
+  const re = re2().RE2JS.compile(pattern);
   return { test: (text) => re.matcher(text).find() };
 }
 
@@ -44,6 +44,13 @@ export function compileMatcher(pattern: string): Matcher {
  */
 export function needsRegexEngine(pattern: string): boolean {
   return literalMatcher(pattern) === null;
+}
+
+/** True when a manifest's `matcher` has a pattern that {@linkcode needsRegexEngine}. */
+export function matcherNeedsRegexEngine(
+  matcher: { tool?: string | undefined; pattern?: string | undefined } | undefined,
+): boolean {
+  return [matcher?.tool, matcher?.pattern].some((p) => p !== undefined && needsRegexEngine(p));
 }
 
 /**

@@ -67,6 +67,15 @@ export type StdoutReading =
   | { kind: "invalid"; error: HookboxError };
 
 /**
+ * False when {@linkcode readStdout} reads `stdout` as plain text without
+ * validating anything: only output that opens with `{` may be a control
+ * object (the bundled CLI loads zod before reading such output).
+ */
+export function mayBeControl(stdout: string): boolean {
+  return /^\s*\{/.test(stdout);
+}
+
+/**
  * Reads stdout: a JSON object is control fields, anything else is plain text.
  *
  * @example

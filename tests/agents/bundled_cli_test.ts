@@ -91,16 +91,12 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
       ok(!/["']node:util["']/.test(code), `${e.name} imports node:util`);
       ok(!code.includes("contains a reference cycle"), `${e.name} holds zod's schema compiler`);
     }
-    // zod is evaluated only when needed: the dispatch command's static module graph
-    // imports it deferred, and an invalid event (zod's message) reads as from source.
-    // (Deno 2.9, which CI pins, defers evaluation; the build probes for it.)
-    const deferring = built.some((e) =>
-      Deno.readTextFileSync(`${ROOT}/dist/cli/${e.name}`).includes("import defer")
-    );
-    ok(deferring, "the bundle defers zod and the RE2 engine");
-    for (const deferred of ["./zod.js", "./re2js.js"]) {
-      const eager = eagerImports(`${ROOT}/dist/cli`, deferred);
-      assertEquals(eager, [], `chunks loaded by dispatch that evaluate ${deferred} at start`);
+    // zod and the RE2 engine load only when needed: the dispatch command's static module
+    // graph does not import them, and an invalid event (zod's message), a JSON hook output
+    // (the deny above) and a regex matcher (below) read as from source.
+    for (const onDemand of ["./zod.js", "./re2js.js"]) {
+      const eager = eagerImports(`${ROOT}/dist/cli`, onDemand);
+      assertEquals(eager, [], `chunks loaded by dispatch that import ${onDemand} at start`);
     }
     // The Extism SDK loads only for a plugin that can reach its kernel (none here).
     const sdkChunks = [...Deno.readDirSync(`${ROOT}/dist/cli`)].filter((e) =>
@@ -148,6 +144,25 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
       sourceInvalid.stderr,
     ]);
     match(bundledInvalid.stderr, /EVENT_INVALID: event field "timestamp"/);
+    // The other commands have zod and RE2 from their start: validation reads as from source.
+    await Deno.mkdir(`${dir}/bad/x`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/bad/x/HOOK.md`,
+      "---\nname: x\ndescription: d\ntrigger: pre-tool-call\nmatcher:\n  pattern: '(a+'\n---\n",
+    );
+    for (
+      const cmd of [["validate", `${dir}/hooks`, regexHooks, `${dir}/bad`], [
+        "list",
+        "--hooks-dir",
+        regexHooks,
+        "--json",
+      ]]
+    ) {
+      const b = await run([wrapper, ...cmd], "", dir);
+      const s = await run([Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...cmd], "", dir);
+      assertEquals([b.exitCode, b.stdout, b.stderr], [s.exitCode, s.stdout, s.stderr], cmd[0]);
+      ok(!b.stderr.includes("INTERNAL"), b.stderr);
+    }
     // Commands that start workers or bundle sources run from source only, and say so.
     const serve = await run([wrapper, "serve"], "", dir);
     assertEquals(serve.exitCode, 1);
@@ -159,7 +174,7 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
 
 const STATIC_IMPORT = /(?:import|export)\s*(defer\s*)?(?:[\w$*{},\s]*?\bfrom\s*)?"(\.\/[^"]+)"/g;
 
-/** The files of the static module graph of `hookbox.js` and its dispatch chunk (deferred imports left out). */
+/** The files of the static module graph of `hookbox.js` and its dispatch chunk (`import defer` left out). */
 function staticGraph(dir: string): Set<string> {
   const dispatch = [...Deno.readDirSync(dir)].find((e) => /^dispatch-.*\.js$/.test(e.name))!.name;
   const seen = new Set<string>();

@@ -17,7 +17,7 @@ import {
   ZOD_ENGLISH_ONLY,
   ZOD_TRIMMED,
 } from "./_esbuild_plugins.ts";
-import { needsRegexEngine } from "../../schema/matcher.ts";
+import { matcherNeedsRegexEngine } from "../../schema/matcher.ts";
 import { BUNDLE_VERSION, type BundleData, preparedKey } from "../../edge/bundle_data.ts";
 import { isHookboxError } from "../../errors.ts";
 import { effectiveLimits } from "../../policy.ts";
@@ -151,8 +151,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
 
 /** True when one of the hook's matchers needs the RE2 engine in the Worker. */
 function needsRegex(hook: HookRow): boolean {
-  const { tool, pattern } = hook.manifest.matcher ?? {};
-  return [tool, pattern].some((p) => p !== undefined && needsRegexEngine(p));
+  return matcherNeedsRegexEngine(hook.manifest.matcher);
 }
 
 async function selectTenants(store: Store, ids: string[] | undefined): Promise<TenantRow[]> {
