@@ -10,6 +10,7 @@ import {
   eventContext,
   MAX_CONTEXTS,
   prefetchPrepared,
+  readPrepared,
   takePrefetched,
 } from "../../src/adapters/deno/prepared_prefetch.ts";
 import { cachedPluginId, compileHook } from "../../src/compile/mod.ts";
@@ -166,7 +167,7 @@ Deno.test("a one-shot run compiles ahead what the last run of its kind of event 
     // The next run of kind A has both compiled ahead, and the loader takes them.
     prefetchPrepared(dir, "A");
     const early = await takePrefetched(base(guardKey));
-    ok(early && early.sha256 === guard.instrumentedSha256);
+    ok(early && early.meta.instrumentedSha256 === guard.instrumentedSha256);
     await load(hook("guard"), LIMITS);
     const again = await load(hook("block"), LIMITS);
     assertEquals(takePrefetched(base(blockKey)), undefined, "the loader took it");
@@ -206,6 +207,63 @@ Deno.test("a one-shot run compiles ahead what the last run of its kind of event 
     const kinds = Object.keys(recorded());
     assertEquals([kinds.length, kinds.at(-1)], [MAX_CONTEXTS, "C"]);
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a prepared module is hashed until its file is old enough, then trusted by its signature until it changes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-verified-" });
+  let digests = 0;
+  const subtle = crypto.subtle as { digest: SubtleCrypto["digest"] };
+  const digest = subtle.digest;
+  subtle.digest = (...args) => {
+    digests++;
+    return digest.apply(crypto.subtle, args);
+  };
+  try {
+    const { load, hook } = await corpusLoader(dir);
+    const guard = await load(hook("guard"), LIMITS);
+    const block = await load(hook("block"), LIMITS);
+    const files = [...Deno.readDirSync(`${dir}/prepared`)].map((e) => e.name);
+    const base = (sha: string) => {
+      const json = files.find((n) =>
+        n.endsWith(".json") &&
+        JSON.parse(Deno.readTextFileSync(`${dir}/prepared/${n}`)).instrumentedSha256 === sha
+      )!;
+      return `${dir}/prepared/${json.slice(0, -5)}`;
+    };
+    const guardBase = base(guard.instrumentedSha256);
+    const meta = () => JSON.parse(Deno.readTextFileSync(`${guardBase}.json`));
+    const read = async (racyMs: number) => {
+      const before = digests;
+      const entry = await readPrepared(guardBase, { racyMs });
+      return { sha: entry?.meta.instrumentedSha256 ?? null, hashed: digests - before };
+    };
+    // Just written: checked by hash, and too new to be trusted by its signature.
+    assertEquals(await read(60_000), { sha: guard.instrumentedSha256, hashed: 1 });
+    assertEquals(meta().verified, undefined);
+    // Old enough: checked once more, and its signature recorded; then trusted without hashing.
+    assertEquals(await read(0), { sha: guard.instrumentedSha256, hashed: 1 });
+    ok(typeof meta().verified === "string");
+    assertEquals(await read(0), { sha: guard.instrumentedSha256, hashed: 0 });
+    // Any write to the module changes its signature: the same bytes are hashed again...
+    await new Promise((resolve) => setTimeout(resolve, 20)); // past the times' resolution (ms)
+    await Deno.writeFile(`${guardBase}.wasm`, await Deno.readFile(`${guardBase}.wasm`));
+    assertEquals(await read(60_000), { sha: guard.instrumentedSha256, hashed: 1 });
+    // ...and other bytes (a valid module, another entry's) are refused.
+    await Deno.copyFile(`${base(block.instrumentedSha256)}.wasm`, `${guardBase}.wasm`);
+    assertEquals(await read(0), { sha: null, hashed: 1 });
+    // A signature planted in the metadata is only trusted if the file has it.
+    await Deno.writeTextFile(
+      `${guardBase}.json`,
+      JSON.stringify({ ...meta(), verified: "1:2:3:4:5" }),
+    );
+    assertEquals((await read(0)).sha, null);
+    // The loader rejects the damaged entry and prepares it again.
+    assertEquals((await load(hook("guard"), LIMITS)).instrumentedSha256, guard.instrumentedSha256);
+    assertEquals((await read(60_000)).sha, guard.instrumentedSha256);
+  } finally {
+    subtle.digest = digest;
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -6,8 +6,10 @@
  * that shape the instrumentation, the pin, and a fingerprint of the rewriter's
  * own source — so an edited plugin, other limits or a changed rewriter never
  * reuse an entry. A read entry is checked against its recorded SHA-256
- * (corruption); the cache directory must be as trusted as the hookbox code
- * itself (it holds modules that run without being instrumented again).
+ * (corruption), or, once a check passed, by its file's signature (inode,
+ * size, times: see `readPrepared`); the cache directory must be as trusted
+ * as the hookbox code itself (it holds modules that run without being
+ * instrumented again).
  *
  * When the compile caches can name a JS or AssemblyScript plugin without
  * reading it (`identify`), a small alias file maps that name (with the same
@@ -20,7 +22,7 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits } from "../../runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
-import { hashAndCompile, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
+import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
 
 /** Format of the cache entries. */
 const FORMAT = 1;
@@ -138,20 +140,13 @@ export function preparedFromDiskCache(
 }
 
 async function readEntry(base: string): Promise<LoadedPlugin | null> {
-  try {
-    const meta = JSON.parse(await Deno.readTextFile(`${base}.json`)) as Omit<
-      LoadedPlugin,
-      "module"
-    >;
-    // Compiled ahead by a one-shot CLI (prepared_prefetch.ts), else read now;
-    // a module whose bytes fail the corruption check is dropped.
-    const early = await takePrefetched(base);
-    const { sha256, module } = early ?? await hashAndCompile(await Deno.readFile(`${base}.wasm`));
-    if (sha256 !== meta.instrumentedSha256) return null;
-    return { ...meta, module };
-  } catch {
-    return null;
-  }
+  // Read ahead by a one-shot CLI (prepared_prefetch.ts), else (or when that read
+  // was refused) now; a module whose bytes fail the corruption check is dropped.
+  const early = takePrefetched(base);
+  const entry = (early ? await early : null) ?? await readPrepared(base);
+  if (entry === null) return null;
+  const { verified: _, ...meta } = entry.meta;
+  return { ...meta, module: entry.module };
 }
 
 /** Writes both files through temporary names, so a reader never sees half an entry. */

@@ -6,10 +6,10 @@
  * given (agent and event name, {@linkcode prefetchPrepared}'s `context`);
  * each run records the prepared entries it loaded for that kind
  * (`<cacheDir>/prepared-recent.json`), and the next run of the same kind
- * starts reading, hashing and compiling them on background threads before
- * its own modules load. {@linkcode takePrefetched} hands a result to the
- * disk cache's reader, which checks it against the entry's recorded SHA-256
- * as for any read.
+ * starts reading and compiling them on background threads before its own
+ * modules load. {@linkcode takePrefetched} hands a result to the disk
+ * cache's reader; both go through {@linkcode readPrepared}, which checks the
+ * module against the entry's recorded SHA-256.
  *
  * Nothing here decides what runs: an entry is only used when the disk cache
  * looks it up by its key; a wrong guess costs compiling a module unused.
@@ -19,6 +19,7 @@
  * @module
  */
 
+import type { LoadedPlugin } from "../../runtime/wasm/mod.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
 
 /** Entries recorded per kind of event. */
@@ -31,13 +32,16 @@ const MAX_PREFETCH_BYTES = 16 * 1024 * 1024;
 const MAX_FILE_BYTES = 128 * 1024;
 const KEY = /^[0-9a-f]{64}$/;
 
-/** A prepared module read and compiled ahead: its bytes' SHA-256 and the module. */
-export interface Prefetched {
-  sha256: string;
+/** A prepared entry read and checked: its metadata as written, and the compiled module. */
+export interface PreparedEntry {
+  meta: Omit<LoadedPlugin, "module"> & { verified?: string };
   module: WebAssembly.Module;
 }
 
-const early = new Map<string, Promise<Prefetched | null>>();
+/** A module file changed less than this before a check is not trusted by its signature. */
+export const RACY_MS = 2000;
+
+const early = new Map<string, Promise<PreparedEntry | null>>();
 /** This process's kind of event, what the file listed for it, and what it has loaded. */
 let run: { cacheDir: string; context: string; listed: string[]; loaded: string[] } | null = null;
 
@@ -75,16 +79,12 @@ export function prefetchPrepared(cacheDir: string, context: string): void {
   let budget = MAX_PREFETCH_BYTES;
   for (const key of listed) {
     const base = `${cacheDir}/prepared/${key}`;
-    const compiled = Deno.readFile(`${base}.wasm`).then((bytes) => {
-      budget -= bytes.byteLength;
-      return budget < 0 ? null : hashAndCompile(bytes);
-    }).catch(() => null);
-    early.set(base, compiled);
+    early.set(base, readPrepared(base, { admit: (size) => (budget -= size) >= 0 }));
   }
 }
 
-/** The early compile of the entry at `base` (once), if one was started. */
-export function takePrefetched(base: string): Promise<Prefetched | null> | undefined {
+/** The early read of the entry at `base` (once), if one was started. */
+export function takePrefetched(base: string): Promise<PreparedEntry | null> | undefined {
   const found = early.get(base);
   early.delete(base);
   return found;
@@ -143,15 +143,70 @@ export function eventContext(args: string[], input: string): string {
     .join("|");
 }
 
+/** A file's identity for trusting an earlier check of its bytes: size, times, inode, device. */
+function signature(info: Deno.FileInfo): string {
+  return [info.size, info.mtime?.getTime(), info.ctime?.getTime(), info.ino, info.dev].join(":");
+}
+
 /**
- * A prepared module's SHA-256 (checked against its entry's record) and the
- * module, hashed and compiled side by side: hashing 1.9 MB is ~4 ms of a
- * one-shot run. Also the disk cache's reader when nothing was read ahead.
+ * Reads the prepared entry at `base` (`.json` metadata, `.wasm` module) and
+ * compiles the module, which must hash to the metadata's
+ * `instrumentedSha256` (a damaged or foreign module is refused: null). The
+ * hash is skipped while the module file still has the signature (inode,
+ * size, modification and change times) recorded after the last check that
+ * passed (`verified`), since any write to it changes its change time: hashing
+ * the 1.9 MB engine took ~3 ms of CPU that a one-shot start shares with its
+ * own loading on a small machine. A check that passes on a file last changed
+ * more than `racyMs` earlier records its signature (timestamps may be coarse).
+ * `admit(size)` may refuse a module by its size before it is read.
  */
-export async function hashAndCompile(bytes: Uint8Array): Promise<Prefetched> {
-  const [sha256, module] = await Promise.all([
-    sha256Hex(bytes),
-    WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>),
-  ]);
-  return { sha256, module };
+export async function readPrepared(
+  base: string,
+  options: { racyMs?: number; admit?: (size: number) => boolean } = {},
+): Promise<PreparedEntry | null> {
+  try {
+    const meta = JSON.parse(await Deno.readTextFile(`${base}.json`)) as PreparedEntry["meta"];
+    if (typeof meta?.instrumentedSha256 !== "string") return null;
+    // One open file for the signature and the bytes, so both are of the same file.
+    const file = await Deno.open(`${base}.wasm`);
+    let info: Deno.FileInfo;
+    let bytes: Uint8Array<ArrayBuffer>;
+    try {
+      info = await file.stat();
+      if (options.admit && !options.admit(info.size)) return null;
+      bytes = new Uint8Array(info.size);
+      for (let at = 0; at < bytes.length;) {
+        const n = await file.read(bytes.subarray(at));
+        if (n === null) return null;
+        at += n;
+      }
+    } finally {
+      file.close();
+    }
+    const seen = signature(info);
+    const trusted = meta.verified === seen;
+    const [sha256, module] = await Promise.all([
+      trusted ? meta.instrumentedSha256 : sha256Hex(bytes),
+      WebAssembly.compile(bytes),
+    ]);
+    if (sha256 !== meta.instrumentedSha256) return null;
+    const changed = info.ctime?.getTime() ?? Infinity;
+    if (!trusted && Date.now() - changed > (options.racyMs ?? RACY_MS)) {
+      await writeJson(`${base}.json`, { ...meta, verified: seen }).catch(() => {});
+    }
+    return { meta, module };
+  } catch {
+    return null;
+  }
+}
+
+async function writeJson(path: string, value: unknown): Promise<void> {
+  const tmp = `${path}.${crypto.randomUUID()}`;
+  try {
+    await Deno.writeTextFile(tmp, JSON.stringify(value));
+    await Deno.rename(tmp, path);
+  } catch (err) {
+    await Deno.remove(tmp).catch(() => {});
+    throw err;
+  }
 }
