@@ -4,7 +4,8 @@
  * and peak RSS (GNU time) — the bundled CLI (`scripts/build_cli.ts`, built
  * first), the CLI from source, and the bundled CLI's remote form against a
  * `hookbox serve` on loopback holding the same hooks — next to `node` running
- * an empty script, in interleaved rounds; medians and ratios.
+ * an empty script, in interleaved rounds (each starting with the next
+ * command, runs 50 ms apart); medians and ratios.
  *
  *   deno run -A scripts/bench_cli.ts [--rounds 15]
  *
@@ -20,6 +21,8 @@ const { values } = parseArgs({
   options: { rounds: { type: "string", default: "15" } },
 });
 const ROUNDS = Number(values.rounds);
+/** Pause before each measured run. */
+const SETTLE_MS = 50;
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const dir = await Deno.makeTempDir({ prefix: "hookbox-bench-cli-" });
 await Deno.writeTextFile(`${dir}/empty.js`, "");
@@ -88,8 +91,14 @@ const commands: Record<string, string[]> = {
 };
 for (const argv of Object.values(commands)) await measure(argv, event); // fills the caches
 const runs: Record<string, { ms: number; mib: number }[]> = {};
+// Each round starts with the next command, and runs are spaced out: the one after the
+// remote form would otherwise always share the cores with the server finishing its request
+// (audit commit, logging), and the one after the run from source with its exit.
+const entries = Object.entries(commands);
 for (let i = 0; i < ROUNDS; i++) {
-  for (const [name, argv] of Object.entries(commands)) {
+  for (let j = 0; j < entries.length; j++) {
+    const [name, argv] = entries[(i + j) % entries.length]!;
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     (runs[name] ??= []).push(await measure(argv, argv[0] === "node" ? "" : event));
   }
 }
