@@ -31,7 +31,8 @@ const ORDER: number[] = [
 /**
  * Writes the module: original sections, replaced by `payloads` where given,
  * with new sections inserted at their canonical place. Custom sections whose
- * indices went stale (`name`, DWARF) are dropped when `dropDebug` is set.
+ * indices or code offsets went stale (`name`, DWARF, the code-metadata
+ * sections such as branch hints) are dropped when `dropDebug` is set.
  * Compilation hints are always dropped from where they were; `hints` (a
  * custom section's payload, name included) is written just before the code
  * section, where V8 reads it.
@@ -52,7 +53,8 @@ export function assemble(
   };
   for (const s of m.sections) {
     if (s.id === SECTION.custom) {
-      const stale = s.customName === "name" || s.customName?.startsWith(".debug");
+      const stale = s.customName === "name" || s.customName?.startsWith(".debug") ||
+        s.customName?.startsWith("metadata.code.");
       if (s.customName === COMPILATION_PRIORITY || (dropDebug && stale)) continue;
       emit(0, m.bytes.subarray(s.start, s.end));
       continue;

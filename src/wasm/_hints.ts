@@ -28,14 +28,16 @@ import { Writer } from "./_writer.ts";
 /** The custom section's name. */
 export const COMPILATION_PRIORITY = "metadata.code.compilation_priority";
 
-/** Longest hint kept (two 32-bit LEB128 values). */
+/** Longest hint read (two 32-bit LEB128 values). */
 const MAX_HINT_BYTES = 10;
 
 /**
  * The payload (after the section name) with every function index passed
  * through `remap`, keeping only entries for the `defined` functions
- * `[firstDefined, firstDefined + defined)` of the input; null when the
- * payload is malformed or no entry is left.
+ * `[firstDefined, firstDefined + defined)` of the input, each with its
+ * compilation priority alone (an optimization priority is dropped: nothing
+ * of a plugin's section reaches V8 that the rewriter did not decode); null
+ * when the payload is malformed or no entry is left.
  */
 export function remapCompilationHints(
   payload: Uint8Array,
@@ -43,7 +45,7 @@ export function remapCompilationHints(
   defined: number,
   remap: (index: number) => number,
 ): Uint8Array<ArrayBuffer> | null {
-  const entries: [number, Uint8Array][] = [];
+  const entries: [number, number][] = [];
   try {
     const r = new Reader(payload);
     let last = -1;
@@ -53,8 +55,9 @@ export function remapCompilationHints(
       last = index;
       const length = r.u32();
       if (length === 0 || length > MAX_HINT_BYTES) return null;
-      const hint = r.take(length);
-      if (index >= firstDefined && index < firstDefined + defined) entries.push([index, hint]);
+      const hint = new Reader(r.take(length));
+      const priority = hint.u32();
+      if (index >= firstDefined && index < firstDefined + defined) entries.push([index, priority]);
     }
     if (!r.done) return null;
   } catch {
@@ -62,7 +65,9 @@ export function remapCompilationHints(
   }
   if (entries.length === 0) return null;
   const w = new Writer().u32(entries.length);
-  for (const [index, hint] of entries) w.u32(remap(index)).u32(0).sized(hint);
+  for (const [index, priority] of entries) {
+    w.u32(remap(index)).u32(0).sized(new Writer().u32(priority).finish());
+  }
   return w.finish();
 }
 

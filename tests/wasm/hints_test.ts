@@ -64,6 +64,30 @@ Deno.test("instrumenting renumbers compilation hints with the functions and move
   assert.equal((instance.exports.c as () => number)(), 1);
 });
 
+Deno.test("a hint reaches V8 as its compilation priority alone; other code metadata, its offsets stale, is dropped", () => {
+  const input = withCustom(
+    withCustom(MODULE, hintPayload([[2, 0, [5, 0x7f]]])),
+    new Writer().name("metadata.code.branch_hint").u32(1).u32(2).u32(1).u32(1).u32(1).u8(1)
+      .finish(),
+  );
+  const out = instrument(input, { memoryPages: 1 });
+  const added = funcImports(out) - 1;
+  const sections = WebAssembly.Module.customSections(
+    new WebAssembly.Module(out),
+    COMPILATION_PRIORITY,
+  );
+  assert.deepEqual(
+    [...new Uint8Array(sections[0]!)],
+    [...new Writer().u32(1).u32(2 + added).u32(0).u32(1).u32(5).finish()],
+  );
+  assert.deepEqual(
+    splitSections(out).filter((s) => s.customName?.startsWith("metadata.code.")).map((s) =>
+      s.customName
+    ),
+    [COMPILATION_PRIORITY],
+  );
+});
+
 Deno.test("malformed compilation hints are dropped, never passed on", () => {
   const cases: [string, Uint8Array][] = [
     ["truncated", compilationHintsSection([1, 2]).subarray(0, -2)],
