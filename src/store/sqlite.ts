@@ -65,6 +65,11 @@ export interface SqliteStoreOptions {
    * @default 250
    */
   checkpointMs?: number;
+  /**
+   * The checkpointer thread's module (tests give one that fails).
+   * @default `_sqlite_checkpointer.ts`
+   */
+  checkpointer?: URL;
 }
 
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
@@ -75,7 +80,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const checkpointMs = options.checkpointMs ?? 250;
   const checkpoints = path === ":memory:" || checkpointMs === 0
     ? null
-    : checkpointer(db, path, checkpointMs);
+    : checkpointer(
+      db,
+      path,
+      checkpointMs,
+      options.checkpointer ?? new URL("./_sqlite_checkpointer.ts", import.meta.url),
+    );
   const cache = new Map<string, StatementSync>();
   const q = (sql: string): StatementSync => {
     let statement = cache.get(sql);
@@ -405,7 +415,7 @@ const CHECKPOINTER_CLOSE_MS = 2_000;
  * until the thread is up, and if it ever fails, the connection's automatic
  * checkpoints stay on, so the log never grows without bound.
  */
-function checkpointer(db: DatabaseSync, path: string, intervalMs: number) {
+function checkpointer(db: DatabaseSync, path: string, intervalMs: number, module: URL) {
   let worker: Worker | null = null;
   let closed = false;
   let failed = false;
@@ -415,7 +425,7 @@ function checkpointer(db: DatabaseSync, path: string, intervalMs: number) {
   return {
     start() {
       if (worker !== null || closed) return;
-      worker = new Worker(new URL("./_sqlite_checkpointer.ts", import.meta.url), {
+      worker = new Worker(module, {
         type: "module",
       });
       worker.onmessage = (e) => {

@@ -91,6 +91,36 @@ function auditRows(from: number, count: number) {
 
 const sizeOf = async (path: string) => (await Deno.stat(path).catch(() => ({ size: 0 }))).size;
 
+Deno.test("sqlite store: when the checkpointer thread fails, the serving connection checkpoints again and the log stays bounded", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const path = `${dir}/hookbox.db`;
+  const store = openSqliteStore(path, {
+    checkpointMs: 20,
+    checkpointer: new URL("./fixtures/failing_checkpointer.ts", import.meta.url),
+  });
+  try {
+    await store.migrate();
+    await store.appendAudit(auditRows(0, 1)); // starts the thread, which says ready, then fails
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // About three times SQLite's automatic threshold (1,000 log pages of 4 KiB) in rows.
+    let written = 1;
+    let largestLog = 0;
+    while ((await sizeOf(path)) + largestLog < 14 * 1024 * 1024) {
+      await store.appendAudit(auditRows(written, 500));
+      written += 500;
+      largestLog = Math.max(largestLog, await sizeOf(`${path}-wal`));
+    }
+    assert.equal(await store.countAudit("t"), written, "nothing lost on the way");
+    assert.ok(
+      largestLog < 8 * 1024 * 1024,
+      `the log is checkpointed and restarted: at most ${largestLog} bytes`,
+    );
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("sqlite store: the log is checkpointed off the serving connection and stays bounded", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
   const path = `${dir}/hookbox.db`;
