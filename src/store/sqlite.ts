@@ -78,14 +78,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
   db.exec("PRAGMA synchronous = NORMAL;");
   const checkpointMs = options.checkpointMs ?? 250;
-  const checkpoints = path === ":memory:" || checkpointMs === 0
-    ? null
-    : checkpointer(
-      db,
-      path,
-      checkpointMs,
-      options.checkpointer ?? new URL("./_sqlite_checkpointer.ts", import.meta.url),
-    );
+  const checkpoints = path === ":memory:" || checkpointMs === 0 ? null : checkpointer(
+    db,
+    path,
+    checkpointMs,
+    options.checkpointer ?? new URL("./_sqlite_checkpointer.ts", import.meta.url),
+  );
   const cache = new Map<string, StatementSync>();
   const q = (sql: string): StatementSync => {
     let statement = cache.get(sql);
