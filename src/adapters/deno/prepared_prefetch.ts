@@ -165,29 +165,21 @@ export async function readPrepared(
   options: { racyMs?: number; admit?: (size: number) => boolean } = {},
 ): Promise<PreparedEntry | null> {
   try {
-    const meta = JSON.parse(await Deno.readTextFile(`${base}.json`)) as PreparedEntry["meta"];
+    // Read synchronously (~1 ms for the engine): compiling starts at once, on V8's
+    // threads. Read asynchronously, the compile waited for the main thread to
+    // take the read's completion, which it did only after loading the CLI's
+    // modules and finding the hooks (~15 ms later).
+    const meta = JSON.parse(Deno.readTextFileSync(`${base}.json`)) as PreparedEntry["meta"];
     if (typeof meta?.instrumentedSha256 !== "string") return null;
-    // One open file for the signature and the bytes, so both are of the same file.
-    const file = await Deno.open(`${base}.wasm`);
-    let info: Deno.FileInfo;
-    let bytes: Uint8Array<ArrayBuffer>;
-    try {
-      info = await file.stat();
-      if (options.admit && !options.admit(info.size)) return null;
-      bytes = new Uint8Array(info.size);
-      for (let at = 0; at < bytes.length;) {
-        const n = await file.read(bytes.subarray(at));
-        if (n === null) return null;
-        at += n;
-      }
-    } finally {
-      file.close();
-    }
+    const bytes = Deno.readFileSync(`${base}.wasm`);
+    if (options.admit && !options.admit(bytes.length)) return null;
+    // After the read: a file replaced before it was read has the new file's signature.
+    const info = Deno.statSync(`${base}.wasm`);
     const seen = signature(info);
-    const trusted = meta.verified === seen;
+    const trusted = meta.verified === seen && info.size === bytes.length;
     const [sha256, module] = await Promise.all([
       trusted ? meta.instrumentedSha256 : sha256Hex(bytes),
-      WebAssembly.compile(bytes),
+      WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>),
     ]);
     if (sha256 !== meta.instrumentedSha256) return null;
     const changed = info.ctime?.getTime() ?? Infinity;
