@@ -14,6 +14,7 @@ import { ASC_VERSION } from "./_as_asc.ts";
 import { AS_FLAGS, compileAsSource } from "./_as_compile.ts";
 import { type CompileHost, denoCompileHost } from "./_as_host_deno.ts";
 import { loadAsLibrary } from "./_as_library.ts";
+import { sha256Hex } from "../runtime/wasm/_cache.ts";
 
 export type { CompileHost } from "./_as_host_deno.ts";
 
@@ -90,10 +91,4 @@ export async function asCacheKey(
   for (const [name, text] of library) parts.push(name, text);
   parts.push(source);
   return await sha256Hex(new TextEncoder().encode(parts.join("\0")));
-}
-
-/** Lower-case hex SHA-256 of `data`. */
-export async function sha256Hex(data: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -11,6 +11,7 @@ import type { HookDefinition } from "../hook/types.ts";
 import { confined, MAX_PLUGIN_BYTES, MAX_SOURCE_BYTES } from "../hook/files.ts";
 import { denoFs, readCappedFile } from "../adapters/deno/fs.ts";
 import { defaultCacheDir } from "../adapters/deno/cache_dir.ts";
+import { sha256Hex } from "../runtime/wasm/_cache.ts";
 
 /** A compiled (or read) plugin. */
 export interface CompiledPlugin {
@@ -85,9 +86,4 @@ export async function cachedPluginId(
 async function jsRoots(hookDir: string): Promise<string[]> {
   const library = new URL("../../plugins", import.meta.url).pathname;
   return [await Deno.realPath(hookDir), await Deno.realPath(library).catch(() => library)];
-}
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -16,6 +16,7 @@ import type { z } from "@hono/zod-openapi";
 import { parseTar } from "nanotar";
 import type { DispatchResult } from "../dispatch/result.ts";
 import { readCapped } from "../bytes.ts";
+import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { isHookboxError } from "../errors.ts";
 import { tryParseEvent } from "../schema/event.ts";
 import {
@@ -760,11 +761,6 @@ function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void
 
 function stripUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** An agent answer as an HTTP body: its JSON, `{}` for none, a deny for an exit-2-only block. */

@@ -5,8 +5,9 @@
  * @module
  */
 
-/** Lowercase hex SHA-256 of `bytes`. */
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+/** Lowercase hex SHA-256 of bytes, or of a string as UTF-8 (hookbox's one SHA-256 helper). */
+export async function sha256Hex(data: Uint8Array | string): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const digest = new Uint8Array(
     await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
   );
