@@ -28,6 +28,8 @@ export const MAX_RECENT = 8;
 export const MAX_CONTEXTS = 32;
 /** Most bytes read ahead in one process. */
 const MAX_PREFETCH_BYTES = 16 * 1024 * 1024;
+/** Of those, the most read synchronously (see {@linkcode readPrepared}). */
+const MAX_SYNC_BYTES = 4 * 1024 * 1024;
 /** 32 kinds × (a ~1.4 KB name + 8 keys) stay well under it. */
 const MAX_FILE_BYTES = 128 * 1024;
 const KEY = /^[0-9a-f]{64}$/;
@@ -76,10 +78,16 @@ function readLists(cacheDir: string): Map<string, string[]> {
 export function prefetchPrepared(cacheDir: string, context: string): void {
   const listed = readLists(cacheDir).get(context) ?? [];
   run = { cacheDir, context, listed, loaded: [] };
-  let budget = MAX_PREFETCH_BYTES;
+  let read = 0;
   for (const key of listed) {
     const base = `${cacheDir}/prepared/${key}`;
-    early.set(base, readPrepared(base, { admit: (size) => (budget -= size) >= 0 }));
+    early.set(
+      base,
+      readPrepared(base, {
+        admit: (size) => (read += size) <= MAX_PREFETCH_BYTES,
+        sync: () => read <= MAX_SYNC_BYTES,
+      }),
+    );
   }
 }
 
@@ -158,21 +166,24 @@ function signature(info: Deno.FileInfo): string {
  * the 1.9 MB engine took ~3 ms of CPU that a one-shot start shares with its
  * own loading on a small machine. A check that passes on a file last changed
  * more than `racyMs` earlier records its signature (timestamps may be coarse).
- * `admit(size)` may refuse a module by its size before it is read.
+ * `admit(size)` may refuse a module by its size before it is read; `sync()`
+ * (after `admit`) says whether to read it synchronously.
  */
 export async function readPrepared(
   base: string,
-  options: { racyMs?: number; admit?: (size: number) => boolean } = {},
+  options: { racyMs?: number; admit?: (size: number) => boolean; sync?: () => boolean } = {},
 ): Promise<PreparedEntry | null> {
   try {
-    // Read synchronously (~1 ms for the engine): compiling starts at once, on V8's
-    // threads. Read asynchronously, the compile waited for the main thread to
-    // take the read's completion, which it did only after loading the CLI's
-    // modules and finding the hooks (~15 ms later).
+    // Read synchronously (2–4 ms for the engine), compiling starts at once, on
+    // V8's threads. Read asynchronously, the compile waited for the main thread
+    // to take the read's completion, which a one-shot CLI did only after
+    // loading its modules and finding the hooks (~15 ms later).
     const meta = JSON.parse(Deno.readTextFileSync(`${base}.json`)) as PreparedEntry["meta"];
     if (typeof meta?.instrumentedSha256 !== "string") return null;
-    const bytes = Deno.readFileSync(`${base}.wasm`);
-    if (options.admit && !options.admit(bytes.length)) return null;
+    if (options.admit && !options.admit(Deno.statSync(`${base}.wasm`).size)) return null;
+    const bytes = options.sync?.() === false
+      ? await Deno.readFile(`${base}.wasm`)
+      : Deno.readFileSync(`${base}.wasm`);
     // After the read: a file replaced before it was read has the new file's signature.
     const info = Deno.statSync(`${base}.wasm`);
     const seen = signature(info);
