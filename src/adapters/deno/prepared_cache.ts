@@ -83,9 +83,15 @@ export function preparedFromDiskCache(
   cacheDir: string,
   loadBytes: (hook: HookDefinition) => Promise<Uint8Array>,
   identify?: (hook: HookDefinition) => Promise<string | null>,
-): (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin> {
-  return async (hook, limits) => {
-    const isolation = hook.manifest.isolation;
+): (
+  hook: HookDefinition,
+  limits: EffectiveLimits,
+  isolation?: "fresh" | "warm",
+) => Promise<LoadedPlugin> {
+  return async (hook, limits, runAs) => {
+    // The runtime says how the hook runs (a warm hook runs fresh where no warm
+    // instance is kept), which decides the instrumentation.
+    const isolation = runAs ?? hook.manifest.isolation;
     const pin = hook.manifest.sha256;
     const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
     const print = await rewriterFingerprint();

@@ -37,7 +37,11 @@ export interface RuntimeDeps {
   /** Cap on the bytes idle warm instances hold (LRU); 0 keeps none. @default 256 MiB */
   warmBytes?: number;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
-  loadPrepared?: (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin>;
+  loadPrepared?: (
+    hook: HookDefinition,
+    limits: EffectiveLimits,
+    isolation: "fresh" | "warm",
+  ) => Promise<LoadedPlugin>;
 }
 
 type Setup = CallSetup & HttpSetup;
@@ -204,13 +208,15 @@ export class WasmRuntime implements Runtime {
   }
 
   async #loadBytes(hook: HookDefinition, limits: EffectiveLimits, key: number | string) {
-    if (this.#deps.loadPrepared) return await this.#deps.loadPrepared(hook, limits);
+    // A runtime that keeps no warm instance runs every hook fresh: no write tracking.
+    const isolation = this.#keepWarm ? hook.manifest.isolation : "fresh";
+    if (this.#deps.loadPrepared) return await this.#deps.loadPrepared(hook, limits, isolation);
     const bytes = await this.#deps.loadBytes(hook);
     const pin = hook.manifest.sha256;
     const sha = await sha256Hex(bytes);
     const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
     return await this.#prepared.get(
-      `${sha}:${key}:${pin ?? ""}`,
+      `${sha}:${key}:${pin ?? ""}:${isolation}`,
       () =>
         prepare(bytes, {
           limits,
@@ -219,8 +225,8 @@ export class WasmRuntime implements Runtime {
           compile: this.#compile,
           modules: this.#modules,
           meterFuel: this.#deps.meterFuel ?? true,
-          trackWrites: hook.manifest.isolation === "warm",
-          importMemory: hook.manifest.isolation !== "warm",
+          trackWrites: isolation === "warm",
+          importMemory: isolation !== "warm",
         }),
     );
   }

@@ -64,11 +64,17 @@ export interface WasmRuntimeOptions {
   warmBytes?: number;
   /**
    * Plugins prepared ahead of time (edge bundles, `hookbox bundle`): the
-   * instrumented module and its load metadata for a hook under given limits.
-   * When set, `loadBytes` is not called and nothing is instrumented or
-   * compiled at run time. Cannot be combined with `worker`.
+   * instrumented module and its load metadata for a hook under given limits
+   * and isolation — the hook's own, or `"fresh"` when the runtime keeps no
+   * warm instances (`warmBytes: 0`: a warm hook then runs fresh, and needs
+   * no write tracking). When set, `loadBytes` is not called and nothing is
+   * instrumented or compiled at run time. Cannot be combined with `worker`.
    */
-  loadPrepared?: (hook: HookDefinition, limits: EffectiveLimits) => Promise<LoadedPlugin>;
+  loadPrepared?: (
+    hook: HookDefinition,
+    limits: EffectiveLimits,
+    isolation: "fresh" | "warm",
+  ) => Promise<LoadedPlugin>;
 }
 
 /** Creates the `wasm` runtime. Throws `TypeError` on bad options. */

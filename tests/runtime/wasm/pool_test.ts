@@ -82,6 +82,37 @@ Deno.test("WarmPool caps the bytes idle instances hold: the least recently used 
   assert.equal(pool.acquire("big"), null);
 });
 
+Deno.test("a runtime with warmBytes 0 prepares a warm hook as a fresh one: no write tracking, a host-supplied memory", async () => {
+  const hook = wasmHook("guard_wasi", { isolation: "warm" });
+  const compiled: WebAssembly.Module[] = [];
+  const compile = async (bytes: Uint8Array) => {
+    const module = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+    compiled.push(module);
+    return module;
+  };
+  const shape = (module: WebAssembly.Module) => ({
+    tracked: WebAssembly.Module.exports(module).some((e) => e.name === "__hookbox_dirty"),
+    memoryImported: WebAssembly.Module.imports(module).some((i) => i.kind === "memory"),
+  });
+  const plugin = () =>
+    compiled.find((m) => WebAssembly.Module.exports(m).some((e) => e.name === "_start"))!;
+  for (
+    const [options, expected] of [
+      [{ warmBytes: 0 }, { tracked: false, memoryImported: true }],
+      [{}, { tracked: true, memoryImported: false }],
+    ] as const
+  ) {
+    compiled.length = 0;
+    const runtime = corpusRuntime({}, { ...options, compile });
+    try {
+      assert.equal((await runtime.run(request(hook, shellEvent("rm -rf /")))).exitCode, 2);
+      assert.deepEqual(shape(plugin()), expected, JSON.stringify(options));
+    } finally {
+      await runtime.close?.();
+    }
+  }
+});
+
 Deno.test("a runtime with warmBytes 0 keeps no warm instance: each call of a warm hook runs fresh, takes no snapshot and answers alike", async () => {
   const hook = wasmHook("guard_wasi", { isolation: "warm" });
   const event = shellEvent("rm -rf /");
