@@ -101,7 +101,6 @@ Deno.test("sqlite store: when the checkpointer thread fails, the serving connect
   try {
     await store.migrate();
     await store.appendAudit(auditRows(0, 1)); // starts the thread, which says ready, then fails
-    await new Promise((resolve) => setTimeout(resolve, 300));
     // About three times SQLite's automatic threshold (1,000 log pages of 4 KiB) in rows.
     let written = 1;
     let largestLog = 0;
