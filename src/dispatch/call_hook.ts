@@ -10,7 +10,7 @@ import { type FailureCode, messageOf, type RunFailure, runFailure } from "../run
 import type { EffectiveLimits, RunResult, Runtime, RuntimeKind } from "../runtime/types.ts";
 import type { HookEvent } from "../schema/event.ts";
 import { type Control, mayBeControl, readStdout } from "../schema/output.ts";
-import { loadZod } from "../schema/_zod.ts";
+import { loadZod, zodLoaded } from "../schema/_zod.ts";
 import { hasKind, inputField } from "./fields.ts";
 import type { HookRecord, Outcome } from "./result.ts";
 
@@ -132,7 +132,7 @@ export async function callHook(
       ? await running.catch(hostFault)
       : await guarded(running, limits.timeoutMs + GRACE_MS);
     if (run.failure) return finish(run.failure.outcome, run, run.failure);
-    if (mayBeControl(run.stdout)) await loadZod();
+    if (!zodLoaded() && mayBeControl(run.stdout)) await loadZod();
     return interpret(event, run, finish, fail);
   } finally {
     // A runtime that borrows the input reads it only until its run settles,

@@ -15,7 +15,7 @@ import { type CallContext, callHook, type HookCall } from "./call_hook.ts";
 import { inputField, outputField } from "./fields.ts";
 import type { DispatchResult, HookRecord } from "./result.ts";
 import { selectHooks } from "./select.ts";
-import { loadRe2 } from "../schema/_re2.ts";
+import { loadRe2, re2Loaded } from "../schema/_re2.ts";
 import { matcherNeedsRegexEngine } from "../schema/matcher.ts";
 
 /** Dispatch options beyond the call context. */
@@ -35,7 +35,10 @@ export async function dispatchEvent(
   options: DispatchOptions,
 ): Promise<DispatchResult> {
   // The bundled CLI loads RE2 only for a matcher that needs it (`schema/_re2.ts`).
-  if (hooks.some((h) => matcherNeedsRegexEngine(h.manifest.matcher))) await loadRe2();
+  // Nothing to check or await once it is loaded (always, outside the bundled CLI).
+  if (!re2Loaded() && hooks.some((h) => matcherNeedsRegexEngine(h.manifest.matcher))) {
+    await loadRe2();
+  }
   const selected = selectHooks(hooks, event);
   // No async hook (the common case): the chain's records are the result's.
   if (!selected.some((h) => h.manifest.async)) return await chainOf(selected, event, options);

@@ -14,6 +14,11 @@ export function re2(): typeof re2Module {
   return re2Module;
 }
 
+/** True when {@linkcode re2} may be called without awaiting {@linkcode loadRe2} (here: always). */
+export function re2Loaded(): boolean {
+  return true;
+}
+
 /** Resolves once {@linkcode re2} may be called (here: at once). */
 export function loadRe2(): Promise<void> {
   return Promise.resolve();

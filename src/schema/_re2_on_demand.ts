@@ -17,6 +17,11 @@ export function re2(): typeof re2Module {
   return loaded;
 }
 
+/** True once {@linkcode loadRe2} has resolved. */
+export function re2Loaded(): boolean {
+  return loaded !== null;
+}
+
 /** Loads the RE2 engine (once). */
 export function loadRe2(): Promise<void> {
   return loading ??= import("re2js").then((m) => {

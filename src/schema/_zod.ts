@@ -16,6 +16,11 @@ export function zod(): typeof zodModule.z {
   return zodModule.z;
 }
 
+/** True when {@linkcode zod} may be called without awaiting {@linkcode loadZod} (here: always). */
+export function zodLoaded(): boolean {
+  return true;
+}
+
 /** Resolves once {@linkcode zod} may be called (here: at once). */
 export function loadZod(): Promise<void> {
   return Promise.resolve();

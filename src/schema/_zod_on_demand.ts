@@ -17,6 +17,11 @@ export function zod(): typeof zodModule.z {
   return loaded.z;
 }
 
+/** True once {@linkcode loadZod} has resolved. */
+export function zodLoaded(): boolean {
+  return loaded !== null;
+}
+
 /** Loads zod (once). */
 export function loadZod(): Promise<void> {
   return loading ??= import("zod").then((m) => {

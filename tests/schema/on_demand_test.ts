@@ -14,9 +14,11 @@ Deno.test("on-demand zod and RE2 refuse use before their load resolved, then wor
   for (const use of early) {
     assert.throws(use, (err) => isHookboxError(err, "INTERNAL") && /before load/.test(err.message));
   }
+  assert.deepEqual([zodOnDemand.zodLoaded(), re2OnDemand.re2Loaded()], [false, false]);
   const pending = zodOnDemand.loadZod();
   assert.equal(zodOnDemand.loadZod(), pending, "one load, shared");
   await Promise.all([pending, re2OnDemand.loadRe2()]);
+  assert.deepEqual([zodOnDemand.zodLoaded(), re2OnDemand.re2Loaded()], [true, true]);
   assert.equal(zodOnDemand.zod().string().parse("x"), "x");
   assert.ok(re2OnDemand.re2().RE2JS.compile("a+b").matcher("xaab").find());
 });

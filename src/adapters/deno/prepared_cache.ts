@@ -22,7 +22,12 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits } from "../../runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
-import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
+import {
+  readPrepared,
+  rememberPrepared,
+  takePrefetched,
+  writeAtomic,
+} from "./prepared_prefetch.ts";
 
 /** Format of the cache entries. */
 const FORMAT = 1;
@@ -160,11 +165,4 @@ async function writeEntry(base: string, bytes: Uint8Array, meta: object): Promis
   await Deno.mkdir(base.slice(0, base.lastIndexOf("/")), { recursive: true });
   await writeAtomic(`${base}.wasm`, bytes);
   await writeAtomic(`${base}.json`, JSON.stringify(meta));
-}
-
-async function writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  const tmp = `${path}.${crypto.randomUUID()}`;
-  if (typeof data === "string") await Deno.writeTextFile(tmp, data);
-  else await Deno.writeFile(tmp, data);
-  await Deno.rename(tmp, path);
 }

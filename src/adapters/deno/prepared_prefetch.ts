@@ -115,14 +115,7 @@ export async function rememberPrepared(cacheDir: string, key: string): Promise<v
   lists.delete(context);
   while (lists.size >= MAX_CONTEXTS) lists.delete(lists.keys().next().value!);
   lists.set(context, [...loaded]);
-  const path = listPath(cacheDir);
-  const tmp = `${path}.${crypto.randomUUID()}`;
-  try {
-    await Deno.writeTextFile(tmp, JSON.stringify(Object.fromEntries(lists)));
-    await Deno.rename(tmp, path);
-  } catch {
-    await Deno.remove(tmp).catch(() => {});
-  }
+  await writeAtomic(listPath(cacheDir), JSON.stringify(Object.fromEntries(lists))).catch(() => {});
 }
 
 /**
@@ -195,7 +188,9 @@ export async function readPrepared(
     if (sha256 !== meta.instrumentedSha256) return null;
     const changed = info.ctime?.getTime() ?? Infinity;
     if (!trusted && Date.now() - changed > (options.racyMs ?? RACY_MS)) {
-      await writeJson(`${base}.json`, { ...meta, verified: seen }).catch(() => {});
+      await writeAtomic(`${base}.json`, JSON.stringify({ ...meta, verified: seen })).catch(
+        () => {},
+      );
     }
     return { meta, module };
   } catch {
@@ -203,10 +198,12 @@ export async function readPrepared(
   }
 }
 
-async function writeJson(path: string, value: unknown): Promise<void> {
+/** Writes `data` to `path` through a temporary name, so a reader never sees half of it. */
+export async function writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
   const tmp = `${path}.${crypto.randomUUID()}`;
   try {
-    await Deno.writeTextFile(tmp, JSON.stringify(value));
+    if (typeof data === "string") await Deno.writeTextFile(tmp, data);
+    else await Deno.writeFile(tmp, data);
     await Deno.rename(tmp, path);
   } catch (err) {
     await Deno.remove(tmp).catch(() => {});

@@ -219,20 +219,34 @@ export class PluginInstance {
 const WASI = "wasi_snapshot_preview1";
 const EXTISM_KERNEL = "extism:host/env";
 const NOTHING: ReadonlySet<string> = new Set();
-const importsOf = new WeakMap<WebAssembly.Module, Map<string, Set<string>>>();
-const exportsOf = new WeakMap<WebAssembly.Module, Set<string>>();
+/** What a compiled module imports (names by namespace) and which functions it exports. */
+interface ModuleShape {
+  imports: Map<string, Set<string>>;
+  functions: Set<string>;
+}
+const shapes = new WeakMap<WebAssembly.Module, ModuleShape>();
 
-/** True when `module` exports a function named `name` (read once per compiled module). */
-function exportsFunction(module: WebAssembly.Module, name: string): boolean {
-  let names = exportsOf.get(module);
-  if (names === undefined) {
-    names = new Set();
-    for (const e of WebAssembly.Module.exports(module)) {
-      if (e.kind === "function") names.add(e.name);
+/** `module`'s {@linkcode ModuleShape}, read once per compiled module. */
+function shapeOf(module: WebAssembly.Module): ModuleShape {
+  let shape = shapes.get(module);
+  if (shape === undefined) {
+    shape = { imports: new Map(), functions: new Set() };
+    for (const { module: namespace, name } of WebAssembly.Module.imports(module)) {
+      let set = shape.imports.get(namespace);
+      if (set === undefined) shape.imports.set(namespace, set = new Set());
+      set.add(name);
     }
-    exportsOf.set(module, names);
+    for (const e of WebAssembly.Module.exports(module)) {
+      if (e.kind === "function") shape.functions.add(e.name);
+    }
+    shapes.set(module, shape);
   }
-  return names.has(name);
+  return shape;
+}
+
+/** True when `module` exports a function named `name`. */
+function exportsFunction(module: WebAssembly.Module, name: string): boolean {
+  return shapeOf(module).functions.has(name);
 }
 
 /**
@@ -254,19 +268,9 @@ function bindLikeSdk(functions: HostNamespaces): WebAssembly.Imports {
   return imports;
 }
 
-/** The names `module` imports, by namespace (read once per compiled module). */
+/** The names `module` imports, by namespace. */
 function importedNames(module: WebAssembly.Module): Map<string, Set<string>> {
-  let names = importsOf.get(module);
-  if (names === undefined) {
-    names = new Map();
-    for (const { module: namespace, name } of WebAssembly.Module.imports(module)) {
-      let set = names.get(namespace);
-      if (set === undefined) names.set(namespace, set = new Set());
-      set.add(name);
-    }
-    importsOf.set(module, names);
-  }
-  return names;
+  return shapeOf(module).imports;
 }
 
 /**
