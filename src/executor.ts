@@ -80,6 +80,9 @@ export function createCoreExecutor(config: CoreConfig): Executor {
     ...(config.platformDirs ?? []).map((d) => scan(d, "platform")),
     ...(config.userDir ? [scan(config.userDir, "user")] : []),
   ]);
+  // The scan starts now, before any call awaits it: a failure must reach the
+  // calls that need it, never the process as an unhandled rejection.
+  base.catch(() => {});
   // Folders are scanned once, so their merge is made once per project folder too.
   const merged = new Map<string | null, Promise<Discovery>>();
   const discover = (workDir: string | undefined): Promise<Discovery> => {
@@ -137,7 +140,8 @@ export function createCoreExecutor(config: CoreConfig): Executor {
       return (await discover(workDir ?? config.defaultWorkDir)).problems;
     },
     async close() {
-      await Promise.allSettled([...pending]);
+      // Nothing of the executor's reads a folder after close: the first scan ends first.
+      await Promise.allSettled([base, ...pending]);
       abort.abort();
       await Promise.all(Object.values(config.runtimes).map((r) => r?.close?.()));
     },

@@ -141,10 +141,21 @@ async function collect(fs: HostFs, dirs: string[], level: HookLevel): Promise<Di
       if (result.status === "fulfilled") found.hooks.push(result.value);
       else if (isHookboxError(result.reason)) {
         found.problems.push({ ...problemOf(result.reason, batch[j]!), level });
+      } else if (isIoError(result.reason)) {
+        // The folder changed while it was read (removed, say): that folder is
+        // skipped and reported; the other hooks still load.
+        const msg = `hook folder could not be read: ${result.reason.message}`;
+        found.problems.push(problem("HOOK_DIR_UNREADABLE", msg, batch[j]!, level));
       } else throw result.reason;
     }
   }
   return found;
+}
+
+/** An error from the file system (`ENOENT`, `EACCES`, ...: Deno's and Node's both carry the code). */
+function isIoError(err: unknown): err is Error {
+  const code = err instanceof Error ? (err as Error & { code?: unknown }).code : undefined;
+  return typeof code === "string" && /^E[A-Z]+$/.test(code);
 }
 
 /**

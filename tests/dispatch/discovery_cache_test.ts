@@ -43,3 +43,30 @@ Deno.test("a project folder is scanned once while recent, and forgotten after 25
   assertEquals(scans.get("/w/p299/.agents/hooks"), 1);
   await executor.close();
 });
+
+Deno.test("a platform scan that fails before any call is reported to the calls, not the process", async () => {
+  const failing = new Error("platform folder unreadable");
+  let scanned = false;
+  const executor = createCoreExecutor({
+    fs: countingFs().fs,
+    runtimes: {},
+    platformDirs: ["/platform"],
+    scan: () => {
+      scanned = true;
+      return Promise.reject(failing);
+    },
+  });
+  // No call awaits the scan before close: an unhandled rejection here fails this test.
+  await executor.close();
+  assertEquals(scanned, true);
+  const again = createCoreExecutor({
+    fs: countingFs().fs,
+    runtimes: {},
+    platformDirs: ["/platform"],
+    scan: () => Promise.reject(failing),
+  });
+  let thrown: unknown;
+  await again.hooks().catch((err) => thrown = err);
+  assertEquals(thrown, failing);
+  await again.close();
+});

@@ -143,3 +143,21 @@ Deno.test("`scanPath()` accepts a hook folder itself or a folder of hook folders
   const missing = await scanPath(denoFs, `${tree.root}/nope`, "user");
   assert.deepEqual(missing, { hooks: [], problems: [] });
 });
+
+Deno.test("`scanPath()` reports a hook folder removed while it is read and loads the rest", async () => {
+  await using tree = await tempTree();
+  await tree.hook("platform", "gone", stub);
+  await tree.hook("platform", "kept", stub);
+  // The folder is there when listed and stat-ed, and gone when its real path is asked for.
+  const vanishing = {
+    ...denoFs,
+    realPath: (path: string) =>
+      path.includes("/gone") ? Deno.realPath(`${tree.root}/no-such-folder`) : denoFs.realPath(path),
+  };
+  const found = await scanPath(vanishing, `${tree.root}/platform`, "platform");
+  assert.deepEqual(found.hooks.map((h) => h.name), ["kept"]);
+  assert.equal(found.problems.length, 1);
+  assert.equal(found.problems[0]!.code, "HOOK_DIR_UNREADABLE");
+  assert.equal(found.problems[0]!.path, `${tree.root}/platform/gone`);
+  assert.match(found.problems[0]!.message, /could not be read/);
+});
