@@ -4,14 +4,18 @@
  *
  * @module
  */
-import { dispatchEvent, type DispatchOptions } from "./dispatch/dispatch.ts";
-import type { DispatchResult, HookRecord } from "./dispatch/result.ts";
+import {
+  type AsyncResultHandler,
+  dispatchEvent,
+  type DispatchOptions,
+} from "./dispatch/dispatch.ts";
+import type { DispatchResult } from "./dispatch/result.ts";
 import { type Discovery, type HookProblem, mergeLevels, scanPath } from "./hook/discover.ts";
 import type { HookDefinition, HookLevel } from "./hook/types.ts";
 import { type HostFs, joinPath } from "./host.ts";
 import { type Policy, resolvePolicy } from "./policy.ts";
 import type { Runtime, RuntimeKind } from "./runtime/types.ts";
-import { type HookEvent, parseEventAsync } from "./schema/event.ts";
+import { parseEventAsync } from "./schema/event.ts";
 
 /** Everything the core executor needs, with no defaults taken from the machine. */
 export interface CoreConfig {
@@ -29,8 +33,8 @@ export interface CoreConfig {
   runtimes: Partial<Record<RuntimeKind, Runtime>>;
   /** Policy over {@linkcode DEFAULT_POLICY}. */
   policy?: Partial<Policy>;
-  /** Receives each async hook's record when it finishes. */
-  onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+  /** Receives each async hook's record when it finishes (see {@linkcode AsyncResultHandler}). */
+  onAsyncResult?: AsyncResultHandler;
   /**
    * Scans one folder of hooks (a cache in front of discovery, say); it must
    * answer as {@linkcode scanPath} on `fs` would. @default scanPath
@@ -106,7 +110,8 @@ export function createCoreExecutor(config: CoreConfig): Executor {
   const abort = new AbortController();
   const track = (p: Promise<unknown>) => {
     pending.add(p);
-    p.finally(() => pending.delete(p));
+    const done = () => pending.delete(p);
+    p.then(done, done);
   };
 
   return {

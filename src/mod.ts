@@ -19,6 +19,7 @@
  * @module
  */
 export type { DispatchCallOptions, Executor } from "./executor.ts";
+export type { AsyncResultHandler } from "./dispatch/dispatch.ts";
 export { createCoreExecutor } from "./executor.ts";
 export type { DispatchResult, HookRecord, Outcome } from "./dispatch/result.ts";
 export type { HookDefinition, HookEntry, HookLevel } from "./hook/types.ts";

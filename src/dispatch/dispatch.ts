@@ -18,10 +18,17 @@ import { selectHooks } from "./select.ts";
 import { loadRe2, re2Loaded } from "../schema/_re2.ts";
 import { matcherNeedsRegexEngine } from "../schema/matcher.ts";
 
+/**
+ * Receives each async hook's record when it finishes. It may return a
+ * promise (the owner's `close()` waits for it); a throw or a rejection is
+ * reported on the console and changes nothing else.
+ */
+export type AsyncResultHandler = (record: HookRecord, event: HookEvent) => unknown;
+
 /** Dispatch options beyond the call context. */
 export interface DispatchOptions extends CallContext {
-  /** Receives each async hook's record when it finishes. */
-  onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+  /** Receives each async hook's record when it finishes (see {@linkcode AsyncResultHandler}). */
+  onAsyncResult?: AsyncResultHandler;
   /** Keeps track of detached async calls so the owner can wait for them. */
   track?: (pending: Promise<unknown>) => void;
 }
@@ -177,7 +184,10 @@ function startAsync(hook: HookDefinition, event: HookEvent, options: DispatchOpt
   const pending = callHook(hook, event, options).then(
     (call) => options.onAsyncResult?.(call.record, event),
     () => {},
-  );
+  ).catch((err) => {
+    // The embedder's handler failed: reported, never an unhandled rejection (a crash in Deno).
+    console.error(`hookbox: onAsyncResult failed for hook ${hook.name}:`, err);
+  });
   options.track?.(pending);
   return {
     name: hook.name,

@@ -74,7 +74,7 @@ export interface EngineOptions {
   /** Fuel one event's synchronous hooks may burn together (see `Policy.eventFuel`). */
   eventFuel?: number;
   /** Receives each async hook's record. */
-  onAsyncResult?: (tenantId: string, record: HookRecord, event: HookEvent) => void;
+  onAsyncResult?: (tenantId: string, record: HookRecord, event: HookEvent) => unknown;
 }
 
 /** Builds the service's dispatcher over `store`. */
@@ -138,7 +138,8 @@ export function createEngine(options: EngineOptions): Engine {
         signal: abort.signal,
         track: (p) => {
           pending.add(p);
-          p.finally(() => pending.delete(p));
+          const done = () => pending.delete(p);
+          p.then(done, done);
         },
         onAsyncResult: (record, seen) => options.onAsyncResult?.(tenantId, record, seen),
       });

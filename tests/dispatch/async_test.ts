@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { dispatchEvent } from "../../src/dispatch/dispatch.ts";
+import { createCoreExecutor } from "../../src/executor.ts";
+import { denoFs } from "../../src/adapters/deno/fs.ts";
 import { resolvePolicy } from "../../src/policy.ts";
 import { parseEvent } from "../../src/schema/event.ts";
 import { exits2, fakeHook, fakeRuntime, prints, toolEvent } from "../_helpers.ts";
@@ -102,4 +104,41 @@ Deno.test("`dispatch()` returns without waiting for async hooks", async () => {
   assert.equal(recordOf(result, "slow").outcome, "async");
   assert.equal(finishedAfterReturn, true);
   assert.deepEqual(delivered, ["slow:ok"]);
+});
+
+Deno.test("an onAsyncResult that throws or rejects is reported, and close() waits for a promise it returns", async () => {
+  const hooks = [
+    fakeHook({ name: "throws", async: true }, { level: "platform" }),
+    fakeHook({ name: "rejects", async: true }, { level: "platform" }),
+    fakeHook({ name: "saves", async: true }, { level: "platform" }),
+  ];
+  const saved: string[] = [];
+  const reported: string[] = [];
+  const executor = createCoreExecutor({
+    fs: { ...denoFs },
+    runtimes: { wasm: fakeRuntime() },
+    platformDirs: ["/platform"],
+    scan: () => Promise.resolve({ hooks, problems: [] }),
+    onAsyncResult: async (record) => {
+      if (record.name === "throws") throw new Error("handler threw");
+      await Promise.resolve();
+      if (record.name === "rejects") throw new Error("handler rejected");
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      saved.push(record.name);
+    },
+  });
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => reported.push(args.map(String).join(" "));
+  try {
+    // A rejection left unhandled here would fail this test (and crash a host process).
+    const result = await executor.dispatch(toolEvent());
+    assert.deepEqual(result.hooks.map((h) => h.outcome), ["async", "async", "async"]);
+    await executor.close();
+  } finally {
+    console.error = consoleError;
+  }
+  assert.deepEqual(saved, ["saves"], "close() waited for the handler's promise");
+  assert.equal(reported.length, 2);
+  assert.match(reported.find((r) => r.includes("throws")) ?? "", /handler threw/);
+  assert.match(reported.find((r) => r.includes("rejects")) ?? "", /handler rejected/);
 });

@@ -465,8 +465,16 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
         key,
         body: await wasmFolder("spin", "loop_forever", slow),
       });
+      // The second call is sent once the first holds its lease (and spins for 400 ms).
+      const leased = Promise.withResolvers<void>();
+      const acquire = h.store.acquireLease.bind(h.store);
+      h.store.acquireLease = async (...args) => {
+        const taken = await acquire(...args);
+        if (taken) leased.resolve();
+        return taken;
+      };
       const first = h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
-      await new Promise((r) => setTimeout(r, 100));
+      await leased.promise;
       const second = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
       assert.deepEqual([second.status, second.body.error.code], [429, "QUOTA_EXCEEDED"]);
       assert.equal(second.headers.get("retry-after"), "1");

@@ -128,7 +128,7 @@ Deno.test("hookbox serve without HOOKBOX_ADMIN_KEY prints a generated key once, 
     PATH: Deno.env.get("PATH") ?? "",
   });
   try {
-    await new Promise((r) => setTimeout(r, 100));
+    // Printed before the listening line serve() waited for.
     const match = /generated admin key \(shown once\): (\S+)/.exec(server.stderr());
     assert.ok(match, server.stderr());
     assert.equal((await server.call("GET", "/v1/tenants", match[1]!)).status, 200);

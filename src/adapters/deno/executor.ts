@@ -9,7 +9,7 @@
 import { absolute, defaultUserDir, denoFs } from "./fs.ts";
 import { createSubprocessRuntime } from "./subprocess.ts";
 import { createCoreExecutor, type Executor } from "../../executor.ts";
-import type { HookRecord } from "../../dispatch/result.ts";
+import type { AsyncResultHandler } from "../../dispatch/dispatch.ts";
 import type { Policy } from "../../policy.ts";
 import { createPromptRuntime } from "../../runtime/prompt.ts";
 import { createWasmRuntime } from "../../runtime/wasm/mod.ts";
@@ -19,7 +19,6 @@ import { cachedScan } from "./scan_cache.ts";
 import { tuneWasmTiering } from "./wasm_tiering.ts";
 import { scanPath } from "../../hook/discover.ts";
 import type { Runtime, RuntimeKind } from "../../runtime/types.ts";
-import type { HookEvent } from "../../schema/event.ts";
 import type { HookDefinition } from "../../hook/types.ts";
 
 /** Options of {@linkcode createExecutor}. */
@@ -36,8 +35,11 @@ export interface ExecutorOptions {
   allowSubprocess?: boolean;
   /** Further policy (limits ceilings, disabled hooks). @default DEFAULT_POLICY */
   policy?: Partial<Policy>;
-  /** Receives each async hook's record when it finishes. */
-  onAsyncResult?: (record: HookRecord, event: HookEvent) => void;
+  /**
+   * Receives each async hook's record when it finishes; may return a promise,
+   * which `close()` waits for. A throw or rejection is reported on stderr.
+   */
+  onAsyncResult?: AsyncResultHandler;
   /** Where compiled JS/TS/AssemblyScript plugins are cached. @default $XDG_CACHE_HOME/hookbox */
   cacheDir?: string;
   /**

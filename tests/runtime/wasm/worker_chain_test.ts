@@ -156,7 +156,7 @@ Deno.test("worker mode batches one tenant's waiting chains into one message, nev
     messages.length = 0;
     // Tenant z's chain holds the only worker while a's and b's queue, interleaved.
     const z = dispatch(worker, spin, "ls", "z");
-    await new Promise((r) => setTimeout(r, 50));
+    while (messages.length === 0) await new Promise((r) => setTimeout(r, 1));
     const queued = ["a", "b", "a", "b", "a", "b"].map((t) =>
       dispatch(worker, hooks, "ls", t).then((r) => ({ tenant: t, r }))
     );

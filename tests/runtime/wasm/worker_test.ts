@@ -107,11 +107,14 @@ Deno.test("worker mode: calls queued behind a stalled call are served by the nex
   const runtime = stallRuntime();
   const hook = wasmHook("guard_extism");
   const limits = { timeoutMs: 150 };
+  // The queued calls get time to spare: on a loaded machine starting the next
+  // worker and running them may take longer than the stalled call's 150 ms.
+  const roomy = { timeoutMs: 10_000 };
   assertEquals(await runtime.prepare(hook, request(hook, undefined, limits).limits), null);
   const results = await Promise.all([
     runtime.run(request(hook, shellEvent("STALL"), limits)),
-    runtime.run(request(hook, shellEvent("rm -rf /"), limits)),
-    runtime.run(request(hook, shellEvent("ls"), limits)),
+    runtime.run(request(hook, shellEvent("rm -rf /"), roomy)),
+    runtime.run(request(hook, shellEvent("ls"), roomy)),
   ]);
   assertEquals(results.map((r) => r.failure?.detail ?? r.exitCode), ["time", 2, 0]);
   await runtime.close();
@@ -186,8 +189,30 @@ Deno.test("createExecutor({ wasmWorker: true }) runs WebAssembly hooks in a work
   throws(() => createExecutor({ wasmWorker: "yes" as unknown as boolean }), TypeError);
 });
 
+/**
+ * A two-worker runtime on the corpus; `handedOver(n)` resolves once `n` calls
+ * in all have been handed to a worker.
+ */
+function countingRuntime(): { runtime: WorkerRuntime; handedOver: (n: number) => Promise<void> } {
+  let count = 0;
+  const waiting: { n: number; resolve: () => void }[] = [];
+  const runtime = new WorkerRuntime({
+    loadBytes: (hook) =>
+      corpus(hook.entry.runtime === "wasm" ? hook.entry.path.replace(/^.*\/|\.wasm$/g, "") : ""),
+    workers: 2,
+    onDispatch: (type) => {
+      if (type !== "run") return;
+      count++;
+      for (const w of waiting.filter((w) => w.n <= count)) w.resolve();
+    },
+  });
+  const handedOver = (n: number) =>
+    n <= count ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ n, resolve }));
+  return { runtime, handedOver };
+}
+
 Deno.test("worker mode shares the workers fairly: a tenant at its limits does not queue others behind it", async () => {
-  const runtime = corpusRuntime({}, { worker: true, workers: 2 });
+  const { runtime, handedOver } = countingRuntime();
   const done: string[] = [];
   const loop = wasmHook("loop_forever");
   const guard = wasmHook("guard_wasi");
@@ -199,7 +224,7 @@ Deno.test("worker mode shares the workers fairly: a tenant at its limits does no
       runtime.run(request(loop, undefined, { fuel: 1e12, timeoutMs: 300 }, { tenantId: "hostile" }))
         .then((r) => done.push(`hostile-${i}:${r.failure?.code}`)),
   );
-  await new Promise((r) => setTimeout(r, 50)); // both workers are busy with the hostile tenant
+  await handedOver(4); // both workers are busy with the hostile tenant
   const good = runtime.run(request(guard, shellEvent("ls"), {}, { tenantId: "good" }))
     .then((r) => done.push(`good:${r.exitCode}`));
   await Promise.all([...hostile, good]);
@@ -215,7 +240,7 @@ Deno.test("worker mode shares the workers fairly: a tenant at its limits does no
 });
 
 Deno.test("worker mode keeps a worker free for other tenants while several are active", async () => {
-  const runtime = corpusRuntime({}, { worker: true, workers: 2 });
+  const { runtime, handedOver } = countingRuntime();
   const guard = wasmHook("guard_wasi");
   const loop = wasmHook("loop_forever");
   const hostileRun = (timeoutMs: number) =>
@@ -231,7 +256,7 @@ Deno.test("worker mode keeps a worker free for other tenants while several are a
     { length: 4 },
     (_, i) => hostileRun(400).then(() => done.push(`hostile-${i}`)),
   );
-  await new Promise((r) => setTimeout(r, 100));
+  await handedOver(5);
   // The hostile tenant holds one worker of two, not both: the good call runs at once.
   const good = runtime.run(request(guard, shellEvent("ls"), {}, { tenantId: "good" }))
     .then((r) => done.push(`good:${r.exitCode}`));
