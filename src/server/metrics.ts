@@ -47,6 +47,12 @@ export class Metrics implements ServiceMetrics {
     help: "Audit rows committed by this process",
     registers: [this.registry],
   });
+  /** Log lines not written because stderr could not take them (a closed pipe, say). */
+  readonly logLinesDropped = new Counter({
+    name: "hookbox_log_lines_dropped_total",
+    help: "JSON log lines dropped because stderr could not be written (the reader went away)",
+    registers: [this.registry],
+  });
   readonly auditCommits = new Gauge({
     name: "hookbox_audit_commits",
     help: "Audit transactions committed by this process (rows per commit shows the group commit)",

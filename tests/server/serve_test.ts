@@ -27,6 +27,7 @@ interface Proc {
 async function serve(
   args: string[],
   env: Record<string, string> = { HOOKBOX_ADMIN_KEY: ADMIN },
+  { closeStderr = false } = {},
 ): Promise<Proc> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CLI, "serve", "--port", "0", ...args],
@@ -47,6 +48,8 @@ async function serve(
         if (match) {
           clearTimeout(timer);
           resolve(match[1]!);
+          // The reader goes away: later writes to stderr meet a broken pipe.
+          if (closeStderr) return void reader.cancel();
           // keep draining so the pipe never fills
           (async () => {
             for (;;) {
@@ -202,5 +205,38 @@ Deno.test("an uploaded prompt hook injects its body through the service", async 
     assert.equal(res.body.inject[0]?.content, "Always run the tests.");
   } finally {
     await server.stop();
+  }
+});
+
+Deno.test("hookbox serve keeps answering when its stderr reader goes away, and counts the lost log lines", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const server = await serve(
+    ["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"],
+    undefined,
+    { closeStderr: true },
+  );
+  try {
+    // Each API request logs a line (probes such as /healthz do not); the batch is written within 50 ms and meets the broken pipe.
+    const dropped = async () =>
+      Number(
+        /^hookbox_log_lines_dropped_total (\d+)/m.exec(
+          await (await fetch(`${server.url}/metrics`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          })).text(),
+        )?.[1] ?? 0,
+      );
+    const deadline = Date.now() + 20_000;
+    while (await dropped() === 0 && Date.now() < deadline) {
+      assert.equal((await server.call("GET", "/v1/tenants", ADMIN)).status, 200);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(await dropped() > 0, "log lines were written to a closed pipe and counted");
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await server.call("GET", "/v1/tenants", ADMIN)).status, 200);
+    }
+  } finally {
+    const status = await server.stop();
+    assert.equal(status.code, 0, "the process was still running and shut down cleanly");
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -100,7 +100,8 @@ export function storeRuntimes(store: Store, workers = 0) {
 
 /** Starts the service; resolves once it accepts requests. */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
-  const sink = options.log ? null : stderrLines();
+  const metrics = new Metrics();
+  const sink = options.log ? null : stderrLines((lines) => metrics.logLinesDropped.inc(lines));
   const log = options.log ?? sink!.write;
   let adminKey = options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY");
   if (!adminKey) {
@@ -117,7 +118,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     builder: createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     adminKeyHash: await hashKey(adminKey),
     log,
-    metrics: new Metrics(),
+    metrics,
   });
   const retention = setInterval(() => {
     service.pruneAudit().catch((err) =>
@@ -158,24 +159,37 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
 /**
  * JSON log lines to stderr, written in batches (one write per 50 ms or 64 KB
- * instead of one per request); `flush` writes what is pending.
+ * instead of one per request); `flush` writes what is pending. When stderr
+ * cannot be written (its reader went away: a broken pipe) the service keeps
+ * answering: the lines are counted by `dropped` instead, and later ones are
+ * not even formatted.
  */
-function stderrLines(): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
+function stderrLines(
+  dropped: (lines: number) => void,
+): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
   const encoder = new TextEncoder();
   let pending: string[] = [];
   let size = 0;
+  let broken = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
     clearTimeout(timer);
     timer = undefined;
     if (pending.length === 0) return;
     const bytes = encoder.encode(pending.join(""));
+    const lines = pending.length;
     pending = [];
     size = 0;
-    for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
+    try {
+      for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
+    } catch {
+      broken = true;
+      dropped(lines);
+    }
   };
   return {
     write(entry) {
+      if (broken) return dropped(1);
       const line = `${JSON.stringify(entry)}\n`;
       pending.push(line);
       size += line.length;
