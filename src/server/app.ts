@@ -43,6 +43,7 @@ import {
 import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { Quotas } from "./quota.ts";
+import { StoreUnavailable } from "../store/_guard.ts";
 import { serverSchemas } from "./schemas.ts";
 import { type AuditRow, type HookRow, PLATFORM, type Store, type TenantRow } from "./store.ts";
 
@@ -754,6 +755,12 @@ function tooLarge(max: number): ApiError {
 }
 
 function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void): ApiError {
+  if (err instanceof StoreUnavailable) {
+    log({ at: new Date().toISOString(), level: "error", msg: "store", error: err.message });
+    return new ApiError(503, "STORE_UNAVAILABLE", "the store did not answer; retry later", {
+      retryAfter: 1,
+    });
+  }
   log({ at: new Date().toISOString(), level: "error", msg: "unhandled", error: String(err) });
   if (isHookboxError(err)) return new ApiError(400, err.code, err.message);
   return new ApiError(500, "INTERNAL", "internal error; see the server log");

@@ -24,6 +24,7 @@ import type {
 } from "../server/store.ts";
 import { ReadCoalescer } from "./_coalesce.ts";
 import { decodeCursor } from "./_cursor.ts";
+import { guarded } from "./_guard.ts";
 import { auditPage, hookFromRow, type Row } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, under an advisory lock. */
@@ -111,7 +112,7 @@ export function openPostgresStore(url: string): Store {
     return (key) => key === GENERATION ? Number(r!.generation) : found.get(key.slice(2)) ?? null;
   });
 
-  return {
+  return guarded({
     kind: "postgres",
     async migrate() {
       await sql.begin(async (tx) => {
@@ -352,7 +353,7 @@ export function openPostgresStore(url: string): Store {
         RETURNING events, fuel`;
       return { events: Number(r!.events), fuel: Number(r!.fuel) };
     },
-  };
+  });
 
   function and(parts: postgres.PendingQuery<postgres.Row[]>[]) {
     return parts.reduce((acc, part) => sql`${acc} AND ${part}`);

@@ -22,6 +22,7 @@ import type {
   TenantRow,
 } from "../server/store.ts";
 import { decodeCursor } from "./_cursor.ts";
+import { guarded } from "./_guard.ts";
 import { auditPage, hookFromRow, type Row } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, in a transaction. */
@@ -124,7 +125,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   };
 
   const dataVersion = () => Number((q("PRAGMA data_version").get() as Row).data_version);
-  return asynchronous(remembering(dataVersion, {
+  // `node:sqlite` is synchronous and throws; `guarded` makes each throw a rejection.
+  return guarded(remembering(dataVersion, {
     kind: "sqlite",
     migrate() {
       db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)");
@@ -143,7 +145,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
     async close() {
       await checkpoints?.close();
-      db.close();
+      if (db.isOpen) db.close();
     },
 
     createTenant(row) {
@@ -556,17 +558,4 @@ function remembering(dataVersion: () => number, store: Store): Store {
     return now;
   };
   return out as unknown as Store;
-}
-
-/**
- * `node:sqlite` is synchronous and throws; the store's contract is promises
- * that reject. Every method is wrapped so a throw becomes a rejection.
- */
-function asynchronous(store: Store): Store {
-  const wrapped: Record<string, unknown> = { kind: store.kind };
-  for (const [name, fn] of Object.entries(store)) {
-    if (typeof fn !== "function") continue;
-    wrapped[name] = async (...args: unknown[]) => await fn.apply(store, args);
-  }
-  return wrapped as unknown as Store;
 }

@@ -35,6 +35,27 @@ Deno.test("no audit, no answer: a store that cannot write answers 503 and loses 
   }
 });
 
+Deno.test("an embedded store that fails answers 503 STORE_UNAVAILABLE with Retry-After, never 500", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  try {
+    const key = await h.tenant("acme");
+    assert.equal((await h.call("POST", "/v1/events", { key, body: toolEvent("ls") })).status, 200);
+    await h.store.close(); // every statement now fails inside node:sqlite
+    for (
+      const [path, options] of [
+        ["/v1/events", { key, body: toolEvent("ls") }],
+        ["/v1/tenants", {}],
+      ] as const
+    ) {
+      const answer = await h.call(path === "/v1/events" ? "POST" : "GET", path, options);
+      assert.deepEqual([answer.status, answer.body.error.code], [503, "STORE_UNAVAILABLE"], path);
+      assert.equal(answer.headers.get("retry-after"), "1");
+    }
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("concurrent dispatches share audit commits and every answer has its row", async () => {
   const h = await harness(openSqliteStore(await sqlitePath()));
   try {
