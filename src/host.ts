@@ -82,6 +82,14 @@ export async function readCapped(
   return out.slice(0, length);
 }
 
+/**
+ * The error for a path that is not a regular file where one is read: a FIFO
+ * would block the read until some writer came, a device might never end.
+ */
+export function notRegularFile(path: string): HookboxError {
+  return new HookboxError("HOOK_DIR_UNREADABLE", `${path} is not a regular file`, { path });
+}
+
 /** Joins path segments with `/` (hookbox paths are POSIX). */
 export function joinPath(...parts: string[]): string {
   return parts.join("/").replace(/\/+/g, "/");

@@ -14,6 +14,7 @@
 import type * as esbuild from "esbuild";
 import { HookboxError } from "../errors.ts";
 import { isInside } from "../host.ts";
+import { MAX_SOURCE_BYTES } from "../hook/files.ts";
 import {
   ALLOWED_BUILTINS,
   BUILTIN_EXPORTS,
@@ -24,20 +25,47 @@ import {
 /** Path the hook sees as its own (process.argv[1], import.meta.url, __filename). */
 export const HOOK_PATH = "/hook/scripts/run.js";
 
-/** Refuses to load files outside `roots` (compile-time reads of host files). */
+/** Most files one bundle reads (the entry and everything it imports). */
+export const MAX_BUNDLE_FILES = 2000;
+/** Most bytes one bundle reads, all its files together. */
+export const MAX_BUNDLE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Refuses to load files outside `roots` (compile-time reads of host files),
+ * and anything esbuild could not read in bounded time and memory: a file
+ * that is not a regular file (a FIFO would block the read forever, a device
+ * never end), one over {@linkcode MAX_SOURCE_BYTES}, more than
+ * {@linkcode MAX_BUNDLE_FILES} files or {@linkcode MAX_BUNDLE_BYTES} in all.
+ */
 function confinePlugin(roots: readonly string[], denied: string[]): esbuild.Plugin {
   return {
     name: "hookbox-confine",
     setup(build) {
-      build.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
-        if (roots.some((root) => isInside(args.path, root))) return undefined;
-        denied.push(args.path);
-        return {
-          errors: [{
-            text: `${args.path} is outside the hook folder; a hook may import only its own files ` +
+      let files = 0;
+      let bytes = 0;
+      const refuse = (text: string) => ({ errors: [{ text }] });
+      build.onLoad({ filter: /.*/, namespace: "file" }, async (args) => {
+        if (!roots.some((root) => isInside(args.path, root))) {
+          denied.push(args.path);
+          return refuse(
+            `${args.path} is outside the hook folder; a hook may import only its own files ` +
               `and hookbox's plugins/ library`,
-          }],
-        };
+          );
+        }
+        const info = await Deno.stat(args.path);
+        if (!info.isFile) return refuse(`${args.path} is not a regular file`);
+        if (info.size > MAX_SOURCE_BYTES) {
+          return refuse(
+            `${args.path} is ${info.size} bytes, over the ${MAX_SOURCE_BYTES}-byte cap`,
+          );
+        }
+        if (++files > MAX_BUNDLE_FILES) {
+          return refuse(`the hook imports more than ${MAX_BUNDLE_FILES} files`);
+        }
+        if ((bytes += info.size) > MAX_BUNDLE_BYTES) {
+          return refuse(`the hook's files are over ${MAX_BUNDLE_BYTES} bytes together`);
+        }
+        return undefined;
       });
     },
   };

@@ -159,6 +159,8 @@ async function unchangedBuild(indexPath: string): Promise<string | null> {
   // Read and hashed side by side: a one-shot CLI checks every source on each start.
   const same = await Promise.all(index.inputs.map(async (input) => {
     try {
+      // A file replaced by a FIFO would block the read forever: only a regular file is read.
+      if (!(await Deno.stat(input.path)).isFile) return false;
       return (await sha256Hex(await Deno.readFile(input.path))) === input.sha256;
     } catch {
       return false;

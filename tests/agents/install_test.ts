@@ -235,7 +235,7 @@ Deno.test("a config file that is not a JSON object is left untouched", async () 
   }
 });
 
-Deno.test("hostile config files: too deep, too large, or linked out of the project are refused untouched", async () => {
+Deno.test("hostile config files: too deep, too large, a FIFO, or linked out of the project are refused untouched", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-install-hostile-" });
   const outside = await Deno.makeTempDir({ prefix: "hookbox-install-outside-" });
   try {
@@ -251,6 +251,14 @@ Deno.test("hostile config files: too deep, too large, or linked out of the proje
       ok(said.includes(why!) && !said.includes("INTERNAL"), said);
       assertEquals(await Deno.readTextFile(file), text);
     }
+    // A FIFO where the config file should be: reading it would wait for a writer forever.
+    await Deno.remove(file);
+    const made = await new Deno.Command("mkfifo", { args: [file] }).output();
+    ok(made.success, "mkfifo");
+    const [fifoCode, fifoSaid] = await told(["install", "--agent", "gemini-cli", "--project", dir]);
+    assertEquals(fifoCode, 1);
+    ok(fifoSaid.includes("not a regular file"), fifoSaid);
+    ok((await Deno.lstat(file)).isFifo, "left untouched");
     // A repository's config folder or file that links to another program's settings.
     const theirs = `${outside}/settings.json`;
     await Deno.writeTextFile(theirs, '{"theme":"dark"}');

@@ -38,6 +38,8 @@ try {
 } catch (err) {
   out.push({ error: err instanceof HookboxError ? err.code : String(err) });
 }
+// A FIFO where a file is read: refused at once instead of waiting for a writer.
+await nodeFs.readFile(process.argv[3], 1024).catch((err) => out.push({ fifo: err.code }));
 await executor.close();
 console.log(JSON.stringify(out));
 `;
@@ -72,14 +74,19 @@ Deno.test("the npm package runs on plain Node, imported by name", async () => {
     await Deno.writeTextFile(`${app}/hooks/guard/HOOK.md`, hookMd({ name: "guard" }));
     await Deno.writeFile(`${app}/hooks/guard/plugin.wasm`, await corpus("guard_wasi"));
 
-    const run = await new Deno.Command("node", { args: ["main.js", `${app}/hooks`], cwd: app })
-      .output();
+    const made = await new Deno.Command("mkfifo", { args: [`${app}/fifo`] }).output();
+    ok(made.success, "mkfifo");
+    const run = await new Deno.Command("node", {
+      args: ["main.js", `${app}/hooks`, `${app}/fifo`],
+      cwd: app,
+    }).output();
     const stderr = new TextDecoder().decode(run.stderr);
     assertEquals(run.code, 0, stderr);
     assertEquals(JSON.parse(new TextDecoder().decode(run.stdout)), [
       { decision: "block", reason: "rm -rf is not allowed", hooks: ["block"] },
       { decision: "allow", reason: null, hooks: ["ok"] },
       { error: "EVENT_INVALID" },
+      { fifo: "HOOK_DIR_UNREADABLE" },
     ]);
 
     // The same consumer in TypeScript type-checks against the package's .d.ts.

@@ -3,7 +3,13 @@
  *
  * @module
  */
-import { type DirEntry, type HostFs, type PathInfo, readCapped } from "../../host.ts";
+import {
+  type DirEntry,
+  type HostFs,
+  notRegularFile,
+  type PathInfo,
+  readCapped,
+} from "../../host.ts";
 
 /** File-system capabilities backed by `Deno.*`. */
 export const denoFs: HostFs = {
@@ -52,9 +58,11 @@ export function absolute(path: string): string {
 /**
  * Reads at most `maxBytes` of `path`, refusing a larger file without reading
  * it all (its size is checked first and the read stops one byte past the cap,
- * in case the file grows meanwhile).
+ * in case the file grows meanwhile), and refusing anything but a regular file
+ * before opening it (opening a FIFO blocks until a writer comes).
  */
 export async function readCappedFile(path: string, maxBytes: number): Promise<Uint8Array> {
+  if (!(await Deno.stat(path)).isFile) throw notRegularFile(path);
   using file = await Deno.open(path, { read: true });
   return await readCapped(path, {
     size: async () => (await file.stat()).size,

@@ -18,8 +18,14 @@
  *
  * @module
  */
-import { open, readdir, realpath, stat } from "node:fs/promises";
-import { type DirEntry, type HostFs, type PathInfo, readCapped } from "../../host.ts";
+import { constants, open, readdir, realpath, stat } from "node:fs/promises";
+import {
+  type DirEntry,
+  type HostFs,
+  notRegularFile,
+  type PathInfo,
+  readCapped,
+} from "../../host.ts";
 
 /** File-system capabilities backed by `node:fs/promises` (also works on Deno). */
 export const nodeFs: HostFs = {
@@ -52,10 +58,15 @@ export const nodeFs: HostFs = {
   },
 };
 
-/** Reads at most `maxBytes` of `path` (see {@linkcode readCapped}). */
+/**
+ * Reads at most `maxBytes` of `path` (see {@linkcode readCapped}); anything
+ * but a regular file is refused. Opened non-blocking, so a FIFO is refused
+ * by the open file's own type rather than blocking the open.
+ */
 async function readCappedNode(path: string, maxBytes: number): Promise<Uint8Array> {
-  const file = await open(path, "r");
+  const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
+    if (!(await file.stat()).isFile()) throw notRegularFile(path);
     return await readCapped(path, {
       size: async () => (await file.stat()).size,
       read: async (into) => (await file.read(into, 0, into.length, null)).bytesRead,

@@ -1,0 +1,96 @@
+/**
+ * What a JS/TS hook's bundle reads at compile time is bounded: a file esbuild
+ * would block on (a FIFO: the read never returns) or read without end, a file
+ * over the source cap, too many files, too many bytes together — each is a
+ * `COMPILE_FAILED` naming the cause, in bounded time. Hostile repositories
+ * are made here (git cannot carry a FIFO; the big files are sparse).
+ */
+import assert from "node:assert/strict";
+import { compileJsHook } from "../../src/compile/js.ts";
+import { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES } from "../../src/compile/_js_bundle.ts";
+import { isHookboxError } from "../../src/errors.ts";
+import { MAX_SOURCE_BYTES } from "../../src/hook/files.ts";
+
+/** A hook folder `<tmp>/hook/scripts/` with `run.js`; removed after `fn`. */
+async function withHook(run: string, fn: (scripts: string, cache: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-inputs-" });
+  try {
+    await Deno.mkdir(`${dir}/hook/scripts`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/hook/scripts/run.js`, run);
+    await fn(`${dir}/hook/scripts`, `${dir}/cache`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function mkfifo(path: string): Promise<void> {
+  const { success } = await new Deno.Command("mkfifo", { args: [path] }).output();
+  assert.ok(success, `mkfifo ${path}`);
+}
+
+/** Fails the test instead of hanging it when `work` never settles. */
+function bounded<T>(work: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} hung`)), 60_000);
+  });
+  return Promise.race([work, hung]).finally(() => clearTimeout(timer));
+}
+
+async function refused(entry: string, cache: string, message: RegExp): Promise<void> {
+  await assert.rejects(bounded(compileJsHook(entry, { cacheDir: cache }), "compile"), (err) => {
+    assert.ok(isHookboxError(err, "COMPILE_FAILED"), String(err));
+    assert.match(err.message, message);
+    return true;
+  });
+}
+
+Deno.test("compileJsHook() refuses to import a FIFO instead of blocking on it", async () => {
+  await withHook('import data from "./data.txt";\nconsole.log(data);\n', async (scripts, cache) => {
+    await mkfifo(`${scripts}/data.txt`);
+    await refused(`${scripts}/run.js`, cache, /data\.txt is not a regular file/);
+  });
+});
+
+Deno.test("compileJsHook() does not block when a file of an earlier build became a FIFO", async () => {
+  await withHook('import data from "./data.txt";\nconsole.log(data);\n', async (scripts, cache) => {
+    await Deno.writeTextFile(`${scripts}/data.txt`, "hello");
+    await compileJsHook(`${scripts}/run.js`, { cacheDir: cache });
+    await Deno.remove(`${scripts}/data.txt`);
+    await mkfifo(`${scripts}/data.txt`);
+    await refused(`${scripts}/run.js`, cache, /data\.txt is not a regular file/);
+  });
+});
+
+Deno.test("compileJsHook() refuses an imported file over the source cap before reading it", async () => {
+  await withHook('import "./big.js";\n', async (scripts, cache) => {
+    await Deno.writeTextFile(`${scripts}/big.js`, "");
+    await Deno.truncate(`${scripts}/big.js`, MAX_SOURCE_BYTES + 1);
+    await refused(
+      `${scripts}/run.js`,
+      cache,
+      new RegExp(`big\\.js is ${MAX_SOURCE_BYTES + 1} bytes`),
+    );
+  });
+});
+
+Deno.test("compileJsHook() refuses more files, or more bytes together, than one bundle reads", async () => {
+  const many = Array.from({ length: MAX_BUNDLE_FILES }, (_, i) => `import "./m${i}.js";`);
+  await withHook(`${many.join("\n")}\n`, async (scripts, cache) => {
+    for (let i = 0; i < MAX_BUNDLE_FILES; i++) await Deno.writeTextFile(`${scripts}/m${i}.js`, "");
+    await refused(`${scripts}/run.js`, cache, new RegExp(`more than ${MAX_BUNDLE_FILES} files`));
+  });
+  const parts = Math.ceil(MAX_BUNDLE_BYTES / MAX_SOURCE_BYTES) + 1;
+  const big = Array.from({ length: parts }, (_, i) => `import "./b${i}.js";`);
+  await withHook(`${big.join("\n")}\n`, async (scripts, cache) => {
+    for (let i = 0; i < parts; i++) {
+      await Deno.writeTextFile(`${scripts}/b${i}.js`, "");
+      await Deno.truncate(`${scripts}/b${i}.js`, MAX_SOURCE_BYTES);
+    }
+    await refused(
+      `${scripts}/run.js`,
+      cache,
+      new RegExp(`over ${MAX_BUNDLE_BYTES} bytes together`),
+    );
+  });
+});
