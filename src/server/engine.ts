@@ -102,6 +102,21 @@ export function createEngine(options: EngineOptions): Engine {
     return found;
   };
 
+  // A hook version is never rewritten, so its definition is kept across
+  // generations: the runtimes key compiled plugins and warm instances by the
+  // definition, and one tenant's upload must not make every other tenant's
+  // hooks cold. Kept while used in this generation or the one before.
+  let current = new Map<string, ServedHook>();
+  let previous = new Map<string, ServedHook>();
+  const servedOnce = (row: HookRow): ServedHook => {
+    const key = JSON.stringify([row.tenant_id, row.name, row.version, row.sha256, row.created_at]);
+    let found = current.get(key);
+    if (found === undefined) {
+      found = previous.get(key) ?? served(row);
+      current.set(key, found);
+    }
+    return found;
+  };
   const load = async (tenantId: string): Promise<ServedHook[]> => {
     const [platform, own] = await Promise.all([
       store.listHooks(PLATFORM),
@@ -109,8 +124,8 @@ export function createEngine(options: EngineOptions): Engine {
     ]);
     const platformNames = new Set(platform.map((h) => h.name));
     return [
-      ...platform.filter((h) => h.enabled).map(served),
-      ...own.filter((h) => h.enabled && !platformNames.has(h.name)).map(served),
+      ...platform.filter((h) => h.enabled).map(servedOnce),
+      ...own.filter((h) => h.enabled && !platformNames.has(h.name)).map(servedOnce),
     ];
   };
 
@@ -120,6 +135,8 @@ export function createEngine(options: EngineOptions): Engine {
       if (now !== generation) {
         generation = now;
         cache = new Map();
+        previous = current;
+        current = new Map();
       }
       let found = cache.get(tenantId);
       if (!found) {

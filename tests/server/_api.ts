@@ -7,7 +7,7 @@ import { storeRuntimes } from "../../src/adapters/deno/serve.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
 import { createService, type Service } from "../../src/server/app.ts";
 import { hashKey } from "../../src/server/auth.ts";
-import { createEngine } from "../../src/server/engine.ts";
+import { createEngine, type Engine } from "../../src/server/engine.ts";
 import { Metrics } from "../../src/server/metrics.ts";
 import type { Store } from "../../src/server/store.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
@@ -18,6 +18,10 @@ export const ADMIN = "test-admin-key-0123456789";
 export interface Harness {
   service: Service;
   store: Store;
+  /** The runtimes the service's hooks run on. */
+  runtimes: ReturnType<typeof storeRuntimes>;
+  /** The service's dispatcher. */
+  engine: Engine;
   call(
     method: string,
     path: string,
@@ -68,6 +72,8 @@ export async function harness(store: Store, now?: () => number, workers = 0): Pr
   return {
     service,
     store,
+    runtimes,
+    engine,
     call,
     async tenant(id, policy) {
       const made = await call("POST", "/v1/tenants", {

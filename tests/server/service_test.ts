@@ -56,6 +56,41 @@ Deno.test("an embedded store that fails answers 503 STORE_UNAVAILABLE with Retry
   }
 });
 
+Deno.test("one tenant's upload leaves other tenants' warm instances warm", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  try {
+    const acme = await h.tenant("acme");
+    const other = await h.tenant("other");
+    const guard = await wasmFolder("guard", "guard_wasi", "isolation: warm\n");
+    await h.call("PUT", "/v1/hooks/guard", { key: acme, body: guard });
+    const event = { key: acme, body: toolEvent("ls") };
+    assert.equal((await h.call("POST", "/v1/events", event)).status, 200);
+    assert.equal(h.runtimes.wasm.stats?.().warmInstances, 1);
+    for (let i = 0; i < 3; i++) {
+      // Each upload is a new hooks generation for the whole store.
+      const up = await h.call("PUT", `/v1/hooks/g${i}`, {
+        key: other,
+        body: await wasmFolder(`g${i}`, "guard_wasi"),
+      });
+      assert.equal(up.status, 201);
+      assert.equal((await h.call("POST", "/v1/events", event)).status, 200);
+    }
+    // The same instance served acme's four events: none was made cold by other's uploads.
+    assert.equal(h.runtimes.wasm.stats?.().warmInstances, 1);
+    // And the runtimes were handed the same hook throughout (they key what they
+    // prepared on it), until acme's own hook changed.
+    const before = (await h.engine.hooks("acme"))[0]!.definition;
+    await h.call("PUT", "/v1/hooks/g9", { key: other, body: await wasmFolder("g9", "guard_wasi") });
+    assert.equal((await h.engine.hooks("acme"))[0]!.definition, before);
+    await h.call("PUT", "/v1/hooks/guard", { key: acme, body: guard });
+    const after = (await h.engine.hooks("acme"))[0]!;
+    assert.notEqual(after.definition, before);
+    assert.equal(after.version, 2);
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("concurrent dispatches share audit commits and every answer has its row", async () => {
   const h = await harness(openSqliteStore(await sqlitePath()));
   try {

@@ -93,7 +93,7 @@ export function storeRuntimes(store: Store, workers = 0) {
     return found;
   };
   const wasm = createWasmRuntime(
-    workers > 0 ? { loadBytes, worker: true, workers } : { loadBytes },
+    workers > 0 ? { loadBytes, worker: true, workers, startWorkers: true } : { loadBytes },
   );
   return { wasm, prompt: createPromptRuntime() };
 }

@@ -40,6 +40,8 @@ export interface WorkerRuntimeOptions {
   loadAllowanceMs?: number;
   /** Called when a call has been handed to a worker (tests). */
   onDispatch?: (type: WorkerJob["type"]) => void;
+  /** Start every worker now rather than when calls first need them. @default false */
+  start?: boolean;
 }
 
 /** Default time a worker may take to load a plugin it has not loaded yet. */
@@ -117,6 +119,7 @@ export class WorkerRuntime implements Runtime {
     this.#grace = options.graceMs ?? 100;
     this.#entry = options.entry ?? new URL("./_worker_entry.ts", import.meta.url);
     this.#loadAllowance = options.loadAllowanceMs ?? LOAD_ALLOWANCE_MS;
+    if (options.start) { while (this.#slots.length < this.#size) this.#spawn(); }
   }
 
   /** Runs one call on a worker; plugin misbehaviour comes back as `failure`. */

@@ -56,6 +56,12 @@ export interface WasmRuntimeOptions {
   /** Workers per runtime in worker mode. @default 1 */
   workers?: number;
   /**
+   * Worker mode: start the workers now instead of at the first calls, so a
+   * server's first events do not wait for a worker to load the runtime.
+   * @default false
+   */
+  startWorkers?: boolean;
+  /**
    * Cap on the bytes idle warm instances hold (memory plus snapshot); past it
    * the least recently used are closed. 0 keeps none: every call then runs
    * on a fresh instance (a one-shot process never calls a hook twice).
@@ -100,6 +106,9 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   if (options.worker !== undefined && typeof options.worker !== "boolean") {
     throw new TypeError("createWasmRuntime: options.worker must be a boolean");
   }
+  if (options.startWorkers !== undefined && typeof options.startWorkers !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.startWorkers must be a boolean");
+  }
   if (!options.worker) return new WasmRuntime(options);
   const workers = options.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
@@ -113,7 +122,11 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
       "createWasmRuntime: options.compile and options.loadPrepared cannot be used with options.worker",
     );
   }
-  return new WorkerRuntime({ loadBytes: options.loadBytes, workers });
+  return new WorkerRuntime({
+    loadBytes: options.loadBytes,
+    workers,
+    ...(options.startWorkers ? { start: true } : {}),
+  });
 }
 
 /** Options of {@linkcode loadPlugin}. */

@@ -300,3 +300,26 @@ Deno.test({
     }
   },
 });
+
+Deno.test("worker mode with startWorkers starts the pool at once, and the first call finds it ready", async () => {
+  const runtime = createWasmRuntime({
+    loadBytes: (hook) =>
+      corpus(hook.entry.runtime === "wasm" ? hook.entry.path.replace(/^.*\/|\.wasm$/g, "") : ""),
+    worker: true,
+    workers: 2,
+    startWorkers: true,
+  }) as WorkerRuntime;
+  try {
+    assertEquals(runtime.workersStarted, 2, "both workers started before any call");
+    const result = await runtime.run(request(wasmHook("guard_wasi"), shellEvent("rm -rf /")));
+    assertEquals(result.exitCode, 2);
+    assertEquals(runtime.workersStarted, 2, "the call was served by a started worker");
+  } finally {
+    await runtime.close();
+  }
+  throws(
+    () =>
+      createWasmRuntime({ loadBytes: () => corpus(""), worker: true, startWorkers: 1 as never }),
+    TypeError,
+  );
+});
