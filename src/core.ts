@@ -55,7 +55,15 @@ export {
   type WasmRuntimeOptions,
 } from "./runtime/wasm/mod.ts";
 export { createPromptRuntime } from "./runtime/prompt.ts";
-export { createService, type ServerDeps, type Service, type ServiceApp } from "./server/app.ts";
+export {
+  BLOB_GRACE_MS,
+  createService,
+  DEFAULT_STORAGE_LIMITS,
+  type ServerDeps,
+  type Service,
+  type ServiceApp,
+  type StorageLimits,
+} from "./server/app.ts";
 export { AuditWriter } from "./server/audit.ts";
 export type { BuiltHook, HookBuilder } from "./server/builder.ts";
 export { createEngine, type Engine, type EngineOptions, type ServedHook } from "./server/engine.ts";

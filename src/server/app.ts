@@ -58,6 +58,30 @@ export const MAX_INGEST_BODY = 8 * 1024 * 1024;
 /** Default event body cap when the tenant policy sets no `input_kb`. */
 const DEFAULT_INPUT_KB = 1024;
 
+/**
+ * What one tenant may keep in the store. Uploads are size-capped one by one;
+ * these bound what many uploads add up to, so no tenant can fill the disk
+ * every tenant's audit is written to.
+ */
+export interface StorageLimits {
+  /** Hooks a tenant may have. @default 1000 */
+  hooksPerTenant: number;
+  /** Versions kept per hook: an upload past it deletes the oldest (never the active one). @default 20 */
+  versionsPerHook: number;
+  /** Bytes a tenant's kept versions may hold, plugins and uploaded files. @default 1 GiB */
+  bytesPerTenant: number;
+}
+
+/** The default {@linkcode StorageLimits}. */
+export const DEFAULT_STORAGE_LIMITS: StorageLimits = {
+  hooksPerTenant: 1000,
+  versionsPerHook: 20,
+  bytesPerTenant: 1024 * 1024 * 1024,
+};
+
+/** Blobs no version refers to are deleted by {@linkcode Service.sweepBlobs} once this old. */
+export const BLOB_GRACE_MS = 3_600_000;
+
 /** What the app is built from. */
 export interface ServerDeps {
   /** Where tenants, keys, hooks and audit live. */
@@ -79,6 +103,8 @@ export interface ServerDeps {
   metrics?: ServiceMetrics;
   /** The audit writer to use. @default a new one on `store` */
   audit?: AuditWriter;
+  /** What one tenant may keep in the store. @default DEFAULT_STORAGE_LIMITS */
+  storage?: Partial<StorageLimits>;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -99,6 +125,12 @@ export interface Service {
   metrics: ServiceMetrics;
   /** Deletes audit rows past each tenant's retention; returns how many. */
   pruneAudit(): Promise<number>;
+  /**
+   * Deletes stored plugins and files no hook version refers to any more
+   * (deleted hooks and tenants, versions past the kept count) that were
+   * stored over {@linkcode BLOB_GRACE_MS} ago; returns how many.
+   */
+  sweepBlobs(): Promise<number>;
 }
 
 type Who = { kind: "admin" } | { kind: "tenant"; tenant: TenantRow; generation: number | null };
@@ -111,6 +143,7 @@ export function createService(deps: ServerDeps): Service {
   const metrics = deps.metrics ?? NO_METRICS;
   const audit = deps.audit ?? new AuditWriter(store);
   const quotas = new Quotas(store, now);
+  const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
   const app = new Hono();
   // Every request logs a time and every dispatch audits one: one string per clock millisecond.
   let isoAt = NaN;
@@ -274,6 +307,34 @@ export function createService(deps: ServerDeps): Service {
   });
 
   // ---- hooks -------------------------------------------------------------------------------
+  /**
+   * Refuses an upload that would take a tenant past its hook count or stored
+   * bytes: before the build with the uploaded files, after it with the plugin
+   * built from them too (`plugin`).
+   */
+  const withinStorage = async (tenantId: string, name: string, uploaded: number, plugin = 0) => {
+    const refuse = (code: string, message: string) =>
+      new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${message}`, {
+        problems: [{ code, path: name, field: null, message }],
+      });
+    const [hooks, stored] = await Promise.all([
+      store.listHooks(tenantId),
+      store.storedBytes(tenantId),
+    ]);
+    if (!hooks.some((h) => h.name === name) && hooks.length >= storage.hooksPerTenant) {
+      throw refuse(
+        "HOOK_TOO_MANY",
+        `the tenant has ${hooks.length} hooks, at most ${storage.hooksPerTenant}; delete one first`,
+      );
+    }
+    if (stored + uploaded + plugin > storage.bytesPerTenant) {
+      throw refuse(
+        "HOOK_FILE_TOO_LARGE",
+        `the tenant's hooks hold ${stored} bytes; with this upload they would pass the ` +
+          `${storage.bytesPerTenant}-byte quota; delete hooks first`,
+      );
+    }
+  };
   const upload = async (c: Context, scope: string) => {
     const name = param(c, "name", serverSchemas().hookNameSchema);
     const files = await readFolder(c);
@@ -284,6 +345,8 @@ export function createService(deps: ServerDeps): Service {
         `"${name}" is a platform hook; a tenant hook cannot replace it`,
       );
     }
+    const uploaded = [...files.values()].reduce((n, bytes) => n + bytes.byteLength, 0);
+    if (scope !== PLATFORM) await withinStorage(scope, name, uploaded);
     let built;
     try {
       built = await builder.build(name, files);
@@ -298,6 +361,7 @@ export function createService(deps: ServerDeps): Service {
       throw err;
     }
     const artefact = built.plugin ?? files.get("HOOK.md")!;
+    if (scope !== PLATFORM) await withinStorage(scope, name, uploaded, artefact.byteLength);
     const sha256 = await sha256Hex(artefact);
     await store.putBlob(sha256, artefact);
     // The sources too, content-addressed: tenants uploading the same file share it.
@@ -315,7 +379,9 @@ export function createService(deps: ServerDeps): Service {
       built_from: built.builtFrom,
       sources,
       created_at: iso(),
+      stored_bytes: artefact.byteLength + uploaded,
     });
+    await store.pruneVersions(scope, name, storage.versionsPerHook);
     return c.json({
       name,
       version: row.version,
@@ -547,6 +613,7 @@ export function createService(deps: ServerDeps): Service {
     app,
     audit,
     metrics,
+    sweepBlobs: () => store.sweepBlobs(now() - BLOB_GRACE_MS),
     async pruneAudit() {
       let removed = 0;
       for (const tenant of await store.listTenants()) {

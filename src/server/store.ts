@@ -105,7 +105,10 @@ export interface HookDetail extends HookRow {
 }
 
 /** What a new version needs; the store numbers it. */
-export type NewHookVersion = Omit<HookVersionRow, "version">;
+export type NewHookVersion = Omit<HookVersionRow, "version"> & {
+  /** Bytes the version holds in the store: its plugin plus every uploaded file. @default 0 */
+  stored_bytes?: number;
+};
 
 /** One hook's line in an audit item (SPEC §6). */
 export interface AuditHook {
@@ -217,10 +220,26 @@ export interface Store {
   /** The tenant of the live key with this hash (one query: every request asks). */
   tenantForKey(hash: string): Promise<TenantRow | null>;
 
-  /** Stores bytes under their SHA-256 (a no-op when present). */
+  /**
+   * Stores bytes under their SHA-256 (when present, only marks them stored
+   * now, so a sweep running meanwhile spares them).
+   */
   putBlob(sha256: string, bytes: Uint8Array): Promise<void>;
   /** A stored plugin or source by SHA-256, or null. */
   getBlob(sha256: string): Promise<Uint8Array | null>;
+  /**
+   * Deletes the blobs no hook version refers to (as its plugin or as one of
+   * its uploaded files) that were stored before `before` (ms since the
+   * epoch); returns how many.
+   */
+  sweepBlobs(before: number): Promise<number>;
+  /** Bytes a tenant's stored hook versions hold (see `NewHookVersion.stored_bytes`). */
+  storedBytes(tenantId: string): Promise<number>;
+  /**
+   * Deletes a hook's oldest versions past the newest `keep`, never the
+   * active one; returns how many.
+   */
+  pruneVersions(tenantId: string, name: string, keep: number): Promise<number>;
 
   /** Adds a version (numbered max + 1), makes it active and the hook enabled. */
   addHookVersion(tenantId: string, name: string, version: NewHookVersion): Promise<HookRow>;

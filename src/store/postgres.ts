@@ -58,6 +58,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE leases (
      tenant_id TEXT NOT NULL, lease_id TEXT NOT NULL, expires_at BIGINT NOT NULL,
      PRIMARY KEY (tenant_id, lease_id));`,
+  `ALTER TABLE hook_versions ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0;
+   ALTER TABLE blobs ADD COLUMN stored_at BIGINT NOT NULL DEFAULT 0;`,
 ];
 
 /** Arbitrary key of the advisory lock that serialises migrations. */
@@ -188,7 +190,28 @@ export function openPostgresStore(url: string): Store {
     },
 
     async putBlob(sha256, bytes) {
-      await sql`INSERT INTO blobs (sha256, bytes) VALUES (${sha256}, ${bytes}) ON CONFLICT DO NOTHING`;
+      await sql`INSERT INTO blobs (sha256, bytes, stored_at) VALUES (${sha256}, ${bytes}, ${Date.now()})
+        ON CONFLICT (sha256) DO UPDATE SET stored_at = EXCLUDED.stored_at`;
+    },
+    async sweepBlobs(before) {
+      const r = await sql`DELETE FROM blobs WHERE stored_at < ${before}
+        AND sha256 NOT IN (SELECT sha256 FROM hook_versions)
+        AND sha256 NOT IN (SELECT s.value FROM hook_versions v, jsonb_each_text(v.sources) s)`;
+      return r.count;
+    },
+    async storedBytes(tenantId) {
+      const [r] = await sql`SELECT COALESCE(SUM(stored_bytes), 0) AS n FROM hook_versions
+        WHERE tenant_id = ${tenantId}`;
+      return Number(r!.n);
+    },
+    async pruneVersions(tenantId, name, keep) {
+      const r = await sql`DELETE FROM hook_versions WHERE tenant_id = ${tenantId} AND name = ${name}
+        AND version NOT IN (SELECT version FROM hook_versions
+                            WHERE tenant_id = ${tenantId} AND name = ${name}
+                            ORDER BY version DESC LIMIT ${keep})
+        AND version NOT IN (SELECT active_version FROM hooks
+                            WHERE tenant_id = ${tenantId} AND name = ${name})`;
+      return r.count;
     },
     async getBlob(sha256) {
       const [r] = await sql`SELECT bytes FROM blobs WHERE sha256 = ${sha256}`;
@@ -203,10 +226,10 @@ export function openPostgresStore(url: string): Store {
           WHERE tenant_id = ${tenantId} AND name = ${name}`;
         const version = Number(max!.v) + 1;
         await tx`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
-            manifest, body, built_from, sources, created_at)
+            manifest, body, built_from, sources, created_at, stored_bytes)
           VALUES (${tenantId}, ${name}, ${version}, ${v.sha256}, ${v.runtime}, ${v.size_bytes},
             ${tx.json(v.manifest as unknown as postgres.JSONValue)}, ${v.body}, ${v.built_from},
-            ${tx.json(v.sources)}, ${v.created_at})`;
+            ${tx.json(v.sources)}, ${v.created_at}, ${v.stored_bytes ?? 0})`;
         await tx`INSERT INTO hooks (tenant_id, name, active_version, enabled)
           VALUES (${tenantId}, ${name}, ${version}, true)
           ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = EXCLUDED.active_version,

@@ -56,6 +56,8 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE leases (
      tenant_id TEXT NOT NULL, lease_id TEXT NOT NULL, expires_at INTEGER NOT NULL,
      PRIMARY KEY (tenant_id, lease_id));`,
+  `ALTER TABLE hook_versions ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE blobs ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 /** Options of {@link openSqliteStore}. */
@@ -213,11 +215,32 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
 
     putBlob(sha256, bytes) {
-      q("INSERT INTO blobs (sha256, bytes) VALUES (?, ?) ON CONFLICT DO NOTHING").run(
-        sha256,
-        bytes,
-      );
+      q(`INSERT INTO blobs (sha256, bytes, stored_at) VALUES (?, ?, ?)
+         ON CONFLICT (sha256) DO UPDATE SET stored_at = excluded.stored_at`)
+        .run(sha256, bytes, Date.now());
       return Promise.resolve();
+    },
+    sweepBlobs(before) {
+      const r = q(`DELETE FROM blobs WHERE stored_at < ?
+          AND sha256 NOT IN (SELECT sha256 FROM hook_versions)
+          AND sha256 NOT IN (SELECT j.value FROM hook_versions v, json_each(v.sources) j)`)
+        .run(before);
+      return Promise.resolve(Number(r.changes));
+    },
+    storedBytes(tenantId) {
+      const r = q(
+        "SELECT COALESCE(SUM(stored_bytes), 0) AS n FROM hook_versions WHERE tenant_id = ?",
+      )
+        .get(tenantId) as Row;
+      return Promise.resolve(Number(r.n));
+    },
+    pruneVersions(tenantId, name, keep) {
+      const r = q(`DELETE FROM hook_versions WHERE tenant_id = ? AND name = ?
+          AND version NOT IN (SELECT version FROM hook_versions WHERE tenant_id = ? AND name = ?
+                              ORDER BY version DESC LIMIT ?)
+          AND version NOT IN (SELECT active_version FROM hooks WHERE tenant_id = ? AND name = ?)`)
+        .run(tenantId, name, tenantId, name, keep, tenantId, name);
+      return Promise.resolve(Number(r.changes));
     },
     getBlob(sha256) {
       const r = q("SELECT bytes FROM blobs WHERE sha256 = ?").get(sha256) as Row | undefined;
@@ -231,8 +254,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         ).get(tenantId, name) as Row;
         const version = Number(max.v) + 1;
         q(`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
-             manifest, body, built_from, sources, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+             manifest, body, built_from, sources, created_at, stored_bytes)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
           tenantId,
           name,
           version,
@@ -244,6 +267,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           v.built_from,
           JSON.stringify(v.sources),
           v.created_at,
+          v.stored_bytes ?? 0,
         );
         q(`INSERT INTO hooks (tenant_id, name, active_version, enabled) VALUES (?, ?, ?, 1)
            ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = excluded.active_version,
@@ -473,6 +497,8 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "tenantForKey",
   "putBlob",
   "getBlob",
+  "sweepBlobs",
+  "storedBytes",
   "listHooks",
   "getHook",
   "hooksGeneration",

@@ -5,7 +5,7 @@
 import { encodeBase64 } from "../_base64.ts";
 import { storeRuntimes } from "../../src/adapters/deno/serve.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
-import { createService, type Service } from "../../src/server/app.ts";
+import { createService, type Service, type StorageLimits } from "../../src/server/app.ts";
 import { hashKey } from "../../src/server/auth.ts";
 import { createEngine, type Engine } from "../../src/server/engine.ts";
 import { Metrics } from "../../src/server/metrics.ts";
@@ -39,7 +39,12 @@ export interface Harness {
 }
 
 /** Builds a service on `store` (migrated here). */
-export async function harness(store: Store, now?: () => number, workers = 0): Promise<Harness> {
+export async function harness(
+  store: Store,
+  now?: () => number,
+  workers = 0,
+  storage?: Partial<StorageLimits>,
+): Promise<Harness> {
   await store.migrate();
   const runtimes = storeRuntimes(store, workers);
   const engine = createEngine({ store, runtimes });
@@ -50,6 +55,7 @@ export async function harness(store: Store, now?: () => number, workers = 0): Pr
     adminKeyHash: await hashKey(ADMIN),
     metrics: new Metrics(),
     ...(now ? { now } : {}),
+    ...(storage ? { storage } : {}),
   });
   const call: Harness["call"] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

@@ -8,6 +8,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { openSqliteStore } from "../../src/store/sqlite.ts";
 import { openApiDocument } from "../../src/server/openapi.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
+import { encodeBase64 } from "../_base64.ts";
 import { harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
 import { HookRejected } from "../../src/server/builder.ts";
@@ -86,6 +87,64 @@ Deno.test("one tenant's upload leaves other tenants' warm instances warm", async
     const after = (await h.engine.hooks("acme"))[0]!;
     assert.notEqual(after.definition, before);
     assert.equal(after.version, 2);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("a tenant cannot fill the store: hooks, versions and bytes are capped, and freed again", async () => {
+  let clock = Date.now();
+  const guard = await pluginBytes("guard_wasi");
+  const folder = (name: string) => ({
+    files: { "HOOK.md": hookMd(name), "plugin.wasm": { base64: encodeBase64(guard) } },
+  });
+  const counts = await harness(openSqliteStore(await sqlitePath()), undefined, 0, {
+    hooksPerTenant: 2,
+    versionsPerHook: 3,
+  });
+  try {
+    const key = await counts.tenant("acme");
+    const put = (name: string) =>
+      counts.call("PUT", `/v1/hooks/${name}`, { key, body: folder(name) });
+    assert.equal((await put("a")).status, 201);
+    assert.equal((await put("b")).status, 201);
+    const third = await put("c");
+    assert.deepEqual([third.status, third.body.error.problems[0].code], [422, "HOOK_TOO_MANY"]);
+    // New versions of a hook it has are still taken; only the newest three are kept.
+    for (let i = 0; i < 3; i++) assert.equal((await put("a")).status, 201);
+    const versions = (await counts.call("GET", "/v1/hooks/a", { key })).body.versions;
+    assert.deepEqual(versions.map((v: { version: number }) => v.version), [2, 3, 4]);
+  } finally {
+    await counts.close();
+  }
+  // Each version holds the plugin twice (as built and as uploaded) plus its HOOK.md.
+  const h = await harness(openSqliteStore(await sqlitePath()), () => clock, 0, {
+    bytesPerTenant: 5 * guard.byteLength,
+  });
+  try {
+    const key = await h.tenant("acme");
+    const other = await h.tenant("other");
+    const put = (name: string, k = key) =>
+      h.call("PUT", `/v1/hooks/${name}`, { key: k, body: folder(name) });
+    assert.equal((await put("a")).status, 201);
+    assert.equal((await put("b")).status, 201);
+    const over = await put("c");
+    assert.deepEqual([over.status, over.body.error.problems[0].code], [422, "HOOK_FILE_TOO_LARGE"]);
+    assert.equal((await put("a", other)).status, 201, "another tenant has its own quota");
+    // Deleting a hook frees its share of the quota, and its blobs once nothing refers to them.
+    assert.equal((await h.call("DELETE", "/v1/hooks/a", { key })).status, 204);
+    assert.equal((await put("c")).status, 201);
+    const sha = (await h.call("GET", "/v1/hooks/c", { key })).body.sha256;
+    assert.equal((await h.call("DELETE", "/v1/hooks/a", { key: other })).status, 204);
+    assert.equal(await h.service.sweepBlobs(), 0, "nothing is swept within the grace period");
+    clock += 2 * 3_600_000;
+    assert.equal(await h.service.sweepBlobs(), 1, "a's HOOK.md, which no hook uses any more");
+    assert.ok(await h.store.getBlob(sha), "the plugin is still used by b and c");
+    for (const name of ["b", "c"]) {
+      assert.equal((await h.call("DELETE", `/v1/hooks/${name}`, { key })).status, 204);
+    }
+    assert.equal(await h.service.sweepBlobs(), 3, "the plugin and b's and c's HOOK.md");
+    assert.equal(await h.store.getBlob(sha), null);
   } finally {
     await h.close();
   }

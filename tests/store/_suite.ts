@@ -102,6 +102,40 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal(await s.getBlob("missing"), null);
   });
 
+  test("blobs nothing refers to are swept once old enough; referenced ones never", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    const bytes = new Uint8Array([7]);
+    // The plugin ("p1") and an uploaded file ("p1-md") of a version, and two orphans.
+    for (const sha of ["p1", "p1-md", "orphan", "fresh-orphan"]) await s.putBlob(sha, bytes);
+    await s.addHookVersion("a", "guard", version("p1"));
+    const cutoff = Date.now() + 1;
+    while (Date.now() < cutoff) { /* the next blob is stored at or after the cutoff */ }
+    await s.putBlob("fresh-orphan", bytes); // stored again: an upload under way protects it
+    assert.equal(await s.sweepBlobs(cutoff), 1);
+    assert.equal(await s.getBlob("orphan"), null);
+    for (const sha of ["p1", "p1-md", "fresh-orphan"]) assert.ok(await s.getBlob(sha), sha);
+    // Once the hook is gone, its plugin and files go at the next sweep.
+    await s.deleteHook("a", "guard");
+    assert.equal(await s.sweepBlobs(Date.now() + 1), 3);
+    assert.equal(await s.getBlob("p1"), null);
+  });
+
+  test("a tenant's stored bytes add up its versions; pruning keeps the newest and the active", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    for (let i = 1; i <= 5; i++) {
+      await s.addHookVersion("a", "guard", { ...version(`s${i}`), stored_bytes: 100 * i });
+    }
+    await s.addHookVersion("b", "guard", { ...version("b1"), stored_bytes: 7 });
+    assert.equal(await s.storedBytes("a"), 1500);
+    assert.equal(await s.rollback("a", "guard", 1), "ok");
+    assert.equal(await s.pruneVersions("a", "guard", 2), 2);
+    const kept = (await s.getHook("a", "guard"))!.versions.map((v) => v.version);
+    assert.deepEqual(kept, [1, 4, 5], "the two newest, and version 1 because it is active");
+    assert.equal(await s.storedBytes("a"), 100 + 400 + 500);
+    assert.equal(await s.storedBytes("b"), 7, "another tenant's versions are its own");
+    assert.equal(await s.pruneVersions("a", "guard", 2), 0);
+  });
+
   test("hook versions are numbered, rolled back, disabled and deleted; the generation moves", async (s) => {
     await s.createTenant({ id: "a", policy: {}, created_at: "t" });
     const g0 = await s.hooksGeneration();

@@ -120,15 +120,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log,
     metrics,
   });
-  const retention = setInterval(() => {
-    service.pruneAudit().catch((err) =>
-      log({
-        at: new Date().toISOString(),
-        level: "error",
-        msg: "audit retention",
-        error: String(err),
-      })
+  // Hourly upkeep: audit past each tenant's retention, and stored plugins and
+  // files nothing refers to any more (deleted hooks and tenants, old versions).
+  const upkeep = (msg: string, work: () => Promise<number>) =>
+    work().catch((err) =>
+      log({ at: new Date().toISOString(), level: "error", msg, error: String(err) })
     );
+  const retention = setInterval(() => {
+    upkeep("audit retention", service.pruneAudit);
+    upkeep("blob sweep", service.sweepBlobs);
   }, 3_600_000);
   Deno.unrefTimer(retention);
   let resolveReady: (url: string) => void;
