@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import postgres from "postgres";
 import { openPostgresStore } from "../../src/store/postgres.ts";
 import { freshDatabase } from "../_pg.ts";
-import { harness, toolEvent } from "./_api.ts";
+import { type Harness, harness, toolEvent } from "./_api.ts";
 import { apiSuite } from "./_api_suite.ts";
 
 apiSuite("postgres", async () => openPostgresStore(await freshDatabase()));
@@ -19,11 +19,19 @@ async function asAdmin(url: string, statement: string): Promise<void> {
   }
 }
 
-Deno.test("postgres: lost connections answer 503 STORE_UNAVAILABLE, never 500, and the service recovers", async () => {
+/** Runs `fn` on a service over a fresh database, named for the statements `fn` runs on it. */
+async function onFreshDatabase(fn: (h: Harness, url: string, name: string) => Promise<void>) {
   const url = await freshDatabase();
-  const name = new URL(url).pathname.slice(1);
   const h = await harness(openPostgresStore(url));
   try {
+    await fn(h, url, new URL(url).pathname.slice(1));
+  } finally {
+    await h.close();
+  }
+}
+
+Deno.test("postgres: lost connections answer 503 STORE_UNAVAILABLE, never 500, and the service recovers", async () => {
+  await onFreshDatabase(async (h, url, name) => {
     const key = await h.tenant("acme");
     const event = { key, body: toolEvent("ls") };
     assert.equal((await h.call("POST", "/v1/events", event)).status, 200);
@@ -40,16 +48,11 @@ Deno.test("postgres: lost connections answer 503 STORE_UNAVAILABLE, never 500, a
     }
     assert.equal(statuses.at(-1), "200", statuses.join(", "));
     assert.ok(statuses.every((s) => s === "200" || s === "503 STORE_UNAVAILABLE"), statuses.join());
-  } finally {
-    await h.close();
-  }
+  });
 });
 
 Deno.test("postgres: a database that is gone answers 503 STORE_UNAVAILABLE on every route that needs it", async () => {
-  const url = await freshDatabase();
-  const name = new URL(url).pathname.slice(1);
-  const h = await harness(openPostgresStore(url));
-  try {
+  await onFreshDatabase(async (h, url, name) => {
     const key = await h.tenant("acme");
     await asAdmin(url, `DROP DATABASE ${name} WITH (FORCE)`);
     for (
@@ -67,7 +70,5 @@ Deno.test("postgres: a database that is gone answers 503 STORE_UNAVAILABLE on ev
         `${method} ${path}`,
       );
     }
-  } finally {
-    await h.close();
-  }
+  });
 });

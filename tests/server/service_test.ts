@@ -9,12 +9,26 @@ import { openSqliteStore } from "../../src/store/sqlite.ts";
 import { openApiDocument } from "../../src/server/openapi.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { encodeBase64 } from "../_base64.ts";
-import { harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
+import { type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
+import type { StorageLimits } from "../../src/server/app.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
 import { HookRejected } from "../../src/server/builder.ts";
 
 async function sqlitePath(): Promise<string> {
   return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;
+}
+
+/** Runs `fn` on a service over a fresh embedded store (with `storage` caps), closed after. */
+async function onService(
+  fn: (h: Harness) => Promise<void>,
+  options: { now?: () => number; storage?: Partial<StorageLimits> } = {},
+): Promise<void> {
+  const h = await harness(openSqliteStore(await sqlitePath()), options.now, 0, options.storage);
+  try {
+    await fn(h);
+  } finally {
+    await h.close();
+  }
 }
 
 Deno.test("no audit, no answer: a store that cannot write answers 503 and loses nothing acknowledged", async () => {
@@ -37,8 +51,7 @@ Deno.test("no audit, no answer: a store that cannot write answers 503 and loses 
 });
 
 Deno.test("an embedded store that fails answers 503 STORE_UNAVAILABLE with Retry-After, never 500", async () => {
-  const h = await harness(openSqliteStore(await sqlitePath()));
-  try {
+  await onService(async (h) => {
     const key = await h.tenant("acme");
     assert.equal((await h.call("POST", "/v1/events", { key, body: toolEvent("ls") })).status, 200);
     await h.store.close(); // every statement now fails inside node:sqlite
@@ -52,14 +65,11 @@ Deno.test("an embedded store that fails answers 503 STORE_UNAVAILABLE with Retry
       assert.deepEqual([answer.status, answer.body.error.code], [503, "STORE_UNAVAILABLE"], path);
       assert.equal(answer.headers.get("retry-after"), "1");
     }
-  } finally {
-    await h.close();
-  }
+  });
 });
 
 Deno.test("one tenant's upload leaves other tenants' warm instances warm", async () => {
-  const h = await harness(openSqliteStore(await sqlitePath()));
-  try {
+  await onService(async (h) => {
     const acme = await h.tenant("acme");
     const other = await h.tenant("other");
     const guard = await wasmFolder("guard", "guard_wasi", "isolation: warm\n");
@@ -87,9 +97,7 @@ Deno.test("one tenant's upload leaves other tenants' warm instances warm", async
     const after = (await h.engine.hooks("acme"))[0]!;
     assert.notEqual(after.definition, before);
     assert.equal(after.version, 2);
-  } finally {
-    await h.close();
-  }
+  });
 });
 
 Deno.test("a tenant cannot fill the store: hooks, versions and bytes are capped, and freed again", async () => {
@@ -98,11 +106,7 @@ Deno.test("a tenant cannot fill the store: hooks, versions and bytes are capped,
   const folder = (name: string) => ({
     files: { "HOOK.md": hookMd(name), "plugin.wasm": { base64: encodeBase64(guard) } },
   });
-  const counts = await harness(openSqliteStore(await sqlitePath()), undefined, 0, {
-    hooksPerTenant: 2,
-    versionsPerHook: 3,
-  });
-  try {
+  await onService(async (counts) => {
     const key = await counts.tenant("acme");
     const put = (name: string) =>
       counts.call("PUT", `/v1/hooks/${name}`, { key, body: folder(name) });
@@ -114,14 +118,9 @@ Deno.test("a tenant cannot fill the store: hooks, versions and bytes are capped,
     for (let i = 0; i < 3; i++) assert.equal((await put("a")).status, 201);
     const versions = (await counts.call("GET", "/v1/hooks/a", { key })).body.versions;
     assert.deepEqual(versions.map((v: { version: number }) => v.version), [2, 3, 4]);
-  } finally {
-    await counts.close();
-  }
+  }, { storage: { hooksPerTenant: 2, versionsPerHook: 3 } });
   // Each version holds the plugin twice (as built and as uploaded) plus its HOOK.md.
-  const h = await harness(openSqliteStore(await sqlitePath()), () => clock, 0, {
-    bytesPerTenant: 5 * guard.byteLength,
-  });
-  try {
+  await onService(async (h) => {
     const key = await h.tenant("acme");
     const other = await h.tenant("other");
     const put = (name: string, k = key) =>
@@ -145,9 +144,7 @@ Deno.test("a tenant cannot fill the store: hooks, versions and bytes are capped,
     }
     assert.equal(await h.service.sweepBlobs(), 3, "the plugin and b's and c's HOOK.md");
     assert.equal(await h.store.getBlob(sha), null);
-  } finally {
-    await h.close();
-  }
+  }, { now: () => clock, storage: { bytesPerTenant: 5 * guard.byteLength } });
 });
 
 Deno.test("concurrent dispatches share audit commits and every answer has its row", async () => {
