@@ -512,7 +512,10 @@ export function createService(deps: ServerDeps): Service {
     }
     const fuel = row.hooks.reduce((sum, h) => sum + h.fuel, 0);
     if (!dryRun && tenant.policy.fuel_per_minute !== undefined) {
-      await quotas.charge(tenant.id, fuel).catch(() => {});
+      // The answer is committed (its audit row is): a failed charge is logged, not answered.
+      await quotas.charge(tenant.id, fuel).catch((err) =>
+        log({ at: iso(), level: "error", msg: "fuel charge failed", error: String(err) })
+      );
     }
     metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
     return { result, decisionId };
