@@ -73,11 +73,11 @@ export interface StorageLimits {
 }
 
 /** The default {@linkcode StorageLimits}. */
-export const DEFAULT_STORAGE_LIMITS: StorageLimits = {
+export const DEFAULT_STORAGE_LIMITS: Readonly<StorageLimits> = Object.freeze({
   hooksPerTenant: 1000,
   versionsPerHook: 20,
   bytesPerTenant: 1024 * 1024 * 1024,
-};
+});
 
 /** Blobs no version refers to are deleted by {@linkcode Service.sweepBlobs} once this old. */
 export const BLOB_GRACE_MS = 3_600_000;
