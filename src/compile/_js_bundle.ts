@@ -12,7 +12,7 @@
  * @module
  */
 import type * as esbuild from "esbuild";
-import { HookboxError } from "../errors.ts";
+import { HookboxError, isHookboxError } from "../errors.ts";
 import { isInside } from "../host.ts";
 import { MAX_SOURCE_BYTES } from "../hook/files.ts";
 import {
@@ -149,6 +149,9 @@ function buildOptions(
       sourcefile: "hookbox-entry.js",
     },
     absWorkingDir: dir, // keeps path comments in the bundle (and so the cache key) cwd-independent
+    // No tsconfig.json is read: a hook compiles the same wherever its folder sits, and a
+    // repository's tsconfig (a FIFO, say, which blocks the read) cannot reach the build.
+    tsconfigRaw: "{}",
     bundle: true,
     write: false,
     format: "esm",
@@ -186,23 +189,72 @@ export async function bundleJsHook(entryPath: string, roots: readonly string[]):
   return (await bundleJsHookWithInputs(entryPath, roots)).code;
 }
 
+/** Time one bundling may take before esbuild is stopped. */
+export const BUNDLE_DEADLINE_MS = 60_000;
+
+/**
+ * Package files esbuild reads in every folder above a hook's files; one that
+ * is not a regular file (a FIFO blocks the read) or is over 1 MiB is refused
+ * before bundling. Deeper folders are covered by the deadline.
+ */
+async function checkPackageFiles(dirs: readonly string[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const start of dirs) {
+    for (let dir = start; !seen.has(dir); dir = dir.replace(/\/[^/]*$/, "") || "/") {
+      seen.add(dir);
+      const path = `${dir === "/" ? "" : dir}/package.json`;
+      const info = await Deno.stat(path).catch(() => null);
+      if (info !== null && (!info.isFile || info.size > 1024 * 1024)) {
+        throw new HookboxError(
+          "COMPILE_FAILED",
+          `${path} is ${info.isFile ? "over 1 MiB" : "not a regular file"}; the bundler reads it`,
+          { path },
+        );
+      }
+      if (dir === "/") break;
+    }
+  }
+}
+
 /** {@linkcode bundleJsHook}, plus the absolute paths of the files the bundle read. */
 export async function bundleJsHookWithInputs(
   entryPath: string,
   roots: readonly string[],
+  deadlineMs = BUNDLE_DEADLINE_MS,
 ): Promise<{ code: string; inputs: string[] }> {
   const denied: string[] = [];
   let result: esbuild.BuildResult;
+  await checkPackageFiles([splitPath(entryPath).dir, ...roots]);
   // Loaded here, not at start-up: a one-shot dispatch of unchanged hooks never bundles.
   const esbuild = await import("esbuild");
   let functionStyle = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A read esbuild blocks on (a FIFO deep in the tree) ends at the deadline: stopping
+  // esbuild ends its process, and the build is answered COMPILE_FAILED.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new HookboxError(
+          "COMPILE_FAILED",
+          `bundling did not finish within ${deadlineMs} ms (a file it reads may block: a FIFO?)`,
+          { path: entryPath },
+        ),
+      );
+    }, deadlineMs);
+  });
+  const bounded = <T>(work: Promise<T>): Promise<T> => {
+    work.catch(() => {}); // settled (or not) after the deadline: never an unhandled rejection
+    return Promise.race([work, deadline]);
+  };
   try {
-    functionStyle = await hasDefaultExport(esbuild, entryPath);
+    functionStyle = await bounded(hasDefaultExport(esbuild, entryPath));
     const options = { ...buildOptions(entryPath, roots, denied, functionStyle), metafile: true };
-    result = await esbuild.build(options);
+    result = await bounded(esbuild.build(options));
   } catch (err) {
-    throw failure(err, entryPath, denied);
+    throw isHookboxError(err) ? err : failure(err, entryPath, denied);
   } finally {
+    clearTimeout(timer);
+    deadline.catch(() => {});
     await esbuild.stop();
   }
   const code = result.outputFiles?.[0]?.text ?? "";
@@ -249,6 +301,7 @@ async function hasDefaultExport(
     format: "esm",
     platform: "node",
     outdir: "/hookbox-analysis",
+    tsconfigRaw: "{}",
     logLevel: "silent",
   });
   return Object.values(result.metafile?.outputs ?? {}).some((o) => o.exports.includes("default"));

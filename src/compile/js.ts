@@ -15,7 +15,7 @@ import { snapshotEngine } from "./_js_wizer_deno.ts";
 import { REPO_ROOT } from "./_js_toolchain_deno.ts";
 
 /** Bumped whenever the pipeline changes in a way that changes the plugin. */
-export const JS_COMPILER_VERSION = "hookbox-js/3";
+export const JS_COMPILER_VERSION = "hookbox-js/4"; // 4: no tsconfig.json read
 
 /** Options of {@linkcode compileJsHook}. */
 export interface CompileJsOptions {
@@ -29,6 +29,8 @@ export interface CompileJsOptions {
   allowedRoots?: string[];
   /** Time the snapshot build may take (a function-style hook's top level runs in it). @default 30000 */
   buildTimeoutMs?: number;
+  /** Time bundling the sources may take before esbuild is stopped. @default 60000 */
+  bundleTimeoutMs?: number;
 }
 
 /** A compiled JS hook plugin. */
@@ -86,7 +88,11 @@ export async function compileJsHook(
     const hit = await readCached(options.cacheDir, known);
     if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
   }
-  const { code: bundle, inputs } = await bundleJsHookWithInputs(entry, roots);
+  const { code: bundle, inputs } = await bundleJsHookWithInputs(
+    entry,
+    roots,
+    options.bundleTimeoutMs,
+  );
   if (bundle.length > MAX_BUNDLE_CHARS) {
     const msg = `the bundle is ${bundle.length} characters, over the ${MAX_BUNDLE_CHARS} cap`;
     throw new HookboxError("COMPILE_FAILED", msg, { path: entryPath });

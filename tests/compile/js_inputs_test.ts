@@ -94,3 +94,37 @@ Deno.test("compileJsHook() refuses more files, or more bytes together, than one 
     );
   });
 });
+
+Deno.test("compileJsHook() reads no tsconfig.json: a FIFO one above the hook folder changes nothing", async () => {
+  await withHook("const n: number = 1;\nconsole.log(n);\n", async (scripts, cache) => {
+    await Deno.rename(`${scripts}/run.js`, `${scripts}/run.ts`);
+    await mkfifo(`${scripts}/../../tsconfig.json`);
+    const built = await bounded(compileJsHook(`${scripts}/run.ts`, { cacheDir: cache }), "compile");
+    assert.ok(built.bytes.byteLength > 0);
+  });
+});
+
+Deno.test("compileJsHook() refuses a package.json above the hook that is a FIFO, and stops a bundling that blocks deeper", async () => {
+  await withHook('import "./data.js";\n', async (scripts, cache) => {
+    await Deno.writeTextFile(`${scripts}/data.js`, "");
+    await mkfifo(`${scripts}/../../package.json`);
+    await refused(`${scripts}/run.js`, cache, /package\.json is not a regular file/);
+  });
+  await withHook('import "./lib/data.js";\n', async (scripts, cache) => {
+    // Inside the tree the bundler reads: only the deadline can end the read.
+    await Deno.mkdir(`${scripts}/lib`);
+    await Deno.writeTextFile(`${scripts}/lib/data.js`, "");
+    await mkfifo(`${scripts}/lib/package.json`);
+    await assert.rejects(
+      bounded(
+        compileJsHook(`${scripts}/run.js`, { cacheDir: cache, bundleTimeoutMs: 2000 }),
+        "compile",
+      ),
+      (err) => {
+        assert.ok(isHookboxError(err, "COMPILE_FAILED"), String(err));
+        assert.match(err.message, /did not finish within 2000 ms/);
+        return true;
+      },
+    );
+  });
+});
