@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { writeAtomic } from "../adapters/deno/atomic.ts";
 
 /** File access the AssemblyScript compiler front end needs from its host. */
 export interface CompileHost {
@@ -26,11 +27,5 @@ export const denoCompileHost: CompileHost = {
       throw err;
     }
   },
-  async writeBytes(path, data) {
-    const dir = path.slice(0, Math.max(path.lastIndexOf("/"), 0)) || ".";
-    await Deno.mkdir(dir, { recursive: true });
-    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-    await Deno.writeFile(tmp, data);
-    await Deno.rename(tmp, path);
-  },
+  writeBytes: (path, data) => writeAtomic(path, data, { parents: true }),
 };

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { writeAtomic } from "../adapters/deno/atomic.ts";
 
 /** Path of the plugin for `key` inside `cacheDir`. */
 export function cachePath(cacheDir: string, key: string): string {
@@ -22,9 +23,5 @@ export async function readCached(cacheDir: string, key: string): Promise<Uint8Ar
 
 /** Stores `bytes` as the plugin for `key`. */
 export async function writeCached(cacheDir: string, key: string, bytes: Uint8Array): Promise<void> {
-  await Deno.mkdir(cacheDir, { recursive: true });
-  const target = cachePath(cacheDir, key);
-  const tmp = `${target}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeFile(tmp, bytes);
-  await Deno.rename(tmp, target);
+  await writeAtomic(cachePath(cacheDir, key), bytes, { parents: true });
 }

@@ -22,6 +22,7 @@ import {
   LDFLAGS,
   QUICKJS_FILES,
 } from "./_js_clang_deno.ts";
+import { writeAtomic } from "../adapters/deno/atomic.ts";
 
 export { ENGINE_SRC };
 
@@ -145,10 +146,7 @@ async function writeStamp(path: string, built: EngineBuild): Promise<void> {
     size: info.size,
     mtime: info.mtime?.getTime() ?? 0,
   };
-  await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
-  const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(tmp, JSON.stringify(stamp));
-  await Deno.rename(tmp, path);
+  await writeAtomic(path, JSON.stringify(stamp), { parents: true });
 }
 
 async function buildLocked(cacheRoot: string, clangVersion: string): Promise<EngineBuild> {

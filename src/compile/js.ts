@@ -13,6 +13,7 @@ import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { cachePath, readCached, writeCached } from "./_js_cache_deno.ts";
 import { snapshotEngine } from "./_js_wizer_deno.ts";
 import { REPO_ROOT } from "./_js_toolchain_deno.ts";
+import { writeAtomic } from "../adapters/deno/atomic.ts";
 
 /** Bumped whenever the pipeline changes in a way that changes the plugin. */
 export const JS_COMPILER_VERSION = "hookbox-js/4"; // 4: no tsconfig.json read
@@ -181,7 +182,5 @@ async function writeIndex(indexPath: string, key: string, inputs: string[]): Pro
     path,
     sha256: await sha256Hex(await Deno.readFile(path)),
   })));
-  const tmp = `${indexPath}.${crypto.randomUUID()}`;
-  await Deno.writeTextFile(tmp, JSON.stringify({ key, inputs: entries } satisfies BuildIndex));
-  await Deno.rename(tmp, indexPath);
+  await writeAtomic(indexPath, JSON.stringify({ key, inputs: entries } satisfies BuildIndex));
 }

@@ -22,12 +22,8 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits } from "../../runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
-import {
-  readPrepared,
-  rememberPrepared,
-  takePrefetched,
-  writeAtomic,
-} from "./prepared_prefetch.ts";
+import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
+import { writeAtomic } from "./atomic.ts";
 
 /** Format of the cache entries. */
 const FORMAT = 1;

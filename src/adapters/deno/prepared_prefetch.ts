@@ -21,6 +21,7 @@
 
 import type { LoadedPlugin } from "../../runtime/wasm/mod.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+import { writeAtomic } from "./atomic.ts";
 
 /** Entries recorded per kind of event. */
 export const MAX_RECENT = 8;
@@ -195,18 +196,5 @@ export async function readPrepared(
     return { meta, module };
   } catch {
     return null;
-  }
-}
-
-/** Writes `data` to `path` through a temporary name, so a reader never sees half of it. */
-export async function writeAtomic(path: string, data: Uint8Array | string): Promise<void> {
-  const tmp = `${path}.${crypto.randomUUID()}`;
-  try {
-    if (typeof data === "string") await Deno.writeTextFile(tmp, data);
-    else await Deno.writeFile(tmp, data);
-    await Deno.rename(tmp, path);
-  } catch (err) {
-    await Deno.remove(tmp).catch(() => {});
-    throw err;
   }
 }

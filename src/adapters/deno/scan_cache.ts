@@ -28,6 +28,7 @@ import type { HookLevel } from "../../hook/types.ts";
 import type { DirEntry, HostFs, PathInfo } from "../../host.ts";
 import { sha256Hex } from "../../runtime/wasm/_cache.ts";
 import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
+import { writeAtomicSync } from "./atomic.ts";
 
 /** Format of an entry; bumped when discovery's output or rules change. */
 const FORMAT = "hookbox-scan-1";
@@ -125,10 +126,7 @@ function readEntry(file: string, code: string, dir: string, level: HookLevel): D
 /** Writes through a temporary name, so a reader never sees half an entry. Best effort. */
 function writeEntry(file: string, entry: Entry): void {
   try {
-    Deno.mkdirSync(file.slice(0, file.lastIndexOf("/")), { recursive: true });
-    const tmp = `${file}.${crypto.randomUUID()}`;
-    Deno.writeTextFileSync(tmp, JSON.stringify(entry));
-    Deno.renameSync(tmp, file);
+    writeAtomicSync(file, JSON.stringify(entry), { parents: true });
   } catch {
     // A read-only or full cache folder costs speed, never correctness.
   }
