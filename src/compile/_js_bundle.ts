@@ -44,6 +44,17 @@ function confinePlugin(roots: readonly string[], denied: string[]): esbuild.Plug
       let files = 0;
       let bytes = 0;
       const refuse = (text: string) => ({ errors: [{ text }] });
+      const checked = new Set<string>();
+      build.onResolve({ filter: /^\.\.?\// }, async (args) => {
+        if (args.namespace !== "file" || !args.resolveDir) return undefined;
+        const target = normalise(`${args.resolveDir}/${args.path}`);
+        try {
+          await checkPackageFiles([target.replace(/\/[^/]*$/, "") || "/"], checked);
+        } catch (err) {
+          return refuse((err as Error).message);
+        }
+        return undefined;
+      });
       build.onLoad({ filter: /.*/, namespace: "file" }, async (args) => {
         if (!roots.some((root) => isInside(args.path, root))) {
           denied.push(args.path);
@@ -193,12 +204,17 @@ export async function bundleJsHook(entryPath: string, roots: readonly string[]):
 export const BUNDLE_DEADLINE_MS = 60_000;
 
 /**
- * Package files esbuild reads in every folder above a hook's files; one that
- * is not a regular file (a FIFO blocks the read) or is over 1 MiB is refused
- * before bundling. Deeper folders are covered by the deadline.
+ * Package files esbuild reads in every folder above the files it resolves;
+ * one that is not a regular file (a FIFO blocks the read) or is over 1 MiB
+ * is refused before esbuild gets to it: above the hook before bundling, and
+ * above each relative import's target as it is resolved. What esbuild finds
+ * on its own (packages under `node_modules`) is covered by the deadline.
+ * `seen` holds the folders already checked.
  */
-async function checkPackageFiles(dirs: readonly string[]): Promise<void> {
-  const seen = new Set<string>();
+async function checkPackageFiles(
+  dirs: readonly string[],
+  seen = new Set<string>(),
+): Promise<void> {
   for (const start of dirs) {
     for (let dir = start; !seen.has(dir); dir = dir.replace(/\/[^/]*$/, "") || "/") {
       seen.add(dir);

@@ -104,17 +104,24 @@ Deno.test("compileJsHook() reads no tsconfig.json: a FIFO one above the hook fol
   });
 });
 
-Deno.test("compileJsHook() refuses a package.json above the hook that is a FIFO, and stops a bundling that blocks deeper", async () => {
+Deno.test("compileJsHook() refuses a package.json that is a FIFO above the hook or its imports, and stops a bundling that blocks in a package", async () => {
   await withHook('import "./data.js";\n', async (scripts, cache) => {
     await Deno.writeTextFile(`${scripts}/data.js`, "");
     await mkfifo(`${scripts}/../../package.json`);
     await refused(`${scripts}/run.js`, cache, /package\.json is not a regular file/);
   });
   await withHook('import "./lib/data.js";\n', async (scripts, cache) => {
-    // Inside the tree the bundler reads: only the deadline can end the read.
+    // Inside the hook: found as the import is resolved, before esbuild reads it.
     await Deno.mkdir(`${scripts}/lib`);
     await Deno.writeTextFile(`${scripts}/lib/data.js`, "");
     await mkfifo(`${scripts}/lib/package.json`);
+    await refused(`${scripts}/run.js`, cache, /lib\/package\.json is not a regular file/);
+  });
+  await withHook('import "pkg";\n', async (scripts, cache) => {
+    // A package esbuild looks up by itself: only the deadline ends the read.
+    await Deno.mkdir(`${scripts}/node_modules/pkg`, { recursive: true });
+    await Deno.writeTextFile(`${scripts}/node_modules/pkg/index.js`, "");
+    await mkfifo(`${scripts}/node_modules/pkg/package.json`);
     await assert.rejects(
       bounded(
         compileJsHook(`${scripts}/run.js`, { cacheDir: cache, bundleTimeoutMs: 2000 }),
