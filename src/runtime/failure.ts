@@ -62,10 +62,22 @@ export interface RunFailure {
   detail: string;
 }
 
-/** Builds the failure for `code`, with optional free text. */
+/**
+ * Longest free text a failure keeps. Its text can come from the plugin (an
+ * import's name, a trap's message) and goes into every result and audit row
+ * of every event the hook sees: unbounded, one small module would make each
+ * event's answer and row megabytes long.
+ */
+export const MAX_FAILURE_MESSAGE = 2048;
+
+/** Builds the failure for `code`, with optional free text (at most {@linkcode MAX_FAILURE_MESSAGE} characters). */
 export function runFailure(code: FailureCode, message?: string | null): RunFailure {
   const { outcome, token } = FAILURE_CODES[code];
-  const text = message ?? null;
+  const text = message == null || message.length <= MAX_FAILURE_MESSAGE
+    ? message ?? null
+    : `${message.slice(0, MAX_FAILURE_MESSAGE)}… (${
+      message.length - MAX_FAILURE_MESSAGE
+    } more characters)`;
   return { outcome, code, message: text, detail: text === null ? token : `${token}: ${text}` };
 }
 

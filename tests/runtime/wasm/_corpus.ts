@@ -25,11 +25,16 @@ const FEATURES = { exceptions: true, threads: true, multi_memory: true } as cons
 export async function corpus(name: string): Promise<Uint8Array> {
   const hit = compiled.get(name);
   if (hit !== undefined) return hit;
-  const source = await Deno.readTextFile(`${ROOT}/tests/corpus/${name}.wat`);
+  const buffer = watBytes(name, await Deno.readTextFile(`${ROOT}/tests/corpus/${name}.wat`));
+  compiled.set(name, buffer);
+  return buffer;
+}
+
+/** The binary of WebAssembly text made by a test (for modules too big to keep as files). */
+export function watBytes(name: string, source: string): Uint8Array {
   const module = wabt.parseWat(`${name}.wat`, source, FEATURES);
   const { buffer } = module.toBinary({});
   module.destroy();
-  compiled.set(name, buffer);
   return buffer;
 }
 

@@ -4,8 +4,15 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import type { EffectiveLimits, RunFailure } from "../../../src/runtime/types.ts";
-import { assertServesNext, corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import {
+  assertServesNext,
+  corpusRuntime,
+  request,
+  wasmHook,
+  watBytes,
+  withoutFuel,
+} from "./_corpus.ts";
+import { MAX_FAILURE_MESSAGE, runFailure } from "../../../src/runtime/failure.ts";
 import { FUEL_PER_BYTE, HOST_CALL_FUEL } from "../../../src/runtime/wasm/_fuel.ts";
 
 interface Attack {
@@ -192,4 +199,33 @@ Deno.test("run() remembers a refused plugin: its bytes are read and checked once
   assertEquals(attempts, 2);
   await runtime.close?.();
   await flaky.close?.();
+});
+
+Deno.test("a plugin's own text in a failure is clipped: a 200,000-character import name", async () => {
+  // The name reaches every result and audit row of every event the hook sees.
+  const name = "x".repeat(200_000);
+  const bytes = watBytes(
+    "long_import",
+    `(module (import "env" "${name}" (func)) (func (export "_start")))`,
+  );
+  const runtime = corpusRuntime({ long_import: bytes });
+  try {
+    const { failure } = await runtime.run(request(wasmHook("long_import")));
+    assertEquals(failure?.code, "PLUGIN_IMPORT_DENIED");
+    ok(
+      failure.detail.startsWith(`import denied: env.${"x".repeat(100)}`),
+      failure.detail.slice(0, 80),
+    );
+    ok(
+      failure.detail.length < MAX_FAILURE_MESSAGE + 100,
+      `detail of ${failure.detail.length} characters`,
+    );
+    ok(
+      failure.detail.endsWith(`(${200_004 - MAX_FAILURE_MESSAGE} more characters)`),
+      failure.detail.slice(-60),
+    );
+    await assertServesNext(runtime);
+  } finally {
+    await runtime.close?.();
+  }
 });
