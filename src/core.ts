@@ -44,6 +44,7 @@ export {
   FAILURE_CODES,
   type FailureCode,
   type FailureOutcome,
+  MAX_FAILURE_MESSAGE,
   type RunFailure,
   runFailure,
 } from "./runtime/failure.ts";

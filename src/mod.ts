@@ -29,7 +29,13 @@ export { ERROR_CODES, type ErrorCode, HookboxError, isHookboxError } from "./err
 export { type HookEvent, parseEvent, tryParseEvent } from "./schema/event.ts";
 export { EVENT_TYPES, type EventType } from "./schema/event_types.ts";
 export type { RunRequest, RunResult, Runtime } from "./runtime/types.ts";
-export { FAILURE_CODES, type FailureCode, type RunFailure, runFailure } from "./runtime/failure.ts";
+export {
+  FAILURE_CODES,
+  type FailureCode,
+  MAX_FAILURE_MESSAGE,
+  type RunFailure,
+  runFailure,
+} from "./runtime/failure.ts";
 export * from "./agent/mod.ts";
 export { scanPromptHooks } from "./adapters/deno/agent.ts";
 
