@@ -73,6 +73,8 @@ export interface SqliteStoreOptions {
    * @default `_sqlite_checkpointer.ts`
    */
   checkpointer?: URL;
+  /** Told when the checkpointer thread is ready, or has failed and checkpoints are back (tests). */
+  onCheckpointer?: (state: "ready" | "failed") => void;
 }
 
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
@@ -86,6 +88,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     path,
     checkpointMs,
     options.checkpointer ?? new URL("./_sqlite_checkpointer.ts", import.meta.url),
+    options.onCheckpointer,
   );
   const cache = new Map<string, StatementSync>();
   const q = (sql: string): StatementSync => {
@@ -439,7 +442,13 @@ const CHECKPOINTER_CLOSE_MS = 2_000;
  * until the thread is up, and if it ever fails, the connection's automatic
  * checkpoints stay on, so the log never grows without bound.
  */
-function checkpointer(db: DatabaseSync, path: string, intervalMs: number, module: URL) {
+function checkpointer(
+  db: DatabaseSync,
+  path: string,
+  intervalMs: number,
+  module: URL,
+  told: (state: "ready" | "failed") => void = () => {},
+) {
   let worker: Worker | null = null;
   let closed = false;
   let failed = false;
@@ -453,13 +462,16 @@ function checkpointer(db: DatabaseSync, path: string, intervalMs: number, module
         type: "module",
       });
       worker.onmessage = (e) => {
-        if (e.data === "ready") automatic(false);
+        if (e.data !== "ready") return;
+        automatic(false);
+        told("ready");
       };
       worker.onerror = (e) => {
         e.preventDefault();
         automatic(true);
         failed = true;
         worker?.terminate();
+        told("failed");
       };
       worker.postMessage({ path, intervalMs });
     },

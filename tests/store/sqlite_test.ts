@@ -94,13 +94,16 @@ const sizeOf = async (path: string) => (await Deno.stat(path).catch(() => ({ siz
 Deno.test("sqlite store: when the checkpointer thread fails, the serving connection checkpoints again and the log stays bounded", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
   const path = `${dir}/hookbox.db`;
+  const failed = Promise.withResolvers<void>();
   const store = openSqliteStore(path, {
     checkpointMs: 20,
     checkpointer: new URL("./fixtures/failing_checkpointer.ts", import.meta.url),
+    onCheckpointer: (state) => state === "failed" && failed.resolve(),
   });
   try {
     await store.migrate();
     await store.appendAudit(auditRows(0, 1)); // starts the thread, which says ready, then fails
+    await failed.promise; // the store has taken its checkpoints back
     // About three times SQLite's automatic threshold (1,000 log pages of 4 KiB) in rows.
     let written = 1;
     let largestLog = 0;
