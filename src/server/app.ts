@@ -309,25 +309,34 @@ export function createService(deps: ServerDeps): Service {
   // ---- hooks -------------------------------------------------------------------------------
   /**
    * Refuses an upload that would take a tenant past its hook count or stored
-   * bytes: before the build with the uploaded files, after it with the plugin
-   * built from them too (`plugin`).
+   * bytes: before the build with the uploaded files (and the hook count),
+   * after it with the plugin built from them too (`plugin`; the bytes only,
+   * read again since the build may have taken a while).
    */
-  const withinStorage = async (tenantId: string, name: string, uploaded: number, plugin = 0) => {
+  const withinStorage = async (
+    tenantId: string,
+    name: string,
+    uploaded: number,
+    plugin?: number,
+  ) => {
     const refuse = (code: string, message: string) =>
       new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${message}`, {
         problems: [{ code, path: name, field: null, message }],
       });
     const [hooks, stored] = await Promise.all([
-      store.listHooks(tenantId),
+      plugin === undefined ? store.listHooks(tenantId) : null,
       store.storedBytes(tenantId),
     ]);
-    if (!hooks.some((h) => h.name === name) && hooks.length >= storage.hooksPerTenant) {
+    if (
+      hooks !== null && !hooks.some((h) => h.name === name) &&
+      hooks.length >= storage.hooksPerTenant
+    ) {
       throw refuse(
         "HOOK_TOO_MANY",
         `the tenant has ${hooks.length} hooks, at most ${storage.hooksPerTenant}; delete one first`,
       );
     }
-    if (stored + uploaded + plugin > storage.bytesPerTenant) {
+    if (stored + uploaded + (plugin ?? 0) > storage.bytesPerTenant) {
       throw refuse(
         "HOOK_FILE_TOO_LARGE",
         `the tenant's hooks hold ${stored} bytes; with this upload they would pass the ` +
