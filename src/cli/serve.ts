@@ -12,6 +12,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       hostname: { type: "string", default: "127.0.0.1" },
       db: { type: "string" },
       workers: { type: "string" },
+      "shutdown-grace": { type: "string" },
     },
     strict: true,
   });
@@ -25,11 +26,21 @@ export async function serveCommand(args: string[]): Promise<number> {
     console.error(`hookbox serve: --workers must be 0-256, got ${values.workers}`);
     return EXIT.bad;
   }
+  const grace = values["shutdown-grace"] === undefined
+    ? undefined
+    : Number(values["shutdown-grace"]);
+  if (grace !== undefined && !(grace >= 0 && grace <= 3600)) {
+    console.error(
+      `hookbox serve: --shutdown-grace must be 0-3600 seconds, got ${values["shutdown-grace"]}`,
+    );
+    return EXIT.bad;
+  }
   const server = await startServer({
     port,
     hostname: values.hostname,
     ...(workers === undefined ? {} : { workers }),
     ...(values.db === undefined ? {} : { db: values.db }),
+    ...(grace === undefined ? {} : { shutdownGraceMs: Math.round(grace * 1000) }),
   });
   const stop = () => {
     server.shutdown().catch((err) => console.error(`hookbox serve: shutdown: ${err}`));

@@ -17,6 +17,7 @@ import { parseTar } from "nanotar";
 import type { DispatchResult } from "../dispatch/result.ts";
 import { readCapped } from "../bytes.ts";
 import { sha256Hex } from "../runtime/wasm/_cache.ts";
+import { messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
 import { tryParseEvent } from "../schema/event.ts";
 import {
@@ -123,6 +124,12 @@ export interface Service {
   audit: AuditWriter;
   /** The metrics the app records into. */
   metrics: ServiceMetrics;
+  /**
+   * Says the server is shutting down: `GET /healthz` answers `503
+   * SHUTTING_DOWN` (a load balancer stops sending), and so does a request
+   * whose body can no longer be read (Deno's shutdown ends body reads).
+   */
+  beginShutdown(): void;
   /** Deletes audit rows past each tenant's retention; returns how many. */
   pruneAudit(): Promise<number>;
   /**
@@ -177,8 +184,12 @@ export function createService(deps: ServerDeps): Service {
     });
   });
 
+  let shuttingDown = false;
+  const shuttingDownError = () =>
+    new ApiError(503, "SHUTTING_DOWN", "the server is shutting down; retry", { retryAfter: 1 });
   app.onError((err, c) => {
-    const api = err instanceof ApiError ? err : storeOrInternal(err, log);
+    let api = err instanceof ApiError ? err : storeOrInternal(err, log);
+    if (shuttingDown && api.code === "BODY_UNREADABLE") api = shuttingDownError();
     metrics.rejected(api.code);
     if (api.extra.retryAfter !== undefined) c.header("retry-after", String(api.extra.retryAfter));
     return c.json(api.body(), api.status);
@@ -230,6 +241,7 @@ export function createService(deps: ServerDeps): Service {
 
   // ---- public ------------------------------------------------------------------------------
   app.get("/healthz", async (c) => {
+    if (shuttingDown) throw shuttingDownError();
     try {
       await store.ping();
     } catch {
@@ -626,6 +638,9 @@ export function createService(deps: ServerDeps): Service {
     audit,
     metrics,
     sweepBlobs: () => store.sweepBlobs(now() - BLOB_GRACE_MS),
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
     async pruneAudit() {
       let removed = 0;
       for (const tenant of await store.listTenants()) {
@@ -719,7 +734,21 @@ function validate<T>(schema: z.ZodType<T>, value: unknown): T {
  * still refused.
  */
 async function readBody(c: Context, max: number): Promise<Uint8Array> {
-  const request = c.req.raw;
+  try {
+    return await readBodyBytes(c.req.raw, max);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // The client went away mid-body, sent a broken chunked encoding, or the
+    // server is shutting down: an answer, not an internal error in the log.
+    throw new ApiError(
+      400,
+      "BODY_UNREADABLE",
+      `the request body could not be read: ${messageOf(err).slice(0, 200)}`,
+    );
+  }
+}
+
+async function readBodyBytes(request: Request, max: number): Promise<Uint8Array> {
   const length = request.headers.get("content-length");
   const declared = length !== null && /^\d{1,15}$/.test(length) ? Number(length) : NaN;
   if (declared > max) throw tooLarge(max);

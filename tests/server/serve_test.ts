@@ -240,3 +240,46 @@ Deno.test("hookbox serve keeps answering when its stderr reader goes away, and c
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a client that never finishes its request body cannot hold hookbox serve's shutdown: it exits after --shutdown-grace", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const db = `sqlite:${dir}/hookbox.db`;
+  const server = await serve(["--db", db, "--workers", "0", "--shutdown-grace", "1"]);
+  const port = Number(new URL(server.url).port);
+  const stalled: Deno.TcpConn[] = [];
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    // Two hostile connections: an anonymous one (its 401 comes before the body
+    // is read) and a tenant's event, each declaring 100 bytes and sending 7.
+    for (const auth of ["nope", key]) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      stalled.push(conn);
+      await conn.write(new TextEncoder().encode(
+        `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${auth}\r\n` +
+          `content-type: application/json\r\ncontent-length: 100\r\n\r\n{"id":1`,
+      ));
+    }
+    // The server has the tenant's request in hand once its own 401 arrived on the first.
+    const first = new Uint8Array(64);
+    await stalled[0]!.read(first);
+    assert.match(new TextDecoder().decode(first), /^HTTP\/1\.1 401/);
+  } finally {
+    server.child.kill("SIGTERM");
+    // Without the grace period the process never exits: the test would hang here.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const status = await Promise.race([
+      server.child.status,
+      new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), 60_000)),
+    ]);
+    clearTimeout(timer);
+    for (const conn of stalled) conn.close();
+    if (status === null) {
+      server.child.kill("SIGKILL");
+      await server.child.status;
+    }
+    assert.ok(status !== null, `hookbox serve did not exit on SIGTERM: ${server.stderr()}`);
+    assert.equal(status.code, 0, server.stderr());
+  }
+  assert.match(server.stderr(), /requests still open after 1000 ms are cut off/);
+});

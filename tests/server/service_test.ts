@@ -68,6 +68,35 @@ Deno.test("an embedded store that fails answers 503 STORE_UNAVAILABLE with Retry
   });
 });
 
+Deno.test("a request body that breaks off is 400 BODY_UNREADABLE, and 503 SHUTTING_DOWN once the server stops", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const broken = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"event_type":'));
+          controller.error(new Error("connection reset by peer"));
+        },
+      });
+    const cut = await h.call("POST", "/v1/events", { key, raw: broken() });
+    assert.deepEqual([cut.status, cut.body.error.code], [400, "BODY_UNREADABLE"]);
+    assert.match(cut.body.error.message, /connection reset by peer/);
+    assert.equal((await h.call("GET", "/healthz", { key: null })).status, 200);
+    h.service.beginShutdown();
+    // Deno's shutdown ends the body reads in flight: the client is told to retry elsewhere.
+    const late = await h.call("POST", "/v1/events", { key, raw: broken() });
+    assert.deepEqual(
+      [late.status, late.body.error.code, late.headers.get("retry-after")],
+      [503, "SHUTTING_DOWN", "1"],
+    );
+    const health = await h.call("GET", "/healthz", { key: null });
+    assert.deepEqual([health.status, health.body.error.code], [503, "SHUTTING_DOWN"]);
+    // What is in flight still finishes.
+    const whole = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.equal(whole.status, 200);
+  });
+});
+
 Deno.test("one tenant's upload leaves other tenants' warm instances warm", async () => {
   await onService(async (h) => {
     const acme = await h.tenant("acme");

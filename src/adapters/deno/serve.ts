@@ -36,15 +36,30 @@ export interface ServeOptions {
    * event-loop thread. @default the number of cores
    */
   workers?: number;
+  /**
+   * How long `shutdown()` waits for requests in flight before it flushes the
+   * audit, closes the store and lets the process end regardless. A client
+   * that never finishes sending its body would otherwise hold the shutdown
+   * forever (Deno's graceful shutdown waits for every open request).
+   * @default SHUTDOWN_GRACE_MS
+   */
+  shutdownGraceMs?: number;
 }
+
+/** How long a shutdown waits for requests in flight by default. */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** A running server. */
 export interface RunningServer {
   url: string;
   service: Service;
   store: Store;
-  /** Stops accepting, finishes in-flight requests, flushes the audit, closes the store. */
+  /**
+   * Stops accepting, finishes in-flight requests (for at most the grace
+   * period), flushes the audit, closes the store.
+   */
   shutdown(): Promise<void>;
+  /** Resolves once the server has stopped: on its own, or once `shutdown()` is done. */
   finished: Promise<void>;
 }
 
@@ -143,18 +158,47 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     },
   }, service.app.fetch);
   const url = await ready;
+  const grace = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
   let stopping: Promise<void> | null = null;
+  let stopped = () => {};
   const shutdown = () =>
     stopping ??= (async () => {
       clearInterval(retention);
-      await server.shutdown();
+      service.beginShutdown();
+      if (!(await settlesWithin(server.shutdown(), grace))) {
+        // What is still open is left to the end of the process: answers not
+        // given are never audited, and the ones given already are committed.
+        log({
+          at: new Date().toISOString(),
+          level: "warn",
+          msg: "shutdown",
+          error: `requests still open after ${grace} ms are cut off`,
+        });
+      }
       await engine.close();
       await service.audit.flush();
       await Promise.all([runtimes.wasm.close?.(), runtimes.prompt.close?.()]);
       await store.close();
       sink?.flush();
-    })();
-  return { url, service, store, shutdown, finished: server.finished };
+    })().finally(() => stopped());
+  return {
+    url,
+    service,
+    store,
+    shutdown,
+    finished: Promise.race([server.finished, new Promise<void>((resolve) => stopped = resolve)]),
+  };
+}
+
+/** True when `work` settles within `ms`, false when the time runs out first. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([work.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
