@@ -37,3 +37,17 @@ export function concatBytes(chunks: readonly Uint8Array[], size: number): Uint8A
   }
   return out;
 }
+
+/**
+ * The bytes of standard base64 text; throws a `SyntaxError` on anything else.
+ * Uses `Uint8Array.fromBase64` where the runtime has it; the fallback still
+ * avoids `Uint8Array.from(text, mapFn)`, which takes about 100 ms per MB.
+ */
+export function base64Bytes(text: string): Uint8Array {
+  const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
+  if (native) return native(text);
+  const binary = atob(text);
+  const out = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+  return out;
+}

@@ -60,10 +60,12 @@ export {
   BLOB_GRACE_MS,
   createService,
   DEFAULT_STORAGE_LIMITS,
+  DEFAULT_UPLOAD_LIMITS,
   type ServerDeps,
   type Service,
   type ServiceApp,
   type StorageLimits,
+  type UploadLimits,
 } from "./server/app.ts";
 export { AuditWriter } from "./server/audit.ts";
 export type { BuiltHook, HookBuilder } from "./server/builder.ts";

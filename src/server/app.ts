@@ -15,7 +15,7 @@ import { type Context, Hono } from "hono";
 import type { z } from "@hono/zod-openapi";
 import { parseTar } from "nanotar";
 import type { DispatchResult } from "../dispatch/result.ts";
-import { readCapped } from "../bytes.ts";
+import { base64Bytes, readCapped } from "../bytes.ts";
 import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
@@ -44,6 +44,8 @@ import {
 import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { openApiDocument } from "./openapi.ts";
 import { Quotas } from "./quota.ts";
+import { UploadGate, type UploadLimits } from "./upload_gate.ts";
+export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
 import { StoreUnavailable } from "../store/_guard.ts";
 import { serverSchemas } from "./schemas.ts";
 import { type AuditRow, type HookRow, PLATFORM, type Store, type TenantRow } from "./store.ts";
@@ -106,6 +108,8 @@ export interface ServerDeps {
   audit?: AuditWriter;
   /** What one tenant may keep in the store. @default DEFAULT_STORAGE_LIMITS */
   storage?: Partial<StorageLimits>;
+  /** Uploads under way at once, per tenant and in all. @default DEFAULT_UPLOAD_LIMITS */
+  uploads?: Partial<UploadLimits>;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -151,6 +155,7 @@ export function createService(deps: ServerDeps): Service {
   const audit = deps.audit ?? new AuditWriter(store);
   const quotas = new Quotas(store, now);
   const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
+  const uploads = new UploadGate(deps.uploads);
   const app = new Hono();
   // Every request logs a time and every dispatch audits one: one string per clock millisecond.
   let isoAt = NaN;
@@ -358,6 +363,14 @@ export function createService(deps: ServerDeps): Service {
   };
   const upload = async (c: Context, scope: string) => {
     const name = param(c, "name", serverSchemas().hookNameSchema);
+    const release = await uploads.admit(scope); // before the body: a waiting upload holds no memory
+    try {
+      return await uploadAdmitted(c, scope, name);
+    } finally {
+      release();
+    }
+  };
+  const uploadAdmitted = async (c: Context, scope: string, name: string) => {
     const files = await readFolder(c);
     if (scope !== PLATFORM && (await store.getHook(PLATFORM, name))) {
       throw new ApiError(
@@ -370,7 +383,7 @@ export function createService(deps: ServerDeps): Service {
     if (scope !== PLATFORM) await withinStorage(scope, name, uploaded);
     let built;
     try {
-      built = await builder.build(name, files);
+      built = await uploads.build(() => builder.build(name, files));
     } catch (err) {
       if (err instanceof HookRejected) {
         const compile = err.problems.find((p) => p.code.startsWith("COMPILE"));
@@ -792,7 +805,7 @@ async function readFolder(c: Context): Promise<Map<string, Uint8Array>> {
     if (typeof value === "string") files.set(path, encoder.encode(value));
     else {
       try {
-        files.set(path, Uint8Array.from(atob(value.base64), (ch) => ch.charCodeAt(0)));
+        files.set(path, base64Bytes(value.base64));
       } catch {
         throw new ApiError(400, "REQUEST_INVALID", `field "files.${path}": base64 is invalid`, {
           field: `files.${path}`,

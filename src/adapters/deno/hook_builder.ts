@@ -14,8 +14,6 @@ import { isHookboxError } from "../../errors.ts";
 import { loadHook } from "../../hook/discover.ts";
 import { MAX_PLUGIN_BYTES } from "../../hook/files.ts";
 import { DEFAULT_POLICY } from "../../policy.ts";
-import { PromiseCache } from "../../runtime/wasm/_cache.ts";
-import { prepare } from "../../runtime/wasm/_loader.ts";
 import {
   type BuiltHook,
   type HookBuilder,
@@ -23,6 +21,8 @@ import {
   type Problem,
 } from "../../server/builder.ts";
 import { denoFs } from "./fs.ts";
+import { checkPluginApart } from "./plugin_check.ts";
+import { niceCommand } from "./thread_priority.ts";
 
 /** Most files an uploaded folder may hold. */
 export const MAX_UPLOAD_FILES = 64;
@@ -35,11 +35,12 @@ export interface DenoHookBuilderOptions {
   moduleKb?: number;
   /** Time one compilation may take, ms. @default COMPILE_TIMEOUT_MS (120 s) */
   compileTimeoutMs?: number;
+  /** Time the check of one plugin may take, ms. @default PLUGIN_CHECK_TIMEOUT_MS (60 s) */
+  checkTimeoutMs?: number;
 }
 
 /** A builder that compiles with the local toolchains. */
 export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): HookBuilder {
-  const modules = new PromiseCache<WebAssembly.Module>(4);
   return {
     async build(name, files) {
       const problems = checkPaths(files);
@@ -84,12 +85,11 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
           MAX_PLUGIN_BYTES / 1024,
         );
         await rejecting(() =>
-          prepare(compiled.bytes, {
+          checkPluginApart({
+            bytes: compiled.bytes,
             limits: { memoryMb: DEFAULT_POLICY.maxMemoryMb, moduleKb },
-            compile: (bytes) => WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>),
-            modules,
             path: hook.entry.runtime === "wasm" ? hook.entry.path : undefined,
-          })
+          }, options.checkTimeoutMs)
         );
         return {
           manifest: hook.manifest,
@@ -120,19 +120,21 @@ async function compileApart(
 ): Promise<{ bytes: Uint8Array }> {
   const out = `${root}/.out`;
   const timeoutMs = options.compileTimeoutMs ?? COMPILE_TIMEOUT_MS;
+  // At the plugin workers' priority: a compiler never takes a core from the request thread.
+  const { cmd, args } = niceCommand(Deno.execPath(), [
+    "run",
+    "-A",
+    `--v8-flags=--max-old-space-size=${COMPILE_HEAP_MB}`,
+    CLI,
+    "compile",
+    dir,
+    "--out",
+    out,
+    ...(options.cacheDir ? ["--cache-dir", options.cacheDir] : []),
+  ]);
   const result = await runCommand(
-    Deno.execPath(),
-    [
-      "run",
-      "-A",
-      `--v8-flags=--max-old-space-size=${COMPILE_HEAP_MB}`,
-      CLI,
-      "compile",
-      dir,
-      "--out",
-      out,
-      ...(options.cacheDir ? ["--cache-dir", options.cacheDir] : []),
-    ],
+    cmd,
+    args,
     undefined,
     { timeoutMs, maxOutput: 64 * 1024 },
   );

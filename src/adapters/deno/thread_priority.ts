@@ -34,3 +34,25 @@ export async function lowerThreadPriority(nice: number = PLUGIN_THREAD_NICE): Pr
     return false;
   }
 }
+
+/**
+ * `cmd args` run at nice `nice` (through the system's `nice`, so the
+ * process's threads and children all get it), or unchanged where there is no
+ * `nice` to run. The service compiles uploads this way, so a compiler never
+ * takes a core from the thread that answers requests.
+ */
+export function niceCommand(
+  cmd: string,
+  args: string[],
+  nice: number = PLUGIN_THREAD_NICE,
+): { cmd: string; args: string[] } {
+  if (Deno.build.os === "windows") return { cmd, args };
+  for (const path of ["/usr/bin/nice", "/bin/nice"]) {
+    try {
+      if (Deno.statSync(path).isFile) {
+        return { cmd: path, args: ["-n", String(nice), cmd, ...args] };
+      }
+    } catch { /* not here, or not allowed to look */ }
+  }
+  return { cmd, args };
+}

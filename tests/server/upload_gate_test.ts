@@ -1,0 +1,147 @@
+/**
+ * The bounds on uploads (src/server/upload_gate.ts): a tenant's uploads run a
+ * few at a time and queue in order, past the queue they are refused, and
+ * builds are bounded server-wide, so one tenant sending uploads in parallel
+ * cannot start a compiler per connection.
+ */
+import assert from "node:assert/strict";
+import { ApiError } from "../../src/server/errors.ts";
+import { createEngine } from "../../src/server/engine.ts";
+import { createService } from "../../src/server/app.ts";
+import { hashKey } from "../../src/server/auth.ts";
+import type { BuiltHook, HookBuilder } from "../../src/server/builder.ts";
+import { UploadGate } from "../../src/server/upload_gate.ts";
+import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { ADMIN, hookMd } from "./_api.ts";
+
+/** Lets microtasks and pending promise reactions run. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 10; i++) await Promise.resolve();
+}
+
+Deno.test("a tenant's uploads run two at a time, the next wait in order, and past the queue get 429", async () => {
+  const gate = new UploadGate({ perTenant: 2, waitingPerTenant: 3, builds: 8 });
+  const order: number[] = [];
+  const releases: (() => void)[] = [];
+  const admitted = [0, 1, 2, 3, 4].map((i) =>
+    gate.admit("acme").then((release) => {
+      order.push(i);
+      releases.push(release);
+    })
+  );
+  await settle();
+  assert.deepEqual(order, [0, 1], "two at once");
+  const refused = await gate.admit("acme").then(() => null, (err) => err);
+  assert.ok(refused instanceof ApiError);
+  assert.deepEqual([refused.status, refused.code, refused.extra.retryAfter], [
+    429,
+    "QUOTA_EXCEEDED",
+    1,
+  ]);
+  // Another tenant is not held up by acme's queue.
+  const other = await gate.admit("globex");
+  releases.shift()!();
+  releases[0]!(); // a release called twice frees one slot only
+  releases.shift()!();
+  await settle();
+  assert.deepEqual(order, [0, 1, 2, 3], "the waiting ones go in the order they came");
+  while (releases.length > 0) {
+    releases.shift()!();
+    await settle();
+  }
+  await Promise.all(admitted);
+  assert.deepEqual(order, [0, 1, 2, 3, 4]);
+  other();
+  // Everything released: a fresh burst gets the same two slots again.
+  const again = await Promise.all([gate.admit("acme"), gate.admit("acme")]);
+  again.forEach((release) => release());
+});
+
+Deno.test("builds are bounded server-wide, whoever asks", async () => {
+  const gate = new UploadGate({ builds: 2 });
+  let running = 0;
+  let most = 0;
+  const gates: (() => void)[] = [];
+  const builds = Array.from({ length: 6 }, () =>
+    gate.build(async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running--;
+    }));
+  for (let done = 0; done < 6; done++) {
+    await settle();
+    assert.equal(running, Math.min(2, 6 - done));
+    gates.shift()!();
+  }
+  await Promise.all(builds);
+  assert.equal(most, 2);
+  // A build that throws frees its slot.
+  await assert.rejects(gate.build(() => Promise.reject(new Error("broken"))), /broken/);
+  await gate.build(() => Promise.resolve());
+  assert.throws(() => new UploadGate({ builds: 0 }), RangeError);
+});
+
+Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than the bounds", async () => {
+  const store = openSqliteStore(
+    `${await Deno.makeTempDir({ prefix: "hookbox-gate-" })}/hookbox.db`,
+  );
+  await store.migrate();
+  let running = 0;
+  let most = 0;
+  const waiting: (() => void)[] = [];
+  // A builder that holds each build until the test lets it go.
+  const builder: HookBuilder = {
+    async build(name) {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      running--;
+      return {
+        manifest: { name } as BuiltHook["manifest"],
+        body: "",
+        runtime: "prompt",
+        plugin: null,
+        builtFrom: "prompt",
+      } as BuiltHook;
+    },
+  };
+  const engine = createEngine({ store, runtimes: {} });
+  const service = createService({ store, engine, builder, adminKeyHash: await hashKey(ADMIN) });
+  const call = async (method: string, path: string, key: string, body: unknown) => {
+    const res = await service.app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${key}` },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  try {
+    await call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const answers: { status: number; code?: string }[] = [];
+    const uploads = Array.from(
+      { length: 14 },
+      (_, i) =>
+        call("PUT", `/v1/hooks/h${i}`, key, { files: { "HOOK.md": hookMd(`h${i}`) } })
+          .then((a) => answers.push({ status: a.status, code: a.body.error?.code })),
+    );
+    // Four are refused while the builds are held (2 under way + 8 waiting per tenant by default).
+    for (let i = 0; i < 2000 && (answers.length < 4 || waiting.length < 2); i++) {
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    assert.equal(running, 2, "two builds under way, the rest held back");
+    assert.deepEqual(answers, Array(4).fill({ status: 429, code: "QUOTA_EXCEEDED" }));
+    while (answers.length < 14) {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await Promise.all(uploads);
+    assert.deepEqual(answers.slice(4).map((a) => a.status), Array(10).fill(201));
+    assert.equal(most, 2, "at most two builds at once");
+  } finally {
+    await engine.close();
+    await service.audit.flush();
+    await store.close();
+  }
+});
