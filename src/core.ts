@@ -57,6 +57,7 @@ export {
 } from "./runtime/wasm/mod.ts";
 export { createPromptRuntime } from "./runtime/prompt.ts";
 export {
+  AUDIT_SCAN_ROWS,
   BLOB_GRACE_MS,
   createService,
   DEFAULT_STORAGE_LIMITS,

@@ -82,6 +82,15 @@ export const DEFAULT_STORAGE_LIMITS: Readonly<StorageLimits> = Object.freeze({
   bytesPerTenant: 1024 * 1024 * 1024,
 });
 
+/**
+ * Most audit rows one filtered `GET /v1/audit` looks at. The embedded store
+ * reads on the thread that answers every tenant's events, and a filter that
+ * matches nothing used to scan every row the tenant had (a hook filter over
+ * 300,000 rows held that thread 364 ms); a page now looks at this many rows
+ * at most (about 6 ms with a hook filter) and its `next_cursor` goes on from there.
+ */
+export const AUDIT_SCAN_ROWS = 5000;
+
 /** Blobs no version refers to are deleted by {@linkcode Service.sweepBlobs} once this old. */
 export const BLOB_GRACE_MS = 3_600_000;
 
@@ -637,7 +646,13 @@ export function createService(deps: ServerDeps): Service {
     const tenant = await tenantOf(c);
     const query = validate(serverSchemas().auditQuerySchema, c.req.query());
     try {
-      return c.json(await store.readAudit({ tenant_id: tenant.id, ...stripUndefined(query) }));
+      return c.json(
+        await store.readAudit({
+          tenant_id: tenant.id,
+          ...stripUndefined(query),
+          scan: AUDIT_SCAN_ROWS,
+        }),
+      );
     } catch (err) {
       if (isHookboxError(err, "CURSOR_INVALID")) {
         throw new ApiError(400, "CURSOR_INVALID", err.message, { field: "cursor" });

@@ -174,6 +174,14 @@ export interface AuditQuery {
   limit: number;
   /** Opaque: the position after which to continue (newest first). */
   cursor?: string | undefined;
+  /**
+   * With any filter, the most rows one read looks at (the newest below
+   * `cursor`), so a filter that matches little costs a bounded scan rather
+   * than one through every row of the tenant. A page may then hold fewer
+   * than `limit` items, or none, and still have a `next_cursor` to go on
+   * from. @default no bound
+   */
+  scan?: number | undefined;
 }
 
 /** A page of audit items, newest first. */

@@ -37,12 +37,15 @@ export function hookFromRow(
 
 /**
  * A page of audit items from `limit + 1` rows read newest first (`seq`
- * descending): the extra row only says that there is a next page.
+ * descending): the extra row only says that there is a next page. When the
+ * read was bounded and stopped early (`scannedTo`: the oldest `seq` it looked
+ * at), the next page goes on below that row.
  */
 export function auditPage(
   rows: Row[],
   limit: number,
   decode: (r: Row) => { hooks: AuditRow["hooks"]; dryRun: boolean },
+  scannedTo: number | null = null,
 ): AuditPage {
   const page = rows.slice(0, limit);
   return {
@@ -60,6 +63,15 @@ export function auditPage(
         hooks,
       };
     }),
-    next_cursor: rows.length > limit ? encodeCursor(Number(page.at(-1)!.seq)) : null,
+    next_cursor: rows.length > limit
+      ? encodeCursor(Number(page.at(-1)!.seq))
+      : scannedTo === null
+      ? null
+      : encodeCursor(scannedTo),
   };
+}
+
+/** A read's scan bound (`AuditQuery.scan`) as a positive integer, or null for none. */
+export function scanBound(scan: number | undefined): number | null {
+  return scan !== undefined && Number.isSafeInteger(scan) && scan > 0 ? scan : null;
 }

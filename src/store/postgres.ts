@@ -25,7 +25,7 @@ import type {
 import { ReadCoalescer } from "./_coalesce.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
-import { auditPage, hookFromRow, type Row } from "./_rows.ts";
+import { auditPage, hookFromRow, type Row, scanBound } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, under an advisory lock. */
 const MIGRATIONS: string[] = [
@@ -326,24 +326,36 @@ export function openPostgresStore(url: string): Store {
       } ON CONFLICT (decision_id) DO NOTHING`;
     },
     async readAudit(query: AuditQuery): Promise<AuditPage> {
-      const conds = [sql`tenant_id = ${query.tenant_id}`];
+      // The rows a page looks at: the tenant's, below the cursor, newest first
+      // (its index), at most `scan` of them when a filter is given.
+      const scope = [sql`tenant_id = ${query.tenant_id}`];
+      if (query.cursor !== undefined) scope.push(sql`seq < ${decodeCursor(query.cursor)}`);
+      const conds = [sql`true`];
       if (query.session_id !== undefined) conds.push(sql`session_id = ${query.session_id}`);
       if (query.event_type !== undefined) conds.push(sql`event_type = ${query.event_type}`);
       if (query.decision !== undefined) conds.push(sql`decision = ${query.decision}`);
       if (query.since !== undefined) conds.push(sql`at >= ${query.since}`);
-      if (query.cursor !== undefined) conds.push(sql`seq < ${decodeCursor(query.cursor)}`);
       if (query.hook !== undefined || query.outcome !== undefined) {
         const inner = [sql`true`];
         if (query.hook !== undefined) inner.push(sql`h->>'name' = ${query.hook}`);
         if (query.outcome !== undefined) inner.push(sql`h->>'outcome' = ${query.outcome}`);
-        conds.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(hooks) h WHERE ${and(inner)})`);
+        conds.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(w.hooks) h WHERE ${and(inner)})`);
       }
-      const rows = await sql`SELECT * FROM audit WHERE ${and(conds)}
-        ORDER BY seq DESC LIMIT ${query.limit + 1}`;
+      const scan = conds.length > 1 ? scanBound(query.scan) : null;
+      const rows = await sql`SELECT * FROM (SELECT * FROM audit WHERE ${and(scope)}
+        ORDER BY seq DESC ${scan === null ? sql`` : sql`LIMIT ${scan}`}) AS w
+        WHERE ${and(conds)} ORDER BY seq DESC LIMIT ${query.limit + 1}`;
+      let scannedTo: number | null = null;
+      if (scan !== null && rows.length <= query.limit) {
+        // Stopped at the bound with rows left below it: the next page goes on from there.
+        const [seen] = await sql`SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq
+          FROM audit WHERE ${and(scope)} ORDER BY seq DESC LIMIT ${scan}) AS s`;
+        if (Number(seen!.n) === scan) scannedTo = Number(seen!.oldest);
+      }
       return auditPage(rows, query.limit, (r) => ({
         hooks: r.hooks as AuditRow["hooks"],
         dryRun: r.dry_run as boolean,
-      }));
+      }), scannedTo);
     },
     async pruneAudit(tenantId, before) {
       const r = await sql`DELETE FROM audit WHERE tenant_id = ${tenantId} AND at < ${before}`;

@@ -23,7 +23,7 @@ import type {
 } from "../server/store.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
-import { auditPage, hookFromRow, type Row } from "./_rows.ts";
+import { auditPage, hookFromRow, type Row, scanBound } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, in a transaction. */
 const MIGRATIONS: string[] = [
@@ -59,6 +59,9 @@ const MIGRATIONS: string[] = [
   `ALTER TABLE hook_versions ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE blobs ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;`,
 ];
+
+/** Audit rows one step of the retention looks at. */
+const PRUNE_WINDOW = 1000;
 
 /** Options of {@link openSqliteStore}. */
 export interface SqliteStoreOptions {
@@ -360,8 +363,17 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return Promise.resolve();
     },
     readAudit(query: AuditQuery): Promise<AuditPage> {
-      const where = ["tenant_id = ?"];
-      const args: (string | number)[] = [query.tenant_id];
+      // The rows a page looks at: the tenant's, below the cursor, newest first
+      // (its index), at most `scan` of them when a filter is given.
+      const below = query.cursor === undefined ? null : decodeCursor(query.cursor);
+      const windowSql = `SELECT * FROM audit WHERE tenant_id = ?${
+        below === null ? "" : " AND seq < ?"
+      } ORDER BY seq DESC`;
+      const windowArgs: (string | number)[] = below === null
+        ? [query.tenant_id]
+        : [query.tenant_id, below];
+      const where: string[] = [];
+      const args: (string | number)[] = [];
       const add = (sql: string, value: string | number | undefined) => {
         if (value === undefined) return;
         where.push(sql);
@@ -371,7 +383,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       add("event_type = ?", query.event_type);
       add("decision = ?", query.decision);
       add("at >= ?", query.since);
-      add("seq < ?", query.cursor === undefined ? undefined : decodeCursor(query.cursor));
       if (query.hook !== undefined || query.outcome !== undefined) {
         const conds = ["1 = 1"];
         if (query.hook !== undefined) {
@@ -382,19 +393,51 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           conds.push("json_extract(h.value, '$.outcome') = ?");
           args.push(query.outcome);
         }
-        where.push(`EXISTS (SELECT 1 FROM json_each(audit.hooks) h WHERE ${conds.join(" AND ")})`);
+        where.push(`EXISTS (SELECT 1 FROM json_each(w.hooks) h WHERE ${conds.join(" AND ")})`);
       }
-      const rows = db.prepare(
-        `SELECT * FROM audit WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT ?`,
-      ).all(...args, query.limit + 1) as Row[];
-      return Promise.resolve(auditPage(rows, query.limit, (r) => ({
+      const decode = (r: Row) => ({
         hooks: JSON.parse(r.hooks as string),
         dryRun: r.dry_run === 1,
-      })));
+      });
+      const scan = where.length > 0 ? scanBound(query.scan) : null;
+      const rows = db.prepare(
+        `SELECT * FROM (${windowSql}${scan === null ? "" : ` LIMIT ${scan}`}) AS w${
+          where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`
+        } ORDER BY seq DESC LIMIT ?`,
+      ).all(...windowArgs, ...args, query.limit + 1) as Row[];
+      let scannedTo: number | null = null;
+      if (scan !== null && rows.length <= query.limit) {
+        // Stopped at the bound with rows left below it: the next page goes on from there.
+        const seen = db.prepare(
+          `SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq FROM audit WHERE tenant_id = ?${
+            below === null ? "" : " AND seq < ?"
+          } ORDER BY seq DESC LIMIT ${scan})`,
+        ).get(...windowArgs) as Row;
+        if (Number(seen.n) === scan) scannedTo = Number(seen.oldest);
+      }
+      return Promise.resolve(auditPage(rows, query.limit, decode, scannedTo));
     },
-    pruneAudit(tenantId, before) {
-      const r = q("DELETE FROM audit WHERE tenant_id = ? AND at < ?").run(tenantId, before);
-      return Promise.resolve(Number(r.changes));
+    async pruneAudit(tenantId, before) {
+      // Oldest first, a window of rows at a time with a turn of the loop in
+      // between, so retention never holds the request thread (one DELETE of a
+      // tenant's expired rows scanned all its rows at once); it stops at the
+      // first window with nothing past retention (rows are kept in time order,
+      // ingested ones nearly so).
+      let removed = 0;
+      let after = 0;
+      for (;;) {
+        const window = q(
+          `SELECT COUNT(*) AS n, MAX(seq) AS last FROM (SELECT seq FROM audit
+             WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ${PRUNE_WINDOW})`,
+        ).get(tenantId, after) as Row;
+        if (Number(window.n) === 0) return removed;
+        const r = q("DELETE FROM audit WHERE tenant_id = ? AND seq > ? AND seq <= ? AND at < ?")
+          .run(tenantId, after, Number(window.last), before);
+        removed += Number(r.changes);
+        if (Number(r.changes) === 0) return removed;
+        after = Number(window.last);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
     },
     countAudit(tenantId) {
       const r = q("SELECT COUNT(*) AS n FROM audit WHERE tenant_id = ?").get(tenantId) as Row;

@@ -10,7 +10,7 @@ import { openApiDocument } from "../../src/server/openapi.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
-import type { StorageLimits } from "../../src/server/app.ts";
+import { AUDIT_SCAN_ROWS, type StorageLimits } from "../../src/server/app.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
 import { HookRejected } from "../../src/server/builder.ts";
 
@@ -94,6 +94,47 @@ Deno.test("a request body that breaks off is 400 BODY_UNREADABLE, and 503 SHUTTI
     // What is in flight still finishes.
     const whole = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
     assert.equal(whole.status, 200);
+  });
+});
+
+Deno.test("GET /v1/audit with a filter that matches little looks at AUDIT_SCAN_ROWS rows per page, and its cursor finds the rest", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const row = (i: number, session: string) => ({
+      decision_id: `dec-${i}`,
+      tenant_id: "acme",
+      at: new Date(Date.UTC(2026, 10, 23) + i).toISOString(),
+      session_id: session,
+      event_type: "pre-tool-call",
+      decision: "allow",
+      reason: null,
+      blocked_by: null,
+      dry_run: false,
+      hooks: [],
+    });
+    // The oldest row is the only one of session "needle"; a page looks at the newest rows first.
+    await h.store.appendAudit([row(0, "needle")]);
+    for (let i = 1; i <= AUDIT_SCAN_ROWS; i += 1000) {
+      await h.store.appendAudit(
+        Array.from({ length: 1000 }, (_, j) => row(i + j, "hay")),
+      );
+    }
+    const first = await h.call("GET", "/v1/audit?session_id=needle", { key });
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.items, []);
+    assert.ok(first.body.next_cursor, "an empty page that is not the end says where to go on");
+    const second = await h.call(
+      "GET",
+      `/v1/audit?session_id=needle&cursor=${first.body.next_cursor}`,
+      { key },
+    );
+    assert.deepEqual(second.body.items.map((i: { decision_id: string }) => i.decision_id), [
+      "dec-0",
+    ]);
+    assert.equal(second.body.next_cursor, null);
+    // Without a filter nothing is bounded: a full page at once.
+    const plain = await h.call("GET", "/v1/audit?limit=1000", { key });
+    assert.equal(plain.body.items.length, 1000);
   });
 });
 

@@ -223,6 +223,66 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     await assert.rejects(s.readAudit({ tenant_id: "a", limit: 1, cursor: "forged" }), /cursor/);
   });
 
+  test("a filtered audit read looks at `scan` rows at most and its cursor goes on from there", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    // 25 rows; only d3 and d20 ran the hook "rare", d3 alone blocked.
+    const rows = Array.from({ length: 25 }, (_, i) =>
+      auditRow(`d${i}`, "a", {
+        at: `2026-11-22T00:00:${String(i).padStart(2, "0")}.000Z`,
+        hook: i === 3 || i === 20 ? "rare" : "other",
+        decision: i === 3 ? "block" : "allow",
+      }));
+    await s.appendAudit(rows);
+    const pages: string[][] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await s.readAudit({
+        tenant_id: "a",
+        limit: 10,
+        hook: "rare",
+        scan: 10,
+        ...(cursor ? { cursor } : {}),
+      });
+      pages.push(page.items.map((i) => i.decision_id));
+      cursor = page.next_cursor;
+    } while (cursor && pages.length < 10);
+    // Rows d24..d15, d14..d5, d4..d0: each page looked at ten at most.
+    assert.deepEqual(pages, [["d20"], [], ["d3"]]);
+    // No filter, no bound: the plain index walk.
+    assert.equal((await s.readAudit({ tenant_id: "a", limit: 20, scan: 10 })).items.length, 20);
+    // A page that fills before the bound still ends at its last item.
+    const blocked = await s.readAudit({ tenant_id: "a", limit: 1, decision: "allow", scan: 10 });
+    assert.deepEqual(blocked.items.map((i) => i.decision_id), ["d24"]);
+    assert.ok(blocked.next_cursor);
+    const next = await s.readAudit({
+      tenant_id: "a",
+      limit: 1,
+      decision: "allow",
+      scan: 10,
+      cursor: blocked.next_cursor,
+    });
+    assert.deepEqual(next.items.map((i) => i.decision_id), ["d23"]);
+  });
+
+  test("retention removes a tenant's expired rows however many there are, oldest first", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString();
+    for (let start = 0; start < 3000; start += 500) {
+      await s.appendAudit(
+        Array.from(
+          { length: 500 },
+          (_, j) => auditRow(`d${start + j}`, "a", { at: at(start + j) }),
+        ),
+      );
+    }
+    await s.appendAudit([auditRow("other", "b", { at: at(0) })]);
+    // Rows 0..2499 are past retention (more than one step of the sweep), 2500..2999 are not.
+    assert.equal(await s.pruneAudit("a", at(2500)), 2500);
+    assert.equal(await s.countAudit("a"), 500);
+    assert.equal(await s.pruneAudit("a", at(2500)), 0);
+    assert.equal(await s.countAudit("b"), 1, "another tenant's rows stay");
+  });
+
   test("usage adds up per tenant and minute", async (s) => {
     assert.deepEqual(await s.addUsage("a", 60_000, 1, 0), { events: 1, fuel: 0 });
     assert.deepEqual(await s.addUsage("a", 60_000, 1, 500), { events: 2, fuel: 500 });
