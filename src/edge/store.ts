@@ -62,5 +62,6 @@ export function bundleStore(data: BundleData, audit: (rows: AuditRow[]) => Promi
     acquireLease: () => Promise.resolve(true),
     releaseLease: () => Promise.resolve(),
     addUsage: () => Promise.resolve({ events: 0, fuel: 0 }),
+    pruneUsage: () => Promise.resolve(0),
   };
 }

@@ -91,6 +91,9 @@ export const DEFAULT_STORAGE_LIMITS: Readonly<StorageLimits> = Object.freeze({
  */
 export const AUDIT_SCAN_ROWS = 5000;
 
+/** Quota usage kept after its minute by {@linkcode Service.pruneUsage}. */
+const USAGE_KEPT_MS = 3_600_000;
+
 /** Blobs no version refers to are deleted by {@linkcode Service.sweepBlobs} once this old. */
 export const BLOB_GRACE_MS = 3_600_000;
 
@@ -145,6 +148,8 @@ export interface Service {
   beginShutdown(): void;
   /** Deletes audit rows past each tenant's retention; returns how many. */
   pruneAudit(): Promise<number>;
+  /** Deletes quota usage of minutes that ended over an hour ago; returns how many. */
+  pruneUsage(): Promise<number>;
   /**
    * Deletes stored plugins and files no hook version refers to any more
    * (deleted hooks and tenants, versions past the kept count) that were
@@ -666,6 +671,7 @@ export function createService(deps: ServerDeps): Service {
     audit,
     metrics,
     sweepBlobs: () => store.sweepBlobs(now() - BLOB_GRACE_MS),
+    pruneUsage: () => store.pruneUsage(now() - USAGE_KEPT_MS),
     beginShutdown: () => {
       shuttingDown = true;
     },

@@ -305,4 +305,10 @@ export interface Store {
     events: number,
     fuel: number,
   ): Promise<{ events: number; fuel: number }>;
+  /**
+   * Deletes the usage of every tenant's minutes that started before `before`
+   * (epoch ms; only the current minute counts toward a quota); returns how
+   * many minutes were deleted.
+   */
+  pruneUsage(before: number): Promise<number>;
 }

@@ -388,6 +388,9 @@ export function openPostgresStore(url: string): Store {
         RETURNING events, fuel`;
       return { events: Number(r!.events), fuel: Number(r!.fuel) };
     },
+    async pruneUsage(before) {
+      return (await sql`DELETE FROM usage WHERE window_start < ${before}`).count;
+    },
   });
 
   function and(parts: postgres.PendingQuery<postgres.Row[]>[]) {

@@ -470,6 +470,17 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       ) as Row;
       return Promise.resolve({ events: Number(r.events), fuel: Number(r.fuel) });
     },
+    async pruneUsage(before) {
+      // A thousand at a time, a turn of the loop in between (as pruneAudit).
+      let removed = 0;
+      for (;;) {
+        const r = q(`DELETE FROM usage WHERE rowid IN
+          (SELECT rowid FROM usage WHERE window_start < ? LIMIT ${PRUNE_WINDOW})`).run(before);
+        removed += Number(r.changes);
+        if (Number(r.changes) < PRUNE_WINDOW) return removed;
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    },
   }));
 }
 
@@ -564,6 +575,7 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "acquireLease",
   "releaseLease",
   "addUsage",
+  "pruneUsage",
 ]);
 /** Keys remembered (found or not) before the oldest is forgotten. */
 const REMEMBERED_KEYS = 4096;

@@ -261,6 +261,30 @@ Deno.test("audit retention deletes rows past each tenant's audit_retention_days"
   }
 });
 
+Deno.test("the upkeep deletes quota usage of minutes over an hour old, and quotas still count", async () => {
+  let now = Date.parse("2026-01-01T00:00:00Z");
+  await onService(async (h) => {
+    const key = await h.tenant("acme", { events_per_minute: 2 });
+    const send = () => h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.deepEqual([(await send()).status, (await send()).status, (await send()).status], [
+      200,
+      200,
+      429,
+    ]);
+    assert.equal(await h.service.pruneUsage(), 0, "this minute is kept");
+    now += 30 * 60_000;
+    assert.equal((await send()).status, 200);
+    assert.equal(await h.service.pruneUsage(), 0, "the first minute ended under an hour ago");
+    now += 31 * 60_000;
+    assert.equal(await h.service.pruneUsage(), 1, "the first minute goes, the second stays");
+    assert.deepEqual([(await send()).status, (await send()).status, (await send()).status], [
+      200,
+      200,
+      429,
+    ]);
+  }, { now: () => now });
+});
+
 /** A gzip'd tar of `files` made by the system's `tar`, optionally with a symlink. */
 async function tarball(
   files: Record<string, Uint8Array | string>,

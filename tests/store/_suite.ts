@@ -290,6 +290,16 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.deepEqual(await s.addUsage("b", 60_000, 0, 0), { events: 0, fuel: 0 });
   });
 
+  test("usage of past minutes is pruned, however many there are; the current minute stays", async (s) => {
+    for (let minute = 1; minute <= 1200; minute++) await s.addUsage("a", minute * 60_000, 1, 10);
+    await s.addUsage("b", 60_000, 1, 0);
+    // Everything before minute 1200 goes (1199 of a's, b's one), in more than one step.
+    assert.equal(await s.pruneUsage(1200 * 60_000), 1200);
+    assert.deepEqual(await s.addUsage("a", 1200 * 60_000, 1, 0), { events: 2, fuel: 10 });
+    assert.deepEqual(await s.addUsage("a", 60_000, 0, 0), { events: 0, fuel: 0 }, "gone");
+    assert.equal(await s.pruneUsage(1200 * 60_000), 1, "the re-made old minute only");
+  });
+
   test("leases count concurrent dispatches per tenant and expire", async (s) => {
     assert.equal(await s.acquireLease("a", "l1", 2, 1000, 5000), true);
     assert.equal(await s.acquireLease("a", "l2", 2, 1000, 5000), true);

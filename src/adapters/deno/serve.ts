@@ -135,8 +135,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     log,
     metrics,
   });
-  // Hourly upkeep: audit past each tenant's retention, and stored plugins and
-  // files nothing refers to any more (deleted hooks and tenants, old versions).
+  // Hourly upkeep: audit past each tenant's retention, stored plugins and files
+  // nothing refers to any more (deleted hooks and tenants, old versions), and
+  // quota usage of past minutes.
   const upkeep = (msg: string, work: () => Promise<number>) =>
     work().catch((err) =>
       log({ at: new Date().toISOString(), level: "error", msg, error: String(err) })
@@ -144,6 +145,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const retention = setInterval(() => {
     upkeep("audit retention", service.pruneAudit);
     upkeep("blob sweep", service.sweepBlobs);
+    upkeep("usage prune", service.pruneUsage);
   }, 3_600_000);
   Deno.unrefTimer(retention);
   let resolveReady: (url: string) => void;
