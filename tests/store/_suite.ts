@@ -48,13 +48,38 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal(await s.setPolicy("zz", {}), false);
     await s.createKey({ id: "k1", tenant_id: "a", name: null, hash: "h1", created_at: "t" });
     await s.addHookVersion("a", "guard", version("s1"));
-    await s.appendAudit([auditRow("d1", "a")]);
+    // More rows than one step of the deletion takes.
+    for (let start = 0; start < 2500; start += 500) {
+      await s.appendAudit(Array.from({ length: 500 }, (_, j) => auditRow(`d${start + j}`, "a")));
+    }
+    await s.appendAudit([auditRow("b1", "b")]);
     assert.equal(await s.deleteTenant("a"), true);
     assert.equal(await s.deleteTenant("a"), false);
     assert.equal(await s.getTenant("a"), null);
     assert.equal(await s.findKey("h1"), null, "its keys went with it");
     assert.deepEqual(await s.listHooks("a"), [], "its hooks went with it");
     assert.equal(await s.countAudit("a"), 0, "its audit went with it");
+    assert.equal(await s.countAudit("b"), 1, "another tenant's stays");
+  });
+
+  test("a key read while its tenant is being deleted does not outlive the deletion", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    await s.createKey({ id: "k1", tenant_id: "a", name: null, hash: "h1", created_at: "t" });
+    for (let start = 0; start < 3000; start += 500) {
+      await s.appendAudit(Array.from({ length: 500 }, (_, j) => auditRow(`d${start + j}`, "a")));
+    }
+    const deleting = s.deleteTenant("a");
+    // Requests keep arriving while the tenant's audit is deleted step by step.
+    const during = [];
+    let done = false;
+    deleting.finally(() => done = true);
+    while (!done) {
+      during.push(await s.tenantForKey("h1"));
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    assert.equal(await deleting, true);
+    assert.equal(await s.tenantForKey("h1"), null, "the key is gone once the tenant is");
+    assert.ok(during.length > 0);
   });
 
   test("keys are found by hash until revoked, and only by their own tenant", async (s) => {
