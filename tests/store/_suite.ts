@@ -145,6 +145,17 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal(await s.getBlob("p1"), null);
   });
 
+  test("a sweep of many blobs removes them all (in more than one step) and keeps referenced ones", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    const bytes = new Uint8Array(64 * 1024);
+    for (let i = 0; i < 40; i++) await s.putBlob(`orphan-${i}`, bytes);
+    await s.putBlob("p1", bytes);
+    await s.addHookVersion("a", "guard", version("p1"));
+    assert.equal(await s.sweepBlobs(Date.now() + 1), 40);
+    assert.ok(await s.getBlob("p1"));
+    assert.equal(await s.getBlob("orphan-39"), null);
+  });
+
   test("a tenant's stored bytes add up its versions; pruning keeps the newest and the active", async (s) => {
     await s.createTenant({ id: "a", policy: {}, created_at: "t" });
     for (let i = 1; i <= 5; i++) {
