@@ -49,6 +49,15 @@ export interface Policy {
    * request instead (edge Workers). Unset: only each hook's own fuel.
    */
   eventFuel?: number;
+  /**
+   * What the synchronous hooks of one event may print together (stdout and
+   * stderr), KiB: each hook's output caps are lowered to what the hooks before
+   * it left, and once it is spent the rest end as `limit` (`LIMIT_OUTPUT`)
+   * without running, `on_error` applied. Bounds the memory and the answer of
+   * one event, which a thousand hooks at their own caps would not.
+   * @default 8192
+   */
+  eventOutputKb: number;
 }
 
 /** The defaults: deny subprocesses, generous but finite ceilings. */
@@ -60,6 +69,7 @@ export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
   maxTimeoutMs: 600_000,
   inputKb: 1024,
   moduleKb: 4096,
+  eventOutputKb: 8192,
   disabledHooks: [],
   allowedHosts: [],
 });
@@ -75,6 +85,7 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
       "maxTimeoutMs",
       "inputKb",
       "moduleKb",
+      "eventOutputKb",
     ] as const
   ) {
     const value = policy[key];

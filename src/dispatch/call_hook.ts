@@ -24,6 +24,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Fuel left in the event's budget (`Policy.eventFuel`): caps this hook's fuel. */
   fuelLeft?: number;
+  /** Output left in the event's budget (`Policy.eventOutputKb`), bytes: caps this hook's output. */
+  outputLeft?: number;
 }
 
 /** One hook's record plus the control fields it printed (exit 0 only). */
@@ -109,6 +111,12 @@ export async function callHook(
     if (ctx.fuelLeft < 1) return fail({}, "LIMIT_FUEL", "the event's fuel budget is spent");
     limits = { ...limits, fuel: Math.floor(ctx.fuelLeft) };
   }
+  if (ctx.outputLeft !== undefined && ctx.outputLeft < limits.outputKb * 1024) {
+    if (ctx.outputLeft < 1024) {
+      return fail({}, "LIMIT_OUTPUT", "the event's output budget is spent");
+    }
+    limits = { ...limits, outputKb: Math.floor(ctx.outputLeft / 1024) };
+  }
   const text = JSON.stringify(event);
   const buffer = runtime.borrowsInput && runtime.selfTimed ? INPUTS.take(text.length) : null;
   try {
@@ -132,6 +140,11 @@ export async function callHook(
       ? await running.catch(hostFault)
       : await guarded(running, limits.timeoutMs + GRACE_MS);
     if (run.failure) return finish(run.failure.outcome, run, run.failure);
+    // Runtimes that print no program's output (prompt hooks) are held to the cap here.
+    const cap = limits.outputKb * 1024;
+    if (run.stdout.length > cap || run.stderr.length > cap) {
+      return fail({ ...run, stdout: "", stderr: "" }, "LIMIT_OUTPUT");
+    }
     if (!zodLoaded() && mayBeControl(run.stdout)) await loadZod();
     return interpret(event, run, finish, fail);
   } finally {

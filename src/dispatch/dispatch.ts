@@ -74,13 +74,15 @@ export async function runChain(
   const result = emptyResult(event);
   let current: HookEvent = { ...event, store: { ...result.store } };
   let fuelLeft = context.policy.eventFuel;
+  let outputLeft = context.policy.eventOutputKb * 1024;
   for (const hook of hooks) {
     const call = await callHook(
       hook,
       current,
-      fuelLeft === undefined ? context : { ...context, fuelLeft },
+      fuelLeft === undefined ? { ...context, outputLeft } : { ...context, fuelLeft, outputLeft },
     );
     if (fuelLeft !== undefined) fuelLeft -= call.record.fuel;
+    outputLeft -= call.record.stdout.length + call.record.stderr.length;
     result.hooks.push(call.record);
     if (applyCall(result, hook, call)) break;
     current = nextEvent(current, call.control, result);
@@ -147,12 +149,22 @@ function block(result: DispatchResult, name: string, reason: string): true {
 
 function mergeControl(result: DispatchResult, control: Control, blocking: boolean): void {
   if (control.store) Object.assign(result.store, control.store);
-  if (control.inject) result.inject.push(...control.inject);
-  for (const tool of control.disable_tools ?? []) {
-    toggle(result.disable_tools, result.enable_tools, tool);
-  }
-  for (const tool of control.enable_tools ?? []) {
-    toggle(result.enable_tools, result.disable_tools, tool);
+  if (control.inject) { for (const item of control.inject) result.inject.push(item); }
+  if (control.disable_tools?.length || control.enable_tools?.length) {
+    // Sets, not arrays searched per name: a hook printing a few hundred
+    // thousand names must not cost the host minutes.
+    const disabled = new Set(result.disable_tools);
+    const enabled = new Set(result.enable_tools);
+    for (const tool of control.disable_tools ?? []) {
+      disabled.add(tool);
+      enabled.delete(tool);
+    }
+    for (const tool of control.enable_tools ?? []) {
+      enabled.add(tool);
+      disabled.delete(tool);
+    }
+    result.disable_tools = [...disabled];
+    result.enable_tools = [...enabled];
   }
   if (blocking) return;
   if (control.modified_input !== undefined && inputField(result.event_type)) {
@@ -162,12 +174,6 @@ function mergeControl(result: DispatchResult, control: Control, blocking: boolea
     result.modified_output = control.modified_output;
   }
   if (control.reason !== undefined && result.reason === null) result.reason = control.reason;
-}
-
-function toggle(add: string[], remove: string[], tool: string): void {
-  if (!add.includes(tool)) add.push(tool);
-  const at = remove.indexOf(tool);
-  if (at >= 0) remove.splice(at, 1);
 }
 
 /** The event the next hook sees: modified input/output and the shared store applied. */
