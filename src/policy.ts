@@ -58,6 +58,14 @@ export interface Policy {
    * @default 8192
    */
   eventOutputKb: number;
+  /**
+   * What the synchronous hooks of one event are handed together (each gets
+   * the event as JSON, with what the hooks before it changed), KiB: once it is
+   * spent the rest end as `limit` (`LIMIT_INPUT`) without running. Bounds the
+   * host's work per event: a thousand hooks on a 1 MiB event cost the thread
+   * that runs the chain about 5 s of serialising. @default 32768
+   */
+  eventInputKb: number;
 }
 
 /** The defaults: deny subprocesses, generous but finite ceilings. */
@@ -70,6 +78,7 @@ export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
   inputKb: 1024,
   moduleKb: 4096,
   eventOutputKb: 8192,
+  eventInputKb: 32768,
   disabledHooks: [],
   allowedHosts: [],
 });
@@ -86,6 +95,7 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
       "inputKb",
       "moduleKb",
       "eventOutputKb",
+      "eventInputKb",
     ] as const
   ) {
     const value = policy[key];

@@ -26,6 +26,12 @@ export interface CallContext {
   fuelLeft?: number;
   /** Output left in the event's budget (`Policy.eventOutputKb`), bytes: caps this hook's output. */
   outputLeft?: number;
+  /**
+   * The event's input budget (`Policy.eventInputKb`), bytes left, shared by
+   * every hook of the event (async ones too): each call takes what it is
+   * handed, and a call it cannot pay for does not run.
+   */
+  inputBudget?: { left: number };
 }
 
 /** One hook's record plus the control fields it printed (exit 0 only). */
@@ -117,10 +123,20 @@ export async function callHook(
     }
     limits = { ...limits, outputKb: Math.floor(ctx.outputLeft / 1024) };
   }
+  const budget = ctx.inputBudget;
+  if (budget !== undefined && budget.left <= 0) {
+    return fail({}, "LIMIT_INPUT", "the event's input budget is spent");
+  }
   const text = JSON.stringify(event);
   const buffer = runtime.borrowsInput && runtime.selfTimed ? INPUTS.take(text.length) : null;
   try {
     const input = buffer === null ? encoder.encode(text) : encodeInto(text, buffer);
+    if (budget !== undefined) {
+      // Taken synchronously, before any await (async hooks start together),
+      // and whether or not the hook may run: the serialising is what it pays for.
+      budget.left -= input.byteLength;
+      if (budget.left < 0) return fail({}, "LIMIT_INPUT", "the event's input budget is spent");
+    }
     if (input.byteLength > limits.inputKb * 1024) return fail({}, "LIMIT_INPUT");
 
     const prepared = await prepare(runtime, hook, limits);

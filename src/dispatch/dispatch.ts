@@ -49,12 +49,17 @@ export async function dispatchEvent(
   const selected = selectHooks(hooks, event);
   // No async hook (the common case): the chain's records are the result's.
   if (!selected.some((h) => h.manifest.async)) return await chainOf(selected, event, options);
+  // Async and synchronous hooks draw on one input budget.
+  const shared = {
+    ...options,
+    inputBudget: options.inputBudget ?? { left: options.policy.eventInputKb * 1024 },
+  };
   const records = new Map<HookDefinition, HookRecord>();
   for (const hook of selected.filter((h) => h.manifest.async)) {
-    records.set(hook, startAsync(hook, event, options));
+    records.set(hook, startAsync(hook, event, shared));
   }
   const sync = selected.filter((h) => !h.manifest.async);
-  const result = await chainOf(sync, event, options);
+  const result = await chainOf(sync, event, shared);
   // The chain's records are those of the hooks that ran, in order.
   result.hooks.forEach((record, i) => records.set(sync[i]!, record));
   result.hooks = selected.flatMap((h) => records.get(h) ?? []);
@@ -75,11 +80,13 @@ export async function runChain(
   let current: HookEvent = { ...event, store: { ...result.store } };
   let fuelLeft = context.policy.eventFuel;
   let outputLeft = context.policy.eventOutputKb * 1024;
+  const inputBudget = context.inputBudget ?? { left: context.policy.eventInputKb * 1024 };
   for (const hook of hooks) {
+    const budgets = { outputLeft, inputBudget };
     const call = await callHook(
       hook,
       current,
-      fuelLeft === undefined ? { ...context, outputLeft } : { ...context, fuelLeft, outputLeft },
+      fuelLeft === undefined ? { ...context, ...budgets } : { ...context, fuelLeft, ...budgets },
     );
     if (fuelLeft !== undefined) fuelLeft -= call.record.fuel;
     outputLeft -= call.record.stdout.length + call.record.stderr.length;

@@ -1,9 +1,11 @@
 /**
- * The per-event output budget (`Policy.eventOutputKb`): what the synchronous
- * hooks of one event print together is bounded, as their fuel can be — a
+ * The per-event output and input budgets (`Policy.eventOutputKb`,
+ * `Policy.eventInputKb`): what the hooks of one event print together, and
+ * what they are handed together, are bounded as their fuel can be — a
  * thousand hooks each at its own output cap (or a thousand prompt hooks with
- * 64 KiB bodies) no longer make one event's answer hundreds of megabytes.
- * And what hooks print is folded in linear time.
+ * 64 KiB bodies) no longer make one event's answer hundreds of megabytes, and
+ * a thousand hooks on a 1 MiB event no longer cost the host 5 s of
+ * serialising. And what hooks print is folded in linear time.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { resolvePolicy } from "../../src/policy.ts";
@@ -114,4 +116,45 @@ Deno.test("a hook printing 200,000 tool names is folded in linear time, toggles 
   assertEquals(result.disable_tools.length, 200_000, "tool_0 moved out, extra in, no duplicate");
   assertEquals(result.disable_tools.at(-1), "extra");
   assertEquals(result.enable_tools, ["tool_0"]);
+});
+
+Deno.test("the hooks of one event share its input budget; past it they do not run", async () => {
+  const hooks = Array.from(
+    { length: 10 },
+    (_, i) => fakeHook({ name: `h${i}`, priority: 100 - i }),
+  );
+  const big = { ...EVENT, tool_input: { command: "y".repeat(100 * 1024) } };
+  const { result, called } = await run(hooks, big, {}, { eventInputKb: 350 });
+  assertEquals(called, ["h0", "h1", "h2"]);
+  assertEquals(
+    result.hooks.slice(3).map((h) => h.detail),
+    Array(7).fill("input: the event's input budget is spent"),
+  );
+});
+
+Deno.test("async hooks draw on the same input budget as the chain", async () => {
+  const hooks = [
+    ...["a1", "a2", "a3"].map((name) => fakeHook({ name, async: true })),
+    ...["s1", "s2"].map((name, i) => fakeHook({ name, priority: 10 - i })),
+  ];
+  const big = { ...EVENT, tool_input: { command: "y".repeat(100 * 1024) } };
+  const { result, asyncResults, called } = await run(hooks, big, {}, { eventInputKb: 250 });
+  // Async hooks start first: two fit, the third and both synchronous ones do not.
+  assertEquals(called.sort(), ["a1", "a2"]);
+  assertEquals(asyncResults.map((r) => r.record.code).sort(), [null, null, "LIMIT_INPUT"].sort());
+  assertEquals(result.hooks.filter((h) => !h.name.startsWith("a")).map((h) => h.code), [
+    "LIMIT_INPUT",
+    "LIMIT_INPUT",
+  ]);
+});
+
+Deno.test("the default input budget is 32 MiB and a bad one is refused", () => {
+  assertEquals(resolvePolicy({}).eventInputKb, 32768);
+  let refused = false;
+  try {
+    resolvePolicy({ eventInputKb: 0 });
+  } catch (err) {
+    refused = err instanceof TypeError && String(err).includes("policy.eventInputKb");
+  }
+  ok(refused);
 });
