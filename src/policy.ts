@@ -55,7 +55,7 @@ export interface Policy {
    * it left, and once it is spent the rest end as `limit` (`LIMIT_OUTPUT`)
    * without running, `on_error` applied. Bounds the memory and the answer of
    * one event, which a thousand hooks at their own caps would not.
-   * @default 8192
+   * @default 4096
    */
   eventOutputKb: number;
   /**
@@ -63,7 +63,7 @@ export interface Policy {
    * the event as JSON, with what the hooks before it changed), KiB: once it is
    * spent the rest end as `limit` (`LIMIT_INPUT`) without running. Bounds the
    * host's work per event: a thousand hooks on a 1 MiB event cost the thread
-   * that runs the chain about 5 s of serialising. @default 32768
+   * that runs the chain about 5 s of serialising. @default 16384
    */
   eventInputKb: number;
 }
@@ -77,8 +77,8 @@ export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
   maxTimeoutMs: 600_000,
   inputKb: 1024,
   moduleKb: 4096,
-  eventOutputKb: 8192,
-  eventInputKb: 32768,
+  eventOutputKb: 4096,
+  eventInputKb: 16384,
   disabledHooks: [],
   allowedHosts: [],
 });

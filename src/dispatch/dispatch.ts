@@ -77,7 +77,14 @@ export async function runChain(
   context: CallContext,
 ): Promise<DispatchResult> {
   const result = emptyResult(event);
-  let current: HookEvent = { ...event, store: { ...result.store } };
+  // Each hook sees the store as the hooks before it left it: the result's own
+  // object, not a copy per hook (copying a store of 300,000 keys for each of
+  // a thousand hooks held the host for minutes). A hook's event is serialised
+  // when it is called, so later changes never reach an earlier hook.
+  let current: HookEvent = { ...event, store: result.store };
+  // Tool names are folded in sets for the whole chain (arrays searched, or
+  // sets rebuilt, per name or per hook are quadratic) and listed once at the end.
+  const tools = { disabled: new Set(result.disable_tools), enabled: new Set(result.enable_tools) };
   let fuelLeft = context.policy.eventFuel;
   let outputLeft = context.policy.eventOutputKb * 1024;
   const inputBudget = context.inputBudget ?? { left: context.policy.eventInputKb * 1024 };
@@ -91,10 +98,18 @@ export async function runChain(
     if (fuelLeft !== undefined) fuelLeft -= call.record.fuel;
     outputLeft -= call.record.stdout.length + call.record.stderr.length;
     result.hooks.push(call.record);
-    if (applyCall(result, hook, call)) break;
+    if (applyCall(result, hook, call, tools)) break;
     current = nextEvent(current, call.control, result);
   }
+  result.disable_tools = [...tools.disabled];
+  result.enable_tools = [...tools.enabled];
   return result;
+}
+
+/** The tool names a chain's hooks disabled and enabled so far. */
+interface ToolSets {
+  disabled: Set<string>;
+  enabled: Set<string>;
 }
 
 /**
@@ -124,9 +139,14 @@ async function chainOf(
 }
 
 /** Folds one call into the result; returns true when the chain must stop. */
-function applyCall(result: DispatchResult, hook: HookDefinition, call: HookCall): boolean {
+function applyCall(
+  result: DispatchResult,
+  hook: HookDefinition,
+  call: HookCall,
+  tools: ToolSets,
+): boolean {
   const { record, control } = call;
-  if (control) mergeControl(result, control, record.outcome === "block");
+  if (control) mergeControl(result, control, record.outcome === "block", tools);
   if (UNBLOCKABLE_EVENTS.has(result.event_type)) {
     if (record.outcome === "block") record.detail ??= `${result.event_type} cannot block`;
     return false;
@@ -154,24 +174,21 @@ function block(result: DispatchResult, name: string, reason: string): true {
   return true;
 }
 
-function mergeControl(result: DispatchResult, control: Control, blocking: boolean): void {
+function mergeControl(
+  result: DispatchResult,
+  control: Control,
+  blocking: boolean,
+  tools: ToolSets,
+): void {
   if (control.store) Object.assign(result.store, control.store);
   if (control.inject) { for (const item of control.inject) result.inject.push(item); }
-  if (control.disable_tools?.length || control.enable_tools?.length) {
-    // Sets, not arrays searched per name: a hook printing a few hundred
-    // thousand names must not cost the host minutes.
-    const disabled = new Set(result.disable_tools);
-    const enabled = new Set(result.enable_tools);
-    for (const tool of control.disable_tools ?? []) {
-      disabled.add(tool);
-      enabled.delete(tool);
-    }
-    for (const tool of control.enable_tools ?? []) {
-      enabled.add(tool);
-      disabled.delete(tool);
-    }
-    result.disable_tools = [...disabled];
-    result.enable_tools = [...enabled];
+  for (const tool of control.disable_tools ?? []) {
+    tools.disabled.add(tool);
+    tools.enabled.delete(tool);
+  }
+  for (const tool of control.enable_tools ?? []) {
+    tools.enabled.add(tool);
+    tools.disabled.delete(tool);
   }
   if (blocking) return;
   if (control.modified_input !== undefined && inputField(result.event_type)) {
@@ -185,7 +202,7 @@ function mergeControl(result: DispatchResult, control: Control, blocking: boolea
 
 /** The event the next hook sees: modified input/output and the shared store applied. */
 function nextEvent(event: HookEvent, control: Control | null, result: DispatchResult): HookEvent {
-  const next: HookEvent = { ...event, store: { ...result.store } };
+  const next: HookEvent = { ...event, store: result.store };
   const input = inputField(event.event_type);
   if (input && control?.modified_input !== undefined) next[input.name] = control.modified_input;
   const output = outputField(event.event_type);

@@ -79,8 +79,8 @@ Deno.test("prompt hooks are held to their output cap and to the event's budget",
   ok(JSON.stringify(result).length < 2.2 * 1024 * 1024, "the answer stays near the budget");
 });
 
-Deno.test("the default budget is 8 MiB and a bad one is refused", () => {
-  assertEquals(resolvePolicy({}).eventOutputKb, 8192);
+Deno.test("the default output budget is 4 MiB and a bad one is refused", () => {
+  assertEquals(resolvePolicy({}).eventOutputKb, 4096);
   for (const bad of [0, -1, Number.NaN]) {
     let refused = false;
     try {
@@ -96,7 +96,7 @@ Deno.test("a hook printing 200,000 tool names is folded in linear time, toggles 
   const names = Array.from({ length: 200_000 }, (_, i) => `tool_${i}`);
   const { result } = await run(
     [
-      fakeHook({ name: "many", priority: 2, limits: { output_kb: 8192 } }),
+      fakeHook({ name: "many", priority: 2, limits: { output_kb: 4096 } }),
       fakeHook({ name: "flip", priority: 1 }),
     ],
     EVENT,
@@ -148,8 +148,8 @@ Deno.test("async hooks draw on the same input budget as the chain", async () => 
   ]);
 });
 
-Deno.test("the default input budget is 32 MiB and a bad one is refused", () => {
-  assertEquals(resolvePolicy({}).eventInputKb, 32768);
+Deno.test("the default input budget is 16 MiB and a bad one is refused", () => {
+  assertEquals(resolvePolicy({}).eventInputKb, 16384);
   let refused = false;
   try {
     resolvePolicy({ eventInputKb: 0 });
