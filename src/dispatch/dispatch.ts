@@ -122,8 +122,14 @@ async function chainOf(
   options: DispatchOptions,
 ): Promise<DispatchResult> {
   const runtime = options.runtimes.wasm;
+  // Prompt hooks ride along: what a chain's hooks print is parsed where the
+  // chain runs, and in a service that must not be the thread answering requests.
   const whole = runtime?.runChain !== undefined && hooks.length > 1 &&
-    hooks.every((h) => h.entry.runtime === "wasm" && grantedHosts(h, options.policy).length === 0);
+    hooks.some((h) => h.entry.runtime === "wasm") &&
+    hooks.every((h) =>
+      h.entry.runtime === "prompt" ||
+      (h.entry.runtime === "wasm" && grantedHosts(h, options.policy).length === 0)
+    );
   if (!whole) return await runChain(hooks, event, options);
   const { runtimes: _, track: __, onAsyncResult: ___, ...context } = options;
   const answer = await runtime.runChain!({ hooks, event, ...context });

@@ -13,6 +13,7 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { RunResult } from "../types.ts";
 import { askHttp, type HttpAsk } from "./_http_wire.ts";
 import { WasmRuntime } from "./_runtime.ts";
+import { createPromptRuntime } from "../prompt.ts";
 import type { ChainLink, ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
 interface WorkerScope {
@@ -59,9 +60,9 @@ async function handle(job: WorkerJob): Promise<RunResult | DispatchResult[]> {
 
 /** The hook a job or chain link names, remembering its definition and bytes when sent. */
 function known(link: ChainLink): HookDefinition {
-  if (link.hook !== undefined && link.bytes !== undefined) {
+  if (link.hook !== undefined) {
     hooks.set(link.key, link.hook);
-    bytesOf.set(link.hook, link.bytes);
+    if (link.bytes !== undefined) bytesOf.set(link.hook, link.bytes);
   }
   const hook = hooks.get(link.key);
   if (hook === undefined) throw new Error(`hook ${link.key} is unknown to the worker`);
@@ -72,10 +73,17 @@ function known(link: ChainLink): HookDefinition {
 async function chain(tenantId: string, spec: ChainSpec): Promise<DispatchResult> {
   const defs = spec.links.map(known);
   const { policy, event, env } = spec;
-  return await runChain(defs, event, { runtimes: { wasm: runtime }, policy, tenantId, env });
+  return await runChain(defs, event, {
+    runtimes: { wasm: runtime, prompt: PROMPTS },
+    policy,
+    tenantId,
+    env,
+  });
 }
 
 const NO_RUN: RunResult = { exitCode: 0, stdout: "", stderr: "" };
+/** Prompt hooks in a chain: nothing runs, their body is their answer. */
+const PROMPTS = createPromptRuntime();
 
 scope.onmessage = (event) => {
   const job = event.data;

@@ -12,7 +12,7 @@ import type { HookEvent } from "../../schema/event.ts";
 import type { EffectiveLimits, RunResult } from "../types.ts";
 import type { HttpAsk } from "./_http_wire.ts";
 
-/** One hook of a chain job: its key, with definition and bytes the first time. */
+/** One hook of a chain job: its key, with its definition (and a plugin's bytes) the first time. */
 export interface ChainLink {
   key: number;
   hook?: HookDefinition;

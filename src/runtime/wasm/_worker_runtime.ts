@@ -57,10 +57,14 @@ const CHAIN_BATCH = 16;
 const CHAIN_GRACE_MS = 1000;
 
 /** One hook of a chain job, main side. */
+/** The bytes a chain job names when its first hook is a prompt hook (unused for chains). */
+const NO_BYTES = new Uint8Array(0);
+
 interface Link {
   key: number;
   hook: HookDefinition;
-  bytes: Uint8Array;
+  /** The plugin (WebAssembly hooks; a prompt hook has none). */
+  bytes: Uint8Array | undefined;
   limits: EffectiveLimits;
 }
 
@@ -153,7 +157,7 @@ export class WorkerRuntime implements Runtime {
       links = await Promise.all(hooks.map(async (hook) => ({
         key: this.#key(hook),
         hook,
-        bytes: await this.#load(hook),
+        bytes: hook.entry.runtime === "prompt" ? undefined : await this.#load(hook),
         limits: effectiveLimits(hook.manifest, policy),
       })));
     } catch {
@@ -172,7 +176,7 @@ export class WorkerRuntime implements Runtime {
     // A chain waits for a worker at most as long as its hooks may run; once
     // started, the worker's kill timer polices it.
     const budget = links.reduce((ms, link) => ms + link.limits.timeoutMs + CHAIN_GRACE_MS, 0);
-    const settled = await this.#submit(job, first.hook, first.bytes, TIMEOUT, signal, {
+    const settled = await this.#submit(job, first.hook, first.bytes ?? NO_BYTES, TIMEOUT, signal, {
       chain: { links, event, policy, env },
       deadline: performance.now() + budget,
     });
@@ -413,9 +417,10 @@ export class WorkerRuntime implements Runtime {
         forget.push(...seen.forget);
         loaded &&= seen.loaded;
         runMs += link.limits.timeoutMs + this.#grace;
-        return seen.fresh
-          ? { key: link.key, hook: link.hook, bytes: link.bytes }
-          : { key: link.key };
+        if (!seen.fresh) return { key: link.key };
+        return link.bytes === undefined
+          ? { key: link.key, hook: link.hook }
+          : { key: link.key, hook: link.hook, bytes: link.bytes };
       });
       return { links, event: chain!.event, policy: chain!.policy, env: chain!.env };
     });

@@ -14,6 +14,8 @@ import type { Runtime } from "../../../src/runtime/types.ts";
 import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
 import { parseEvent } from "../../../src/schema/event.ts";
 import { corpus, corpusRuntime, shellEvent, wasmHook } from "./_corpus.ts";
+import { createPromptRuntime } from "../../../src/runtime/prompt.ts";
+import { fakeHook } from "../../_helpers.ts";
 
 const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);
 
@@ -50,6 +52,37 @@ const CHAIN = [
   wasmHook("block_wasi", { priority: 20 }),
   wasmHook("guard_extism", { priority: 10 }),
 ];
+
+Deno.test("a chain with prompt hooks also runs on the worker, in one message, with the foreground's answer", async () => {
+  const messages: string[] = [];
+  const foreground = corpusRuntime();
+  const worker = workerRuntime(messages);
+  const prompt = fakeHook({ name: "remind", priority: 35, inject: { role: "system" } }, {
+    entry: { runtime: "prompt" },
+    body: "Run the tests before you commit.",
+  });
+  const hooks = [CHAIN[0]!, prompt, CHAIN[1]!];
+  const run = (runtime: Runtime) =>
+    dispatchEvent(hooks, parseEvent(shellEvent("rm -rf /")), {
+      runtimes: { wasm: runtime, prompt: createPromptRuntime() },
+      policy: { ...DEFAULT_POLICY },
+      tenantId: "t1",
+      env: {},
+    });
+  try {
+    const expected = await run(foreground);
+    for (let i = 0; i < 2; i++) { // the second time the worker knows every hook already
+      messages.length = 0;
+      const got = await run(worker);
+      assertEquals(stable(got), stable(expected));
+      assertEquals(messages, ["chain"], "parsed where the chain runs, not on this thread");
+    }
+    assertEquals(expected.inject.map((i) => i.content), ["Run the tests before you commit."]);
+  } finally {
+    await foreground.close?.();
+    await worker.close();
+  }
+});
 
 Deno.test("worker mode runs a wasm chain in one message per event, with the foreground's answer", async () => {
   const messages: string[] = [];
