@@ -124,7 +124,7 @@ async function chainOf(
   const runtime = options.runtimes.wasm;
   // Prompt hooks ride along: what a chain's hooks print is parsed where the
   // chain runs, and in a service that must not be the thread answering requests.
-  const whole = runtime?.runChain !== undefined && hooks.length > 1 &&
+  const whole = runtime?.runChain !== undefined &&
     hooks.some((h) => h.entry.runtime === "wasm") &&
     hooks.every((h) =>
       h.entry.runtime === "prompt" ||

@@ -78,6 +78,10 @@ Deno.test("a chain with prompt hooks also runs on the worker, in one message, wi
       assertEquals(messages, ["chain"], "parsed where the chain runs, not on this thread");
     }
     assertEquals(expected.inject.map((i) => i.content), ["Run the tests before you commit."]);
+    // One hook alone is a chain too: its output is parsed on the worker as well.
+    messages.length = 0;
+    const alone = await dispatch(worker, [CHAIN[1]!], "rm -rf /");
+    assertEquals([alone.decision, messages], ["block", ["chain"]]);
   } finally {
     await foreground.close?.();
     await worker.close();
