@@ -118,7 +118,7 @@ function routeSpecs(): RouteSpec[] {
       body: uploadSchema,
       gzip: true,
       ok: { status: 201, schema: uploadedSchema },
-      extra: { 422: "HOOK_REJECTED" },
+      extra: { 422: "HOOK_REJECTED", 429: "QUOTA_EXCEEDED" },
     },
     {
       method: "delete",
@@ -137,7 +137,7 @@ function routeSpecs(): RouteSpec[] {
       body: uploadSchema,
       gzip: true,
       ok: { status: 201, schema: uploadedSchema },
-      extra: { 409: "HOOK_NAME_CONFLICT", 422: "HOOK_REJECTED" },
+      extra: { 409: "HOOK_NAME_CONFLICT", 422: "HOOK_REJECTED", 429: "QUOTA_EXCEEDED" },
     },
     {
       method: "get",
@@ -238,7 +238,7 @@ function routeSpecs(): RouteSpec[] {
       who: "anyone",
       summary: "Liveness and store reachability",
       ok: { status: 200, schema: z.object({ status: z.string(), store: z.string() }) },
-      extra: { 503: "STORE_UNAVAILABLE" },
+      extra: { 503: "STORE_UNAVAILABLE, or SHUTTING_DOWN while the server drains" },
     },
     {
       method: "get",
