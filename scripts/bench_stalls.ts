@@ -1,0 +1,153 @@
+/**
+ * What one tenant's requests (not its hooks) can hold every tenant's events
+ * for. Starts `hookbox serve` as a separate process; a victim tenant sends one
+ * event at a time while a hostile tenant, in turn:
+ *
+ * - uploads 30 JS hooks at once (each a compile: at most two run, the rest
+ *   wait or get 429);
+ * - reads its audit with filters that match nothing, over 100,000 rows of its
+ *   own (ingested through the admin route), 20 reads at once;
+ *
+ * and, side by side in the same run, with the hostile tenant idle. Prints the
+ * victim's p50 / p99 / max per phase and the ratio of its max to the idle
+ * phase's. Loopback only, bounded in count and time.
+ *
+ *   deno run -A scripts/bench_stalls.ts [--rows 100000]
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { RawHttpConnection } from "./_raw_http.ts";
+import { call, startServe } from "./_serve_process.ts";
+import { percentile } from "./_stats.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { rows: { type: "string", default: "100000" } },
+});
+const ROWS = Number(values.rows);
+const ADMIN = "bench-stalls-admin-key-0123456789";
+
+const dir = await Deno.makeTempDir({ prefix: "hookbox-stalls-" });
+const server = await startServe({ db: `sqlite:${dir}/hookbox.db`, adminKey: ADMIN });
+const { url } = server;
+const keyOf = async (id: string) => {
+  await call(url, "POST", "/v1/tenants", ADMIN, { id });
+  return (await call(url, "POST", `/v1/tenants/${id}/keys`, ADMIN, {})).body.key as string;
+};
+const victim = await keyOf("victim");
+const hostile = await keyOf("hostile");
+const event = {
+  event_type: "pre-tool-call",
+  session_id: "s",
+  tool_name: "Bash",
+  tool_input: { command: "ls" },
+};
+
+/** The victim's latencies while `attack` runs (or for `ms` when it is null). */
+async function victimDuring(attack: (() => Promise<unknown>) | null, ms = 3000) {
+  const latencies: number[] = [];
+  let done = false;
+  // Its own connection: the hostile tenant's requests must not queue it in this client.
+  const conn = await RawHttpConnection.open(url);
+  const body = JSON.stringify(event);
+  const headers = { authorization: `Bearer ${victim}`, "content-type": "application/json" };
+  const sender = (async () => {
+    while (!done) {
+      const t0 = performance.now();
+      const answer = await conn.request("POST", "/v1/events", headers, body);
+      if (answer.status !== 200) throw new Error(`victim event answered ${answer.status}`);
+      latencies.push(performance.now() - t0);
+    }
+  })();
+  if (attack) await attack();
+  else await new Promise((resolve) => setTimeout(resolve, ms));
+  done = true;
+  await sender;
+  conn.close();
+  return latencies.sort((a, b) => a - b);
+}
+
+// Warm the victim's path and fill the hostile tenant's audit (admin ingest, 1,000 per call).
+await victimDuring(null, 1000);
+const row = (i: number) => ({
+  decision_id: `ingested-${i}`,
+  tenant_id: "hostile",
+  at: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+  session_id: `s${i % 100}`,
+  event_type: "pre-tool-call",
+  decision: "allow",
+  reason: null,
+  blocked_by: null,
+  dry_run: false,
+  hooks: [{
+    name: "guard",
+    level: "tenant",
+    version: 1,
+    sha256: "a".repeat(64),
+    outcome: "allow",
+    detail: null,
+    duration_ms: 0.1,
+    fuel: 1000,
+  }],
+});
+for (let i = 0; i < ROWS; i += 1000) {
+  const items = Array.from({ length: Math.min(1000, ROWS - i) }, (_, j) => row(i + j));
+  const answer = await call(url, "POST", "/v1/audit/ingest", ADMIN, { items });
+  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
+}
+
+const js = (i: number) => ({
+  files: {
+    "HOOK.md": `---\nname: h${i}\ndescription: d\ntrigger: pre-tool-call\n---\n`,
+    "scripts/run.js":
+      `const fs = require("fs");\nconst e = JSON.parse(fs.readFileSync(0, "utf8"));\n` +
+      `if (e.tool_input.command === "${i}") process.exit(2);\n`,
+  },
+});
+const phases: [string, (() => Promise<unknown>) | null][] = [
+  ["hostile tenant idle", null],
+  ["30 JS uploads at once", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => call(url, "PUT", `/v1/hooks/h${i}`, hostile, js(i))),
+    );
+    const by: Record<number, number> = {};
+    for (const a of answers) by[a.status] = (by[a.status] ?? 0) + 1;
+    console.log(`  uploads answered: ${JSON.stringify(by)}`);
+  }],
+  [`filtered audit reads over ${ROWS} rows, one at a time`, async () => {
+    const filters = ["hook=nope", "outcome=error", "session_id=nope", "decision=block"];
+    for (let i = 0; i < 100; i++) {
+      await call(url, "GET", `/v1/audit?${filters[i % filters.length]}`, hostile);
+    }
+  }],
+  [`filtered audit reads over ${ROWS} rows, 20 at once`, async () => {
+    const filters = ["hook=nope", "outcome=error", "session_id=nope", "decision=block"];
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        Array.from(
+          { length: 20 },
+          (_, i) => call(url, "GET", `/v1/audit?${filters[i % filters.length]}`, hostile),
+        ),
+      );
+    }
+  }],
+];
+let idleMax = NaN;
+console.log(
+  `hookbox stalls: a victim's events while a hostile tenant sends requests (${ROWS} audit rows)`,
+);
+for (const [name, attack] of phases) {
+  const t0 = performance.now();
+  const l = await victimDuring(attack);
+  const max = l.at(-1)!;
+  if (attack === null) idleMax = max;
+  console.log(
+    `${name.padEnd(44)} ${((performance.now() - t0) / 1000).toFixed(1)} s, n=${l.length}: p50 ${
+      percentile(l, 0.5).toFixed(2)
+    } ms  p99 ${percentile(l, 0.99).toFixed(2)} ms  max ${max.toFixed(1)} ms (${
+      (max / idleMax).toFixed(1)
+    }× idle max)`,
+  );
+}
+await server.stop();
