@@ -141,7 +141,11 @@ async function chainOf(
     kind: "wasm",
     run: () => Promise.resolve({ exitCode: null, stdout: "", stderr: "", failure: answer.failure }),
   };
-  return await runChain(hooks, event, { ...options, runtimes: { wasm: failing } });
+  // Prompt hooks in it answer as they would have (nothing of theirs ran on the worker).
+  return await runChain(hooks, event, {
+    ...options,
+    runtimes: { ...options.runtimes, wasm: failing },
+  });
 }
 
 /** Folds one call into the result; returns true when the chain must stop. */

@@ -175,7 +175,10 @@ export class WorkerRuntime implements Runtime {
     };
     // A chain waits for a worker at most as long as its hooks may run; once
     // started, the worker's kill timer polices it.
-    const budget = links.reduce((ms, link) => ms + link.limits.timeoutMs + CHAIN_GRACE_MS, 0);
+    const budget = links.reduce(
+      (ms, link) => link.bytes === undefined ? ms : ms + link.limits.timeoutMs + CHAIN_GRACE_MS,
+      0,
+    );
     const settled = await this.#submit(job, first.hook, first.bytes ?? NO_BYTES, TIMEOUT, signal, {
       chain: { links, event, policy, env },
       deadline: performance.now() + budget,
@@ -416,7 +419,8 @@ export class WorkerRuntime implements Runtime {
         const seen = slot.admit(link.key, `${link.limits.memoryMb}:${link.limits.moduleKb}`);
         forget.push(...seen.forget);
         loaded &&= seen.loaded;
-        runMs += link.limits.timeoutMs + this.#grace;
+        // A prompt hook runs nothing: its timeout does not lengthen the chain's.
+        if (link.bytes !== undefined) runMs += link.limits.timeoutMs + this.#grace;
         if (!seen.fresh) return { key: link.key };
         return link.bytes === undefined
           ? { key: link.key, hook: link.hook }

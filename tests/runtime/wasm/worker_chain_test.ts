@@ -146,6 +146,33 @@ Deno.test("worker mode ends a stalled chain at its deadline: every hook reports 
   }
 });
 
+Deno.test("a stalled chain's prompt hooks still answer (the chain's failure is the WebAssembly hooks')", async () => {
+  const worker = workerRuntime([], STALL_ENTRY);
+  const prompt = fakeHook({ name: "remind", priority: 1, inject: { role: "system" } }, {
+    entry: { runtime: "prompt" },
+    body: "Be careful.",
+  });
+  const hooks = [wasmHook("guard_wasi", { timeout: 200 }), prompt];
+  const run = (command: string) =>
+    dispatchEvent(hooks, parseEvent(shellEvent(command)), {
+      runtimes: { wasm: worker, prompt: createPromptRuntime() },
+      policy: { ...DEFAULT_POLICY },
+      tenantId: "t1",
+      env: {},
+    });
+  try {
+    await run("ls"); // loaded first: the kill timer is the hooks' timeouts
+    const stalled = await run("echo STALL");
+    assertEquals(stalled.hooks.map((h) => [h.name, h.code]), [
+      ["guard-wasi", "TIMEOUT"],
+      ["remind", null],
+    ]);
+    assertEquals(stalled.inject.map((i) => i.content), ["Be careful."]);
+  } finally {
+    await worker.close();
+  }
+});
+
 Deno.test("worker mode ends a chain that waits for a busy worker past its hooks' time, without running it", async () => {
   const messages: string[] = [];
   const worker = workerRuntime(messages, STALL_ENTRY);
