@@ -8,8 +8,14 @@
  * (it never waits for, or blocks, a reader or a writer), while the serving
  * connection's automatic checkpoints are off.
  *
+ * The same connection answers the store's long reads (a page of audit rows:
+ * up to a few milliseconds of SQLite work each) so that they, too, run off
+ * the thread that answers requests.
+ *
  * Protocol: `{ path, intervalMs }` starts it; it answers `"ready"` once the
- * file is open; `"close"` checkpoints a last time and ends the thread.
+ * file is open; `{ read, sql, args }` runs one query and answers `{ read,
+ * rows }` or `{ read, error }`; `"close"` checkpoints a last time and ends
+ * the thread.
  *
  * @module
  */
@@ -52,7 +58,23 @@ const checkpoint = () => {
   }
 };
 
-self.onmessage = (e: MessageEvent<Start | "close">) => {
+interface Read {
+  read: number;
+  sql: string;
+  args: (string | number)[];
+}
+
+self.onmessage = (e: MessageEvent<Start | Read | "close">) => {
+  if (typeof e.data === "object" && "read" in e.data) {
+    const { read, sql, args } = e.data;
+    try {
+      if (db === undefined) throw new Error("the reader is closed");
+      self.postMessage({ read, rows: db.prepare(sql).all(...args) });
+    } catch (err) {
+      self.postMessage({ read, error: String(err) });
+    }
+    return;
+  }
   if (e.data === "close") {
     clearInterval(timer);
     checkpoint();

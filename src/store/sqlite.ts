@@ -83,6 +83,8 @@ export interface SqliteStoreOptions {
   checkpointer?: URL;
   /** Told when the checkpointer thread is ready, or has failed and checkpoints are back (tests). */
   onCheckpointer?: (state: "ready" | "failed") => void;
+  /** Told where each long read ran: on the checkpointer thread, or on the caller's (tests). */
+  onRead?: (where: "thread" | "here") => void;
 }
 
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
@@ -116,6 +118,20 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
   };
   const bump = () => q("UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'").run();
+  // Long reads (audit pages) run on the checkpointer thread's connection once
+  // it is up, off the thread that answers requests; here until then, or if it fails.
+  const readRows = async (sql: string, args: (string | number)[]): Promise<Row[]> => {
+    const elsewhere = checkpoints?.read(sql, args);
+    if (elsewhere) {
+      try {
+        const rows = await elsewhere;
+        options.onRead?.("thread");
+        return rows;
+      } catch { /* the thread failed or the store is closing: read here */ }
+    }
+    options.onRead?.("here");
+    return db.prepare(sql).all(...args) as Row[];
+  };
   const hookRow = (r: Row): HookRow =>
     hookFromRow(
       r,
@@ -398,7 +414,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       });
       return Promise.resolve();
     },
-    readAudit(query: AuditQuery): Promise<AuditPage> {
+    async readAudit(query: AuditQuery): Promise<AuditPage> {
       // The rows a page looks at: the tenant's, below the cursor, newest first
       // (its index), at most `scan` of them when a filter is given.
       const below = query.cursor === undefined ? null : decodeCursor(query.cursor);
@@ -436,22 +452,24 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         dryRun: r.dry_run === 1,
       });
       const scan = where.length > 0 ? scanBound(query.scan) : null;
-      const rows = db.prepare(
+      const rows = await readRows(
         `SELECT * FROM (${windowSql}${scan === null ? "" : ` LIMIT ${scan}`}) AS w${
           where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`
         } ORDER BY seq DESC LIMIT ?`,
-      ).all(...windowArgs, ...args, query.limit + 1) as Row[];
+        [...windowArgs, ...args, query.limit + 1],
+      );
       let scannedTo: number | null = null;
       if (scan !== null && rows.length <= query.limit) {
         // Stopped at the bound with rows left below it: the next page goes on from there.
-        const seen = db.prepare(
+        const [seen] = await readRows(
           `SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq FROM audit WHERE tenant_id = ?${
             below === null ? "" : " AND seq < ?"
           } ORDER BY seq DESC LIMIT ${scan})`,
-        ).get(...windowArgs) as Row;
-        if (Number(seen.n) === scan) scannedTo = Number(seen.oldest);
+          windowArgs,
+        );
+        if (Number(seen!.n) === scan) scannedTo = Number(seen!.oldest);
       }
-      return Promise.resolve(auditPage(rows, query.limit, decode, scannedTo));
+      return auditPage(rows, query.limit, decode, scannedTo);
     },
     async pruneAudit(tenantId, before) {
       // Oldest first, a window of rows at a time with a turn of the loop in
@@ -542,24 +560,54 @@ function checkpointer(
   let worker: Worker | null = null;
   let closed = false;
   let failed = false;
+  let ready = false;
+  let nextRead = 0;
+  const reads = new Map<number, { resolve: (rows: Row[]) => void; reject: (e: Error) => void }>();
+  const failReads = (why: string) => {
+    for (const { reject } of reads.values()) reject(new Error(why));
+    reads.clear();
+  };
   const automatic = (on: boolean) => {
     if (!closed) db.exec(`PRAGMA wal_autocheckpoint = ${on ? 1000 : 0}`);
   };
   return {
+    /**
+     * Runs a read-only query on the thread's connection; null while the
+     * thread is not up (the caller reads on its own connection instead).
+     */
+    read(sql: string, args: (string | number)[]): Promise<Row[]> | null {
+      if (!ready || failed || closed || worker === null) return null;
+      const read = nextRead++;
+      const thread = worker;
+      return new Promise<Row[]>((resolve, reject) => {
+        reads.set(read, { resolve, reject });
+        thread.postMessage({ read, sql, args });
+      });
+    },
     start() {
       if (worker !== null || closed) return;
       worker = new Worker(module, {
         type: "module",
       });
       worker.onmessage = (e) => {
-        if (e.data !== "ready") return;
+        const data = e.data;
+        if (typeof data === "object" && data !== null && "read" in data) {
+          const pending = reads.get(data.read);
+          reads.delete(data.read);
+          if (data.error !== undefined) pending?.reject(new Error(data.error));
+          else pending?.resolve(data.rows);
+          return;
+        }
+        if (data !== "ready") return;
         automatic(false);
+        ready = true;
         told("ready");
       };
       worker.onerror = (e) => {
         e.preventDefault();
         automatic(true);
         failed = true;
+        failReads("the reader thread failed");
         worker?.terminate();
         told("failed");
       };
@@ -567,6 +615,7 @@ function checkpointer(
     },
     async close() {
       closed = true;
+      failReads("the store is closed");
       const thread = worker;
       if (thread === null || failed) return;
       let timer: ReturnType<typeof setTimeout> | undefined;

@@ -158,3 +158,40 @@ Deno.test("sqlite store: the log is checkpointed off the serving connection and 
     await store.close();
   }
 });
+
+Deno.test("sqlite store: audit pages are read on the checkpointer thread once it is up, and here when it fails", async () => {
+  for (const failing of [false, true]) {
+    const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+    const where: string[] = [];
+    const state = Promise.withResolvers<string>();
+    const store = openSqliteStore(`${dir}/hookbox.db`, {
+      ...(failing
+        ? { checkpointer: new URL("./fixtures/failing_checkpointer.ts", import.meta.url) }
+        : {}),
+      onCheckpointer: (s) => (failing ? s === "failed" : s === "ready") && state.resolve(s),
+      onRead: (w) => where.push(w),
+    });
+    try {
+      await store.migrate();
+      await store.appendAudit(auditRows(0, 30)); // starts the thread
+      await state.promise;
+      const page = await store.readAudit({ tenant_id: "t", limit: 10 });
+      assert.equal(page.items.length, 10);
+      assert.ok(page.next_cursor);
+      // A row committed here is seen by the next read, wherever it runs.
+      await store.appendAudit(auditRows(30, 1));
+      const filtered = await store.readAudit({
+        tenant_id: "t",
+        limit: 100,
+        session_id: "s",
+        scan: 5,
+      });
+      assert.equal(filtered.items[0]?.decision_id, "dec_30");
+      assert.ok(filtered.next_cursor, "the bounded scan goes on");
+      assert.deepEqual(new Set(where), new Set([failing ? "here" : "thread"]));
+    } finally {
+      await store.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  }
+});
