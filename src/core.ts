@@ -77,6 +77,7 @@ export type {
   AuditQuery,
   AuditRow,
   HookDetail,
+  HookHead,
   HookRow,
   HookVersionRow,
   KeyRow,

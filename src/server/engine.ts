@@ -12,7 +12,7 @@ import type { HookDefinition } from "../hook/types.ts";
 import { type Policy, resolvePolicy } from "../policy.ts";
 import type { Runtime, RuntimeKind } from "../runtime/types.ts";
 import type { HookEvent } from "../schema/event.ts";
-import { type HookRow, PLATFORM, type Store, type TenantPolicy } from "./store.ts";
+import { type HookHead, type HookRow, PLATFORM, type Store, type TenantPolicy } from "./store.ts";
 
 /** A stored hook as dispatch sees it, with what the audit records of it. */
 export interface ServedHook {
@@ -108,25 +108,40 @@ export function createEngine(options: EngineOptions): Engine {
   // hooks cold. Kept while used in this generation or the one before.
   let current = new Map<string, ServedHook>();
   let previous = new Map<string, ServedHook>();
-  const servedOnce = (row: HookRow): ServedHook => {
-    const key = JSON.stringify([row.tenant_id, row.name, row.version, row.sha256, row.created_at]);
-    let found = current.get(key);
-    if (found === undefined) {
-      found = previous.get(key) ?? served(row);
-      current.set(key, found);
-    }
+  const keyOf = (h: HookHead) =>
+    JSON.stringify([h.tenant_id, h.name, h.version, h.sha256, h.created_at]);
+  const known = (key: string): ServedHook | undefined => {
+    const found = current.get(key) ?? previous.get(key);
+    if (found !== undefined) current.set(key, found);
     return found;
   };
+  // A head names the version; only a version not seen before is read whole
+  // (a store that lists whole rows hands them over at once).
+  const servedOnce = async (head: HookHead | HookRow): Promise<ServedHook | null> => {
+    const found = known(keyOf(head));
+    if (found !== undefined) return found;
+    const row = "manifest" in head ? head : await store.activeHook!(head.tenant_id, head.name);
+    if (row === null) return null; // deleted since it was listed: the generation has moved on
+    const key = keyOf(row);
+    const made = known(key) ?? served(row);
+    current.set(key, made);
+    return made;
+  };
+  const listed = (tenantId: string): Promise<(HookHead | HookRow)[]> =>
+    store.listHookHeads && store.activeHook
+      ? store.listHookHeads(tenantId)
+      : store.listHooks(tenantId);
   const load = async (tenantId: string): Promise<ServedHook[]> => {
     const [platform, own] = await Promise.all([
-      store.listHooks(PLATFORM),
-      tenantId === PLATFORM ? [] : store.listHooks(tenantId),
+      listed(PLATFORM),
+      tenantId === PLATFORM ? [] : listed(tenantId),
     ]);
     const platformNames = new Set(platform.map((h) => h.name));
-    return [
+    const hooks = await Promise.all([
       ...platform.filter((h) => h.enabled).map(servedOnce),
       ...own.filter((h) => h.enabled && !platformNames.has(h.name)).map(servedOnce),
-    ];
+    ]);
+    return hooks.filter((h) => h !== null);
   };
 
   return {

@@ -98,6 +98,12 @@ export interface HookRow extends HookVersionRow {
   enabled: boolean;
 }
 
+/** What names a hook's active version: enough to tell whether it changed. */
+export type HookHead = Pick<
+  HookRow,
+  "tenant_id" | "name" | "enabled" | "version" | "sha256" | "created_at"
+>;
+
 /** A hook with all its versions, oldest first. */
 export interface HookDetail extends HookRow {
   /** Every version, oldest first. */
@@ -253,6 +259,15 @@ export interface Store {
   addHookVersion(tenantId: string, name: string, version: NewHookVersion): Promise<HookRow>;
   /** A tenant's hooks (or the platform's), name order. */
   listHooks(tenantId: string): Promise<HookRow[]>;
+  /**
+   * A tenant's hooks as {@linkcode listHooks} lists them but without what
+   * their versions hold (manifest, body), which a caller that has the version
+   * already need not read again; {@linkcode activeHook} reads one whole.
+   * Optional: a store without it is listed whole.
+   */
+  listHookHeads?(tenantId: string): Promise<HookHead[]>;
+  /** One hook's active version, whole, or null. */
+  activeHook?(tenantId: string, name: string): Promise<HookRow | null>;
   /** One hook with its versions, or null. */
   getHook(tenantId: string, name: string): Promise<HookDetail | null>;
   /** Enables or disables a hook; null when it does not exist. */

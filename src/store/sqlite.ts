@@ -61,6 +61,10 @@ const MIGRATIONS: string[] = [
   // The sweep finds its candidates here: `stored_at` sits after the bytes in
   // a blob's row, and reading it from the table walks every plugin's pages.
   `CREATE INDEX blobs_stored ON blobs (stored_at, sha256);`,
+  // Heads of hook versions without reading their manifests and bodies (which
+  // sit before `created_at` in the row): after an upload anywhere, each
+  // tenant's hook list is read again, and only changed versions in full.
+  `CREATE INDEX hook_versions_head ON hook_versions (tenant_id, name, version, sha256, created_at);`,
 ];
 
 /** Audit rows one step of the retention looks at. */
@@ -337,6 +341,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     listHooks(tenantId) {
       const rows = q(`${HOOK_SELECT} WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId);
       return Promise.resolve(rows.map((r) => hookRow(r as Row)));
+    },
+    listHookHeads(tenantId) {
+      const rows = q(`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.created_at
+        FROM hooks h JOIN hook_versions v INDEXED BY hook_versions_head
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId) as Row[];
+      return Promise.resolve(rows.map((r) => ({
+        tenant_id: r.tenant_id as string,
+        name: r.name as string,
+        enabled: r.enabled === 1,
+        version: Number(r.version),
+        sha256: r.sha256 as string,
+        created_at: r.created_at as string,
+      })));
+    },
+    activeHook(tenantId, name) {
+      return Promise.resolve(one(tenantId, name));
     },
     getHook(tenantId, name) {
       const row = one(tenantId, name);
@@ -651,6 +672,8 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "sweepBlobs",
   "storedBytes",
   "listHooks",
+  "listHookHeads",
+  "activeHook",
   "getHook",
   "hooksGeneration",
   "appendAudit",

@@ -167,6 +167,22 @@ Deno.test("one tenant's upload leaves other tenants' warm instances warm", async
     const after = (await h.engine.hooks("acme"))[0]!;
     assert.notEqual(after.definition, before);
     assert.equal(after.version, 2);
+    // Re-listing after an upload reads heads; only a changed version is read whole.
+    let wholeReads = 0;
+    const activeHook = h.store.activeHook!.bind(h.store);
+    h.store.activeHook = (tenant, name) => {
+      wholeReads++;
+      return activeHook(tenant, name);
+    };
+    await h.call("PUT", "/v1/hooks/g10", {
+      key: other,
+      body: await wasmFolder("g10", "guard_wasi"),
+    });
+    assert.equal((await h.engine.hooks("acme"))[0]!.version, 2);
+    assert.equal(wholeReads, 0, "acme's unchanged hook is not read again");
+    await h.call("PUT", "/v1/hooks/guard", { key: acme, body: guard });
+    assert.equal((await h.engine.hooks("acme"))[0]!.version, 3);
+    assert.equal(wholeReads, 1, "its new version is");
   });
 });
 

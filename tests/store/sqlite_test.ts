@@ -195,3 +195,45 @@ Deno.test("sqlite store: audit pages are read on the checkpointer thread once it
     }
   }
 });
+
+Deno.test("sqlite store: hook heads list what listHooks lists, and activeHook reads one whole", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const store = openSqliteStore(`${dir}/hookbox.db`);
+  try {
+    await store.migrate();
+    await store.createTenant({ id: "t", policy: {}, created_at: "x" });
+    const version = (sha256: string, body = "") => ({
+      sha256,
+      runtime: "prompt" as const,
+      size_bytes: 1,
+      manifest: { name: "n", description: "d", trigger: "pre-tool-call" } as never,
+      body,
+      built_from: "prompt",
+      sources: {},
+      created_at: `at-${sha256}`,
+    });
+    await store.addHookVersion("t", "b", version("b1", "x".repeat(70_000)));
+    await store.addHookVersion("t", "a", version("a1"));
+    await store.addHookVersion("t", "a", version("a2", "second"));
+    await store.setEnabled("t", "b", false);
+    const whole = await store.listHooks("t");
+    const heads = await store.listHookHeads!("t");
+    assert.deepEqual(
+      heads,
+      whole.map(({ tenant_id, name, enabled, version, sha256, created_at }) => ({
+        tenant_id,
+        name,
+        enabled,
+        version,
+        sha256,
+        created_at,
+      })),
+    );
+    assert.deepEqual(await store.activeHook!("t", "a"), whole[0]);
+    assert.equal((await store.activeHook!("t", "a"))?.body, "second");
+    assert.equal(await store.activeHook!("t", "zz"), null);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
