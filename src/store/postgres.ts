@@ -247,6 +247,24 @@ export function openPostgresStore(url: string): Store {
         WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
       return rows.map(hookRow);
     },
+    async listHookHeads(tenantId) {
+      const rows = await sql`
+        SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.created_at
+        FROM hooks h JOIN hook_versions v
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
+      return rows.map((r) => ({
+        tenant_id: r.tenant_id as string,
+        name: r.name as string,
+        enabled: r.enabled as boolean,
+        version: Number(r.version),
+        sha256: r.sha256 as string,
+        created_at: r.created_at as string,
+      }));
+    },
+    activeHook(tenantId, name) {
+      return one(sql, tenantId, name);
+    },
     async getHook(tenantId, name) {
       const row = await one(sql, tenantId, name);
       if (!row) return null;

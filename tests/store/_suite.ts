@@ -120,6 +120,30 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal(await s.tenantForKey("#generation"), null);
   });
 
+  test("hook heads list what listHooks lists, and activeHook reads one whole", async (s) => {
+    await s.createTenant({ id: "t", policy: {}, created_at: "x" });
+    const v = (sha256: string, body = "") => ({ ...version(sha256), body });
+    await s.addHookVersion("t", "b", v("b1", "x".repeat(70_000)));
+    await s.addHookVersion("t", "a", v("a1"));
+    await s.addHookVersion("t", "a", v("a2", "second"));
+    await s.setEnabled("t", "b", false);
+    const whole = await s.listHooks("t");
+    assert.deepEqual(
+      await s.listHookHeads!("t"),
+      whole.map(({ tenant_id, name, enabled, version, sha256, created_at }) => ({
+        tenant_id,
+        name,
+        enabled,
+        version,
+        sha256,
+        created_at,
+      })),
+    );
+    assert.deepEqual(await s.activeHook!("t", "a"), whole[0]);
+    assert.equal((await s.activeHook!("t", "a"))?.body, "second");
+    assert.equal(await s.activeHook!("t", "zz"), null);
+  });
+
   test("blobs are content-addressed and stored once", async (s) => {
     await s.putBlob("abc", new Uint8Array([1, 2, 3]));
     await s.putBlob("abc", new Uint8Array([1, 2, 3]));
