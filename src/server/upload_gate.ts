@@ -20,7 +20,7 @@ import { ApiError } from "./errors.ts";
 export interface UploadLimits {
   /** Uploads of one tenant under way at once. @default 2 */
   perTenant: number;
-  /** Uploads of one tenant that may wait for those; past it `429`. @default 8 */
+  /** Uploads of one tenant that may wait for those (holding only a connection); past it `429`. @default 64 */
   waitingPerTenant: number;
   /** Builds (compiles and plugin checks) under way at once in this server. @default 2 */
   builds: number;
@@ -29,7 +29,7 @@ export interface UploadLimits {
 /** The default {@linkcode UploadLimits}. */
 export const DEFAULT_UPLOAD_LIMITS: Readonly<UploadLimits> = Object.freeze({
   perTenant: 2,
-  waitingPerTenant: 8,
+  waitingPerTenant: 64,
   builds: 2,
 });
 

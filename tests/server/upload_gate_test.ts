@@ -107,7 +107,13 @@ Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than
     },
   };
   const engine = createEngine({ store, runtimes: {} });
-  const service = createService({ store, engine, builder, adminKeyHash: await hashKey(ADMIN) });
+  const service = createService({
+    store,
+    engine,
+    builder,
+    adminKeyHash: await hashKey(ADMIN),
+    uploads: { waitingPerTenant: 8 },
+  });
   const call = async (method: string, path: string, key: string, body: unknown) => {
     const res = await service.app.request(path, {
       method,
@@ -126,7 +132,7 @@ Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than
         call("PUT", `/v1/hooks/h${i}`, key, { files: { "HOOK.md": hookMd(`h${i}`) } })
           .then((a) => answers.push({ status: a.status, code: a.body.error?.code })),
     );
-    // Four are refused while the builds are held (2 under way + 8 waiting per tenant by default).
+    // Four are refused while the builds are held (2 under way + 8 waiting).
     for (let i = 0; i < 2000 && (answers.length < 4 || waiting.length < 2); i++) {
       await new Promise((r) => setTimeout(r, 1));
     }
