@@ -89,12 +89,12 @@ export async function runChain(
   let outputLeft = context.policy.eventOutputKb * 1024;
   const inputBudget = context.inputBudget ?? { left: context.policy.eventInputKb * 1024 };
   for (const hook of hooks) {
-    const budgets = { outputLeft, inputBudget };
-    const call = await callHook(
-      hook,
-      current,
-      fuelLeft === undefined ? { ...context, ...budgets } : { ...context, fuelLeft, ...budgets },
-    );
+    const call = await callHook(hook, current, {
+      ...context,
+      outputLeft,
+      inputBudget,
+      ...(fuelLeft === undefined ? {} : { fuelLeft }),
+    });
     if (fuelLeft !== undefined) fuelLeft -= call.record.fuel;
     outputLeft -= call.record.stdout.length + call.record.stderr.length;
     result.hooks.push(call.record);

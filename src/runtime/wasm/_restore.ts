@@ -13,6 +13,8 @@
  * @module
  */
 
+import { base64Bytes } from "../../bytes.ts";
+
 const BASE64 =
   "AGFzbQEAAAABCQFgBX9/f39/AAIfAwFoBGxpdmUCAAABaANtYXACAAABaAVpbWFnZQIAAAMCAQAHCwEHcmVzdG9yZQAA" +
   "Ct8BAdwBAQV/AkADQCAFIABPDQEgBUEIaiAATQRAIAUpQwEAUARAIAVBCGohBQwCCwsgBS1AAQBFBEAgBUEBaiEFDAEL" +
@@ -21,10 +23,7 @@ const BASE64 =
   "ACAIIAdr/AsACyAGIQUMAAsLCw==";
 
 /** The restorer module's bytes (`_restore.wat`, assembled). */
-export const RESTORE_MODULE_BYTES: Uint8Array = Uint8Array.from(
-  atob(BASE64),
-  (c) => c.charCodeAt(0),
-);
+export const RESTORE_MODULE_BYTES: Uint8Array = base64Bytes(BASE64);
 
 /**
  * Restores the marked blocks of `live` from `image` and clears their marks:
