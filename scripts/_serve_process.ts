@@ -12,12 +12,19 @@ export interface ServeProcess {
   url: string;
   /** CPU seconds (user + system) the server process has used so far. */
   cpu(): Promise<number>;
+  /** The same for its main thread alone (the one that answers requests). */
+  mainThreadCpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
-/** CPU seconds used by a process, from `/proc/<pid>/stat` (utime + stime). */
-export async function processCpu(pid: number): Promise<number> {
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+/**
+ * CPU seconds used by a process, from `/proc/<pid>/stat` (utime + stime), or
+ * by one of its threads (`/proc/<pid>/task/<tid>/stat`).
+ */
+export async function processCpu(pid: number, tid?: number): Promise<number> {
+  const stat = await Deno.readTextFile(
+    tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`,
+  );
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
@@ -60,6 +67,7 @@ export async function startServe(options: {
       return {
         url: match[1]!,
         cpu: () => processCpu(child.pid),
+        mainThreadCpu: () => processCpu(child.pid, child.pid),
         async stop() {
           child.kill("SIGTERM");
           await child.status;

@@ -9,7 +9,7 @@
  *
  *   deno run -A scripts/load.ts [--clients 100] [--events 20000] [--tenants 4]
  *     [--db sqlite|postgres|URL] [--workers N] [--server-flag=--cpu-prof ...]
- *     [--calm-only] [--client raw|fetch]
+ *     [--calm-only] [--client raw|fetch] [--timeline]
  *
  * Each client is one keep-alive connection. `--client raw` (the default)
  * speaks HTTP/1.1 over a plain TCP connection (scripts/_raw_http.ts), which
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     workers: { type: "string" },
     "server-flag": { type: "string", multiple: true, default: [] },
     "calm-only": { type: "boolean", default: false },
+    timeline: { type: "boolean", default: false },
     client: { type: "string", default: "raw" },
   },
 });
@@ -154,6 +155,7 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
   }
   const latencies: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
   const steady: number[] = []; // requests sent after the first WARM_UP_MS, but the hostile tenant's
+  const timeline: [number, number][] = []; // [sent at, latency] with --timeline
   const errors: Record<string, number> = {};
   let next = 0;
   let answers = 0;
@@ -165,6 +167,7 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
   });
   const started = performance.now();
   const serverCpu0 = await server.cpu();
+  const mainCpu0 = await server.mainThreadCpu();
   const clientCpu0 = clientCpu();
   const senders = await Promise.all(Array.from({ length: CLIENTS }, () => sender(server.url)));
   await Promise.all(senders.map(async (send) => {
@@ -182,10 +185,12 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
       }
       latencies[tenant]!.push(performance.now() - t0);
       if (t0 - started >= WARM_UP_MS && tenant !== "hostile") steady.push(performance.now() - t0);
+      if (values.timeline) timeline.push([t0 - started, performance.now() - t0]);
     }
   }));
   const seconds = (performance.now() - started) / 1000;
   const serverCpu = await server.cpu() - serverCpu0;
+  const mainCpu = await server.mainThreadCpu() - mainCpu0;
   const ownCpu = clientCpu() - clientCpu0;
   const metrics = await (await fetch(`${server.url}/metrics`, {
     headers: { authorization: `Bearer ${ADMIN}` },
@@ -204,7 +209,9 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
   console.log(
     `  CPU: server ${serverCpu.toFixed(1)} s (${
       (serverCpu / seconds * 100).toFixed(0)
-    }% of one core, ${(serverCpu / answers * 1e6).toFixed(0)} µs per answer), load client ${
+    }% of one core, ${(serverCpu / answers * 1e6).toFixed(0)} µs per answer; its request thread ${
+      (mainCpu / seconds * 100).toFixed(0)
+    }%, ${(mainCpu / answers * 1e6).toFixed(0)} µs per answer), load client ${
       ownCpu.toFixed(1)
     } s (${(ownCpu / seconds * 100).toFixed(0)}%)`,
   );
@@ -225,7 +232,25 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
       percentile(sortedSteady, 0.5).toFixed(1)
     } ms  p99 ${percentile(sortedSteady, 0.99).toFixed(1)} ms`,
   );
+  if (values.timeline) printTimeline(timeline);
   return { answers, seconds, errors, p99, audited };
+}
+
+/** Prints the latencies of the requests sent in each quarter second of the run. */
+function printTimeline(sent: [number, number][]): void {
+  const windows = new Map<number, number[]>();
+  for (const [at, ms] of sent) {
+    const w = Math.floor(at / 250);
+    windows.set(w, [...windows.get(w) ?? [], ms]);
+  }
+  for (const [w, list] of [...windows].sort((a, b) => a[0] - b[0])) {
+    list.sort((a, b) => a - b);
+    console.log(
+      `  ${(w * 0.25).toFixed(2).padStart(6)} s  n=${String(list.length).padStart(5)}  p50 ${
+        percentile(list, 0.5).toFixed(1)
+      } ms  p99 ${percentile(list, 0.99).toFixed(1)} ms  max ${list.at(-1)!.toFixed(1)} ms`,
+    );
+  }
 }
 
 async function database(): Promise<string> {

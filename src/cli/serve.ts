@@ -1,6 +1,7 @@
 /** `hookbox serve`: the multi-tenant HTTP service of SPEC §6. */
 import { parseArgs } from "node:util";
 import { startServer } from "../adapters/deno/serve.ts";
+import { MAX_WARM_UP_EVENTS } from "../adapters/deno/warm_up.ts";
 import { EXIT } from "./_io.ts";
 
 /** Runs the server until SIGINT or SIGTERM; returns the exit code. */
@@ -13,6 +14,7 @@ export async function serveCommand(args: string[]): Promise<number> {
       db: { type: "string" },
       workers: { type: "string" },
       "shutdown-grace": { type: "string" },
+      "warm-up": { type: "string" },
     },
     strict: true,
   });
@@ -35,12 +37,23 @@ export async function serveCommand(args: string[]): Promise<number> {
     );
     return EXIT.bad;
   }
+  const warmUp = values["warm-up"] === undefined ? undefined : Number(values["warm-up"]);
+  if (
+    warmUp !== undefined &&
+    !(Number.isInteger(warmUp) && warmUp >= 0 && warmUp <= MAX_WARM_UP_EVENTS)
+  ) {
+    console.error(
+      `hookbox serve: --warm-up must be 0-${MAX_WARM_UP_EVENTS} events, got ${values["warm-up"]}`,
+    );
+    return EXIT.bad;
+  }
   const server = await startServer({
     port,
     hostname: values.hostname,
     ...(workers === undefined ? {} : { workers }),
     ...(values.db === undefined ? {} : { db: values.db }),
     ...(grace === undefined ? {} : { shutdownGraceMs: Math.round(grace * 1000) }),
+    ...(warmUp === undefined ? {} : { warmUpEvents: warmUp }),
   });
   const stop = () => {
     server.shutdown().catch((err) => console.error(`hookbox serve: shutdown: ${err}`));

@@ -24,7 +24,7 @@ export const LIST_USAGE = "hookbox list [--work-dir DIR] [--hooks-dir DIR]... [-
 
 /** `hookbox serve`. */
 export const SERVE_USAGE =
-  "hookbox serve [--port 8787] [--hostname 127.0.0.1] [--db URL] [--workers N] [--shutdown-grace SECONDS]";
+  "hookbox serve [--port 8787] [--hostname 127.0.0.1] [--db URL] [--workers N] [--shutdown-grace SECONDS] [--warm-up EVENTS]";
 
 /** `hookbox validate`. */
 export const VALIDATE_USAGE = "hookbox validate [DIR...]";

@@ -114,13 +114,34 @@ Deno.test("hookbox serve: listens, serves, and on SIGTERM exits 0 with every ans
     assert.equal(status.code, 0, server.stderr());
   }
   assert.match(server.stderr(), /"msg":"request"/, "structured request logs");
-  // The store holds what was answered: reopen it in a new process.
-  const again = await serve(["--db", db, "--workers", "0"]);
+  // It warmed up before it listened, on a store of its own.
+  const warmUp = server.stderr().split("\n").find((line) => line.includes('"msg":"warm-up"'));
+  assert.ok(warmUp, server.stderr());
+  assert.equal(JSON.parse(warmUp).failed, 0);
+  assert.ok(server.stderr().indexOf(warmUp) < server.stderr().indexOf("listening on"));
+  // The store holds what was answered: reopen it in a new process (cold this time).
+  const again = await serve(["--db", db, "--workers", "0", "--warm-up", "0"]);
   try {
     const audit = await again.call("GET", "/v1/audit?limit=100", key);
     assert.equal(audit.body.items.length, 20);
+    const tenants = await again.call("GET", "/v1/tenants", ADMIN);
+    assert.deepEqual(tenants.body.items.map((t: { id: string }) => t.id), ["acme"]);
   } finally {
     await again.stop();
+  }
+  assert.doesNotMatch(again.stderr(), /warm-up/);
+});
+
+Deno.test("hookbox serve refuses a --warm-up that is not a count of events", async () => {
+  for (const bad of ["-1", "1.5", "lots", "100001"]) {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", CLI, "serve", "--port", "0", `--warm-up=${bad}`],
+      env: { HOOKBOX_ADMIN_KEY: ADMIN },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 1, bad);
+    assert.match(new TextDecoder().decode(out.stderr), /--warm-up must be 0-100000 events/);
   }
 });
 

@@ -17,6 +17,7 @@ import { createEngine, type Engine, storedPluginSha } from "../../server/engine.
 import type { Store } from "../../server/store.ts";
 import { openSqliteStore } from "../../store/sqlite.ts";
 import { createDenoHookBuilder } from "./hook_builder.ts";
+import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface ServeOptions {
@@ -36,6 +37,12 @@ export interface ServeOptions {
    * event-loop thread. @default the number of cores
    */
   workers?: number;
+  /**
+   * Synthetic events the server sends through a throwaway copy of itself
+   * before it listens, so the first requests find the code compiled (see
+   * `warm_up.ts`); 0 starts cold. @default WARM_UP_EVENTS
+   */
+  warmUpEvents?: number;
   /**
    * How long `shutdown()` waits for requests in flight before it flushes the
    * audit, closes the store and lets the process end regardless. A client
@@ -89,12 +96,19 @@ export async function openStore(db: string | undefined): Promise<Store> {
   return store;
 }
 
-/** Runtimes whose plugins are read from the store by SHA-256 (cached in memory). */
+/**
+ * Runtimes whose plugins are read from the store by SHA-256 (cached in
+ * memory). `lend` hands them a plugin the store does not hold (the warm-up's)
+ * until the returned function is called.
+ */
 export function storeRuntimes(store: Store, workers = 0) {
   const blobs = new Map<string, Promise<Uint8Array>>();
+  const lent = new Map<string, Uint8Array>();
   const loadBytes = (hook: Parameters<Parameters<typeof createWasmRuntime>[0]["loadBytes"]>[0]) => {
     const sha = storedPluginSha(hook);
     if (sha === null) return Promise.reject(new Error(`hook "${hook.name}" is not a stored hook`));
+    const borrowed = lent.get(sha);
+    if (borrowed !== undefined) return Promise.resolve(borrowed);
     let found = blobs.get(sha);
     if (!found) {
       found = store.getBlob(sha).then((b) => {
@@ -110,7 +124,11 @@ export function storeRuntimes(store: Store, workers = 0) {
   const wasm = createWasmRuntime(
     workers > 0 ? { loadBytes, worker: true, workers, startWorkers: true } : { loadBytes },
   );
-  return { wasm, prompt: createPromptRuntime() };
+  const lend = (sha: string, bytes: Uint8Array) => {
+    lent.set(sha, bytes);
+    return () => void lent.delete(sha);
+  };
+  return { wasm, prompt: createPromptRuntime(), lend };
 }
 
 /** Starts the service; resolves once it accepts requests. */
@@ -127,10 +145,23 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   await tuneWasmTiering();
   const runtimes = storeRuntimes(store, options.workers ?? navigator.hardwareConcurrency ?? 1);
   const engine: Engine = createEngine({ store, runtimes });
+  const builder = createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {});
+  const warmUpEvents = options.warmUpEvents ?? WARM_UP_EVENTS;
+  if (warmUpEvents > 0) {
+    // Before the port opens: a load balancer sends nothing to a server still warming up.
+    try {
+      const { events, failed, ms } = await warmUp(runtimes, builder, warmUpEvents);
+      const level = failed > 0 ? "warn" : "info";
+      log({ at: new Date().toISOString(), level, msg: "warm-up", events, failed, ms });
+    } catch (err) {
+      log({ at: new Date().toISOString(), level: "warn", msg: "warm-up", error: String(err) });
+    }
+    sink?.flush();
+  }
   const service = createService({
     store,
     engine,
-    builder: createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    builder,
     adminKeyHash: await hashKey(adminKey),
     log,
     metrics,
