@@ -9,12 +9,23 @@
  *
  * @module
  */
+import { getPriority, setPriority } from "node:os";
 
 /** The nice value plugin worker threads run at (0 is the default; 19 the lowest). */
 export const PLUGIN_THREAD_NICE = 10;
 
+/**
+ * The nice value a plugin worker drops to while one call runs longer than
+ * {@linkcode LONG_CALL_MS}: below the other plugin workers, so a tenant whose
+ * hooks spin to their limits takes CPU from nobody's hooks but its own.
+ */
+export const LONG_CALL_NICE = 19;
+
+/** A call that has run this long on a plugin worker counts as long, ms. */
+export const LONG_CALL_MS = 10;
+
 /** Sets the calling thread's nice value; false when it could not. */
-export async function lowerThreadPriority(nice: number = PLUGIN_THREAD_NICE): Promise<boolean> {
+export function setThreadNice(nice: number): boolean {
   if (Deno.build.os !== "linux") return false;
   const granted = (descriptor: Deno.PermissionDescriptor) =>
     Deno.permissions.querySync(descriptor).state === "granted";
@@ -27,12 +38,17 @@ export async function lowerThreadPriority(nice: number = PLUGIN_THREAD_NICE): Pr
     // one thread to setpriority(2).
     const tid = Number(Deno.readLinkSync("/proc/thread-self").split("/").pop());
     if (!Number.isSafeInteger(tid) || tid <= 0) return false;
-    const { setPriority, getPriority } = await import("node:os");
     setPriority(tid, nice);
     return getPriority(tid) === nice;
   } catch {
+    // Raising a priority back needs CAP_SYS_NICE or a high enough RLIMIT_NICE.
     return false;
   }
+}
+
+/** Sets the calling thread's nice value (the plugin workers' by default); false when it could not. */
+export function lowerThreadPriority(nice: number = PLUGIN_THREAD_NICE): Promise<boolean> {
+  return Promise.resolve(setThreadNice(nice));
 }
 
 /**

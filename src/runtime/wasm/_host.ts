@@ -30,6 +30,25 @@ const encoder = new TextEncoder();
 const NO_BYTES = new Uint8Array(0);
 const NO_VIEW = new DataView(NO_BYTES.buffer);
 
+/** Told once per call that runs longer than `afterMs` (see {@linkcode watchLongCalls}). */
+export interface LongCallWatch {
+  afterMs: number;
+  onLong(): void;
+}
+
+let longCalls: LongCallWatch | null = null;
+
+/**
+ * Has `watch.onLong` called once for every call on this thread that runs
+ * longer than `watch.afterMs` — noticed where the host reads the clock while
+ * the guest runs (each fuel slice, each JS interrupt poll), so within about
+ * a slice of it; null stops watching. A plugin worker lowers its thread's
+ * priority then (`_worker_entry.ts`).
+ */
+export function watchLongCalls(watch: LongCallWatch | null): void {
+  longCalls = watch;
+}
+
 /** Per-instance host state shared by the WASI shim, the Extism kernel overrides and `hookbox.*`. */
 export class GuestHost {
   readonly stdout: OutputSink = new OutputSink();
@@ -61,6 +80,9 @@ export class GuestHost {
   #u8: Uint8Array | null = null;
   readonly #trap: () => never;
 
+  #startedAt = 0;
+  #long = false;
+
   constructor(trap: () => never) {
     this.#trap = trap;
   }
@@ -87,6 +109,8 @@ export class GuestHost {
     this.stdout.reset(setup.outputBytes);
     this.stderr.reset(setup.outputBytes);
     this.meter.start(setup.fuel);
+    this.#startedAt = performance.now();
+    this.#long = false;
   }
 
   /** Replaces the input with `input` (a private copy), with a DataView for `input_load_*`. */
@@ -132,15 +156,26 @@ export class GuestHost {
   /** {@linkcode check}, always reading the clock (a fuel slice ran out). */
   checkAll(): void {
     this.check();
-    if (performance.now() > this.deadline) this.halt(HALTS.time);
+    const now = performance.now();
+    if (now > this.deadline) this.halt(HALTS.time);
+    this.#watch(now);
   }
 
   /** The limit that should stop the guest now (deadline, fuel, abort), if any. */
   pending(): Halt | null {
-    if (performance.now() > this.deadline) return HALTS.time;
+    const now = performance.now();
+    this.#watch(now);
+    if (now > this.deadline) return HALTS.time;
     if (this.meter.spent()) return HALTS.fuel;
     if (this.signal?.aborted) return HALTS.aborted;
     return null;
+  }
+
+  #watch(now: number): void {
+    if (longCalls !== null && !this.#long && now - this.#startedAt > longCalls.afterMs) {
+      this.#long = true;
+      longCalls.onLong();
+    }
   }
 
   /** Records why the call stops, then traps through every guest frame. */

@@ -13,6 +13,7 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { RunResult } from "../types.ts";
 import { askHttp, type HttpAsk } from "./_http_wire.ts";
 import { WasmRuntime } from "./_runtime.ts";
+import { watchLongCalls } from "./_host.ts";
 import { createPromptRuntime } from "../prompt.ts";
 import type { ChainLink, ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
@@ -22,11 +23,32 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-// Under Deno, plugin threads yield to the thread that answers requests
-// (adapters/deno/thread_priority.ts). Not awaited: jobs never wait for it.
+// Under Deno, plugin threads yield to the thread that answers requests, and a
+// thread whose call runs long drops below the other plugin threads until its
+// job ends (adapters/deno/thread_priority.ts). Not awaited: jobs never wait for it.
+let priority: typeof import("../../adapters/deno/thread_priority.ts") | null = null;
+/** This thread is below the plugin workers' nice value (a long call ran). */
+let demoted = false;
+/** Raising it back was refused (no CAP_SYS_NICE or RLIMIT_NICE): it stays low. */
+let stuck = false;
 if ("Deno" in globalThis) {
-  import("../../adapters/deno/thread_priority.ts").then((m) => m.lowerThreadPriority())
-    .catch(() => {});
+  import("../../adapters/deno/thread_priority.ts").then((m) => {
+    if (!m.setThreadNice(m.PLUGIN_THREAD_NICE)) return;
+    priority = m;
+    watchLongCalls({
+      afterMs: m.LONG_CALL_MS,
+      onLong: () => {
+        if (!demoted) demoted = m.setThreadNice(m.LONG_CALL_NICE);
+      },
+    });
+  }).catch(() => {});
+}
+
+/** After a job: back to the plugin workers' nice value if a long call lowered it. */
+function undemote(): void {
+  if (!demoted || stuck || priority === null) return;
+  if (priority.setThreadNice(priority.PLUGIN_THREAD_NICE)) demoted = false;
+  else stuck = true;
 }
 const hooks = new Map<number, HookDefinition>();
 const bytesOf = new WeakMap<HookDefinition, Uint8Array>();
@@ -87,7 +109,7 @@ const PROMPTS = createPromptRuntime();
 
 scope.onmessage = (event) => {
   const job = event.data;
-  handle(job).then(
+  handle(job).finally(undemote).then(
     (result) =>
       scope.postMessage(
         Array.isArray(result)
