@@ -25,14 +25,18 @@ interface WorkerScope {
 const scope = globalThis as unknown as WorkerScope;
 // Under Deno, plugin threads yield to the thread that answers requests, and a
 // thread whose call runs long drops below the other plugin threads until its
-// job ends (adapters/deno/thread_priority.ts). Not awaited: jobs never wait for it.
+// job ends (adapters/deno/thread_priority.ts) — where it may raise itself back
+// (root, CAP_SYS_NICE, RLIMIT_NICE): elsewhere it would stay low after one long
+// call, so it is not lowered for them. Not awaited: jobs never wait for it.
 let priority: typeof import("../../adapters/deno/thread_priority.ts") | null = null;
 /** This thread is below the plugin workers' nice value (a long call ran). */
 let demoted = false;
-/** Raising it back was refused (no CAP_SYS_NICE or RLIMIT_NICE): it stays low. */
+/** Raising it back was refused after all: it stays low. */
 let stuck = false;
 if ("Deno" in globalThis) {
   import("../../adapters/deno/thread_priority.ts").then((m) => {
+    // One step below, then back: tells whether this thread may raise its priority.
+    if (!m.setThreadNice(m.PLUGIN_THREAD_NICE + 1)) return;
     if (!m.setThreadNice(m.PLUGIN_THREAD_NICE)) return;
     priority = m;
     watchLongCalls({

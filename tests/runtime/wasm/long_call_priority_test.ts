@@ -2,7 +2,9 @@
  * A plugin worker whose call runs long drops below the other plugin workers
  * (nice 19 instead of 10) while it runs, and comes back once the call ends,
  * so a tenant whose hooks spin to their limits competes for CPU with nobody's
- * hooks but its own. Observed from outside, in `/proc` (Linux).
+ * hooks but its own — where the worker may raise itself back (root,
+ * CAP_SYS_NICE, RLIMIT_NICE); elsewhere it is never lowered for long calls.
+ * Observed from outside, in `/proc` (Linux).
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
@@ -39,24 +41,27 @@ Deno.test({
       const ours = () => new Map([...workerNices()].filter(([tid]) => !before.has(tid)));
       const [tid] = [...ours().keys()];
       ok(tid !== undefined, "the runtime's worker thread");
-      assertEquals(ours().get(tid), 10);
+      // Where it could not raise itself back it is not lowered for long calls (it
+      // would stay low): one step below the plugin workers' 10, from its probe.
+      const base = mayRaise() ? 10 : 11;
+      assertEquals(ours().get(tid), base);
       // A call that spins until its 400 ms deadline.
       const spinning = runtime.run(
         request(wasmHook("loop_forever"), undefined, { fuel: 1e12, timeoutMs: 400 }),
       );
-      let during = 10;
-      for (let i = 0; i < 40 && during === 10; i++) {
+      let during = base;
+      for (let i = 0; i < 40 && during === base; i++) {
         await new Promise((resolve) => setTimeout(resolve, 10));
         during = ours().get(tid) ?? during;
       }
-      assertEquals(during, 19, "lowered while the call runs");
+      assertEquals(during, mayRaise() ? 19 : base, "lowered while the call runs");
       const result = await spinning;
       assertEquals(result.failure?.code, "TIMEOUT");
       // The worker reports the result after it has raised itself back.
-      assertEquals(ours().get(tid), mayRaise() ? 10 : 19);
+      assertEquals(ours().get(tid), base);
       // Short calls do not lower it.
       await runtime.run(request(wasmHook("guard_wasi"), undefined, { timeoutMs: 1000 }));
-      assertEquals(ours().get(tid), mayRaise() ? 10 : 19);
+      assertEquals(ours().get(tid), base);
     } finally {
       await runtime.close?.();
     }
