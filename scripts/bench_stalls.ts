@@ -5,6 +5,8 @@
  *
  * - uploads 30 JS hooks at once (each a compile: at most two run, the rest
  *   wait or get 429);
+ * - sends events that its hook blocks with a reason of a million characters,
+ *   8 at once (each answer and audit row carries the reason);
  * - reads its audit with filters that match nothing, over 100,000 rows of its
  *   own (ingested through the admin route), 20 reads at once;
  *
@@ -17,6 +19,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import wabtInit from "wabt";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { call, startServe } from "./_serve_process.ts";
 import { percentile } from "./_stats.ts";
@@ -37,6 +40,23 @@ const keyOf = async (id: string) => {
 };
 const victim = await keyOf("victim");
 const hostile = await keyOf("hostile");
+// A third tenant whose hook blocks every event with a reason of a million characters.
+const loud = await keyOf("loud");
+{
+  const wabt = await wabtInit();
+  const source = await Deno.readTextFile(
+    new URL("../tests/corpus/huge_reason.wat", import.meta.url),
+  );
+  const mod = wabt.parseWat("huge_reason.wat", source);
+  const bytes = mod.toBinary({}).buffer as Uint8Array;
+  mod.destroy();
+  const files = {
+    "HOOK.md": "---\nname: loud\ndescription: d\ntrigger: pre-tool-call\nisolation: warm\n---\n",
+    "plugin.wasm": { base64: btoa(String.fromCharCode(...bytes)) },
+  };
+  const up = await call(url, "PUT", "/v1/hooks/loud", loud, { files });
+  if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+}
 const event = {
   event_type: "pre-tool-call",
   session_id: "s",
@@ -114,6 +134,18 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     const by: Record<number, number> = {};
     for (const a of answers) by[a.status] = (by[a.status] ?? 0) + 1;
     console.log(`  uploads answered: ${JSON.stringify(by)}`);
+  }],
+  ["events blocked with a 1 MB reason, 8 at once", async () => {
+    const conns = await Promise.all(Array.from({ length: 8 }, () => RawHttpConnection.open(url)));
+    const headers = { authorization: `Bearer ${loud}`, "content-type": "application/json" };
+    const body = JSON.stringify(event);
+    await Promise.all(conns.map(async (conn) => {
+      for (let i = 0; i < 25; i++) {
+        const answer = await conn.request("POST", "/v1/events", headers, body);
+        if (answer.status !== 200) throw new Error(`loud event answered ${answer.status}`);
+      }
+      conn.close();
+    }));
   }],
   [`filtered audit reads over ${ROWS} rows, one at a time`, async () => {
     const filters = ["hook=nope", "outcome=error", "session_id=nope", "decision=block"];

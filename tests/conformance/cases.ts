@@ -389,6 +389,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   http_get_extism: { plugin: ERROR("HTTP_FAILED") },
   // Exit code = the input length its initialisation saw: 0, on every warm call.
   // _initialize and _start see the same (empty) environment.
+  // A million-character block reason: past the 64 KiB output cap here (the service audits it cut).
+  huge_reason: { plugin: LIMIT("LIMIT_OUTPUT") },
   init_env_probe: { plugin: "ok", stdout: "00" },
   init_event_extism: { plugin: "ok", exit: 0, warm: true },
   input_oob_catch_extism: { plugin: ERROR("TRAP") },

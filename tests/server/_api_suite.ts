@@ -276,6 +276,21 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal((await h.call("GET", "/v1/audit", { key: acme })).body.items.length, 1);
   });
 
+  test("a block reason of a million characters is answered whole and audited cut to 4,096", async (h) => {
+    const acme = await h.tenant("acme");
+    const up = await h.call("PUT", "/v1/hooks/loud", {
+      key: acme,
+      body: await wasmFolder("loud", "huge_reason"),
+    });
+    assert.equal(up.status, 201);
+    const answer = await h.call("POST", "/v1/events", { key: acme, body: toolEvent("ls") });
+    assert.equal(answer.body.decision, "block");
+    assert.equal(answer.body.reason, "x".repeat(1_000_000));
+    const [item] = (await h.call("GET", "/v1/audit", { key: acme })).body.items;
+    assert.equal(item.decision_id, answer.body.decision_id);
+    assert.equal(item.reason, `${"x".repeat(4096)}… (995904 more characters)`);
+  });
+
   test("versions: each upload is a new version; rollback, disable and delete change what runs", async (h) => {
     const key = await h.tenant("acme");
     await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
