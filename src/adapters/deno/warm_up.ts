@@ -66,17 +66,12 @@ export async function warmUp(
 ): Promise<WarmUpReport> {
   const started = performance.now();
   const bytes = warmUpPlugin();
+  const admin = newKey();
+  const adminKeyHash = await hashKey(admin);
   const giveBack = runtimes.lend(await sha256Hex(bytes), bytes);
   const store = openSqliteStore(":memory:");
   const engine = createEngine({ store, runtimes });
-  const admin = newKey();
-  const service = createService({
-    store,
-    engine,
-    builder,
-    adminKeyHash: await hashKey(admin),
-    metrics: new Metrics(),
-  });
+  const service = createService({ store, engine, builder, adminKeyHash, metrics: new Metrics() });
   const ask = async (method: string, path: string, key: string, body: unknown) => {
     const res = await service.app.fetch(
       new Request(`http://warm-up${path}`, {
