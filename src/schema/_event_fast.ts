@@ -9,7 +9,7 @@
  * @module
  */
 import { type EventType, normalizeEventType } from "./event_types.ts";
-import type { HookEvent } from "./event.ts";
+import { type HookEvent, MAX_SESSION_ID } from "./event.ts";
 
 type Check = (value: unknown) => boolean;
 
@@ -52,7 +52,7 @@ const copyArray = (v: unknown) => [...(v as unknown[])];
 
 const COMMON: Field[] = [
   { name: "timestamp", check: (v) => typeof v === "string" && RFC3339.test(v), optional: true },
-  { name: "session_id", check: nonEmpty },
+  { name: "session_id", check: (v) => nonEmpty(v) && (v as string).length <= MAX_SESSION_ID },
   { name: "work_dir", check: nonEmpty, optional: true },
   { name: "tenant_id", check: (v) => nonEmpty(v) && (v as string).length <= 128, optional: true },
   { name: "turn_id", check: str, optional: true },

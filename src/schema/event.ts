@@ -24,13 +24,21 @@ let built: {
   schemas: Record<EventType, z.ZodType<HookEvent>>;
 } | null = null;
 
+/**
+ * Longest `session_id`. Agents send UUIDs; the service writes the id into the
+ * audit row of every event and answers it in audit pages: unbounded, one
+ * tenant could make each of its rows (and a page of a hundred of them) as
+ * large as an event may be.
+ */
+export const MAX_SESSION_ID = 1024;
+
 function zodSchemas(): NonNullable<typeof built> {
   if (built !== null) return built;
   const z = zod();
   const common = {
     event_type: eventTypeSchema(),
     timestamp: z.string().regex(RFC3339, "must be an RFC 3339 timestamp").optional(),
-    session_id: z.string().min(1),
+    session_id: z.string().min(1).max(MAX_SESSION_ID),
     work_dir: z.string().min(1).optional(),
     tenant_id: z.string().min(1).max(128).optional(),
     turn_id: z.string().optional(),

@@ -91,6 +91,15 @@ export const DEFAULT_STORAGE_LIMITS: Readonly<StorageLimits> = Object.freeze({
  */
 export const AUDIT_SCAN_ROWS = 5000;
 
+/**
+ * Most bytes of stored text (hooks, reasons, sessions) one `GET /v1/audit`
+ * page carries; past it the page ends early with a `next_cursor`. A tenant
+ * with a thousand hooks writes rows of 150 KB and more, and a page of a
+ * thousand of those would be decoded and encoded on the thread that answers
+ * every tenant's events.
+ */
+export const AUDIT_PAGE_BYTES = 4 * 1024 * 1024;
+
 /** Quota usage kept after its minute by {@linkcode Service.pruneUsage}. */
 const USAGE_KEPT_MS = 3_600_000;
 
@@ -656,6 +665,7 @@ export function createService(deps: ServerDeps): Service {
           tenant_id: tenant.id,
           ...stripUndefined(query),
           scan: AUDIT_SCAN_ROWS,
+          bytes: AUDIT_PAGE_BYTES,
         }),
       );
     } catch (err) {

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { MAX_SESSION_ID } from "../schema/event.ts";
 
 /** Most items one `POST /v1/audit/ingest` takes. */
 export const MAX_INGEST_ITEMS = 1000;
@@ -143,7 +144,7 @@ function build() {
         decision_id: z.string().min(1).max(100),
         tenant_id: idSchema,
         at: z.iso.datetime({ offset: true }),
-        session_id: z.string().max(1000),
+        session_id: z.string().max(MAX_SESSION_ID),
         event_type: z.string().max(100),
         decision: z.enum(["allow", "block"]),
         reason: z.string().max(64 * 1024).nullable(),

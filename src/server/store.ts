@@ -188,6 +188,14 @@ export interface AuditQuery {
    * from. @default no bound
    */
   scan?: number | undefined;
+  /**
+   * The most bytes of stored text (hooks, reason, session) one page carries;
+   * past it the page ends early (it always holds at least one item) with a
+   * `next_cursor`. A tenant with a thousand hooks writes rows of a hundred
+   * kilobytes or more, and a thousand of them in one page would be decoded
+   * and encoded on the thread that answers every tenant. @default no bound
+   */
+  bytes?: number | undefined;
 }
 
 /** A page of audit items, newest first. */

@@ -46,6 +46,7 @@ export function auditPage(
   limit: number,
   decode: (r: Row) => { hooks: AuditRow["hooks"]; dryRun: boolean },
   scannedTo: number | null = null,
+  more = rows.length > limit,
 ): AuditPage {
   const page = rows.slice(0, limit);
   return {
@@ -63,12 +64,33 @@ export function auditPage(
         hooks,
       };
     }),
-    next_cursor: rows.length > limit
+    next_cursor: more
       ? encodeCursor(Number(page.at(-1)!.seq))
       : scannedTo === null
       ? null
       : encodeCursor(scannedTo),
   };
+}
+
+/**
+ * The rows (by `seq`) of a page that `bytes` allows, from the candidates'
+ * sizes newest first (`limit + 1` of them at most): as many as fit, at least
+ * one, at most `limit`; `more` when candidates are left after them.
+ */
+export function pageBySize(
+  sized: Row[],
+  limit: number,
+  bytes: number,
+): { seqs: number[]; more: boolean } {
+  const seqs: number[] = [];
+  let total = 0;
+  for (const r of sized) {
+    if (seqs.length === limit) break;
+    total += Number(r.size);
+    if (seqs.length > 0 && total > bytes) break;
+    seqs.push(Number(r.seq));
+  }
+  return { seqs, more: sized.length > seqs.length };
 }
 
 /** A read's scan bound (`AuditQuery.scan`) as a positive integer, or null for none. */

@@ -25,7 +25,7 @@ import type {
 import { ReadCoalescer } from "./_coalesce.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
-import { auditPage, hookFromRow, type Row, scanBound } from "./_rows.ts";
+import { auditPage, hookFromRow, pageBySize, type Row, scanBound } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, under an advisory lock. */
 const MIGRATIONS: string[] = [
@@ -360,20 +360,41 @@ export function openPostgresStore(url: string): Store {
         conds.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(w.hooks) h WHERE ${and(inner)})`);
       }
       const scan = conds.length > 1 ? scanBound(query.scan) : null;
-      const rows = await sql`SELECT * FROM (SELECT * FROM audit WHERE ${and(scope)}
+      const bytes = scanBound(query.bytes);
+      const candidates = sql`FROM (SELECT * FROM audit WHERE ${and(scope)}
         ORDER BY seq DESC ${scan === null ? sql`` : sql`LIMIT ${scan}`}) AS w
         WHERE ${and(conds)} ORDER BY seq DESC LIMIT ${query.limit + 1}`;
+      let rows: Row[];
+      let more: boolean;
+      if (bytes === null) {
+        rows = await sql`SELECT * ${candidates}`;
+        more = rows.length > query.limit;
+      } else {
+        // Sizes first (measured by the database), then only the rows that fit.
+        const sized = await sql`SELECT seq, octet_length(hooks::text) +
+          COALESCE(octet_length(reason), 0) + octet_length(session_id) AS size ${candidates}`;
+        const fit = pageBySize(sized, query.limit, bytes);
+        more = fit.more;
+        rows = fit.seqs.length === 0 ? [] : await sql`SELECT * FROM audit
+          WHERE tenant_id = ${query.tenant_id} AND seq IN ${sql(fit.seqs)} ORDER BY seq DESC`;
+      }
       let scannedTo: number | null = null;
-      if (scan !== null && rows.length <= query.limit) {
+      if (scan !== null && !more) {
         // Stopped at the bound with rows left below it: the next page goes on from there.
         const [seen] = await sql`SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq
           FROM audit WHERE ${and(scope)} ORDER BY seq DESC LIMIT ${scan}) AS s`;
         if (Number(seen!.n) === scan) scannedTo = Number(seen!.oldest);
       }
-      return auditPage(rows, query.limit, (r) => ({
-        hooks: r.hooks as AuditRow["hooks"],
-        dryRun: r.dry_run as boolean,
-      }), scannedTo);
+      return auditPage(
+        rows,
+        query.limit,
+        (r) => ({
+          hooks: r.hooks as AuditRow["hooks"],
+          dryRun: r.dry_run as boolean,
+        }),
+        scannedTo,
+        more,
+      );
     },
     async pruneAudit(tenantId, before) {
       const r = await sql`DELETE FROM audit WHERE tenant_id = ${tenantId} AND at < ${before}`;

@@ -23,7 +23,7 @@ import type {
 } from "../server/store.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
-import { auditPage, hookFromRow, type Row, scanBound } from "./_rows.ts";
+import { auditPage, hookFromRow, pageBySize, type Row, scanBound } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, in a transaction. */
 const MIGRATIONS: string[] = [
@@ -480,14 +480,35 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         dryRun: r.dry_run === 1,
       });
       const scan = where.length > 0 ? scanBound(query.scan) : null;
-      const rows = await readRows(
-        `SELECT * FROM (${windowSql}${scan === null ? "" : ` LIMIT ${scan}`}) AS w${
-          where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`
-        } ORDER BY seq DESC LIMIT ?`,
-        [...windowArgs, ...args, query.limit + 1],
-      );
+      const bytes = scanBound(query.bytes);
+      const candidates = `FROM (${windowSql}${scan === null ? "" : ` LIMIT ${scan}`}) AS w${
+        where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`
+      } ORDER BY seq DESC LIMIT ?`;
+      const candidateArgs = [...windowArgs, ...args, query.limit + 1];
+      let rows: Row[];
+      let more: boolean;
+      if (bytes === null) {
+        rows = await readRows(`SELECT * ${candidates}`, candidateArgs);
+        more = rows.length > query.limit;
+      } else {
+        // Sizes first (octet_length reads record headers, not the text), then
+        // only the rows that fit.
+        const sized = await readRows(
+          `SELECT seq, octet_length(hooks) + COALESCE(octet_length(reason), 0) +
+             octet_length(session_id) AS size ${candidates}`,
+          candidateArgs,
+        );
+        const fit = pageBySize(sized, query.limit, bytes);
+        more = fit.more;
+        rows = fit.seqs.length === 0 ? [] : await readRows(
+          `SELECT * FROM audit WHERE tenant_id = ? AND seq IN (${
+            fit.seqs.map(() => "?").join(", ")
+          }) ORDER BY seq DESC`,
+          [query.tenant_id, ...fit.seqs],
+        );
+      }
       let scannedTo: number | null = null;
-      if (scan !== null && rows.length <= query.limit) {
+      if (scan !== null && !more) {
         // Stopped at the bound with rows left below it: the next page goes on from there.
         const [seen] = await readRows(
           `SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq FROM audit WHERE tenant_id = ?${
@@ -497,7 +518,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         );
         if (Number(seen!.n) === scan) scannedTo = Number(seen!.oldest);
       }
-      return auditPage(rows, query.limit, decode, scannedTo);
+      return auditPage(rows, query.limit, decode, scannedTo, more);
     },
     async pruneAudit(tenantId, before) {
       // Oldest first, a window of rows at a time with a turn of the loop in

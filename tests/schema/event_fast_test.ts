@@ -106,3 +106,17 @@ Deno.test("fastParseEvent() takes every event type's valid form", () => {
     ok(fastParseEvent(event) !== null, type);
   }
 });
+
+Deno.test("a session_id longer than 1,024 characters is refused by both paths; 1,024 is taken", () => {
+  const event = (session_id: string) => ({
+    ...VALID["pre-tool-call"],
+    event_type: "pre-tool-call",
+    session_id,
+  });
+  const longest = "s".repeat(1024);
+  assertEquals(fastParseEvent(event(longest))?.session_id, longest);
+  ok(zodParseEvent(event(longest)).ok);
+  assertEquals(fastParseEvent(event(`${longest}s`)), null);
+  const refused = zodParseEvent(event(`${longest}s`));
+  ok(!refused.ok && refused.error.code === "EVENT_INVALID" && refused.error.field === "session_id");
+});

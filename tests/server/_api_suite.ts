@@ -143,6 +143,43 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     );
   });
 
+  test("an audit page carries at most 4 MiB of rows: big rows end it early, with a cursor", async (h) => {
+    const key = await h.tenant("acme");
+    // 100 rows of ~60 KB (a reason of 60,000 characters) through the edge ingest route.
+    const item = (n: number) => ({
+      decision_id: `dec-big-${n}`,
+      tenant_id: "acme",
+      at: new Date(Date.UTC(2026, 10, 22, 12, 0, 0, n)).toISOString(),
+      session_id: "s",
+      event_type: "pre-tool-call",
+      decision: "block",
+      reason: "r".repeat(60_000),
+      blocked_by: "guard",
+      dry_run: false,
+      hooks: [],
+    });
+    for (let start = 0; start < 100; start += 50) {
+      const items = Array.from({ length: 50 }, (_, i) => item(start + i));
+      assert.equal((await h.call("POST", "/v1/audit/ingest", { body: { items } })).status, 200);
+    }
+    const first = await h.call("GET", "/v1/audit?limit=1000", { key });
+    assert.equal(first.status, 200);
+    // 4 MiB / 60,001 bytes a row: 69 rows.
+    assert.equal(first.body.items.length, 69);
+    assert.ok(first.body.next_cursor);
+    const rest = await h.call(
+      "GET",
+      `/v1/audit?limit=1000&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+      { key },
+    );
+    assert.equal(rest.body.items.length, 31);
+    assert.equal(rest.body.next_cursor, null);
+    const ids = [...first.body.items, ...rest.body.items].map((i: { decision_id: string }) =>
+      i.decision_id
+    );
+    assert.equal(new Set(ids).size, 100);
+  });
+
   test("admin creates, lists, reads, re-policies and deletes tenants", async (h) => {
     const made = await h.call("POST", "/v1/tenants", {
       body: { id: "acme", policy: { max_fuel: 1000000 } },
@@ -289,6 +326,24 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     const [item] = (await h.call("GET", "/v1/audit", { key: acme })).body.items;
     assert.equal(item.decision_id, answer.body.decision_id);
     assert.equal(item.reason, `${"x".repeat(4096)}… (995904 more characters)`);
+  });
+
+  test("a session_id over 1,024 characters is refused before it reaches the audit", async (h) => {
+    const acme = await h.tenant("acme");
+    const long = await h.call("POST", "/v1/events", {
+      key: acme,
+      body: toolEvent("ls", { session_id: "s".repeat(1025) }),
+    });
+    assert.equal(long.status, 400);
+    assert.equal(long.body.error.code, "EVENT_INVALID");
+    assert.equal(long.body.error.field, "session_id");
+    const longest = await h.call("POST", "/v1/events", {
+      key: acme,
+      body: toolEvent("ls", { session_id: "s".repeat(1024) }),
+    });
+    assert.equal(longest.status, 200);
+    const items = (await h.call("GET", "/v1/audit", { key: acme })).body.items;
+    assert.deepEqual(items.map((i: { session_id: string }) => i.session_id.length), [1024]);
   });
 
   test("versions: each upload is a new version; rollback, disable and delete change what runs", async (h) => {

@@ -2,7 +2,7 @@
  * The one storage test suite both stores pass (SQLite and PostgreSQL).
  */
 import assert from "node:assert/strict";
-import { PLATFORM, type Store } from "../../src/server/store.ts";
+import { type AuditQuery, PLATFORM, type Store } from "../../src/server/store.ts";
 import type { Manifest } from "../../src/schema/manifest.ts";
 import { manifestSchema } from "../../src/schema/manifest.ts";
 
@@ -322,6 +322,47 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
       cursor: blocked.next_cursor,
     });
     assert.deepEqual(next.items.map((i) => i.decision_id), ["d23"]);
+  });
+
+  test("an audit page ends early at `bytes` of stored text, holds one row at least, and its cursor goes on", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    // Rows of about 10 KB each (a reason of 10,000 characters), and one of 50 KB.
+    const rows = Array.from({ length: 12 }, (_, i) => ({
+      ...auditRow(`d${i}`, "a", { decision: i === 5 ? "block" : "allow" }),
+      reason: "r".repeat(i === 5 ? 50_000 : 10_000),
+    }));
+    await s.appendAudit(rows);
+    const read = (extra: Partial<AuditQuery> = {}) =>
+      s.readAudit({ tenant_id: "a", limit: 100, bytes: 35_000, ...extra });
+    const pages: string[][] = [];
+    let cursor: string | null | undefined;
+    do {
+      const page = await read(cursor ? { cursor } : {});
+      pages.push(page.items.map((i) => i.decision_id));
+      cursor = page.next_cursor;
+    } while (cursor && pages.length < 20);
+    // Three 10 KB rows fit in 35,000 bytes; the 50 KB row comes alone.
+    assert.deepEqual(pages, [
+      ["d11", "d10", "d9"],
+      ["d8", "d7", "d6"],
+      ["d5"],
+      ["d4", "d3", "d2"],
+      ["d1", "d0"],
+    ]);
+    assert.equal(pages[2]!.length, 1);
+    assert.equal(
+      (await read({ cursor: undefined, limit: 2 })).items.length,
+      2,
+      "limit still applies",
+    );
+    // With a filter and a scan bound too.
+    const filtered = await read({ decision: "allow", scan: 5 });
+    assert.deepEqual(filtered.items.map((i) => i.decision_id), ["d11", "d10", "d9"]);
+    assert.ok(filtered.next_cursor);
+    // Without `bytes`, no bound.
+    const all = await s.readAudit({ tenant_id: "a", limit: 100 });
+    assert.equal(all.items.length, 12);
+    assert.equal(all.next_cursor, null);
   });
 
   test("retention removes a tenant's expired rows however many there are, oldest first", async (s) => {
