@@ -7,6 +7,8 @@
  *   wait or get 429);
  * - sends events that its hook blocks with a reason of a million characters,
  *   8 at once (each answer and audit row carries the reason);
+ * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
+ *   that ran a thousand hooks, ingested through the admin route);
  * - reads its audit with filters that match nothing, over 100,000 rows of its
  *   own (ingested through the admin route), 20 reads at once;
  *
@@ -117,6 +119,31 @@ for (let i = 0; i < ROWS; i += 1000) {
   if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
 }
 
+// A fourth tenant whose rows look like those of events that ran a thousand hooks (~190 KB each).
+const wide = await keyOf("wide");
+{
+  const hooks = Array.from({ length: 1000 }, (_, i) => ({
+    name: `hook-${i}`,
+    level: "tenant",
+    version: 1,
+    sha256: "ab".repeat(32),
+    outcome: "ok",
+    detail: null,
+    duration_ms: 0.123,
+    fuel: 5078,
+  }));
+  for (let i = 0; i < 1000; i += 40) {
+    const items = Array.from({ length: 40 }, (_, j) => ({
+      ...row(i + j),
+      decision_id: `wide-${i + j}`,
+      tenant_id: "wide",
+      hooks,
+    }));
+    const answer = await call(url, "POST", "/v1/audit/ingest", ADMIN, { items });
+    if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
+  }
+}
+
 const js = (i: number) => ({
   files: {
     "HOOK.md": `---\nname: h${i}\ndescription: d\ntrigger: pre-tool-call\n---\n`,
@@ -146,6 +173,9 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
       }
       conn.close();
     }));
+  }],
+  ["audit pages of up to 1,000 rows of ~190 KB, 5 reads", async () => {
+    for (let i = 0; i < 5; i++) await call(url, "GET", "/v1/audit?limit=1000", wide);
   }],
   [`filtered audit reads over ${ROWS} rows, one at a time`, async () => {
     const filters = ["hook=nope", "outcome=error", "session_id=nope", "decision=block"];
