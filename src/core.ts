@@ -78,6 +78,7 @@ export type {
   AuditRow,
   HookDetail,
   HookHead,
+  HookItem,
   HookRow,
   HookVersionRow,
   KeyRow,

@@ -48,7 +48,7 @@ import { UploadGate, type UploadLimits } from "./upload_gate.ts";
 export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
 import { StoreUnavailable } from "../store/_guard.ts";
 import { serverSchemas } from "./schemas.ts";
-import { type AuditRow, type HookRow, PLATFORM, type Store, type TenantRow } from "./store.ts";
+import { type AuditRow, type HookItem, PLATFORM, type Store, type TenantRow } from "./store.ts";
 
 /** Largest hook upload (JSON or gzip'd tar), bytes. */
 export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
@@ -462,10 +462,8 @@ export function createService(deps: ServerDeps): Service {
   app.put("/v1/hooks/:name", async (c) => upload(c, (await tenantOf(c)).id));
   app.get("/v1/hooks", async (c) => {
     const tenant = await tenantOf(c);
-    const [platform, own] = await Promise.all([
-      store.listHooks(PLATFORM),
-      store.listHooks(tenant.id),
-    ]);
+    const list = (id: string) => store.listHookItems?.(id) ?? store.listHooks(id);
+    const [platform, own] = await Promise.all([list(PLATFORM), list(tenant.id)]);
     return c.json({ items: [...platform, ...own].map(hookItem) });
   });
   app.get("/v1/hooks/:name", async (c) => {
@@ -697,7 +695,7 @@ export function createService(deps: ServerDeps): Service {
   };
 }
 
-function hookItem(row: HookRow) {
+function hookItem(row: HookItem) {
   return {
     name: row.name,
     level: row.tenant_id === PLATFORM ? "platform" as const : "tenant" as const,

@@ -104,6 +104,12 @@ export type HookHead = Pick<
   "tenant_id" | "name" | "enabled" | "version" | "sha256" | "created_at"
 >;
 
+/** A hook as `GET /v1/hooks` lists it: its head and manifest, not its body or files. */
+export type HookItem = Pick<
+  HookRow,
+  "tenant_id" | "name" | "enabled" | "version" | "sha256" | "manifest"
+>;
+
 /** A hook with all its versions, oldest first. */
 export interface HookDetail extends HookRow {
   /** Every version, oldest first. */
@@ -274,6 +280,13 @@ export interface Store {
    * Optional: a store without it is listed whole.
    */
   listHookHeads?(tenantId: string): Promise<HookHead[]>;
+  /**
+   * A tenant's hooks with their manifests but not their bodies or files
+   * (`GET /v1/hooks`: a tenant with a thousand prompt hooks of 60 KiB made
+   * each listing read 60 MB on the thread that answers every tenant).
+   * Optional: a store without it is listed whole.
+   */
+  listHookItems?(tenantId: string): Promise<HookItem[]>;
   /** One hook's active version, whole, or null. */
   activeHook?(tenantId: string, name: string): Promise<HookRow | null>;
   /** One hook with its versions, or null. */

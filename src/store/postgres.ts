@@ -247,6 +247,21 @@ export function openPostgresStore(url: string): Store {
         WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
       return rows.map(hookRow);
     },
+    async listHookItems(tenantId) {
+      const rows = await sql`
+        SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.manifest
+        FROM hooks h JOIN hook_versions v
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
+      return rows.map((r) => ({
+        tenant_id: r.tenant_id as string,
+        name: r.name as string,
+        enabled: r.enabled as boolean,
+        version: Number(r.version),
+        sha256: r.sha256 as string,
+        manifest: r.manifest as Manifest,
+      }));
+    },
     async listHookHeads(tenantId) {
       const rows = await sql`
         SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.created_at

@@ -349,6 +349,20 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       const rows = q(`${HOOK_SELECT} WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId);
       return Promise.resolve(rows.map((r) => hookRow(r as Row)));
     },
+    listHookItems(tenantId) {
+      const rows = q(`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.manifest
+        FROM hooks h JOIN hook_versions v
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId) as Row[];
+      return Promise.resolve(rows.map((r) => ({
+        tenant_id: r.tenant_id as string,
+        name: r.name as string,
+        enabled: r.enabled === 1,
+        version: Number(r.version),
+        sha256: r.sha256 as string,
+        manifest: JSON.parse(r.manifest as string) as Manifest,
+      })));
+    },
     listHookHeads(tenantId) {
       const rows = q(`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.created_at
         FROM hooks h JOIN hook_versions v INDEXED BY hook_versions_head
@@ -701,6 +715,7 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "storedBytes",
   "listHooks",
   "listHookHeads",
+  "listHookItems",
   "activeHook",
   "getHook",
   "hooksGeneration",

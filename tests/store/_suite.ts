@@ -120,7 +120,7 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal(await s.tenantForKey("#generation"), null);
   });
 
-  test("hook heads list what listHooks lists, and activeHook reads one whole", async (s) => {
+  test("hook heads and items list what listHooks lists, and activeHook reads one whole", async (s) => {
     await s.createTenant({ id: "t", policy: {}, created_at: "x" });
     const v = (sha256: string, body = "") => ({ ...version(sha256), body });
     await s.addHookVersion("t", "b", v("b1", "x".repeat(70_000)));
@@ -137,6 +137,17 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
         version,
         sha256,
         created_at,
+      })),
+    );
+    assert.deepEqual(
+      await s.listHookItems!("t"),
+      whole.map(({ tenant_id, name, enabled, version, sha256, manifest }) => ({
+        tenant_id,
+        name,
+        enabled,
+        version,
+        sha256,
+        manifest,
       })),
     );
     assert.deepEqual(await s.activeHook!("t", "a"), whole[0]);
