@@ -381,6 +381,9 @@ export function openPostgresStore(url: string): Store {
         WHERE ${and(conds)} ORDER BY seq DESC LIMIT ${query.limit + 1}`;
       let rows: Row[];
       let more: boolean;
+      // Rows of the page deleted between the two reads (retention) leave no last row to go on
+      // from: the page then ends at the last row that fitted.
+      let gone: number | null = null;
       if (bytes === null) {
         rows = await sql`SELECT * ${candidates}`;
         more = rows.length > query.limit;
@@ -392,9 +395,10 @@ export function openPostgresStore(url: string): Store {
         more = fit.more;
         rows = fit.seqs.length === 0 ? [] : await sql`SELECT * FROM audit
           WHERE tenant_id = ${query.tenant_id} AND seq IN ${sql(fit.seqs)} ORDER BY seq DESC`;
+        if (rows.length === 0 && fit.seqs.length > 0) [more, gone] = [false, fit.seqs.at(-1)!];
       }
-      let scannedTo: number | null = null;
-      if (scan !== null && !more) {
+      let scannedTo: number | null = gone;
+      if (scannedTo === null && scan !== null && !more) {
         // Stopped at the bound with rows left below it: the next page goes on from there.
         const [seen] = await sql`SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq
           FROM audit WHERE ${and(scope)} ORDER BY seq DESC LIMIT ${scan}) AS s`;

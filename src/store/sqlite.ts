@@ -501,6 +501,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       const candidateArgs = [...windowArgs, ...args, query.limit + 1];
       let rows: Row[];
       let more: boolean;
+      // Rows of the page deleted between the two reads (retention) leave no last row to go on
+      // from: the page then ends at the last row that fitted.
+      let gone: number | null = null;
       if (bytes === null) {
         rows = await readRows(`SELECT * ${candidates}`, candidateArgs);
         more = rows.length > query.limit;
@@ -520,9 +523,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           }) ORDER BY seq DESC`,
           [query.tenant_id, ...fit.seqs],
         );
+        if (rows.length === 0 && fit.seqs.length > 0) [more, gone] = [false, fit.seqs.at(-1)!];
       }
-      let scannedTo: number | null = null;
-      if (scan !== null && !more) {
+      let scannedTo: number | null = gone;
+      if (scannedTo === null && scan !== null && !more) {
         // Stopped at the bound with rows left below it: the next page goes on from there.
         const [seen] = await readRows(
           `SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq FROM audit WHERE tenant_id = ?${

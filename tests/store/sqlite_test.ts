@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { openSqliteStore } from "../../src/store/sqlite.ts";
 import { storeSuite } from "./_suite.ts";
 
@@ -193,5 +194,53 @@ Deno.test("sqlite store: audit pages are read on the checkpointer thread once it
       await store.close();
       await Deno.remove(dir, { recursive: true });
     }
+  }
+});
+
+Deno.test("sqlite store: an audit page whose rows are deleted between its two reads ends where they were", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const path = `${dir}/hookbox.db`;
+  let reads = 0;
+  let other: DatabaseSync | null = null;
+  const store = openSqliteStore(path, {
+    // After the sizes are read, retention (another connection) deletes the newest rows. The
+    // hook runs after a read on the checkpointer thread, before one on this connection.
+    onRead: (where) => {
+      reads++;
+      if ((where === "thread" && reads === 1) || (where === "here" && reads === 2)) {
+        other!.exec("DELETE FROM audit WHERE decision_id IN ('d9', 'd8', 'd7')");
+      }
+    },
+  });
+  try {
+    await store.migrate();
+    other = new DatabaseSync(path);
+    await store.createTenant({ id: "a", policy: {}, created_at: "t" });
+    await store.appendAudit(Array.from({ length: 10 }, (_, i) => ({
+      decision_id: `d${i}`,
+      tenant_id: "a",
+      at: "2026-11-22T00:00:00.000Z",
+      session_id: "s",
+      event_type: "pre-tool-call",
+      decision: "allow",
+      reason: "r".repeat(1000),
+      blocked_by: null,
+      dry_run: false,
+      hooks: [],
+    })));
+    // Three rows fit in 3,500 bytes: d9, d8, d7 — gone by the time they are read.
+    const first = await store.readAudit({ tenant_id: "a", limit: 100, bytes: 3500 });
+    assert.deepEqual(first.items, []);
+    assert.ok(first.next_cursor, "the page goes on below them");
+    const next = await store.readAudit({
+      tenant_id: "a",
+      limit: 100,
+      bytes: 3500,
+      cursor: first.next_cursor,
+    });
+    assert.deepEqual(next.items.map((i) => i.decision_id), ["d6", "d5", "d4"]);
+  } finally {
+    other?.close();
+    await store.close();
   }
 });
