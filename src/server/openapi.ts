@@ -212,7 +212,8 @@ function routeSpecs(): RouteSpec[] {
       method: "get",
       path: "/v1/audit",
       who: "tenant",
-      summary: "Audit items, newest first",
+      summary:
+        "Audit items, newest first; a page may hold fewer than `limit` (a filter looks at 5,000 rows, a page carries 4 MiB) and then has a next_cursor",
       query: auditQuerySchema,
       ok: { status: 200, schema: auditPageSchema },
     },
