@@ -21,6 +21,11 @@ interface Field {
   fallback?: unknown;
   /** How zod copies the value (records and loose objects are copied, not shared). */
   copy?: (value: unknown) => unknown;
+  /**
+   * The copy only makes a new object with the same keys in the same order:
+   * an input the caller owns may be kept instead.
+   */
+  plain?: boolean;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -56,16 +61,16 @@ const COMMON: Field[] = [
   { name: "work_dir", check: nonEmpty, optional: true },
   { name: "tenant_id", check: (v) => nonEmpty(v) && (v as string).length <= 128, optional: true },
   { name: "turn_id", check: str, optional: true },
-  { name: "store", check: record, optional: true, copy: copyRecord },
+  { name: "store", check: record, optional: true, copy: copyRecord, plain: true },
 ];
 const TOOL: Field[] = [
   { name: "tool_name", check: nonEmpty },
-  { name: "tool_input", check: record, copy: copyRecord },
+  { name: "tool_input", check: record, copy: copyRecord, plain: true },
   { name: "tool_use_id", check: str, optional: true },
 ];
 const LLM: Field[] = [
   { name: "messages", check: messages, copy: copyMessages },
-  { name: "tools", check: array, optional: true, copy: copyArray },
+  { name: "tools", check: array, optional: true, copy: copyArray, plain: true },
   { name: "model", check: str, optional: true },
   { name: "iteration", check: count, optional: true },
 ];
@@ -108,8 +113,13 @@ const SHAPES = Object.fromEntries(
   }),
 ) as Record<EventType, { fields: Field[]; names: Set<string> }>;
 
-/** The validated event when the fast path is sure, else null (then zod decides). */
-export function fastParseEvent(input: Record<string, unknown>): HookEvent | null {
+/**
+ * The validated event when the fast path is sure, else null (then zod decides).
+ * With `owned` (the caller hands `input` over and keeps no reference) records
+ * and arrays are kept rather than copied: a request body of a megabyte of
+ * small keys took 22 ms to copy on the thread that answers every tenant.
+ */
+export function fastParseEvent(input: Record<string, unknown>, owned = false): HookEvent | null {
   if (Object.getPrototypeOf(input) !== Object.prototype || Object.hasOwn(input, "__proto__")) {
     return null;
   }
@@ -122,7 +132,7 @@ export function fastParseEvent(input: Record<string, unknown>): HookEvent | null
     if (Object.hasOwn(input, field.name)) {
       const value = input[field.name];
       if (value === undefined || !field.check(value)) return null;
-      out[field.name] = field.copy ? field.copy(value) : value;
+      out[field.name] = field.copy && !(owned && field.plain) ? field.copy(value) : value;
     } else if (field.fallback !== undefined) out[field.name] = field.fallback;
     else if (!field.optional) return null;
   }

@@ -114,6 +114,8 @@ export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; err
 
 /**
  * Validates an event; never throws. The error names the offending field.
+ * `owned`: the caller hands `input` over (a freshly parsed request body), so
+ * its records and arrays may become the event's instead of being copied.
  *
  * @example
  * ```ts
@@ -123,7 +125,7 @@ export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; err
  * assert(!r.ok && r.error.field === "tool_name");
  * ```
  */
-export function tryParseEvent(input: unknown): ParseEventResult {
+export function tryParseEvent(input: unknown, options: { owned?: boolean } = {}): ParseEventResult {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return { ok: false, error: new HookboxError("EVENT_INVALID", "event must be a JSON object") };
   }
@@ -136,7 +138,7 @@ export function tryParseEvent(input: unknown): ParseEventResult {
     );
     return { ok: false, error };
   }
-  const fast = fastParseEvent(input as Record<string, unknown>);
+  const fast = fastParseEvent(input as Record<string, unknown>, options.owned);
   return fast !== null ? { ok: true, event: fast } : zodParseEvent(input);
 }
 

@@ -530,7 +530,8 @@ export function createService(deps: ServerDeps): Service {
     started: number,
     generation: number | undefined,
   ): Promise<{ result: DispatchResult; decisionId: string }> => {
-    const parsed = tryParseEvent({ ...input, tenant_id: tenant.id });
+    // The body was parsed for this request alone: its records need no copy.
+    const parsed = tryParseEvent({ ...input, tenant_id: tenant.id }, { owned: true });
     if (!parsed.ok) {
       const { code, message, field } = parsed.error;
       throw new ApiError(400, code, message, field ? { field } : {});

@@ -120,3 +120,29 @@ Deno.test("a session_id longer than 1,024 characters is refused by both paths; 1
   const refused = zodParseEvent(event(`${longest}s`));
   ok(!refused.ok && refused.error.code === "EVENT_INVALID" && refused.error.field === "session_id");
 });
+
+Deno.test("an owned input keeps its records and arrays (no copy); otherwise they are copied", () => {
+  const input = (): Record<string, unknown> => ({
+    ...VALID["pre-tool-call"],
+    event_type: "pre-tool-call",
+    session_id: "s",
+    store: { a: 1 },
+  });
+  const given = input();
+  const owned = fastParseEvent(given, true)!;
+  ok(owned.tool_input === given.tool_input && owned.store === given.store);
+  const copied = fastParseEvent(given)!;
+  ok(copied.tool_input !== given.tool_input && copied.store !== given.store);
+  const zod = zodParseEvent(input());
+  ok(zod.ok);
+  assertEquals(owned, zod.event);
+  assertEquals(copied, zod.event);
+  // Chat messages are rebuilt either way (zod puts role and content first).
+  const llm: Record<string, unknown> = {
+    ...VALID["pre-llm-call"],
+    event_type: "pre-llm-call",
+    session_id: "s",
+  };
+  const messages = llm.messages;
+  ok(fastParseEvent(llm, true)!.messages !== messages);
+});
