@@ -20,11 +20,7 @@ export function hookFromRow(
   sources: Record<string, string>,
 ): HookRow {
   return {
-    tenant_id: r.tenant_id as string,
-    name: r.name as string,
-    enabled,
-    version: Number(r.version),
-    sha256: r.sha256 as string,
+    ...headFields(r, enabled),
     runtime: r.runtime as HookRow["runtime"],
     size_bytes: Number(r.size_bytes),
     manifest,
@@ -91,6 +87,17 @@ export function pageBySize(
     seqs.push(Number(r.seq));
   }
   return { seqs, more: sized.length > seqs.length };
+}
+
+/** The fields that name a hook's active version, from a row of either store. */
+export function headFields(r: Row, enabled: boolean) {
+  return {
+    tenant_id: r.tenant_id as string,
+    name: r.name as string,
+    enabled,
+    version: Number(r.version),
+    sha256: r.sha256 as string,
+  };
 }
 
 /** A read's scan bound (`AuditQuery.scan`) as a positive integer, or null for none. */

@@ -25,7 +25,7 @@ import type {
 import { ReadCoalescer } from "./_coalesce.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
-import { auditPage, hookFromRow, pageBySize, type Row, scanBound } from "./_rows.ts";
+import { auditPage, headFields, hookFromRow, pageBySize, type Row, scanBound } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, under an advisory lock. */
 const MIGRATIONS: string[] = [
@@ -114,6 +114,12 @@ export function openPostgresStore(url: string): Store {
     return (key) => key === GENERATION ? Number(r!.generation) : found.get(key.slice(2)) ?? null;
   });
 
+  /** A tenant's active versions: the head columns and one more of the version's. */
+  const activeHeads = (tenantId: string, column: "manifest" | "created_at") =>
+    sql`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, ${sql(`v.${column}`)}
+      FROM hooks h JOIN hook_versions v
+        ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+      WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
   return guarded({
     kind: "postgres",
     async migrate() {
@@ -248,32 +254,16 @@ export function openPostgresStore(url: string): Store {
       return rows.map(hookRow);
     },
     async listHookItems(tenantId) {
-      const rows = await sql`
-        SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.manifest
-        FROM hooks h JOIN hook_versions v
-          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
-        WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
+      const rows = await activeHeads(tenantId, "manifest");
       return rows.map((r) => ({
-        tenant_id: r.tenant_id as string,
-        name: r.name as string,
-        enabled: r.enabled as boolean,
-        version: Number(r.version),
-        sha256: r.sha256 as string,
+        ...headFields(r, r.enabled as boolean),
         manifest: r.manifest as Manifest,
       }));
     },
     async listHookHeads(tenantId) {
-      const rows = await sql`
-        SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.created_at
-        FROM hooks h JOIN hook_versions v
-          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
-        WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
+      const rows = await activeHeads(tenantId, "created_at");
       return rows.map((r) => ({
-        tenant_id: r.tenant_id as string,
-        name: r.name as string,
-        enabled: r.enabled as boolean,
-        version: Number(r.version),
-        sha256: r.sha256 as string,
+        ...headFields(r, r.enabled as boolean),
         created_at: r.created_at as string,
       }));
     },

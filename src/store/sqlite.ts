@@ -23,7 +23,7 @@ import type {
 } from "../server/store.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
-import { auditPage, hookFromRow, pageBySize, type Row, scanBound } from "./_rows.ts";
+import { auditPage, headFields, hookFromRow, pageBySize, type Row, scanBound } from "./_rows.ts";
 
 /** Versioned schema migrations; each runs once, in order, in a transaction. */
 const MIGRATIONS: string[] = [
@@ -355,11 +355,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
         WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId) as Row[];
       return Promise.resolve(rows.map((r) => ({
-        tenant_id: r.tenant_id as string,
-        name: r.name as string,
-        enabled: r.enabled === 1,
-        version: Number(r.version),
-        sha256: r.sha256 as string,
+        ...headFields(r, r.enabled === 1),
         manifest: JSON.parse(r.manifest as string) as Manifest,
       })));
     },
@@ -369,11 +365,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
         WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId) as Row[];
       return Promise.resolve(rows.map((r) => ({
-        tenant_id: r.tenant_id as string,
-        name: r.name as string,
-        enabled: r.enabled === 1,
-        version: Number(r.version),
-        sha256: r.sha256 as string,
+        ...headFields(r, r.enabled === 1),
         created_at: r.created_at as string,
       })));
     },
