@@ -97,6 +97,11 @@ export interface Runtime {
    */
   prepare?(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null>;
   /**
+   * {@linkcode prepare} everywhere it can run (each worker of a worker pool),
+   * so that no first event pays for it. Optional: `prepare` otherwise.
+   */
+  prepareAll?(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null>;
+  /**
    * Runs a whole synchronous chain of this runtime's hooks in one go (worker
    * mode: one message to one worker per event instead of one per hook). The
    * answer is the chain's result (its `hooks` are the records of the hooks

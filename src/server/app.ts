@@ -459,7 +459,16 @@ export function createService(deps: ServerDeps): Service {
     if (!(await store.deleteHook(PLATFORM, name))) throw hookNotFound(name);
     return c.body(null, 204);
   });
-  app.put("/v1/hooks/:name", async (c) => upload(c, (await tenantOf(c)).id));
+  app.put("/v1/hooks/:name", async (c) => {
+    const tenant = await tenantOf(c);
+    const answer = await upload(c, tenant.id);
+    // The new version is compiled for the workers now, not by its first event; a failure
+    // here is the first event's to report.
+    engine.prepare(tenant.id, tenant.policy).catch((err) =>
+      log({ at: iso(), level: "warn", msg: "prepare after upload", error: String(err) })
+    );
+    return answer;
+  });
   app.get("/v1/hooks", async (c) => {
     const tenant = await tenantOf(c);
     const list = (id: string) => store.listHookItems?.(id) ?? store.listHooks(id);

@@ -167,11 +167,12 @@ Deno.test("one tenant's upload leaves other tenants' warm instances warm", async
     const after = (await h.engine.hooks("acme"))[0]!;
     assert.notEqual(after.definition, before);
     assert.equal(after.version, 2);
-    // Re-listing after an upload reads heads; only a changed version is read whole.
+    // Re-listing after an upload reads heads; only a changed version is read whole. (The
+    // uploading tenant's own hooks are read for the workers to compile them: not counted.)
     let wholeReads = 0;
     const activeHook = h.store.activeHook!.bind(h.store);
     h.store.activeHook = (tenant, name) => {
-      wholeReads++;
+      if (tenant === "acme") wholeReads++;
       return activeHook(tenant, name);
     };
     await h.call("PUT", "/v1/hooks/g10", {

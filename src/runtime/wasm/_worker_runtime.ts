@@ -90,6 +90,8 @@ interface Pending {
   settle(result: RunResult, chain?: DispatchResult): void;
   /** The worker running it, once started. */
   slot: WorkerSlot | null;
+  /** The one worker that may take it (a prepare for every worker), if any. */
+  pin?: WorkerSlot;
 }
 
 /** Implements {@linkcode Runtime} on a small pool of runtime workers. */
@@ -191,6 +193,33 @@ export class WorkerRuntime implements Runtime {
   async prepare(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
     const loads = `${limits.memoryMb}:${limits.moduleKb}`;
     if (this.#prepared.get(hook)?.has(loads)) return null;
+    return await this.#prepareOnce(hook, limits, loads);
+  }
+
+  /**
+   * {@linkcode prepare} on every worker, ahead of the hook's first events
+   * (after an upload): a job for each worker that lacks it, taken by that
+   * worker alone when it is next idle.
+   */
+  async prepareAll(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+    const loads = `${limits.memoryMb}:${limits.moduleKb}`;
+    // One job for each worker that lacks it, for that worker alone; workers that have it
+    // loaded need none (a tenant's other hooks, after an upload), and a worker not started
+    // yet gets it with its first event.
+    const key = this.#key(hook);
+    const lacking = this.#slots.filter((slot) => slot.state !== "dead" && !slot.knows(key, loads));
+    const failures = await Promise.all(
+      lacking.map((slot) => this.#prepareOnce(hook, limits, loads, slot)),
+    );
+    return failures.find((f) => f !== null) ?? null;
+  }
+
+  async #prepareOnce(
+    hook: HookDefinition,
+    limits: EffectiveLimits,
+    loads: string,
+    pin?: WorkerSlot,
+  ): Promise<RunFailure | null> {
     const generation = this.#generation;
     let bytes: Uint8Array;
     try {
@@ -208,7 +237,7 @@ export class WorkerRuntime implements Runtime {
       tenantId: "",
     };
     const overrun = runFailure("WORKER_FAILED", "prepare took too long");
-    const { result } = await this.#submit(job, hook, bytes, overrun, undefined);
+    const { result } = await this.#submit(job, hook, bytes, overrun, undefined, pin ? { pin } : {});
     if (result.failure !== undefined) return result.failure;
     let prepared = this.#prepared.get(hook);
     if (prepared === undefined) this.#prepared.set(hook, prepared = new Set());
@@ -238,7 +267,7 @@ export class WorkerRuntime implements Runtime {
     bytes: Uint8Array,
     onOverrun: RunFailure,
     signal: AbortSignal | undefined,
-    extra: Pick<Pending, "chain" | "deadline"> = {},
+    extra: Pick<Pending, "chain" | "deadline" | "pin"> = {},
   ): Promise<Settled> {
     if (signal?.aborted) return Promise.resolve({ result: failed("ABORTED") });
     return new Promise((resolve) => {
@@ -283,13 +312,20 @@ export class WorkerRuntime implements Runtime {
 
   #startQueued(): void {
     while (this.#queue.length > 0) {
-      const slot = this.#slots.find((s) => s.state === "idle");
-      if (slot === undefined) {
-        if (this.#slots.length < this.#size) this.#spawn();
-        return;
+      let slot: WorkerSlot | undefined;
+      let pending: Pending | null = null;
+      let idle = false;
+      for (const candidate of this.#slots) {
+        if (candidate.state !== "idle") continue;
+        idle = true;
+        pending = this.#next(candidate);
+        if (pending !== null) {
+          slot = candidate;
+          break;
+        }
       }
-      const pending = this.#next();
-      if (pending === null) return;
+      if (!idle && this.#slots.length < this.#size) this.#spawn();
+      if (pending === null || slot === undefined) return;
       const batch = pending.chain ? [pending, ...this.#mates(pending)] : [pending];
       for (const p of batch) p.slot = slot;
       slot.start(pending.chain ? this.#chainMessage(slot, batch) : this.#message(slot, pending));
@@ -334,7 +370,7 @@ export class WorkerRuntime implements Runtime {
    * active, no tenant may hold every worker: one stays free for the others
    * (null: every waiting call belongs to a tenant at that cap).
    */
-  #next(): Pending | null {
+  #next(slot: WorkerSlot): Pending | null {
     const running = new Map<string, number>();
     for (const slot of this.#slots) {
       const tenant = slot.tenant;
@@ -344,6 +380,8 @@ export class WorkerRuntime implements Runtime {
     let best = -1;
     let bestRunning = Infinity;
     for (let i = 0; i < this.#queue.length; i++) {
+      const pin = this.#queue[i]!.pin;
+      if (pin !== undefined && pin !== slot) continue;
       const tenant = this.#queue[i]!.job.tenantId;
       const n = running.get(tenant) ?? 0;
       if (tenant !== "" && n >= cap) continue;
@@ -450,6 +488,12 @@ export class WorkerRuntime implements Runtime {
       idle: () => this.#pump(),
       dead: (dead, starting, failure) => {
         this.#slots = this.#slots.filter((s) => s !== dead);
+        // Jobs only that worker could take end with it.
+        if (this.#queue.some((p) => p.pin === dead)) {
+          const orphans = this.#queue.filter((p) => p.pin === dead);
+          this.#queue = this.#queue.filter((p) => p.pin !== dead);
+          for (const pending of orphans) pending.settle(failed("ABORTED"));
+        }
         if (!starting) return this.#pump();
         // A worker that cannot start: fail what waits instead of retrying forever.
         const queued = this.#queue;

@@ -78,6 +78,11 @@ export class WorkerSlot {
     this.#arm(START_TIMEOUT_MS, runFailure("WORKER_FAILED", "did not start"));
   }
 
+  /** True when the worker has loaded hook `key` for `loads` (nothing recorded). */
+  knows(key: number, loads: string): boolean {
+    return this.#known.get(key)?.has(loads) ?? false;
+  }
+
   /** Records that the next job carries hook `key` loaded for `loads`. */
   admit(key: number, loads: string): Admission {
     const forget: number[] = [];
