@@ -70,14 +70,16 @@ export interface RunFailure {
  */
 export const MAX_FAILURE_MESSAGE = 2048;
 
+/** `text` cut to `max` characters, saying how many were left out. */
+export function clipped(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}… (${text.length - max} more characters)`;
+}
+
 /** Builds the failure for `code`, with optional free text (at most {@linkcode MAX_FAILURE_MESSAGE} characters). */
 export function runFailure(code: FailureCode, message?: string | null): RunFailure {
   const { outcome, token } = FAILURE_CODES[code];
-  const text = message == null || message.length <= MAX_FAILURE_MESSAGE
-    ? message ?? null
-    : `${message.slice(0, MAX_FAILURE_MESSAGE)}… (${
-      message.length - MAX_FAILURE_MESSAGE
-    } more characters)`;
+  const text = message == null ? null : clipped(message, MAX_FAILURE_MESSAGE);
   return { outcome, code, message: text, detail: text === null ? token : `${token}: ${text}` };
 }
 

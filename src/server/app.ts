@@ -17,7 +17,7 @@ import { parseTar } from "nanotar";
 import type { DispatchResult } from "../dispatch/result.ts";
 import { base64Bytes, readCapped } from "../bytes.ts";
 import { sha256Hex } from "../runtime/wasm/_cache.ts";
-import { messageOf } from "../runtime/failure.ts";
+import { clipped, messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
 import { tryParseEvent } from "../schema/event.ts";
 import {
@@ -725,12 +725,6 @@ function hookItem(row: HookItem) {
  * thread per event). The answer still carries it whole.
  */
 export const AUDIT_REASON_CHARS = 4096;
-
-/** `text` cut to `max` characters, saying how many were left out. */
-function clipped(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}… (${text.length - max} more characters)`;
-}
 
 function auditRow(
   decisionId: string,
