@@ -208,37 +208,27 @@ Deno.test("sqlite store: an audit page whose rows are deleted between its two re
     onRead: (where) => {
       reads++;
       if ((where === "thread" && reads === 1) || (where === "here" && reads === 2)) {
-        other!.exec("DELETE FROM audit WHERE decision_id IN ('d9', 'd8', 'd7')");
+        other!.exec("DELETE FROM audit WHERE decision_id IN ('dec_9', 'dec_8', 'dec_7')");
       }
     },
   });
   try {
     await store.migrate();
     other = new DatabaseSync(path);
-    await store.createTenant({ id: "a", policy: {}, created_at: "t" });
-    await store.appendAudit(Array.from({ length: 10 }, (_, i) => ({
-      decision_id: `d${i}`,
-      tenant_id: "a",
-      at: "2026-11-22T00:00:00.000Z",
-      session_id: "s",
-      event_type: "pre-tool-call",
-      decision: "allow",
-      reason: "r".repeat(1000),
-      blocked_by: null,
-      dry_run: false,
-      hooks: [],
-    })));
-    // Three rows fit in 3,500 bytes: d9, d8, d7 — gone by the time they are read.
-    const first = await store.readAudit({ tenant_id: "a", limit: 100, bytes: 3500 });
+    await store.createTenant({ id: "t", policy: {}, created_at: "t" });
+    await store.appendAudit(auditRows(0, 10).map((r) => ({ ...r, reason: "r".repeat(1000) })));
+    // Three rows (~1,180 bytes each) fit in 4,000: dec_9, dec_8, dec_7 — gone by the time
+    // they are read.
+    const first = await store.readAudit({ tenant_id: "t", limit: 100, bytes: 4000 });
     assert.deepEqual(first.items, []);
     assert.ok(first.next_cursor, "the page goes on below them");
     const next = await store.readAudit({
-      tenant_id: "a",
+      tenant_id: "t",
       limit: 100,
-      bytes: 3500,
+      bytes: 4000,
       cursor: first.next_cursor,
     });
-    assert.deepEqual(next.items.map((i) => i.decision_id), ["d6", "d5", "d4"]);
+    assert.deepEqual(next.items.map((i) => i.decision_id), ["dec_6", "dec_5", "dec_4"]);
   } finally {
     other?.close();
     await store.close();
