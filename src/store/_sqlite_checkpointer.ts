@@ -39,7 +39,10 @@ const PASSES = 8;
  * keep that from happening. So a tick repeats the pass — each one shorter,
  * as it copies only what arrived during the one before — until the log is
  * copied through, and the log's size stays bounded under a steady stream
- * of commits.
+ * of commits. Back-to-back commits leave no moment with the log copied
+ * through at the start of one, so there the log never restarts: the store
+ * sees the log outgrow its limit and checkpoints on its own connection
+ * until it has (`checkpointer` in `sqlite.ts`).
  */
 const checkpoint = () => {
   try {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { statSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Manifest } from "../schema/manifest.ts";
 import type {
@@ -92,8 +93,20 @@ export interface SqliteStoreOptions {
    * @default `_sqlite_checkpointer.ts`
    */
   checkpointer?: URL;
-  /** Told when the checkpointer thread is ready, or has failed and checkpoints are back (tests). */
-  onCheckpointer?: (state: "ready" | "failed") => void;
+  /**
+   * The log's size past which the checkpointer thread counts as fallen behind
+   * (starved of CPU, or a stream of commits it cannot keep up with): the
+   * serving connection checkpoints itself again until the log has restarted.
+   * After a restart the log file is cut back to this size.
+   * @default 32 MiB
+   */
+  logLimitBytes?: number;
+  /**
+   * Told when the checkpointer thread is ready, has failed (checkpoints are
+   * back here for good), has fallen behind (back here until the log
+   * restarts) or has caught up again (tests).
+   */
+  onCheckpointer?: (state: "ready" | "failed" | "behind" | "caught up") => void;
   /** Told where each long read ran: on the checkpointer thread, or on the caller's (tests). */
   onRead?: (where: "thread" | "here") => void;
 }
@@ -102,12 +115,14 @@ export interface SqliteStoreOptions {
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const db = new DatabaseSync(path);
   db.exec("PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000;");
-  db.exec("PRAGMA synchronous = NORMAL;");
+  const logLimit = options.logLimitBytes ?? LOG_LIMIT_BYTES;
+  db.exec(`PRAGMA synchronous = NORMAL; PRAGMA journal_size_limit = ${logLimit};`);
   const checkpointMs = options.checkpointMs ?? 250;
   const checkpoints = path === ":memory:" || checkpointMs === 0 ? null : checkpointer(
     db,
     path,
     checkpointMs,
+    logLimit,
     options.checkpointer ?? new URL("./_sqlite_checkpointer.ts", import.meta.url),
     options.onCheckpointer,
   );
@@ -122,6 +137,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     try {
       const out = fn();
       db.exec("COMMIT");
+      checkpoints?.committed();
       return out;
     } catch (err) {
       db.exec("ROLLBACK");
@@ -597,6 +613,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   }));
 }
 
+/** Default {@link SqliteStoreOptions.logLimitBytes}. */
+const LOG_LIMIT_BYTES = 32 * 1024 * 1024;
+
 /** Longest wait for the checkpointer's last checkpoint at close. */
 const CHECKPOINTER_CLOSE_MS = 2_000;
 
@@ -607,19 +626,30 @@ const CHECKPOINTER_CLOSE_MS = 2_000;
  * the event-loop thread, several milliseconds during which no request moves.
  * Started by the first audit write (the store's steady stream of commits);
  * until the thread is up, and if it ever fails, the connection's automatic
- * checkpoints stay on, so the log never grows without bound.
+ * checkpoints stay on, so the log never grows without bound. Nor does it
+ * while the thread is up but behind: a log past `logLimit` bytes turns them
+ * back on until the log restarts (and is cut back to `logLimit`).
  */
 function checkpointer(
   db: DatabaseSync,
   path: string,
   intervalMs: number,
+  logLimit: number,
   module: URL,
-  told: (state: "ready" | "failed") => void = () => {},
+  told: (state: "ready" | "failed" | "behind" | "caught up") => void = () => {},
 ) {
   let worker: Worker | null = null;
   let closed = false;
   let failed = false;
   let ready = false;
+  let behind = false;
+  const logSize = () => {
+    try {
+      return statSync(`${path}-wal`).size;
+    } catch {
+      return 0;
+    }
+  };
   let nextRead = 0;
   const reads = new Map<number, { resolve: (rows: Row[]) => void; reject: (e: Error) => void }>();
   const failReads = (why: string) => {
@@ -642,6 +672,20 @@ function checkpointer(
         reads.set(read, { resolve, reject });
         thread.postMessage({ read, sql, args });
       });
+    },
+    /**
+     * After each commit while the thread has the checkpoints: the log file
+     * only outgrows `logLimit` when it has not restarted since (a restart
+     * cuts it back), so its size says whether the thread keeps up (a stat,
+     * microseconds).
+     */
+    committed() {
+      if (!ready || failed || closed) return;
+      const over = logSize() > logLimit;
+      if (over === behind) return;
+      behind = over;
+      automatic(over);
+      told(over ? "behind" : "caught up");
     },
     start() {
       if (worker !== null || closed) return;
