@@ -1,5 +1,5 @@
 /** Runs the real CLI (`deno run -A src/cli.ts`) as a subprocess for tests. */
-import { ROOT } from "./_helpers.ts";
+import { ROOT, withoutDenoNotices } from "./_helpers.ts";
 
 /** What one CLI run printed and returned. */
 export interface CliRun {
@@ -26,5 +26,9 @@ export async function runCli(
   await writer.close();
   const out = await child.output();
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+  return {
+    code: out.code,
+    stdout: decode(out.stdout),
+    stderr: withoutDenoNotices(decode(out.stderr)),
+  };
 }

@@ -191,6 +191,21 @@ export interface ProcessOutput {
   stderr: string;
 }
 
+const DENO_LOCK_NOTICE = "Blocking waiting for file lock on node_modules directory";
+
+/**
+ * `stderr` without the notice Deno itself prints when another `deno` process
+ * holds the `node_modules` lock (it syncs the folder at start-up, and tests
+ * run in parallel): the launcher's line, never the program's.
+ */
+export function withoutDenoNotices(stderr: string): string {
+  return stderr
+    .split("\n")
+    // deno-lint-ignore no-control-regex
+    .filter((line) => line.replace(/\x1b\[[0-9;]*m/g, "") !== DENO_LOCK_NOTICE)
+    .join("\n");
+}
+
 /** Runs `cmd args...` with `input` on stdin and returns its exit code and output. */
 export async function runWithStdin(
   cmd: string,
@@ -210,5 +225,9 @@ export async function runWithStdin(
   await writer.close();
   const out = await child.output();
   const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { exitCode: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+  return {
+    exitCode: out.code,
+    stdout: text(out.stdout),
+    stderr: withoutDenoNotices(text(out.stderr)),
+  };
 }

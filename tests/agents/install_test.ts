@@ -16,7 +16,7 @@ import {
   uninstallFrom,
 } from "../../src/agents/install.ts";
 import { main } from "../../src/cli.ts";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, withoutDenoNotices } from "../_helpers.ts";
 import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 
 /** A config each agent might already have: other hooks and settings hookbox must keep. */
@@ -318,7 +318,7 @@ Deno.test("the installed command, run as the agent runs it, answers in the agent
       return {
         code: out.code,
         stdout: new TextDecoder().decode(out.stdout),
-        stderr: new TextDecoder().decode(out.stderr),
+        stderr: withoutDenoNotices(new TextDecoder().decode(out.stderr)),
       };
     };
     const claude = await run(line, {
