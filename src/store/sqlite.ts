@@ -643,6 +643,7 @@ function checkpointer(
   let failed = false;
   let ready = false;
   let behind = false;
+  let copied = false;
   const logSize = () => {
     try {
       return statSync(`${path}-wal`).size;
@@ -681,6 +682,12 @@ function checkpointer(
      */
     committed() {
       if (!ready || failed || closed) return;
+      if (copied) {
+        // The thread copied the log through during a commit: copy the few
+        // frames since here, between two commits, so the next one restarts it.
+        copied = false;
+        db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+      }
       const over = logSize() > logLimit;
       if (over === behind) return;
       behind = over;
@@ -699,6 +706,10 @@ function checkpointer(
           reads.delete(data.read);
           if (data.error !== undefined) pending?.reject(new Error(data.error));
           else pending?.resolve(data.rows);
+          return;
+        }
+        if (data === "copied") {
+          copied = true;
           return;
         }
         if (data !== "ready") return;
