@@ -7,6 +7,8 @@
  *   wait or get 429);
  * - sends events that its hook blocks with a reason of a million characters,
  *   8 at once (each answer and audit row carries the reason);
+ * - sends events of a megabyte of small keys (70,000 in `tool_input`, under
+ *   the default `input_kb`), 4 at once, to one small WebAssembly hook;
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
  *   that ran a thousand hooks, ingested through the admin route);
  * - reads its audit with filters that match nothing, over 100,000 rows of its
@@ -25,6 +27,7 @@ import wabtInit from "wabt";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { call, startServe } from "./_serve_process.ts";
 import { percentile } from "./_stats.ts";
+import { WARM_UP_PLUGIN_BASE64 } from "../src/adapters/deno/_warm_up_plugin.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -57,6 +60,16 @@ const loud = await keyOf("loud");
     "plugin.wasm": { base64: btoa(String.fromCharCode(...bytes)) },
   };
   const up = await call(url, "PUT", "/v1/hooks/loud", loud, { files });
+  if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+}
+// A tenant with one small WebAssembly hook, sent events of a megabyte of small keys.
+const bulky = await keyOf("bulky");
+{
+  const files = {
+    "HOOK.md": "---\nname: small\ndescription: d\ntrigger: pre-tool-call\n---\n",
+    "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+  };
+  const up = await call(url, "PUT", "/v1/hooks/small", bulky, { files });
   if (up.status !== 201) throw new Error(JSON.stringify(up.body));
 }
 const event = {
@@ -119,7 +132,7 @@ for (let i = 0; i < ROWS; i += 1000) {
   if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
 }
 
-// A fourth tenant whose rows look like those of events that ran a thousand hooks (~190 KB each).
+// A tenant whose rows look like those of events that ran a thousand hooks (~190 KB each).
 const wide = await keyOf("wide");
 {
   const hooks = Array.from({ length: 1000 }, (_, i) => ({
@@ -170,6 +183,19 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
       for (let i = 0; i < 25; i++) {
         const answer = await conn.request("POST", "/v1/events", headers, body);
         if (answer.status !== 200) throw new Error(`loud event answered ${answer.status}`);
+      }
+      conn.close();
+    }));
+  }],
+  ["events of a megabyte of small keys, 4 at once", async () => {
+    const conns = await Promise.all(Array.from({ length: 4 }, () => RawHttpConnection.open(url)));
+    const headers = { authorization: `Bearer ${bulky}`, "content-type": "application/json" };
+    const keys = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
+    const body = JSON.stringify({ ...event, tool_input: { command: "ls", ...keys } });
+    await Promise.all(conns.map(async (conn) => {
+      for (let i = 0; i < 10; i++) {
+        const answer = await conn.request("POST", "/v1/events", headers, body);
+        if (answer.status !== 200) throw new Error(`bulky event answered ${answer.status}`);
       }
       conn.close();
     }));

@@ -116,6 +116,8 @@ export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; err
  * Validates an event; never throws. The error names the offending field.
  * `owned`: the caller hands `input` over (a freshly parsed request body), so
  * its records and arrays may become the event's instead of being copied.
+ * `shallow`: the caller has checked that `input` nests no deeper than
+ * `MAX_JSON_DEPTH` (on the text it parsed it from: `textDepth`).
  *
  * @example
  * ```ts
@@ -125,11 +127,14 @@ export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; err
  * assert(!r.ok && r.error.field === "tool_name");
  * ```
  */
-export function tryParseEvent(input: unknown, options: { owned?: boolean } = {}): ParseEventResult {
+export function tryParseEvent(
+  input: unknown,
+  options: { owned?: boolean; shallow?: boolean } = {},
+): ParseEventResult {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return { ok: false, error: new HookboxError("EVENT_INVALID", "event must be a JSON object") };
   }
-  const deep = tooDeepAt(input);
+  const deep = options.shallow ? null : tooDeepAt(input);
   if (deep !== null) {
     const error = new HookboxError(
       "JSON_TOO_DEEP",

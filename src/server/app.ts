@@ -19,7 +19,8 @@ import { base64Bytes, readCapped } from "../bytes.ts";
 import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { clipped, messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
-import { tryParseEvent } from "../schema/event.ts";
+import { type ParseEventResult, tryParseEvent } from "../schema/event.ts";
+import { parseEventText } from "../schema/event_text.ts";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -531,16 +532,17 @@ export function createService(deps: ServerDeps): Service {
   });
 
   // ---- events ------------------------------------------------------------------------------
-  /** Runs a validated event for `tenant`: quotas, hooks, audit (committed first), metrics. */
+  /**
+   * Runs an event for `tenant` (answering `400` if it did not validate):
+   * quotas, hooks, audit (committed first), metrics.
+   */
   const dispatchFor = async (
     tenant: TenantRow,
-    input: Record<string, unknown>,
+    parsed: ParseEventResult,
     dryRun: boolean,
     started: number,
     generation: number | undefined,
   ): Promise<{ result: DispatchResult; decisionId: string }> => {
-    // The body was parsed for this request alone: its records need no copy.
-    const parsed = tryParseEvent({ ...input, tenant_id: tenant.id }, { owned: true });
     if (!parsed.ok) {
       const { code, message, field } = parsed.error;
       throw new ApiError(400, code, message, field ? { field } : {});
@@ -585,9 +587,9 @@ export function createService(deps: ServerDeps): Service {
     metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
     return { result, decisionId };
   };
+  const eventLimit = (tenant: TenantRow) => (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
   const readEventBody = async (c: Context, tenant: TenantRow): Promise<Record<string, unknown>> => {
-    const limit = (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
-    const body = await readJson(c, limit);
+    const body = await readJson(c, eventLimit(tenant));
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
       throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
     }
@@ -598,8 +600,10 @@ export function createService(deps: ServerDeps): Service {
     const started = performance.now();
     const { tenant, generation } = await dispatcherOf(c);
     const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
-    const body = await readEventBody(c, tenant);
-    const { result, decisionId } = await dispatchFor(tenant, body, dryRun, started, generation);
+    // Parsed here, its text kept with it: a plugin worker is sent the text, not the object.
+    const text = await readText(c, eventLimit(tenant));
+    const parsed = parseEventText({ text, tenantId: tenant.id }, jsonOf(text));
+    const { result, decisionId } = await dispatchFor(tenant, parsed, dryRun, started, generation);
     return c.json({ ...result, decision_id: decisionId });
   });
 
@@ -637,13 +641,9 @@ export function createService(deps: ServerDeps): Service {
         ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
         : c.json(answerBody(answer));
     if (call.event === null) return reply(passThrough(call));
-    const { result, decisionId } = await dispatchFor(
-      tenant,
-      call.event,
-      false,
-      started,
-      generation,
-    );
+    // The payload was parsed for this request alone: its records need no copy.
+    const parsed = tryParseEvent({ ...call.event, tenant_id: tenant.id }, { owned: true });
+    const { result, decisionId } = await dispatchFor(tenant, parsed, false, started, generation);
     c.header("x-hookbox-decision-id", decisionId);
     return reply(agentAnswer(call, result));
   });
@@ -828,10 +828,25 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Reads a JSON body (`400 JSON_INVALID`); an empty body is `{}` when `emptyOk`. */
 async function readJson(c: Context, max: number, emptyOk = false): Promise<unknown> {
-  const bytes = await readBody(c, max);
-  if (bytes.byteLength === 0 && emptyOk) return {};
+  const text = await readText(c, max);
+  if (text.length === 0 && emptyOk) return {};
+  return jsonOf(text);
+}
+
+/** `text` parsed; text that is not JSON is `400 JSON_INVALID`. */
+function jsonOf(text: string): unknown {
   try {
-    return JSON.parse(UTF8.decode(bytes));
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiError(400, "JSON_INVALID", `body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The body as UTF-8 text, at most `max` bytes; bytes that are not UTF-8 are `400 JSON_INVALID`. */
+async function readText(c: Context, max: number): Promise<string> {
+  const bytes = await readBody(c, max);
+  try {
+    return UTF8.decode(bytes);
   } catch (err) {
     throw new ApiError(400, "JSON_INVALID", `body is not valid JSON: ${(err as Error).message}`);
   }

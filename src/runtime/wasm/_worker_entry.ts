@@ -15,6 +15,7 @@ import { askHttp, type HttpAsk } from "./_http_wire.ts";
 import { WasmRuntime } from "./_runtime.ts";
 import { watchLongCalls } from "./_host.ts";
 import { createPromptRuntime } from "../prompt.ts";
+import { eventOfText } from "../../schema/event_text.ts";
 import type { ChainLink, ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
 interface WorkerScope {
@@ -98,7 +99,8 @@ function known(link: ChainLink): HookDefinition {
 /** Runs a whole synchronous chain here: one message per event (or fewer), not one per hook. */
 async function chain(tenantId: string, spec: ChainSpec): Promise<DispatchResult> {
   const defs = spec.links.map(known);
-  const { policy, event, env } = spec;
+  const { policy, env } = spec;
+  const event = spec.event ?? eventOfText(spec.eventText!);
   return await runChain(defs, event, {
     runtimes: { wasm: runtime, prompt: PROMPTS },
     policy,

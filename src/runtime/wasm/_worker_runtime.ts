@@ -14,6 +14,7 @@ import type { HookDefinition } from "../../hook/types.ts";
 import type { DispatchResult } from "../../dispatch/result.ts";
 import { effectiveLimits, type Policy } from "../../policy.ts";
 import type { HookEvent } from "../../schema/event.ts";
+import { textOf } from "../../schema/event_text.ts";
 import type {
   ChainAnswer,
   ChainRequest,
@@ -464,7 +465,9 @@ export class WorkerRuntime implements Runtime {
           ? { key: link.key, hook: link.hook }
           : { key: link.key, hook: link.hook, bytes: link.bytes };
       });
-      return { links, event: chain!.event, policy: chain!.policy, env: chain!.env };
+      const { event, policy, env } = chain!;
+      const eventText = textOf(event);
+      return eventText ? { links, eventText, policy, env } : { links, event, policy, env };
     });
     const message: WorkerJob = {
       ...batch[0]!.job,

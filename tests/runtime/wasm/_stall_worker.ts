@@ -29,7 +29,11 @@ scope.postMessage = (message) => {
 scope.onmessage = (event) => {
   const job = event.data;
   // A chain job stalls at once when one of its events says so.
-  if (job.chains?.some((chain) => JSON.stringify(chain.event).includes("STALL"))) {
+  if (
+    job.chains?.some((chain) =>
+      JSON.stringify(chain.event ?? chain.eventText?.text).includes("STALL")
+    )
+  ) {
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
   }
   if (job.type === "run" && decoder.decode(job.input).includes("STALL")) {

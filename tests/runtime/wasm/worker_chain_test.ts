@@ -12,12 +12,14 @@ import type { HookDefinition } from "../../../src/hook/types.ts";
 import { DEFAULT_POLICY } from "../../../src/policy.ts";
 import type { Runtime } from "../../../src/runtime/types.ts";
 import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
-import { parseEvent } from "../../../src/schema/event.ts";
+import { type HookEvent, parseEvent } from "../../../src/schema/event.ts";
+import { parseEventText } from "../../../src/schema/event_text.ts";
 import { corpus, corpusRuntime, shellEvent, wasmHook } from "./_corpus.ts";
 import { createPromptRuntime } from "../../../src/runtime/prompt.ts";
 import { fakeHook } from "../../_helpers.ts";
 
 const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);
+const TEXT_ONLY_ENTRY = new URL("./_text_only_worker.ts", import.meta.url);
 
 function workerRuntime(messages: string[], entry?: URL, workers = 1): WorkerRuntime {
   return new WorkerRuntime({
@@ -111,6 +113,43 @@ Deno.test("worker mode runs a wasm chain in one message per event, with the fore
       "guard-wasi",
       1,
     ]);
+  } finally {
+    await foreground.close?.();
+    await worker.close();
+  }
+});
+
+Deno.test("an event parsed from request text crosses to the worker as that text, with the object's answer", async () => {
+  const messages: string[] = [];
+  const foreground = corpusRuntime();
+  // This worker refuses chains whose event comes as an object.
+  const worker = workerRuntime(messages, TEXT_ONLY_ENTRY);
+  const fromText = (command: string) => {
+    const text = JSON.stringify({ ...shellEvent(command), tenant_id: "someone-else", extra: [1] });
+    const parsed = parseEventText({ text, tenantId: "t1" });
+    if (!parsed.ok) throw parsed.error;
+    return parsed.event;
+  };
+  const run = (runtime: Runtime, event: HookEvent, hooks = CHAIN) =>
+    dispatchEvent(hooks, event, {
+      runtimes: { wasm: runtime },
+      policy: { ...DEFAULT_POLICY },
+      tenantId: "t1",
+      env: {},
+    });
+  try {
+    for (const command of ["rm -rf /", "ls"]) {
+      for (const hooks of [CHAIN, [CHAIN[0]!, CHAIN[1]!], [CHAIN[1]!, CHAIN[3]!]]) {
+        const expected = await run(foreground, fromText(command), hooks);
+        messages.length = 0;
+        const got = await run(worker, fromText(command), hooks);
+        assertEquals(stable(got), stable(expected), `${command}: ${hooks.map((h) => h.name)}`);
+        assertEquals(messages, ["chain"]);
+      }
+    }
+    // The same event as an object (made here, not parsed from text) is sent whole: refused.
+    const whole = await run(worker, parseEvent(shellEvent("ls")), [CHAIN[1]!]);
+    assertEquals(whole.hooks.map((h) => h.code), ["WORKER_FAILED"]);
   } finally {
     await foreground.close?.();
     await worker.close();
