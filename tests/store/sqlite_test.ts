@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openSqliteStore } from "../../src/store/sqlite.ts";
+import type { Store } from "../../src/server/store.ts";
 import { storeSuite } from "./_suite.ts";
 
 storeSuite("sqlite", async () => {
@@ -92,6 +93,21 @@ function auditRows(from: number, count: number) {
 
 const sizeOf = async (path: string) => (await Deno.stat(path).catch(() => ({ size: 0 }))).size;
 
+/**
+ * Appends audit rows 500 at a time, one commit after another, until `rows`
+ * are in (row 0 is already); the rows written and the log's largest size.
+ */
+async function appendUntil(store: Store, path: string, rows: number) {
+  let written = 1;
+  let largestLog = 0;
+  while (written < rows) {
+    await store.appendAudit(auditRows(written, 500));
+    written += 500;
+    largestLog = Math.max(largestLog, await sizeOf(`${path}-wal`));
+  }
+  return { written, largestLog };
+}
+
 Deno.test("sqlite store: when the checkpointer thread fails, the serving connection checkpoints again and the log stays bounded", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
   const path = `${dir}/hookbox.db`;
@@ -182,13 +198,7 @@ Deno.test("sqlite store: a checkpointer thread that falls behind gives the check
     await store.migrate();
     await store.appendAudit(auditRows(0, 1)); // starts the thread, which never checkpoints
     await ready.promise;
-    let written = 1;
-    let largestLog = 0;
-    while (written < 50_000) {
-      await store.appendAudit(auditRows(written, 500));
-      written += 500;
-      largestLog = Math.max(largestLog, await sizeOf(`${path}-wal`));
-    }
+    const { written, largestLog } = await appendUntil(store, path, 50_000);
     assert.equal(await store.countAudit("t"), written, "nothing lost on the way");
     const file = await sizeOf(path);
     assert.ok(file > 8 * 1024 * 1024, `the rows reached the database file (${file} bytes)`);
@@ -223,13 +233,7 @@ Deno.test("sqlite store: under back-to-back commits the checkpointer thread stil
     // always end during one. Unless the serving connection copies the last
     // few frames when told, the log holds every frame written (2 GB in 15 s;
     // the database file grows by about two thirds of that).
-    let written = 1;
-    let largestLog = 0;
-    while (written < 150_000) {
-      await store.appendAudit(auditRows(written, 500));
-      written += 500;
-      largestLog = Math.max(largestLog, await sizeOf(`${path}-wal`));
-    }
+    const { written, largestLog } = await appendUntil(store, path, 150_000);
     assert.equal(await store.countAudit("t"), written, "nothing lost on the way");
     const file = await sizeOf(path);
     assert.ok(
