@@ -8,7 +8,8 @@
  * - sends events that its hook blocks with a reason of a million characters,
  *   8 at once (each answer and audit row carries the reason);
  * - sends events of a megabyte of small keys (70,000 in `tool_input`, under
- *   the default `input_kb`), 4 at once, to one small WebAssembly hook;
+ *   the default `input_kb`), 4 at once, to one small WebAssembly hook; and
+ *   the same from a tenant past its `events_per_minute` (10);
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
  *   that ran a thousand hooks, ingested through the admin route);
  * - reads its audit with filters that match nothing, over 100,000 rows of its
@@ -72,12 +73,49 @@ const bulky = await keyOf("bulky");
   const up = await call(url, "PUT", "/v1/hooks/small", bulky, { files });
   if (up.status !== 201) throw new Error(JSON.stringify(up.body));
 }
+// And one whose events_per_minute is 10.
+const capped = await keyOf("capped");
+{
+  const policy = await call(url, "PUT", "/v1/tenants/capped/policy", ADMIN, {
+    events_per_minute: 10,
+  });
+  if (policy.status !== 200) throw new Error(JSON.stringify(policy.body));
+}
 const event = {
   event_type: "pre-tool-call",
   session_id: "s",
   tool_name: "Bash",
   tool_input: { command: "ls" },
 };
+
+/**
+ * `count` events of a megabyte of small keys on each of 4 connections of
+ * tenant `key` (a connection the server closed is opened again); how many
+ * got each status.
+ */
+async function bigEvents(key: string, count: number): Promise<Record<number, number>> {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const keys = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
+  const body = JSON.stringify({ ...event, tool_input: { command: "ls", ...keys } });
+  const by: Record<number, number> = {};
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    let conn = await RawHttpConnection.open(url);
+    for (let i = 0, failed = 0; i < count;) {
+      const answer = await conn.request("POST", "/v1/events", headers, body).catch(() => null);
+      if (answer === null) {
+        if (++failed > 3) throw new Error("the server keeps closing the connection");
+        conn.close();
+        conn = await RawHttpConnection.open(url);
+        continue;
+      }
+      failed = 0;
+      i++;
+      by[answer.status] = (by[answer.status] ?? 0) + 1;
+    }
+    conn.close();
+  }));
+  return by;
+}
 
 /** The victim's latencies while `attack` runs (or for `ms` when it is null). */
 async function victimDuring(attack: (() => Promise<unknown>) | null, ms = 3000) {
@@ -188,17 +226,11 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     }));
   }],
   ["events of a megabyte of small keys, 4 at once", async () => {
-    const conns = await Promise.all(Array.from({ length: 4 }, () => RawHttpConnection.open(url)));
-    const headers = { authorization: `Bearer ${bulky}`, "content-type": "application/json" };
-    const keys = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
-    const body = JSON.stringify({ ...event, tool_input: { command: "ls", ...keys } });
-    await Promise.all(conns.map(async (conn) => {
-      for (let i = 0; i < 10; i++) {
-        const answer = await conn.request("POST", "/v1/events", headers, body);
-        if (answer.status !== 200) throw new Error(`bulky event answered ${answer.status}`);
-      }
-      conn.close();
-    }));
+    const by = await bigEvents(bulky, 10);
+    if (by[200] !== 40) throw new Error(`bulky events answered ${JSON.stringify(by)}`);
+  }],
+  ["the same past the tenant's events_per_minute", async () => {
+    console.log(`  answered: ${JSON.stringify(await bigEvents(capped, 25))}`);
   }],
   ["audit pages of up to 1,000 rows of ~190 KB, 5 reads", async () => {
     for (let i = 0; i < 5; i++) await call(url, "GET", "/v1/audit?limit=1000", wide);

@@ -600,6 +600,7 @@ export function createService(deps: ServerDeps): Service {
     const started = performance.now();
     const { tenant, generation } = await dispatcherOf(c);
     const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
+    quotas.refuseEarly(tenant.id, tenant.policy);
     // Parsed here, its text kept with it: a plugin worker is sent the text, not the object.
     const text = await readText(c, eventLimit(tenant));
     const parsed = parseEventText({ text, tenantId: tenant.id }, jsonOf(text));
@@ -621,6 +622,7 @@ export function createService(deps: ServerDeps): Service {
         `no adapter for agent "${agent}"; one of ${AGENTS.join(", ")}`,
       );
     }
+    quotas.refuseEarly(tenant.id, tenant.policy);
     const body = await readEventBody(c, tenant);
     let call: AgentCall;
     try {

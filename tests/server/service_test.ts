@@ -302,6 +302,43 @@ Deno.test("the upkeep deletes quota usage of minutes over an hour old, and quota
   }, { now: () => now });
 });
 
+Deno.test("a tenant over a per-minute quota is refused before its body is read, until the minute ends or its policy changes", async () => {
+  let now = Date.parse("2026-01-01T00:00:10Z");
+  await onService(async (h) => {
+    const key = await h.tenant("acme", { events_per_minute: 2 });
+    const send = (raw = JSON.stringify(toolEvent("ls"))) =>
+      h.call("POST", "/v1/events", { key, raw });
+    assert.deepEqual([(await send()).status, (await send()).status, (await send()).status], [
+      200,
+      200,
+      429,
+    ]);
+    // Not read, so not parsed: a body that is not JSON gets the 429, not a 400, and so does a
+    // megabyte of small keys (which would hold the thread answering every tenant to parse).
+    const keys = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
+    for (
+      const raw of [
+        "{not json",
+        JSON.stringify({ ...(toolEvent("ls") as object), tool_input: keys }),
+      ]
+    ) {
+      const early = await send(raw);
+      assert.deepEqual([early.status, early.body.error.code], [429, "QUOTA_EXCEEDED"]);
+      assert.equal(early.headers.get("retry-after"), "50", "the minute ends in 50 s");
+    }
+    const agent = await h.call("POST", "/v1/agents/claude-code/events", { key, raw: "{not json" });
+    assert.deepEqual([agent.status, agent.body.error.code], [429, "QUOTA_EXCEEDED"]);
+    // A changed policy is applied at once.
+    const put = await h.call("PUT", "/v1/tenants/acme/policy", { body: { events_per_minute: 4 } });
+    assert.equal(put.status, 200);
+    assert.deepEqual([(await send("{not json")).status, (await send()).status], [400, 200]);
+    assert.equal((await send()).status, 429);
+    // The next minute counts afresh.
+    now += 60_000;
+    assert.equal((await send()).status, 200);
+  }, { now: () => now });
+});
+
 /** A gzip'd tar of `files` made by the system's `tar`, optionally with a symlink. */
 async function tarball(
   files: Record<string, Uint8Array | string>,

@@ -231,13 +231,15 @@ Deno.test("sqlite store: under back-to-back commits the checkpointer thread stil
     // Commits with no pause between them: the log restarts only when a
     // commit begins with every frame copied back, and the thread's copies
     // always end during one. Unless the serving connection copies the last
-    // few frames when told, the log holds every frame written (2 GB in 15 s;
-    // the database file grows by about two thirds of that).
+    // few frames when told, the log holds every frame written (2 GB in 15 s),
+    // more than the database file (here 64 against 46 MB); with it, it
+    // restarts as often as the thread gets to tick (about half the file at
+    // worst in a loaded test run).
     const { written, largestLog } = await appendUntil(store, path, 150_000);
     assert.equal(await store.countAudit("t"), written, "nothing lost on the way");
     const file = await sizeOf(path);
     assert.ok(
-      largestLog < file / 2,
+      largestLog < file * 0.8,
       `the log restarts under the stream: at most ${largestLog} bytes against a ${file}-byte file`,
     );
     assert.deepEqual(states, ["ready"], "the thread kept the checkpoints throughout");
