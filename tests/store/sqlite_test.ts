@@ -232,14 +232,14 @@ Deno.test("sqlite store: under back-to-back commits the checkpointer thread stil
     // commit begins with every frame copied back, and the thread's copies
     // always end during one. Unless the serving connection copies the last
     // few frames when told, the log holds every frame written (2 GB in 15 s),
-    // more than the database file (here 64 against 46 MB); with it, it
-    // restarts as often as the thread gets to tick (about half the file at
-    // worst in a loaded test run).
+    // 1.39 times the database file here; with it, it restarts as often as the
+    // thread gets to tick: 0.17–0.94 of the file in test runs on a loaded
+    // machine (where the 32 MiB limit, out of the way here, would step in).
     const { written, largestLog } = await appendUntil(store, path, 150_000);
     assert.equal(await store.countAudit("t"), written, "nothing lost on the way");
     const file = await sizeOf(path);
     assert.ok(
-      largestLog < file * 0.8,
+      largestLog < file * 1.1,
       `the log restarts under the stream: at most ${largestLog} bytes against a ${file}-byte file`,
     );
     assert.deepEqual(states, ["ready"], "the thread kept the checkpoints throughout");
