@@ -59,7 +59,7 @@ export class Quotas {
         const used = await this.store.addUsage(tenantId, window, dryRun ? 0 : 1, 0);
         const retry = Math.max(1, Math.ceil((window + MINUTE - this.now()) / 1000));
         const over = (what: string) => {
-          this.#over.set(tenantId, { until: window + MINUTE, limits: limitsOf(policy), what });
+          this.#remember(tenantId, { until: window + MINUTE, limits: limitsOf(policy), what });
           return exceeded(what, retry);
         };
         if (policy.events_per_minute !== undefined && used.events > policy.events_per_minute) {
@@ -97,6 +97,15 @@ export class Quotas {
   /** Charges the fuel a dispatch used to the tenant's current minute. */
   async charge(tenantId: string, fuel: number): Promise<void> {
     if (fuel > 0) await this.store.addUsage(tenantId, this.#window(), 0, fuel);
+  }
+
+  /** Remembers a refusal; past a thousand tenants, forgets those whose minute has ended. */
+  #remember(tenantId: string, over: Over): void {
+    if (this.#over.size >= 1_000) {
+      const now = this.now();
+      for (const [id, o] of this.#over) if (now >= o.until) this.#over.delete(id);
+    }
+    this.#over.set(tenantId, over);
   }
 
   #window(): number {

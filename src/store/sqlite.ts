@@ -682,17 +682,21 @@ function checkpointer(
      */
     committed() {
       if (!ready || failed || closed) return;
-      if (copied) {
-        // The thread copied the log through during a commit: copy the few
-        // frames since here, between two commits, so the next one restarts it.
-        copied = false;
-        db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+      try {
+        if (copied) {
+          // The thread copied the log through during a commit: copy the few
+          // frames since here, between two commits, so the next one restarts it.
+          copied = false;
+          db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+        }
+        const over = logSize() > logLimit;
+        if (over === behind) return;
+        behind = over;
+        automatic(over);
+        told(over ? "behind" : "caught up");
+      } catch {
+        // The commit stands; the next one looks again.
       }
-      const over = logSize() > logLimit;
-      if (over === behind) return;
-      behind = over;
-      automatic(over);
-      told(over ? "behind" : "caught up");
     },
     start() {
       if (worker !== null || closed) return;
