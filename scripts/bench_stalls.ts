@@ -8,7 +8,8 @@
  * - sends events that its hook blocks with a reason of a million characters,
  *   8 at once (each answer and audit row carries the reason);
  * - sends events of a megabyte of small keys (70,000 in `tool_input`, under
- *   the default `input_kb`), 4 at once, to one small WebAssembly hook; and
+ *   the default `input_kb`), 4 at once, to one small WebAssembly hook; the
+ *   same as Claude Code's payloads (`/v1/agents/claude-code/events`); and
  *   the same from a tenant past its `events_per_minute` (10);
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
  *   that ran a thousand hooks, ingested through the admin route);
@@ -93,15 +94,24 @@ const event = {
  * tenant `key` (a connection the server closed is opened again); how many
  * got each status.
  */
-async function bigEvents(key: string, count: number): Promise<Record<number, number>> {
+async function bigEvents(
+  key: string,
+  count: number,
+  route = "/v1/events",
+): Promise<Record<number, number>> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const keys = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
-  const body = JSON.stringify({ ...event, tool_input: { command: "ls", ...keys } });
+  const tool_input = { command: "ls", ...keys };
+  const body = JSON.stringify(
+    route === "/v1/events"
+      ? { ...event, tool_input }
+      : { session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input },
+  );
   const by: Record<number, number> = {};
   await Promise.all(Array.from({ length: 4 }, async () => {
     let conn = await RawHttpConnection.open(url);
     for (let i = 0, failed = 0; i < count;) {
-      const answer = await conn.request("POST", "/v1/events", headers, body).catch(() => null);
+      const answer = await conn.request("POST", route, headers, body).catch(() => null);
       if (answer === null) {
         if (++failed > 3) throw new Error("the server keeps closing the connection");
         conn.close();
@@ -228,6 +238,10 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
   ["events of a megabyte of small keys, 4 at once", async () => {
     const by = await bigEvents(bulky, 10);
     if (by[200] !== 40) throw new Error(`bulky events answered ${JSON.stringify(by)}`);
+  }],
+  ["the same as Claude Code's payloads (/v1/agents)", async () => {
+    const by = await bigEvents(bulky, 10, "/v1/agents/claude-code/events");
+    if (by[200] !== 40) throw new Error(`bulky payloads answered ${JSON.stringify(by)}`);
   }],
   ["the same past the tenant's events_per_minute", async () => {
     console.log(`  answered: ${JSON.stringify(await bigEvents(capped, 25))}`);

@@ -335,9 +335,14 @@ export const AGENT_EVENTS: Readonly<Record<AgentName, Readonly<Record<string, Ma
  * Reads an agent's hook payload. `eventName` is the agent's event when the
  * payload does not name it (Copilot's camelCase form), or overrides it.
  * Throws `EVENT_INVALID` for a payload that is not a JSON object or names no
- * event.
+ * event. `at` is the event's `timestamp` (now by default).
  */
-export function agentCall(agent: AgentName, input: unknown, eventName?: string): AgentCall {
+export function agentCall(
+  agent: AgentName,
+  input: unknown,
+  eventName?: string,
+  at: string = new Date().toISOString(),
+): AgentCall {
   const payload = obj(input);
   if (!payload) {
     throw new HookboxError("EVENT_INVALID", `${agent}: the hook input must be a JSON object`);
@@ -356,7 +361,7 @@ export function agentCall(agent: AgentName, input: unknown, eventName?: string):
   if (!mapping) return { agent, agentEvent: name, event: null, input: payload };
   const event: Record<string, unknown> = {
     event_type: mapping.type,
-    timestamp: new Date().toISOString(),
+    timestamp: at,
     session_id: sessionOf(payload) ?? "",
     ...workDirOf(payload),
     ...mapping.fields(payload),

@@ -8,17 +8,26 @@
  * the event it returns, and the worker runtime sends {@linkcode textOf} that
  * event instead of the event. An event changed or made since (a hook's
  * modified input) is a different object, with no text: it is sent whole.
+ * An agent's payload (`/v1/agents/…`) is made into an event by its adapter
+ * (`agentEventOfText`), which the worker runs again on the same text, with
+ * the same timestamp.
  *
  * @module
  */
 import { MAX_JSON_DEPTH, textDepth } from "./depth.ts";
 import { type HookEvent, type ParseEventResult, tryParseEvent } from "./event.ts";
 import { HookboxError } from "../errors.ts";
+import { type AgentCall, agentCall, type AgentName } from "../agents/adapters.ts";
 
 /** The JSON text of an event and the tenant the service sets on it. */
 export interface EventText {
   text: string;
   tenantId: string;
+  /**
+   * For an agent's payload: the agent, the event name it was given (the
+   * `event` query) and the timestamp of the event its adapter made.
+   */
+  agent?: { name: AgentName; event?: string | undefined; at: string };
 }
 
 const TEXTS = new WeakMap<HookEvent, EventText>();
@@ -55,7 +64,27 @@ export function parseEventText(
   return parsed;
 }
 
-/** The text `event` was parsed from by {@linkcode parseEventText}, if it was. */
+/**
+ * The event the adapter of `source.agent` makes of the payload in JSON
+ * `source.text` (`input`: the text parsed), validated for `source.tenantId`
+ * as {@linkcode parseEventText} does; null when the agent's event has no
+ * hookbox event (it passes through). Throws `agentCall`'s `EVENT_INVALID`
+ * for a payload it cannot read. The same source always gives an equal event.
+ */
+export function agentEventOfText(
+  source: EventText & { agent: NonNullable<EventText["agent"]> },
+  input: unknown = JSON.parse(source.text),
+): { call: AgentCall; parsed: ParseEventResult | null } {
+  const { name, event, at } = source.agent;
+  const call = agentCall(name, input, event, at);
+  if (call.event === null) return { call, parsed: null };
+  // Depth is walked: an adapter nests the payload and may parse strings in it.
+  const parsed = tryParseEvent({ ...call.event, tenant_id: source.tenantId }, { owned: true });
+  if (parsed.ok) TEXTS.set(parsed.event, source);
+  return { call, parsed };
+}
+
+/** The text `event` was parsed from by {@linkcode parseEventText} or {@linkcode agentEventOfText}, if it was. */
 export function textOf(event: HookEvent): EventText | undefined {
   return TEXTS.get(event);
 }
@@ -65,7 +94,11 @@ export function textOf(event: HookEvent): EventText | undefined {
  * thread, from the same text); throws if it is not one.
  */
 export function eventOfText(source: EventText): HookEvent {
-  const parsed = parseEventText(source);
+  const { agent } = source;
+  const parsed = agent ? agentEventOfText({ ...source, agent }).parsed : parseEventText(source);
+  if (parsed === null) {
+    throw new HookboxError("EVENT_INVALID", "the agent's event has no hookbox event");
+  }
   if (!parsed.ok) throw parsed.error;
   return parsed.event;
 }

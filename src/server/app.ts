@@ -19,13 +19,11 @@ import { base64Bytes, readCapped } from "../bytes.ts";
 import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { clipped, messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
-import { type ParseEventResult, tryParseEvent } from "../schema/event.ts";
-import { parseEventText } from "../schema/event_text.ts";
+import type { ParseEventResult } from "../schema/event.ts";
+import { agentEventOfText, parseEventText } from "../schema/event_text.ts";
 import {
   type AgentAnswer,
   agentAnswer,
-  type AgentCall,
-  agentCall,
   AGENTS,
   isAgentName,
   passThrough,
@@ -588,14 +586,6 @@ export function createService(deps: ServerDeps): Service {
     return { result, decisionId };
   };
   const eventLimit = (tenant: TenantRow) => (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
-  const readEventBody = async (c: Context, tenant: TenantRow): Promise<Record<string, unknown>> => {
-    const body = await readJson(c, eventLimit(tenant));
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
-    }
-    return body as Record<string, unknown>;
-  };
-
   app.post("/v1/events", async (c) => {
     const started = performance.now();
     const { tenant, generation } = await dispatcherOf(c);
@@ -623,14 +613,26 @@ export function createService(deps: ServerDeps): Service {
       );
     }
     quotas.refuseEarly(tenant.id, tenant.policy);
-    const body = await readEventBody(c, tenant);
-    let call: AgentCall;
+    const text = await readText(c, eventLimit(tenant));
+    const body = jsonOf(text);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) {
+      throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
+    }
+    // Made into an event here, its text kept with it: a plugin worker is sent
+    // the text and makes the same event of it (the same timestamp too).
+    const source = {
+      text,
+      tenantId: tenant.id,
+      agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
+    };
+    let made: ReturnType<typeof agentEventOfText>;
     try {
-      call = agentCall(agent, body, c.req.query("event") || undefined);
+      made = agentEventOfText(source, body);
     } catch (err) {
       if (!isHookboxError(err)) throw err;
       throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
     }
+    const { call, parsed } = made;
     const form = c.req.query("form") ?? "http";
     if (form !== "http" && form !== "command") {
       throw new ApiError(400, "REQUEST_INVALID", 'form must be "http" or "command"', {
@@ -642,9 +644,7 @@ export function createService(deps: ServerDeps): Service {
       form === "command"
         ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
         : c.json(answerBody(answer));
-    if (call.event === null) return reply(passThrough(call));
-    // The payload was parsed for this request alone: its records need no copy.
-    const parsed = tryParseEvent({ ...call.event, tenant_id: tenant.id }, { owned: true });
+    if (parsed === null) return reply(passThrough(call));
     const { result, decisionId } = await dispatchFor(tenant, parsed, false, started, generation);
     c.header("x-hookbox-decision-id", decisionId);
     return reply(agentAnswer(call, result));

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { MAX_JSON_DEPTH, textDepth, tooDeepAt } from "../../src/schema/depth.ts";
 import { parseEvent, tryParseEvent } from "../../src/schema/event.ts";
-import { eventOfText, parseEventText, textOf } from "../../src/schema/event_text.ts";
+import { agentCall } from "../../src/agents/adapters.ts";
+import {
+  agentEventOfText,
+  eventOfText,
+  parseEventText,
+  textOf,
+} from "../../src/schema/event_text.ts";
 
 const BODIES = [
   {
@@ -43,6 +49,42 @@ Deno.test("an event parsed from its text is the event parsed from the body, and 
       assert.equal(JSON.stringify(eventOfText(source)), JSON.stringify(parsed.event));
     }
   }
+});
+
+Deno.test("an agent's payload makes the same event here, as the adapter did before, and again from the text", () => {
+  const payloads = [
+    {
+      session_id: "s",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+    },
+    { session_id: "s", hook_event_name: "Stop", stop_hook_active: true, cwd: "/w" },
+  ];
+  for (const payload of payloads) {
+    const text = JSON.stringify(payload);
+    const agent = { name: "claude-code" as const, at: "2026-01-01T00:00:00.000Z" };
+    const source = { text, tenantId: "acme", agent };
+    const { call, parsed } = agentEventOfText(source);
+    assert.ok(parsed?.ok, text);
+    const before = tryParseEvent({
+      ...agentCall("claude-code", JSON.parse(text), undefined, agent.at).event,
+      tenant_id: "acme",
+    });
+    assert.ok(before.ok);
+    assert.equal(JSON.stringify(parsed.event), JSON.stringify(before.event));
+    assert.equal(parsed.event.timestamp, agent.at);
+    assert.equal(call.agentEvent, payload.hook_event_name);
+    assert.equal(textOf(parsed.event), source);
+    assert.equal(JSON.stringify(eventOfText(source)), JSON.stringify(parsed.event));
+  }
+  // An agent event with no hookbox event passes through: no event, nothing to send.
+  const none = agentEventOfText({
+    text: JSON.stringify({ session_id: "s", hook_event_name: "Nothing" }),
+    tenantId: "acme",
+    agent: { name: "claude-code", at: "2026-01-01T00:00:00.000Z" },
+  });
+  assert.equal(none.parsed, null);
 });
 
 Deno.test("only the event parsed from text has one: a copy or an event made otherwise is sent whole", () => {

@@ -13,7 +13,7 @@ import { DEFAULT_POLICY } from "../../../src/policy.ts";
 import type { Runtime } from "../../../src/runtime/types.ts";
 import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
 import { type HookEvent, parseEvent } from "../../../src/schema/event.ts";
-import { parseEventText } from "../../../src/schema/event_text.ts";
+import { agentEventOfText, parseEventText } from "../../../src/schema/event_text.ts";
 import { corpus, corpusRuntime, shellEvent, wasmHook } from "./_corpus.ts";
 import { createPromptRuntime } from "../../../src/runtime/prompt.ts";
 import { fakeHook } from "../../_helpers.ts";
@@ -119,12 +119,29 @@ Deno.test("worker mode runs a wasm chain in one message per event, with the fore
   }
 });
 
-Deno.test("an event parsed from request text crosses to the worker as that text, with the object's answer", async () => {
+Deno.test("an event parsed from request text (or made of an agent's payload) crosses to the worker as that text, with the object's answer", async () => {
   const messages: string[] = [];
   const foreground = corpusRuntime();
   // This worker refuses chains whose event comes as an object.
   const worker = workerRuntime(messages, TEXT_ONLY_ENTRY);
+  let agent = false;
   const fromText = (command: string) => {
+    if (agent) {
+      // Claude Code's payload, made into an event by its adapter (here and again in the worker).
+      const text = JSON.stringify({
+        session_id: "s1",
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command },
+      });
+      const made = agentEventOfText({
+        text,
+        tenantId: "t1",
+        agent: { name: "claude-code", at: "2026-01-01T00:00:00.000Z" },
+      });
+      if (!made.parsed?.ok) throw new Error("the payload did not make an event");
+      return made.parsed.event;
+    }
     const text = JSON.stringify({ ...shellEvent(command), tenant_id: "someone-else", extra: [1] });
     const parsed = parseEventText({ text, tenantId: "t1" });
     if (!parsed.ok) throw parsed.error;
@@ -138,13 +155,16 @@ Deno.test("an event parsed from request text crosses to the worker as that text,
       env: {},
     });
   try {
-    for (const command of ["rm -rf /", "ls"]) {
-      for (const hooks of [CHAIN, [CHAIN[0]!, CHAIN[1]!], [CHAIN[1]!, CHAIN[3]!]]) {
-        const expected = await run(foreground, fromText(command), hooks);
-        messages.length = 0;
-        const got = await run(worker, fromText(command), hooks);
-        assertEquals(stable(got), stable(expected), `${command}: ${hooks.map((h) => h.name)}`);
-        assertEquals(messages, ["chain"]);
+    for (agent of [false, true]) {
+      for (const command of ["rm -rf /", "ls"]) {
+        for (const hooks of [CHAIN, [CHAIN[0]!, CHAIN[1]!], [CHAIN[1]!, CHAIN[3]!]]) {
+          const expected = await run(foreground, fromText(command), hooks);
+          messages.length = 0;
+          const got = await run(worker, fromText(command), hooks);
+          const what = `${agent ? "agent " : ""}${command}: ${hooks.map((h) => h.name)}`;
+          assertEquals(stable(got), stable(expected), what);
+          assertEquals(messages, ["chain"]);
+        }
       }
     }
     // The same event as an object (made here, not parsed from text) is sent whole: refused.
