@@ -532,7 +532,8 @@ export function createService(deps: ServerDeps): Service {
   // ---- events ------------------------------------------------------------------------------
   /**
    * Runs an event for `tenant` (answering `400` if it did not validate):
-   * quotas, hooks, audit (committed first), metrics.
+   * per-minute quotas, hooks, audit (committed first), metrics. The caller
+   * holds the tenant's concurrency lease ({@linkcode leased}).
    */
   const dispatchFor = async (
     tenant: TenantRow,
@@ -549,13 +550,9 @@ export function createService(deps: ServerDeps): Service {
     let result: DispatchResult;
     let served: ServedHook[];
     try {
-      const release = await quotas.admit(tenant.id, tenant.policy, dryRun);
-      try {
-        served = await engine.hooks(tenant.id, generation);
-        result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
-      } finally {
-        await release();
-      }
+      await quotas.count(tenant.id, tenant.policy, dryRun);
+      served = await engine.hooks(tenant.id, generation);
+      result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
     } finally {
       settle(); // the row follows synchronously: it is written below, or never
     }
@@ -586,16 +583,32 @@ export function createService(deps: ServerDeps): Service {
     return { result, decisionId };
   };
   const eventLimit = (tenant: TenantRow) => (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
+  /**
+   * Runs `fn` holding one of the tenant's `max_concurrent` leases, taken
+   * before the request's body is read: a tenant at its limit is refused
+   * (`429`) before its body costs this thread a parse. Per-minute refusals
+   * come earlier still (`refuseEarly`).
+   */
+  const leased = async <T>(tenant: TenantRow, fn: () => Promise<T>): Promise<T> => {
+    quotas.refuseEarly(tenant.id, tenant.policy);
+    const release = await quotas.lease(tenant.id, tenant.policy);
+    try {
+      return await fn();
+    } finally {
+      await release();
+    }
+  };
   app.post("/v1/events", async (c) => {
     const started = performance.now();
     const { tenant, generation } = await dispatcherOf(c);
     const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
-    quotas.refuseEarly(tenant.id, tenant.policy);
-    // Parsed here, its text kept with it: a plugin worker is sent the text, not the object.
-    const text = await readText(c, eventLimit(tenant));
-    const parsed = parseEventText({ text, tenantId: tenant.id }, jsonOf(text));
-    const { result, decisionId } = await dispatchFor(tenant, parsed, dryRun, started, generation);
-    return c.json({ ...result, decision_id: decisionId });
+    return await leased(tenant, async () => {
+      // Parsed here, its text kept with it: a plugin worker is sent the text, not the object.
+      const text = await readText(c, eventLimit(tenant));
+      const parsed = parseEventText({ text, tenantId: tenant.id }, jsonOf(text));
+      const { result, decisionId } = await dispatchFor(tenant, parsed, dryRun, started, generation);
+      return c.json({ ...result, decision_id: decisionId });
+    });
   });
 
   // HTTP hooks of agent CLIs (SPEC §8): the agent's payload in, its own answer out. The
@@ -612,42 +625,43 @@ export function createService(deps: ServerDeps): Service {
         `no adapter for agent "${agent}"; one of ${AGENTS.join(", ")}`,
       );
     }
-    quotas.refuseEarly(tenant.id, tenant.policy);
-    const text = await readText(c, eventLimit(tenant));
-    const body = jsonOf(text);
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
-    }
-    // Made into an event here, its text kept with it: a plugin worker is sent
-    // the text and makes the same event of it (the same timestamp too).
-    const source = {
-      text,
-      tenantId: tenant.id,
-      agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
-    };
-    let made: ReturnType<typeof agentEventOfText>;
-    try {
-      made = agentEventOfText(source, body);
-    } catch (err) {
-      if (!isHookboxError(err)) throw err;
-      throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
-    }
-    const { call, parsed } = made;
-    const form = c.req.query("form") ?? "http";
-    if (form !== "http" && form !== "command") {
-      throw new ApiError(400, "REQUEST_INVALID", 'form must be "http" or "command"', {
-        field: "form",
-      });
-    }
-    // The command form: what `hookbox dispatch --agent` would print and exit with.
-    const reply = (answer: AgentAnswer) =>
-      form === "command"
-        ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
-        : c.json(answerBody(answer));
-    if (parsed === null) return reply(passThrough(call));
-    const { result, decisionId } = await dispatchFor(tenant, parsed, false, started, generation);
-    c.header("x-hookbox-decision-id", decisionId);
-    return reply(agentAnswer(call, result));
+    return await leased(tenant, async () => {
+      const text = await readText(c, eventLimit(tenant));
+      const body = jsonOf(text);
+      if (typeof body !== "object" || body === null || Array.isArray(body)) {
+        throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
+      }
+      // Made into an event here, its text kept with it: a plugin worker is sent
+      // the text and makes the same event of it (the same timestamp too).
+      const source = {
+        text,
+        tenantId: tenant.id,
+        agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
+      };
+      let made: ReturnType<typeof agentEventOfText>;
+      try {
+        made = agentEventOfText(source, body);
+      } catch (err) {
+        if (!isHookboxError(err)) throw err;
+        throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
+      }
+      const { call, parsed } = made;
+      const form = c.req.query("form") ?? "http";
+      if (form !== "http" && form !== "command") {
+        throw new ApiError(400, "REQUEST_INVALID", 'form must be "http" or "command"', {
+          field: "form",
+        });
+      }
+      // The command form: what `hookbox dispatch --agent` would print and exit with.
+      const reply = (answer: AgentAnswer) =>
+        form === "command"
+          ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
+          : c.json(answerBody(answer));
+      if (parsed === null) return reply(passThrough(call));
+      const { result, decisionId } = await dispatchFor(tenant, parsed, false, started, generation);
+      c.header("x-hookbox-decision-id", decisionId);
+      return reply(agentAnswer(call, result));
+    });
   });
 
   // Audit items of edge Workers (`hookbox bundle --audit-url`), stored as the service's own.

@@ -31,49 +31,63 @@ export class Quotas {
   constructor(private readonly store: Store, private readonly now: () => number) {}
 
   /**
-   * Admits one dispatch or throws `429`. Counts the event unless `dryRun`.
-   * Returns a release function to call when the dispatch ends.
+   * Admits one dispatch or throws `429`: {@linkcode lease}, then
+   * {@linkcode count}. Returns a release function to call when the dispatch
+   * ends.
    */
   async admit(
     tenantId: string,
     policy: TenantPolicy,
     dryRun: boolean,
   ): Promise<() => Promise<void>> {
-    let release = () => Promise.resolve();
-    if (policy.max_concurrent !== undefined) {
-      const lease = `${this.#prefix}-${this.#nextLease++}`;
-      const now = this.now();
-      const taken = await this.store.acquireLease(
-        tenantId,
-        lease,
-        policy.max_concurrent,
-        now,
-        now + LEASE_MS,
-      );
-      if (!taken) throw exceeded(`${policy.max_concurrent} concurrent dispatches`, 1);
-      release = () => this.store.releaseLease(tenantId, lease).catch(() => {});
-    }
+    const release = await this.lease(tenantId, policy);
     try {
-      if (policy.events_per_minute !== undefined || policy.fuel_per_minute !== undefined) {
-        const window = this.#window();
-        const used = await this.store.addUsage(tenantId, window, dryRun ? 0 : 1, 0);
-        const retry = Math.max(1, Math.ceil((window + MINUTE - this.now()) / 1000));
-        const over = (what: string) => {
-          this.#remember(tenantId, { until: window + MINUTE, limits: limitsOf(policy), what });
-          return exceeded(what, retry);
-        };
-        if (policy.events_per_minute !== undefined && used.events > policy.events_per_minute) {
-          throw over(`${policy.events_per_minute} events per minute`);
-        }
-        if (policy.fuel_per_minute !== undefined && used.fuel >= policy.fuel_per_minute) {
-          throw over(`${policy.fuel_per_minute} fuel per minute`);
-        }
-      }
+      await this.count(tenantId, policy, dryRun);
     } catch (err) {
       await release();
       throw err;
     }
     return release;
+  }
+
+  /**
+   * Takes one of the tenant's `max_concurrent` leases or throws `429`;
+   * returns its release (nothing to release without the quota). The service
+   * takes it before it reads the request's body, so that a tenant at its
+   * limit is refused before its body costs the thread that answers every
+   * tenant a parse.
+   */
+  async lease(tenantId: string, policy: TenantPolicy): Promise<() => Promise<void>> {
+    if (policy.max_concurrent === undefined) return () => Promise.resolve();
+    const lease = `${this.#prefix}-${this.#nextLease++}`;
+    const now = this.now();
+    const taken = await this.store.acquireLease(
+      tenantId,
+      lease,
+      policy.max_concurrent,
+      now,
+      now + LEASE_MS,
+    );
+    if (!taken) throw exceeded(`${policy.max_concurrent} concurrent dispatches`, 1);
+    return () => this.store.releaseLease(tenantId, lease).catch(() => {});
+  }
+
+  /** Counts one event (none for a dry run) against the per-minute quotas, or throws `429`. */
+  async count(tenantId: string, policy: TenantPolicy, dryRun: boolean): Promise<void> {
+    if (policy.events_per_minute === undefined && policy.fuel_per_minute === undefined) return;
+    const window = this.#window();
+    const used = await this.store.addUsage(tenantId, window, dryRun ? 0 : 1, 0);
+    const retry = Math.max(1, Math.ceil((window + MINUTE - this.now()) / 1000));
+    const over = (what: string) => {
+      this.#remember(tenantId, { until: window + MINUTE, limits: limitsOf(policy), what });
+      return exceeded(what, retry);
+    };
+    if (policy.events_per_minute !== undefined && used.events > policy.events_per_minute) {
+      throw over(`${policy.events_per_minute} events per minute`);
+    }
+    if (policy.fuel_per_minute !== undefined && used.fuel >= policy.fuel_per_minute) {
+      throw over(`${policy.fuel_per_minute} fuel per minute`);
+    }
   }
 
   /**

@@ -548,6 +548,11 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       const second = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
       assert.deepEqual([second.status, second.body.error.code], [429, "QUOTA_EXCEEDED"]);
       assert.equal(second.headers.get("retry-after"), "1");
+      // Refused before its body is read: one that is not JSON is refused the same, not a 400.
+      for (const path of ["/v1/events", "/v1/agents/claude-code/events"]) {
+        const unread = await h.call("POST", path, { key, raw: "{not json" });
+        assert.deepEqual([unread.status, unread.body.error.code], [429, "QUOTA_EXCEEDED"], path);
+      }
       assert.equal(
         (await h.call("POST", "/v1/events", { key: other, body: toolEvent("ls") })).status,
         200,
