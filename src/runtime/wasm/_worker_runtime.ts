@@ -39,8 +39,8 @@ export interface WorkerRuntimeOptions {
   entry?: URL;
   /** Time a worker may take to load plugins it has not loaded yet, ms. @default 30000 */
   loadAllowanceMs?: number;
-  /** Called when a call has been handed to a worker (tests). */
-  onDispatch?: (type: WorkerJob["type"]) => void;
+  /** Called when a call has been handed to a worker, with its tenant (tests). */
+  onDispatch?: (type: WorkerJob["type"], tenantId: string) => void;
   /** Start every worker now rather than when calls first need them. @default false */
   start?: boolean;
 }
@@ -330,7 +330,7 @@ export class WorkerRuntime implements Runtime {
       const batch = pending.chain ? [pending, ...this.#mates(pending)] : [pending];
       for (const p of batch) p.slot = slot;
       slot.start(pending.chain ? this.#chainMessage(slot, batch) : this.#message(slot, pending));
-      this.#options.onDispatch?.(pending.job.type);
+      this.#options.onDispatch?.(pending.job.type, pending.job.tenantId);
     }
   }
 
