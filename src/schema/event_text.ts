@@ -53,8 +53,9 @@ export function parseEventText(
   source: EventText,
   input: unknown = JSON.parse(source.text),
 ): ParseEventResult {
+  // Not an object: tryParseEvent's own answer (before a spread would hide it).
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return { ok: false, error: new HookboxError("EVENT_INVALID", "event must be a JSON object") };
+    return tryParseEvent(input);
   }
   const parsed = tryParseEvent({ ...input, tenant_id: source.tenantId }, {
     owned: true,
