@@ -37,6 +37,9 @@ export interface HookContextInit {
   workDir?: string;
 }
 
+/** The say over tools of in-process code: more than any sandboxed hook level. */
+export const OPERATOR = -1;
+
 /**
  * The run's context, shared by every hook. Change `messages` for changes that
  * persist across iterations; `store` carries data between hooks (and to and
@@ -79,7 +82,8 @@ export class HookContext {
   store: Record<string, unknown> = {};
   /** Temporary messages for the next model call only (from hooks that fired between calls). */
   readonly pendingInjections: InjectItem[] = [];
-  #disabled = new Set<string>();
+  /** Disabled tools, each with the authority of whoever disabled it (lower has more say). */
+  #disabled = new Map<string, number>();
 
   /** A context for one run. */
   constructor(init: HookContextInit) {
@@ -152,22 +156,34 @@ export class HookContext {
     return this.getToolSteps(toolName).map((s) => s.content).filter((c) => c !== "");
   }
 
-  /** Disables a tool for later model calls. */
-  disableTool(name: string): void {
-    this.#disabled.add(name);
+  /**
+   * Disables a tool for later model calls. `authority` says who disables it
+   * (0 and above: a sandboxed hook level, see `toolAuthority`; the default,
+   * {@linkcode OPERATOR}, is in-process code); the strongest disable stands.
+   */
+  disableTool(name: string, authority: number = OPERATOR): void {
+    const held = this.#disabled.get(name);
+    this.#disabled.set(name, held === undefined ? authority : Math.min(held, authority));
   }
 
-  /** Re-enables a disabled tool. */
-  enableTool(name: string): void {
+  /**
+   * Re-enables a disabled tool, unless someone with more say disabled it (a
+   * sandboxed hook never re-enables what in-process code or a higher level
+   * disabled). Returns false when the tool stays disabled.
+   */
+  enableTool(name: string, authority: number = OPERATOR): boolean {
+    const held = this.#disabled.get(name);
+    if (held !== undefined && held < authority) return false;
     this.#disabled.delete(name);
+    return true;
   }
 
-  /** Disables every tool. */
+  /** Disables every tool (in-process code's say). */
   disableAllTools(): void {
-    for (const tool of this.tools) this.#disabled.add(tool.function.name);
+    for (const tool of this.tools) this.disableTool(tool.function.name);
   }
 
-  /** Enables every tool. */
+  /** Enables every tool (in-process code's say). */
   enableAllTools(): void {
     this.#disabled.clear();
   }

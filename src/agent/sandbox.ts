@@ -10,7 +10,9 @@
  * @module
  */
 import { z } from "zod";
+import { toolAuthority } from "../dispatch/dispatch.ts";
 import type { DispatchResult } from "../dispatch/result.ts";
+import { readStdout } from "../schema/output.ts";
 import type { Executor } from "../executor.ts";
 import type { EventType } from "../schema/event_types.ts";
 import type { HookContext, LLMRequest } from "./context.ts";
@@ -198,8 +200,9 @@ function applyShared(ctx: HookContext, result: DispatchResult, request?: LLMRequ
       configurable: true,
     });
   }
-  for (const name of result.disable_tools) ctx.disableTool(name);
-  for (const name of result.enable_tools) ctx.enableTool(name);
+  const say = toolSay(result);
+  for (const name of result.disable_tools) ctx.disableTool(name, say.disabled.get(name) ?? 0);
+  for (const name of result.enable_tools) ctx.enableTool(name, say.enabled.get(name) ?? 2);
   const toolsChanged = result.disable_tools.length > 0 || result.enable_tools.length > 0;
   if (request?.tools && toolsChanged) {
     const active = new Set(ctx.getActiveToolSchemas()?.map((t) => t.function.name));
@@ -215,6 +218,29 @@ function applyShared(ctx: HookContext, result: DispatchResult, request?: LLMRequ
     } else if (request) request.injectMessage(item.content, item.role);
     else ctx.pendingInjections.push(item);
   }
+}
+
+/**
+ * Who among the result's hooks disabled and enabled each tool, as the
+ * authority of their level (`toolAuthority`): the strongest disable and the
+ * weakest enable, read back from the hooks' own output.
+ */
+function toolSay(result: DispatchResult) {
+  const disabled = new Map<string, number>();
+  const enabled = new Map<string, number>();
+  for (const record of result.hooks) {
+    if (record.outcome !== "ok" && record.outcome !== "block") continue;
+    const reading = readStdout(record.stdout);
+    if (reading.kind !== "control") continue;
+    const authority = toolAuthority(record.level);
+    for (const tool of reading.control.disable_tools ?? []) {
+      disabled.set(tool, Math.min(disabled.get(tool) ?? authority, authority));
+    }
+    for (const tool of reading.control.enable_tools ?? []) {
+      enabled.set(tool, Math.max(enabled.get(tool) ?? authority, authority));
+    }
+  }
+  return { disabled, enabled };
 }
 
 function assistantMessage(step: Step) {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { HookDefinition } from "../hook/types.ts";
+import type { HookDefinition, HookLevel } from "../hook/types.ts";
 import { grantedHosts } from "../policy.ts";
 import type { Runtime } from "../runtime/types.ts";
 import type { HookEvent } from "../schema/event.ts";
@@ -14,6 +14,7 @@ import type { Control } from "../schema/output.ts";
 import { type CallContext, callHook, type HookCall } from "./call_hook.ts";
 import { inputField, outputField } from "./fields.ts";
 import type { DispatchResult, HookRecord } from "./result.ts";
+import { recheckRewrites } from "./recheck.ts";
 import { selectHooks } from "./select.ts";
 import { loadRe2, re2Loaded } from "../schema/_re2.ts";
 import { matcherNeedsRegexEngine } from "../schema/matcher.ts";
@@ -47,8 +48,12 @@ export async function dispatchEvent(
     await loadRe2();
   }
   const selected = selectHooks(hooks, event);
+  const recheck = (result: DispatchResult, shared: DispatchOptions) =>
+    recheckRewrites(hooks, event, result, (some, changed) => chainOf(some, changed, shared));
   // No async hook (the common case): the chain's records are the result's.
-  if (!selected.some((h) => h.manifest.async)) return await chainOf(selected, event, options);
+  if (!selected.some((h) => h.manifest.async)) {
+    return await recheck(await chainOf(selected, event, options), options);
+  }
   // Async and synchronous hooks draw on one input budget.
   const shared = {
     ...options,
@@ -63,7 +68,7 @@ export async function dispatchEvent(
   // The chain's records are those of the hooks that ran, in order.
   result.hooks.forEach((record, i) => records.set(sync[i]!, record));
   result.hooks = selected.flatMap((h) => records.get(h) ?? []);
-  return result;
+  return await recheck(result, shared);
 }
 
 /**
@@ -84,7 +89,7 @@ export async function runChain(
   let current: HookEvent = { ...event, store: result.store };
   // Tool names are folded in sets for the whole chain (arrays searched, or
   // sets rebuilt, per name or per hook are quadratic) and listed once at the end.
-  const tools = { disabled: new Set(result.disable_tools), enabled: new Set(result.enable_tools) };
+  const tools: ToolSets = { disabled: new Map(), enabled: new Set() };
   let fuelLeft = context.policy.eventFuel;
   let outputLeft = context.policy.eventOutputKb * 1024;
   const inputBudget = context.inputBudget ?? { left: context.policy.eventInputKb * 1024 };
@@ -101,14 +106,17 @@ export async function runChain(
     if (applyCall(result, hook, call, tools)) break;
     current = nextEvent(current, call.control, result);
   }
-  result.disable_tools = [...tools.disabled];
+  result.disable_tools = [...tools.disabled.keys()];
   result.enable_tools = [...tools.enabled];
   return result;
 }
 
-/** The tool names a chain's hooks disabled and enabled so far. */
+/**
+ * The tool names a chain's hooks disabled (with the authority of the level
+ * that disabled each) and enabled so far.
+ */
 interface ToolSets {
-  disabled: Set<string>;
+  disabled: Map<string, number>;
   enabled: Set<string>;
 }
 
@@ -156,7 +164,7 @@ function applyCall(
   tools: ToolSets,
 ): boolean {
   const { record, control } = call;
-  if (control) mergeControl(result, control, record.outcome === "block", tools);
+  if (control) mergeControl(result, control, record.outcome === "block", tools, hook.level);
   if (UNBLOCKABLE_EVENTS.has(result.event_type)) {
     if (record.outcome === "block") record.detail ??= `${result.event_type} cannot block`;
     return false;
@@ -177,6 +185,14 @@ function applyCall(
   return false;
 }
 
+/**
+ * How much say a level has over tools: 0 is the most. Platform hooks are the
+ * operator's; a tenant's hooks stand where a project's do.
+ */
+export function toolAuthority(level: HookLevel): number {
+  return level === "platform" ? 0 : level === "user" ? 1 : 2;
+}
+
 function block(result: DispatchResult, name: string, reason: string): true {
   result.decision = "block";
   result.reason = reason;
@@ -189,14 +205,20 @@ function mergeControl(
   control: Control,
   blocking: boolean,
   tools: ToolSets,
+  level: HookLevel,
 ): void {
   if (control.store) Object.assign(result.store, control.store);
   if (control.inject) { for (const item of control.inject) result.inject.push(item); }
+  const authority = toolAuthority(level);
   for (const tool of control.disable_tools ?? []) {
-    tools.disabled.add(tool);
+    // The strongest disable stands (a lower level disabling again takes nothing away).
+    tools.disabled.set(tool, Math.min(tools.disabled.get(tool) ?? authority, authority));
     tools.enabled.delete(tool);
   }
   for (const tool of control.enable_tools ?? []) {
+    // SPEC §4.6: a level never enables what a higher level disabled.
+    const by = tools.disabled.get(tool);
+    if (by !== undefined && by < authority) continue;
     tools.enabled.add(tool);
     tools.disabled.delete(tool);
   }

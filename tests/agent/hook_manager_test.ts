@@ -5,10 +5,14 @@
 import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
 import {
   type AgentHook,
+  type EventType,
+  type Executor,
   HookContext,
+  type HookLevel,
   HookManager,
   LLMRequest,
   type RunOutput,
+  sandboxHooks,
   ToolCallInfo,
 } from "../../src/mod.ts";
 
@@ -148,4 +152,68 @@ Deno.test("HookContext: system prompt helpers, steps and tool control", () => {
     new HookContext({ runId: "r", sessionId: "s", messages: [] }).getActiveToolSchemas(),
     null,
   );
+});
+
+Deno.test("a sandboxed hook cannot enable a tool in-process code or a higher level disabled", async () => {
+  // A fake executor answering every event with the given hooks' control output.
+  const answering = (hooks: { level: HookLevel; control: unknown }[]): Executor => ({
+    dispatch: (input) =>
+      Promise.resolve({
+        event_type: (input as { event_type: EventType }).event_type,
+        decision: "allow",
+        reason: null,
+        blocked_by: null,
+        modified_input: null,
+        modified_output: null,
+        inject: [],
+        disable_tools: hooks.flatMap((h) =>
+          (h.control as { disable_tools?: string[] }).disable_tools ?? []
+        ),
+        enable_tools: hooks.flatMap((h) =>
+          (h.control as { enable_tools?: string[] }).enable_tools ?? []
+        ),
+        store: {},
+        hooks: hooks.map((h, i) => ({
+          name: `h${i}`,
+          level: h.level,
+          runtime: "wasm",
+          outcome: "ok",
+          exit_code: 0,
+          duration_ms: 0,
+          stdout: JSON.stringify(h.control),
+          stderr: "",
+          code: null,
+          detail: null,
+          fuel: 0,
+        })),
+      }),
+    hooks: () => Promise.resolve([]),
+    problems: () => Promise.resolve([]),
+    close: () => Promise.resolve(),
+  });
+  const schema = (name: string) => ({ type: "function" as const, function: { name } });
+  const ctx = new HookContext({
+    runId: "r",
+    sessionId: "s",
+    messages: [{ role: "user", content: "hi" }],
+    tools: [schema("Bash"), schema("Write"), schema("Read")],
+  });
+  ctx.disableTool("Bash"); // the operator's in-process hook
+  await sandboxHooks(answering([{ level: "platform", control: { disable_tools: ["Write"] } }]))
+    .onRunStart!(ctx);
+  await sandboxHooks(answering([{ level: "project", control: { disable_tools: ["Read"] } }]))
+    .onRunStart!(ctx);
+  ok(ctx.isToolDisabled("Read"));
+  await sandboxHooks(answering([
+    { level: "user", control: {} },
+    { level: "project", control: { enable_tools: ["Bash", "Write", "Read"] } },
+  ])).onRunStart!(ctx);
+  ok(ctx.isToolDisabled("Bash"), "in-process code's disable stands");
+  ok(ctx.isToolDisabled("Write"), "a platform hook's disable stands against a project hook");
+  ok(!ctx.isToolDisabled("Read"), "a project hook re-enables what its own level disabled");
+  await sandboxHooks(answering([{ level: "platform", control: { enable_tools: ["Write"] } }]))
+    .onRunStart!(ctx);
+  ok(!ctx.isToolDisabled("Write"), "the level that disabled it can enable it");
+  ctx.enableTool("Bash");
+  ok(!ctx.isToolDisabled("Bash"), "in-process code can enable anything");
 });

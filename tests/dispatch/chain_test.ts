@@ -19,7 +19,10 @@ Deno.test("`dispatch()` chains modified_input: each hook sees the input as modif
     { command: "ls -l" },
     { command: "ls -l --color" },
     { command: "ls -l --color" },
+    // SPEC §4.6: the first hook did not see the second's rewrite; it is checked again.
+    { command: "ls -l --color" },
   ]);
+  assert.equal(runtime.calls[4]?.hook, "first");
   assert.deepEqual(result.modified_input, { command: "ls -l --color" });
   assert.equal(result.decision, "allow");
 });
