@@ -430,30 +430,55 @@ function rewritten(call: AgentCall, result: DispatchResult): Payload | null {
   return { ...original, ...modified };
 }
 
+/** The tool output the hooks replaced, as the agent's model would read it (text), or null. */
+function replacedOutput(result: DispatchResult): { value: unknown; text: string } | null {
+  if (result.event_type !== "post-tool-call" || result.modified_output === null) return null;
+  const value = result.modified_output;
+  return { value, text: typeof value === "string" ? value : JSON.stringify(value) };
+}
+
+/** What one agent answer is built from. */
+interface Parts {
+  blocked: boolean;
+  reason: string;
+  context: string | null;
+  input: Payload | null;
+  output: { value: unknown; text: string } | null;
+}
+
 /** Answers a dispatch result in the agent's protocol. */
 export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswer {
-  const reason = result.reason ?? `blocked by hookbox hook "${result.blocked_by ?? "?"}"`;
-  const blocked = result.decision === "block";
-  const context = contextOf(result);
-  const input = rewritten(call, result);
+  const parts: Parts = {
+    blocked: result.decision === "block",
+    reason: result.reason ?? `blocked by hookbox hook "${result.blocked_by ?? "?"}"`,
+    context: contextOf(result),
+    input: rewritten(call, result),
+    output: replacedOutput(result),
+  };
   const type = call.event?.event_type as EventType | undefined;
   switch (call.agent) {
     case "claude-code":
     case "codex":
-      return claudeAnswer(call, type, blocked, reason, context, input);
+      return claudeAnswer(call, type, parts);
     case "gemini-cli":
-      return geminiAnswer(type, blocked, reason, context, input);
+      return geminiAnswer(type, parts);
     case "cursor":
-      return cursorAnswer(call, type, blocked, reason, context, input);
+      return cursorAnswer(call, type, parts);
     case "copilot":
-      return copilotAnswer(call, type, blocked, reason, context, input);
+      return copilotAnswer(call, type, parts);
     case "windsurf":
-      return blocked && call.agentEvent.startsWith("pre_") ? exit2(reason) : allowAnswer(call);
+      if (parts.blocked && call.agentEvent.startsWith("pre_")) return exit2(parts.reason);
+      // A rewrite Windsurf cannot apply: the call must not run as it was.
+      if (parts.input && call.agentEvent.startsWith("pre_")) {
+        return exit2(rewriteRefused(call, parts));
+      }
+      return withNotices(call, allowAnswer(call), uncarried(call, parts));
     case "agenthooks": {
-      if (blocked) return exit2(reason);
+      if (parts.blocked) return exit2(parts.reason);
       const out: Payload = {};
-      if (input) out.modified_input = input;
-      if (context) out.additional_context = context;
+      if (parts.input) out.modified_input = parts.input;
+      if (parts.output) out.modified_output = parts.output.value;
+      if (parts.context) out.additional_context = parts.context;
       return Object.keys(out).length > 0
         ? answerJson({ decision: "allow", ...out })
         : allowAnswer(call);
@@ -461,14 +486,58 @@ export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswe
   }
 }
 
-function claudeAnswer(
-  call: AgentCall,
-  type: EventType | undefined,
-  blocked: boolean,
-  reason: string,
-  context: string | null,
-  input: Payload | null,
-): AgentAnswer {
+/** One line per result the agent's protocol cannot carry for this event (never dropped silently). */
+function uncarried(call: AgentCall, parts: Parts): string[] {
+  const lines: string[] = [];
+  if (parts.output) {
+    lines.push(
+      `hookbox: ${call.agent} cannot replace the output of ${call.agentEvent}; ` +
+        `the hooks' replacement was not applied`,
+    );
+  }
+  if (parts.input) {
+    lines.push(
+      `hookbox: ${call.agent} cannot rewrite the input of ${call.agentEvent}; ` +
+        `the hooks' rewrite was not applied`,
+    );
+  }
+  return lines;
+}
+
+/** The block for a rewrite the agent cannot apply to this event (the original must not run). */
+function rewriteRefused(call: AgentCall, parts: Parts): string {
+  return `hookbox: a hook rewrote this call to ${JSON.stringify(parts.input)}, and ` +
+    `${call.agent} cannot apply a rewrite to ${call.agentEvent}; blocked instead`;
+}
+
+/** Agents whose answer JSON shows a `systemMessage` to the user, and for which events. */
+function showsSystemMessage(call: AgentCall): boolean {
+  if (call.agent === "claude-code" || call.agent === "gemini-cli") return true;
+  // Codex marks a PreToolUse/PostToolUse hook failed on fields it does not know.
+  return call.agent === "codex" && !/ToolUse$/.test(call.agentEvent);
+}
+
+/**
+ * `answer` with `lines` (failed hooks, skipped folders, results not carried)
+ * on stderr and, where the agent shows one, in its `systemMessage`.
+ */
+export function withNotices(call: AgentCall, answer: AgentAnswer, lines: string[]): AgentAnswer {
+  if (lines.length === 0) return answer;
+  const text = lines.join("\n");
+  const stderr = answer.stderr ? `${answer.stderr}\n${text}` : text;
+  if (answer.exitCode !== 0 || !showsSystemMessage(call)) return { ...answer, stderr };
+  let json: Payload = {};
+  try {
+    json = answer.stdout ? JSON.parse(answer.stdout) as Payload : {};
+  } catch {
+    return { ...answer, stderr };
+  }
+  const message = typeof json.systemMessage === "string" ? `${json.systemMessage}\n${text}` : text;
+  return { exitCode: 0, stdout: JSON.stringify({ ...json, systemMessage: message }), stderr };
+}
+
+function claudeAnswer(call: AgentCall, type: EventType | undefined, parts: Parts): AgentAnswer {
+  const { blocked, reason, context, input, output } = parts;
   const hookEventName = call.agentEvent;
   if (type === "pre-tool-call") {
     if (blocked) {
@@ -480,17 +549,7 @@ function claudeAnswer(
         },
       });
     }
-    if (input && call.agent === "codex") {
-      // Codex applies updatedInput only with permissionDecision "allow", which would approve the
-      // call past Codex's own approval flow: deny and name the rewritten input instead.
-      return answerJson({
-        hookSpecificOutput: {
-          hookEventName,
-          permissionDecision: "deny",
-          permissionDecisionReason: `hookbox rewrote this call; run it as ${JSON.stringify(input)}`,
-        },
-      });
-    }
+    if (input && call.agent === "codex") return codexRewrite(call, input, context);
     const specific: Payload = { hookEventName };
     if (input) specific.updatedInput = input;
     if (context) specific.additionalContext = context;
@@ -504,6 +563,19 @@ function claudeAnswer(
     // Stop / SubagentStop: the agent continues with the reason as its next instruction.
     return answerJson({ decision: "block", reason });
   }
+  if (output && type === "post-tool-call") {
+    if (call.agent === "codex") {
+      // Codex: a PostToolUse block's reason becomes exactly the tool's output for the model.
+      return answerJson({ decision: "block", reason: output.text });
+    }
+    const mcp = call.event?.tool_name;
+    const field = typeof mcp === "string" && mcp.startsWith("mcp__")
+      ? "updatedMCPToolOutput"
+      : "updatedToolOutput";
+    const specific: Payload = { hookEventName, [field]: output.value };
+    if (context) specific.additionalContext = context;
+    return answerJson({ hookSpecificOutput: specific });
+  }
   const withContext = type === "pre-session" || type === "pre-agent-turn" ||
     type === "post-tool-call" || type === "post-tool-call-failure" || type === "pre-subagent";
   if (context && withContext) {
@@ -512,17 +584,43 @@ function claudeAnswer(
   return allowAnswer(call);
 }
 
-function geminiAnswer(
-  type: EventType | undefined,
-  blocked: boolean,
-  reason: string,
-  context: string | null,
-  input: Payload | null,
-): AgentAnswer {
+/** Permission modes in which Codex runs a call without asking (the payload's `permission_mode`). */
+const CODEX_NO_APPROVAL = new Set(["bypassPermissions", "never", "dontAsk"]);
+
+/**
+ * A Codex rewrite. Codex applies `updatedInput` only with `permissionDecision:
+ * "allow"`, which approves the call: given only where the payload's
+ * `permission_mode` says Codex would not ask anyway; elsewhere a deny naming
+ * the rewritten call (hookbox never approves past the agent's own approval).
+ */
+function codexRewrite(call: AgentCall, input: Payload, context: string | null): AgentAnswer {
+  const hookEventName = call.agentEvent;
+  const mode = str(call.input.permission_mode);
+  if (mode !== undefined && CODEX_NO_APPROVAL.has(mode) && typeof input.command === "string") {
+    const specific: Payload = { hookEventName, permissionDecision: "allow", updatedInput: input };
+    if (context) specific.additionalContext = context;
+    return answerJson({ hookSpecificOutput: specific });
+  }
+  return answerJson({
+    hookSpecificOutput: {
+      hookEventName,
+      permissionDecision: "deny",
+      permissionDecisionReason: `hookbox rewrote this call; Codex asks for approval here ` +
+        `(permission_mode ${mode ?? "unknown"}), so run it as ${JSON.stringify(input)}`,
+    },
+  });
+}
+
+function geminiAnswer(type: EventType | undefined, parts: Parts): AgentAnswer {
+  const { blocked, reason, context, input, output } = parts;
   // Gemini decides on the parsed JSON only (exit codes are unreliable there).
   const canBlock = type === "pre-tool-call" || type === "pre-agent-turn" ||
     type === "pre-agent-turn-stop" || type === "post-tool-call";
   if (blocked && canBlock) return answerJson({ decision: "deny", reason });
+  // AfterTool: a deny replaces the tool's result with "Tool result blocked: <reason>".
+  if (output && type === "post-tool-call") {
+    return answerJson({ decision: "deny", reason: output.text });
+  }
   const specific: Payload = {};
   if (input && type === "pre-tool-call") specific.tool_input = input;
   if (
@@ -535,14 +633,8 @@ function geminiAnswer(
     : { exitCode: 0, stdout: "", stderr: "" };
 }
 
-function cursorAnswer(
-  call: AgentCall,
-  type: EventType | undefined,
-  blocked: boolean,
-  reason: string,
-  context: string | null,
-  input: Payload | null,
-): AgentAnswer {
+function cursorAnswer(call: AgentCall, type: EventType | undefined, parts: Parts): AgentAnswer {
+  const { blocked, reason, context, input, output } = parts;
   if (blocked) {
     if (type === "pre-tool-call" || type === "pre-subagent") {
       return answerJson({ permission: "deny", user_message: reason, agent_message: reason });
@@ -554,21 +646,28 @@ function cursorAnswer(
     }
   }
   const out: Payload = {};
+  const lines: string[] = [];
   if (input && call.agentEvent === "preToolUse") out.updated_input = input;
+  else if (input && type === "pre-tool-call") {
+    const text = rewriteRefused(call, parts);
+    return answerJson({ permission: "deny", user_message: text, agent_message: text });
+  } else if (input) lines.push(...uncarried(call, { ...parts, output: null }));
+  if (output) {
+    // Cursor replaces the output of MCP tools only.
+    const mcp = call.agentEvent === "postToolUse" &&
+      String(call.event?.tool_name).startsWith("MCP");
+    if (mcp) out.updated_mcp_tool_output = output.value;
+    else lines.push(...uncarried(call, { ...parts, input: null }));
+  }
   if (context && (type === "pre-session" || type === "post-tool-call")) {
     out.additional_context = context;
   }
-  return Object.keys(out).length > 0 ? answerJson(out) : allowAnswer(call);
+  const answer = Object.keys(out).length > 0 ? answerJson(out) : allowAnswer(call);
+  return withNotices(call, answer, lines);
 }
 
-function copilotAnswer(
-  call: AgentCall,
-  type: EventType | undefined,
-  blocked: boolean,
-  reason: string,
-  context: string | null,
-  input: Payload | null,
-): AgentAnswer {
+function copilotAnswer(call: AgentCall, type: EventType | undefined, parts: Parts): AgentAnswer {
+  const { blocked, reason, context, input, output } = parts;
   if (blocked) {
     if (type === "pre-tool-call") {
       return answerJson({ permissionDecision: "deny", permissionDecisionReason: reason });
@@ -579,6 +678,9 @@ function copilotAnswer(
   }
   const out: Payload = {};
   if (input && type === "pre-tool-call") out.modifiedArgs = input;
+  if (output && type === "post-tool-call") {
+    out.modifiedResult = { resultType: "success", textResultForLlm: output.text };
+  }
   if (
     context &&
     (type === "pre-session" || type === "post-tool-call" || type === "post-tool-call-failure" ||

@@ -20,11 +20,22 @@ export async function readStdin(maxBytes: number = MAX_STDIN_BYTES): Promise<str
   for (let n = await Deno.stdin.read(buffer); n !== null; n = await Deno.stdin.read(buffer)) {
     length += n;
     if (length > maxBytes) {
-      throw new HookboxError("LIMIT_INPUT", `stdin is over the ${maxBytes}-byte cap`);
+      const head = new TextDecoder().decode(chunks[0] ?? buffer.subarray(0, n));
+      throw new StdinTooLarge(`stdin is over the ${maxBytes}-byte cap`, head);
     }
     chunks.push(buffer.slice(0, n));
   }
   return new TextDecoder().decode(concatBytes(chunks, length));
+}
+
+/** `LIMIT_INPUT` from {@linkcode readStdin}, with the first chunk read (its event name may be in it). */
+export class StdinTooLarge extends HookboxError {
+  /** The first bytes of stdin, as text. */
+  readonly head: string;
+  constructor(message: string, head: string) {
+    super("LIMIT_INPUT", message);
+    this.head = head;
+  }
 }
 
 let stdinRead: Promise<string> | null = null;

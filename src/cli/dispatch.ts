@@ -1,21 +1,18 @@
 /** `hookbox dispatch`: one event JSON on stdin, the result JSON on stdout. */
 import { parseArgs } from "node:util";
-import { absolute } from "../adapters/deno/fs.ts";
 import { parseEventObject } from "../schema/event.ts";
 import type { DispatchResult } from "../dispatch/result.ts";
 import type { ExecutorOptions } from "../adapters/deno/executor.ts";
-import { createExecutor } from "../adapters/deno/executor.ts";
 import { EXIT, stdinOnce, UsageError } from "./_io.ts";
-import {
-  type AgentAnswer,
-  agentAnswer,
-  agentCall,
-  type AgentName,
-  AGENTS,
-  isAgentName,
-  passThrough,
-} from "../agents/adapters.ts";
+import { AGENTS, isAgentName } from "../agents/adapters.ts";
+import { blockedResult, closedGuard, readHead } from "../agents/unreadable.ts";
+import { isHookboxError } from "../errors.ts";
+import { loadRe2 } from "../schema/_re2.ts";
+import { normalizeEventType } from "../schema/event_types.ts";
+import { agentDispatch } from "./_agent_dispatch.ts";
+import { StdinTooLarge } from "./_io.ts";
 import { problemLine } from "./validate.ts";
+import { type DispatchFlags, executorFor } from "./_executor.ts";
 
 /** Runs the command; returns the exit code. */
 export async function dispatchCommand(
@@ -31,6 +28,7 @@ export async function dispatchCommand(
       "hooks-dir": { type: "string", multiple: true, default: [] },
       tenant: { type: "string" },
       agent: { type: "string" },
+      strict: { type: "boolean", default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -41,92 +39,101 @@ export async function dispatchCommand(
     }
     return await agentDispatch(values.agent, values, extra);
   }
-  const event = parseStdinEvent(await stdinOnce());
+  let event: Record<string, unknown>;
+  try {
+    event = parseStdinEvent(await stdinOnce());
+  } catch (err) {
+    if (!isHookboxError(err)) throw err;
+    const head = err instanceof StdinTooLarge ? err.head : await stdinOnce().catch(() => "");
+    return await unreadableEvent(values, extra, err.toLine(), head);
+  }
   if (values.event !== undefined) event.event_type = values.event;
   const { executor, workDir } = executorFor(event, values, extra);
   try {
-    const result = await executor.dispatch(event, values.tenant ? { tenantId: values.tenant } : {});
+    let result: DispatchResult;
+    try {
+      result = await executor.dispatch(event, values.tenant ? { tenantId: values.tenant } : {});
+    } catch (err) {
+      if (!isHookboxError(err)) throw err;
+      return await unreadableEvent(
+        values,
+        extra,
+        err.toLine(),
+        JSON.stringify({
+          event_type: typeof event.event_type === "string" ? event.event_type : undefined,
+          tool_name: typeof event.tool_name === "string" ? event.tool_name : undefined,
+        }),
+      );
+    }
+    const problems = await executor.problems(workDir);
+    if (values.strict && result.decision === "allow") result = strictResult(result, problems);
     printResult(result);
     if (result.decision === "block") {
       console.error(result.reason ?? "blocked");
       return EXIT.block;
     }
-    // Skipped hook folders are never silent; on a block stderr carries only the reason.
-    for (const p of await executor.problems(workDir)) {
-      console.error(`hookbox: warning: ${problemLine(p)}`);
+    // Failed hooks and skipped hook folders are never silent; on a block stderr carries only the reason.
+    for (const h of result.hooks) {
+      if (FAILED.has(h.outcome)) {
+        console.error(`hookbox: hook "${h.name}" (${h.level}) ${h.outcome}: ${h.detail ?? ""}`);
+      }
     }
+    for (const p of problems) console.error(`hookbox: warning: ${problemLine(p)}`);
     return EXIT.allow;
   } finally {
     await executor.close();
   }
 }
 
-/** The flags that shape the executor of one `dispatch`. */
-interface DispatchFlags {
-  "work-dir"?: string | undefined;
-  "allow-subprocess"?: boolean | undefined;
-  "hooks-dir"?: string[] | undefined;
-  tenant?: string | undefined;
+const FAILED = new Set(["error", "timeout", "limit", "skipped"]);
+
+/** Under `--strict`, a failed hook or a skipped folder blocks. */
+function strictResult(
+  result: DispatchResult,
+  problems: readonly { code: string; path: string; message: string }[],
+): DispatchResult {
+  const failed = result.hooks.find((h) => FAILED.has(h.outcome));
+  const reason = failed
+    ? `hook "${failed.name}" failed (${failed.outcome}: ${failed.detail ?? "unknown"})`
+    : problems[0]
+    ? `${problems[0].code} ${problems[0].path}: ${problems[0].message}`
+    : null;
+  if (reason === null) return result;
+  return {
+    ...result,
+    decision: "block",
+    blocked_by: failed?.name ?? "hookbox",
+    reason: `${reason} and hookbox runs --strict`,
+  };
 }
 
 /**
- * The executor for `event`: its work dir is `--work-dir`, else the event's,
- * else the current directory (written back into the event).
+ * An event hookbox cannot evaluate (SPEC §4.7): a block (exit 2, the result
+ * printed) when a closed hook could apply, else exit 1 with one line.
  */
-function executorFor(
-  event: Record<string, unknown>,
-  values: DispatchFlags,
+async function unreadableEvent(
+  values: DispatchFlags & { event?: string | undefined; strict?: boolean | undefined },
   extra: ExecutorOptions,
-): { executor: ReturnType<typeof createExecutor>; workDir: string } {
-  const workDir = absolute(
-    values["work-dir"] ?? (typeof event.work_dir === "string" ? event.work_dir : Deno.cwd()),
-  );
-  event.work_dir = workDir;
-  const executor = createExecutor({
-    // One process per event: discovery is remembered on disk between them.
-    scanCache: true,
-    // Run with V8's baseline compiler only (dist/cli/hookbox): nothing is tiered up.
-    tuneWasmTiering: false,
-    // One event per process: a warm instance would never be called again.
-    warmBytes: 0,
-    ...extra,
-    platformDirs: values["hooks-dir"] ?? [],
-    workDir,
-    allowSubprocess: values["allow-subprocess"] ?? false,
-  });
-  return { executor, workDir };
-}
-
-/**
- * `--agent NAME`: the agent's hook stdin → its §1 event → hooks → the agent's
- * own answer (exit code, one JSON object or nothing on stdout, stderr).
- */
-async function agentDispatch(
-  agent: AgentName,
-  values: DispatchFlags & { event?: string | undefined },
-  extra: ExecutorOptions,
+  problem: string,
+  text: string,
 ): Promise<number> {
-  const text = await stdinOnce();
-  if (text.trim() === "") throw new UsageError("no hook input JSON on stdin");
-  const call = agentCall(agent, parseEventObject(text), values.event);
-  let answer: AgentAnswer;
-  if (call.event === null) {
-    answer = passThrough(call);
-  } else {
-    const { executor } = executorFor(call.event, values, extra);
-    try {
-      const result = await executor.dispatch(
-        call.event,
-        values.tenant ? { tenantId: values.tenant } : {},
-      );
-      answer = agentAnswer(call, result);
-    } finally {
-      await executor.close();
-    }
+  const head = readHead(text);
+  const type = normalizeEventType(values.event ?? head.event ?? "");
+  const dir = values["work-dir"] ?? (head.cwd?.startsWith("/") ? head.cwd : undefined);
+  const { executor, workDir } = executorFor(dir ? { work_dir: dir } : {}, values, extra);
+  try {
+    const hooks = await executor.hooks(workDir);
+    await loadRe2();
+    const guard = closedGuard(hooks, type, head.tool, values.strict === true);
+    if (guard === null) throw new UsageError(problem);
+    const reason = `hookbox cannot evaluate this event: ${problem}; hook "${guard.name}" ` +
+      `guards it and fails closed`;
+    printResult(blockedResult(type ?? "pre-tool-call", reason, guard.name));
+    console.error(reason);
+    return EXIT.block;
+  } finally {
+    await executor.close();
   }
-  if (answer.stdout) console.log(answer.stdout);
-  if (answer.stderr) console.error(answer.stderr);
-  return answer.exitCode;
 }
 
 /**

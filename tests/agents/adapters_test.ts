@@ -4,7 +4,7 @@
  * an allow (no opinion), a rewritten input, added context, a stop gate that
  * makes the agent continue, and an event with no §1 counterpart.
  */
-import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match, ok, throws } from "node:assert/strict";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -238,11 +238,13 @@ Deno.test("windsurf: exit 2 with the reason on stderr for pre-hooks, nothing els
     await run("windsurf", windsurf("pre_run_command", { command_line: "ls", cwd: dir })),
     NO_OPINION,
   );
-  // Windsurf cannot rewrite input or take context: a rewrite or context is no opinion.
-  assertEquals(
-    await run("windsurf", windsurf("pre_run_command", { command_line: "rewrite-me", cwd: dir })),
-    NO_OPINION,
+  // Windsurf cannot rewrite input: the call must not run as it was (SPEC §8), so it is blocked.
+  const rewrite = await run(
+    "windsurf",
+    windsurf("pre_run_command", { command_line: "rewrite-me", cwd: dir }),
   );
+  assertEquals(rewrite.exitCode, 2);
+  match(rewrite.stderr, /cannot apply a rewrite to pre_run_command; blocked instead/);
   assertEquals(
     await run("windsurf", windsurf("pre_user_prompt", { user_prompt: "hi" })),
     NO_OPINION,

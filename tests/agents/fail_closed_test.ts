@@ -1,0 +1,176 @@
+/**
+ * SPEC §4.7 through the real command: a payload hookbox cannot evaluate is the
+ * agent's block wherever a closed guard could apply, never its non-blocking
+ * error (exit 1). The model writes the tool arguments; each hostile payload
+ * here is one it could make: padding past the stdin cap, nesting past the
+ * depth cap in an argument the guard never reads, text that is not JSON.
+ * Failures are never silent: each failed hook is a line on stderr and in
+ * Claude's `systemMessage`; `--strict` makes any failure a block.
+ */
+import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
+import { hookMd, ROOT, withoutDenoNotices } from "../_helpers.ts";
+import { corpus } from "../runtime/wasm/_corpus.ts";
+
+const dir = await Deno.makeTempDir({ prefix: "hookbox-fail-closed-" });
+globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
+
+/** A hooks folder holding the `rm -rf` guard, closed or open, and optionally a trapping hook. */
+async function hooks(name: string, onError: "open" | "closed", extra = false): Promise<string> {
+  const root = `${dir}/${name}`;
+  const write = async (hook: string, frontmatter: Record<string, unknown>, plugin: string) => {
+    await Deno.mkdir(`${root}/${hook}`, { recursive: true });
+    await Deno.writeTextFile(`${root}/${hook}/HOOK.md`, hookMd({ name: hook, ...frontmatter }));
+    await Deno.writeFile(`${root}/${hook}/plugin.wasm`, await corpus(plugin));
+  };
+  await write(
+    "guard",
+    { trigger: "pre-tool-call", on_error: onError, priority: 500 },
+    "guard_wasi",
+  );
+  if (extra) await write("crashy", { trigger: "pre-tool-call", priority: 100 }, "trap_unreachable");
+  return root;
+}
+const closed = await hooks("closed", "closed");
+const open = await hooks("open", "open");
+const crashy = await hooks("crashy", "open", true);
+
+interface Out {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `hookbox dispatch --agent AGENT --hooks-dir DIR ...` with `input` on stdin (bytes or text). */
+async function dispatch(args: string[], input: string | Uint8Array[]): Promise<Out> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/src/cli.ts`, "dispatch", ...args],
+    cwd: dir,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { XDG_CONFIG_HOME: `${dir}/no-config`, HOOKBOX_CACHE_DIR: `${dir}/cache` },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const chunks = typeof input === "string" ? [new TextEncoder().encode(input)] : input;
+  // The command may stop reading (and close the pipe) at its cap.
+  for (const chunk of chunks) await writer.write(chunk).catch(() => {});
+  await writer.close().catch(() => {});
+  const out = await child.output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return {
+    code: out.code,
+    stdout: text(out.stdout).trim(),
+    stderr: withoutDenoNotices(text(out.stderr)).trim(),
+  };
+}
+
+const claude = (toolInput: Record<string, unknown>) =>
+  JSON.stringify({
+    session_id: "s1",
+    cwd: dir,
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: toolInput,
+  });
+const denied = (out: Out): string => {
+  assertEquals(out.code, 0, out.stderr);
+  const answer = JSON.parse(out.stdout).hookSpecificOutput;
+  assertEquals(answer.permissionDecision, "deny");
+  return answer.permissionDecisionReason;
+};
+const claudeArgs = (hooksDir: string, ...more: string[]) => [
+  "--agent",
+  "claude-code",
+  "--event",
+  "PreToolUse",
+  "--hooks-dir",
+  hooksDir,
+  ...more,
+];
+
+/** `tool_input` with `{"command": …}` and a description nested `depth` levels deep. */
+function deepInput(command: string, depth: number): Record<string, unknown> {
+  let padding: unknown = "x";
+  for (let i = 0; i < depth; i++) padding = [padding];
+  return { command, description: padding };
+}
+
+/** A Claude payload padded past the 16 MiB stdin cap, in 1 MiB chunks. */
+function oversized(command: string): Uint8Array[] {
+  const head = new TextEncoder().encode(claude({ command, pad: "" }).slice(0, -3));
+  const pad = new Uint8Array(1 << 20).fill(0x61);
+  return [head, ...Array.from({ length: 17 }, () => pad), new TextEncoder().encode('"}}')];
+}
+
+Deno.test("a payload over the stdin cap is Claude's deny where a closed guard applies", async () => {
+  const reason = denied(await dispatch(claudeArgs(closed), oversized("ls")));
+  match(reason, /LIMIT_INPUT/);
+  match(reason, /hook "guard" guards it and fails closed/);
+});
+
+Deno.test("the event name of an oversized payload is read from its head without --event", async () => {
+  const out = await dispatch(["--agent", "claude-code", "--hooks-dir", closed], oversized("ls"));
+  match(denied(out), /cannot evaluate this PreToolUse: LIMIT_INPUT/);
+});
+
+Deno.test("a payload over the cap with only open guards fails open, with one line", async () => {
+  const out = await dispatch(claudeArgs(open), oversized("ls"));
+  assertEquals([out.code, out.stdout], [1, ""]);
+  match(out.stderr, /^hookbox: LIMIT_INPUT/);
+  assertEquals(out.stderr.split("\n").length, 1);
+});
+
+Deno.test("a too-deep argument the guard never reads: the guard still runs and blocks rm -rf", async () => {
+  for (const hooksDir of [open, closed]) {
+    const reason = denied(await dispatch(claudeArgs(hooksDir), claude(deepInput("rm -rf /", 200))));
+    assertEquals(reason, "rm -rf is not allowed");
+  }
+});
+
+Deno.test("a too-deep safe call is blocked by a closed guard and let through by an open one, loudly", async () => {
+  const reason = denied(await dispatch(claudeArgs(closed), claude(deepInput("ls", 200))));
+  match(reason, /nests deeper than 64 levels at tool_input\.description/);
+  const out = await dispatch(claudeArgs(open), claude(deepInput("ls", 200)));
+  assertEquals(out.code, 0);
+  match(out.stderr, /the hooks saw it cut there/);
+  match(JSON.parse(out.stdout).systemMessage, /nests deeper than 64 levels/);
+});
+
+Deno.test("text that is not JSON is a block where a closed guard applies", async () => {
+  match(
+    denied(await dispatch(claudeArgs(closed), '{"tool_input": {"command": "rm -rf /"')),
+    /EVENT_JSON_INVALID/,
+  );
+  const out = await dispatch(claudeArgs(open), "not json");
+  assertEquals(out.code, 1);
+});
+
+Deno.test("the same through plain dispatch: exit 2 with the result printed", async () => {
+  const out = await dispatch(["--event", "pre-tool-call", "--hooks-dir", closed], "[1, 2");
+  assertEquals(out.code, 2);
+  assertEquals(JSON.parse(out.stdout).decision, "block");
+  match(out.stderr, /EVENT_JSON_INVALID/);
+});
+
+Deno.test("a failed hook is one line on stderr and in Claude's systemMessage; --strict blocks", async () => {
+  const out = await dispatch(claudeArgs(crashy), claude({ command: "ls" }));
+  assertEquals(out.code, 0);
+  match(out.stderr, /^hookbox: hook "crashy" \(platform\) error: /);
+  match(JSON.parse(out.stdout).systemMessage, /hook "crashy"/);
+  const strict = await dispatch(claudeArgs(crashy, "--strict"), claude({ command: "ls" }));
+  match(denied(strict), /hook "crashy" failed .* and hookbox runs --strict/);
+});
+
+Deno.test("a hook folder that cannot load but says on_error: closed blocks what it might guard", async () => {
+  const root = `${dir}/broken`;
+  await Deno.mkdir(`${root}/broken-guard`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/broken-guard/HOOK.md`,
+    "---\nname: broken-guard\non_error: closed\ntrigger: [unclosed\n---\n",
+  );
+  const out = await dispatch(claudeArgs(root), "{");
+  match(denied(out), /hook "broken-guard" guards it/);
+  const fine = await dispatch(claudeArgs(root), claude({ command: "ls" }));
+  assertEquals(fine.code, 0);
+  ok(fine.stderr.includes("skipped"), fine.stderr);
+});
