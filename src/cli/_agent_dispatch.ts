@@ -9,6 +9,7 @@ import type { ExecutorOptions } from "../adapters/deno/executor.ts";
 import {
   type AgentAnswer,
   agentAnswer,
+  type AgentCall,
   agentCall,
   type AgentName,
   passThrough,
@@ -30,6 +31,7 @@ import { loadRe2 } from "../schema/_re2.ts";
 import { MAX_JSON_DEPTH } from "../schema/depth.ts";
 import { parseEventObject } from "../schema/event.ts";
 import { stdinOnce, StdinTooLarge, UsageError } from "./_io.ts";
+import { lastAnswer, stopCount } from "./_stop.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
 import { problemLine } from "./validate.ts";
 
@@ -72,6 +74,7 @@ async function answerFor(
     return await unreadable(agent, values, extra, err.toLine(), readHead(text));
   }
   if (call.event === null) return passThrough(call);
+  if (call.event.event_type === "pre-agent-turn-stop") await stopFacts(call);
   // Guards keep running on a payload nested too deep: the deep subtrees are cut, and what
   // the guards could not see counts as unreadable once they have all allowed.
   const { value, cut } = cutDeep(call.event, MAX_JSON_DEPTH);
@@ -141,6 +144,25 @@ async function unreadable(
     return unreadableBlock(agent, eventName, reason, guard);
   } finally {
     await executor.close();
+  }
+}
+
+/**
+ * The stop gate's budget and message (`_stop.ts`): `stop_count` counted per
+ * session across processes (Cursor sends its own `loop_count`), and the last
+ * answer from the transcript where the payload lacks it (Copilot) or holds the
+ * whole turn (Gemini's `prompt_response`).
+ */
+async function stopFacts(call: AgentCall): Promise<void> {
+  const event = call.event!;
+  if (call.agent !== "cursor") {
+    const retry = call.input.stop_hook_active === true;
+    event.stop_count = await stopCount(call.agent, String(event.session_id), retry);
+  }
+  if (call.agent === "copilot" || call.agent === "gemini-cli") {
+    const said = await lastAnswer(call.input.transcriptPath ?? call.input.transcript_path)
+      .catch(() => null);
+    if (said !== null) event.last_message = said;
   }
 }
 

@@ -13,6 +13,7 @@ import {
   passThrough,
 } from "../../src/agents/adapters.ts";
 import { createExecutor } from "../../src/mod.ts";
+import { blockedResult } from "../../src/agents/unreadable.ts";
 import { CONTEXT, GUARD_REASON, STOP_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-agents-" });
@@ -323,4 +324,92 @@ Deno.test("hostile agent payloads: deep nesting is refused by name, never a cras
     (r) => assertEquals(r.decision, "allow"),
     (err) => assertEquals(err.code, "JSON_TOO_DEEP"),
   );
+});
+
+/** A result whose hooks replaced a post-tool-call's output (the redactor's job). */
+function redacted(output: unknown) {
+  return {
+    ...blockedResult("post-tool-call", "", ""),
+    decision: "allow" as const,
+    reason: null,
+    blocked_by: null,
+    modified_output: output,
+  };
+}
+
+Deno.test("modified_output reaches every agent that can carry it, in its own form", () => {
+  const post = (agent: AgentName, payload: Record<string, unknown>, event?: string) =>
+    agentAnswer(agentCall(agent, payload, event), redacted("key=[REDACTED]"));
+  const tool = { tool_name: "Bash", tool_input: { command: "cat .env" } };
+  const claudeOut = post("claude-code", claude("PostToolUse", { ...tool, tool_response: "x" }));
+  assertEquals(json(claudeOut).hookSpecificOutput, {
+    hookEventName: "PostToolUse",
+    updatedToolOutput: "key=[REDACTED]",
+  });
+  const mcp = post(
+    "claude-code",
+    claude("PostToolUse", { tool_name: "mcp__db__q", tool_input: {} }),
+  );
+  assertEquals(json(mcp).hookSpecificOutput.updatedMCPToolOutput, "key=[REDACTED]");
+  const codex = post("codex", claude("PostToolUse", { ...tool, tool_response: "x" }));
+  assertEquals(json(codex), { decision: "block", reason: "key=[REDACTED]" });
+  const gemini = post("gemini-cli", claude("AfterTool", { ...tool, tool_response: {} }));
+  assertEquals(json(gemini), { decision: "deny", reason: "key=[REDACTED]" });
+  const copilot = post("copilot", {
+    sessionId: "s",
+    toolName: "bash",
+    toolArgs: "{}",
+    toolResult: { resultType: "success", textResultForLlm: "x" },
+  }, "postToolUse");
+  assertEquals(json(copilot).modifiedResult, {
+    resultType: "success",
+    textResultForLlm: "key=[REDACTED]",
+  });
+  const agenthooks = post("agenthooks", {
+    event_type: "post-tool-call",
+    session_id: "s",
+    ...tool,
+    tool_output: "x",
+  });
+  assertEquals(json(agenthooks).modified_output, "key=[REDACTED]");
+  const cursorMcp = post("cursor", {
+    conversation_id: "c",
+    hook_event_name: "postToolUse",
+    tool_name: "MCP:query",
+    tool_input: {},
+    tool_output: "x",
+  });
+  assertEquals(json(cursorMcp).updated_mcp_tool_output, "key=[REDACTED]");
+  // Where the agent has no carrier, a line says so: never dropped silently.
+  const cursorShell = post("cursor", {
+    conversation_id: "c",
+    hook_event_name: "postToolUse",
+    tool_name: "Shell",
+    tool_input: {},
+    tool_output: "x",
+  });
+  match(cursorShell.stderr, /cursor cannot replace the output of postToolUse/);
+  const windsurf = post("windsurf", {
+    agent_action_name: "post_run_command",
+    trajectory_id: "t",
+    tool_info: { command_line: "cat .env" },
+  });
+  match(windsurf.stderr, /windsurf cannot replace the output/);
+});
+
+Deno.test("codex: a rewrite is allow + updatedInput only where permission_mode says Codex will not ask", () => {
+  const rewrite = {
+    ...redacted(null),
+    event_type: "pre-tool-call" as const,
+    modified_output: null,
+    modified_input: { command: "timeout 60 make" },
+  };
+  const call = (mode: string) =>
+    agentCall("codex", claude("PreToolUse", { ...bash("make"), permission_mode: mode }));
+  const bypass = json(agentAnswer(call("bypassPermissions"), rewrite)).hookSpecificOutput;
+  assertEquals(bypass.permissionDecision, "allow");
+  assertEquals(bypass.updatedInput.command, "timeout 60 make");
+  const asks = json(agentAnswer(call("default"), rewrite)).hookSpecificOutput;
+  assertEquals(asks.permissionDecision, "deny");
+  match(asks.permissionDecisionReason, /timeout 60 make/);
 });

@@ -10,6 +10,7 @@
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { hookMd, ROOT, withoutDenoNotices } from "../_helpers.ts";
 import { corpus } from "../runtime/wasm/_corpus.ts";
+import { lastAnswerIn } from "../../src/cli/_stop.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-fail-closed-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -173,4 +174,96 @@ Deno.test("a hook folder that cannot load but says on_error: closed blocks what 
   const fine = await dispatch(claudeArgs(root), claude({ command: "ls" }));
   assertEquals(fine.code, 0);
   ok(fine.stderr.includes("skipped"), fine.stderr);
+});
+
+/** A hooks folder with a stop gate (a shell hook) that blocks while `stop_count` < 2 or the answer is empty. */
+async function stopGate(): Promise<string> {
+  const root = `${dir}/stop-gate/gate`;
+  await Deno.mkdir(`${root}/scripts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/HOOK.md`,
+    hookMd({ name: "gate", trigger: "pre-agent-turn-stop" }),
+  );
+  await Deno.writeTextFile(
+    `${root}/scripts/run.sh`,
+    [
+      "#!/usr/bin/env bash",
+      "input=$(cat)",
+      'case "$input" in *\'"last_message":""\'*) echo "say what you did" >&2; exit 2;; esac',
+      'case "$input" in *\'"stop_count":0\'*|*\'"stop_count":1\'*) echo "check again" >&2; exit 2;; esac',
+      "exit 0",
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
+  return `${dir}/stop-gate`;
+}
+
+Deno.test("the stop gate's budget runs out across processes: attempt 3 lets an honest stop through", async () => {
+  const gate = await stopGate();
+  const stop = (active: boolean) =>
+    JSON.stringify({
+      session_id: `budget-${crypto.randomUUID()}`,
+      cwd: dir,
+      hook_event_name: "Stop",
+      stop_hook_active: active,
+      last_assistant_message: "Done: all tests pass.",
+    });
+  const session = JSON.parse(stop(false)).session_id;
+  const again = (active: boolean) =>
+    JSON.stringify({ ...JSON.parse(stop(active)), session_id: session });
+  const args = ["--agent", "claude-code", "--hooks-dir", gate, "--allow-subprocess"];
+  const answers = [];
+  for (const active of [false, true, true]) {
+    const out = await dispatch(args, again(active));
+    answers.push(out.stdout === "" ? "stop" : JSON.parse(out.stdout).decision);
+  }
+  assertEquals(answers, ["block", "block", "stop"]);
+  // A new stop (not a retry) starts the count again.
+  assertEquals(JSON.parse((await dispatch(args, again(false))).stdout).decision, "block");
+});
+
+Deno.test("Copilot's stop message is read from its transcript", async () => {
+  const gate = await stopGate();
+  const transcript = `${dir}/copilot-transcript.jsonl`;
+  await Deno.writeTextFile(
+    transcript,
+    [
+      { type: "user.message", data: { content: "fix the test" } },
+      { type: "assistant.message", data: { content: "Fixed: the test passes now." } },
+      "",
+    ].map((r) => r === "" ? "" : JSON.stringify(r)).join("\n"),
+  );
+  const payload = (path: string) =>
+    JSON.stringify({
+      sessionId: `copilot-${crypto.randomUUID()}`,
+      cwd: dir,
+      transcriptPath: path,
+      stopReason: "end_turn",
+      stop_hook_active: true,
+    });
+  const args = ["--agent", "copilot", "--event", "agentStop", "--hooks-dir", gate];
+  const read = await dispatch([...args, "--allow-subprocess"], payload(transcript));
+  // Read: not "empty"; stop_count 1 for a first retry, so the gate still asks once more.
+  match(JSON.parse(read.stdout).reason, /check again/);
+  const missing = await dispatch([...args, "--allow-subprocess"], payload(`${dir}/nope.jsonl`));
+  match(JSON.parse(missing.stdout).reason, /say what you did/);
+});
+
+Deno.test("lastAnswerIn() finds the last answer in JSON lines and in a chat document", () => {
+  const gemini = JSON.stringify({
+    messages: [
+      { type: "user", content: "go" },
+      { type: "gemini", content: "first answer" },
+      { type: "gemini", content: [{ text: "last answer" }] },
+      { type: "info", content: "x" },
+    ],
+  });
+  assertEquals(lastAnswerIn(gemini, true), "last answer");
+  const claudeLines = [
+    { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "ok" }] } },
+    { type: "user", message: { role: "user", content: "thanks" } },
+  ].map((r) => JSON.stringify(r)).join("\n");
+  assertEquals(lastAnswerIn(`cut line"}\n${claudeLines}`, false), "ok");
+  assertEquals(lastAnswerIn("nothing here", false), null);
 });
