@@ -58,7 +58,10 @@ const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && 
 function handler(options: InstallOptions, event: string): Json {
   const { agent } = options;
   if (options.http !== undefined) {
-    const url = `${options.http.replace(/\/+$/, "")}/v1/agents/${agent}/events`;
+    // The event rides in the URL too: a body the service cannot read still names its event.
+    const url = `${options.http.replace(/\/+$/, "")}/v1/agents/${agent}/events?event=${
+      encodeURIComponent(event)
+    }`;
     if (agent === "claude-code") {
       return {
         type: "http",
@@ -67,7 +70,7 @@ function handler(options: InstallOptions, event: string): Json {
         allowedEnvVars: ["HOOKBOX_KEY"],
       };
     }
-    return { type: "http", url: `${url}?event=${encodeURIComponent(event)}` };
+    return { type: "http", url };
   }
   const line = `${options.command ?? "hookbox"} dispatch --agent ${agent} --event ${event}`;
   switch (agent) {

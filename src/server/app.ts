@@ -28,6 +28,7 @@ import {
   isAgentName,
   passThrough,
 } from "../agents/adapters.ts";
+import { closedGuard, mappedType, readHead, unreadableBlock } from "../agents/unreadable.ts";
 import { AuditWriter } from "./audit.ts";
 import { bearer, hashKey, newId, newKey, sameDigest } from "./auth.ts";
 import { type HookBuilder, HookRejected } from "./builder.ts";
@@ -625,42 +626,65 @@ export function createService(deps: ServerDeps): Service {
         `no adapter for agent "${agent}"; one of ${AGENTS.join(", ")}`,
       );
     }
+    const form = c.req.query("form") ?? "http";
+    if (form !== "http" && form !== "command") {
+      throw new ApiError(400, "REQUEST_INVALID", 'form must be "http" or "command"', {
+        field: "form",
+      });
+    }
+    // The command form: what `hookbox dispatch --agent` would print and exit with.
+    const reply = (answer: AgentAnswer) =>
+      form === "command"
+        ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
+        : c.json(answerBody(answer));
     return await leased(tenant, async () => {
-      const text = await readText(c, eventLimit(tenant));
-      const body = jsonOf(text);
-      if (typeof body !== "object" || body === null || Array.isArray(body)) {
-        throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
-      }
-      // Made into an event here, its text kept with it: a plugin worker is sent
-      // the text and makes the same event of it (the same timestamp too).
-      const source = {
-        text,
-        tenantId: tenant.id,
-        agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
-      };
-      let made: ReturnType<typeof agentEventOfText>;
+      let text = "";
       try {
-        made = agentEventOfText(source, body);
+        text = await readText(c, eventLimit(tenant));
+        const body = jsonOf(text);
+        if (typeof body !== "object" || body === null || Array.isArray(body)) {
+          throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
+        }
+        // Made into an event here, its text kept with it: a plugin worker is sent
+        // the text and makes the same event of it (the same timestamp too).
+        const source = {
+          text,
+          tenantId: tenant.id,
+          agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
+        };
+        let made: ReturnType<typeof agentEventOfText>;
+        try {
+          made = agentEventOfText(source, body);
+        } catch (err) {
+          if (!isHookboxError(err)) throw err;
+          throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
+        }
+        const { call, parsed } = made;
+        if (parsed === null) return reply(passThrough(call));
+        const { result, decisionId } = await dispatchFor(
+          tenant,
+          parsed,
+          false,
+          started,
+          generation,
+        );
+        c.header("x-hookbox-decision-id", decisionId);
+        return reply(agentAnswer(call, result));
       } catch (err) {
-        if (!isHookboxError(err)) throw err;
-        throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
+        // SPEC §4.7: a payload the service cannot evaluate is the agent's block where a
+        // closed hook of the tenant's (or a platform hook) could apply.
+        if (!(err instanceof ApiError) || !UNREADABLE.has(err.code)) throw err;
+        const served = await engine.hooks(tenant.id, generation);
+        const head = readHead(text);
+        const name = c.req.query("event") || head.event;
+        const type = mappedType(agent, name);
+        if (name !== undefined && type === null && agent !== "agenthooks") throw err;
+        const guard = closedGuard(served.map((h) => h.definition), type, head.tool);
+        if (guard === null) throw err;
+        const reason = `hookbox cannot evaluate this ${name ?? "event"}: ${err.code}: ` +
+          `${err.message}; hook "${guard.name}" guards it and fails closed`;
+        return reply(unreadableBlock(agent, name, reason, guard.name));
       }
-      const { call, parsed } = made;
-      const form = c.req.query("form") ?? "http";
-      if (form !== "http" && form !== "command") {
-        throw new ApiError(400, "REQUEST_INVALID", 'form must be "http" or "command"', {
-          field: "form",
-        });
-      }
-      // The command form: what `hookbox dispatch --agent` would print and exit with.
-      const reply = (answer: AgentAnswer) =>
-        form === "command"
-          ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
-          : c.json(answerBody(answer));
-      if (parsed === null) return reply(passThrough(call));
-      const { result, decisionId } = await dispatchFor(tenant, parsed, false, started, generation);
-      c.header("x-hookbox-decision-id", decisionId);
-      return reply(agentAnswer(call, result));
     });
   });
 
@@ -969,6 +993,15 @@ function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void
 function stripUndefined<T extends Record<string, unknown>>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
+
+/** Errors that mean the service could not evaluate an agent's payload (SPEC §4.7). */
+const UNREADABLE = new Set([
+  "BODY_TOO_LARGE",
+  "JSON_INVALID",
+  "EVENT_INVALID",
+  "EVENT_JSON_INVALID",
+  "JSON_TOO_DEEP",
+]);
 
 /** An agent answer as an HTTP body: its JSON, `{}` for none, a deny for an exit-2-only block. */
 function answerBody(answer: AgentAnswer): Record<string, unknown> {

@@ -112,7 +112,7 @@ Deno.test("install --http registers the agent's HTTP hook where it has one, and 
     assertEquals(claude.hooks.PreToolUse, [{
       hooks: [{
         type: "http",
-        url: "https://hooks.example.com/v1/agents/claude-code/events",
+        url: "https://hooks.example.com/v1/agents/claude-code/events?event=PreToolUse",
         headers: { Authorization: "Bearer $HOOKBOX_KEY" },
         allowedEnvVars: ["HOOKBOX_KEY"],
       }],

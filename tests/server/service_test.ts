@@ -560,3 +560,55 @@ Deno.test("request bodies over real HTTP: declared, chunked and lying lengths ar
     await h.close();
   }
 });
+
+Deno.test("POST /v1/agents/*: a payload the service cannot evaluate is the agent's block where a closed guard applies", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme", { input_kb: 64 });
+    // As installed (`hookbox install --http`): the event rides in the URL.
+    const send = (raw: string, query = "?event=PreToolUse") =>
+      h.call("POST", `/v1/agents/claude-code/events${query}`, { key, raw });
+    const payload = (toolInput: unknown) =>
+      JSON.stringify({
+        session_id: "s1",
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: toolInput,
+      });
+    let deep: unknown = "x";
+    for (let i = 0; i < 100; i++) deep = [deep];
+    const hostile = {
+      "over input_kb": payload({ command: "rm -rf /", pad: "a".repeat(70 * 1024) }),
+      "too deep": payload({ command: "rm -rf /", description: deep }),
+      "not JSON": '{"hook_event_name": "PreToolUse", "tool_input": {"command": "rm -rf /"',
+    };
+    // Only an open guard: the coded error, as before (the agent's non-blocking error is honest).
+    const up = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi"),
+    });
+    assert.equal(up.status, 201);
+    for (const raw of Object.values(hostile)) assert.equal((await send(raw)).status >= 400, true);
+    // A closed guard: every one is Claude's deny, naming the limit.
+    const closed = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi", "on_error: closed\n"),
+    });
+    assert.equal(closed.status, 201);
+    for (const [name, raw] of Object.entries(hostile)) {
+      const answer = await send(raw);
+      assert.equal(answer.status, 200, name);
+      const out = answer.body.hookSpecificOutput ??
+        assert.fail(`${name}: ${JSON.stringify(answer.body)}`);
+      assert.equal(out.permissionDecision, "deny", name);
+      assert.match(out.permissionDecisionReason, /hook "guard" guards it and fails closed/, name);
+    }
+    const command = await send(hostile["not JSON"], "?event=PreToolUse&form=command");
+    assert.equal(command.body.exit_code, 0);
+    assert.match(command.body.stdout, /"permissionDecision":"deny"/);
+    // Refused unread, with no event in the URL: the generic block.
+    const bare = await send(hostile["over input_kb"], "");
+    assert.deepEqual([bare.status, bare.body.decision], [200, "block"]);
+    // A readable call is answered by the guard itself.
+    assert.equal((await send(payload({ command: "ls" }))).body.hookSpecificOutput, undefined);
+  });
+});
