@@ -47,6 +47,8 @@ export interface InstallOptions {
   agent: InstallableAgent;
   /** The hookbox command. @default "hookbox" */
   command?: string;
+  /** Words appended to the command line (shell-quoted already), e.g. `--hooks-dir DIR`. @default "" */
+  extraArgs?: string;
   /** Base URL of a `hookbox serve` to register HTTP hooks with instead of the command. */
   http?: string;
 }
@@ -72,7 +74,9 @@ function handler(options: InstallOptions, event: string): Json {
     }
     return { type: "http", url };
   }
-  const line = `${options.command ?? "hookbox"} dispatch --agent ${agent} --event ${event}`;
+  const line = `${options.command ?? "hookbox"} dispatch --agent ${agent} --event ${event}${
+    options.extraArgs ? ` ${options.extraArgs}` : ""
+  }`;
   switch (agent) {
     case "gemini-cli":
       return { type: "command", name: `hookbox-${event}`, command: line };

@@ -13,11 +13,11 @@ export const COMPILE_USAGE = "hookbox compile HOOK_DIR... [--out DIR] [--cache-d
 
 /** `hookbox dispatch`. */
 export const DISPATCH_USAGE =
-  "hookbox dispatch [--agent NAME [--remote URL]] [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID]";
+  "hookbox dispatch [--agent NAME [--remote URL]] [--event TYPE] [--work-dir DIR] [--allow-subprocess] [--hooks-dir DIR]... [--tenant ID] [--strict]";
 
 /** `hookbox install`. */
 export const INSTALL_USAGE =
-  "hookbox install|uninstall --agent NAME [--project DIR | --user] [--http URL] [--command CMD]";
+  "hookbox install|uninstall --agent NAME [--project DIR | --user] [--http URL] [--command CMD] [--hooks-dir DIR]... [--force]";
 
 /** `hookbox list`. */
 export const LIST_USAGE = "hookbox list [--work-dir DIR] [--hooks-dir DIR]... [--json]";

@@ -5,7 +5,7 @@
  * the installed command line, run as the agent would, answers in the
  * agent's protocol.
  */
-import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { AGENT_EVENTS } from "../../src/agents/adapters.ts";
 import {
   CONFIG_FILES,
@@ -139,7 +139,7 @@ Deno.test("install --http registers the agent's HTTP hook where it has one, and 
 Deno.test("a config with comments keeps them: install edits only the event lists, uninstall gives the text back", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-install-jsonc-" });
   try {
-    // Gemini CLI reads settings.json as JSON with comments.
+    // Gemini CLI reads settings.json as JSON with comments (not trailing commas).
     const file = `${dir}/.gemini/settings.json`;
     await Deno.mkdir(`${dir}/.gemini`);
     const text = [
@@ -148,8 +148,8 @@ Deno.test("a config with comments keeps them: install edits only the event lists
       '\t"theme": "dark", /* or light */',
       '\t"hooks": {',
       "\t\t// keep this one",
-      '\t\t"BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "./check.sh" }] }],',
-      "\t},",
+      '\t\t"BeforeTool": [{ "matcher": "write_file", "hooks": [{ "type": "command", "command": "./check.sh" }] }]',
+      "\t}",
       "}",
       "",
     ].join("\n");
@@ -360,4 +360,90 @@ Deno.test("hookbox dispatch --agent refuses stdin over its cap before reading it
   const out = await child.output();
   assertEquals(out.code, 1);
   ok(new TextDecoder().decode(out.stderr).includes("LIMIT_INPUT"));
+});
+
+/** `main(args)` with what it printed on stderr. */
+async function withStderr(args: string[]): Promise<{ code: number; stderr: string }> {
+  const error = console.error;
+  const lines: string[] = [];
+  console.error = (...parts: unknown[]) => lines.push(parts.join(" "));
+  try {
+    return { code: await main(args), stderr: lines.join("\n") };
+  } finally {
+    console.error = error;
+  }
+}
+
+Deno.test("install refuses a config the agent would ignore, and a duplicate key; --force edits anyway", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-ignored-" });
+  try {
+    await Deno.mkdir(`${dir}/.claude`);
+    await Deno.mkdir(`${dir}/.gemini`);
+    const cases: [string, string, string, RegExp][] = [
+      ["claude-code", ".claude/settings.json", '{\n  // mine\n  "model": "x"\n}\n', /comments/],
+      ["claude-code", ".claude/settings.json", '{\n  "model": "x",\n}\n', /trailing comma/],
+      ["gemini-cli", ".gemini/settings.json", '{\n  "theme": "dark",\n}\n', /trailing comma/],
+      [
+        "gemini-cli",
+        ".gemini/settings.json",
+        '{"hooks": {}, "hooks": {"x": 1}}',
+        /duplicate key "hooks"/,
+      ],
+    ];
+    for (const [agent, path, text, why] of cases) {
+      await Deno.writeTextFile(`${dir}/${path}`, text);
+      const out = await withStderr(["install", "--agent", agent, "--project", dir]);
+      assertEquals(out.code, 1, `${agent} ${text}`);
+      match(out.stderr, why);
+      match(out.stderr, /--force/);
+      assertEquals(await Deno.readTextFile(`${dir}/${path}`), text, "untouched");
+    }
+    await Deno.writeTextFile(`${dir}/.claude/settings.json`, '{\n  // mine\n  "model": "x"\n}\n');
+    assertEquals(
+      await quiet(["install", "--agent", "claude-code", "--project", dir, "--force"]),
+      0,
+    );
+    ok((await Deno.readTextFile(`${dir}/.claude/settings.json`)).includes("// mine"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("install never writes through a link to nothing, and says what each agent's trust step is", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-link-" });
+  const outside = await Deno.makeTempDir({ prefix: "hookbox-install-outside-" });
+  try {
+    await Deno.mkdir(`${dir}/.claude`);
+    await Deno.symlink(`${outside}/planted.json`, `${dir}/.claude/settings.json`);
+    const out = await withStderr(["install", "--agent", "claude-code", "--project", dir]);
+    assertEquals(out.code, 1);
+    match(out.stderr, /does not exist; not writing through it/);
+    assertEquals([...Deno.readDirSync(outside)], [], "nothing created outside the project");
+    const codex = await withStderr(["install", "--agent", "codex", "--project", dir]);
+    assertEquals(codex.code, 0);
+    match(codex.stderr, /trusted by hash/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("install --hooks-dir records the platform hook folders in the installed command", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-hooks-dir-" });
+  try {
+    const args = ["install", "--agent", "claude-code", "--project", dir];
+    assertEquals(
+      await quiet([...args, "--command", "/opt/hookbox", "--hooks-dir", `${dir}/my hooks`]),
+      0,
+    );
+    const settings = JSON.parse(await Deno.readTextFile(`${dir}/.claude/settings.json`));
+    assertEquals(
+      settings.hooks.PreToolUse[0].hooks[0].command,
+      `/opt/hookbox dispatch --agent claude-code --event PreToolUse --hooks-dir '${dir}/my hooks'`,
+    );
+    assertEquals(await quiet(["uninstall", "--agent", "claude-code", "--project", dir]), 0);
+    assertEquals(await Deno.readTextFile(`${dir}/.claude/settings.json`).catch(() => null), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
