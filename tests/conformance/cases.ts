@@ -211,7 +211,8 @@ export const BASIC: Case[] = [
         expect: {
           decision: "allow",
           modified_input: { command: "ls -la" },
-          hooks: ["guard:ok", "rewrite:ok"],
+          // SPEC §4.6: the guard that allowed "echo" checks the rewrite too.
+          hooks: ["guard:ok", "rewrite:ok", "guard:ok"],
         },
       },
     ],

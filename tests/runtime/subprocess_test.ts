@@ -140,7 +140,12 @@ Deno.test("subprocess hooks run scripts/run.py with python3 and an executable sc
   const executor = executorFor(tree);
   const result = await executor.dispatch(toolEvent({ tool_input: { command: "ls" } }));
   await executor.close();
-  assert.deepEqual(result.hooks.map((h) => [h.name, h.outcome]), [["py", "ok"], ["exe", "ok"]]);
+  // The first rewriter checks the second's rewrite (SPEC §4.6); its own new rewrite is not applied.
+  assert.deepEqual(result.hooks.map((h) => [h.name, h.outcome]), [
+    ["py", "ok"],
+    ["exe", "ok"],
+    ["py", "ok"],
+  ]);
   assert.deepEqual(result.modified_input, { command: "ls --from-py --from-exe" });
 });
 
