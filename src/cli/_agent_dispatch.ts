@@ -27,13 +27,12 @@ import type { DispatchResult } from "../dispatch/result.ts";
 import { isHookboxError } from "../errors.ts";
 import type { HookDefinition } from "../hook/types.ts";
 import type { HookProblem } from "../hook/discover.ts";
-import { loadRe2 } from "../schema/_re2.ts";
 import { MAX_JSON_DEPTH } from "../schema/depth.ts";
 import { parseEventObject } from "../schema/event.ts";
 import { stdinOnce, StdinTooLarge, UsageError } from "./_io.ts";
 import { lastAnswer, stopCount } from "./_stop.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
-import { problemLine } from "./validate.ts";
+import { blocked, failureLines, guardOfUnreadable, strictResult } from "./_fail_closed.ts";
 
 /** The flags of an agent dispatch. */
 export interface AgentFlags extends DispatchFlags {
@@ -95,7 +94,7 @@ async function answerFor(
     const problems = await executor.problems(workDir);
     const hooks = await executor.hooks(workDir);
     result = failClosed(result, hooks, problems, cut, values.strict === true);
-    const lines = notices(result, problems);
+    const lines = failureLines(result, problems);
     if (cut.length > 0 && result.decision === "allow") {
       lines.push(
         `hookbox: the payload nests deeper than ${MAX_JSON_DEPTH} levels at ${cut.join(", ")}; ` +
@@ -110,8 +109,8 @@ async function answerFor(
 
 /**
  * A payload hookbox cannot evaluate: the agent's block when a closed hook
- * could apply (or `--strict` and any hook could), else a failed hook call
- * (exit 1, one line on stderr), which is what it is.
+ * could apply (`_fail_closed.ts`), else a failed hook call (exit 1, one line
+ * on stderr), which is what it is.
  */
 async function unreadable(
   agent: AgentName,
@@ -126,25 +125,12 @@ async function unreadable(
     // An agent event hookbox does not map: no hook of hookbox's applies to it.
     return { exitCode: 0, stdout: "", stderr: `hookbox: ${problem} (${eventName} passes through)` };
   }
-  const dir = values["work-dir"] ?? (head.cwd?.startsWith("/") ? head.cwd : undefined);
-  const { executor, workDir } = executorFor(dir ? { work_dir: dir } : {}, values, extra);
-  try {
-    const hooks = await executor.hooks(workDir);
-    const problems = await executor.problems(workDir);
-    await loadRe2();
-    const strict = values.strict === true;
-    const guard = closedGuard(hooks, type, head.tool, strict)?.name ??
-      (strict && problems.length > 0 ? "hookbox" : await brokenClosedGuard(problems));
-    if (guard === null) {
-      return { exitCode: 1, stdout: "", stderr: `hookbox: ${problem}` };
-    }
-    const reason = `hookbox cannot evaluate this ${
-      eventName ?? "event"
-    }: ${problem}; hook "${guard}" guards it and fails closed`;
-    return unreadableBlock(agent, eventName, reason, guard);
-  } finally {
-    await executor.close();
-  }
+  const guard = await guardOfUnreadable(values, extra, type, head);
+  if (guard === null) return { exitCode: 1, stdout: "", stderr: `hookbox: ${problem}` };
+  const reason = `hookbox cannot evaluate this ${
+    eventName ?? "event"
+  }: ${problem}; hook "${guard}" guards it and fails closed`;
+  return unreadableBlock(agent, eventName, reason, guard);
 }
 
 /**
@@ -172,30 +158,8 @@ function toolOf(event: Record<string, unknown>): PayloadHead {
 }
 
 /**
- * The name of a hook folder that could not load but whose HOOK.md says
- * `on_error: closed` (read as text: it did not parse): a broken closed guard
- * guards every event it might have guarded. Null when there is none.
- */
-async function brokenClosedGuard(problems: readonly HookProblem[]): Promise<string | null> {
-  for (const p of problems) {
-    const file = p.path.endsWith("HOOK.md") ? p.path : `${p.path}/HOOK.md`;
-    let text: string;
-    try {
-      text = await Deno.readTextFile(file);
-    } catch {
-      continue;
-    }
-    if (/^on_error:\s*["']?closed\b/m.test(text.slice(0, 64 * 1024))) {
-      return file.split("/").at(-2) ?? p.path;
-    }
-  }
-  return null;
-}
-
-/**
  * An allowed result that must still block: a payload cut for depth while a
- * closed hook applied, a broken closed guard, or `--strict` with a failed
- * hook or a skipped folder.
+ * closed hook applied, or `--strict` with a failed hook or a skipped folder.
  */
 function failClosed(
   result: DispatchResult,
@@ -205,46 +169,15 @@ function failClosed(
   strict: boolean,
 ): DispatchResult {
   if (result.decision === "block") return result;
-  const block = (by: string, reason: string): DispatchResult => ({
-    ...result,
-    decision: "block",
-    blocked_by: by,
-    reason,
-  });
-  if (cut.length > 0) {
-    const guard = closedGuard(hooks, result.event_type, undefined, strict);
-    if (guard !== null) {
-      return block(
-        guard.name,
-        `the payload nests deeper than ${MAX_JSON_DEPTH} levels at ${
-          cut[0]
-        }; hook "${guard.name}" could not see all of it and fails closed`,
-      );
-    }
-  }
-  if (!strict) return result;
-  const failed = result.hooks.find((h) => FAILED.has(h.outcome));
-  if (failed) {
-    return block(
-      failed.name,
-      `hook "${failed.name}" failed (${failed.outcome}: ${
-        failed.detail ?? "unknown"
-      }) and hookbox runs --strict`,
+  const guard = cut.length > 0 ? closedGuard(hooks, result.event_type, undefined, strict) : null;
+  if (guard !== null) {
+    return blocked(
+      result,
+      guard.name,
+      `the payload nests deeper than ${MAX_JSON_DEPTH} levels at ${
+        cut[0]
+      }; hook "${guard.name}" could not see all of it and fails closed`,
     );
   }
-  if (problems.length > 0) {
-    return block("hookbox", `${problemLine(problems[0]!)} (hookbox runs --strict)`);
-  }
-  return result;
-}
-
-const FAILED = new Set(["error", "timeout", "limit", "skipped"]);
-
-/** One line per failed hook and per skipped folder. */
-function notices(result: DispatchResult, problems: readonly HookProblem[]): string[] {
-  const lines = result.hooks.filter((h) => FAILED.has(h.outcome)).map((h) =>
-    `hookbox: hook "${h.name}" (${h.level}) ${h.outcome}: ${h.detail ?? "no detail"}`
-  );
-  for (const p of problems) lines.push(`hookbox: skipped ${problemLine(p)}`);
-  return lines;
+  return strict ? strictResult(result, problems) : result;
 }

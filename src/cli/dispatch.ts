@@ -5,13 +5,12 @@ import type { DispatchResult } from "../dispatch/result.ts";
 import type { ExecutorOptions } from "../adapters/deno/executor.ts";
 import { EXIT, stdinOnce, UsageError } from "./_io.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
-import { blockedResult, closedGuard, readHead } from "../agents/unreadable.ts";
+import { blockedResult, readHead } from "../agents/unreadable.ts";
 import { isHookboxError } from "../errors.ts";
-import { loadRe2 } from "../schema/_re2.ts";
 import { normalizeEventType } from "../schema/event_types.ts";
 import { agentDispatch } from "./_agent_dispatch.ts";
 import { StdinTooLarge } from "./_io.ts";
-import { problemLine } from "./validate.ts";
+import { failureLines, guardOfUnreadable, strictResult } from "./_fail_closed.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
 
 /** Runs the command; returns the exit code. */
@@ -66,45 +65,18 @@ export async function dispatchCommand(
       );
     }
     const problems = await executor.problems(workDir);
-    if (values.strict && result.decision === "allow") result = strictResult(result, problems);
+    if (values.strict) result = strictResult(result, problems);
     printResult(result);
     if (result.decision === "block") {
       console.error(result.reason ?? "blocked");
       return EXIT.block;
     }
     // Failed hooks and skipped hook folders are never silent; on a block stderr carries only the reason.
-    for (const h of result.hooks) {
-      if (FAILED.has(h.outcome)) {
-        console.error(`hookbox: hook "${h.name}" (${h.level}) ${h.outcome}: ${h.detail ?? ""}`);
-      }
-    }
-    for (const p of problems) console.error(`hookbox: warning: ${problemLine(p)}`);
+    for (const line of failureLines(result, problems)) console.error(line);
     return EXIT.allow;
   } finally {
     await executor.close();
   }
-}
-
-const FAILED = new Set(["error", "timeout", "limit", "skipped"]);
-
-/** Under `--strict`, a failed hook or a skipped folder blocks. */
-function strictResult(
-  result: DispatchResult,
-  problems: readonly { code: string; path: string; message: string }[],
-): DispatchResult {
-  const failed = result.hooks.find((h) => FAILED.has(h.outcome));
-  const reason = failed
-    ? `hook "${failed.name}" failed (${failed.outcome}: ${failed.detail ?? "unknown"})`
-    : problems[0]
-    ? `${problems[0].code} ${problems[0].path}: ${problems[0].message}`
-    : null;
-  if (reason === null) return result;
-  return {
-    ...result,
-    decision: "block",
-    blocked_by: failed?.name ?? "hookbox",
-    reason: `${reason} and hookbox runs --strict`,
-  };
 }
 
 /**
@@ -119,21 +91,13 @@ async function unreadableEvent(
 ): Promise<number> {
   const head = readHead(text);
   const type = normalizeEventType(values.event ?? head.event ?? "");
-  const dir = values["work-dir"] ?? (head.cwd?.startsWith("/") ? head.cwd : undefined);
-  const { executor, workDir } = executorFor(dir ? { work_dir: dir } : {}, values, extra);
-  try {
-    const hooks = await executor.hooks(workDir);
-    await loadRe2();
-    const guard = closedGuard(hooks, type, head.tool, values.strict === true);
-    if (guard === null) throw new UsageError(problem);
-    const reason = `hookbox cannot evaluate this event: ${problem}; hook "${guard.name}" ` +
-      `guards it and fails closed`;
-    printResult(blockedResult(type ?? "pre-tool-call", reason, guard.name));
-    console.error(reason);
-    return EXIT.block;
-  } finally {
-    await executor.close();
-  }
+  const guard = await guardOfUnreadable(values, extra, type, head);
+  if (guard === null) throw new UsageError(problem);
+  const reason = `hookbox cannot evaluate this event: ${problem}; hook "${guard}" ` +
+    `guards it and fails closed`;
+  printResult(blockedResult(type ?? "pre-tool-call", reason, guard));
+  console.error(reason);
+  return EXIT.block;
 }
 
 /**
