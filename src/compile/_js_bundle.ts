@@ -82,6 +82,44 @@ function confinePlugin(roots: readonly string[], denied: string[]): esbuild.Plug
   };
 }
 
+/** hookbox's JS library for hooks (`plugins/lib/`), imported as `hookbox:lib/NAME.js`. */
+const LIBRARY = new URL("../../plugins/lib/", import.meta.url).pathname;
+
+/** `hookbox:lib/NAME.js`: a module of hookbox's library, wherever the hook folder sits. */
+const LIBRARY_SPECIFIER = /^hookbox:lib\/([a-z0-9_]+\.js)$/;
+
+/**
+ * Resolves `hookbox:` imports to hookbox's own library, so a hook that uses
+ * it works wherever its folder is copied (a relative path into `plugins/`
+ * would escape the folder). Anything else under `hookbox:` is refused.
+ */
+function libraryPlugin(): esbuild.Plugin {
+  return {
+    name: "hookbox-library",
+    setup(build) {
+      build.onResolve({ filter: /^hookbox:/ }, async (args) => {
+        const name = LIBRARY_SPECIFIER.exec(args.path)?.[1];
+        const path = name === undefined ? null : `${LIBRARY}${name}`;
+        if (path !== null && (await Deno.stat(path).catch(() => null))?.isFile) return { path };
+        return {
+          errors: [{
+            text: `${args.path} is not in hookbox's library; it offers hookbox:lib/NAME.js for ` +
+              `the files of plugins/lib/ (${await libraryNames()})`,
+          }],
+        };
+      });
+    },
+  };
+}
+
+async function libraryNames(): Promise<string> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(LIBRARY)) {
+    if (entry.name.endsWith(".js")) names.push(entry.name);
+  }
+  return names.sort().join(", ");
+}
+
 function builtinsPlugin(denied: string[]): esbuild.Plugin {
   return {
     name: "hookbox-builtins",
@@ -178,7 +216,7 @@ function buildOptions(
       "import.meta.dirname": JSON.stringify(HOOK_PATH.replace(/\/[^/]*$/, "")),
       "import.meta.main": "true",
     },
-    plugins: [builtinsPlugin(denied), confinePlugin(roots, denied)],
+    plugins: [libraryPlugin(), builtinsPlugin(denied), confinePlugin(roots, denied)],
   };
 }
 

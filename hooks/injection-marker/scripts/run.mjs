@@ -5,9 +5,9 @@
  * markers (`modified_output`, same shape) and a system message tells the
  * agent to treat it as data. Never blocks; clean output gives no output.
  */
-import { hookFunction, respond, stringField } from "../../../plugins/lib/hook_io.js";
-import { mapStrings } from "../../../plugins/lib/json_walk.js";
-import { findInjections } from "../../../plugins/lib/injection_patterns.js";
+import { hookFunction, respond, stringField } from "hookbox:lib/hook_io.js";
+import { mapStrings } from "hookbox:lib/json_walk.js";
+import { findInjections } from "hookbox:lib/injection_patterns.js";
 
 const BEGIN = "<<<UNTRUSTED CONTENT";
 const END = "<<<END UNTRUSTED CONTENT>>>";

@@ -5,14 +5,14 @@
  * string values under secret-looking keys such as `password` or `api_key`
  * are redacted whole). Nothing found: exit 0, no output.
  */
-import { hookFunction, respond } from "../../../plugins/lib/hook_io.js";
-import { mapStrings } from "../../../plugins/lib/json_walk.js";
+import { hookFunction, respond } from "hookbox:lib/hook_io.js";
+import { mapStrings } from "hookbox:lib/json_walk.js";
 import {
   isPlaceholder,
   isSecretKey,
   marker,
   redactText,
-} from "../../../plugins/lib/secret_patterns.js";
+} from "hookbox:lib/secret_patterns.js";
 
 function redactValue(output, counts) {
   return mapStrings(output, (text, key) => {

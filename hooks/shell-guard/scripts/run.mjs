@@ -5,8 +5,8 @@
  * Quoted text is data: `echo "rm -rf /"` is allowed, while `bash -c "..."`,
  * `eval`, here-documents fed to a shell and `$(...)` are read and checked.
  */
-import { block, hookFunction, invalid } from "../../../plugins/lib/hook_io.js";
-import { readShell } from "../../../plugins/lib/shell_words.js";
+import { block, hookFunction, invalid } from "hookbox:lib/hook_io.js";
+import { readShell } from "hookbox:lib/shell_words.js";
 import { effectiveArgv } from "./commands.js";
 import { CONFIG, RULES } from "./rules.js";
 

@@ -12,7 +12,7 @@ import {
   invalid,
   respond,
   stringField,
-} from "../../../plugins/lib/hook_io.js";
+} from "hookbox:lib/hook_io.js";
 
 const MAX_ATTEMPTS = 3;
 
