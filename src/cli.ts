@@ -18,6 +18,7 @@ import {
   BUNDLE_USAGE,
   COMPILE_USAGE,
   DISPATCH_USAGE,
+  DOCTOR_USAGE,
   INSTALL_USAGE,
   LIST_USAGE,
   SERVE_USAGE,
@@ -48,6 +49,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     : async () => (await import("./cli/bundle.ts")).bundleCommand,
   install: async () => (await import("./cli/install.ts")).installCommand,
   uninstall: async () => (await import("./cli/install.ts")).uninstallCommand,
+  doctor: async () => (await import("./cli/doctor.ts")).doctorCommand,
 };
 
 const USAGE = `usage:
@@ -57,7 +59,8 @@ const USAGE = `usage:
   ${COMPILE_USAGE}
   ${SERVE_USAGE}
   ${BUNDLE_USAGE}
-  ${INSTALL_USAGE}`;
+  ${INSTALL_USAGE}
+  ${DOCTOR_USAGE}`;
 
 /** Runs the CLI with `args`; returns the process exit code. */
 export async function main(args: string[]): Promise<number> {

@@ -91,6 +91,35 @@ function handler(options: InstallOptions, event: string): Json {
   }
 }
 
+/** One hookbox handler found in an agent's config. */
+export interface InstalledEntry {
+  /** The agent's event it is registered for. */
+  event: string;
+  /** The command line, for a command hook. */
+  command?: string;
+  /** The URL, for an HTTP hook. */
+  url?: string;
+}
+
+/** hookbox's handlers in `config` for `agent`, per event, in the file's order. */
+export function installedEntries(config: Json, agent: AgentName): InstalledEntry[] {
+  const hooks = isObj(config.hooks) ? config.hooks : {};
+  const found: InstalledEntry[] = [];
+  for (const [event, list] of Object.entries(hooks)) {
+    if (!Array.isArray(list)) continue;
+    const handlers = list.flatMap((item) =>
+      isObj(item) && Array.isArray(item.hooks) ? item.hooks : [item]
+    );
+    for (const h of handlers) {
+      if (!isOurs(agent, h) || !isObj(h)) continue;
+      const command = typeof h.command === "string" ? h.command : h.bash;
+      if (typeof command === "string") found.push({ event, command });
+      else if (typeof h.url === "string") found.push({ event, url: h.url });
+    }
+  }
+  return found;
+}
+
 /** True when `h` is a handler hookbox installed for `agent`. */
 export function isOurs(agent: AgentName, h: unknown): boolean {
   if (!isObj(h)) return false;

@@ -122,7 +122,7 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
 }
 
 /** What each agent needs before it runs project hooks (research/real-agents.md). */
-const TRUST_STEPS: Partial<Record<InstallableAgent, string>> = {
+export const TRUST_STEPS: Partial<Record<InstallableAgent, string>> = {
   codex: "Codex runs a command hook only once it is trusted by hash (review it in the TUI's " +
     "/hooks, or run with --dangerously-bypass-hook-trust) and only in a trusted project " +
     '([projects."DIR"] trust_level = "trusted" in ~/.codex/config.toml); untrusted hooks are ' +
@@ -140,7 +140,7 @@ const TRUST_STEPS: Partial<Record<InstallableAgent, string>> = {
  * duplicate key is refused for every agent (which value wins is the reader's
  * choice, and an edit in place cannot know which one it changes).
  */
-function ignoredByAgent(agent: InstallableAgent, text: string): string | null {
+export function ignoredByAgent(agent: InstallableAgent, text: string): string | null {
   const duplicate = duplicateKey(text);
   if (duplicate !== null) return `a duplicate key "${duplicate}"`;
   if (agent !== "claude-code" && agent !== "gemini-cli") return null;
@@ -228,7 +228,12 @@ function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-function configPath(agent: InstallableAgent, user: boolean, project: string | undefined): string {
+/** The agent's config file for the project (or the user). */
+export function configPath(
+  agent: InstallableAgent,
+  user: boolean,
+  project: string | undefined,
+): string {
   if (user) {
     const home = Deno.env.get("HOME");
     if (!home) throw new UsageError("--user needs $HOME");
@@ -266,7 +271,7 @@ async function insideProject(file: string, project: string): Promise<void> {
 }
 
 /** The file's text (at most MAX_CONFIG_BYTES), or null when there is no file. */
-async function readConfig(file: string): Promise<string | null> {
+export async function readConfig(file: string): Promise<string | null> {
   try {
     return new TextDecoder().decode(await readCappedFile(file, MAX_CONFIG_BYTES));
   } catch (err) {

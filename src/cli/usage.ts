@@ -19,6 +19,9 @@ export const DISPATCH_USAGE =
 export const INSTALL_USAGE =
   "hookbox install|uninstall --agent NAME [--project DIR | --user] [--http URL] [--command CMD] [--hooks-dir DIR]... [--force]";
 
+/** `hookbox doctor`. */
+export const DOCTOR_USAGE = "hookbox doctor --agent NAME [--project DIR | --user]";
+
 /** `hookbox list`. */
 export const LIST_USAGE = "hookbox list [--work-dir DIR] [--hooks-dir DIR]... [--json]";
 
