@@ -196,13 +196,18 @@ const wrapper = `${OUT}hookbox`;
 // thread while the CLI loads, not lazily on the first call (src/wasm/_hints.ts);
 // --wasm-num-compilation-tasks=1: on one thread, so that on a small machine
 // the main thread and its file and crypto work keep the other core.
+// DENO_DIR: the checkout's own Deno cache, primed below with the compilers' npm packages, so a
+// first compile never needs the network, even for an agent run with a private $HOME.
 await Deno.writeTextFile(
   wrapper,
   `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
-    `exec deno run -A --no-config --v8-flags=${
+    `here="$(dirname "$(readlink -f "$0")")"\n` +
+    `DENO_DIR="\${HOOKBOX_DENO_DIR:-$here/../../.cache/deno}" exec deno run -A --no-config ` +
+    `--v8-flags=${
       ["--liftoff-only", "--min-semi-space-size=16", ...hints].join(",")
-    } "$(dirname "$(readlink -f "$0")")/hookbox.js" "$@"\n`,
+    } "$here/hookbox.js" "$@"\n`,
 );
+await primeCompilers();
 await Deno.chmod(wrapper, 0o755);
 const outputs: esbuild.Metafile["outputs"] = Object.assign(
   {},
@@ -256,4 +261,30 @@ async function knownV8Flags(flags: string[]): Promise<string[]> {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/**
+ * Fetches the compilers' npm packages (the `EXTERNAL` ones a compile loads)
+ * into the checkout's Deno cache, `.cache/deno`, which the wrapper uses: the
+ * bundled CLI compiles a hook offline once this build has run.
+ */
+async function primeCompilers(): Promise<void> {
+  const denoDir = new URL(".cache/deno/", ROOT).pathname;
+  const entry = `${OUT}_prime_compilers.js`;
+  const compilers = ["esbuild", "assemblyscript", "typescript", "wabt"];
+  await Deno.writeTextFile(entry, compilers.map((n) => `import "${imports[n]}";\n`).join(""));
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["cache", "--no-config", entry],
+      env: { DENO_DIR: denoDir },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      throw new Error(`priming ${denoDir} failed: ${new TextDecoder().decode(out.stderr)}`);
+    }
+  } finally {
+    await Deno.remove(entry).catch(() => {});
+  }
+  console.log(`${denoDir}: ${compilers.join(", ")} cached for offline compiles`);
 }

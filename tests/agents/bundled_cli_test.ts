@@ -16,14 +16,56 @@ function run(argv: string[], stdin: string, cwd: string) {
   return runWithStdin(argv[0]!, argv.slice(1), stdin, { cwd });
 }
 
+let building: Promise<string> | null = null;
+/** Builds dist/cli once per test file run; resolves to the wrapper's path. */
+function built(): Promise<string> {
+  return building ??= (async () => {
+    const build = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}/scripts/build_cli.ts`],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assertEquals(build.code, 0, decode(build.stderr));
+    return `${ROOT}/dist/cli/hookbox`;
+  })();
+}
+
+Deno.test("dist/cli/hookbox compiles a JS hook with no network and a private HOME", async () => {
+  const wrapper = await built();
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_offline_" });
+  try {
+    await Deno.mkdir(`${dir}/guard/scripts`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/guard/HOOK.md`,
+      hookMd({ name: "guard", trigger: "pre-tool-call" }),
+    );
+    await Deno.writeTextFile(
+      `${dir}/guard/scripts/run.mjs`,
+      'import { hookFunction } from "hookbox:lib/hook_io.js";\n' +
+        'export default hookFunction("guard", () => undefined);\n',
+    );
+    // `unshare -n`: a new network namespace with no interface but loopback (the machines run
+    // as root), as an agent sandbox without network would run the hook command.
+    const out = await new Deno.Command("unshare", {
+      args: ["-n", wrapper, "compile", `${dir}/guard`, "--out", `${dir}/out`],
+      clearEnv: true,
+      env: {
+        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        HOME: `${dir}/home`,
+        HOOKBOX_CACHE_DIR: `${dir}/cache`,
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assertEquals(out.code, 0, decode(out.stderr));
+    match(decode(out.stdout), /^guard sha256:[0-9a-f]{64} \d+ bytes/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source", async () => {
-  const build = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}/scripts/build_cli.ts`],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assertEquals(build.code, 0, decode(build.stderr));
-  const wrapper = `${ROOT}/dist/cli/hookbox`;
+  const wrapper = await built();
   ok((await Deno.stat(wrapper)).mode! & 0o100, "the wrapper is executable");
   // Compilation hints (the QuickJS engine's hot functions compiled with the module) are
   // asked for exactly when this Deno's V8 takes the flag.
