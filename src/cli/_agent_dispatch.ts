@@ -146,7 +146,13 @@ async function stopFacts(call: AgentCall): Promise<void> {
     event.stop_count = await stopCount(call.agent, String(event.session_id), retry);
   }
   if (call.agent === "copilot" || call.agent === "gemini-cli") {
-    const said = await lastAnswer(call.input.transcriptPath ?? call.input.transcript_path)
+    // Copilot writes its transcript after it starts the hook: wait for the hook's own start
+    // event, which carries this payload's timestamp.
+    const stamp = call.input.timestamp;
+    const marker = call.agent === "copilot" && typeof stamp === "number"
+      ? `"timestamp":${stamp}`
+      : undefined;
+    const said = await lastAnswer(call.input.transcriptPath ?? call.input.transcript_path, marker)
       .catch(() => null);
     if (said !== null) event.last_message = said;
   }

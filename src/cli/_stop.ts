@@ -70,8 +70,9 @@ async function prune(dir: string): Promise<void> {
  * JSON document with a message list), or null. Only a regular file is read,
  * only its last {@linkcode TRANSCRIPT_TAIL} bytes.
  */
-export async function lastAnswer(path: unknown): Promise<string | null> {
+export async function lastAnswer(path: unknown, waitFor?: string): Promise<string | null> {
   if (typeof path !== "string" || !path.startsWith("/")) return null;
+  if (waitFor !== undefined) await flushed(path, waitFor);
   const info = await Deno.lstat(path).catch(() => null);
   if (!info?.isFile) return null;
   const file = await Deno.open(path, { read: true });
@@ -88,6 +89,36 @@ export async function lastAnswer(path: unknown): Promise<string | null> {
     return lastAnswerIn(new TextDecoder().decode(buffer.subarray(0, read)), start === 0);
   } finally {
     file.close();
+  }
+}
+
+/** Longest wait for an agent to write its transcript up to the current hook call, ms. */
+const FLUSH_WAIT_MS = 2000;
+
+/**
+ * Waits (at most {@linkcode FLUSH_WAIT_MS}) until the transcript's tail holds
+ * `marker`: Copilot writes its events file after it starts the agentStop hook
+ * (measured with 1.0.102: the file did not exist yet when the hook ran, and
+ * held the turn ~0.3 s later), and the hook's own start event, which carries
+ * the payload's timestamp, comes after the answer it is about.
+ */
+async function flushed(path: string, marker: string): Promise<void> {
+  const deadline = Date.now() + FLUSH_WAIT_MS;
+  for (;;) {
+    const info = await Deno.lstat(path).catch(() => null);
+    if (info?.isFile) {
+      const file = await Deno.open(path, { read: true });
+      try {
+        const tail = new Uint8Array(Math.min(info.size, 64 * 1024));
+        await file.seek(Math.max(0, info.size - tail.length), Deno.SeekMode.Start);
+        const n = await file.read(tail) ?? 0;
+        if (new TextDecoder().decode(tail.subarray(0, n)).includes(marker)) return;
+      } finally {
+        file.close();
+      }
+    }
+    if (Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
