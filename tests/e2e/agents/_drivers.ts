@@ -22,6 +22,13 @@ export interface Driver {
   args(prompt: string): string[];
   /** The environment besides PATH, HOME and hookbox's (for a model server at `url`). */
   env(url: string): Record<string, string>;
+  /**
+   * A string argument of the shell tool the model may fill at will (padding),
+   * and whether the agent hands it to hooks (Codex's hook payload holds the
+   * command alone).
+   */
+  padField: string;
+  padReachesHooks: boolean;
   /** The model's call of the agent's shell tool running `command`. */
   shell(command: string): Step;
   /** The final answer of a run (from its stdout), when the agent prints one. */
@@ -45,6 +52,8 @@ export const DRIVERS: Driver[] = [
       DISABLE_TELEMETRY: "1",
       DISABLE_AUTOUPDATER: "1",
     }),
+    padField: "description",
+    padReachesHooks: true,
     shell: (command) => ({ tool: "Bash", input: { command, description: "run it" } }),
     answer: (stdout) => JSON.parse(stdout).result,
   },
@@ -67,6 +76,8 @@ export const DRIVERS: Driver[] = [
       // Project hooks load only in a trusted workspace (--skip-trust drops them).
       GEMINI_CLI_TRUST_WORKSPACE: "true",
     }),
+    padField: "description",
+    padReachesHooks: true,
     shell: (command) => ({ tool: "run_shell_command", input: { command } }),
     answer: (stdout) => stdout.trim(),
   },
@@ -97,6 +108,8 @@ export const DRIVERS: Driver[] = [
     // Hooks are trusted by hash in Codex's TUI; a headless run takes them with this flag.
     args: (prompt) => ["exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", prompt],
     env: () => ({ HOOKBOX_TEST_KEY: "hookbox-test" }),
+    padField: "justification",
+    padReachesHooks: false,
     shell: (command) => ({ tool: "exec_command", input: { cmd: command } }),
     answer: (stdout) => stdout.trim(),
   },
@@ -112,6 +125,8 @@ export const DRIVERS: Driver[] = [
       COPILOT_MODEL: "gpt-4.1",
       COPILOT_PROVIDER_API_KEY: "hookbox-test",
     }),
+    padField: "description",
+    padReachesHooks: true,
     shell: (command) => ({ tool: "bash", input: { command, description: "run it" } }),
     answer: (stdout) => stdout.trim(),
   },
