@@ -178,7 +178,8 @@ export function closedGuard(
  * The agent's block for an event hookbox could not evaluate, in that agent's
  * protocol: `reason` names the limit. For an event name hookbox cannot read or
  * map, exit 2 with the reason on stderr (a block in every agent's command
- * protocol that has one).
+ * protocol that has one). After a tool ran (post-tool-call) the output is
+ * replaced by a notice that it was withheld, where the agent can replace it.
  */
 export function unreadableBlock(
   agent: AgentName,
@@ -196,6 +197,18 @@ export function unreadableBlock(
     event: { event_type: type, tool_input: {} },
     input: {},
   };
+  if (type === "post-tool-call") {
+    // The tool has run: blocking cannot take back what the model is about to read. Where the
+    // agent can replace the output, the unreadable output is withheld instead.
+    const withheld = `[hookbox: the tool's output was withheld: ${reason}]`;
+    return agentAnswer(call, {
+      ...blockedResult(type, reason, guard),
+      decision: "allow",
+      reason: null,
+      blocked_by: null,
+      modified_output: withheld,
+    });
+  }
   return agentAnswer(call, blockedResult(type, reason, guard));
 }
 

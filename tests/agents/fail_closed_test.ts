@@ -267,3 +267,31 @@ Deno.test("lastAnswerIn() finds the last answer in JSON lines and in a chat docu
   assertEquals(lastAnswerIn(`cut line"}\n${claudeLines}`, false), "ok");
   assertEquals(lastAnswerIn("nothing here", false), null);
 });
+
+Deno.test("an unreadable tool output is withheld from the model where a closed hook would have read it", async () => {
+  const root = `${dir}/closed-post`;
+  await Deno.mkdir(`${root}/redactor`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/redactor/HOOK.md`,
+    hookMd({ name: "redactor", trigger: "post-tool-call", on_error: "closed" }),
+  );
+  await Deno.writeFile(`${root}/redactor/plugin.wasm`, await corpus("guard_wasi"));
+  const head = new TextEncoder().encode(
+    JSON.stringify({
+      session_id: "s1",
+      cwd: dir,
+      hook_event_name: "PostToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "cat big.log" },
+      tool_response: "",
+    }).slice(0, -2),
+  );
+  const pad = new Uint8Array(1 << 20).fill(0x61);
+  const out = await dispatch(
+    ["--agent", "claude-code", "--event", "PostToolUse", "--hooks-dir", root],
+    [head, ...Array.from({ length: 17 }, () => pad), new TextEncoder().encode('"}')],
+  );
+  assertEquals(out.code, 0, out.stderr);
+  const answer = JSON.parse(out.stdout).hookSpecificOutput;
+  match(answer.updatedToolOutput, /^\[hookbox: the tool's output was withheld: .*LIMIT_INPUT/);
+});
