@@ -456,6 +456,44 @@ export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswe
     output: replacedOutput(result),
   };
   const type = call.event?.event_type as EventType | undefined;
+  const prompt = type === "pre-agent-turn" && typeof result.modified_input === "string"
+    ? result.modified_input
+    : null;
+  if (prompt !== null && !parts.blocked && call.agent !== "agenthooks") {
+    // No agent hookbox answers can take a rewritten prompt: the original must not go on.
+    parts.blocked = true;
+    parts.reason = `hookbox: a hook rewrote this prompt, and ${call.agent} cannot apply a ` +
+      `prompt rewrite; blocked instead (the rewrite: ${JSON.stringify(prompt).slice(0, 200)})`;
+  }
+  const lines = result.disable_tools.length > 0 && call.agent !== "agenthooks"
+    ? [
+      `hookbox: ${call.agent} has no way to disable tools from a hook; the hooks' ` +
+      `disable_tools (${result.disable_tools.join(", ")}) was not applied`,
+    ]
+    : [];
+  const answer = answerIn(call, type, parts, prompt);
+  if (
+    parts.blocked && sameAnswer(answer, answerIn(call, type, { ...parts, blocked: false }, prompt))
+  ) {
+    // The agent has no block for this event: say so rather than let it pass without a word.
+    lines.push(
+      `hookbox: ${call.agent} cannot block ${call.agentEvent}; not applied: ${parts.reason}`,
+    );
+  }
+  return withNotices(call, answer, lines);
+}
+
+function sameAnswer(a: AgentAnswer, b: AgentAnswer): boolean {
+  return a.exitCode === b.exitCode && a.stdout === b.stdout && a.stderr === b.stderr;
+}
+
+/** {@linkcode agentAnswer}'s answer in the agent's own form. */
+function answerIn(
+  call: AgentCall,
+  type: EventType | undefined,
+  parts: Parts,
+  prompt: string | null,
+): AgentAnswer {
   switch (call.agent) {
     case "claude-code":
     case "codex":
@@ -477,6 +515,7 @@ export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswe
       if (parts.blocked) return exit2(parts.reason);
       const out: Payload = {};
       if (parts.input) out.modified_input = parts.input;
+      if (prompt !== null) out.modified_input = prompt;
       if (parts.output) out.modified_output = parts.output.value;
       if (parts.context) out.additional_context = parts.context;
       return Object.keys(out).length > 0

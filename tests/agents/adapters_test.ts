@@ -413,3 +413,36 @@ Deno.test("codex: a rewrite is allow + updatedInput only where permission_mode s
   assertEquals(asks.permissionDecision, "deny");
   match(asks.permissionDecisionReason, /timeout 60 make/);
 });
+
+Deno.test("results an agent cannot carry are never dropped without a word; a prompt rewrite blocks", () => {
+  const base = { ...redacted(null), modified_output: null };
+  const prompt = {
+    ...base,
+    event_type: "pre-agent-turn" as const,
+    modified_input: "hi [redacted]",
+  };
+  const claudePrompt = agentCall("claude-code", claude("UserPromptSubmit", { prompt: "hi sk-1" }));
+  const blocked = json(agentAnswer(claudePrompt, prompt));
+  assertEquals(blocked.decision, "block");
+  match(blocked.reason, /cannot apply a prompt rewrite; blocked instead/);
+  const hooks = agentCall("agenthooks", {
+    event_type: "pre-agent-turn",
+    session_id: "s",
+    prompt: "x",
+  });
+  assertEquals(json(agentAnswer(hooks, prompt)).modified_input, "hi [redacted]");
+  // Copilot cannot block a prompt: the refusal is a line, not silence.
+  const copilot = agentAnswer(
+    agentCall("copilot", { sessionId: "s", prompt: "hi" }, "userPromptSubmitted"),
+    prompt,
+  );
+  assertEquals([copilot.exitCode, copilot.stdout], [0, ""]);
+  match(copilot.stderr, /copilot cannot block userPromptSubmitted; not applied: .*prompt rewrite/);
+  // Tools a hook disabled: no agent's command protocol takes them.
+  const disabled = agentAnswer(
+    agentCall("claude-code", claude("PreToolUse", bash("ls"))),
+    { ...base, event_type: "pre-tool-call", disable_tools: ["WebFetch"] },
+  );
+  match(disabled.stderr, /no way to disable tools from a hook; .*\(WebFetch\) was not applied/);
+  match(json(disabled).systemMessage, /WebFetch/);
+});
