@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { readAllCapped, readStdin, UsageError } from "./_io.ts";
+import { readAllCapped, readStdin, StdinTooLarge, UsageError } from "./_io.ts";
 
 /** Time the server gets to answer, unless `--timeout-ms` says otherwise. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -24,14 +24,42 @@ interface RemoteArgs {
   event: string | null;
   remote: URL;
   timeoutMs: number;
+  strict: boolean;
 }
 
-/** Runs the command; returns the exit code. */
+/**
+ * Runs the command; returns the exit code. A server that cannot be asked
+ * (unreachable, refusing, answering nonsense) is one line and exit 1 — the
+ * agent's non-blocking error — unless `--strict` (or `$HOOKBOX_STRICT=1`):
+ * then it is the agent's block, since the guards it would have run are unknown.
+ */
 export async function remoteDispatchCommand(args: string[]): Promise<number> {
   const options = parseRemoteArgs(args);
+  try {
+    return await askRemote(options);
+  } catch (err) {
+    if (!options.strict || !(err instanceof UsageError)) throw err;
+    const { isAgentName } = await import("../agents/adapters.ts");
+    const { unreadableBlock } = await import("../agents/unreadable.ts");
+    const reason = `hookbox could not ask its service (${err.message}) and runs --strict`;
+    const answer = isAgentName(options.agent)
+      ? unreadableBlock(options.agent, options.event ?? undefined, reason, "hookbox")
+      : { exitCode: 2, stdout: "", stderr: reason };
+    if (answer.stdout) console.log(answer.stdout);
+    if (answer.stderr) console.error(answer.stderr);
+    return answer.exitCode;
+  }
+}
+
+async function askRemote(options: RemoteArgs): Promise<number> {
   const key = Deno.env.get("HOOKBOX_KEY");
   if (!key) throw new UsageError("--remote needs the tenant key in $HOOKBOX_KEY");
-  const payload = await readStdin();
+  // Over the stdin cap, the head goes: the service cannot read it either, and answers it as its
+  // closed guards say (SPEC §4.7), which only it knows.
+  const payload = await readStdin().catch((err) => {
+    if (err instanceof StdinTooLarge) return err.head;
+    throw err;
+  });
   const url = new URL(`v1/agents/${options.agent}/events`, options.remote);
   url.searchParams.set("form", "command");
   if (options.event) url.searchParams.set("event", options.event);
@@ -58,6 +86,10 @@ function parseRemoteArgs(args: string[]): RemoteArgs {
   const values = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
+    if (arg === "--strict") {
+      values.set(arg, "1");
+      continue;
+    }
     const eq = arg.indexOf("=");
     const [flag, inline] = eq > 0 ? [arg.slice(0, eq), arg.slice(eq + 1)] : [arg, undefined];
     if (!["--agent", "--event", "--remote", "--timeout-ms"].includes(flag)) {
@@ -84,7 +116,8 @@ function parseRemoteArgs(args: string[]): RemoteArgs {
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) {
     throw new UsageError("--timeout-ms must be an integer from 1 to 600000");
   }
-  return { agent, event: values.get("--event") ?? null, remote, timeoutMs };
+  const strict = values.has("--strict") || Deno.env.get("HOOKBOX_STRICT") === "1";
+  return { agent, event: values.get("--event") ?? null, remote, timeoutMs, strict };
 }
 
 async function cappedText(res: Response): Promise<string> {

@@ -126,3 +126,77 @@ Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, ove
     await server.shutdown();
   }
 });
+
+Deno.test("dispatch --remote --strict: a service that cannot be asked is the agent's block", async () => {
+  const args = ["dispatch", "--agent", "claude-code", "--event", "PreToolUse"];
+  const env = { HOOKBOX_KEY: "k", NO_COLOR: "1" };
+  // Port 9 on 127.0.0.1: nothing listens there.
+  const open = await runWithStdin(
+    CLI[0]!,
+    [...CLI.slice(1), ...args, "--remote", "http://127.0.0.1:9"],
+    claudeBash("ls", "/tmp"),
+    { env },
+  );
+  assertEquals([open.exitCode, open.stdout], [1, ""]);
+  for (const strict of [["--strict"], []]) {
+    const out = await runWithStdin(
+      CLI[0]!,
+      [...CLI.slice(1), ...args, "--remote", "http://127.0.0.1:9", ...strict],
+      claudeBash("ls", "/tmp"),
+      { env: strict.length > 0 ? env : { ...env, HOOKBOX_STRICT: "1" } },
+    );
+    assertEquals(out.exitCode, 0, out.stderr);
+    const answer = JSON.parse(out.stdout).hookSpecificOutput;
+    assertEquals(answer.permissionDecision, "deny");
+    match(answer.permissionDecisionReason, /could not ask its service .* runs --strict/);
+  }
+});
+
+Deno.test("dispatch --remote sends the head of a payload over the stdin cap; a closed guard blocks it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_remote_big_" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  const server = Deno.serve(
+    { port: 0, hostname: "127.0.0.1", onListen() {} },
+    (req) => h.service.app.fetch(req),
+  );
+  try {
+    const key = await h.tenant("acme");
+    const up = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi", "on_error: closed\n"),
+    });
+    assertEquals(up.status, 201, JSON.stringify(up.body));
+    const child = new Deno.Command(CLI[0]!, {
+      args: [
+        ...CLI.slice(1),
+        "dispatch",
+        "--agent",
+        "claude-code",
+        "--event",
+        "PreToolUse",
+        "--remote",
+        `http://127.0.0.1:${server.addr.port}`,
+      ],
+      env: { HOOKBOX_KEY: key, NO_COLOR: "1" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(claudeBash("rm -rf /", dir).slice(0, -1)))
+      .catch(() => {});
+    const pad = new Uint8Array(1 << 20).fill(0x20);
+    for (let i = 0; i < 17; i++) await writer.write(pad).catch(() => {});
+    await writer.close().catch(() => {});
+    const out = await child.output();
+    const stdout = new TextDecoder().decode(out.stdout);
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    const answer = JSON.parse(stdout).hookSpecificOutput;
+    assertEquals(answer.permissionDecision, "deny");
+    match(answer.permissionDecisionReason, /hook "guard" guards it and fails closed/);
+  } finally {
+    await server.shutdown();
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
