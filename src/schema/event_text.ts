@@ -27,7 +27,13 @@ export interface EventText {
    * For an agent's payload: the agent, the event name it was given (the
    * `event` query) and the timestamp of the event its adapter made.
    */
-  agent?: { name: AgentName; event?: string | undefined; at: string };
+  agent?: {
+    name: AgentName;
+    event?: string | undefined;
+    at: string;
+    /** The stop gate's count the service keeps for the session (a stop event only). */
+    stopCount?: number;
+  };
 }
 
 const TEXTS = new WeakMap<HookEvent, EventText>();
@@ -76,9 +82,12 @@ export function agentEventOfText(
   source: EventText & { agent: NonNullable<EventText["agent"]> },
   input: unknown = JSON.parse(source.text),
 ): { call: AgentCall; parsed: ParseEventResult | null } {
-  const { name, event, at } = source.agent;
+  const { name, event, at, stopCount } = source.agent;
   const call = agentCall(name, input, event, at);
   if (call.event === null) return { call, parsed: null };
+  if (stopCount !== undefined && call.event.event_type === "pre-agent-turn-stop") {
+    call.event.stop_count = stopCount;
+  }
   // Depth is walked: an adapter nests the payload and may parse strings in it.
   const parsed = tryParseEvent({ ...call.event, tenant_id: source.tenantId }, { owned: true });
   if (parsed.ok) TEXTS.set(parsed.event, source);

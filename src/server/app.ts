@@ -20,7 +20,7 @@ import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { clipped, messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
 import type { ParseEventResult } from "../schema/event.ts";
-import { agentEventOfText, parseEventText } from "../schema/event_text.ts";
+import { agentEventOfText, type EventText, parseEventText } from "../schema/event_text.ts";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -29,6 +29,7 @@ import {
   passThrough,
 } from "../agents/adapters.ts";
 import { closedGuard, mappedType, readHead, unreadableBlock } from "../agents/unreadable.ts";
+import { StopCounts } from "./stop_counts.ts";
 import { AuditWriter } from "./audit.ts";
 import { bearer, hashKey, newId, newKey, sameDigest } from "./auth.ts";
 import { type HookBuilder, HookRejected } from "./builder.ts";
@@ -177,6 +178,7 @@ export function createService(deps: ServerDeps): Service {
   const metrics = deps.metrics ?? NO_METRICS;
   const audit = deps.audit ?? new AuditWriter(store);
   const quotas = new Quotas(store, now);
+  const stops = new StopCounts();
   const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
   const uploads = new UploadGate(deps.uploads);
   const app = new Hono();
@@ -647,7 +649,7 @@ export function createService(deps: ServerDeps): Service {
         }
         // Made into an event here, its text kept with it: a plugin worker is sent
         // the text and makes the same event of it (the same timestamp too).
-        const source = {
+        const source: EventText & { agent: NonNullable<EventText["agent"]> } = {
           text,
           tenantId: tenant.id,
           agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
@@ -661,6 +663,13 @@ export function createService(deps: ServerDeps): Service {
         }
         const { call, parsed } = made;
         if (parsed === null) return reply(passThrough(call));
+        if (parsed.ok && parsed.event.event_type === "pre-agent-turn-stop" && agent !== "cursor") {
+          // The stop budget, counted here: the agent says only whether this stop is a retry.
+          const retry = call.input.stop_hook_active === true;
+          const count = stops.next(tenant.id, agent, parsed.event.session_id, retry);
+          source.agent.stopCount = count;
+          parsed.event.stop_count = count;
+        }
         const { result, decisionId } = await dispatchFor(
           tenant,
           parsed,

@@ -612,3 +612,43 @@ Deno.test("POST /v1/agents/*: a payload the service cannot evaluate is the agent
     assert.equal((await send(payload({ command: "ls" }))).body.hookSpecificOutput, undefined);
   });
 });
+
+Deno.test("POST /v1/agents/*: the stop gate's budget runs out per session, and a new stop starts it again", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const gate = [
+      "const event = JSON.parse(require('fs').readFileSync(0, 'utf8'));",
+      "if (event.stop_count < 2) { console.error('attempt ' + (event.stop_count + 1) + ' of 3'); process.exit(2); }",
+    ].join("\n");
+    const up = await h.call("PUT", "/v1/hooks/gate", {
+      key,
+      body: {
+        files: {
+          "HOOK.md": "---\nname: gate\ndescription: d\ntrigger: pre-agent-turn-stop\n---\n",
+          "scripts/run.js": gate,
+        },
+      },
+    });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const stop = (session: string, active: boolean) =>
+      h.call("POST", "/v1/agents/claude-code/events", {
+        key,
+        body: {
+          session_id: session,
+          hook_event_name: "Stop",
+          stop_hook_active: active,
+          last_assistant_message: "Done.",
+        },
+      });
+    const answers = [];
+    for (const active of [false, true, true]) answers.push((await stop("s1", active)).body);
+    assert.deepEqual(answers, [
+      { decision: "block", reason: "attempt 1 of 3" },
+      { decision: "block", reason: "attempt 2 of 3" },
+      {},
+    ]);
+    // Another session counts on its own; a stop that is not a retry starts again.
+    assert.equal((await stop("s2", true)).body.reason, "attempt 2 of 3");
+    assert.equal((await stop("s1", false)).body.reason, "attempt 1 of 3");
+  });
+});
