@@ -7,6 +7,7 @@
 import { isMap, isScalar, parseDocument, visit } from "yaml";
 import { HookboxError } from "../errors.ts";
 import { type Manifest, manifestSchema } from "../schema/manifest.ts";
+import { unstorable, unstorableAt } from "../schema/storable.ts";
 import { toHookboxError } from "../schema/_issues.ts";
 
 const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
@@ -52,7 +53,17 @@ export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {
   }
   const parsed = manifestSchema().safeParse(data);
   if (!parsed.success) throw toHookboxError("HOOK_MANIFEST_INVALID", parsed.error, "HOOK.md", path);
-  return { manifest: parsed.data, body: (match[2] ?? "").trim() };
+  const body = (match[2] ?? "").trim();
+  // YAML escapes ("\0", "\ud800") and raw bytes can make text no store holds (schema/storable.ts).
+  const bad = unstorableAt(data) ?? (unstorable(body) ? "(body)" : null);
+  if (bad !== null) {
+    throw new HookboxError(
+      "HOOK_MANIFEST_INVALID",
+      `${bad} holds a NUL or a lone UTF-16 surrogate, which no store can hold`,
+      bad === "(body)" ? { path } : { path, field: bad },
+    );
+  }
+  return { manifest: parsed.data, body };
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 import { type EventType, normalizeEventType } from "./event_types.ts";
 import { type HookEvent, MAX_SESSION_ID } from "./event.ts";
+import { unstorable } from "./storable.ts";
 
 type Check = (value: unknown) => boolean;
 
@@ -57,7 +58,10 @@ const copyArray = (v: unknown) => [...(v as unknown[])];
 
 const COMMON: Field[] = [
   { name: "timestamp", check: (v) => typeof v === "string" && RFC3339.test(v), optional: true },
-  { name: "session_id", check: (v) => nonEmpty(v) && (v as string).length <= MAX_SESSION_ID },
+  {
+    name: "session_id",
+    check: (v) => nonEmpty(v) && (v as string).length <= MAX_SESSION_ID && !unstorable(v as string),
+  },
   { name: "work_dir", check: nonEmpty, optional: true },
   { name: "tenant_id", check: (v) => nonEmpty(v) && (v as string).length <= 128, optional: true },
   { name: "turn_id", check: str, optional: true },

@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { loadZod, zod } from "./_zod.ts";
 import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
+import { unstorable } from "./storable.ts";
 import { HookboxError } from "../errors.ts";
 import { type EventType, eventTypeSchema } from "./event_types.ts";
 import { toHookboxError } from "./_issues.ts";
@@ -38,7 +39,9 @@ function zodSchemas(): NonNullable<typeof built> {
   const common = {
     event_type: eventTypeSchema(),
     timestamp: z.string().regex(RFC3339, "must be an RFC 3339 timestamp").optional(),
-    session_id: z.string().min(1).max(MAX_SESSION_ID),
+    session_id: z.string().min(1).max(MAX_SESSION_ID).refine((v) => !unstorable(v), {
+      message: "must not hold a NUL or a lone UTF-16 surrogate (it is stored in the audit)",
+    }),
     work_dir: z.string().min(1).optional(),
     tenant_id: z.string().min(1).max(128).optional(),
     turn_id: z.string().optional(),

@@ -30,6 +30,7 @@ import {
 } from "../agents/adapters.ts";
 import { closedGuard, mappedType, readHead, unreadableBlock } from "../agents/unreadable.ts";
 import { StopCounts } from "./stop_counts.ts";
+import { storable, unstorableAt } from "../schema/storable.ts";
 import { AuditWriter } from "./audit.ts";
 import { bearer, hashKey, newId, newKey, sameDigest } from "./auth.ts";
 import { type HookBuilder, HookRejected } from "./builder.ts";
@@ -792,7 +793,8 @@ function auditRow(
     session_id: sessionId,
     event_type: result.event_type,
     decision: result.decision,
-    reason: result.reason === null ? null : clipped(result.reason, AUDIT_REASON_CHARS),
+    // Hook output is kept storable, never refused: it is the hook's, not the request's.
+    reason: result.reason === null ? null : storable(clipped(result.reason, AUDIT_REASON_CHARS)),
     blocked_by: result.blocked_by,
     dry_run: dryRun,
     hooks: result.hooks.map((h) => {
@@ -803,7 +805,7 @@ function auditRow(
         version: s?.version ?? null,
         sha256: s?.sha256 ?? null,
         outcome: h.outcome,
-        detail: h.detail,
+        detail: h.detail === null ? null : storable(h.detail),
         duration_ms: h.duration_ms,
         fuel: h.fuel,
       };
@@ -826,7 +828,17 @@ function param<T>(c: Context, name: string, schema: z.ZodType<T>): T {
 /** Validates `value`; a bad field is `400 REQUEST_INVALID` naming it. */
 function validate<T>(schema: z.ZodType<T>, value: unknown): T {
   const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    // Text no store can hold is refused here, the same for both stores (schema/storable.ts).
+    const field = unstorableAt(parsed.data);
+    if (field === null) return parsed.data;
+    throw new ApiError(
+      400,
+      "REQUEST_INVALID",
+      `field "${field}" holds a NUL or a lone UTF-16 surrogate, which no store can hold`,
+      { field },
+    );
+  }
   const issue = parsed.error.issues[0];
   const field = issue?.path.map(String).join(".") || undefined;
   const keys = issue?.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";

@@ -63,6 +63,24 @@ export class AuditWriter {
     while (this.#flushing) await this.#flushing;
   }
 
+  /**
+   * A batch that failed is written row by row: a row the store refuses fails
+   * only its own request, and the rest commit. A store that is down fails
+   * them all again (each row once).
+   */
+  async #oneByOne(batch: Pending[]): Promise<void> {
+    for (const p of batch) {
+      try {
+        await this.store.appendAudit([p.row]);
+        this.committed++;
+        this.commits++;
+        p.resolve();
+      } catch (err) {
+        p.reject(err);
+      }
+    }
+  }
+
   async #drain(): Promise<void> {
     // Let the rows of requests finishing in this turn of the loop join the batch.
     if (this.#expected > 0) await new Promise((resolve) => setTimeout(resolve, 0));
@@ -75,7 +93,8 @@ export class AuditWriter {
           this.commits++;
           for (const p of batch) p.resolve();
         } catch (err) {
-          for (const p of batch) p.reject(err);
+          if (batch.length === 1) batch[0]!.reject(err);
+          else await this.#oneByOne(batch);
         }
       }
     } finally {

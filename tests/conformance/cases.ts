@@ -376,6 +376,7 @@ const CORPUS: Record<string, CorpusExpect> = {
   bad_import_extism: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   block_extism: { plugin: "block", exit: 2 },
   block_wasi: { plugin: "block", exit: 2 },
+  nul_reason_wasi: { plugin: "block", exit: 2 },
   bulk_straight: { plugin: LIMIT("LIMIT_MEMORY") },
   catch_all_escape: { plugin: LIMIT("LIMIT_FUEL") },
   // 200,000 levels of control JSON: an invalid answer (too deep), not a crash of the host.

@@ -94,6 +94,59 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     assert.ok(page.body.items.some((i: { decision_id: string }) => i.decision_id === decision));
   });
 
+  test("text no store can hold is refused by name, or made storable, the same on every store", async (h) => {
+    const key = await h.tenant("acme");
+    const other = await h.tenant("other");
+    for (const session of ["a\u0000b", "lone \ud800 surrogate", "\udc00"]) {
+      const res = await h.call("POST", "/v1/events", {
+        key,
+        body: toolEvent("ls", { session_id: session }),
+      });
+      assert.deepEqual([res.status, res.body.error.code, res.body.error.field], [
+        400,
+        "EVENT_INVALID",
+        "session_id",
+      ]);
+    }
+    const policy = await h.call("PUT", "/v1/tenants/acme/policy", {
+      body: { allowed_hosts: ["a\u0000.example"] },
+    });
+    assert.deepEqual([policy.status, policy.body.error.field], [400, "allowed_hosts.0"]);
+    const manifest = await h.call("PUT", "/v1/hooks/nul", {
+      key,
+      body: {
+        files: { "HOOK.md": hookMd("nul", 'matcher:\n  pattern: "x\\0y"\n'), "plugin.wasm": "" },
+      },
+    });
+    assert.equal(manifest.status, 422, JSON.stringify(manifest.body));
+    assert.match(JSON.stringify(manifest.body), /matcher\.pattern holds a NUL/);
+    // A hook whose block reason holds a NUL and a byte that is not UTF-8: its tenant's events are
+    // answered and audited, and another tenant's events in the same commits all succeed.
+    const up = await h.call("PUT", "/v1/hooks/nul-reason", {
+      key,
+      body: await wasmFolder("nul-reason", "nul_reason_wasi"),
+    });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const sends = Array.from(
+      { length: 20 },
+      (_, i) =>
+        h.call("POST", "/v1/events", {
+          key: i % 2 === 0 ? key : other,
+          body: toolEvent(`ls ${i}`),
+        }),
+    );
+    const answers = await Promise.all(sends);
+    assert.deepEqual(answers.map((a) => a.status), Array(20).fill(200));
+    assert.equal(answers[0]!.body.decision, "block");
+    const page = await h.call("GET", "/v1/audit?limit=1", { key });
+    assert.equal(page.status, 200);
+    assert.equal(page.body.items[0].reason, "bad\ufffdreason\ufffd");
+    const query = await h.call("GET", `/v1/audit?session_id=${encodeURIComponent("a\u0000")}`, {
+      key,
+    });
+    assert.deepEqual([query.status, query.body.error.field], [400, "session_id"]);
+  });
+
   test("edge audit ingest: admin only, validated, stored once per decision id", async (h) => {
     const key = await h.tenant("acme");
     const item = (n: number) => ({

@@ -47,3 +47,23 @@ Deno.test("AuditWriter.expect(): while a row is announced, a commit waits a turn
   await Promise.all([c, d]);
   assertEquals(commits.slice(1), [["c"], ["d"]]);
 });
+
+Deno.test("AuditWriter: a row the store refuses fails only its own write; the rest of the batch commits", async () => {
+  const commits: string[][] = [];
+  const store = {
+    appendAudit: (rows: AuditRow[]) => {
+      if (rows.some((r) => r.decision_id === "poison")) {
+        return Promise.reject(new Error("invalid byte sequence for encoding UTF8: 0x00"));
+      }
+      commits.push(rows.map((r) => r.decision_id));
+      return Promise.resolve();
+    },
+  } as unknown as Store;
+  const audit = new AuditWriter(store);
+  const settle = audit.expect();
+  const writes = ["a", "poison", "b"].map((id) => audit.write(row(id)));
+  settle();
+  const outcomes = await Promise.allSettled(writes);
+  assertEquals(outcomes.map((o) => o.status), ["fulfilled", "rejected", "fulfilled"]);
+  assertEquals(commits, [["a"], ["b"]]);
+});
