@@ -13,6 +13,7 @@ import { type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts"
 import { AUDIT_SCAN_ROWS, type StorageLimits } from "../../src/server/app.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
 import { HookRejected } from "../../src/server/builder.ts";
+import { createTar } from "nanotar";
 
 async function sqlitePath(): Promise<string> {
   return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;
@@ -650,5 +651,51 @@ Deno.test("POST /v1/agents/*: the stop gate's budget runs out per session, and a
     // Another session counts on its own; a stop that is not a retry starts again.
     assert.equal((await stop("s2", true)).body.reason, "attempt 2 of 3");
     assert.equal((await stop("s1", false)).body.reason, "attempt 1 of 3");
+  });
+});
+
+Deno.test("uploads whose paths no file system can hold are refused by name, never a 500", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const wasm = await pluginBytes("guard_wasi");
+    const long = "é".repeat(200); // 200 characters, 400 bytes of UTF-8: over a file name's 255
+    const cases: Record<string, Record<string, string | Uint8Array>> = {
+      "file then folder": { "HOOK.md": hookMd("guard"), "scripts": "x", "scripts/run.wasm": wasm },
+      "folder then file": { "HOOK.md": hookMd("guard"), "scripts/run.wasm": wasm, "scripts": "x" },
+      "HOOK.md as a folder": { "HOOK.md": hookMd("guard"), "HOOK.md/x": "y", "plugin.wasm": wasm },
+      "a long name": { "HOOK.md": hookMd("guard"), "plugin.wasm": wasm, [`${long}.txt`]: "z" },
+    };
+    for (const [name, files] of Object.entries(cases)) {
+      const json = {
+        files: Object.fromEntries(
+          Object.entries(files).map((
+            [p, v],
+          ) => [p, typeof v === "string" ? v : { base64: encodeBase64(v) }]),
+        ),
+      };
+      const viaJson = await h.call("PUT", "/v1/hooks/guard", { key, body: json });
+      assert.deepEqual([viaJson.status, viaJson.body.error?.code], [422, "HOOK_REJECTED"], name);
+      assert.equal(viaJson.body.error.problems[0].code, "HOOK_PATH_OUTSIDE", name);
+      // A ustar name holds 100 bytes: the long name cannot travel in nanotar's tar.
+      if (name === "a long name") continue;
+      const tar = createTar(
+        Object.entries(files).map(([p, v]) => ({ name: `guard/${p}`, data: v })),
+      );
+      const gz = await new Response(
+        new Blob([tar as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
+          new CompressionStream("gzip"),
+        ),
+      ).bytes();
+      const viaTar = await h.call("PUT", "/v1/hooks/guard", {
+        key,
+        raw: gz,
+        headers: { "content-type": "application/gzip" },
+      });
+      assert.deepEqual(
+        [viaTar.status, viaTar.body.error?.code],
+        [422, "HOOK_REJECTED"],
+        `${name} (tar)`,
+      );
+    }
   });
 });

@@ -162,7 +162,15 @@ function problemOf(stderr: string): Problem {
   return { code: m[1]!, path, field: null, message: m[3]! };
 }
 
-/** Relative, normalised paths only: no `..`, no absolute paths, no backslashes. */
+/** Longest file or folder name a file system takes, bytes. */
+const MAX_NAME_BYTES = 255;
+const ENCODER = new TextEncoder();
+
+/**
+ * Relative, normalised paths only: no `..`, no absolute paths, no
+ * backslashes, names a file system takes, and no path that is both a file and
+ * a folder (`scripts` and `scripts/run.wasm`).
+ */
 function checkPaths(files: ReadonlyMap<string, Uint8Array>): Problem[] {
   const problems: Problem[] = [];
   if (files.size > MAX_UPLOAD_FILES) {
@@ -173,20 +181,32 @@ function checkPaths(files: ReadonlyMap<string, Uint8Array>): Problem[] {
       message: `a hook folder holds at most ${MAX_UPLOAD_FILES} files, got ${files.size}`,
     });
   }
+  const folders = new Set<string>();
+  for (const path of files.keys()) {
+    const parts = path.split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
   for (const path of files.keys()) {
     const parts = path.split("/");
     const bad = path.length === 0 || path.length > 255 || path.startsWith("/") ||
       path.includes("\\") || path.includes("\0") ||
       parts.some((p) => p === "" || p === "." || p === "..");
-    if (bad) {
+    const problem = (message: string) =>
       problems.push({
         code: "HOOK_PATH_OUTSIDE",
-        path,
+        path: path.slice(0, 255),
         field: "files",
-        message: `file path "${
-          path.slice(0, 80)
-        }" must be relative, inside the folder, without . or ..`,
+        message,
       });
+    if (bad) {
+      problem(
+        `file path "${path.slice(0, 80)}" must be relative, inside the folder, without . or ..`,
+      );
+    } else if (parts.some((p) => ENCODER.encode(p).byteLength > MAX_NAME_BYTES)) {
+      // A file system refuses a longer name (ENAMETOOLONG), whatever the characters.
+      problem(`a name in "${path.slice(0, 80)}" is over ${MAX_NAME_BYTES} bytes of UTF-8`);
+    } else if (folders.has(path)) {
+      problem(`"${path.slice(0, 80)}" is both a file and a folder of other files`);
     }
   }
   if (!files.has("HOOK.md")) {
