@@ -717,6 +717,8 @@ export function createService(deps: ServerDeps): Service {
   app.get("/v1/audit", async (c) => {
     const tenant = await tenantOf(c);
     const query = validate(serverSchemas().auditQuerySchema, c.req.query());
+    // Rows hold UTC instants as ISO text: `since` is compared as an instant, whatever its offset.
+    if (query.since !== undefined) query.since = new Date(query.since).toISOString();
     try {
       return c.json(
         await store.readAudit({

@@ -10,16 +10,24 @@ import type { Problem } from "./builder.ts";
 /** HTTP status codes the service answers errors with. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
 
-/** An error the API answers as-is. */
+/** Seconds a `503` asks the client to wait when its thrower names none. */
+const DEFAULT_RETRY_AFTER = 1;
+
+/** An error the API answers as-is. Every `503` carries `Retry-After`. */
 export class ApiError extends Error {
+  readonly extra: { field?: string; problems?: Problem[]; retryAfter?: number };
+
   constructor(
     readonly status: ErrorStatus,
     readonly code: string,
     message: string,
-    readonly extra: { field?: string; problems?: Problem[]; retryAfter?: number } = {},
+    extra: { field?: string; problems?: Problem[]; retryAfter?: number } = {},
   ) {
     super(message);
     this.name = "ApiError";
+    this.extra = status === 503 && extra.retryAfter === undefined
+      ? { ...extra, retryAfter: DEFAULT_RETRY_AFTER }
+      : extra;
   }
 
   /** The JSON body of the answer. */

@@ -720,6 +720,18 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal((await h.call("GET", "/v1/audit?event_type=stop", { key })).body.items.length, 0);
     const future = new Date(Date.now() + 3_600_000).toISOString();
     assert.equal((await h.call("GET", `/v1/audit?since=${future}`, { key })).body.items.length, 0);
+    // `since` is an instant: the same moment with another offset gives the same page.
+    const oldest = all.at(-1)!.at as string;
+    const at = (offsetHours: number) => {
+      const shifted = new Date(Date.parse(oldest) + offsetHours * 3_600_000).toISOString();
+      const sign = offsetHours < 0 ? "-" : "+";
+      const hh = String(Math.abs(offsetHours)).padStart(2, "0");
+      return encodeURIComponent(`${shifted.slice(0, -1)}${sign}${hh}:00`);
+    };
+    for (const offset of [5, -5, 0]) {
+      const page = await h.call("GET", `/v1/audit?since=${at(offset)}&limit=100`, { key });
+      assert.equal(page.body.items.length, 7, `since with offset ${offset}`);
+    }
     const forged = await h.call("GET", "/v1/audit?cursor=abc", { key });
     assert.deepEqual([forged.status, forged.body.error.code], [400, "CURSOR_INVALID"]);
     const badLimit = await h.call("GET", "/v1/audit?limit=5000", { key });

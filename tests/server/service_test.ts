@@ -66,6 +66,9 @@ Deno.test("an embedded store that fails answers 503 STORE_UNAVAILABLE with Retry
       assert.deepEqual([answer.status, answer.body.error.code], [503, "STORE_UNAVAILABLE"], path);
       assert.equal(answer.headers.get("retry-after"), "1");
     }
+    // Every 503 carries Retry-After, the liveness probe's too.
+    const health = await h.call("GET", "/healthz", { key: null });
+    assert.deepEqual([health.status, health.headers.get("retry-after")], [503, "1"]);
   });
 });
 
