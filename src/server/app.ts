@@ -50,7 +50,15 @@ import { UploadGate, type UploadLimits } from "./upload_gate.ts";
 export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
 import { StoreUnavailable } from "../store/_guard.ts";
 import { serverSchemas } from "./schemas.ts";
-import { type AuditRow, type HookItem, PLATFORM, type Store, type TenantRow } from "./store.ts";
+import {
+  type AuditRow,
+  type HookItem,
+  type NewHookVersion,
+  PLATFORM,
+  type Store,
+  type TenantRow,
+  VersionRefused,
+} from "./store.ts";
 
 /** Largest hook upload (JSON or gzip'd tar), bytes. */
 export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
@@ -387,16 +395,47 @@ export function createService(deps: ServerDeps): Service {
       );
     }
   };
-  const upload = async (c: Context, scope: string) => {
+  /**
+   * Stores a version; for a tenant, its storage caps and its existence are
+   * checked in the same transaction (`NewHookVersion.caps`).
+   */
+  const addVersion = async (
+    scope: string,
+    name: string,
+    tenant: TenantRow | null,
+    version: NewHookVersion,
+  ) => {
+    if (tenant === null) return await store.addHookVersion(scope, name, version);
+    const caps = {
+      hooks: storage.hooksPerTenant,
+      bytes: storage.bytesPerTenant,
+      tenantCreatedAt: tenant.created_at,
+    };
+    try {
+      return await store.addHookVersion(scope, name, { ...version, caps });
+    } catch (err) {
+      if (!(err instanceof VersionRefused)) throw err;
+      if (err.code === "TENANT_GONE") throw tenantNotFound(tenant.id);
+      throw new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${err.message}`, {
+        problems: [{ code: err.code, path: name, field: null, message: err.message }],
+      });
+    }
+  };
+  const upload = async (c: Context, scope: string, tenant: TenantRow | null) => {
     const name = param(c, "name", serverSchemas().hookNameSchema);
     const release = await uploads.admit(scope); // before the body: a waiting upload holds no memory
     try {
-      return await uploadAdmitted(c, scope, name);
+      return await uploadAdmitted(c, scope, name, tenant);
     } finally {
       release();
     }
   };
-  const uploadAdmitted = async (c: Context, scope: string, name: string) => {
+  const uploadAdmitted = async (
+    c: Context,
+    scope: string,
+    name: string,
+    tenant: TenantRow | null,
+  ) => {
     const files = await readFolder(c);
     if (scope !== PLATFORM && (await store.getHook(PLATFORM, name))) {
       throw new ApiError(
@@ -421,7 +460,6 @@ export function createService(deps: ServerDeps): Service {
       throw err;
     }
     const artefact = built.plugin ?? files.get("HOOK.md")!;
-    if (scope !== PLATFORM) await withinStorage(scope, name, uploaded, artefact.byteLength);
     const sha256 = await sha256Hex(artefact);
     await store.putBlob(sha256, artefact);
     // The sources too, content-addressed: tenants uploading the same file share it.
@@ -430,7 +468,7 @@ export function createService(deps: ServerDeps): Service {
       sources[path] = await sha256Hex(bytes);
       await store.putBlob(sources[path], bytes);
     }
-    const row = await store.addHookVersion(scope, name, {
+    const row = await addVersion(scope, name, tenant, {
       sha256,
       runtime: built.runtime,
       size_bytes: artefact.byteLength,
@@ -454,7 +492,7 @@ export function createService(deps: ServerDeps): Service {
   };
   app.put("/v1/platform/hooks/:name", async (c) => {
     await admin(c);
-    return await upload(c, PLATFORM);
+    return await upload(c, PLATFORM, null);
   });
   app.delete("/v1/platform/hooks/:name", async (c) => {
     await admin(c);
@@ -464,7 +502,7 @@ export function createService(deps: ServerDeps): Service {
   });
   app.put("/v1/hooks/:name", async (c) => {
     const tenant = await tenantOf(c);
-    const answer = await upload(c, tenant.id);
+    const answer = await upload(c, tenant.id, tenant);
     // The new version is compiled for the workers now, not by its first event; a failure
     // here is the first event's to report.
     engine.prepare(tenant.id, tenant.policy).catch((err) =>

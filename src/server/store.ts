@@ -120,7 +120,60 @@ export interface HookDetail extends HookRow {
 export type NewHookVersion = Omit<HookVersionRow, "version"> & {
   /** Bytes the version holds in the store: its plugin plus every uploaded file. @default 0 */
   stored_bytes?: number;
+  /**
+   * A tenant's storage caps, checked in the transaction that stores the
+   * version (so concurrent uploads, on one instance or many, cannot pass
+   * them), and the tenant it is for: a tenant deleted, or deleted and made
+   * again, since the upload began gets nothing. Absent for platform hooks.
+   */
+  caps?: StorageCaps;
 };
+
+/** See {@linkcode NewHookVersion.caps}. */
+export interface StorageCaps {
+  /** Most hooks the tenant may hold. */
+  hooks: number;
+  /** Most bytes its stored versions may hold. */
+  bytes: number;
+  /** The tenant's `created_at` when the upload began. */
+  tenantCreatedAt: string;
+}
+
+/** Why a store refused to add a version (see {@linkcode NewHookVersion.caps}). */
+export class VersionRefused extends Error {
+  override name = "VersionRefused";
+  constructor(
+    readonly code: "HOOK_TOO_MANY" | "HOOK_FILE_TOO_LARGE" | "TENANT_GONE",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The refusal of a version whose tenant holds `hooks` hooks and `bytes` bytes, or null. */
+export function capsRefusal(
+  caps: StorageCaps,
+  state: { createdAt: string | null; hooks: number; known: boolean; bytes: number },
+  adding: number,
+): VersionRefused | null {
+  if (state.createdAt !== caps.tenantCreatedAt) {
+    return new VersionRefused("TENANT_GONE", "the tenant was deleted while the upload ran");
+  }
+  if (!state.known && state.hooks >= caps.hooks) {
+    return new VersionRefused(
+      "HOOK_TOO_MANY",
+      `the tenant has ${state.hooks} hooks, at most ${caps.hooks}; delete one first`,
+    );
+  }
+  if (state.bytes + adding > caps.bytes) {
+    return new VersionRefused(
+      "HOOK_FILE_TOO_LARGE",
+      `the tenant's hooks hold ${state.bytes} bytes; with this upload they would pass the ` +
+        `${caps.bytes}-byte quota; delete hooks first`,
+    );
+  }
+  return null;
+}
 
 /** One hook's line in an audit item (SPEC §6). */
 export interface AuditHook {

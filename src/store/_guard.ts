@@ -9,7 +9,7 @@
  * @module
  */
 import { isHookboxError } from "../errors.ts";
-import type { Store } from "../server/store.ts";
+import { type Store, VersionRefused } from "../server/store.ts";
 
 /** The store failed to answer; the request may be retried. */
 export class StoreUnavailable extends Error {
@@ -30,7 +30,8 @@ export function guarded(store: Store): Store {
       try {
         return await fn.apply(store, args);
       } catch (err) {
-        throw isHookboxError(err) || err instanceof StoreUnavailable
+        throw isHookboxError(err) || err instanceof StoreUnavailable ||
+            err instanceof VersionRefused
           ? err
           : new StoreUnavailable(err);
       }

@@ -22,6 +22,7 @@ import type {
   TenantPolicy,
   TenantRow,
 } from "../server/store.ts";
+import { capsRefusal } from "../server/store.ts";
 import { ReadCoalescer } from "./_coalesce.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
@@ -226,6 +227,24 @@ export function openPostgresStore(url: string): Store {
 
     addHookVersion(tenantId, name, v) {
       return sql.begin(async (tx) => {
+        if (v.caps) {
+          // The tenant's row, locked: uploads of one tenant on every instance take turns here,
+          // and a deletion of the tenant waits for (or is seen by) this one.
+          const [tenant] =
+            await tx`SELECT created_at FROM tenants WHERE id = ${tenantId} FOR UPDATE`;
+          const [counts] = await tx`SELECT
+              (SELECT COUNT(*) FROM hooks WHERE tenant_id = ${tenantId}) AS hooks,
+              (SELECT COUNT(*) FROM hooks WHERE tenant_id = ${tenantId} AND name = ${name}) AS known,
+              (SELECT COALESCE(SUM(stored_bytes), 0) FROM hook_versions
+                WHERE tenant_id = ${tenantId}) AS bytes`;
+          const refused = capsRefusal(v.caps, {
+            createdAt: tenant ? String(tenant.created_at) : null,
+            hooks: Number(counts!.hooks),
+            known: Number(counts!.known) > 0,
+            bytes: Number(counts!.bytes),
+          }, v.stored_bytes ?? 0);
+          if (refused) throw refused;
+        }
         // Serialises concurrent uploads of one hook (the version number is max + 1).
         await tx`SELECT pg_advisory_xact_lock(hashtext(${`${tenantId}/${name}`}))`;
         const [max] = await tx`SELECT COALESCE(MAX(version), 0) AS v FROM hook_versions

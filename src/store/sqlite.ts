@@ -22,6 +22,7 @@ import type {
   TenantPolicy,
   TenantRow,
 } from "../server/store.ts";
+import { capsRefusal } from "../server/store.ts";
 import { decodeCursor } from "./_cursor.ts";
 import { guarded } from "./_guard.ts";
 import { auditPage, headFields, hookFromRow, pageBySize, type Row, scanBound } from "./_rows.ts";
@@ -334,6 +335,24 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
     addHookVersion(tenantId, name, v: NewHookVersion) {
       return Promise.resolve(tx(() => {
+        if (v.caps) {
+          // One writer at a time holds the file: the check and the insert are one step.
+          const tenant = q("SELECT created_at FROM tenants WHERE id = ?").get(tenantId) as
+            | Row
+            | undefined;
+          const counts = q(`SELECT
+              (SELECT COUNT(*) FROM hooks WHERE tenant_id = ?) AS hooks,
+              (SELECT COUNT(*) FROM hooks WHERE tenant_id = ? AND name = ?) AS known,
+              (SELECT COALESCE(SUM(stored_bytes), 0) FROM hook_versions WHERE tenant_id = ?) AS bytes`)
+            .get(tenantId, tenantId, name, tenantId) as Row;
+          const refused = capsRefusal(v.caps, {
+            createdAt: tenant ? String(tenant.created_at) : null,
+            hooks: Number(counts.hooks),
+            known: Number(counts.known) > 0,
+            bytes: Number(counts.bytes),
+          }, v.stored_bytes ?? 0);
+          if (refused) throw refused;
+        }
         const max = q(
           "SELECT COALESCE(MAX(version), 0) AS v FROM hook_versions WHERE tenant_id = ? AND name = ?",
         ).get(tenantId, name) as Row;

@@ -4,7 +4,8 @@
  * dispatch with its audit, tenant isolation, quotas, and error shapes.
  */
 import assert from "node:assert/strict";
-import type { Store } from "../../src/server/store.ts";
+import { type Store, VersionRefused } from "../../src/server/store.ts";
+import type { StorageLimits } from "../../src/server/app.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { ADMIN, type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
@@ -15,9 +16,14 @@ const sha256 = async (bytes: Uint8Array) =>
 
 /** Registers the suite for stores made by `open` (fresh per test). */
 export function apiSuite(kind: string, open: () => Promise<Store>): void {
-  const test = (name: string, fn: (h: Harness) => Promise<void>, workers = 0) =>
+  const test = (
+    name: string,
+    fn: (h: Harness) => Promise<void>,
+    workers = 0,
+    options: { now?: () => number; storage?: Partial<StorageLimits> } = {},
+  ) =>
     Deno.test(`${kind} API: ${name}`, async () => {
-      const h = await harness(await open(), undefined, workers);
+      const h = await harness(await open(), options.now, workers, options.storage);
       try {
         await fn(h);
       } finally {
@@ -146,6 +152,64 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     });
     assert.deepEqual([query.status, query.body.error.field], [400, "session_id"]);
   });
+
+  test(
+    "a tenant's hook cap holds under concurrent uploads",
+    async (h) => {
+      const key = await h.tenant("acme");
+      for (const name of ["h1", "h2"]) {
+        const up = await h.call("PUT", `/v1/hooks/${name}`, {
+          key,
+          body: await wasmFolder(name, "guard_wasi"),
+        });
+        assert.equal(up.status, 201);
+      }
+      const names = Array.from({ length: 8 }, (_, i) => `new-${i}`);
+      const ups = await Promise.all(
+        names.map(async (name) =>
+          h.call("PUT", `/v1/hooks/${name}`, { key, body: await wasmFolder(name, "guard_wasi") })
+        ),
+      );
+      assert.equal(ups.filter((u) => u.status === 201).length, 1);
+      for (const u of ups.filter((u) => u.status !== 201)) {
+        assert.deepEqual([u.status, u.body.error.problems[0].code], [422, "HOOK_TOO_MANY"]);
+      }
+      const listed = (await h.call("GET", "/v1/hooks", { key })).body.items;
+      assert.equal(listed.filter((i: { level: string }) => i.level === "tenant").length, 3);
+    },
+    0,
+    { storage: { hooksPerTenant: 3 } },
+  );
+
+  let clock = Date.parse("2026-01-01T00:00:00Z");
+  test(
+    "a version whose tenant was deleted (and made again) since its upload began is not stored",
+    async (h) => {
+      await h.tenant("acme");
+      const before = (await h.call("GET", "/v1/tenants/acme")).body.created_at as string;
+      assert.equal((await h.call("DELETE", "/v1/tenants/acme")).status, 204);
+      clock += 1000;
+      await h.tenant("acme");
+      const version = {
+        sha256: "0".repeat(64),
+        runtime: "wasm" as const,
+        size_bytes: 1,
+        manifest: { name: "ghost" } as never,
+        body: "",
+        built_from: "wasm",
+        sources: {},
+        created_at: new Date(clock).toISOString(),
+        caps: { hooks: 100, bytes: 1 << 30, tenantCreatedAt: before },
+      };
+      await assert.rejects(
+        h.store.addHookVersion("acme", "ghost", version),
+        (err: Error) => err instanceof VersionRefused && err.code === "TENANT_GONE",
+      );
+      assert.equal((await h.store.listHooks("acme")).length, 0);
+    },
+    0,
+    { now: () => clock },
+  );
 
   test("edge audit ingest: admin only, validated, stored once per decision id", async (h) => {
     const key = await h.tenant("acme");
