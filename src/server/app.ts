@@ -52,6 +52,7 @@ import { StoreUnavailable } from "../store/_guard.ts";
 import { serverSchemas } from "./schemas.ts";
 import {
   type AuditRow,
+  type HookDetail,
   type HookItem,
   type NewHookVersion,
   PLATFORM,
@@ -521,14 +522,7 @@ export function createService(deps: ServerDeps): Service {
     const name = param(c, "name", serverSchemas().hookNameSchema);
     const hook = (await store.getHook(tenant.id, name)) ?? (await store.getHook(PLATFORM, name));
     if (!hook) throw hookNotFound(name);
-    return c.json({
-      ...hookItem(hook),
-      runtime: hook.runtime,
-      size_bytes: hook.size_bytes,
-      built_from: hook.built_from,
-      files: hook.sources,
-      versions: hook.versions,
-    });
+    return c.json(hookDetail(hook));
   });
   /** The tenant's own hook `name`; a platform hook's name is 403, anything else 404. */
   const ownHook = async (tenant: TenantRow, name: string): Promise<void> => {
@@ -561,7 +555,7 @@ export function createService(deps: ServerDeps): Service {
     }
     const hook = await store.getHook(tenant.id, name);
     if (!hook) throw hookNotFound(name);
-    return c.json({ ...hookItem(hook), versions: hook.versions });
+    return c.json(hookDetail(hook));
   });
   app.delete("/v1/hooks/:name", async (c) => {
     const tenant = await tenantOf(c);
@@ -792,6 +786,18 @@ export function createService(deps: ServerDeps): Service {
       }
       return removed;
     },
+  };
+}
+
+/** A hook with its build and every version (`GET /v1/hooks/{name}`, and a rollback's answer). */
+function hookDetail(hook: HookDetail) {
+  return {
+    ...hookItem(hook),
+    runtime: hook.runtime,
+    size_bytes: hook.size_bytes,
+    built_from: hook.built_from,
+    files: hook.sources,
+    versions: hook.versions,
   };
 }
 

@@ -278,6 +278,11 @@ export function openApiDocument(): Record<string, unknown> {
         : { description: "success, no body" },
     };
     if (r.who !== "anyone") Object.assign(responses, ERRORS);
+    // Any route may answer 503 (the store unreachable, the server draining), with Retry-After.
+    responses[503] = {
+      description: "STORE_UNAVAILABLE or SHUTTING_DOWN; Retry-After says when to try again",
+      ...json(errorSchema),
+    };
     for (const [status, code] of Object.entries(r.extra ?? {})) {
       responses[Number(status)] = { description: code, ...json(errorSchema) };
     }

@@ -37,7 +37,8 @@ function build() {
     allowed_hosts: z.array(z.string().min(1).max(253)).max(256).optional(),
     max_concurrent: positive.max(1_000_000).optional(),
     events_per_minute: positive.max(1e12).optional(),
-    fuel_per_minute: positive.max(1e18).optional(),
+    // An integer JSON number: at most 2^53 - 1 (zod's int(), and what a double holds exactly).
+    fuel_per_minute: positive.max(Number.MAX_SAFE_INTEGER).optional(),
     audit_retention_days: positive.max(36_500).optional(),
   }).openapi("Policy");
 
