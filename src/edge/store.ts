@@ -61,6 +61,7 @@ export function bundleStore(data: BundleData, audit: (rows: AuditRow[]) => Promi
     countAudit: () => Promise.resolve(0),
     acquireLease: () => Promise.resolve(true),
     releaseLease: () => Promise.resolve(),
+    renewLeases: () => Promise.resolve(),
     addUsage: () => Promise.resolve({ events: 0, fuel: 0 }),
     pruneUsage: () => Promise.resolve(0),
   };

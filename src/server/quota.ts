@@ -11,8 +11,14 @@ import type { Store, TenantPolicy } from "./store.ts";
 
 const MINUTE = 60_000;
 
-/** How long a lease lives if its process dies before giving it back. */
-const LEASE_MS = 11 * 60_000;
+/**
+ * How long a lease lives past its last renewal: a process that dies with
+ * leases held (`kill -9`) frees them within this (SPEC §6 quotas across
+ * instances), however long the dispatches it held them for could have run.
+ */
+export const LEASE_MS = 10_000;
+/** How often a process renews the leases it holds. */
+export const LEASE_RENEW_MS = 3_000;
 
 /** A per-minute quota a tenant went over, until its minute ends. */
 interface Over {
@@ -27,6 +33,8 @@ export class Quotas {
   #nextLease = 0;
   readonly #prefix = crypto.randomUUID();
   readonly #over = new Map<string, Over>();
+  readonly #held = new Set<string>();
+  #heartbeat: ReturnType<typeof setInterval> | null = null;
 
   constructor(private readonly store: Store, private readonly now: () => number) {}
 
@@ -69,7 +77,32 @@ export class Quotas {
       now + LEASE_MS,
     );
     if (!taken) throw exceeded(`${policy.max_concurrent} concurrent dispatches`, 1);
-    return () => this.store.releaseLease(tenantId, lease).catch(() => {});
+    this.#held.add(lease);
+    this.#heartbeat ??= setInterval(() => void this.renew(), LEASE_RENEW_MS);
+    return () => {
+      this.#held.delete(lease);
+      if (this.#held.size === 0 && this.#heartbeat !== null) {
+        clearInterval(this.#heartbeat);
+        this.#heartbeat = null;
+      }
+      return this.store.releaseLease(tenantId, lease).catch(() => {});
+    };
+  }
+
+  /** Leases this process holds now (renewed every {@linkcode LEASE_RENEW_MS}). */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** Renews the leases held (the heartbeat calls it; a failure is retried at the next beat). */
+  renew(): Promise<void> {
+    return this.store.renewLeases([...this.#held], this.now() + LEASE_MS).catch(() => {});
+  }
+
+  /** Stops the heartbeat: the leases still held lapse {@linkcode LEASE_MS} after their last renewal. */
+  stop(): void {
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    this.#heartbeat = null;
   }
 
   /** Counts one event (none for a dry run) against the per-minute quotas, or throws `429`. */

@@ -382,6 +382,11 @@ export interface Store {
   ): Promise<boolean>;
   /** Gives a lease back. */
   releaseLease(tenantId: string, leaseId: string): Promise<void>;
+  /**
+   * Moves the expiry of live leases (their process's heartbeat): a lease
+   * whose process dies lapses `expiresAt` after its last renewal.
+   */
+  renewLeases(leaseIds: readonly string[], expiresAt: number): Promise<void>;
 
   /**
    * Adds `events` and `fuel` to the tenant's usage in the minute starting at

@@ -447,6 +447,10 @@ export function openPostgresStore(url: string): Store {
     async releaseLease(tenantId, leaseId) {
       await sql`DELETE FROM leases WHERE tenant_id = ${tenantId} AND lease_id = ${leaseId}`;
     },
+    async renewLeases(leaseIds, expiresAt) {
+      if (leaseIds.length === 0) return;
+      await sql`UPDATE leases SET expires_at = ${expiresAt} WHERE lease_id = ANY(${leaseIds as string[]})`;
+    },
     async addUsage(tenantId, windowStart, events, fuel) {
       const [r] = await sql`INSERT INTO usage (tenant_id, window_start, events, fuel)
         VALUES (${tenantId}, ${windowStart}, ${events}, ${fuel})

@@ -606,6 +606,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       q("DELETE FROM leases WHERE tenant_id = ? AND lease_id = ?").run(tenantId, leaseId);
       return Promise.resolve();
     },
+    renewLeases(leaseIds, expiresAt) {
+      if (leaseIds.length === 0) return Promise.resolve();
+      tx(() => {
+        const renew = q("UPDATE leases SET expires_at = ? WHERE lease_id = ?");
+        for (const id of leaseIds) renew.run(expiresAt, id);
+      });
+      return Promise.resolve();
+    },
 
     addUsage(tenantId, windowStart, events, fuel) {
       const r = q(`INSERT INTO usage (tenant_id, window_start, events, fuel) VALUES (?, ?, ?, ?)
@@ -799,6 +807,7 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "countAudit",
   "acquireLease",
   "releaseLease",
+  "renewLeases",
   "addUsage",
   "pruneUsage",
 ]);

@@ -425,6 +425,11 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
       true,
       "a dead process's leases expire",
     );
+    // A live process renews: its lease outlives the first expiry.
+    assert.equal(await s.acquireLease("c", "r1", 1, 10_000, 20_000), true);
+    await s.renewLeases(["r1"], 40_000);
+    assert.equal(await s.acquireLease("c", "r2", 1, 30_000, 50_000), false, "renewed, still held");
+    assert.equal(await s.acquireLease("c", "r2", 1, 40_001, 50_000), true, "lapsed after renewal");
   });
 
   test("a store that is closed rejects instead of answering", async (s) => {
