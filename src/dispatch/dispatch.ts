@@ -48,8 +48,15 @@ export async function dispatchEvent(
     await loadRe2();
   }
   const selected = selectHooks(hooks, event);
+  // Re-checks draw on what is left of the event's fuel budget, not a budget of their own.
   const recheck = (result: DispatchResult, shared: DispatchOptions) =>
-    recheckRewrites(hooks, event, result, (some, changed) => chainOf(some, changed, shared));
+    recheckRewrites(hooks, event, result, (some, changed) => {
+      const budget = shared.policy.eventFuel;
+      if (budget === undefined) return chainOf(some, changed, shared);
+      const spent = result.hooks.reduce((n, h) => n + h.fuel, 0);
+      const eventFuel = Math.max(1, budget - spent);
+      return chainOf(some, changed, { ...shared, policy: { ...shared.policy, eventFuel } });
+    });
   // No async hook (the common case): the chain's records are the result's.
   if (!selected.some((h) => h.manifest.async)) {
     return await recheck(await chainOf(selected, event, options), options);

@@ -585,10 +585,27 @@ export function createService(deps: ServerDeps): Service {
     const settle = audit.expect();
     let result: DispatchResult;
     let served: ServedHook[];
+    let fuel: Awaited<ReturnType<Quotas["reserveFuel"]>> = null;
     try {
       await quotas.count(tenant.id, tenant.policy, dryRun);
       served = await engine.hooks(tenant.id, generation);
-      result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event);
+      // fuel_per_minute: reserved before the run, so instances running together stay within it.
+      fuel = dryRun ? null : await quotas.reserveFuel(
+        tenant.id,
+        tenant.policy,
+        engine.fuelCeiling(tenant.policy, served),
+      );
+      result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event, fuel?.granted);
+      if (fuel !== null) {
+        // Settled now, whatever the audit write does: the fuel was burnt.
+        const used = result.hooks.reduce((sum, h) => sum + h.fuel, 0);
+        await fuel.settle(used).catch((err) =>
+          log({ at: iso(), level: "error", msg: "fuel charge failed", error: String(err) })
+        );
+      }
+    } catch (err) {
+      await fuel?.settle(0).catch(() => {});
+      throw err;
     } finally {
       settle(); // the row follows synchronously: it is written below, or never
     }
@@ -607,13 +624,6 @@ export function createService(deps: ServerDeps): Service {
     } catch (err) {
       log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });
       throw storeUnavailable();
-    }
-    const fuel = row.hooks.reduce((sum, h) => sum + h.fuel, 0);
-    if (!dryRun && tenant.policy.fuel_per_minute !== undefined) {
-      // The answer is committed (its audit row is): a failed charge is logged, not answered.
-      await quotas.charge(tenant.id, fuel).catch((err) =>
-        log({ at: iso(), level: "error", msg: "fuel charge failed", error: String(err) })
-      );
     }
     metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
     return { result, decisionId };

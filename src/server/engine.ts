@@ -28,13 +28,20 @@ export interface ServedHook {
 export interface Engine {
   /** The hooks that run for `tenantId`: platform first, then the tenant's, enabled only. */
   hooks(tenantId: string, generation?: number): Promise<ServedHook[]>;
-  /** Runs `event` for the tenant; `hooks` as from {@linkcode hooks}. */
+  /**
+   * Runs `event` for the tenant; `hooks` as from {@linkcode hooks}.
+   * `fuelCap`: fuel the event's synchronous hooks may burn together at most
+   * (what its `fuel_per_minute` reservation granted).
+   */
   dispatch(
     tenantId: string,
     policy: TenantPolicy,
     hooks: ServedHook[],
     event: HookEvent,
+    fuelCap?: number,
   ): Promise<DispatchResult>;
+  /** The most fuel one event can burn with these hooks under the policy (for a reservation). */
+  fuelCeiling(policy: TenantPolicy, hooks: ServedHook[]): number;
   /**
    * Has the runtimes load, instrument and compile the tenant's hooks (and the
    * platform's) under its policy now, ahead of their first event: after an
@@ -183,10 +190,24 @@ export function createEngine(options: EngineOptions): Engine {
           ),
       );
     },
-    dispatch(tenantId, policy, hooks, event) {
+    fuelCeiling(policy, hooks) {
+      const ceiling = resolved(policy);
+      const sum = hooks.reduce(
+        (n, { definition }) =>
+          definition.entry.runtime === "wasm" && !definition.manifest.async
+            ? n + effectiveLimits(definition.manifest, ceiling).fuel
+            : n,
+        0,
+      );
+      return Math.min(sum, ceiling.eventFuel ?? Infinity);
+    },
+    dispatch(tenantId, policy, hooks, event, fuelCap) {
+      const base = resolved(policy);
       return dispatchEvent(hooks.map((h) => h.definition), event, {
         runtimes: options.runtimes,
-        policy: resolved(policy),
+        policy: fuelCap === undefined
+          ? base
+          : { ...base, eventFuel: Math.max(1, Math.min(fuelCap, base.eventFuel ?? Infinity)) },
         tenantId,
         env: {},
         signal: abort.signal,

@@ -141,10 +141,49 @@ export class Quotas {
     throw exceeded(over.what, Math.max(1, Math.ceil((over.until - now) / 1000)));
   }
 
-  /** Charges the fuel a dispatch used to the tenant's current minute. */
-  async charge(tenantId: string, fuel: number): Promise<void> {
-    if (fuel > 0) await this.store.addUsage(tenantId, this.#window(), 0, fuel);
+  /**
+   * Reserves, before a dispatch, the fuel it may burn under the tenant's
+   * `fuel_per_minute`: `ceiling` (the most its hooks can burn), less where the
+   * minute has less left. The reservation is added to the store's count at
+   * once, so dispatches running together on any number of instances never
+   * reserve more than the quota; `settle(used)` then charges what was used
+   * instead of what was reserved. Null without the quota; `429` when nothing
+   * is left.
+   */
+  async reserveFuel(
+    tenantId: string,
+    policy: TenantPolicy,
+    ceiling: number,
+  ): Promise<{ granted: number; settle(used: number): Promise<void> } | null> {
+    const quota = policy.fuel_per_minute;
+    if (quota === undefined) return null;
+    const window = this.#window();
+    const asked = Math.max(1, Math.min(ceiling, quota));
+    const after = await this.store.addUsage(tenantId, window, 0, asked);
+    const before = after.fuel - asked;
+    const granted = Math.min(asked, quota - before);
+    if (granted <= 0) {
+      await this.store.addUsage(tenantId, window, 0, -asked).catch(() => {});
+      const retry = Math.max(1, Math.ceil((window + MINUTE - this.now()) / 1000));
+      this.#remember(tenantId, {
+        until: window + MINUTE,
+        limits: limitsOf(policy),
+        what: `${quota} fuel per minute`,
+      });
+      throw exceeded(`${quota} fuel per minute`, retry);
+    }
+    let settled = false;
+    return {
+      granted,
+      settle: async (used: number) => {
+        if (settled) return;
+        settled = true;
+        const back = asked - Math.min(used, granted);
+        if (back !== 0) await this.store.addUsage(tenantId, window, 0, -back);
+      },
+    };
   }
+
 
   /** Remembers a refusal; past a thousand tenants, forgets those whose minute has ended. */
   #remember(tenantId: string, over: Over): void {

@@ -702,3 +702,38 @@ Deno.test("uploads whose paths no file system can hold are refused by name, neve
     }
   });
 });
+
+Deno.test("fuel_per_minute holds over two services on one store: a burst never burns more than the quota", async () => {
+  const path = await sqlitePath();
+  const now = () => Date.parse("2026-01-01T00:00:10Z");
+  const a = await harness(openSqliteStore(path), now);
+  const b = await harness(openSqliteStore(path), now);
+  try {
+    const key = await a.tenant("acme");
+    await a.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+    const one = await a.call("POST", "/v1/events?dry_run=1", { key, body: toolEvent("ls") });
+    const perEvent = one.body.hooks[0].fuel as number;
+    assert.ok(perEvent > 0);
+    const quota = perEvent * 10;
+    await a.call("PUT", "/v1/tenants/acme/policy", { body: { fuel_per_minute: quota } });
+    const answers = await Promise.all(
+      Array.from(
+        { length: 60 },
+        (_, i) =>
+          (i % 2 === 0 ? a : b).call("POST", "/v1/events", { key, body: toolEvent(`ls ${i}`) }),
+      ),
+    );
+    const burnt = answers.filter((r) => r.status === 200)
+      .reduce(
+        (n, r) => n + r.body.hooks.reduce((m: number, h: { fuel: number }) => m + h.fuel, 0),
+        0,
+      );
+    assert.ok(burnt <= quota, `burnt ${burnt} of a ${quota} quota`);
+    assert.ok(answers.some((r) => r.status === 429), "the rest is refused");
+    const usage = await a.store.addUsage("acme", Date.parse("2026-01-01T00:00:00Z"), 0, 0);
+    assert.ok(usage.fuel <= quota, `the store counts ${usage.fuel} of ${quota}`);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
