@@ -15,7 +15,7 @@ import { type Context, Hono } from "hono";
 import type { z } from "@hono/zod-openapi";
 import { parseTar } from "nanotar";
 import type { DispatchResult } from "../dispatch/result.ts";
-import { base64Bytes, readCapped } from "../bytes.ts";
+import { base64Bytes, concatBytes, readCapped } from "../bytes.ts";
 import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { clipped, messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
@@ -140,6 +140,8 @@ export interface ServerDeps {
   audit?: AuditWriter;
   /** What one tenant may keep in the store. @default DEFAULT_STORAGE_LIMITS */
   storage?: Partial<StorageLimits>;
+  /** Longest a request body may take to arrive, ms (`408 BODY_TOO_SLOW`). @default BODY_READ_MS */
+  bodyReadMs?: number;
   /** Uploads under way at once, per tenant and in all. @default DEFAULT_UPLOAD_LIMITS */
   uploads?: Partial<UploadLimits>;
 }
@@ -192,6 +194,13 @@ export function createService(deps: ServerDeps): Service {
   const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
   const uploads = new UploadGate(deps.uploads);
   const app = new Hono();
+  const bodyReadMs = deps.bodyReadMs;
+  if (bodyReadMs !== undefined) {
+    app.use((c, next) => {
+      BODY_DEADLINES.set(c.req.raw, bodyReadMs);
+      return next();
+    });
+  }
   // Every request logs a time and every dispatch audits one: one string per clock millisecond.
   let isoAt = NaN;
   let isoText = "";
@@ -926,18 +935,68 @@ async function readBody(c: Context, max: number): Promise<Uint8Array> {
   }
 }
 
+/** Longest a request body may take to arrive, ms: a trickled body is cut off. */
+export const BODY_READ_MS = 10_000;
+/** A service's own `bodyReadMs`, per request (set only when the service names one). */
+const BODY_DEADLINES = new WeakMap<Request, number>();
+/**
+ * Most pieces a streamed body may arrive in, past a floor: each piece costs
+ * the thread that answers every tenant a turn of JavaScript (80,000 one-byte
+ * chunks held it for seconds). An honest client sends a body in pieces of
+ * many bytes.
+ */
+const bodyPieces = (max: number) => 64 + Math.ceil(max / 256);
+
 async function readBodyBytes(request: Request, max: number): Promise<Uint8Array> {
   const length = request.headers.get("content-length");
   const declared = length !== null && /^\d{1,15}$/.test(length) ? Number(length) : NaN;
   if (declared > max) throw tooLarge(max);
-  if (declared >= 0 && !request.headers.has("transfer-encoding")) {
-    const bytes = new Uint8Array(await request.arrayBuffer());
-    if (bytes.byteLength > max) throw tooLarge(max);
-    return bytes;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ms = BODY_DEADLINES.get(request) ?? BODY_READ_MS;
+  const slow = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      request.body?.cancel().catch(() => {});
+      reject(new ApiError(408, "BODY_TOO_SLOW", `the body did not arrive within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    if (declared >= 0 && !request.headers.has("transfer-encoding")) {
+      const bytes = new Uint8Array(await Promise.race([request.arrayBuffer(), slow]));
+      if (bytes.byteLength > max) throw tooLarge(max);
+      return bytes;
+    }
+    return await Promise.race([readPieces(request.body, max), slow]);
+  } finally {
+    clearTimeout(timer);
   }
-  const bytes = await readCapped(request.body, max);
-  if (bytes === null) throw tooLarge(max);
-  return bytes;
+}
+
+/** A streamed body, at most `max` bytes in at most {@linkcode bodyPieces} pieces. */
+async function readPieces(
+  stream: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<Uint8Array> {
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const pieces = bodyPieces(max);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max || chunks.length >= pieces) {
+      await reader.cancel().catch(() => {});
+      if (total > max) throw tooLarge(max);
+      throw new ApiError(
+        400,
+        "BODY_UNREADABLE",
+        `the body came in more than ${pieces} pieces; send it in larger ones`,
+      );
+    }
+    chunks.push(value);
+  }
+  return concatBytes(chunks, total);
 }
 
 /** Strict UTF-8 (a bad byte is an error, not U+FFFD); stateless, so one serves every request. */
@@ -996,10 +1055,24 @@ async function readFolder(c: Context): Promise<Map<string, Uint8Array>> {
   return files;
 }
 
+/**
+ * Compressed bytes handed to the inflater at a time: it inflates a chunk whole
+ * before the cap is looked at, and deflate expands at most ~1,032×, so a
+ * 1 KiB slice unpacks to at most ~1 MiB past the cap (one 1 MiB gzip of 1 GiB
+ * of zeros took 7 s inflated in one piece, 57 ms in slices).
+ */
+const INFLATE_SLICE = 1024;
+
 /** Gunzips with a cap on the output (a small gzip can unpack to gigabytes). */
 async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
-  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
-    .pipeThrough(new DecompressionStream("gzip"));
+  let at = 0;
+  const slices = new ReadableStream<Uint8Array<ArrayBuffer>>({
+    pull(controller) {
+      if (at >= bytes.byteLength) return controller.close();
+      controller.enqueue(bytes.slice(at, at += INFLATE_SLICE) as Uint8Array<ArrayBuffer>);
+    },
+  });
+  const stream = slices.pipeThrough(new DecompressionStream("gzip"));
   let out: Uint8Array | null;
   try {
     out = await readCapped(stream, MAX_UNPACKED_BYTES);

@@ -262,6 +262,7 @@ export function openApiDocument(): Record<string, unknown> {
     401: { description: "UNAUTHENTICATED", ...json(errorSchema) },
     403: { description: "FORBIDDEN", ...json(errorSchema) },
     404: { description: "not found", ...json(errorSchema) },
+    408: { description: "BODY_TOO_SLOW: the body did not arrive in time", ...json(errorSchema) },
     413: { description: "BODY_TOO_LARGE", ...json(errorSchema) },
   };
   const doc = new OpenAPIHono();

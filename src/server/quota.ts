@@ -184,7 +184,6 @@ export class Quotas {
     };
   }
 
-
   /** Remembers a refusal; past a thousand tenants, forgets those whose minute has ended. */
   #remember(tenantId: string, over: Over): void {
     if (this.#over.size >= 1_000) {

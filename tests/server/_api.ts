@@ -5,7 +5,12 @@
 import { encodeBase64 } from "../_base64.ts";
 import { storeRuntimes } from "../../src/adapters/deno/serve.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
-import { createService, type Service, type StorageLimits } from "../../src/server/app.ts";
+import {
+  createService,
+  type ServerDeps,
+  type Service,
+  type StorageLimits,
+} from "../../src/server/app.ts";
 import { hashKey } from "../../src/server/auth.ts";
 import { createEngine, type Engine } from "../../src/server/engine.ts";
 import { Metrics } from "../../src/server/metrics.ts";
@@ -44,6 +49,7 @@ export async function harness(
   now?: () => number,
   workers = 0,
   storage?: Partial<StorageLimits>,
+  more: Partial<ServerDeps> = {},
 ): Promise<Harness> {
   await store.migrate();
   const runtimes = storeRuntimes(store, workers);
@@ -56,6 +62,7 @@ export async function harness(
     metrics: new Metrics(),
     ...(now ? { now } : {}),
     ...(storage ? { storage } : {}),
+    ...more,
   });
   const call: Harness["call"] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

@@ -737,3 +737,132 @@ Deno.test("fuel_per_minute holds over two services on one store: a burst never b
     await b.close();
   }
 });
+
+Deno.test("a gzip bomb (1 MiB of gzip, 1 GiB of zeros) is refused while it unpacks, not after", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const bomb = await new Response(
+      new Blob([new Uint8Array(1024 * 1024 * 1024)]).stream().pipeThrough(
+        new CompressionStream("gzip"),
+      ),
+    ).bytes();
+    // What is measured is what the inflater produced before the refusal, not time.
+    let produced = 0;
+    const Original = globalThis.DecompressionStream;
+    globalThis.DecompressionStream = class extends Original {
+      constructor(format: CompressionFormat) {
+        super(format);
+        const reader = this.readable;
+        const counted = reader.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              produced += chunk.byteLength;
+              controller.enqueue(chunk);
+            },
+          }),
+        );
+        Object.defineProperty(this, "readable", { value: counted });
+      }
+    } as typeof DecompressionStream;
+    try {
+      const big = await h.call("PUT", "/v1/hooks/guard", {
+        key,
+        raw: bomb,
+        headers: { "content-type": "application/gzip" },
+      });
+      assert.deepEqual([big.status, big.body.error.code], [413, "BODY_TOO_LARGE"]);
+    } finally {
+      globalThis.DecompressionStream = Original;
+    }
+    assert.ok(produced < 80 * 1024 * 1024, `inflated ${produced} bytes before the refusal`);
+  });
+});
+
+Deno.test("a body trickled in tiny pieces or never finished is cut off, and only its request", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()), undefined, 0, undefined, {
+    bodyReadMs: 300,
+  });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, h.service.app.fetch);
+  const { port } = server.addr;
+  try {
+    const key = await h.tenant("acme");
+    const raw = async (head: string, body: (conn: Deno.Conn) => Promise<void>) => {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      await conn.write(new TextEncoder().encode(head));
+      await body(conn);
+      const buffer = new Uint8Array(4096);
+      const n = await conn.read(buffer);
+      conn.close();
+      return new TextDecoder().decode(buffer.subarray(0, n ?? 0));
+    };
+    const head = (extra: string) =>
+      `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\n` +
+      `content-type: application/json\r\n${extra}\r\n`;
+    // Declared length, half sent, then nothing: 408 once the deadline passes.
+    const stalled = await raw(
+      head("content-length: 200\r\n"),
+      (c) => c.write(new Uint8Array(100).fill(0x20)).then(() => {}),
+    );
+    assert.match(stalled, /^HTTP\/1\.1 408/);
+    assert.match(stalled, /BODY_TOO_SLOW/);
+    // Chunked, a byte per chunk: refused by the count of pieces, well before the whole event.
+    const event = JSON.stringify(toolEvent("ls", { pad: "x".repeat(10_000) }));
+    const pieces = await raw(head("transfer-encoding: chunked\r\n"), async (conn) => {
+      const bytes = new TextEncoder().encode(event);
+      for (let i = 0; i < bytes.length; i += 1) {
+        const ok = await conn.write(
+          new TextEncoder().encode(`1\r\n${String.fromCharCode(bytes[i]!)}\r\n`),
+        )
+          .then(() => true, () => false);
+        if (!ok) break;
+        if (i % 512 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+    });
+    // Cut off by one limit or the other, whichever comes first on this machine.
+    assert.match(pieces, /^HTTP\/1\.1 (400|408)/);
+    // Another request on its own connection is answered meanwhile and after.
+    const fine = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body: JSON.stringify(toolEvent("ls")),
+    });
+    assert.equal(fine.status, 200);
+    await fine.body?.cancel();
+  } finally {
+    await server.shutdown();
+    await h.close();
+  }
+});
+
+Deno.test("a body sent a byte per chunk is refused by its count of pieces (400 BODY_UNREADABLE)", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()), undefined, 0, undefined, {
+    bodyReadMs: 120_000,
+  });
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, h.service.app.fetch);
+  try {
+    const key = await h.tenant("acme", { input_kb: 16 });
+    const event = new TextEncoder().encode(
+      JSON.stringify(toolEvent("ls", { pad: "x".repeat(12_000) })),
+    );
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent >= event.length) return controller.close();
+        controller.enqueue(event.subarray(sent, ++sent));
+        // One byte per network write: the server sees each as a piece of its own.
+        if (sent % 64 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+      },
+    });
+    const res = await fetch(`http://127.0.0.1:${server.addr.port}/v1/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body,
+    });
+    const answer = await res.json();
+    assert.deepEqual([res.status, answer.error.code], [400, "BODY_UNREADABLE"]);
+    assert.match(answer.error.message, /more than \d+ pieces/);
+  } finally {
+    await server.shutdown();
+    await h.close();
+  }
+});
