@@ -74,6 +74,14 @@ export function openPostgresStore(url: string): Store {
     types: { bigint: postgres.BigInt },
     connection: { application_name: "hookbox" },
   });
+  // Audit reads (tenants' filtered scans) get a pool of their own, so they can only queue
+  // behind each other, never in front of the writes and reads that answer events.
+  const reads = postgres(url, {
+    max: 2,
+    onnotice: () => {},
+    types: { bigint: postgres.BigInt },
+    connection: { application_name: "hookbox-audit-reads" },
+  });
   type Tx = postgres.TransactionSql;
   const bump = (tx: Tx) => tx`UPDATE meta SET value = value + 1 WHERE key = 'hooks_generation'`;
   const hookRow = (r: Row): HookRow =>
@@ -138,7 +146,7 @@ export function openPostgresStore(url: string): Store {
       await sql`SELECT 1`;
     },
     async close() {
-      await sql.end({ timeout: 5 });
+      await Promise.all([sql.end({ timeout: 5 }), reads.end({ timeout: 5 })]);
     },
 
     async createTenant(row) {
@@ -368,49 +376,51 @@ export function openPostgresStore(url: string): Store {
       } ON CONFLICT (decision_id) DO NOTHING`;
     },
     async readAudit(query: AuditQuery): Promise<AuditPage> {
+      // On connections of their own: 32 filtered audit reads at once took every connection of
+      // the pool, and another tenant's events waited seconds for one.
       // The rows a page looks at: the tenant's, below the cursor, newest first
       // (its index), at most `scan` of them when a filter is given.
-      const scope = [sql`tenant_id = ${query.tenant_id}`];
-      if (query.cursor !== undefined) scope.push(sql`seq < ${decodeCursor(query.cursor)}`);
-      const conds = [sql`true`];
-      if (query.session_id !== undefined) conds.push(sql`session_id = ${query.session_id}`);
-      if (query.event_type !== undefined) conds.push(sql`event_type = ${query.event_type}`);
-      if (query.decision !== undefined) conds.push(sql`decision = ${query.decision}`);
-      if (query.since !== undefined) conds.push(sql`at >= ${query.since}`);
+      const scope = [reads`tenant_id = ${query.tenant_id}`];
+      if (query.cursor !== undefined) scope.push(reads`seq < ${decodeCursor(query.cursor)}`);
+      const conds = [reads`true`];
+      if (query.session_id !== undefined) conds.push(reads`session_id = ${query.session_id}`);
+      if (query.event_type !== undefined) conds.push(reads`event_type = ${query.event_type}`);
+      if (query.decision !== undefined) conds.push(reads`decision = ${query.decision}`);
+      if (query.since !== undefined) conds.push(reads`at >= ${query.since}`);
       if (query.hook !== undefined || query.outcome !== undefined) {
-        const inner = [sql`true`];
-        if (query.hook !== undefined) inner.push(sql`h->>'name' = ${query.hook}`);
-        if (query.outcome !== undefined) inner.push(sql`h->>'outcome' = ${query.outcome}`);
-        conds.push(sql`EXISTS (SELECT 1 FROM jsonb_array_elements(w.hooks) h WHERE ${and(inner)})`);
+        const inner = [reads`true`];
+        if (query.hook !== undefined) inner.push(reads`h->>'name' = ${query.hook}`);
+        if (query.outcome !== undefined) inner.push(reads`h->>'outcome' = ${query.outcome}`);
+        conds.push(reads`EXISTS (SELECT 1 FROM jsonb_array_elements(w.hooks) h WHERE ${and(inner, reads)})`);
       }
       const scan = conds.length > 1 ? scanBound(query.scan) : null;
       const bytes = scanBound(query.bytes);
-      const candidates = sql`FROM (SELECT * FROM audit WHERE ${and(scope)}
-        ORDER BY seq DESC ${scan === null ? sql`` : sql`LIMIT ${scan}`}) AS w
-        WHERE ${and(conds)} ORDER BY seq DESC LIMIT ${query.limit + 1}`;
+      const candidates = reads`FROM (SELECT * FROM audit WHERE ${and(scope, reads)}
+        ORDER BY seq DESC ${scan === null ? reads`` : reads`LIMIT ${scan}`}) AS w
+        WHERE ${and(conds, reads)} ORDER BY seq DESC LIMIT ${query.limit + 1}`;
       let rows: Row[];
       let more: boolean;
       // Rows of the page deleted between the two reads (retention) leave no last row to go on
       // from: the page then ends at the last row that fitted.
       let gone: number | null = null;
       if (bytes === null) {
-        rows = await sql`SELECT * ${candidates}`;
+        rows = await reads`SELECT * ${candidates}`;
         more = rows.length > query.limit;
       } else {
         // Sizes first (measured by the database), then only the rows that fit.
-        const sized = await sql`SELECT seq, octet_length(hooks::text) +
+        const sized = await reads`SELECT seq, octet_length(hooks::text) +
           COALESCE(octet_length(reason), 0) + octet_length(session_id) AS size ${candidates}`;
         const fit = pageBySize(sized, query.limit, bytes);
         more = fit.more;
-        rows = fit.seqs.length === 0 ? [] : await sql`SELECT * FROM audit
-          WHERE tenant_id = ${query.tenant_id} AND seq IN ${sql(fit.seqs)} ORDER BY seq DESC`;
+        rows = fit.seqs.length === 0 ? [] : await reads`SELECT * FROM audit
+          WHERE tenant_id = ${query.tenant_id} AND seq IN ${reads(fit.seqs)} ORDER BY seq DESC`;
         if (rows.length === 0 && fit.seqs.length > 0) [more, gone] = [false, fit.seqs.at(-1)!];
       }
       let scannedTo: number | null = gone;
       if (scannedTo === null && scan !== null && !more) {
         // Stopped at the bound with rows left below it: the next page goes on from there.
-        const [seen] = await sql`SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq
-          FROM audit WHERE ${and(scope)} ORDER BY seq DESC LIMIT ${scan}) AS s`;
+        const [seen] = await reads`SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq
+          FROM audit WHERE ${and(scope, reads)} ORDER BY seq DESC LIMIT ${scan}) AS s`;
         if (Number(seen!.n) === scan) scannedTo = Number(seen!.oldest);
       }
       return auditPage(
@@ -464,7 +474,7 @@ export function openPostgresStore(url: string): Store {
     },
   });
 
-  function and(parts: postgres.PendingQuery<postgres.Row[]>[]) {
-    return parts.reduce((acc, part) => sql`${acc} AND ${part}`);
+  function and(parts: postgres.PendingQuery<postgres.Row[]>[], q: postgres.Sql = sql) {
+    return parts.reduce((acc, part) => q`${acc} AND ${part}`);
   }
 }

@@ -72,3 +72,37 @@ Deno.test("postgres: a database that is gone answers 503 STORE_UNAVAILABLE on ev
     }
   });
 });
+
+Deno.test("postgres: audit reads have connections of their own, so a flood of them takes two at most", async () => {
+  await onFreshDatabase(async (h, url, name) => {
+    const key = await h.tenant("acme");
+    for (let i = 0; i < 20; i++) {
+      await h.call("POST", "/v1/events", { key, body: toolEvent(`ls ${i}`) });
+    }
+    let most = 0;
+    const watch = postgres(url, { max: 1, onnotice: () => {} });
+    let reading = true;
+    const watcher = (async () => {
+      while (reading) {
+        const [r] = await watch`SELECT COUNT(*) AS n FROM pg_stat_activity
+          WHERE datname = ${name} AND application_name = 'hookbox-audit-reads'`;
+        most = Math.max(most, Number(r!.n));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const reads = Array.from(
+      { length: 32 },
+      () => h.call("GET", "/v1/audit?hook=guard&outcome=block", { key }),
+    );
+    const events = Array.from(
+      { length: 10 },
+      (_, i) => h.call("POST", "/v1/events", { key, body: toolEvent(`echo ${i}`) }),
+    );
+    const answers = await Promise.all([...reads, ...events]);
+    reading = false;
+    await watcher;
+    await watch.end();
+    assert.ok(answers.every((a) => a.status === 200));
+    assert.ok(most >= 1 && most <= 2, `audit read connections seen: ${most}`);
+  });
+});
