@@ -15,6 +15,8 @@ export interface ServeProcess {
   /** The same for its main thread alone (the one that answers requests). */
   mainThreadCpu(): Promise<number>;
   stop(): Promise<void>;
+  /** `kill -9`: the process dies with whatever it held. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -70,6 +72,10 @@ export async function startServe(options: {
         mainThreadCpu: () => processCpu(child.pid, child.pid),
         async stop() {
           child.kill("SIGTERM");
+          await child.status;
+        },
+        async kill() {
+          child.kill("SIGKILL");
           await child.status;
         },
       };

@@ -27,6 +27,23 @@ export async function freshDatabase(): Promise<string> {
 async function startCluster(): Promise<string> {
   const given = Deno.env.get("HOOKBOX_TEST_PG");
   if (given) return given;
+  const own = await ownCluster();
+  globalThis.addEventListener("unload", () => own.stopSync());
+  return own.url;
+}
+
+/** A PostgreSQL cluster of one test's own (which it may restart without disturbing others). */
+export interface OwnCluster {
+  /** The `postgres` database's URL. */
+  url: string;
+  /** Restarts the server (fast shutdown: every connection is dropped), same port. */
+  restart(): Promise<void>;
+  /** Stops it at once and removes its files. */
+  stopSync(): void;
+}
+
+/** Starts a throwaway cluster on 127.0.0.1 and a free port (see the module doc). */
+export async function ownCluster(): Promise<OwnCluster> {
   const bin = await findBin();
   const dir = await Deno.makeTempDir({ prefix: "hookbox-pg-" });
   const root = Deno.uid() === 0;
@@ -36,26 +53,29 @@ async function startCluster(): Promise<string> {
     as([`${bin}/initdb`, "-D", `${dir}/data`, "-U", "postgres", "--auth=trust", "-E", "UTF8"]),
   );
   const port = freePort();
-  await run(as([
-    `${bin}/pg_ctl`,
-    "-D",
-    `${dir}/data`,
-    "-l",
-    `${dir}/log`,
-    "-w",
-    "-o",
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
-    "start",
-  ]));
-  globalThis.addEventListener("unload", () => {
-    new Deno.Command(as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-m", "immediate", "stop"])[0]!, {
-      args: as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-m", "immediate", "stop"]).slice(1),
-      stdout: "null",
-      stderr: "null",
-    }).outputSync();
-    Deno.removeSync(dir, { recursive: true });
-  });
-  return `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const ctl = (...args: string[]) =>
+    as([
+      `${bin}/pg_ctl`,
+      "-D",
+      `${dir}/data`,
+      "-l",
+      `${dir}/log`,
+      "-w",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+      ...args,
+    ]);
+  await run(ctl("start"));
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    restart: () => run(ctl("-m", "fast", "restart")),
+    stopSync() {
+      const stop = as([`${bin}/pg_ctl`, "-D", `${dir}/data`, "-m", "immediate", "stop"]);
+      new Deno.Command(stop[0]!, { args: stop.slice(1), stdout: "null", stderr: "null" })
+        .outputSync();
+      Deno.removeSync(dir, { recursive: true });
+    },
+  };
 }
 
 async function findBin(): Promise<string> {
