@@ -84,11 +84,13 @@ export type {
   KeyRow,
   NewHookVersion,
   RollbackResult,
+  StorageCaps,
   Store,
   StoredRuntime,
   TenantPolicy,
   TenantRow,
 } from "./server/store.ts";
+export { VersionRefused } from "./server/store.ts";
 export type { ServiceMetrics } from "./server/service_metrics.ts";
 export { createEdgeWorker, type EdgeWorker, type EdgeWorkerOptions } from "./edge/worker.ts";
 export { BUNDLE_VERSION, type BundleData } from "./edge/bundle_data.ts";

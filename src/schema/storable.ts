@@ -12,6 +12,8 @@
 // deno-lint-ignore no-control-regex
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, "g");
+
 /**
  * True when `text` holds a NUL or a lone surrogate.
  *
@@ -37,7 +39,7 @@ export function unstorable(text: string): boolean {
  * ```
  */
 export function storable(text: string): string {
-  return unstorable(text) ? text.replaceAll("\u0000", "\uFFFD").toWellFormed() : text;
+  return unstorable(text) ? text.replace(UNSTORABLE_ALL, "\uFFFD") : text;
 }
 
 /**

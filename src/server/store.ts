@@ -141,7 +141,9 @@ export interface StorageCaps {
 
 /** Why a store refused to add a version (see {@linkcode NewHookVersion.caps}). */
 export class VersionRefused extends Error {
+  /** Always `VersionRefused`. */
   override name = "VersionRefused";
+  /** A refusal with its code and message. */
   constructor(
     readonly code: "HOOK_TOO_MANY" | "HOOK_FILE_TOO_LARGE" | "TENANT_GONE",
     message: string,
