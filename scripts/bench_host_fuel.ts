@@ -26,7 +26,12 @@ const ROUNDS = Number(values.rounds);
 const FUEL = 20_000_000;
 /** No deadline and room for the flood: fuel is the only bound, as on a Worker. */
 const LIMITS = { timeoutMs: 600_000, fuel: FUEL, outputKb: 64 * 1024 };
-const CASES = ["loop_forever", "host_call_burst", "output_flood"] as const;
+const CASES = [
+  "loop_forever",
+  "host_call_burst",
+  "kernel_call_burst_extism",
+  "output_flood",
+] as const;
 
 const runtime = corpusRuntime();
 const perUnit: Record<string, number[]> = Object.fromEntries(CASES.map((c) => [c, []]));

@@ -391,7 +391,9 @@ export function openPostgresStore(url: string): Store {
         const inner = [reads`true`];
         if (query.hook !== undefined) inner.push(reads`h->>'name' = ${query.hook}`);
         if (query.outcome !== undefined) inner.push(reads`h->>'outcome' = ${query.outcome}`);
-        conds.push(reads`EXISTS (SELECT 1 FROM jsonb_array_elements(w.hooks) h WHERE ${and(inner, reads)})`);
+        conds.push(
+          reads`EXISTS (SELECT 1 FROM jsonb_array_elements(w.hooks) h WHERE ${and(inner, reads)})`,
+        );
       }
       const scan = conds.length > 1 ? scanBound(query.scan) : null;
       const bytes = scanBound(query.bytes);

@@ -371,6 +371,8 @@ const ERROR = (code: string) => `error:${code}`;
 const CORPUS: Record<string, CorpusExpect> = {
   alloc_bomb_extism: { plugin: LIMIT("LIMIT_MEMORY") },
   alloc_negative_extism: { plugin: LIMIT("LIMIT_MEMORY") },
+  // Zero-byte blocks forever: each counts its bookkeeping against the cap (it was free).
+  alloc_zero_extism: { plugin: LIMIT("LIMIT_MEMORY"), limits: { fuel: 1_000_000_000 } },
   bad_import: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   bad_import_env: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   bad_import_extism: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
@@ -388,6 +390,9 @@ const CORPUS: Record<string, CorpusExpect> = {
   // 10,000 host calls at HOST_CALL_FUEL (600) each need 6 million: over the corpus's 5 million
   // budget, stopped by fuel alone (the clock is not needed).
   host_call_burst: { plugin: LIMIT("LIMIT_FUEL") },
+  // A million cheap Extism kernel calls (load_u8, length, …): each costs fuel, so the corpus's
+  // 5 million budget stops them.
+  kernel_call_burst_extism: { plugin: LIMIT("LIMIT_FUEL") },
   http_get_extism: { plugin: ERROR("HTTP_FAILED") },
   // Exit code = the input length its initialisation saw: 0, on every warm call.
   // _initialize and _start see the same (empty) environment.

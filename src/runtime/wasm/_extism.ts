@@ -11,6 +11,7 @@
 import { failure, HALTS } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
 import { httpFunctions, type HttpSession } from "./_http.ts";
+import { kernelCallFuel } from "./_fuel.ts";
 import { shieldAll } from "./_shield.ts";
 
 /** The parts of the SDK's CallContext we use. */
@@ -53,6 +54,16 @@ export const EXTISM_KERNEL: ReadonlySet<string> = new Set([
   "get_log_level",
 ]);
 
+/**
+ * Host bytes counted per Extism block or variable beyond its contents (the
+ * SDK's bookkeeping of a block: its entry, offsets, a typed array's header),
+ * so zero-size blocks count against the memory cap like any other.
+ */
+export const BLOCK_OVERHEAD = 128;
+
+/** Most Extism blocks one call may allocate: past it the call stops with `limit`/`memory`. */
+export const MAX_BLOCKS = 65_536;
+
 /** Logging is off: `get_log_level` answers a level above every real one. */
 const LOG_OFF = 0x7fffffff;
 
@@ -72,16 +83,17 @@ export function extismOverrides(
   host: GuestHost,
   http: HttpSession | null = null,
 ): Record<string, HostFunction> {
-  const log = () => host.check();
-  return {
+  // Each call's own cost is charged by the shield around every function (`kernelCallFuel`).
+  const log = () => {};
+  const overrides: Record<string, HostFunction> = {
     alloc: (ctx, size: bigint) => {
-      host.check();
       const bytes = unsigned(size); // -1 is 2^64 - 1: far over any budget, so keep() halts
-      host.keep(Number(bytes));
+      // A block costs the host its bookkeeping too: alloc(0) in a loop is not free.
+      host.keep(Number(bytes) + BLOCK_OVERHEAD);
+      if (++host.blocks > MAX_BLOCKS) host.halt(HALTS.memory);
       return ctx.alloc(bytes);
     },
     output_set: (ctx, addr: bigint, length: bigint) => {
-      host.check();
       const data = block(host, ctx, addr);
       const n = unsigned(length);
       if (n > BigInt(data.length)) {
@@ -90,11 +102,9 @@ export function extismOverrides(
       if (!host.stdout.replace(data.subarray(0, Number(n)))) host.halt(HALTS.output);
     },
     error_set: (ctx, addr: bigint) => {
-      host.check();
       if (!host.stderr.replace(block(host, ctx, addr))) host.halt(HALTS.output);
     },
     var_get: (ctx, keyAddr: bigint) => {
-      host.check();
       const value = host.vars.get(keyOf(host, ctx, keyAddr));
       if (value === undefined) return 0n;
       host.keep(value.length); // the SDK stores a fresh block for the guest
@@ -102,11 +112,10 @@ export function extismOverrides(
       return ctx.store(value);
     },
     var_set: (ctx, keyAddr: bigint, valueAddr: bigint) => {
-      host.check();
       const key = keyOf(host, ctx, keyAddr);
       if (valueAddr === 0n) return void host.vars.delete(key);
       const value = block(host, ctx, valueAddr, "var_set");
-      host.keep(value.length + key.length);
+      host.keep(value.length + key.length + BLOCK_OVERHEAD);
       host.vars.set(key, value.slice());
     },
     // Served from the same private copy the SDK's input block holds, without
@@ -131,7 +140,32 @@ export function extismOverrides(
     log_trace: log,
     get_log_level: () => LOG_OFF,
   };
+  // Shielded and priced here: the guest calls these as given, not the SDK's copies that
+  // `shieldKernel` wraps (measured: input_load_u8 went uncharged through that path).
+  shieldAll(host, overrides, kernelCallFuel);
+  return overrides;
 }
+
+/** The kernel functions {@linkcode extismOverrides} serves (priced there, not again). */
+const OVERRIDDEN: ReadonlySet<string> = new Set([
+  "alloc",
+  "output_set",
+  "error_set",
+  "var_get",
+  "var_set",
+  "input_length",
+  "input_load_u64",
+  "input_load_u8",
+  "config_get",
+  "http_request",
+  "http_status_code",
+  "log_warn",
+  "log_info",
+  "log_debug",
+  "log_error",
+  "log_trace",
+  "get_log_level",
+]);
 
 // Blocks the host reads are charged per byte before they are copied: a loop
 // re-setting one large output or variable costs fuel by its size.
@@ -163,7 +197,7 @@ export function shieldKernel(host: GuestHost, ctx: ExtismContext): void {
   for (const key of Object.getOwnPropertySymbols(holder)) {
     const value = holder[key] as Record<string, HostFunction> | null;
     if (typeof value?.load_u8 === "function" && typeof value.alloc === "function") {
-      return shieldAll(host, value);
+      return shieldAll(host, value, (name) => OVERRIDDEN.has(name) ? 0 : kernelCallFuel(name));
     }
   }
   throw new Error("@extism/extism kernel namespace not found: the SDK changed");

@@ -24,6 +24,41 @@ export const FUEL_SLICE = 1_000_000;
 export const HOST_CALL_FUEL = 600;
 
 /**
+ * Fuel of a call to one of the Extism kernel's cheap functions (`load_u8`,
+ * `store_u64`, `length`, `input_load_u8`, …) and of `hookbox.should_interrupt`:
+ * a loop of them, free before, ran 21× the CPU its fuel allowed at the edge
+ * rate (one unit per ns); at this price it runs 0.76× (`deno run -A
+ * scripts/bench_host_fuel.ts`, `kernel_call_burst_extism`; 64 left it at 2.4×).
+ */
+export const KERNEL_CALL_FUEL = 192;
+
+/** Kernel functions that only touch a block or the input: {@linkcode KERNEL_CALL_FUEL} each. */
+const CHEAP_KERNEL: ReadonlySet<string> = new Set([
+  "free",
+  "load_u8",
+  "load_u64",
+  "store_u8",
+  "store_u64",
+  "input_offset",
+  "input_length",
+  "input_load_u8",
+  "input_load_u64",
+  "length",
+  "length_unsafe",
+  "get_log_level",
+]);
+
+/**
+ * What one call of Extism kernel function `name` costs: the cheap memory
+ * functions {@linkcode KERNEL_CALL_FUEL}, every other one (they allocate,
+ * copy, keep or leave the sandbox) {@linkcode HOST_CALL_FUEL}, plus the bytes
+ * they copy (charged where they copy them).
+ */
+export function kernelCallFuel(name: string): number {
+  return CHEAP_KERNEL.has(name) ? KERNEL_CALL_FUEL : HOST_CALL_FUEL;
+}
+
+/**
  * Fuel per byte the host copies for the guest (WASI reads and writes): the
  * measured cost of taking a write into the output is about 2 ns per byte.
  */

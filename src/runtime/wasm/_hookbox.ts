@@ -8,6 +8,7 @@
 import { contextProbe, type ExtismContext } from "./_extism.ts";
 import { HALTS } from "./_halt.ts";
 import type { GuestHost } from "./_host.ts";
+import { KERNEL_CALL_FUEL } from "./_fuel.ts";
 import { shieldAll } from "./_shield.ts";
 
 /** Host functions of the `hookbox` namespace (plus the SDK context probe). */
@@ -35,7 +36,8 @@ export function hookboxFunctions(
       return 1;
     },
   };
-  shieldAll(host, functions);
+  // should_interrupt is an import a guest can call in a loop: it costs what a cheap kernel call does.
+  shieldAll(host, functions, (name) => name === "should_interrupt" ? KERNEL_CALL_FUEL : 0);
   functions.__context = contextProbe(onContext);
   return functions;
 }

@@ -69,6 +69,8 @@ export class GuestHost {
   growFailed = false;
   /** Bytes the host keeps for the guest in this call (Extism blocks, variables, HTTP bodies). */
   hostBytes = 0;
+  /** Extism blocks this call allocated (capped by `MAX_BLOCKS`). */
+  blocks = 0;
   /** Cap on {@linkcode hostBytes}. */
   hostBudget = Infinity;
   memory: WebAssembly.Memory | null = null;
@@ -104,6 +106,7 @@ export class GuestHost {
     this.halted = null;
     this.growFailed = false;
     this.hostBytes = 0;
+    this.blocks = 0;
     this.hostBudget = setup.hostBytes;
     this.vars.clear();
     this.stdout.reset(setup.outputBytes);
@@ -146,8 +149,8 @@ export class GuestHost {
    * slice: {@linkcode checkAll}; every JS interrupt; the end of the call)
    * read it every time.
    */
-  check(): void {
-    this.meter.charge(HOST_CALL_FUEL);
+  check(price: number = HOST_CALL_FUEL): void {
+    this.meter.charge(price);
     if (this.meter.spent()) this.halt(HALTS.fuel);
     if ((++this.#hostCalls & 7) === 0 && performance.now() > this.deadline) this.halt(HALTS.time);
     if (this.signal?.aborted) this.halt(HALTS.aborted);

@@ -62,7 +62,6 @@ export function httpFunctions(
   }
   return {
     http_request: (ctx, requestAddr: bigint, bodyAddr: bigint) => {
-      host.check();
       const call = readCall(host, ctx, requestAddr, bodyAddr);
       const grant = session.grant ?? { allowedHosts: [], maxBytes: 0 };
       const hostname = new URL(call.url).hostname;
@@ -76,7 +75,8 @@ export function httpFunctions(
       if (reply.kind === "error") host.halt(failure("HTTP_FAILED", reply.message));
       host.keep(reply.body.length);
       session.status = reply.status;
-      host.check();
+      // The request blocked this thread: the deadline and the fuel are looked at again.
+      host.check(0);
       return ctx.store(reply.body);
     },
     http_status_code: () => session.status,

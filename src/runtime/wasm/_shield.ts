@@ -41,9 +41,26 @@ export function shield<F extends AnyFunction>(host: GuestHost, name: string, fn:
   return shielded as unknown as F;
 }
 
-/** Shields every function of `functions` in place. */
-export function shieldAll(host: GuestHost, functions: Record<string, AnyFunction>): void {
+/**
+ * Shields every function of `functions` in place. With `price`, each call is
+ * first charged `price(name)` fuel (`GuestHost.check`: the one place a host
+ * call's own cost is taken; 0 charges nothing).
+ */
+export function shieldAll(
+  host: GuestHost,
+  functions: Record<string, AnyFunction>,
+  price?: (name: string) => number,
+): void {
   for (const [name, fn] of Object.entries(functions)) {
-    if (typeof fn === "function") functions[name] = shield(host, name, fn);
+    if (typeof fn !== "function") continue;
+    const fuel = price?.(name) ?? 0;
+    functions[name] = shield(
+      host,
+      name,
+      fuel === 0 ? fn : function (this: unknown, ...args: unknown[]) {
+        host.check(fuel);
+        return fn.apply(this, args);
+      },
+    );
   }
 }

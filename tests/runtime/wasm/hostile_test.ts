@@ -13,7 +13,11 @@ import {
   withoutFuel,
 } from "./_corpus.ts";
 import { MAX_FAILURE_MESSAGE, runFailure } from "../../../src/runtime/failure.ts";
-import { FUEL_PER_BYTE, HOST_CALL_FUEL } from "../../../src/runtime/wasm/_fuel.ts";
+import {
+  FUEL_PER_BYTE,
+  HOST_CALL_FUEL,
+  KERNEL_CALL_FUEL,
+} from "../../../src/runtime/wasm/_fuel.ts";
 
 interface Attack {
   name: string;
@@ -140,6 +144,19 @@ Deno.test("run() charges fuel for host calls: a host-call loop is stopped by fue
   const done = await runtime.run(request(hook, undefined, { ...frozen, fuel: 10_000_000 }));
   assertEquals([done.exitCode, done.stdout], [0, "done"]);
   ok(done.fuel! >= 10_000 * HOST_CALL_FUEL, `used ${done.fuel}`);
+  await runtime.close?.();
+});
+
+Deno.test("run() charges fuel for every Extism kernel call: a loop of cheap ones is stopped by fuel", async () => {
+  const runtime = corpusRuntime();
+  const hook = wasmHook("kernel_call_burst_extism");
+  const frozen = { timeoutMs: 600_000 };
+  // A million calls of load_u8, store_u8, load_u64, length and input_load_u8 (200,000 rounds).
+  const stopped = await runtime.run(request(hook, undefined, { ...frozen, fuel: 50_000_000 }));
+  assertEquals(stopped.failure, runFailure("LIMIT_FUEL"));
+  const done = await runtime.run(request(hook, undefined, { ...frozen, fuel: 1_000_000_000 }));
+  assertEquals(done.exitCode, 0);
+  ok(done.fuel! >= 1_000_000 * KERNEL_CALL_FUEL, `used ${done.fuel}`);
   await runtime.close?.();
 });
 
