@@ -36,29 +36,67 @@ function zeroOutside(bytes: Uint8Array, ranges: readonly (readonly [number, numb
   if (at < bytes.length) bytes.fill(0, at);
 }
 
-/** A pool of zeroed memories, per loaded plugin. */
+/**
+ * Largest memory pooled, bytes: zeroing runs on the thread that gave the
+ * memory back, outside any call's budget, so a plugin with a 256 MiB initial
+ * memory it never touched cost seconds per call; a new memory's pages come
+ * zeroed from the system for free instead.
+ */
+export const MAX_POOLED_MEMORY = 8 * 1024 * 1024;
+
+/**
+ * A pool of zeroed memories, per loaded plugin, holding at most `maxBytes`
+ * in all (the runtime gives it a share of `warmBytes`; 0 pools nothing).
+ * The least recently given plugin's memories go first.
+ */
 export class MemoryPool {
-  #free = new WeakMap<LoadedPlugin, WebAssembly.Memory[]>();
+  #free = new Map<LoadedPlugin, WebAssembly.Memory[]>();
+  #bytes = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /** Bytes of the memories kept now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
 
   /** A zeroed memory of the plugin's initial size: kept, or new. */
   take(loaded: LoadedPlugin): WebAssembly.Memory {
     const limits = loaded.memoryImport!;
-    return this.#free.get(loaded)?.pop() ??
-      new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
+    const kept = this.#free.get(loaded)?.pop();
+    if (kept !== undefined) {
+      this.#bytes -= kept.buffer.byteLength;
+      return kept;
+    }
+    return new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
   }
 
   /** Gives back the memory of a finished fresh instance: zeroed and kept, or dropped. */
   give(loaded: LoadedPlugin, memory: WebAssembly.Memory): void {
-    if (memory.buffer.byteLength !== loaded.memoryImport!.min * PAGE) return;
+    const size = memory.buffer.byteLength;
+    if (size !== loaded.memoryImport!.min * PAGE || size > MAX_POOLED_MEMORY) return;
+    if (size > this.maxBytes) return;
     let free = this.#free.get(loaded);
-    if (free === undefined) this.#free.set(loaded, free = []);
-    if (free.length >= KEPT_PER_PLUGIN) return;
+    if (free !== undefined && free.length >= KEPT_PER_PLUGIN) return;
+    while (this.#bytes + size > this.maxBytes) this.#dropOldest();
     zeroOutside(new Uint8Array(memory.buffer), loaded.dataRanges ?? []);
+    if (free === undefined) free = [];
+    // Re-inserted last: the map's order is least recently given first.
+    this.#free.delete(loaded);
+    this.#free.set(loaded, free);
     free.push(memory);
+    this.#bytes += size;
   }
 
   /** Drops every kept memory. */
   clear(): void {
-    this.#free = new WeakMap();
+    this.#free = new Map();
+    this.#bytes = 0;
+  }
+
+  #dropOldest(): void {
+    const [plugin, memories] = this.#free.entries().next().value!;
+    this.#free.delete(plugin);
+    for (const m of memories) this.#bytes -= m.buffer.byteLength;
   }
 }

@@ -22,7 +22,7 @@ import type { CallSetup } from "./_host.ts";
 import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "./_http.ts";
 import { PluginInstance } from "./_instance.ts";
 import { type LoadedPlugin, prepare } from "./_loader.ts";
-import { WarmPool } from "./_pool.ts";
+import { WARM_POOL_BYTES, WarmPool } from "./_pool.ts";
 import { RESTORE_MODULE_BYTES } from "./_restore.ts";
 import type { SnapshotImage } from "./_snapshot.ts";
 
@@ -70,7 +70,7 @@ export class WasmRuntime implements Runtime {
    */
   readonly #keepWarm: boolean;
   /** Zeroed memories for fresh instances of plugins that import theirs. */
-  readonly #memories = new MemoryPool();
+  readonly #memories: MemoryPool;
   /**
    * The pristine memory image of each loaded plugin, shared by the snapshots
    * of its warm instances: the instance that took it counts it against the
@@ -85,6 +85,8 @@ export class WasmRuntime implements Runtime {
     this.#deps = deps;
     this.#compile = deps.compile ?? compileBytes;
     this.#pool = new WarmPool(deps.warmBytes);
+    // Zeroed memories for fresh instances share the warm instances' allowance: a quarter of it.
+    this.#memories = new MemoryPool(Math.floor((deps.warmBytes ?? WARM_POOL_BYTES) / 4));
     this.#keepWarm = deps.warmBytes !== 0;
   }
 

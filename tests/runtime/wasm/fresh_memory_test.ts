@@ -4,7 +4,7 @@
  * one call wrote is gone for the next, and a memory that grew is not reused.
  */
 import { deepStrictEqual as assertEquals, notStrictEqual, strictEqual } from "node:assert/strict";
-import { MemoryPool } from "../../../src/runtime/wasm/_memories.ts";
+import { MAX_POOLED_MEMORY, MemoryPool } from "../../../src/runtime/wasm/_memories.ts";
 import type { LoadedPlugin } from "../../../src/runtime/wasm/_loader.ts";
 import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
 
@@ -39,7 +39,7 @@ Deno.test("fresh calls see their data segments and zeros elsewhere after a call 
 });
 
 Deno.test("MemoryPool zeroes a given-back memory outside the plugin's data ranges only", () => {
-  const pool = new MemoryPool();
+  const pool = new MemoryPool(1 << 20);
   const loaded = {
     memoryImport: { min: 1, max: 1 },
     dataRanges: [[100, 102], [300, 302], [65530, 65536]],
@@ -54,7 +54,7 @@ Deno.test("MemoryPool zeroes a given-back memory outside the plugin's data range
 });
 
 Deno.test("MemoryPool gives back zeroed memories of the initial size only, a few per plugin", () => {
-  const pool = new MemoryPool();
+  const pool = new MemoryPool(1 << 20);
   const loaded = { memoryImport: { min: 1, max: 4 } } as LoadedPlugin;
   const first = pool.take(loaded);
   new Uint8Array(first.buffer).fill(7, 0, 1024);
@@ -71,6 +71,31 @@ Deno.test("MemoryPool gives back zeroed memories of the initial size only, a few
   assertEquals(many.filter((m) => kept.has(m)).length, 4, "at most four are kept");
   const other = { memoryImport: { min: 1, max: 4 } } as LoadedPlugin;
   notStrictEqual(pool.take(other), many[0], "memories are never shared across plugins");
+});
+
+Deno.test("MemoryPool keeps no more than its bytes, and no memory over MAX_POOLED_MEMORY", () => {
+  const pool = new MemoryPool(3 * 65536);
+  const plugins = Array.from(
+    { length: 4 },
+    () => ({ memoryImport: { min: 1, max: 1 } }) as LoadedPlugin,
+  );
+  const memories = plugins.map((p) => pool.take(p));
+  plugins.forEach((p, i) => pool.give(p, memories[i]!));
+  assertEquals(pool.bytes, 3 * 65536, "the cap holds");
+  notStrictEqual(pool.take(plugins[0]!), memories[0], "the least recently given went first");
+  strictEqual(pool.take(plugins[3]!), memories[3]);
+  // A memory over the size limit is never kept (zeroing it would cost the thread seconds).
+  const pages = MAX_POOLED_MEMORY / 65536 + 1;
+  const big = { memoryImport: { min: pages, max: pages } } as LoadedPlugin;
+  const wide = new MemoryPool(1 << 30);
+  const memory = wide.take(big);
+  wide.give(big, memory);
+  assertEquals(wide.bytes, 0);
+  // And a runtime that keeps nothing warm pools nothing.
+  const none = new MemoryPool(0);
+  const small = none.take(plugins[0]!);
+  none.give(plugins[0]!, small);
+  assertEquals(none.bytes, 0);
 });
 
 Deno.test("a fresh instance's _initialize sees the environment of the call it serves", async () => {
