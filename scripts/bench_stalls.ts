@@ -5,6 +5,8 @@
  *
  * - uploads 30 JS hooks at once (each a compile: at most two run, the rest
  *   wait or get 429);
+ * - uploads gzip bombs (a 1 MiB gzip of 1 GiB of zeros), 3 at once;
+ * - sends 80 KB events as one-byte chunks, 2 at once;
  * - sends events that its hook blocks with a reason of a million characters,
  *   8 at once (each answer and audit row carries the reason);
  * - sends events of a megabyte of small keys (70,000 in `tool_input`, under
@@ -213,6 +215,35 @@ const js = (i: number) => ({
       `if (e.tool_input.command === "${i}") process.exit(2);\n`,
   },
 });
+// A gzip of a gibibyte of zeros (about 1 MiB): inflated past the 64 MiB cap, it must be cut off.
+const bomb = await new Response(
+  new Blob([new Uint8Array(1024 * 1024 * 1024)]).stream().pipeThrough(
+    new CompressionStream("gzip"),
+  ),
+).bytes();
+/** An 80 KB event sent as one-byte chunks (chunked encoding) on its own connection. */
+async function trickle(): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  const text = JSON.stringify({ ...event, tool_input: { command: "ls", pad: "x".repeat(80_000) } });
+  await conn.write(new TextEncoder().encode(
+    `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${hostile}\r\n` +
+      `transfer-encoding: chunked\r\n\r\n`,
+  ));
+  for (let i = 0; i < text.length; i++) {
+    const ok = await conn.write(new TextEncoder().encode(`1\r\n${text[i]}\r\n`)).then(
+      () => true,
+      () => false,
+    );
+    if (!ok) break;
+    if (i % 256 === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  const buffer = new Uint8Array(256);
+  const n = await conn.read(buffer).catch(() => null);
+  conn.close();
+  return new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n")[0]!;
+}
+
 const phases: [string, (() => Promise<unknown>) | null][] = [
   ["hostile tenant idle", null],
   ["30 JS uploads at once", async () => {
@@ -222,6 +253,24 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     const by: Record<number, number> = {};
     for (const a of answers) by[a.status] = (by[a.status] ?? 0) + 1;
     console.log(`  uploads answered: ${JSON.stringify(by)}`);
+  }],
+  ["gzip bombs (1 MiB to 1 GiB) uploaded, 3 at once, 4 times", async () => {
+    for (let round = 0; round < 4; round++) {
+      const answers = await Promise.all(Array.from({ length: 3 }, async () => {
+        const res = await fetch(`${url}/v1/hooks/bomb`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${hostile}`, "content-type": "application/gzip" },
+          body: bomb,
+        });
+        await res.body?.cancel();
+        return res.status;
+      }));
+      if (answers.some((s) => s !== 413)) throw new Error(`bombs answered ${answers}`);
+    }
+  }],
+  ["80 KB events trickled in 1-byte chunks, 2 at once", async () => {
+    const lines = await Promise.all([trickle(), trickle()]);
+    console.log(`  answered: ${JSON.stringify(lines)}`);
   }],
   ["events blocked with a 1 MB reason, 8 at once", async () => {
     const conns = await Promise.all(Array.from({ length: 8 }, () => RawHttpConnection.open(url)));
