@@ -46,4 +46,10 @@ export interface HookBuilder {
    * hook `name`; throws {@linkcode HookRejected} listing every problem found.
    */
   build(name: string, files: ReadonlyMap<string, Uint8Array>): Promise<BuiltHook>;
+  /**
+   * Unpacks an uploaded gzip'd tar as `unpackArchive` does, somewhere other
+   * than the thread that answers events (a worker); absent: the service
+   * unpacks it itself.
+   */
+  unpack?(archive: Uint8Array): Promise<Map<string, Uint8Array>>;
 }

@@ -14,6 +14,8 @@ import { AUDIT_SCAN_ROWS, type StorageLimits } from "../../src/server/app.ts";
 import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
 import { HookRejected } from "../../src/server/builder.ts";
 import { createTar } from "nanotar";
+import { unpackArchive } from "../../src/server/archive.ts";
+import type { ApiError } from "../../src/server/errors.ts";
 
 async function sqlitePath(): Promise<string> {
   return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;
@@ -739,42 +741,46 @@ Deno.test("fuel_per_minute holds over two services on one store: a burst never b
 });
 
 Deno.test("a gzip bomb (1 MiB of gzip, 1 GiB of zeros) is refused while it unpacks, not after", async () => {
+  const bomb = await new Response(
+    new Blob([new Uint8Array(1024 * 1024 * 1024)]).stream().pipeThrough(
+      new CompressionStream("gzip"),
+    ),
+  ).bytes();
+  // What is measured is what the inflater produced before the refusal, not time.
+  let produced = 0;
+  const Original = globalThis.DecompressionStream;
+  globalThis.DecompressionStream = class extends Original {
+    constructor(format: CompressionFormat) {
+      super(format);
+      const counted = this.readable.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            produced += chunk.byteLength;
+            controller.enqueue(chunk);
+          },
+        }),
+      );
+      Object.defineProperty(this, "readable", { value: counted });
+    }
+  } as typeof DecompressionStream;
+  try {
+    await assert.rejects(
+      unpackArchive(bomb),
+      (err: ApiError) => err.status === 413 && err.code === "BODY_TOO_LARGE",
+    );
+  } finally {
+    globalThis.DecompressionStream = Original;
+  }
+  assert.ok(produced < 80 * 1024 * 1024, `inflated ${produced} bytes before the refusal`);
+  // Through the service, the Deno builder unpacks it on a worker of its own: the same answer.
   await onService(async (h) => {
     const key = await h.tenant("acme");
-    const bomb = await new Response(
-      new Blob([new Uint8Array(1024 * 1024 * 1024)]).stream().pipeThrough(
-        new CompressionStream("gzip"),
-      ),
-    ).bytes();
-    // What is measured is what the inflater produced before the refusal, not time.
-    let produced = 0;
-    const Original = globalThis.DecompressionStream;
-    globalThis.DecompressionStream = class extends Original {
-      constructor(format: CompressionFormat) {
-        super(format);
-        const reader = this.readable;
-        const counted = reader.pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              produced += chunk.byteLength;
-              controller.enqueue(chunk);
-            },
-          }),
-        );
-        Object.defineProperty(this, "readable", { value: counted });
-      }
-    } as typeof DecompressionStream;
-    try {
-      const big = await h.call("PUT", "/v1/hooks/guard", {
-        key,
-        raw: bomb,
-        headers: { "content-type": "application/gzip" },
-      });
-      assert.deepEqual([big.status, big.body.error.code], [413, "BODY_TOO_LARGE"]);
-    } finally {
-      globalThis.DecompressionStream = Original;
-    }
-    assert.ok(produced < 80 * 1024 * 1024, `inflated ${produced} bytes before the refusal`);
+    const big = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      raw: bomb,
+      headers: { "content-type": "application/gzip" },
+    });
+    assert.deepEqual([big.status, big.body.error.code], [413, "BODY_TOO_LARGE"]);
   });
 });
 

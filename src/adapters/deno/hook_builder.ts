@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { unpackApart } from "./unpack.ts";
 import { z } from "zod";
 import { compileHook } from "../../compile/mod.ts";
 import { runCommand } from "../../compile/_js_toolchain_deno.ts";
@@ -42,6 +43,7 @@ export interface DenoHookBuilderOptions {
 /** A builder that compiles with the local toolchains. */
 export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): HookBuilder {
   return {
+    unpack: unpackApart,
     async build(name, files) {
       const problems = checkPaths(files);
       if (problems.length > 0) throw new HookRejected(problems);
