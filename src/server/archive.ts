@@ -66,18 +66,20 @@ function untar(bytes: Uint8Array): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   for (const entry of entries) {
     const type = entry.type ?? "file";
+    // nanotar applies pax and GNU long names itself: `name` is the whole path.
+    const name = entry.name;
     if (type === "directory" || IGNORED_TAR_TYPES.has(type)) continue;
     if (type !== "file") {
-      throw new ApiError(422, "HOOK_REJECTED", `tar entry "${entry.name}" is a ${type}`, {
+      throw new ApiError(422, "HOOK_REJECTED", `tar entry "${name}" is a ${type}`, {
         problems: [{
           code: "HOOK_PATH_OUTSIDE",
-          path: entry.name,
+          path: name,
           field: null,
           message: "only regular files may be uploaded",
         }],
       });
     }
-    files.set(entry.name.replace(/^\.\//, ""), entry.data ?? new Uint8Array(0));
+    files.set(name.replace(/^\.\//, ""), entry.data ?? new Uint8Array(0));
   }
   const tops = new Set([...files.keys()].map((p) => p.split("/")[0]));
   const [top] = tops;
