@@ -55,7 +55,7 @@ export function bundleStore(data: BundleData, audit: (rows: AuditRow[]) => Promi
     rollback: readOnly,
     deleteHook: readOnly,
     hooksGeneration: () => Promise.resolve(1),
-    appendAudit: (rows) => audit(rows),
+    appendAudit: async (rows) => (await audit(rows), []),
     readAudit: readOnly,
     pruneAudit: () => Promise.resolve(0),
     countAudit: () => Promise.resolve(0),

@@ -31,7 +31,7 @@ import {
 import { closedGuard, mappedType, readHead, unreadableBlock } from "../agents/unreadable.ts";
 import { StopCounts } from "./stop_counts.ts";
 import { storable, unstorableAt } from "../schema/storable.ts";
-import { AuditWriter } from "./audit.ts";
+import { AuditWriter, TenantGone } from "./audit.ts";
 import { bearer, hashKey, newId, newKey, sameDigest } from "./auth.ts";
 import { type HookBuilder, HookRejected } from "./builder.ts";
 import type { Engine, ServedHook } from "./engine.ts";
@@ -628,8 +628,11 @@ export function createService(deps: ServerDeps): Service {
       dryRun,
     );
     try {
+      row.tenant_created_at = tenant.created_at;
       await audit.write(row);
     } catch (err) {
+      // Deleted while its event ran: nothing of it is kept, and there is no answer to give.
+      if (err instanceof TenantGone) throw tenantNotFound(tenant.id);
       log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });
       throw storeUnavailable();
     }

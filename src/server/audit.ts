@@ -18,6 +18,11 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+/** A row refused because its tenant was deleted (or deleted and made again) since the event came. */
+export class TenantGone extends Error {
+  override name = "TenantGone";
+}
+
 /** Most rows one commit carries. */
 const MAX_BATCH = 512;
 
@@ -71,10 +76,10 @@ export class AuditWriter {
   async #oneByOne(batch: Pending[]): Promise<void> {
     for (const p of batch) {
       try {
-        await this.store.appendAudit([p.row]);
-        this.committed++;
+        const gone = new Set(await this.store.appendAudit([p.row]));
+        this.committed += 1 - gone.size;
         this.commits++;
-        p.resolve();
+        settle(p, gone);
       } catch (err) {
         p.reject(err);
       }
@@ -88,10 +93,10 @@ export class AuditWriter {
       while (this.#queue.length > 0) {
         const batch = this.#queue.splice(0, MAX_BATCH);
         try {
-          await this.store.appendAudit(batch.map((p) => p.row));
-          this.committed += batch.length;
+          const gone = new Set(await this.store.appendAudit(batch.map((p) => p.row)));
+          this.committed += batch.length - gone.size;
           this.commits++;
-          for (const p of batch) p.resolve();
+          for (const p of batch) settle(p, gone);
         } catch (err) {
           if (batch.length === 1) batch[0]!.reject(err);
           else await this.#oneByOne(batch);
@@ -101,4 +106,10 @@ export class AuditWriter {
       this.#flushing = null;
     }
   }
+}
+
+/** Resolves a written row, or rejects it with {@linkcode TenantGone}. */
+function settle(p: Pending, gone: ReadonlySet<string>): void {
+  if (gone.has(p.row.decision_id)) p.reject(new TenantGone(`tenant ${p.row.tenant_id} is gone`));
+  else p.resolve();
 }

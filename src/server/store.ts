@@ -219,6 +219,12 @@ export interface AuditRow {
   dry_run: boolean;
   /** One line per hook. */
   hooks: AuditHook[];
+  /**
+   * The tenant's `created_at` when the event arrived (not stored): a row
+   * whose tenant was deleted (or deleted and made again) since is refused,
+   * in the same transaction as the rows it travels with.
+   */
+  tenant_created_at?: string;
 }
 
 /** Filters of `GET /v1/audit`. */
@@ -360,9 +366,11 @@ export interface Store {
 
   /**
    * Appends audit rows in one transaction. A row whose `decision_id` is
-   * already stored is skipped, so a batch sent twice is stored once.
+   * already stored is skipped, so a batch sent twice is stored once. Returns
+   * the decision ids of rows not stored because their tenant is gone (see
+   * `AuditRow.tenant_created_at`).
    */
-  appendAudit(rows: AuditRow[]): Promise<void>;
+  appendAudit(rows: AuditRow[]): Promise<string[]>;
   /** A page of audit rows. */
   readAudit(query: AuditQuery): Promise<AuditPage>;
   /** Deletes a tenant's audit rows older than `before` (RFC 3339); returns how many. */

@@ -346,34 +346,25 @@ export function openPostgresStore(url: string): Store {
     },
 
     async appendAudit(rows: AuditRow[]) {
-      if (rows.length === 0) return;
-      const values = rows.map((a) => ({
-        decision_id: a.decision_id,
-        tenant_id: a.tenant_id,
-        at: a.at,
-        session_id: a.session_id,
-        event_type: a.event_type,
-        decision: a.decision,
-        reason: a.reason,
-        blocked_by: a.blocked_by,
-        dry_run: a.dry_run,
-        hooks: sql.json(a.hooks as unknown as postgres.JSONValue),
-      }));
-      await sql`INSERT INTO audit ${
-        sql(
-          values,
-          "decision_id",
-          "tenant_id",
-          "at",
-          "session_id",
-          "event_type",
-          "decision",
-          "reason",
-          "blocked_by",
-          "dry_run",
-          "hooks",
-        )
-      } ON CONFLICT (decision_id) DO NOTHING`;
+      if (rows.length === 0) return [];
+      const guarded = rows.filter((a) => a.tenant_created_at !== undefined);
+      if (guarded.length === 0) {
+        await insertAudit(sql, rows);
+        return [];
+      }
+      return await sql.begin(async (tx) => {
+        // The tenants' rows, shared-locked: a deletion waits for this commit, or this sees it.
+        const ids = [...new Set(guarded.map((a) => a.tenant_id))];
+        const found = await tx`SELECT id, created_at FROM tenants WHERE id = ANY(${ids}) FOR SHARE`;
+        const born = new Map(found.map((r) => [String(r.id), String(r.created_at)]));
+        const gone = new Set(
+          guarded.filter((a) => born.get(a.tenant_id) !== a.tenant_created_at)
+            .map((a) => a.decision_id),
+        );
+        const kept = rows.filter((a) => !gone.has(a.decision_id));
+        if (kept.length > 0) await insertAudit(tx, kept);
+        return [...gone];
+      });
     },
     async readAudit(query: AuditQuery): Promise<AuditPage> {
       // On connections of their own: 32 filtered audit reads at once took every connection of
@@ -475,6 +466,37 @@ export function openPostgresStore(url: string): Store {
       return (await sql`DELETE FROM usage WHERE window_start < ${before}`).count;
     },
   });
+
+  /** Inserts audit rows (a batch sent twice is stored once). */
+  async function insertAudit(q: postgres.Sql | postgres.TransactionSql, rows: AuditRow[]) {
+    const values = rows.map((a) => ({
+      decision_id: a.decision_id,
+      tenant_id: a.tenant_id,
+      at: a.at,
+      session_id: a.session_id,
+      event_type: a.event_type,
+      decision: a.decision,
+      reason: a.reason,
+      blocked_by: a.blocked_by,
+      dry_run: a.dry_run,
+      hooks: q.json(a.hooks as unknown as postgres.JSONValue),
+    }));
+    await q`INSERT INTO audit ${
+      q(
+        values,
+        "decision_id",
+        "tenant_id",
+        "at",
+        "session_id",
+        "event_type",
+        "decision",
+        "reason",
+        "blocked_by",
+        "dry_run",
+        "hooks",
+      )
+    } ON CONFLICT (decision_id) DO NOTHING`;
+  }
 
   function and(parts: postgres.PendingQuery<postgres.Row[]>[], q: postgres.Sql = sql) {
     return parts.reduce((acc, part) => q`${acc} AND ${part}`);

@@ -460,13 +460,26 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     },
 
     appendAudit(rows: AuditRow[]) {
-      if (rows.length === 0) return Promise.resolve();
+      if (rows.length === 0) return Promise.resolve([]);
       checkpoints?.start();
+      const gone: string[] = [];
       tx(() => {
         const insert = q(`INSERT INTO audit (decision_id, tenant_id, at, session_id, event_type,
           decision, reason, blocked_by, dry_run, hooks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (decision_id) DO NOTHING`);
+        const born = new Map<string, string | null>();
+        const createdAt = (id: string) => {
+          if (!born.has(id)) {
+            const r = q("SELECT created_at FROM tenants WHERE id = ?").get(id) as Row | undefined;
+            born.set(id, r ? String(r.created_at) : null);
+          }
+          return born.get(id);
+        };
         for (const a of rows) {
+          if (a.tenant_created_at !== undefined && createdAt(a.tenant_id) !== a.tenant_created_at) {
+            gone.push(a.decision_id);
+            continue;
+          }
           insert.run(
             a.decision_id,
             a.tenant_id,
@@ -481,7 +494,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
           );
         }
       });
-      return Promise.resolve();
+      return Promise.resolve(gone);
     },
     async readAudit(query: AuditQuery): Promise<AuditPage> {
       // The rows a page looks at: the tenant's, below the cursor, newest first

@@ -3,7 +3,7 @@
  * announced rows, a commit waits one turn of the loop so they share it.
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { AuditWriter } from "../../src/server/audit.ts";
+import { AuditWriter, TenantGone } from "../../src/server/audit.ts";
 import type { AuditRow, Store } from "../../src/server/store.ts";
 
 function recordingStore() {
@@ -66,4 +66,22 @@ Deno.test("AuditWriter: a row the store refuses fails only its own write; the re
   const outcomes = await Promise.allSettled(writes);
   assertEquals(outcomes.map((o) => o.status), ["fulfilled", "rejected", "fulfilled"]);
   assertEquals(commits, [["a"], ["b"]]);
+});
+
+Deno.test("AuditWriter: a row whose tenant is gone is rejected with TenantGone, the others commit", async () => {
+  const store = {
+    appendAudit: (rows: AuditRow[]) =>
+      Promise.resolve(rows.filter((r) => r.tenant_id === "gone").map((r) => r.decision_id)),
+  } as unknown as Store;
+  const audit = new AuditWriter(store);
+  const settle = audit.expect();
+  const writes = [row("a"), { ...row("b"), tenant_id: "gone" }].map((r) => audit.write(r));
+  settle();
+  const outcomes = await Promise.allSettled(writes);
+  assertEquals(outcomes[0]!.status, "fulfilled");
+  assertEquals(
+    outcomes[1]!.status === "rejected" && outcomes[1]!.reason instanceof TenantGone,
+    true,
+  );
+  assertEquals(audit.committed, 1);
 });

@@ -412,6 +412,26 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal(await s.pruneUsage(1200 * 60_000), 1, "the re-made old minute only");
   });
 
+  test("audit rows of a tenant deleted (or made again) since their event came are refused", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "2026-01-01T00:00:00.000Z" });
+    await s.createTenant({ id: "b", policy: {}, created_at: "2026-01-01T00:00:00.000Z" });
+    const of = (id: string, tenant: string, createdAt: string) => ({
+      ...auditRow(id, tenant),
+      tenant_created_at: createdAt,
+    });
+    const first = "2026-01-01T00:00:00.000Z";
+    assert.deepEqual(await s.appendAudit([of("a1", "a", first), of("b1", "b", first)]), []);
+    assert.equal(await s.deleteTenant("a"), true);
+    await s.createTenant({ id: "a", policy: {}, created_at: "2026-01-02T00:00:00.000Z" });
+    // An event of the first "a", in flight across the deletion: refused; the rest of the batch kept.
+    const gone = await s.appendAudit([of("a2", "a", first), of("b2", "b", first)]);
+    assert.deepEqual(gone, ["a2"]);
+    assert.equal(await s.countAudit("a"), 0, "the new tenant sees nothing of the old one");
+    assert.equal(await s.countAudit("b"), 2);
+    // Rows without the guard (edge ingest) are stored as before.
+    assert.deepEqual(await s.appendAudit([auditRow("a3", "a")]), []);
+  });
+
   test("leases count concurrent dispatches per tenant and expire", async (s) => {
     assert.equal(await s.acquireLease("a", "l1", 2, 1000, 5000), true);
     assert.equal(await s.acquireLease("a", "l2", 2, 1000, 5000), true);
