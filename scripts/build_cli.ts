@@ -28,7 +28,6 @@ const imports: Record<string, string> = config.imports;
 const EXTERNAL = [
   "esbuild",
   "assemblyscript",
-  "@bytecodealliance/wizer",
   "typescript",
   "postgres",
   "prom-client",

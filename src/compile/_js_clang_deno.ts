@@ -5,7 +5,7 @@
  * @module
  */
 import { HookboxError } from "../errors.ts";
-import { sha256Hex } from "../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../bytes.ts";
 import { isPatched, patchSource } from "./_js_patches.ts";
 import { QUICKJS_DIR, REPO_ROOT, runCommand } from "./_js_toolchain_deno.ts";
 import { functionNames, hintByName, parseHotList } from "./_js_hints.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { sha256Hex } from "../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../bytes.ts";
 import { PATCHES } from "./_js_patches.ts";
 import { withLock } from "./_js_lock_deno.ts";
 import { checkClang, ensureNpmPackages, QUICKJS_DIR, REPO_ROOT } from "./_js_toolchain_deno.ts";

@@ -14,7 +14,7 @@ import { ASC_VERSION } from "./_as_asc.ts";
 import { AS_FLAGS, compileAsSource } from "./_as_compile.ts";
 import { type CompileHost, denoCompileHost } from "./_as_host_deno.ts";
 import { loadAsLibrary } from "./_as_library.ts";
-import { sha256Hex } from "../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../bytes.ts";
 
 export type { CompileHost } from "./_as_host_deno.ts";
 

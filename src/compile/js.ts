@@ -9,7 +9,7 @@ import { HookboxError } from "../errors.ts";
 import { isInside } from "../host.ts";
 import { buildEngine, type EngineBuild } from "./_js_engine_deno.ts";
 import { bundleJsHookWithInputs } from "./_js_bundle.ts";
-import { sha256Hex } from "../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../bytes.ts";
 import { cachePath, readCached, writeCached } from "./_js_cache_deno.ts";
 import { snapshotEngine } from "./_js_wizer_deno.ts";
 import { REPO_ROOT } from "./_js_toolchain_deno.ts";

@@ -11,7 +11,7 @@ import type { HookDefinition } from "../hook/types.ts";
 import { confined, MAX_PLUGIN_BYTES, MAX_SOURCE_BYTES } from "../hook/files.ts";
 import { denoFs, readCappedFile } from "../adapters/deno/fs.ts";
 import { defaultCacheDir } from "../adapters/deno/cache_dir.ts";
-import { sha256Hex } from "../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../bytes.ts";
 
 /** A compiled (or read) plugin. */
 export interface CompiledPlugin {

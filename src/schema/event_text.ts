@@ -9,15 +9,13 @@
  * event instead of the event. An event changed or made since (a hook's
  * modified input) is a different object, with no text: it is sent whole.
  * An agent's payload (`/v1/agents/…`) is made into an event by its adapter
- * (`agentEventOfText`), which the worker runs again on the same text, with
- * the same timestamp.
+ * (`agents/event_text.ts`), which the worker runs again on the same text,
+ * with the same timestamp; this layer knows no agent.
  *
  * @module
  */
 import { MAX_JSON_DEPTH, textDepth } from "./depth.ts";
 import { type HookEvent, type ParseEventResult, tryParseEvent } from "./event.ts";
-import { HookboxError } from "../errors.ts";
-import { type AgentCall, agentCall, type AgentName } from "../agents/adapters.ts";
 
 /** The JSON text of an event and the tenant the service sets on it. */
 export interface EventText {
@@ -28,7 +26,8 @@ export interface EventText {
    * `event` query) and the timestamp of the event its adapter made.
    */
   agent?: {
-    name: AgentName;
+    /** One of the agents of `agents/adapters.ts`. */
+    name: string;
     event?: string | undefined;
     at: string;
     /** The stop gate's count the service keeps for the session (a stop event only). */
@@ -71,44 +70,12 @@ export function parseEventText(
   return parsed;
 }
 
-/**
- * The event the adapter of `source.agent` makes of the payload in JSON
- * `source.text` (`input`: the text parsed), validated for `source.tenantId`
- * as {@linkcode parseEventText} does; null when the agent's event has no
- * hookbox event (it passes through). Throws `agentCall`'s `EVENT_INVALID`
- * for a payload it cannot read. The same source always gives an equal event.
- */
-export function agentEventOfText(
-  source: EventText & { agent: NonNullable<EventText["agent"]> },
-  input: unknown = JSON.parse(source.text),
-): { call: AgentCall; parsed: ParseEventResult | null } {
-  const { name, event, at, stopCount } = source.agent;
-  const call = agentCall(name, input, event, at);
-  if (call.event === null) return { call, parsed: null };
-  if (stopCount !== undefined && call.event.event_type === "pre-agent-turn-stop") {
-    call.event.stop_count = stopCount;
-  }
-  // Depth is walked: an adapter nests the payload and may parse strings in it.
-  const parsed = tryParseEvent({ ...call.event, tenant_id: source.tenantId }, { owned: true });
-  if (parsed.ok) TEXTS.set(parsed.event, source);
-  return { call, parsed };
+/** Remembers that `event` was made from `source` (see {@linkcode textOf}). */
+export function rememberText(event: HookEvent, source: EventText): void {
+  TEXTS.set(event, source);
 }
 
-/** The text `event` was parsed from by {@linkcode parseEventText} or {@linkcode agentEventOfText}, if it was. */
+/** The text `event` was made from (by {@linkcode parseEventText} or an agent's adapter), if it was. */
 export function textOf(event: HookEvent): EventText | undefined {
   return TEXTS.get(event);
-}
-
-/**
- * The event of a text {@linkcode parseEventText} accepted (on another
- * thread, from the same text); throws if it is not one.
- */
-export function eventOfText(source: EventText): HookEvent {
-  const { agent } = source;
-  const parsed = agent ? agentEventOfText({ ...source, agent }).parsed : parseEventText(source);
-  if (parsed === null) {
-    throw new HookboxError("EVENT_INVALID", "the agent's event has no hookbox event");
-  }
-  if (!parsed.ok) throw parsed.error;
-  return parsed.event;
 }

@@ -14,13 +14,13 @@
 import { type Context, Hono } from "hono";
 import type { z } from "@hono/zod-openapi";
 import type { DispatchResult } from "../dispatch/result.ts";
-import { base64Bytes, concatBytes } from "../bytes.ts";
+import { base64Bytes, concatBytes, sha256Hex } from "../bytes.ts";
 import { unpackArchive } from "./archive.ts";
-import { sha256Hex } from "../runtime/wasm/_cache.ts";
 import { clipped, messageOf } from "../runtime/failure.ts";
 import { isHookboxError } from "../errors.ts";
 import type { ParseEventResult } from "../schema/event.ts";
-import { agentEventOfText, type EventText, parseEventText } from "../schema/event_text.ts";
+import { type EventText, parseEventText } from "../schema/event_text.ts";
+import { agentEventOfText } from "../agents/event_text.ts";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -48,7 +48,6 @@ import { openApiDocument } from "./openapi.ts";
 import { Quotas } from "./quota.ts";
 import { UploadGate, type UploadLimits } from "./upload_gate.ts";
 export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
-import { StoreUnavailable } from "../store/_guard.ts";
 import { serverSchemas } from "./schemas.ts";
 import {
   type AuditRow,
@@ -57,6 +56,7 @@ import {
   type NewHookVersion,
   PLATFORM,
   type Store,
+  StoreUnavailable,
   type TenantRow,
   VersionRefused,
 } from "./store.ts";

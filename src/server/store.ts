@@ -139,6 +139,17 @@ export interface StorageCaps {
   tenantCreatedAt: string;
 }
 
+/** The store failed to answer; the request may be retried (`503 STORE_UNAVAILABLE`). */
+export class StoreUnavailable extends Error {
+  /** A failure of the store, with what caused it. */
+  constructor(cause: unknown) {
+    super(`store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = "StoreUnavailable";
+  }
+}
+
 /** Why a store refused to add a version (see {@linkcode NewHookVersion.caps}). */
 export class VersionRefused extends Error {
   /** Always `VersionRefused`. */

@@ -9,17 +9,9 @@
  * @module
  */
 import { isHookboxError } from "../errors.ts";
-import { type Store, VersionRefused } from "../server/store.ts";
+import { type Store, StoreUnavailable, VersionRefused } from "../server/store.ts";
 
-/** The store failed to answer; the request may be retried. */
-export class StoreUnavailable extends Error {
-  constructor(cause: unknown) {
-    super(`store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
-    this.name = "StoreUnavailable";
-  }
-}
+export { StoreUnavailable };
 
 /** `store` with every method's failure turned into a {@linkcode StoreUnavailable}. */
 export function guarded(store: Store): Store {

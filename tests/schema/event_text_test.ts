@@ -2,12 +2,8 @@ import assert from "node:assert/strict";
 import { MAX_JSON_DEPTH, textDepth, tooDeepAt } from "../../src/schema/depth.ts";
 import { parseEvent, tryParseEvent } from "../../src/schema/event.ts";
 import { agentCall } from "../../src/agents/adapters.ts";
-import {
-  agentEventOfText,
-  eventOfText,
-  parseEventText,
-  textOf,
-} from "../../src/schema/event_text.ts";
+import { parseEventText, textOf } from "../../src/schema/event_text.ts";
+import { agentEventOfText, eventOfText } from "../../src/agents/event_text.ts";
 
 const BODIES = [
   {

@@ -21,7 +21,7 @@
 import type { HookDefinition } from "../../hook/types.ts";
 import type { EffectiveLimits } from "../../runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../../runtime/wasm/mod.ts";
-import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../../bytes.ts";
 import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
 import { writeAtomic } from "./atomic.ts";
 

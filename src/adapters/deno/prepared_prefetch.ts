@@ -20,7 +20,7 @@
  */
 
 import type { LoadedPlugin } from "../../runtime/wasm/mod.ts";
-import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../../bytes.ts";
 import { writeAtomic } from "./atomic.ts";
 
 /** Entries recorded per kind of event. */

@@ -26,7 +26,7 @@
 import type { Discovery } from "../../hook/discover.ts";
 import type { HookLevel } from "../../hook/types.ts";
 import type { DirEntry, HostFs, PathInfo } from "../../host.ts";
-import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../../bytes.ts";
 import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
 import { writeAtomicSync } from "./atomic.ts";
 

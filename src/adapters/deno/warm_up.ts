@@ -13,7 +13,7 @@
  * @module
  */
 import { base64Bytes } from "../../bytes.ts";
-import { sha256Hex } from "../../runtime/wasm/_cache.ts";
+import { sha256Hex } from "../../bytes.ts";
 import { createService } from "../../server/app.ts";
 import { hashKey, newKey } from "../../server/auth.ts";
 import type { HookBuilder } from "../../server/builder.ts";

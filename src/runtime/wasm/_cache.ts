@@ -1,20 +1,11 @@
 /**
- * Content-addressed caches: SHA-256 over Web Crypto, and compiled modules
- * keyed by the SHA-256 of the bytes they were compiled from.
+ * Content-addressed caches: compiled modules keyed by the SHA-256 of the
+ * bytes they were compiled from (`sha256Hex` lives in `src/bytes.ts`).
  *
  * @module
  */
 
-/** Lowercase hex SHA-256 of bytes, or of a string as UTF-8 (hookbox's one SHA-256 helper). */
-export async function sha256Hex(data: Uint8Array | string): Promise<string> {
-  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
-  );
-  let hex = "";
-  for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
+export { sha256Hex } from "../../bytes.ts";
 
 /** Turns bytes into a module; `sha256` lets edge bundles look up precompiled modules. */
 export type CompileFn = (bytes: Uint8Array, sha256: string) => Promise<WebAssembly.Module>;

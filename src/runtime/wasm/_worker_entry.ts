@@ -15,7 +15,7 @@ import { askHttp, type HttpAsk } from "./_http_wire.ts";
 import { WasmRuntime } from "./_runtime.ts";
 import { watchLongCalls } from "./_host.ts";
 import { createPromptRuntime } from "../prompt.ts";
-import { eventOfText } from "../../schema/event_text.ts";
+import { eventOfText } from "../../agents/event_text.ts";
 import type { ChainLink, ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
 interface WorkerScope {
