@@ -55,7 +55,10 @@ export function bundleStore(data: BundleData, audit: (rows: AuditRow[]) => Promi
     rollback: readOnly,
     deleteHook: readOnly,
     hooksGeneration: () => Promise.resolve(1),
-    appendAudit: async (rows) => (await audit(rows), []),
+    // The tenant guard (`tenant_created_at`) is for shared stores; it is never part of an item.
+    appendAudit: async (
+      rows,
+    ) => (await audit(rows.map(({ tenant_created_at: _, ...row }) => row)), []),
     readAudit: readOnly,
     pruneAudit: () => Promise.resolve(0),
     countAudit: () => Promise.resolve(0),
