@@ -7,12 +7,7 @@
  */
 import { hookFunction, respond } from "hookbox:lib/hook_io.js";
 import { mapStrings } from "hookbox:lib/json_walk.js";
-import {
-  isPlaceholder,
-  isSecretKey,
-  marker,
-  redactText,
-} from "hookbox:lib/secret_patterns.js";
+import { isPlaceholder, isSecretKey, marker, redactText } from "hookbox:lib/secret_patterns.js";
 
 function redactValue(output, counts) {
   return mapStrings(output, (text, key) => {

@@ -6,13 +6,7 @@
  * only reports a problem, without claiming completion, is an honest stop and
  * passes. After MAX_ATTEMPTS stops (`stop_count`) the gate gives up.
  */
-import {
-  block,
-  hookFunction,
-  invalid,
-  respond,
-  stringField,
-} from "hookbox:lib/hook_io.js";
+import { block, hookFunction, invalid, respond, stringField } from "hookbox:lib/hook_io.js";
 
 const MAX_ATTEMPTS = 3;
 
