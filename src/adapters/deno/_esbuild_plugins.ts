@@ -38,66 +38,42 @@ export const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
 export const ZOD_TRIMMED: esbuild.Plugin = {
   name: "zod-trimmed",
   setup(build) {
-    build.onLoad({ filter: /\/zod\/v4\/core\/compile\.js$/ }, () => ({
-      contents:
-        `const absent = () => { throw new Error("zod's compile() is not in this hookbox bundle"); };
-export const INVALID = Symbol.for("zod.compile.invalid");
-export class ZodCompileAsyncError extends Error {}
-export class ZodCompileUnsupportedError extends Error {}
-export const compile = absent;
-export const withParser = absent;
-export const compileFn = absent;`,
-      loader: "js",
+    build.onLoad({ filter: /\/zod\/v4\/core\/compile\.js$/ }, async () => ({
+      contents: await Deno.readTextFile(STUB("zod_compile.ts")),
+      loader: "ts",
     }));
-    build.onLoad({ filter: /\/zod\/v4\/classic\/from-json-schema\.js$/ }, () => ({
-      contents: `export function fromJSONSchema() {
-  throw new Error("zod's fromJSONSchema() is not in this hookbox bundle");
-}`,
-      loader: "js",
+    build.onLoad({ filter: /\/zod\/v4\/classic\/from-json-schema\.js$/ }, async () => ({
+      contents: await Deno.readTextFile(STUB("zod_from_json_schema.ts")),
+      loader: "ts",
     }));
   },
 };
 
-/** One import replaced by a module of ours, loaded from its own namespace. */
+/** A stub module's path: real files in `stubs/`, which the type checker sees. */
+const STUB = (name: string) => new URL(`./stubs/${name}`, import.meta.url).pathname;
+
+/** One import replaced by a stub module of ours. */
 interface Stub {
-  /** The namespace the replaced imports resolve into. */
-  namespace: string;
   /** Import paths to replace. */
   filter: RegExp;
-  /** Source of the replacement. */
-  contents: string;
+  /** The stub's file name in `stubs/`. */
+  file: string;
   /** Replace only imports made by importers this accepts (default: every one). */
   when?: (importer: string) => boolean;
-  loader?: "js" | "ts";
-  /** Where the replacement's own imports resolve from (default: the importer's directory). */
-  resolveDir?: string;
 }
 
 function stub(build: esbuild.PluginBuild, s: Stub): void {
-  build.onResolve({ filter: s.filter }, (args) =>
-    s.when && !s.when(args.importer) ? undefined : {
-      path: args.path,
-      namespace: s.namespace,
-      pluginData: s.resolveDir ?? args.resolveDir,
-    });
-  build.onLoad({ filter: /.*/, namespace: s.namespace }, (args) => ({
-    contents: s.contents,
-    loader: s.loader ?? "js",
-    resolveDir: args.pluginData as string,
-  }));
+  build.onResolve(
+    { filter: s.filter },
+    (args) => s.when && !s.when(args.importer) ? undefined : { path: STUB(s.file) },
+  );
 }
 
 /** Worker mode (a Web Worker per plugin thread) has no place in an edge Worker: left out. */
 export const NO_WORKER_MODE: esbuild.Plugin = {
   name: "no-worker-mode",
   setup(build) {
-    stub(build, {
-      namespace: "no-worker-mode",
-      filter: /\/_worker_runtime\.ts$/,
-      contents: `export class WorkerRuntime {
-  constructor() { throw new Error("worker mode is not available in an edge bundle"); }
-}`,
-    });
+    stub(build, { filter: /\/_worker_runtime\.ts$/, file: "worker_runtime.ts" });
   },
 };
 
@@ -110,15 +86,7 @@ export const NO_WORKER_MODE: esbuild.Plugin = {
 export const NO_REGEX_ENGINE: esbuild.Plugin = {
   name: "no-regex-engine",
   setup(build) {
-    stub(build, {
-      namespace: "no-re2",
-      filter: /^re2js$/,
-      contents: `export const RE2JS = {
-  compile() {
-    throw new Error("this edge bundle has no regex engine: its matchers were all plain words when it was built; bundle again");
-  },
-};`,
-    });
+    stub(build, { filter: /^re2js$/, file: "re2js.ts" });
   },
 };
 
@@ -134,25 +102,10 @@ export const NO_REGEX_ENGINE: esbuild.Plugin = {
 export const NO_OPENAPI: esbuild.Plugin = {
   name: "no-openapi",
   setup(build) {
-    stub(build, {
-      namespace: "zod-plain",
-      filter: /^@hono\/zod-openapi$/,
-      contents: `import { z } from "zod";
-if (z.ZodType.prototype.openapi === undefined) z.ZodType.prototype.openapi = function () { return this; };
-export { z };`,
-    });
-    stub(build, {
-      namespace: "no-openapi",
-      filter: /\/openapi\.ts$/,
-      contents: `export function openApiDocument() {
-  throw new Error("an edge Worker does not serve the OpenAPI document; the hookbox service does");
-}`,
-    });
+    stub(build, { filter: /^@hono\/zod-openapi$/, file: "zod_openapi.ts" });
+    stub(build, { filter: /\/openapi\.ts$/, file: "openapi.ts" });
   },
 };
-
-/** Where the module rewriter's sources are. */
-const REWRITER_DIR = new URL("../../wasm/", import.meta.url).pathname;
 
 /**
  * The module rewriter left out of an edge Worker: the Worker loads plugins
@@ -165,19 +118,9 @@ export const NO_REWRITER: esbuild.Plugin = {
   name: "no-rewriter",
   setup(build) {
     stub(build, {
-      namespace: "no-rewriter",
       filter: /\/wasm\/mod\.ts$/,
       when: (importer) => importer.includes("/runtime/wasm/"),
-      contents: `export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "./_limits.ts";
-export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
-export { PAGE_SHIFT as WRITE_PAGE_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";
-const absent = () => {
-  throw new Error("an edge Worker loads prepared plugins only: it has no module rewriter");
-};
-export const inspectModule = absent;
-export const instrumentModule = absent;`,
-      loader: "ts",
-      resolveDir: REWRITER_DIR,
+      file: "rewriter.ts",
     });
   },
 };

@@ -1,0 +1,23 @@
+/**
+ * Stands in for the module rewriter (`src/wasm/mod.ts`) in an edge Worker
+ * (see `NO_REWRITER`): the Worker loads plugins prepared by `hookbox
+ * bundle`, so the runtime keeps only the rewriter's constants; inspecting or
+ * instrumenting a module there fails loudly. The type checker sees this file:
+ * a constant the runtime needs that moves in the rewriter breaks it.
+ *
+ * @module
+ */
+export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "../../../wasm/_limits.ts";
+export { NAMES as HOOKBOX_EXPORTS } from "../../../wasm/_plan.ts";
+export {
+  PAGE_SHIFT as WRITE_PAGE_SHIFT,
+  STRADDLE as WRITE_STRADDLE,
+} from "../../../wasm/_writes.ts";
+
+const absent = (): never => {
+  throw new Error("an edge Worker loads prepared plugins only: it has no module rewriter");
+};
+/** Not in an edge Worker. */
+export const inspectModule = absent;
+/** Not in an edge Worker. */
+export const instrumentModule = absent;
