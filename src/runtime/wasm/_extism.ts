@@ -146,27 +146,6 @@ export function extismOverrides(
   return overrides;
 }
 
-/** The kernel functions {@linkcode extismOverrides} serves (priced there, not again). */
-const OVERRIDDEN: ReadonlySet<string> = new Set([
-  "alloc",
-  "output_set",
-  "error_set",
-  "var_get",
-  "var_set",
-  "input_length",
-  "input_load_u64",
-  "input_load_u8",
-  "config_get",
-  "http_request",
-  "http_status_code",
-  "log_warn",
-  "log_info",
-  "log_debug",
-  "log_error",
-  "log_trace",
-  "get_log_level",
-]);
-
 // Blocks the host reads are charged per byte before they are copied: a loop
 // re-setting one large output or variable costs fuel by its size.
 function keyOf(host: GuestHost, ctx: ExtismContext, addr: bigint): string {
@@ -188,16 +167,22 @@ function inputFault(host: GuestHost, at: bigint): never {
 }
 
 /**
- * Shields every function of the SDK's kernel namespace (its own and our
- * overrides, which the SDK writes into the same object) so that none of them
- * can throw an exception the guest could catch (see `_shield.ts`).
+ * Shields every function of the SDK's kernel namespace so that none of them
+ * can throw an exception the guest could catch (see `_shield.ts`), and prices
+ * each call (`kernelCallFuel`) but those named in `overridden`, which
+ * {@linkcode extismOverrides} shields and prices where it makes them.
  */
-export function shieldKernel(host: GuestHost, ctx: ExtismContext): void {
+export function shieldKernel(
+  host: GuestHost,
+  ctx: ExtismContext,
+  overridden: ReadonlySet<string>,
+): void {
   const holder = ctx as unknown as Record<symbol, unknown>;
   for (const key of Object.getOwnPropertySymbols(holder)) {
     const value = holder[key] as Record<string, HostFunction> | null;
     if (typeof value?.load_u8 === "function" && typeof value.alloc === "function") {
-      return shieldAll(host, value, (name) => OVERRIDDEN.has(name) ? 0 : kernelCallFuel(name));
+      // What `extismOverrides` serves is priced there, not again.
+      return shieldAll(host, value, (name) => overridden.has(name) ? 0 : kernelCallFuel(name));
     }
   }
   throw new Error("@extism/extism kernel namespace not found: the SDK changed");

@@ -109,7 +109,7 @@ export class PluginInstance {
       "hookbox": {
         ...hookboxFunctions(host, (c) => {
           ctx = c;
-          if (kernel) shieldKernel(host, c);
+          if (kernel) shieldKernel(host, c, new Set(Object.keys(functions[EXTISM_KERNEL] ?? {})));
         }),
         ...(loaded.memoryImport ? { memory: memoryImport(loaded, memory) } : {}),
       },
