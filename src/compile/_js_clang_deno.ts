@@ -68,7 +68,10 @@ export async function headerSalt(clangVersion: string): Promise<string> {
     `${ENGINE_SRC}/include/pthread.h`,
   ];
   const texts = await Promise.all(headers.map(readText));
-  const quickjsH = patchSource(QUICKJS_HEADER, await readText(`${QUICKJS_DIR}/${QUICKJS_HEADER}`));
+  const quickjsH = await patchSource(
+    QUICKJS_HEADER,
+    await readText(`${QUICKJS_DIR}/${QUICKJS_HEADER}`),
+  );
   return [clangVersion, CFLAGS.join(" "), ...texts, quickjsH].join("\0");
 }
 
@@ -128,13 +131,13 @@ export async function compileAndLink(dir: string, prelude: string, salt: string)
   await Deno.mkdir(patchedDir, { recursive: true });
   const quickjs = await Promise.all(QUICKJS_FILES.map(async (f) => {
     if (!isPatched(f)) return `${QUICKJS_DIR}/${f}`;
-    const text = patchSource(f, await readText(`${QUICKJS_DIR}/${f}`));
+    const text = await patchSource(f, await readText(`${QUICKJS_DIR}/${f}`));
     await Deno.writeTextFile(`${patchedDir}/${f}`, text);
     return `${patchedDir}/${f}`;
   }));
   await Deno.writeTextFile(
     `${patchedDir}/${QUICKJS_HEADER}`,
-    patchSource(QUICKJS_HEADER, await readText(`${QUICKJS_DIR}/${QUICKJS_HEADER}`)),
+    await patchSource(QUICKJS_HEADER, await readText(`${QUICKJS_DIR}/${QUICKJS_HEADER}`)),
   );
   const sources = [
     ...quickjs,

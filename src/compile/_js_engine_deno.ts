@@ -9,7 +9,7 @@
  * @module
  */
 import { sha256Hex } from "../bytes.ts";
-import { PATCHES } from "./_js_patches.ts";
+import { patchFiles } from "./_js_patches.ts";
 import { withLock } from "./_js_lock_deno.ts";
 import { checkClang, ensureNpmPackages, QUICKJS_DIR, REPO_ROOT } from "./_js_toolchain_deno.ts";
 import {
@@ -58,13 +58,14 @@ function sourceFiles(): string[] {
     `${ENGINE_SRC}/include/pthread.h`,
     HOT_FUNCTIONS,
     ...QUICKJS_FILES.map((f) => `${QUICKJS_DIR}/${f}`),
+    ...patchFiles(),
   ];
 }
 
 async function engineKey(clang: string, prelude: string): Promise<string> {
   const texts = await Promise.all(sourceFiles().map(readText));
   return await sha256Hex(
-    [clang, CFLAGS.join(" "), LDFLAGS.join(" "), prelude, JSON.stringify(PATCHES), ...texts]
+    [clang, CFLAGS.join(" "), LDFLAGS.join(" "), prelude, ...texts]
       .join("\0"),
   );
 }
@@ -108,7 +109,7 @@ async function stampPath(cacheRoot: string): Promise<string | null> {
     const stats = files.map((f) => Deno.statSync(f));
     const lines = files.map((f, i) => `${f}:${stats[i]!.size}:${stats[i]!.mtime?.getTime()}`);
     const key = await sha256Hex(
-      [CFLAGS.join(" "), LDFLAGS.join(" "), JSON.stringify(PATCHES), ...lines].join("\n"),
+      [CFLAGS.join(" "), LDFLAGS.join(" "), ...lines].join("\n"),
     );
     return `${cacheRoot}/stamps/${key.slice(0, 32)}.json`;
   } catch {
