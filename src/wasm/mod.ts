@@ -53,10 +53,15 @@
 export { inspectModule } from "./_inspect.ts";
 export type { ExportInfo, ImportInfo, MemoryInfo, ModuleInfo, TableInfo } from "./_inspect.ts";
 export { EXTERNAL_KINDS, type ExternalKind } from "./_module.ts";
-export { MAX_NESTING, MAX_TABLE_ENTRIES, MAX_TABLES, TABLE_ENTRY_BYTES } from "./_limits.ts";
+export { MAX_NESTING, MAX_TABLES } from "./_limits.ts";
+export {
+  HOOKBOX_EXPORTS,
+  MAX_TABLE_ENTRIES,
+  TABLE_ENTRY_BYTES,
+  WRITE_PAGE_SHIFT,
+  WRITE_STRADDLE,
+} from "./shared.ts";
 export { instrument, instrumentModule, MAX_DATA_RANGES } from "./_instrument.ts";
 export type { InstrumentOptions, InstrumentReport } from "./_instrument.ts";
 export type { ImportedMemory } from "./_memory.ts";
 export { BULK_COST } from "./_code.ts";
-export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
-export { PAGE_SHIFT as WRITE_PAGE_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";

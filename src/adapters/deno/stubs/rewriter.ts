@@ -7,12 +7,13 @@
  *
  * @module
  */
-export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "../../../wasm/_limits.ts";
-export { NAMES as HOOKBOX_EXPORTS } from "../../../wasm/_plan.ts";
 export {
-  PAGE_SHIFT as WRITE_PAGE_SHIFT,
-  STRADDLE as WRITE_STRADDLE,
-} from "../../../wasm/_writes.ts";
+  HOOKBOX_EXPORTS,
+  MAX_TABLE_ENTRIES,
+  TABLE_ENTRY_BYTES,
+  WRITE_PAGE_SHIFT,
+  WRITE_STRADDLE,
+} from "../../../wasm/shared.ts";
 
 const absent = (): never => {
   throw new Error("an edge Worker loads prepared plugins only: it has no module rewriter");

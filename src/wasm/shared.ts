@@ -1,0 +1,11 @@
+/**
+ * The names and sizes the module rewriter and the runtime both rely on: the
+ * exports instrumentation adds, the write-tracking page size, table limits.
+ * Small and free of the rewriter itself, so a bundle without the rewriter (an
+ * edge Worker) can keep them.
+ *
+ * @module
+ */
+export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "./_limits.ts";
+export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
+export { PAGE_SHIFT as WRITE_PAGE_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";
