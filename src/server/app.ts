@@ -872,6 +872,7 @@ function auditRow(
         version: s?.version ?? null,
         sha256: s?.sha256 ?? null,
         outcome: h.outcome,
+        code: h.code,
         detail: h.detail === null ? null : storable(h.detail),
         duration_ms: h.duration_ms,
         fuel: h.fuel,

@@ -121,6 +121,7 @@ function build() {
     version: z.number().int().nullable(),
     sha256: z.string().nullable(),
     outcome: z.string(),
+    code: z.string().nullable().optional(),
     detail: z.string().nullable(),
     duration_ms: z.number(),
     fuel: z.number(),

@@ -399,6 +399,7 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
         version: 1,
         sha256: up.body.sha256,
         outcome: "block",
+        code: null,
         detail: null,
         duration_ms: 0,
         fuel: true,

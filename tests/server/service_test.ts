@@ -903,3 +903,21 @@ Deno.test("a tar entry with a long name (a pax header) is stored under that name
     }
   });
 });
+
+Deno.test("an audit item keeps each failed hook's stable code", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const up = await h.call("PUT", "/v1/hooks/crashy", {
+      key,
+      body: await wasmFolder("crashy", "trap_unreachable"),
+    });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const answer = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.equal(answer.body.hooks[0].code, "TRAP");
+    const audit = await h.call("GET", "/v1/audit", { key });
+    assert.deepEqual(
+      [audit.body.items[0].hooks[0].outcome, audit.body.items[0].hooks[0].code],
+      ["error", "TRAP"],
+    );
+  });
+});
