@@ -63,6 +63,9 @@ const MIGRATIONS: string[] = [
    ALTER TABLE blobs ADD COLUMN stored_at BIGINT NOT NULL DEFAULT 0;`,
 ];
 
+/** Seconds a connection may take to open before the request that needs it fails. */
+const CONNECT_TIMEOUT_S = 5;
+
 /** Arbitrary key of the advisory lock that serialises migrations. */
 const MIGRATION_LOCK = 0x686f6f6b;
 
@@ -70,6 +73,9 @@ const MIGRATION_LOCK = 0x686f6f6b;
 export function openPostgresStore(url: string): Store {
   const sql = postgres(url, {
     max: 8,
+    // A database that is restarting or gone: a request fails (503) within seconds instead of
+    // waiting out postgres.js's 30 s default (a load balancer gave up on it first: 504).
+    connect_timeout: CONNECT_TIMEOUT_S,
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
     connection: { application_name: "hookbox" },
@@ -78,6 +84,7 @@ export function openPostgresStore(url: string): Store {
   // behind each other, never in front of the writes and reads that answer events.
   const reads = postgres(url, {
     max: 2,
+    connect_timeout: CONNECT_TIMEOUT_S,
     onnotice: () => {},
     types: { bigint: postgres.BigInt },
     connection: { application_name: "hookbox-audit-reads" },
