@@ -7,10 +7,10 @@
  */
 import { parseArgs } from "node:util";
 import { absolute } from "../adapters/deno/fs.ts";
-import { AGENT_EVENTS, type AgentName, AGENTS, isAgentName } from "../agents/adapters.ts";
+import { AGENT_EVENTS, type AgentName } from "../agents/adapters.ts";
 import { type InstallableAgent, installedEntries, parseConfigText } from "../agents/install.ts";
-import { EXIT, UsageError } from "./_io.ts";
-import { configPath, ignoredByAgent, readConfig, TRUST_STEPS } from "./install.ts";
+import { EXIT } from "./_io.ts";
+import { configPath, configuredAgent, ignoredByAgent, readConfig, TRUST_STEPS } from "./install.ts";
 import { DOCTOR_USAGE } from "./usage.ts";
 
 /** Most time one synthetic event may take, ms (a first compile included). */
@@ -27,16 +27,7 @@ export async function doctorCommand(args: string[]): Promise<number> {
     },
     strict: true,
   });
-  const agent = values.agent;
-  if (agent === undefined) throw new UsageError(`--agent NAME is required; usage: ${DOCTOR_USAGE}`);
-  if (!isAgentName(agent) || agent === "agenthooks") {
-    throw new UsageError(
-      `unknown agent "${agent}"; one of ${AGENTS.filter((a) => a !== "agenthooks").join(", ")}`,
-    );
-  }
-  if (values.user && values.project !== undefined) {
-    throw new UsageError("--project and --user exclude each other");
-  }
+  const agent = configuredAgent(values, DOCTOR_USAGE);
   const project = absolute(values.project ?? ".");
   const file = configPath(agent, values.user, values.project);
   const text = await readConfig(file);

@@ -48,22 +48,7 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
     },
     strict: true,
   });
-  const agent = values.agent;
-  if (agent === undefined) {
-    throw new UsageError(`--agent NAME is required; usage: ${INSTALL_USAGE}`);
-  }
-  if (!isAgentName(agent)) {
-    throw new UsageError(`unknown agent "${agent}"; one of ${AGENTS.join(", ")}`);
-  }
-  if (agent === "agenthooks") {
-    throw new UsageError(
-      "agenthooks reads hook folders (HOOK.md), hookbox's own format: put hooks in .agents/hooks/ " +
-        "and have the agent run `hookbox dispatch --agent agenthooks`; there is no config file to write",
-    );
-  }
-  if (values.user && values.project !== undefined) {
-    throw new UsageError("--project and --user exclude each other");
-  }
+  const agent = configuredAgent(values, INSTALL_USAGE);
   if (values.http !== undefined) {
     if (mode === "uninstall") throw new UsageError("--http is for install only");
     if (!HTTP_AGENTS.includes(agent)) {
@@ -119,6 +104,31 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
   else await writeAtomic(file, edited);
   console.error(`hookbox: uninstalled for ${agent} from ${file}`);
   return EXIT.allow;
+}
+
+/**
+ * The agent of `--agent` whose config file hookbox writes, with `--project`
+ * and `--user` checked (install, uninstall, doctor).
+ */
+export function configuredAgent(
+  values: { agent?: string | undefined; project?: string | undefined; user?: boolean | undefined },
+  usage: string,
+): InstallableAgent {
+  const agent = values.agent;
+  if (agent === undefined) throw new UsageError(`--agent NAME is required; usage: ${usage}`);
+  if (!isAgentName(agent)) {
+    throw new UsageError(`unknown agent "${agent}"; one of ${AGENTS.join(", ")}`);
+  }
+  if (agent === "agenthooks") {
+    throw new UsageError(
+      "agenthooks reads hook folders (HOOK.md), hookbox's own format: put hooks in .agents/hooks/ " +
+        "and have the agent run `hookbox dispatch --agent agenthooks`; there is no config file to write",
+    );
+  }
+  if (values.user && values.project !== undefined) {
+    throw new UsageError("--project and --user exclude each other");
+  }
+  return agent;
 }
 
 /** What each agent needs before it runs project hooks (research/real-agents.md). */
