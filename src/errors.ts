@@ -54,6 +54,8 @@ export interface ErrorContext {
   path?: string;
   /** Dotted field name inside that input (`matcher.tool`, `tool_input`). */
   field?: string;
+  /** Byte offset inside that input (a WebAssembly module the rewriter could not read). */
+  offset?: number;
   /** The underlying error, kept for logs; never shown to API clients. */
   cause?: unknown;
 }
@@ -78,6 +80,8 @@ export class HookboxError extends Error {
   readonly path: string | undefined;
   /** The field concerned, if any. */
   readonly field: string | undefined;
+  /** The byte offset concerned, if any. */
+  readonly offset: number | undefined;
 
   /** Builds an error with its code, message and context. */
   constructor(code: ErrorCode, message: string, context: ErrorContext = {}) {
@@ -85,6 +89,7 @@ export class HookboxError extends Error {
     this.code = code;
     this.path = context.path;
     this.field = context.field;
+    this.offset = context.offset;
   }
 
   /** One line: `CODE path: message`, as the CLI prints it. */
@@ -94,12 +99,13 @@ export class HookboxError extends Error {
   }
 
   /** A plain object safe to serialise for clients (no stack, no cause). */
-  toJSON(): { code: ErrorCode; message: string; path?: string; field?: string } {
+  toJSON(): { code: ErrorCode; message: string; path?: string; field?: string; offset?: number } {
     return {
       code: this.code,
       message: this.message,
       ...(this.path === undefined ? {} : { path: this.path }),
       ...(this.field === undefined ? {} : { field: this.field }),
+      ...(this.offset === undefined ? {} : { offset: this.offset }),
     };
   }
 }

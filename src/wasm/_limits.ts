@@ -62,8 +62,12 @@ export function checkModule(m: ParsedModule): void {
   checkBodies(m);
 }
 
-function denied(message: string): never {
-  throw new HookboxError("PLUGIN_FEATURE_DENIED", message);
+function denied(message: string, offset?: number): never {
+  throw new HookboxError(
+    "PLUGIN_FEATURE_DENIED",
+    message,
+    offset === undefined ? {} : { offset },
+  );
 }
 
 /** Refuses wait instructions and over-deep nesting in every function body. */
@@ -83,12 +87,15 @@ function checkBodies(m: ParsedModule): void {
         throw new HookboxError(
           "LIMIT_MODULE",
           `function ${index} nests blocks deeper than ${MAX_NESTING} (at offset ${at})`,
+          { offset: at },
         );
       }
       if (instr.op === OP.end || instr.op === OP.delegate) depth--;
       const wait = instr.op === OP.atomic &&
         (instr.sub === ATOMIC.wait32 || instr.sub === ATOMIC.wait64);
-      if (wait) denied(`memory.atomic.wait at offset ${at}: waiting is not allowed (no threads)`);
+      if (wait) {
+        denied(`memory.atomic.wait at offset ${at}: waiting is not allowed (no threads)`, at);
+      }
     }
   }
 }

@@ -10,7 +10,9 @@ import { HookboxError } from "../errors.ts";
 
 /** Throws `PLUGIN_INVALID` with the offset where decoding failed. */
 export function invalid(message: string, offset: number): never {
-  throw new HookboxError("PLUGIN_INVALID", `invalid wasm: ${message} at offset ${offset}`);
+  throw new HookboxError("PLUGIN_INVALID", `invalid wasm: ${message} at offset ${offset}`, {
+    offset,
+  });
 }
 
 /** A cursor over a byte range `[pos, end)` of `bytes`. */

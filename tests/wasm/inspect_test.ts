@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { inspectModule, instrument } from "../../src/wasm/mod.ts";
-import { isHookboxError } from "../../src/errors.ts";
+import { type HookboxError, isHookboxError } from "../../src/errors.ts";
 import { fixture, wat } from "./_wat.ts";
 
 const isInvalid = (e: unknown) => isHookboxError(e, "PLUGIN_INVALID");
@@ -39,6 +39,12 @@ Deno.test("`inspectModule()` rejects garbage bytes with PLUGIN_INVALID", async (
   assert.throws(() => inspectModule(new Uint8Array()), isInvalid);
   const component = new Uint8Array([0, 0x61, 0x73, 0x6d, 0x0d, 0, 1, 0]);
   assert.throws(() => inspectModule(component), (e) => isInvalid(e) && /version/.test(String(e)));
+  // Where decoding failed is a field of the error, not only words in its message.
+  assert.throws(
+    () => inspectModule(component),
+    (e) =>
+      isInvalid(e) && (e as HookboxError).offset === 4 && (e as HookboxError).toJSON().offset === 4,
+  );
 });
 
 Deno.test("`inspectModule()` and `instrument()` reject every truncation of a module", async () => {
