@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { DispatchResult } from "../dispatch/result.ts";
+import { allowResult, type DispatchResult } from "../dispatch/result.ts";
 import type { HookDefinition } from "../hook/types.ts";
 import { compileMatcher } from "../schema/matcher.ts";
 import type { EventType } from "../schema/event_types.ts";
@@ -214,17 +214,5 @@ export function unreadableBlock(
 
 /** A dispatch result that blocks with `reason`, by `guard`. */
 export function blockedResult(type: EventType, reason: string, guard: string): DispatchResult {
-  return {
-    event_type: type,
-    decision: "block",
-    reason,
-    blocked_by: guard,
-    modified_input: null,
-    modified_output: null,
-    inject: [],
-    disable_tools: [],
-    enable_tools: [],
-    store: {},
-    hooks: [],
-  };
+  return { ...allowResult(type), decision: "block", reason, blocked_by: guard };
 }

@@ -13,7 +13,7 @@ import { UNBLOCKABLE_EVENTS } from "../schema/event_types.ts";
 import type { Control } from "../schema/output.ts";
 import { type CallContext, callHook, type HookCall } from "./call_hook.ts";
 import { inputField, outputField } from "./fields.ts";
-import type { DispatchResult, HookRecord } from "./result.ts";
+import { allowResult, type DispatchResult, type HookRecord } from "./result.ts";
 import { recheckRewrites } from "./recheck.ts";
 import { selectHooks } from "./select.ts";
 import { loadRe2, re2Loaded } from "../schema/_re2.ts";
@@ -274,17 +274,5 @@ function startAsync(hook: HookDefinition, event: HookEvent, options: DispatchOpt
 }
 
 function emptyResult(event: HookEvent): DispatchResult {
-  return {
-    event_type: event.event_type,
-    decision: "allow",
-    reason: null,
-    blocked_by: null,
-    modified_input: null,
-    modified_output: null,
-    inject: [],
-    disable_tools: [],
-    enable_tools: [],
-    store: { ...(event.store ?? {}) },
-    hooks: [],
-  };
+  return allowResult(event.event_type, { ...(event.store ?? {}) });
 }

@@ -63,3 +63,20 @@ export interface DispatchResult {
   /** One record per hook that ran (or was started, for async hooks), in order. */
   hooks: HookRecord[];
 }
+
+/** The result of an event no hook answered: allow, nothing changed, `store` passed through. */
+export function allowResult(type: EventType, store: Record<string, unknown> = {}): DispatchResult {
+  return {
+    event_type: type,
+    decision: "allow",
+    reason: null,
+    blocked_by: null,
+    modified_input: null,
+    modified_output: null,
+    inject: [],
+    disable_tools: [],
+    enable_tools: [],
+    store,
+    hooks: [],
+  };
+}

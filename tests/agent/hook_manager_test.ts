@@ -3,6 +3,7 @@
  * isolation, and seed 001's context objects.
  */
 import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
+import { allowResult } from "../../src/dispatch/result.ts";
 import {
   type AgentHook,
   type EventType,
@@ -159,20 +160,13 @@ Deno.test("a sandboxed hook cannot enable a tool in-process code or a higher lev
   const answering = (hooks: { level: HookLevel; control: unknown }[]): Executor => ({
     dispatch: (input) =>
       Promise.resolve({
-        event_type: (input as { event_type: EventType }).event_type,
-        decision: "allow",
-        reason: null,
-        blocked_by: null,
-        modified_input: null,
-        modified_output: null,
-        inject: [],
+        ...allowResult((input as { event_type: EventType }).event_type),
         disable_tools: hooks.flatMap((h) =>
           (h.control as { disable_tools?: string[] }).disable_tools ?? []
         ),
         enable_tools: hooks.flatMap((h) =>
           (h.control as { enable_tools?: string[] }).enable_tools ?? []
         ),
-        store: {},
         hooks: hooks.map((h, i) => ({
           name: `h${i}`,
           level: h.level,
