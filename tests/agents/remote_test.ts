@@ -6,19 +6,33 @@
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { openSqliteStore } from "../../src/store/sqlite.ts";
 import { ROOT, runWithStdin } from "../_helpers.ts";
-import { harness, wasmFolder } from "../server/_api.ts";
+import { type Harness, harness, wasmFolder } from "../server/_api.ts";
 import { claudeBash } from "./_agent_hooks.ts";
 
 const CLI = [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`];
 
-Deno.test("dispatch --remote answers each agent like the in-process command", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_remote_" });
+/** Runs `fn` against a service on a fresh store, listening on 127.0.0.1; cleans up after. */
+async function withService(
+  prefix: string,
+  fn: (h: Harness, dir: string, url: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix });
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen() {} },
     (req) => h.service.app.fetch(req),
   );
   try {
+    await fn(h, dir, `http://127.0.0.1:${server.addr.port}`);
+  } finally {
+    await server.shutdown();
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("dispatch --remote answers each agent like the in-process command", async () => {
+  await withService("hookbox_remote_", async (h, dir, url) => {
     const key = await h.tenant("acme");
     // The same guard for the service (uploaded) and the local command (a hook folder).
     const up = await h.call("PUT", "/v1/hooks/guard", {
@@ -34,7 +48,6 @@ Deno.test("dispatch --remote answers each agent like the in-process command", as
       `${dir}/hooks/guard/plugin.wasm`,
       Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)),
     );
-    const url = `http://127.0.0.1:${server.addr.port}`;
     const claude = (command: string) => claudeBash(command, dir);
     const windsurf = (command: string) =>
       JSON.stringify({
@@ -86,11 +99,7 @@ Deno.test("dispatch --remote answers each agent like the in-process command", as
     });
     assertEquals(wrong.exitCode, 1);
     match(wrong.stderr, /remote answered 401/);
-  } finally {
-    await server.shutdown();
-    await h.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, oversized, or slow", async () => {
@@ -153,13 +162,7 @@ Deno.test("dispatch --remote --strict: a service that cannot be asked is the age
 });
 
 Deno.test("dispatch --remote sends the head of a payload over the stdin cap; a closed guard blocks it", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_remote_big_" });
-  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
-  const server = Deno.serve(
-    { port: 0, hostname: "127.0.0.1", onListen() {} },
-    (req) => h.service.app.fetch(req),
-  );
-  try {
+  await withService("hookbox_remote_big_", async (h, dir, url) => {
     const key = await h.tenant("acme");
     const up = await h.call("PUT", "/v1/hooks/guard", {
       key,
@@ -175,7 +178,7 @@ Deno.test("dispatch --remote sends the head of a payload over the stdin cap; a c
         "--event",
         "PreToolUse",
         "--remote",
-        `http://127.0.0.1:${server.addr.port}`,
+        url,
       ],
       env: { HOOKBOX_KEY: key, NO_COLOR: "1" },
       stdin: "piped",
@@ -194,9 +197,5 @@ Deno.test("dispatch --remote sends the head of a payload over the stdin cap; a c
     const answer = JSON.parse(stdout).hookSpecificOutput;
     assertEquals(answer.permissionDecision, "deny");
     match(answer.permissionDecisionReason, /hook "guard" guards it and fails closed/);
-  } finally {
-    await server.shutdown();
-    await h.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
