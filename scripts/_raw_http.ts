@@ -14,7 +14,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const HEAD_END = [13, 10, 13, 10];
 /** Largest answer head or body this client accepts. */
-const MAX_ANSWER = 4 << 20;
+const MAX_ANSWER = 64 << 20;
 
 /** An answer: status and body bytes. */
 export interface RawAnswer {

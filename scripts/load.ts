@@ -2,14 +2,23 @@
  * Load test of `hookbox serve` (bounded, loopback only). Starts the server as
  * a separate process, creates tenants with three small WebAssembly hooks
  * each, and runs N concurrent clients × M events spread over the tenants —
- * once with one hostile tenant whose hooks run at their limits (a fuel loop, a
- * memory bomb, an output flood), once without it. Prints throughput, p50/p99
- * per tenant, errors, the audit rows committed against the answers, and the
- * ratio of the other tenants' p99 with and without the hostile one.
+ * once with one hostile tenant whose hooks run at their limits, once without
+ * it. Prints throughput, p50/p99 per tenant, errors, the audit rows committed
+ * against the answers, and the ratio of the other tenants' p99 with and
+ * without the hostile one.
  *
  *   deno run -A scripts/load.ts [--clients 100] [--events 60000] [--tenants 4]
  *     [--db sqlite|postgres|URL] [--workers N] [--server-flag=--cpu-prof ...]
  *     [--calm-only] [--client raw|fetch] [--timeline] [--hostile-clients N]
+ *     [--hostile mixed|spin|memory|output|many|quota|each]
+ *
+ * `--hostile` picks what the hostile tenant's hooks do (see `HOSTILE`):
+ * `mixed` (the default) a fuel loop, a memory bomb and an output flood;
+ * `spin` a loop to the default fuel; `memory` 256 MiB of memory; `output`
+ * 4 MiB of output; `many` 100 hooks on every event; `quota` the mixed three
+ * under `max_concurrent` 2 and `fuel_per_minute` 3e9, so most of its events
+ * are refused. `each` runs every class in turn against one calm run and
+ * prints a table of the ratios.
  *
  * By default the hostile tenant takes its turn among the clients' events, so
  * its slow answers also slow the rate everyone sends at. `--hostile-clients N`
@@ -54,6 +63,7 @@ const { values } = parseArgs({
     timeline: { type: "boolean", default: false },
     "hostile-clients": { type: "string", default: "0" },
     client: { type: "string", default: "raw" },
+    hostile: { type: "string", default: "mixed" },
   },
 });
 const CLIENTS = Number(values.clients);
@@ -69,6 +79,37 @@ const wabt = await wabtInit();
 if (values.client !== "raw" && values.client !== "fetch") {
   console.error(`--client must be raw or fetch, not ${values.client}`);
   Deno.exit(2);
+}
+
+/** What the hostile tenant's hooks do: [hook, corpus plugin, extra HOOK.md lines]. */
+interface Hostility {
+  hooks: [string, string, string][];
+  /** The tenant's policy, if any. */
+  policy?: Record<string, number>;
+}
+const MIXED: Hostility["hooks"] = [
+  ["spin", "loop_forever", "limits:\n  fuel: 50000000\n"],
+  ["bomb", "memory_bomb", "limits:\n  memory_mb: 16\n"],
+  ["flood", "output_flood", "limits:\n  output_kb: 64\n"],
+];
+const HOSTILE: Record<string, Hostility> = {
+  mixed: { hooks: MIXED },
+  spin: { hooks: [["spin", "loop_forever", ""]] },
+  memory: { hooks: [["bomb", "memory_bomb", "limits:\n  memory_mb: 256\n"]] },
+  output: { hooks: [["flood", "output_flood", "limits:\n  output_kb: 4096\n"]] },
+  many: {
+    hooks: Array.from({ length: 100 }, (_, i) => [`guard-${i}`, "guard_wasi", "isolation: warm\n"]),
+  },
+  quota: { hooks: MIXED, policy: { max_concurrent: 2, fuel_per_minute: 3e9 } },
+};
+const CLASSES = values.hostile === "each" ? Object.keys(HOSTILE) : [values.hostile!];
+for (const name of CLASSES) {
+  if (!(name in HOSTILE)) {
+    console.error(
+      `--hostile must be each or one of ${Object.keys(HOSTILE).join(", ")}, not ${name}`,
+    );
+    Deno.exit(2);
+  }
 }
 
 /** Sends one event over the client's connection; returns the status. */
@@ -133,7 +174,8 @@ interface RunFigures {
   audited: number;
 }
 
-async function run(db: string, hostile: boolean): Promise<RunFigures> {
+async function run(db: string, hostility: Hostility | null): Promise<RunFigures> {
+  const hostile = hostility !== null;
   const server = await serve(db);
   const guard = await corpus("guard_wasi");
   const keys: Record<string, string> = {};
@@ -157,19 +199,26 @@ async function run(db: string, hostile: boolean): Promise<RunFigures> {
       if (up.status !== 201) throw new Error(JSON.stringify(up.body));
     }
   }
-  if (hostile) {
-    const bombs: [string, string, string][] = [
-      ["spin", "loop_forever", "limits:\n  fuel: 50000000\n"],
-      ["bomb", "memory_bomb", "limits:\n  memory_mb: 16\n"],
-      ["flood", "output_flood", "limits:\n  output_kb: 64\n"],
-    ];
-    for (const [hook, plugin, extra] of bombs) {
+  if (hostility !== null) {
+    const plugins = new Map<string, string>();
+    for (const [hook, plugin, extra] of hostility.hooks) {
+      if (!plugins.has(plugin)) plugins.set(plugin, await corpus(plugin));
       const files = {
         "HOOK.md": hookMd(hook, extra),
-        "plugin.wasm": { base64: await corpus(plugin) },
+        "plugin.wasm": { base64: plugins.get(plugin)! },
       };
       const up = await call(server.url, "PUT", `/v1/hooks/${hook}`, keys.hostile!, { files });
       if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+    }
+    if (hostility.policy !== undefined) {
+      const set = await call(
+        server.url,
+        "PUT",
+        "/v1/tenants/hostile/policy",
+        ADMIN,
+        hostility.policy,
+      );
+      if (set.status !== 200) throw new Error(JSON.stringify(set.body));
     }
   }
   const latencies: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -307,15 +356,26 @@ console.log(
     values.workers ?? "default"
   }${HOSTILE_CLIENTS > 0 ? `, the hostile tenant on ${HOSTILE_CLIENTS} clients of its own` : ""}`,
 );
-const calm = await run(await database(), false);
+const calm = await run(await database(), null);
 if (values["calm-only"]) Deno.exit(0);
-const stormy = await run(await database(), true);
 const others = Object.keys(calm.p99).filter((name) => name.startsWith("tenant-"));
-const ratio = Math.max(...others.map((n) => stormy.p99[n]! / calm.p99[n]!));
-console.log(
-  `\nworst other-tenant p99 ratio, with / without the hostile tenant: ${ratio.toFixed(2)}×`,
-);
-for (const [label, f] of [["without", calm], ["with", stormy]] as const) {
+const rows: [string, number, RunFigures][] = [];
+for (const name of CLASSES) {
+  console.log(`\n--- hostile tenant: ${name}`);
+  const stormy = await run(await database(), HOSTILE[name]!);
+  const ratio = Math.max(...others.map((n) => stormy.p99[n]! / calm.p99[n]!));
+  rows.push([name, ratio, stormy]);
+}
+console.log("\nworst other-tenant p99, with / without the hostile tenant:");
+for (const [name, ratio, f] of rows) {
+  const worst = Math.max(...others.map((n) => f.p99[n]!));
+  console.log(`  ${name.padEnd(8)} ${ratio.toFixed(2)}× (${worst.toFixed(1)} ms)`);
+}
+const audits: [string, RunFigures][] = [
+  ["without", calm],
+  ...rows.map(([n, , f]) => [n, f] as [string, RunFigures]),
+];
+for (const [label, f] of audits) {
   const lost = f.answers - f.audited;
   console.log(
     `audit ${label}: ${f.audited} rows for ${f.answers} answers (${
