@@ -8,6 +8,7 @@
 
 import { invalid, type Reader } from "./_reader.ts";
 import { readValType, readVec } from "./_module.ts";
+import { OP } from "./_op.ts";
 
 /** What one decoded instruction means to the rewriter. */
 export interface Instr {
@@ -34,7 +35,13 @@ export function newInstr(): Instr {
 }
 
 /** Opcodes that open a block closed by `end` (block, loop, if, try, try_table). */
-export const OPENERS = new Set([0x02, 0x03, 0x04, 0x06, 0x1f]);
+export const OPENERS: ReadonlySet<number> = new Set([
+  OP.block,
+  OP.loop,
+  OP.if,
+  OP.try,
+  OP.tryTable,
+]);
 /** Bulk memory/table operations (0xfc sub-opcodes) charged a flat extra cost. */
 export const BULK_SUBS = new Set([8, 10, 11, 12, 14, 17]);
 
@@ -61,28 +68,35 @@ const enum Imm {
 
 const IMMEDIATES = buildTable();
 
+/** Each opcode's immediates, by name (`OP`, the emitter's list): what is not here is invalid. */
 function buildTable(): Uint8Array {
   const t = new Uint8Array(256); // Imm.Invalid
   const set = (kind: Imm, ...ops: number[]) => ops.forEach((op) => t[op] = kind);
-  for (let op = 0x45; op <= 0xc4; op++) t[op] = Imm.None;
-  for (let op = 0x28; op <= 0x3e; op++) t[op] = Imm.MemArg;
-  set(Imm.None, 0x00, 0x01, 0x05, 0x0a, 0x0b, 0x0f, 0x19, 0x1a, 0x1b, 0xd1, 0xd3, 0xd5);
-  set(Imm.Block, 0x02, 0x03, 0x04, 0x06);
-  set(Imm.U32, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x14, 0x15, 0x18, 0x3f, 0x40, 0xd4, 0xd6);
-  set(Imm.U32, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26);
-  set(Imm.U32x2, 0x11, 0x13);
-  set(Imm.BrTable, 0x0e);
-  set(Imm.Func, 0x10, 0x12, 0xd2);
-  set(Imm.SelectT, 0x1c);
-  set(Imm.TryTable, 0x1f);
-  set(Imm.I32, 0x41);
-  set(Imm.I64, 0x42);
-  set(Imm.Bytes4, 0x43);
-  set(Imm.Bytes8, 0x44);
-  set(Imm.Heap, 0xd0);
-  set(Imm.Misc, 0xfc);
-  set(Imm.Simd, 0xfd);
-  set(Imm.Atomic, 0xfe);
+  const range = (kind: Imm, first: number, last: number) => {
+    for (let op = first; op <= last; op++) t[op] = kind;
+  };
+  range(Imm.None, OP.i32Eqz, OP.i64Extend32S);
+  range(Imm.MemArg, OP.i32Load, OP.i64Store32);
+  set(Imm.None, OP.unreachable, OP.nop, OP.else, OP.throwRef, OP.end, OP.return, OP.catchAll);
+  set(Imm.None, OP.drop, OP.select, OP.refIsNull, OP.refEq, OP.refAsNonNull);
+  set(Imm.Block, OP.block, OP.loop, OP.if, OP.try);
+  set(Imm.U32, OP.catch, OP.throw, OP.rethrow, OP.br, OP.brIf, OP.callRef, OP.returnCallRef);
+  set(Imm.U32, OP.delegate, OP.memorySize, OP.memoryGrow, OP.brOnNull, OP.brOnNonNull);
+  set(Imm.U32, OP.localGet, OP.localSet, OP.localTee, OP.globalGet, OP.globalSet);
+  set(Imm.U32, OP.tableGet, OP.tableSet);
+  set(Imm.U32x2, OP.callIndirect, OP.returnCallIndirect);
+  set(Imm.BrTable, OP.brTable);
+  set(Imm.Func, OP.call, OP.returnCall, OP.refFunc);
+  set(Imm.SelectT, OP.selectTyped);
+  set(Imm.TryTable, OP.tryTable);
+  set(Imm.I32, OP.i32Const);
+  set(Imm.I64, OP.i64Const);
+  set(Imm.Bytes4, OP.f32Const);
+  set(Imm.Bytes8, OP.f64Const);
+  set(Imm.Heap, OP.refNull);
+  set(Imm.Misc, OP.misc);
+  set(Imm.Simd, OP.simd);
+  set(Imm.Atomic, OP.atomic);
   return t;
 }
 
