@@ -6,8 +6,15 @@
  * @module
  */
 
-/** Every error code hookbox can report. Stable: never renamed, only added. */
+/**
+ * Every code hookbox reports, in one list: what the library and the CLI
+ * throw ({@linkcode HookboxError}), what one hook call fails with (a
+ * `RunFailure`, a result's `hooks[].code`, an audit row's) and what the
+ * service answers (`{"error": {"code"}}`). A code means the same wherever it
+ * appears; docs/errors.md says where each does. Stable: never renamed, only added.
+ */
 export const ERROR_CODES = [
+  // Events, hook folders and options: thrown (the service answers them 400 or 422).
   "EVENT_INVALID",
   "EVENT_JSON_INVALID",
   "HOOK_MANIFEST_INVALID",
@@ -20,33 +27,77 @@ export const ERROR_CODES = [
   "HOOK_FILE_TOO_LARGE",
   "HOOK_PATH_OUTSIDE",
   "HOOK_TOO_MANY",
-  "HOOK_MATCHER_INVALID",
   "JSON_TOO_DEEP",
   "OPTION_INVALID",
+  "CURSOR_INVALID",
+  "PROMPT_HOOK_INVALID",
+  "COMPILE_FAILED",
+  "COMPILE_API_DENIED",
+  "TOOLCHAIN_MISSING",
+  // Plugins and limits: thrown while loading, or one hook call's failure.
   "PLUGIN_INVALID",
   "PLUGIN_IMPORT_DENIED",
   "PLUGIN_HASH_MISMATCH",
   "PLUGIN_EXPORT_MISSING",
   "PLUGIN_FEATURE_DENIED",
-  "COMPILE_FAILED",
-  "COMPILE_API_DENIED",
-  "TOOLCHAIN_MISSING",
   "LIMIT_FUEL",
   "LIMIT_MEMORY",
   "LIMIT_STACK",
-  "LIMIT_TIME",
   "LIMIT_OUTPUT",
   "LIMIT_INPUT",
   "LIMIT_MODULE",
   "SUBPROCESS_DENIED",
-  "SUBPROCESS_FAILED",
-  "CURSOR_INVALID",
-  "PROMPT_HOOK_INVALID",
+  // One hook call's failure (runtime/failure.ts gives each its outcome and detail token).
+  "TIMEOUT",
+  "ABORTED",
+  "TRAP",
+  "EXIT_CODE",
+  "OUTPUT_INVALID",
+  "LOAD_FAILED",
+  "INSTANTIATE_FAILED",
+  "HTTP_DENIED",
+  "HTTP_FAILED",
+  "SPAWN_FAILED",
+  "KILLED_BY_SIGNAL",
+  "PROMPT_INVALID",
+  "WORKER_FAILED",
+  "HOST_FAULT",
+  "RUNTIME_MISSING",
+  // The service's answers.
+  "REQUEST_INVALID",
+  "JSON_INVALID",
+  "BODY_TOO_LARGE",
+  "BODY_TOO_SLOW",
+  "BODY_UNREADABLE",
+  "ARCHIVE_INVALID",
+  "UNAUTHENTICATED",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "TENANT_NOT_FOUND",
+  "TENANT_EXISTS",
+  "TENANT_GONE",
+  "KEY_NOT_FOUND",
+  "HOOK_NOT_FOUND",
+  "VERSION_NOT_FOUND",
+  "AGENT_UNKNOWN",
+  "HOOK_REJECTED",
+  "QUOTA_EXCEEDED",
+  "STORE_UNAVAILABLE",
+  "SHUTTING_DOWN",
+  "CONFIG_INVALID",
+  // Anywhere: a bug of hookbox's own.
   "INTERNAL",
 ] as const;
 
 /** A stable error code. */
 export type ErrorCode = typeof ERROR_CODES[number];
+
+const KNOWN: ReadonlySet<string> = new Set(ERROR_CODES);
+
+/** True when `code` is one of {@linkcode ERROR_CODES} (text read back from a child process, a store). */
+export function isErrorCode(code: string): code is ErrorCode {
+  return KNOWN.has(code);
+}
 
 /** Structured context attached to a {@linkcode HookboxError}. */
 export interface ErrorContext {

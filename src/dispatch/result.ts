@@ -30,7 +30,7 @@ export interface HookRecord {
   stdout: string;
   /** What it printed on stderr (capped). */
   stderr: string;
-  /** Stable failure code (docs/FAILURES.md) when the call failed or was skipped, else null. */
+  /** Stable failure code (docs/errors.md) when the call failed or was skipped, else null. */
   code: FailureCode | null;
   /** SPEC §4's cause: the code's token and its message, or a note on a block that was ignored. */
   detail: string | null;

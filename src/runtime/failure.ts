@@ -1,6 +1,6 @@
 /**
  * Per-call failures as coded data. Every way a call can end without a normal
- * answer has one stable code (documented in `docs/FAILURES.md`); the code fixes
+ * answer has one stable code (one of `ERROR_CODES`, documented in `docs/errors.md`); the code fixes
  * the outcome and the short token SPEC §4 calls `detail`, and any free text is
  * carried apart as `message`.
  *
@@ -12,6 +12,7 @@
  *
  * @module
  */
+import type { ErrorCode } from "../errors.ts";
 
 /** The outcome a failed call is recorded with. */
 export type FailureOutcome = "error" | "timeout" | "limit" | "skipped";
@@ -45,7 +46,7 @@ export const FAILURE_CODES = {
   HOST_FAULT: { outcome: "error", token: "host" },
   SUBPROCESS_DENIED: { outcome: "skipped", token: "subprocess not permitted" },
   RUNTIME_MISSING: { outcome: "skipped", token: "no runtime configured" },
-} as const satisfies Record<string, { outcome: FailureOutcome; token: string }>;
+} as const satisfies Partial<Record<ErrorCode, { outcome: FailureOutcome; token: string }>>;
 
 /** A stable per-call failure code. */
 export type FailureCode = keyof typeof FAILURE_CODES;

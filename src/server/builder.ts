@@ -7,11 +7,12 @@
  *
  * @module
  */
+import type { ErrorCode } from "../errors.ts";
 import type { Manifest } from "../schema/manifest.ts";
 
 /** One thing wrong with an uploaded hook (SPEC §6 `problems`). */
 export interface Problem {
-  code: string;
+  code: ErrorCode;
   path: string | null;
   field: string | null;
   message: string;

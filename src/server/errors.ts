@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ErrorCode } from "../errors.ts";
 import type { Problem } from "./builder.ts";
 
 /** HTTP status codes the service answers errors with. */
@@ -19,7 +20,7 @@ export class ApiError extends Error {
 
   constructor(
     readonly status: ErrorStatus,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     extra: { field?: string; problems?: Problem[]; retryAfter?: number } = {},
   ) {

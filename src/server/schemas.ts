@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "@hono/zod-openapi";
+import { ERROR_CODES } from "../errors.ts";
 import { MAX_SESSION_ID } from "../schema/event.ts";
 
 /** Most items one `POST /v1/audit/ingest` takes. */
@@ -164,13 +165,15 @@ function build() {
     next_cursor: z.string().nullable(),
   }).openapi("AuditPage");
 
+  /** One list of codes (src/errors.ts, docs/errors.md). */
+  const errorCodeSchema = z.enum(ERROR_CODES).openapi("ErrorCode");
   const errorSchema = z.object({
     error: z.object({
-      code: z.string(),
+      code: errorCodeSchema,
       message: z.string(),
       field: z.string().optional(),
       problems: z.array(z.object({
-        code: z.string(),
+        code: errorCodeSchema,
         path: z.string().nullable(),
         field: z.string().nullable(),
         message: z.string(),

@@ -200,7 +200,7 @@ export interface AuditHook {
   sha256: string | null;
   /** How the call ended. */
   outcome: string;
-  /** The stable failure code (docs/FAILURES.md) of a failed or skipped call; absent in rows stored before it was kept. */
+  /** The stable failure code (docs/errors.md) of a failed or skipped call; absent in rows stored before it was kept. */
   code?: string | null | undefined;
   /** The cause of a failure. */
   detail: string | null;

@@ -4,7 +4,7 @@ import { createExecutor } from "../../src/mod.ts";
 import { exits2, fakeHook, RESULT_KEYS, toolEvent } from "../_helpers.ts";
 import { run } from "./_run.ts";
 
-/** SPEC §4's record keys plus `code`, the stable failure code (docs/FAILURES.md). */
+/** SPEC §4's record keys plus `code`, the stable failure code (docs/errors.md). */
 const RECORD_KEYS = [
   "code",
   "detail",

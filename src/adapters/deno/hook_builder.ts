@@ -11,7 +11,7 @@ import { z } from "zod";
 import { compileHook } from "../../compile/mod.ts";
 import { runCommand } from "../../compile/_js_toolchain_deno.ts";
 import { allIssues } from "../../schema/_issues.ts";
-import { isHookboxError } from "../../errors.ts";
+import { isErrorCode, isHookboxError } from "../../errors.ts";
 import { loadHook } from "../../hook/discover.ts";
 import { MAX_PLUGIN_BYTES } from "../../hook/files.ts";
 import { DEFAULT_POLICY } from "../../policy.ts";
@@ -161,7 +161,8 @@ function problemOf(stderr: string): Problem {
     return { code: "COMPILE_FAILED", path: null, field: null, message };
   }
   const path = m[2]?.replace(/^.*hookbox-upload-[^/]+\/[^/]+\/?/, "") || null;
-  return { code: m[1]!, path, field: null, message: m[3]! };
+  const code = isErrorCode(m[1]!) ? m[1] : "COMPILE_FAILED";
+  return { code, path, field: null, message: m[3]! };
 }
 
 /** Longest file or folder name a file system takes, bytes. */

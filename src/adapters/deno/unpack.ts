@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ErrorCode } from "../../errors.ts";
 import { ApiError, type ErrorStatus } from "../../server/errors.ts";
 
 /** What the worker answers. */
@@ -14,7 +15,7 @@ export type UnpackAnswer =
   | {
     error: {
       status: ErrorStatus;
-      code: string;
+      code: ErrorCode;
       message: string;
       extra: ConstructorParameters<typeof ApiError>[3];
     };

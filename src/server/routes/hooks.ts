@@ -9,6 +9,7 @@
 import type { Context } from "hono";
 import { z } from "@hono/zod-openapi";
 import { sha256Hex } from "../../bytes.ts";
+import type { ErrorCode } from "../../errors.ts";
 import { HookRejected } from "../builder.ts";
 import { ApiError, forbidden, hookNotFound, tenantNotFound } from "../errors.ts";
 import { MAX_SMALL_BODY, param, readFolder, readJson, validate } from "../request.ts";
@@ -39,7 +40,7 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
     uploaded: number,
     plugin?: number,
   ) => {
-    const refuse = (code: string, message: string) =>
+    const refuse = (code: ErrorCode, message: string) =>
       new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${message}`, {
         problems: [{ code, path: name, field: null, message }],
       });
