@@ -1,6 +1,6 @@
 /**
  * An agent session end to end, with no network: a scripted model drives the
- * agent loop of `src/agent/` through every event — session start and end,
+ * agent loop of `packages/agent-loop/` through every event — session start and end,
  * a turn with a planning round, tool calls (one blocked by shell-guard, one
  * redacted by secret-redactor, one marked by injection-marker, one that
  * fails), a subagent, a context compaction, a stop the built-in stop-gate
@@ -22,7 +22,7 @@ import {
   type ModelAnswer,
   sandboxHooks,
   scanPromptHooks,
-} from "../src/mod.ts";
+} from "../packages/hookbox/deno.ts";
 
 const here = (path: string) => new URL(path, import.meta.url).pathname;
 const log = (who: string, what: string) => console.log(`${who.padEnd(11)} ${what}`);

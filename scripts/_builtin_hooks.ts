@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { compileHook } from "../src/compile/mod.ts";
-import { loadHook } from "../src/hook/discover.ts";
-import { denoFs } from "../src/adapters/deno/fs.ts";
+import { compileHook } from "../packages/compile/mod.ts";
+import { loadHook } from "../packages/core/hook/discover.ts";
+import { denoFs } from "../packages/host-deno/fs.ts";
 
 /** Name and `files` body of every built-in hook. */
 export async function builtinHookUploads(): Promise<

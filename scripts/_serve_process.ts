@@ -43,7 +43,7 @@ export async function startServe(options: {
       "run",
       "-A",
       ...options.denoFlags ?? [],
-      `${ROOT}src/cli.ts`,
+      `${ROOT}packages/cli/main.ts`,
       "serve",
       "--port",
       "0",

@@ -6,11 +6,11 @@
  * @module
  */
 
-import { denoFs } from "../src/adapters/deno/fs.ts";
-import { compileAsHook } from "../src/compile/as.ts";
-import { loadHook } from "../src/hook/discover.ts";
-import { DEFAULT_POLICY, effectiveLimits } from "../src/policy.ts";
-import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
+import { denoFs } from "../packages/host-deno/fs.ts";
+import { compileAsHook } from "../packages/compile/as.ts";
+import { loadHook } from "../packages/core/hook/discover.ts";
+import { DEFAULT_POLICY, effectiveLimits } from "../packages/core/policy.ts";
+import { createWasmRuntime } from "../packages/runtime-wasm/mod.ts";
 import { LONG_EVENT, TYPICAL_EVENT } from "./_bench_events.ts";
 
 const calls = Number(Deno.args[0] ?? 20_000);

@@ -80,11 +80,11 @@ const commands: Record<string, string[]> = {
     server.url,
   ],
   "bundled (dist/cli/hookbox)": [`${ROOT}/dist/cli/hookbox`, ...agentArgs],
-  "from source (deno run src/cli.ts)": [
+  "from source (deno run packages/cli/main.ts)": [
     Deno.execPath(),
     "run",
     "-A",
-    `${ROOT}/src/cli.ts`,
+    `${ROOT}/packages/cli/main.ts`,
     ...agentArgs,
   ],
   "node empty.js": ["node", `${dir}/empty.js`],

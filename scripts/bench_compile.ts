@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { compileJsHook } from "../src/compile/js.ts";
+import { compileJsHook } from "../packages/compile/js.ts";
 import { LONG_EVENT, TYPICAL_EVENT } from "./_bench_events.ts";
-import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
-import type { RunRequest } from "../src/runtime/types.ts";
-import { manifestSchema } from "../src/schema/manifest.ts";
+import { createWasmRuntime } from "../packages/runtime-wasm/mod.ts";
+import type { RunRequest } from "../packages/core/runtime/types.ts";
+import { manifestSchema } from "../packages/core/schema/manifest.ts";
 
 const calls = Number(Deno.args[0] ?? 500);
 /** Warm-up calls per runtime before measuring (steady state of a long-running host). */

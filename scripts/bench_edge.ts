@@ -12,11 +12,11 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { writeBundle } from "../src/adapters/deno/bundle.ts";
-import { compileHook } from "../src/compile/mod.ts";
-import { denoFs } from "../src/adapters/deno/fs.ts";
-import { loadHook } from "../src/hook/discover.ts";
-import { openSqliteStore } from "../src/store/sqlite.ts";
+import { writeBundle } from "../packages/deno/bundle.ts";
+import { compileHook } from "../packages/compile/mod.ts";
+import { denoFs } from "../packages/host-deno/fs.ts";
+import { loadHook } from "../packages/core/hook/discover.ts";
+import { openSqliteStore } from "../packages/store-sqlite/sqlite.ts";
 import { encodeBase64 } from "../tests/_base64.ts";
 import { harness, hookMd, toolEvent, wasmFolder } from "../tests/server/_api.ts";
 import { freePort, startWorkerd } from "../tests/_workerd.ts";

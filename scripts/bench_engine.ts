@@ -18,10 +18,10 @@
  */
 import { parseArgs } from "node:util";
 import { getQuickJS } from "quickjs-emscripten";
-import { denoFs } from "../src/adapters/deno/fs.ts";
-import { compileHook } from "../src/compile/mod.ts";
-import { loadHook } from "../src/hook/discover.ts";
-import { createExecutor, type Executor } from "../src/mod.ts";
+import { denoFs } from "../packages/host-deno/fs.ts";
+import { compileHook } from "../packages/compile/mod.ts";
+import { loadHook } from "../packages/core/hook/discover.ts";
+import { createExecutor, type Executor } from "../packages/hookbox/deno.ts";
 import { EVENT_TEXT, FUNCTION_HOOK, quickjsPeers, SCRIPT } from "./_peer_guard.ts";
 import { median } from "./_stats.ts";
 

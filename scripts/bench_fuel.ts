@@ -5,7 +5,7 @@
  *   deno run -A scripts/bench_fuel.ts
  */
 import wabtInit from "wabt";
-import { instrument } from "../src/wasm/mod.ts";
+import { instrument } from "../packages/rewriter/mod.ts";
 
 const wabt = await wabtInit();
 const fixtures = new URL("../tests/wasm/fixtures/", import.meta.url);

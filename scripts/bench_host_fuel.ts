@@ -14,7 +14,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { EDGE_FUEL_PER_MS } from "../src/edge/worker.ts";
+import { EDGE_FUEL_PER_MS } from "../packages/edge/worker.ts";
 import { corpusRuntime, request, wasmHook } from "../tests/runtime/wasm/_corpus.ts";
 import { median } from "./_stats.ts";
 

@@ -10,12 +10,12 @@
  *
  * @module
  */
-import { denoFs } from "../src/adapters/deno/fs.ts";
-import { compileHook } from "../src/compile/mod.ts";
-import { loadHook } from "../src/hook/discover.ts";
-import type { HookDefinition } from "../src/hook/types.ts";
-import { DEFAULT_POLICY, effectiveLimits } from "../src/policy.ts";
-import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
+import { denoFs } from "../packages/host-deno/fs.ts";
+import { compileHook } from "../packages/compile/mod.ts";
+import { loadHook } from "../packages/core/hook/discover.ts";
+import type { HookDefinition } from "../packages/core/hook/types.ts";
+import { DEFAULT_POLICY, effectiveLimits } from "../packages/core/policy.ts";
+import { createWasmRuntime } from "../packages/runtime-wasm/mod.ts";
 
 const calls = Number(Deno.args[0] ?? 3000);
 const dir = await Deno.makeTempDir({ prefix: "hookbox-bench-metering-" });

@@ -26,10 +26,10 @@
 import { parseArgs } from "node:util";
 import { getQuickJS } from "quickjs-emscripten";
 import wabtInit from "wabt";
-import { createExecutor, type Executor } from "../src/mod.ts";
-import { compileHook } from "../src/compile/mod.ts";
-import { createWasmRuntime } from "../src/runtime/wasm/mod.ts";
-import { tuneWasmTiering } from "../src/adapters/deno/wasm_tiering.ts";
+import { createExecutor, type Executor } from "../packages/hookbox/deno.ts";
+import { compileHook } from "../packages/compile/mod.ts";
+import { createWasmRuntime } from "../packages/runtime-wasm/mod.ts";
+import { tuneWasmTiering } from "../packages/deno/wasm_tiering.ts";
 import { EVENT_TEXT, FUNCTION_HOOK, quickjsPeers, SCRIPT } from "./_peer_guard.ts";
 import { median } from "./_stats.ts";
 

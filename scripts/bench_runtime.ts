@@ -14,11 +14,11 @@
  */
 import createPlugin from "@extism/extism";
 import wabtInit from "wabt";
-import type { HookDefinition } from "../src/hook/types.ts";
-import type { EffectiveLimits, RunRequest } from "../src/runtime/types.ts";
-import { createWasmRuntime, FUEL_SLICE } from "../src/runtime/wasm/mod.ts";
-import { manifestSchema } from "../src/schema/manifest.ts";
-import { instrument } from "../src/wasm/mod.ts";
+import type { HookDefinition } from "../packages/core/hook/types.ts";
+import type { EffectiveLimits, RunRequest } from "../packages/core/runtime/types.ts";
+import { createWasmRuntime, FUEL_SLICE } from "../packages/runtime-wasm/mod.ts";
+import { manifestSchema } from "../packages/core/schema/manifest.ts";
+import { instrument } from "../packages/rewriter/mod.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const wabt = await wabtInit();

@@ -16,8 +16,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import type { AuditRow } from "../src/server/store.ts";
-import { openSqliteStore } from "../src/store/sqlite.ts";
+import type { AuditRow } from "../packages/store/store.ts";
+import { openSqliteStore } from "../packages/store-sqlite/sqlite.ts";
 import { percentile } from "./_stats.ts";
 
 const { values } = parseArgs({

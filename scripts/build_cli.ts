@@ -1,5 +1,5 @@
 /**
- * Builds the one-shot CLI: `dist/cli/hookbox.js` (src/cli.ts and everything
+ * Builds the one-shot CLI: `dist/cli/hookbox.js` (packages/cli/main.ts and everything
  * it loads, bundled by esbuild into a few ES modules) and `dist/cli/hookbox`,
  * a shell wrapper to register as an agent's hook command. An agent spawns
  * its hook command once per event; loading ~200 TypeScript modules and npm
@@ -15,9 +15,9 @@
  * @module
  */
 import * as esbuild from "esbuild";
-import { rewriterSourceHash } from "../src/adapters/deno/prepared_cache.ts";
-import { discoverySourceHash } from "../src/adapters/deno/scan_cache.ts";
-import { ZOD_ENGLISH_ONLY, ZOD_TRIMMED } from "../src/adapters/deno/_esbuild_plugins.ts";
+import { rewriterSourceHash } from "../packages/deno/prepared_cache.ts";
+import { discoverySourceHash } from "../packages/deno/scan_cache.ts";
+import { ZOD_ENGLISH_ONLY, ZOD_TRIMMED } from "../packages/deno/_esbuild_plugins.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const OUT = new URL("dist/cli/", ROOT).pathname;
@@ -70,7 +70,7 @@ const onDemandPackages: esbuild.Plugin = {
       { filter: new RegExp(`^(${ON_DEMAND.join("|")})$`) },
       (args) => ({ path: `./${args.path}.js`, external: true }),
     );
-    const schema = new URL("src/schema/", ROOT).pathname;
+    const schema = new URL("packages/core/schema/", ROOT).pathname;
     build.onResolve({ filter: /(^|\/)_(zod|re2)\.ts$/ }, (args) => {
       const path = new URL(args.path, `file://${args.importer}`).pathname;
       const swapped = path.replace(/_(zod|re2)\.ts$/, "_$1_on_demand.ts");
@@ -136,7 +136,7 @@ function primordial(name: string): unknown {
 
 await Deno.remove(OUT, { recursive: true }).catch(() => {});
 const result = await esbuild.build({
-  entryPoints: { hookbox: new URL("src/cli.ts", ROOT).pathname },
+  entryPoints: { hookbox: new URL("packages/cli/main.ts", ROOT).pathname },
   bundle: true,
   splitting: true,
   format: "esm",
@@ -154,8 +154,10 @@ const result = await esbuild.build({
     // Extism's bundled minimatch reads `process.platform` at load time; in
     // Deno the first touch of `process` loads the Node layer (~15 ms).
     process: "undefined",
-    __HOOKBOX_REWRITER_HASH__: JSON.stringify(await rewriterSourceHash(new URL("src/", ROOT))),
-    __HOOKBOX_DISCOVERY_HASH__: JSON.stringify(await discoverySourceHash(new URL("src/", ROOT))),
+    __HOOKBOX_REWRITER_HASH__: JSON.stringify(await rewriterSourceHash(new URL("packages/", ROOT))),
+    __HOOKBOX_DISCOVERY_HASH__: JSON.stringify(
+      await discoverySourceHash(new URL("packages/", ROOT)),
+    ),
   },
   legalComments: "none",
   logLevel: "warning",
@@ -192,7 +194,7 @@ const wrapper = `${OUT}hookbox`;
 // start-up does not stop for scavenges (~3 ms, and less peak memory).
 // --experimental-wasm-compilation-hints (when this V8 knows it): the QuickJS
 // engine's hot functions are compiled with the module, on a V8 background
-// thread while the CLI loads, not lazily on the first call (src/wasm/_hints.ts);
+// thread while the CLI loads, not lazily on the first call (packages/rewriter/_hints.ts);
 // --wasm-num-compilation-tasks=1: on one thread, so that on a small machine
 // the main thread and its file and crypto work keep the other core.
 // DENO_DIR: the checkout's own Deno cache, primed below with the compilers' npm packages, so a

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import { buildEngine } from "../src/compile/_js_engine_deno.ts";
-import { isHookboxError } from "../src/errors.ts";
+import { buildEngine } from "../packages/compile/_js_engine.ts";
+import { isHookboxError } from "../packages/core/errors.ts";
 
 const started = performance.now();
 try {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { createExecutor, type DispatchResult } from "../src/mod.ts";
+import { createExecutor, type DispatchResult } from "../packages/hookbox/deno.ts";
 
 const hooksDir = new URL("../hooks", import.meta.url).pathname;
 const demoHooksDir = new URL("./demo_hooks", import.meta.url).pathname;

@@ -1,7 +1,7 @@
 /**
  * Writes `plugins/engine/hot_functions.txt`: the QuickJS engine functions a
  * hook call runs, which the engine build lists as compilation hints (see
- * `src/compile/_js_hints.ts`). Each built-in JS hook runs on events of its
+ * `packages/compile/_js_hints.ts`). Each built-in JS hook runs on events of its
  * trigger in a separate `deno` process with V8's
  * `--trace-wasm-compilation-times` (`scripts/_engine_hot_probe.ts`); every
  * function V8 compiled lazily there is named through the engine's
@@ -12,11 +12,11 @@
  *
  * @module
  */
-import { buildEngine } from "../src/compile/_js_engine_deno.ts";
-import { HOT_FUNCTIONS } from "../src/compile/_js_clang_deno.ts";
-import { compileHook } from "../src/compile/mod.ts";
-import { denoFs } from "../src/adapters/deno/fs.ts";
-import { loadHook } from "../src/hook/discover.ts";
+import { buildEngine } from "../packages/compile/_js_engine.ts";
+import { HOT_FUNCTIONS } from "../packages/compile/_js_clang.ts";
+import { compileHook } from "../packages/compile/mod.ts";
+import { denoFs } from "../packages/host-deno/fs.ts";
+import { loadHook } from "../packages/core/hook/discover.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const base = {

@@ -16,11 +16,11 @@ const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 /** Version of npm `@types/node` the ./node adapter is checked against (Node 20). */
 const NODE_TYPES = "20.19.43";
 
-/** The package's entry points: export path → source under src/. */
+/** The package's entry points: export path → source under packages/. */
 export const ENTRIES: Record<string, string> = {
-  ".": "core.ts",
-  "./node": "adapters/node/fs.ts",
-  "./wasm": "wasm/mod.ts",
+  ".": "hookbox/mod.ts",
+  "./node": "hookbox/node.ts",
+  "./wasm": "hookbox/wasm.ts",
 };
 
 /** What {@linkcode writeNpmPackage} wrote. */
@@ -32,7 +32,10 @@ export interface NpmSummary {
 
 /** Compiles the core into `out` (replaced) and writes its package.json and README. */
 export async function writeNpmPackage(out: string): Promise<NpmSummary> {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+  const config = {
+    ...JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)),
+    ...JSON.parse(await Deno.readTextFile(`${ROOT}/packages/hookbox/deno.json`)),
+  };
   await Deno.remove(out, { recursive: true }).catch(() => {});
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
@@ -51,12 +54,12 @@ export async function writeNpmPackage(out: string): Promise<NpmSummary> {
     exactOptionalPropertyTypes: true,
     noImplicitOverride: true,
     skipLibCheck: true,
-    rootDir: `${ROOT}/src`,
+    rootDir: `${ROOT}/packages`,
     outDir: `${out}/esm`,
     newLine: ts.NewLineKind.LineFeed,
   };
   const program = ts.createProgram(
-    Object.values(ENTRIES).map((file) => `${ROOT}/src/${file}`),
+    Object.values(ENTRIES).map((file) => `${ROOT}/packages/${file}`),
     options,
   );
   const written: string[] = [];

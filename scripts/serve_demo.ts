@@ -9,8 +9,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { startServer } from "../src/adapters/deno/serve.ts";
-import { newKey } from "../src/server/auth.ts";
+import { startServer } from "../packages/deno/serve.ts";
+import { newKey } from "../packages/service/auth.ts";
 import { builtinHookUploads } from "./_builtin_hooks.ts";
 
 const { values } = parseArgs({

@@ -1,4 +1,4 @@
-/** Runs the real CLI (`deno run -A src/cli.ts`) as a subprocess for tests. */
+/** Runs the real CLI (`deno run -A packages/cli/main.ts`) as a subprocess for tests. */
 import { ROOT, withoutDenoNotices } from "./_helpers.ts";
 
 /** What one CLI run printed and returned. */
@@ -14,7 +14,7 @@ export async function runCli(
   options: { cwd: string; env?: Record<string, string>; stdin?: string },
 ): Promise<CliRun> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}/src/cli.ts`, ...args],
+    args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, ...args],
     cwd: options.cwd,
     env: { NO_COLOR: "1", ...options.env },
     stdin: "piped",

@@ -5,10 +5,15 @@
  * @module
  */
 import { stringify } from "yaml";
-import type { HookDefinition, HookEntry, HookLevel } from "../src/hook/types.ts";
-import type { RunRequest, RunResult, Runtime, RuntimeKind } from "../src/runtime/types.ts";
-import type { HookEvent } from "../src/schema/event.ts";
-import { manifestSchema } from "../src/schema/manifest.ts";
+import type { HookDefinition, HookEntry, HookLevel } from "../packages/core/hook/types.ts";
+import type {
+  RunRequest,
+  RunResult,
+  Runtime,
+  RuntimeKind,
+} from "../packages/core/runtime/types.ts";
+import type { HookEvent } from "../packages/core/schema/event.ts";
+import { manifestSchema } from "../packages/core/schema/manifest.ts";
 
 /** The keys of a dispatch result (SPEC §4, plus `enable_tools`), sorted. */
 export const RESULT_KEYS: readonly string[] = [

@@ -3,7 +3,7 @@
  * leaves no temporary file behind in the cache folder.
  */
 import assert from "node:assert/strict";
-import { writeAtomic, writeAtomicSync } from "../src/adapters/deno/atomic.ts";
+import { writeAtomic, writeAtomicSync } from "../packages/host-deno/atomic.ts";
 
 Deno.test("writeAtomic() replaces a file whole, creates its folders, and cleans up when it fails", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-atomic-" });

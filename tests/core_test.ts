@@ -1,5 +1,5 @@
 /**
- * The package layout: `src/core.ts` (the `"."` export) is the Web-API core.
+ * The package layout: `packages/hookbox/mod.ts` (the `"."` export) is the Web-API core.
  * It type-checks with no Deno types (only the ES and DOM libraries), and no
  * module it reaches uses `Deno.*` or imports `node:*` — those live in the
  * adapters (`./deno`, `./node`). Every export passes `deno doc --lint`.
@@ -12,7 +12,7 @@ const run = (args: string[]) =>
     .output();
 
 Deno.test("the core type-checks with no Deno types", async () => {
-  const out = await run(["check", "--config", "tests/core.deno.json", "src/core.ts"]);
+  const out = await run(["check", "--config", "tests/core.deno.json", "packages/hookbox/mod.ts"]);
   assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
 });
 
@@ -22,12 +22,12 @@ function code(text: string): string {
 }
 
 Deno.test("no module the core reaches uses Deno.* or imports node:*", async () => {
-  const out = await run(["info", "--json", "src/core.ts"]);
+  const out = await run(["info", "--json", "packages/hookbox/mod.ts"]);
   assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
   const graph = JSON.parse(new TextDecoder().decode(out.stdout)) as {
     modules: { specifier: string; dependencies?: { specifier: string }[] }[];
   };
-  const local = graph.modules.filter((m) => m.specifier.startsWith(`file://${ROOT}/src/`));
+  const local = graph.modules.filter((m) => m.specifier.startsWith(`file://${ROOT}/packages/`));
   ok(local.length > 50, `${local.length} modules`);
   const offences: string[] = [];
   for (const module of local) {
@@ -37,24 +37,31 @@ Deno.test("no module the core reaches uses Deno.* or imports node:*", async () =
     for (const dep of module.dependencies ?? []) {
       if (dep.specifier.startsWith("node:")) offences.push(`${path}: ${dep.specifier}`);
     }
-    ok(!path.includes("/adapters/"), `${path}: the core reaches an adapter`);
+    ok(
+      !/\/packages\/(deno|host-deno|compile|cli)\//.test(path),
+      `${path}: the core reaches Deno-bound code`,
+    );
   }
   assertEquals(offences, []);
 });
 
-Deno.test("deno.json exports the core as '.', the Deno and Node adapters, the rewriter as './wasm'", async () => {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
+const PACKAGE = `${ROOT}/packages/hookbox`;
+
+Deno.test("@hookbox/hookbox exports the core as '.', the Deno and Node adapters, the rewriter as './wasm'", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${PACKAGE}/deno.json`));
+  assertEquals(config.name, "@hookbox/hookbox");
   assertEquals(config.exports, {
-    ".": "./src/core.ts",
-    "./deno": "./src/mod.ts",
-    "./node": "./src/adapters/node/fs.ts",
-    "./wasm": "./src/wasm/mod.ts",
+    ".": "./mod.ts",
+    "./deno": "./deno.ts",
+    "./node": "./node.ts",
+    "./wasm": "./wasm.ts",
   });
 });
 
 Deno.test("deno doc --lint is clean on every export: the public API names every type it uses", async () => {
-  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
-  const entries = Object.values(config.exports as Record<string, string>);
+  const config = JSON.parse(await Deno.readTextFile(`${PACKAGE}/deno.json`));
+  const entries = Object.values(config.exports as Record<string, string>)
+    .map((file) => `${PACKAGE}/${file}`);
   assertEquals(entries.length, 4);
   const out = await run(["doc", "--lint", ...entries]);
   const said = new TextDecoder().decode(out.stderr) + new TextDecoder().decode(out.stdout);

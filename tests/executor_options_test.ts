@@ -1,10 +1,10 @@
 /**
  * createExecutor's machine options: flags are checked, and the WebAssembly
- * tier-up tuning (src/adapters/deno/wasm_tiering.ts) never gets in the way of
+ * tier-up tuning (packages/deno/wasm_tiering.ts) never gets in the way of
  * a dispatch, whatever HOOKBOX_WASM_TIERING_BUDGET says.
  */
 import assert from "node:assert/strict";
-import { createExecutor } from "../src/mod.ts";
+import { createExecutor } from "../packages/hookbox/deno.ts";
 
 Deno.test("createExecutor refuses a machine flag that is not a boolean, naming it", () => {
   for (const flag of ["wasmWorker", "scanCache", "tuneWasmTiering"]) {
@@ -31,7 +31,7 @@ Deno.test("a WebAssembly hook answers whatever HOOKBOX_WASM_TIERING_BUDGET says"
     await Deno.writeTextFile(
       script,
       `import { createExecutor } from ${
-        JSON.stringify(new URL("../src/mod.ts", import.meta.url).href)
+        JSON.stringify(new URL("../packages/hookbox/deno.ts", import.meta.url).href)
       };
 const ex = createExecutor({ projectDir: ${JSON.stringify(dir)}, userDir: null });
 const event = { event_type: "pre-tool-call", session_id: "s", tool_name: "Bash" };

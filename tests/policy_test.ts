@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { effectiveLimits, resolvePolicy } from "../src/policy.ts";
-import { parseHookMd } from "../src/hook/frontmatter.ts";
+import { effectiveLimits, resolvePolicy } from "../packages/core/policy.ts";
+import { parseHookMd } from "../packages/core/hook/frontmatter.ts";
 
 const manifest = parseHookMd(
   "---\nname: a\ndescription: d\ntrigger: pre-tool-call\nlimits:\n  fuel: 5000000\n  memory_mb: 8\n---\n",

@@ -1,103 +1,134 @@
 /**
- * The folder graph of `src/` only gets better: no new pair of top-level
- * folders importing each other, and no new import of another folder's
- * `_private` file (std's `_tools/check_circular_package_dependencies.ts` is
- * the model; the layer packages of issue 33 will make both lists empty).
- * What is left is listed here by name, so each removal shows in review.
+ * The workspace's package graph (std's `_tools/check_circular_package_dependencies.ts`
+ * is the model): every folder of `packages/` is a package with its own
+ * `deno.json` (named `@hookbox/<folder>`), entry module and README; the
+ * packages import each other one way only (no cycle); a package imports of
+ * another only the files that package exports, so never a `_private` one; and
+ * Deno-bound code lives in the Deno-bound packages alone.
  */
 import assert from "node:assert/strict";
 import { ROOT } from "./_helpers.ts";
 
-const SRC = `${ROOT}/src`;
+const PACKAGES = `${ROOT}/packages`;
 
-/** Folder pairs that still import each other ("." is `src/` itself: errors, policy, bytes …). */
-const KNOWN_CYCLES = new Set([
-  ". <-> adapters",
-  ". <-> agent",
-  ". <-> cli",
-  ". <-> dispatch",
-  ". <-> edge",
-  ". <-> hook",
-  ". <-> runtime",
-  ". <-> schema",
-  ". <-> server",
-  "adapters <-> compile",
-  "adapters <-> runtime",
-  "dispatch <-> runtime",
-]);
-
-/** Private files still imported from another folder. */
-const KNOWN_PRIVATE = new Set([
-  "adapters/deno/_plugin_check_worker.ts -> runtime/wasm/_cache.ts",
-  "adapters/deno/_plugin_check_worker.ts -> runtime/wasm/_loader.ts",
-  "adapters/deno/hook_builder.ts -> compile/_js_toolchain_deno.ts",
-  "adapters/deno/hook_builder.ts -> schema/_issues.ts",
-  "cli.ts -> cli/_io.ts",
-  "cli.ts -> schema/_re2.ts",
-  "cli.ts -> schema/_zod.ts",
-  "cli/_fail_closed.ts -> schema/_re2.ts",
-  "compile/_js_hints.ts -> wasm/_hints.ts",
-  "compile/_js_hints.ts -> wasm/_module.ts",
-  "compile/_js_hints.ts -> wasm/_reader.ts",
-  "compile/_js_hints.ts -> wasm/_writer.ts",
-  "dispatch/call_hook.ts -> schema/_zod.ts",
-  "dispatch/dispatch.ts -> schema/_re2.ts",
-  "hook/discover.ts -> schema/_re2.ts",
-  "hook/discover.ts -> schema/_zod.ts",
-  "hook/frontmatter.ts -> schema/_issues.ts",
-]);
+/** The packages that may use `Deno.*`: the only way Deno-bound code is marked. */
+const DENO_BOUND = new Set(["cli", "compile", "deno", "host-deno"]);
 
 const IMPORT =
   /(?:import|export)[^"';]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g;
-const dirOf = (path: string) => path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : ".";
-const top = (dir: string) => dir.split("/")[0]!;
 
-async function graph() {
-  const folders = new Map<string, Set<string>>();
-  const privateImports = new Set<string>();
-  const walk = async (dir: string) => {
-    for await (const entry of Deno.readDir(dir)) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory) await walk(path);
-      else if (path.endsWith(".ts")) {
-        const from = path.slice(SRC.length + 1);
-        for (const m of (await Deno.readTextFile(path)).matchAll(IMPORT)) {
-          const target = new URL(m[1] ?? m[2]!, `file://${path}`).pathname;
-          if (!target.startsWith(`${SRC}/`)) continue;
-          const to = target.slice(SRC.length + 1);
-          if (dirOf(to) === dirOf(from)) continue;
-          if (top(dirOf(from)) !== top(dirOf(to))) {
-            if (!folders.has(top(dirOf(from)))) folders.set(top(dirOf(from)), new Set());
-            folders.get(top(dirOf(from)))!.add(top(dirOf(to)));
-          }
-          if (to.slice(to.lastIndexOf("/") + 1).startsWith("_")) {
-            privateImports.add(`${from} -> ${to}`);
-          }
-        }
-      }
-    }
-  };
-  await walk(SRC);
-  const cycles = new Set<string>();
-  for (const [a, targets] of folders) {
-    for (const b of targets) if (a < b && folders.get(b)?.has(a)) cycles.add(`${a} <-> ${b}`);
-  }
-  return { cycles, privateImports };
+interface Package {
+  name: string;
+  config: { name: string; exports: Record<string, string> };
+  files: string[];
 }
 
-Deno.test("src/ gains no folder cycle and no cross-folder import of a private file", async () => {
-  const { cycles, privateImports } = await graph();
-  assert.deepEqual([...cycles].filter((c) => !KNOWN_CYCLES.has(c)).sort(), [], "new cycles");
+async function packages(): Promise<Map<string, Package>> {
+  const found = new Map<string, Package>();
+  for await (const entry of Deno.readDir(PACKAGES)) {
+    if (!entry.isDirectory) continue;
+    const dir = `${PACKAGES}/${entry.name}`;
+    const config = JSON.parse(await Deno.readTextFile(`${dir}/deno.json`));
+    const files: string[] = [];
+    const walk = async (at: string) => {
+      for await (const e of Deno.readDir(at)) {
+        if (e.isDirectory) await walk(`${at}/${e.name}`);
+        else if (e.name.endsWith(".ts")) files.push(`${at}/${e.name}`.slice(dir.length + 1));
+      }
+    };
+    await walk(dir);
+    found.set(entry.name, { name: entry.name, config, files });
+  }
+  return found;
+}
+
+/** Imports between packages: [from package, from file, to package, to file]. */
+async function crossImports(
+  all: Map<string, Package>,
+): Promise<[string, string, string, string][]> {
+  const out: [string, string, string, string][] = [];
+  for (const pkg of all.values()) {
+    for (const file of pkg.files) {
+      const path = `${PACKAGES}/${pkg.name}/${file}`;
+      for (const m of (await Deno.readTextFile(path)).matchAll(IMPORT)) {
+        const target = new URL(m[1] ?? m[2]!, `file://${path}`).pathname;
+        if (!target.startsWith(`${PACKAGES}/`)) continue;
+        const [to, ...rest] = target.slice(PACKAGES.length + 1).split("/");
+        if (to !== pkg.name) out.push([pkg.name, file, to!, rest.join("/")]);
+      }
+    }
+  }
+  return out;
+}
+
+/** Source without comments, so that prose about `Deno.*` is not code. */
+const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+
+Deno.test("every package has its deno.json, entry module and README, and is in the workspace", async () => {
+  const all = await packages();
+  assert.ok(all.size >= 12, `${all.size} packages`);
+  const root = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`));
   assert.deepEqual(
-    [...privateImports].filter((p) => !KNOWN_PRIVATE.has(p)).sort(),
-    [],
-    "new imports of another folder's _private file",
+    [...root.workspace].sort(),
+    [...all.keys()].map((name) => `./packages/${name}`).sort(),
   );
-  // A listed one that is gone must leave the list too, so the lists only shrink.
-  assert.deepEqual([...KNOWN_CYCLES].filter((c) => !cycles.has(c)), [], "cycles fixed: unlist");
-  assert.deepEqual(
-    [...KNOWN_PRIVATE].filter((p) => !privateImports.has(p)),
-    [],
-    "private imports fixed: unlist",
+  for (const pkg of all.values()) {
+    assert.equal(pkg.config.name, `@hookbox/${pkg.name}`);
+    const entry = pkg.config.exports["."];
+    assert.ok(entry && pkg.files.includes(entry.slice(2)), `${pkg.name}: entry ${entry}`);
+    const readme = await Deno.readTextFile(`${PACKAGES}/${pkg.name}/README.md`);
+    assert.ok(readme.startsWith(`# @hookbox/${pkg.name}\n`), `${pkg.name}: README`);
+    for (const [sub, file] of Object.entries(pkg.config.exports)) {
+      assert.ok(pkg.files.includes(file.slice(2)), `${pkg.name}: export ${sub} -> ${file}`);
+    }
+  }
+});
+
+Deno.test("packages import each other one way, and only what the other exports", async () => {
+  const all = await packages();
+  const imports = await crossImports(all);
+  const unexported = imports.filter(([, , to, file]) =>
+    !Object.values(all.get(to)!.config.exports).includes(`./${file}`)
+  ).map(([from, file, to, target]) => `${from}/${file} -> ${to}/${target}`);
+  assert.deepEqual(unexported, [], "imports of files another package does not export");
+  assert.ok(
+    imports.every(([, , , file]) => !file.split("/").pop()!.startsWith("_")),
+    "no import of another package's _private file",
   );
+  // Cycles: a depth-first walk of the package graph.
+  const edges = new Map<string, Set<string>>();
+  for (const [from, , to] of imports) {
+    if (!edges.has(from)) edges.set(from, new Set());
+    edges.get(from)!.add(to);
+  }
+  const cycles: string[] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (pkg: string, path: string[]) => {
+    if (state.get(pkg) === "done") return;
+    if (state.get(pkg) === "open") {
+      cycles.push([...path.slice(path.indexOf(pkg)), pkg].join(" -> "));
+      return;
+    }
+    state.set(pkg, "open");
+    for (const next of edges.get(pkg) ?? []) visit(next, [...path, pkg]);
+    state.set(pkg, "done");
+  };
+  for (const pkg of all.keys()) visit(pkg, []);
+  assert.deepEqual(cycles, [], "package cycles");
+  // The core is the bottom layer: it imports no other package.
+  assert.deepEqual([...edges.get("core") ?? []], []);
+});
+
+Deno.test("Deno-bound code lives only in the Deno-bound packages", async () => {
+  const all = await packages();
+  const offences: string[] = [];
+  for (const pkg of all.values()) {
+    if (DENO_BOUND.has(pkg.name)) continue;
+    for (const file of pkg.files) {
+      const text = code(await Deno.readTextFile(`${PACKAGES}/${pkg.name}/${file}`));
+      if (/\bDeno\./.test(text)) offences.push(`${pkg.name}/${file}`);
+    }
+  }
+  assert.deepEqual(offences, []);
+  for (const name of DENO_BOUND) assert.ok(all.has(name), name);
 });

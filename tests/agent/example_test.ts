@@ -4,7 +4,7 @@
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { ROOT } from "../_helpers.ts";
-import { EVENT_TYPES } from "../../src/schema/event_types.ts";
+import { EVENT_TYPES } from "../../packages/core/schema/event_types.ts";
 
 Deno.test("examples/agent_loop.ts runs a whole session and every hook does its part", async () => {
   const run = await new Deno.Command(Deno.execPath(), {

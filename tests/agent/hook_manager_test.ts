@@ -3,7 +3,7 @@
  * isolation, and seed 001's context objects.
  */
 import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
-import { allowResult } from "../../src/dispatch/result.ts";
+import { allowResult } from "../../packages/core/dispatch/result.ts";
 import {
   type AgentHook,
   type EventType,
@@ -15,7 +15,7 @@ import {
   type RunOutput,
   sandboxHooks,
   ToolCallInfo,
-} from "../../src/mod.ts";
+} from "../../packages/hookbox/deno.ts";
 
 const ctx = () =>
   new HookContext({

@@ -14,8 +14,8 @@ import {
   PromptHookManager,
   type PromptTiming,
   scanPromptHooks,
-} from "../../src/mod.ts";
-import { isHookboxError } from "../../src/errors.ts";
+} from "../../packages/hookbox/deno.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
 import { tempTree } from "../_helpers.ts";
 import { writeDemoSkill } from "./_skills.ts";
 

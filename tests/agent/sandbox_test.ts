@@ -14,7 +14,7 @@ import {
   type Message,
   type ModelAnswer,
   sandboxHooks,
-} from "../../src/mod.ts";
+} from "../../packages/hookbox/deno.ts";
 import { writeSandboxHooks } from "./_sandbox_hooks.ts";
 import { hookMd } from "../_helpers.ts";
 

@@ -11,9 +11,9 @@ import {
   agentCall,
   type AgentName,
   passThrough,
-} from "../../src/agents/adapters.ts";
-import { createExecutor } from "../../src/mod.ts";
-import { blockedResult } from "../../src/agents/unreadable.ts";
+} from "../../packages/agents/adapters.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
+import { blockedResult } from "../../packages/agents/unreadable.ts";
 import { CONTEXT, GUARD_REASON, STOP_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-agents-" });

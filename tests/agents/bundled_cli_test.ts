@@ -81,7 +81,7 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     await writeAgentHooks(`${dir}/hooks`);
     const payload = (command: string) => claudeBash(command, dir);
     const args = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${dir}/hooks`];
-    const source = [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...args];
+    const source = [Deno.execPath(), "run", "-A", `${ROOT}/packages/cli/main.ts`, ...args];
     for (const command of ["rm -rf /", "ls"]) {
       const bundled = await run([wrapper, ...args], payload(command), dir);
       const fromSource = await run(source, payload(command), dir);
@@ -160,7 +160,7 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     for (const command of ["rm   -rf x", "ls -rf"]) {
       const b = await run([wrapper, ...regexArgs], payload(command), dir);
       const s = await run(
-        [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...regexArgs],
+        [Deno.execPath(), "run", "-A", `${ROOT}/packages/cli/main.ts`, ...regexArgs],
         payload(command),
         dir,
       );
@@ -177,7 +177,7 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     const plainArgs = ["dispatch", "--hooks-dir", `${dir}/hooks`];
     const bundledInvalid = await run([wrapper, ...plainArgs], badEvent, dir);
     const sourceInvalid = await run(
-      [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...plainArgs],
+      [Deno.execPath(), "run", "-A", `${ROOT}/packages/cli/main.ts`, ...plainArgs],
       badEvent,
       dir,
     );
@@ -201,14 +201,18 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
       ]]
     ) {
       const b = await run([wrapper, ...cmd], "", dir);
-      const s = await run([Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`, ...cmd], "", dir);
+      const s = await run(
+        [Deno.execPath(), "run", "-A", `${ROOT}/packages/cli/main.ts`, ...cmd],
+        "",
+        dir,
+      );
       assertEquals([b.exitCode, b.stdout, b.stderr], [s.exitCode, s.stdout, s.stderr], cmd[0]);
       ok(!b.stderr.includes("INTERNAL"), b.stderr);
     }
     // Commands that start workers or bundle sources run from source only, and say so.
     const serve = await run([wrapper, "serve"], "", dir);
     assertEquals(serve.exitCode, 1);
-    match(serve.stderr, /run it from source: deno run -A src\/cli\.ts serve/);
+    match(serve.stderr, /run it from source: deno run -A packages\/cli\/main\.ts serve/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -4,7 +4,7 @@
  * agent ignores is a failure that names itself.
  */
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
-import { main } from "../../src/cli.ts";
+import { main } from "../../packages/cli/main.ts";
 import { ROOT } from "../_helpers.ts";
 import { writeAgentHooks } from "./_agent_hooks.ts";
 
@@ -27,7 +27,7 @@ Deno.test("hookbox doctor runs every installed event through the installed comma
   const dir = await Deno.makeTempDir({ prefix: "hookbox-doctor-" });
   try {
     await writeAgentHooks(`${dir}/platform`);
-    const command = `${Deno.execPath()} run -A ${ROOT}/src/cli.ts`;
+    const command = `${Deno.execPath()} run -A ${ROOT}/packages/cli/main.ts`;
     const install = ["install", "--agent", "gemini-cli", "--project", dir];
     assertEquals(
       (await doctor([...install, "--command", command, "--hooks-dir", `${dir}/platform`])).code,

@@ -10,7 +10,7 @@
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { hookMd, ROOT, withoutDenoNotices } from "../_helpers.ts";
 import { corpus } from "../runtime/wasm/_corpus.ts";
-import { lastAnswerIn } from "../../src/cli/_stop.ts";
+import { lastAnswerIn } from "../../packages/cli/_stop.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-fail-closed-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -44,7 +44,7 @@ interface Out {
 /** `hookbox dispatch --agent AGENT --hooks-dir DIR ...` with `input` on stdin (bytes or text). */
 async function dispatch(args: string[], input: string | Uint8Array[]): Promise<Out> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}/src/cli.ts`, "dispatch", ...args],
+    args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "dispatch", ...args],
     cwd: dir,
     stdin: "piped",
     stdout: "piped",

@@ -6,7 +6,7 @@
  * agent's protocol.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { AGENT_EVENTS } from "../../src/agents/adapters.ts";
+import { AGENT_EVENTS } from "../../packages/agents/adapters.ts";
 import {
   CONFIG_FILES,
   editConfigText,
@@ -14,8 +14,8 @@ import {
   installInto,
   parseConfigText,
   uninstallFrom,
-} from "../../src/agents/install.ts";
-import { main } from "../../src/cli.ts";
+} from "../../packages/agents/install.ts";
+import { main } from "../../packages/cli/main.ts";
 import { ROOT, withoutDenoNotices } from "../_helpers.ts";
 import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 
@@ -287,7 +287,7 @@ Deno.test("the installed command, run as the agent runs it, answers in the agent
   const dir = await Deno.makeTempDir({ prefix: "hookbox-install-run-" });
   try {
     await writeAgentHooks(`${dir}/hooks`);
-    const cli = `${ROOT}/src/cli.ts`;
+    const cli = `${ROOT}/packages/cli/main.ts`;
     // The installed line is `<command> dispatch --agent claude-code --event PreToolUse`.
     assertEquals(
       await quiet([
@@ -347,7 +347,7 @@ Deno.test("the installed command, run as the agent runs it, answers in the agent
 
 Deno.test("hookbox dispatch --agent refuses stdin over its cap before reading it all", async () => {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", `${ROOT}/src/cli.ts`, "dispatch", "--agent", "claude-code"],
+    args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "dispatch", "--agent", "claude-code"],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

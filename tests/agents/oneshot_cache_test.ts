@@ -5,17 +5,17 @@
  * as soon as one has.
  */
 import { deepStrictEqual as assertEquals, notStrictEqual, ok } from "node:assert/strict";
-import { preparedFromDiskCache } from "../../src/adapters/deno/prepared_cache.ts";
+import { preparedFromDiskCache } from "../../packages/deno/prepared_cache.ts";
 import {
   eventContext,
   MAX_CONTEXTS,
   prefetchPrepared,
   readPrepared,
   takePrefetched,
-} from "../../src/adapters/deno/prepared_prefetch.ts";
-import { cachedPluginId, compileHook } from "../../src/compile/mod.ts";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { loadHook } from "../../src/hook/discover.ts";
+} from "../../packages/deno/prepared_prefetch.ts";
+import { cachedPluginId, compileHook } from "../../packages/compile/mod.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { loadHook } from "../../packages/core/hook/discover.ts";
 import { fakeHook, hookMd } from "../_helpers.ts";
 import { corpus, LIMITS } from "../runtime/wasm/_corpus.ts";
 

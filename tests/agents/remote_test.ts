@@ -4,12 +4,12 @@
  * exiting exactly as the in-process command does on the same hooks.
  */
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ROOT, runWithStdin } from "../_helpers.ts";
 import { type Harness, harness, wasmFolder } from "../server/_api.ts";
 import { claudeBash } from "./_agent_hooks.ts";
 
-const CLI = [Deno.execPath(), "run", "-A", `${ROOT}/src/cli.ts`];
+const CLI = [Deno.execPath(), "run", "-A", `${ROOT}/packages/cli/main.ts`];
 
 /** Runs `fn` against a service on a fresh store, listening on 127.0.0.1; cleans up after. */
 async function withService(

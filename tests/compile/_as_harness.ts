@@ -4,10 +4,10 @@
  * exit code, stdout, stderr and any failure.
  */
 
-import type { HookDefinition } from "../../src/hook/types.ts";
-import type { EffectiveLimits, RunFailure } from "../../src/runtime/types.ts";
-import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
-import { manifestSchema } from "../../src/schema/manifest.ts";
+import type { HookDefinition } from "../../packages/core/hook/types.ts";
+import type { EffectiveLimits, RunFailure } from "../../packages/core/runtime/types.ts";
+import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
+import { manifestSchema } from "../../packages/core/schema/manifest.ts";
 
 /** Exit code, stdout and stderr of one call (exit code -1 when it failed). */
 export interface HookRun {

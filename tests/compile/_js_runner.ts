@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { compileJsHook } from "../../src/compile/js.ts";
-import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
-import type { EffectiveLimits, RunResult } from "../../src/runtime/types.ts";
+import { compileJsHook } from "../../packages/compile/js.ts";
+import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
+import type { EffectiveLimits, RunResult } from "../../packages/core/runtime/types.ts";
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { fakeHook, runWithStdin } from "../_helpers.ts";
 

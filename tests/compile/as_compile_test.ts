@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { compileAsHook } from "../../src/compile/as.ts";
-import { isHookboxError } from "../../src/errors.ts";
+import { compileAsHook } from "../../packages/compile/as.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
 import { bashEvent, runHook } from "./_as_harness.ts";
 
 const fixture = (name: string) => new URL(`../fixtures/as/${name}`, import.meta.url).pathname;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileAsHook } from "../../src/compile/as.ts";
+import { compileAsHook } from "../../packages/compile/as.ts";
 import { bashEvent, loadHook } from "./_as_harness.ts";
 
 const GUARD = new URL("../../hooks/shell-guard-as/scripts/run.as.ts", import.meta.url).pathname;

@@ -3,9 +3,9 @@
  * the bare Extism SDK, recovers the exit code and keeps stdout and stderr).
  */
 import assert from "node:assert/strict";
-import { compileAsHook } from "../../src/compile/as.ts";
-import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
-import type { RunRequest } from "../../src/runtime/types.ts";
+import { compileAsHook } from "../../packages/compile/as.ts";
+import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
+import type { RunRequest } from "../../packages/core/runtime/types.ts";
 import { fakeHook } from "../_helpers.ts";
 import { bashEvent } from "./_as_harness.ts";
 

@@ -3,8 +3,8 @@
  * Node APIs, and the shape of the produced plugin.
  */
 import assert from "node:assert/strict";
-import { compileJsHook } from "../../src/compile/js.ts";
-import { isHookboxError } from "../../src/errors.ts";
+import { compileJsHook } from "../../packages/compile/js.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
 import { fixture, TEST_CACHE } from "./_js_runner.ts";
 
 /** The WASI functions the engine may import (all emulated by the host). */
@@ -115,7 +115,7 @@ Deno.test("compileJsHook() output is a WASI command importing only host-emulated
 Deno.test("a compiled JS hook's memory starts at 16 wasm pages (1 MiB: a warm instance's size)", async () => {
   // The snapshot's heap, the shadow stack and the per-call arena must fit in 1 MiB; a page more
   // (the arena not fitting the heap's free top) costs every warm instance 64 KiB.
-  const { inspectModule } = await import("../../src/wasm/mod.ts");
+  const { inspectModule } = await import("../../packages/rewriter/mod.ts");
   for (const name of ["cjs_guard.js", "fn_guard.mjs"]) {
     const { bytes } = await compileJsHook(fixture(name), { cacheDir: TEST_CACHE });
     assert.deepEqual(inspectModule(bytes).memories.map((m) => m.min), [16], name);

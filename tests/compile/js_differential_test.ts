@@ -139,7 +139,9 @@ for (const name of ["cjs_guard.js", "atoms.js"]) {
 }
 
 Deno.test("the named exports the bundler offers for built-ins are exactly the engine's", async () => {
-  const { ALLOWED_BUILTINS, BUILTIN_EXPORTS } = await import("../../src/compile/_js_builtins.ts");
+  const { ALLOWED_BUILTINS, BUILTIN_EXPORTS } = await import(
+    "../../packages/compile/_js_builtins.ts"
+  );
   const wasm = await wasmRunner("builtin_keys.js");
   try {
     const run = await wasm.run(JSON.stringify({ modules: ALLOWED_BUILTINS }));

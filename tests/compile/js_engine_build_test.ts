@@ -3,16 +3,16 @@
  * instruction when the C toolchain is missing.
  */
 import assert from "node:assert/strict";
-import { buildEngine } from "../../src/compile/_js_engine_deno.ts";
-import { APT_HINT } from "../../src/compile/_js_toolchain_deno.ts";
-import { HOT_FUNCTIONS } from "../../src/compile/_js_clang_deno.ts";
-import { parseHotList } from "../../src/compile/_js_hints.ts";
-import { compileHook } from "../../src/compile/mod.ts";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { loadHook } from "../../src/hook/discover.ts";
-import { preparePlugin } from "../../src/runtime/wasm/mod.ts";
-import { COMPILATION_PRIORITY, hintedFunctions } from "../../src/wasm/_hints.ts";
-import { splitSections } from "../../src/wasm/_module.ts";
+import { buildEngine } from "../../packages/compile/_js_engine.ts";
+import { APT_HINT } from "../../packages/compile/_js_toolchain.ts";
+import { HOT_FUNCTIONS } from "../../packages/compile/_js_clang.ts";
+import { parseHotList } from "../../packages/compile/_js_hints.ts";
+import { compileHook } from "../../packages/compile/mod.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { loadHook } from "../../packages/core/hook/discover.ts";
+import { preparePlugin } from "../../packages/runtime-wasm/mod.ts";
+import { COMPILATION_PRIORITY, hintedFunctions } from "../../packages/rewriter/_hints.ts";
+import { splitSections } from "../../packages/rewriter/_module.ts";
 
 const SCRIPT = new URL("../../scripts/build_engine.ts", import.meta.url).pathname;
 

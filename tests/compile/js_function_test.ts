@@ -6,8 +6,8 @@
  * documented answer mapping; exit code, stdout and stderr must be identical.
  */
 import assert from "node:assert/strict";
-import { compileJsHook } from "../../src/compile/js.ts";
-import { isHookboxError } from "../../src/errors.ts";
+import { compileJsHook } from "../../packages/compile/js.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
 import { assertRunsLike, fixture, type Observed, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
 import { runWithStdin } from "../_helpers.ts";
 

@@ -6,10 +6,10 @@
  * are made here (git cannot carry a FIFO; the big files are sparse).
  */
 import assert from "node:assert/strict";
-import { compileJsHook } from "../../src/compile/js.ts";
-import { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES } from "../../src/compile/_js_bundle.ts";
-import { isHookboxError } from "../../src/errors.ts";
-import { MAX_SOURCE_BYTES } from "../../src/hook/files.ts";
+import { compileJsHook } from "../../packages/compile/js.ts";
+import { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES } from "../../packages/compile/_js_bundle.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
+import { MAX_SOURCE_BYTES } from "../../packages/core/hook/files.ts";
 
 /** A hook folder `<tmp>/hook/scripts/` with `run.js`; removed after `fn`. */
 async function withHook(run: string, fn: (scripts: string, cache: string) => Promise<void>) {

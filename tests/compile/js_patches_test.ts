@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { HookboxError } from "../../src/errors.ts";
+import { HookboxError } from "../../packages/core/errors.ts";
 import {
   applyPatch,
   isPatched,
   PATCH_DIR,
   PATCHED_FILES,
   patchSource,
-} from "../../src/compile/_js_patches.ts";
-import { QUICKJS_DIR } from "../../src/compile/_js_toolchain_deno.ts";
+} from "../../packages/compile/_js_patches.ts";
+import { QUICKJS_DIR } from "../../packages/compile/_js_toolchain.ts";
 
 Deno.test("patchSource() applies every QuickJS patch file to the pinned sources", async () => {
   for (const file of PATCHED_FILES) {

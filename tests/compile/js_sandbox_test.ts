@@ -3,10 +3,10 @@
  * APIs that escaped compile-time checks fail at run time naming the API.
  */
 import assert from "node:assert/strict";
-import { compileJsHook } from "../../src/compile/js.ts";
+import { compileJsHook } from "../../packages/compile/js.ts";
 import { runWasi } from "./_js_wasi_harness.ts";
 import { fixture, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
-import { runFailure } from "../../src/runtime/failure.ts";
+import { runFailure } from "../../packages/core/runtime/failure.ts";
 
 Deno.test("a compiled `while (true) {}` hook is stopped by the fuel limit", async () => {
   const wasm = await wasmRunner("loop_forever.js", { fuel: 50_000_000 });

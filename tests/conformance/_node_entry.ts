@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import process from "node:process";
-import { nodeFs } from "../../src/adapters/node/fs.ts";
+import { nodeFs } from "../../packages/host-node/fs.ts";
 import type { Case } from "./cases.ts";
 import { runCases } from "./_run.ts";
 

@@ -7,9 +7,9 @@
  *
  * @module
  */
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { compileHook } from "../../src/compile/mod.ts";
-import { loadHook } from "../../src/hook/discover.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { compileHook } from "../../packages/compile/mod.ts";
+import { loadHook } from "../../packages/core/hook/discover.ts";
 import { hookMd, ROOT } from "../_helpers.ts";
 import { corpus } from "../runtime/wasm/_corpus.ts";
 import type { Case, HookSpec } from "./cases.ts";

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { createCoreExecutor, createWasmRuntime } from "../../src/core.ts";
-import type { HostFs } from "../../src/host.ts";
+import { createCoreExecutor, createWasmRuntime } from "../../packages/hookbox/mod.ts";
+import type { HostFs } from "../../packages/core/host.ts";
 import { type Case, caseEvent, observe, type Observed } from "./cases.ts";
 
 /** Module cap for reading plugins (the policy's cap is applied by the runtime). */

@@ -9,9 +9,9 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import * as esbuild from "esbuild";
-import { writeBundle } from "../../src/adapters/deno/bundle.ts";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { writeBundle } from "../../packages/deno/bundle.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { ROOT } from "../_helpers.ts";
 import { startWorkerd } from "../_workerd.ts";

@@ -1,10 +1,10 @@
 /** Runs the dispatcher in-process over in-memory hooks and fake runtimes. */
-import { dispatchEvent } from "../../src/dispatch/dispatch.ts";
-import type { DispatchResult, HookRecord } from "../../src/dispatch/result.ts";
-import type { HookDefinition } from "../../src/hook/types.ts";
-import { type Policy, resolvePolicy } from "../../src/policy.ts";
-import { createPromptRuntime } from "../../src/runtime/prompt.ts";
-import { type HookEvent, parseEvent } from "../../src/schema/event.ts";
+import { dispatchEvent } from "../../packages/core/dispatch/dispatch.ts";
+import type { DispatchResult, HookRecord } from "../../packages/core/dispatch/result.ts";
+import type { HookDefinition } from "../../packages/core/hook/types.ts";
+import { type Policy, resolvePolicy } from "../../packages/core/policy.ts";
+import { createPromptRuntime } from "../../packages/core/runtime/prompt.ts";
+import { type HookEvent, parseEvent } from "../../packages/core/schema/event.ts";
 import { type Behaviour, type FakeRuntime, fakeRuntime } from "../_helpers.ts";
 
 /** What one dispatch produced, plus what the fake runtimes saw. */

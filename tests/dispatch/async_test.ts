@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { dispatchEvent } from "../../src/dispatch/dispatch.ts";
-import { createCoreExecutor } from "../../src/executor.ts";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { resolvePolicy } from "../../src/policy.ts";
-import { parseEvent } from "../../src/schema/event.ts";
+import { dispatchEvent } from "../../packages/core/dispatch/dispatch.ts";
+import { createCoreExecutor } from "../../packages/core/executor.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { resolvePolicy } from "../../packages/core/policy.ts";
+import { parseEvent } from "../../packages/core/schema/event.ts";
 import { exits2, fakeHook, fakeRuntime, prints, toolEvent } from "../_helpers.ts";
 import { recordOf, run } from "./_run.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runFailure } from "../../src/runtime/failure.ts";
+import { runFailure } from "../../packages/core/runtime/failure.ts";
 import { exits2, fakeHook, prints, toolEvent } from "../_helpers.ts";
 import { names, recordOf, run } from "./_run.ts";
 

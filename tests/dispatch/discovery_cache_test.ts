@@ -4,8 +4,8 @@
  * a long-running executor must not keep one scan per project folder ever seen.
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { createCoreExecutor } from "../../src/executor.ts";
-import type { HostFs } from "../../src/host.ts";
+import { createCoreExecutor } from "../../packages/core/executor.ts";
+import type { HostFs } from "../../packages/core/host.ts";
 
 /** A file system with no hooks anywhere that counts the scans of each project folder. */
 function countingFs(): { fs: HostFs; scans: Map<string, number> } {

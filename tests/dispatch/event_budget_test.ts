@@ -8,7 +8,7 @@
  * serialising. And what hooks print is folded in linear time.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { resolvePolicy } from "../../src/policy.ts";
+import { resolvePolicy } from "../../packages/core/policy.ts";
 import { fakeHook } from "../_helpers.ts";
 import { run } from "./_run.ts";
 

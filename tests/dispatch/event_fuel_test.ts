@@ -5,9 +5,9 @@
  * running, `on_error` applied. In-process and with the chain on a worker.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { dispatchEvent } from "../../src/dispatch/dispatch.ts";
-import { resolvePolicy } from "../../src/policy.ts";
-import { parseEvent } from "../../src/schema/event.ts";
+import { dispatchEvent } from "../../packages/core/dispatch/dispatch.ts";
+import { resolvePolicy } from "../../packages/core/policy.ts";
+import { parseEvent } from "../../packages/core/schema/event.ts";
 import { fakeHook } from "../_helpers.ts";
 import { corpusRuntime } from "../runtime/wasm/_corpus.ts";
 

@@ -6,10 +6,10 @@
  * array of their own.
  */
 import assert from "node:assert/strict";
-import { callHook } from "../../src/dispatch/call_hook.ts";
-import { resolvePolicy } from "../../src/policy.ts";
-import type { RunRequest, RunResult, Runtime } from "../../src/runtime/types.ts";
-import { parseEvent } from "../../src/schema/event.ts";
+import { callHook } from "../../packages/core/dispatch/call_hook.ts";
+import { resolvePolicy } from "../../packages/core/policy.ts";
+import type { RunRequest, RunResult, Runtime } from "../../packages/core/runtime/types.ts";
+import { parseEvent } from "../../packages/core/schema/event.ts";
 import { fakeHook, toolEvent } from "../_helpers.ts";
 
 const decoder = new TextDecoder();

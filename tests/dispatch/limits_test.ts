@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { EffectiveLimits } from "../../src/runtime/types.ts";
+import type { EffectiveLimits } from "../../packages/core/runtime/types.ts";
 import { fakeHook, toolEvent } from "../_helpers.ts";
 import { recordOf, run } from "./_run.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { isHookboxError } from "../../src/errors.ts";
-import { createExecutor } from "../../src/mod.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { exits2, fakeHook, RESULT_KEYS, toolEvent } from "../_helpers.ts";
 import { run } from "./_run.ts";
 

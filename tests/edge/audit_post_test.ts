@@ -5,8 +5,8 @@
  * malformed is logged rather than retried forever.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { createAuditPoster } from "../../src/edge/audit_post.ts";
-import type { AuditRow } from "../../src/server/store.ts";
+import { createAuditPoster } from "../../packages/edge/audit_post.ts";
+import type { AuditRow } from "../../packages/store/store.ts";
 
 const row = (n: number): AuditRow => ({
   decision_id: `dec-${n}`,
@@ -111,9 +111,9 @@ Deno.test("a network error keeps the rows", async () => {
 });
 
 Deno.test("a Worker given an audit URL but no admin key refuses requests, naming the missing secret", async () => {
-  const { createEdgeWorker } = await import("../../src/edge/worker.ts");
-  const { BUNDLE_VERSION } = await import("../../src/edge/bundle_data.ts");
-  const { restoreModule, trapModule } = await import("../../src/runtime/wasm/mod.ts");
+  const { createEdgeWorker } = await import("../../packages/edge/worker.ts");
+  const { BUNDLE_VERSION } = await import("../../packages/edge/bundle_data.ts");
+  const { restoreModule, trapModule } = await import("../../packages/runtime-wasm/mod.ts");
   const trap = await trapModule();
   const restore = await restoreModule();
   const worker = createEdgeWorker({

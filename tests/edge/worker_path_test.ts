@@ -3,7 +3,7 @@
  * must be the path `URL` would give for every URL a runtime hands a Worker.
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { pathOf } from "../../src/edge/worker.ts";
+import { pathOf } from "../../packages/edge/worker.ts";
 
 Deno.test("pathOf gives URL's pathname for every normalised request URL", () => {
   const parts = [

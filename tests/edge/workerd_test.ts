@@ -6,8 +6,8 @@
  * plugin stopped by fuel, one audit line per decision.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { writeBundle } from "../../src/adapters/deno/bundle.ts";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { writeBundle } from "../../packages/deno/bundle.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ADMIN, harness, toolEvent, wasmFolder } from "../server/_api.ts";
 import { startWorkerd } from "../_workerd.ts";
 
@@ -110,7 +110,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   const key = await h.tenant("acme");
   await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
   await h.close();
-  const cli = new URL("../../src/cli.ts", import.meta.url).pathname;
+  const cli = new URL("../../packages/cli/main.ts", import.meta.url).pathname;
   const run = (...args: string[]) =>
     new Deno.Command(Deno.execPath(), { args: ["run", "-A", cli, "bundle", ...args] }).output();
   const missing = await run("--db", `${dir}/hookbox.db`);

@@ -14,8 +14,8 @@
  *
  * @module
  */
-import { TRAP_MODULE_BYTES, trapFunction } from "../../src/runtime/wasm/_halt.ts";
-import { instrument, WRITE_PAGE_SHIFT, WRITE_STRADDLE } from "../../src/wasm/mod.ts";
+import { TRAP_MODULE_BYTES, trapFunction } from "../../packages/runtime-wasm/_halt.ts";
+import { instrument, WRITE_PAGE_SHIFT, WRITE_STRADDLE } from "../../packages/rewriter/mod.ts";
 
 type Run = (a: number, b: number) => number;
 

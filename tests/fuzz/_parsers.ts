@@ -11,13 +11,13 @@
  */
 import fc from "fast-check";
 import { stringify as toYaml } from "yaml";
-import { type ErrorCode, isHookboxError } from "../../src/errors.ts";
-import { parseHookMd } from "../../src/hook/frontmatter.ts";
-import { PromiseCache } from "../../src/runtime/wasm/_cache.ts";
-import { prepare } from "../../src/runtime/wasm/_loader.ts";
-import { parseEventJson } from "../../src/schema/event.ts";
-import { EVENT_TYPES } from "../../src/schema/event_types.ts";
-import { readStdout } from "../../src/schema/output.ts";
+import { type ErrorCode, isHookboxError } from "../../packages/core/errors.ts";
+import { parseHookMd } from "../../packages/core/hook/frontmatter.ts";
+import { PromiseCache } from "../../packages/runtime-wasm/_cache.ts";
+import { prepare } from "../../packages/runtime-wasm/_loader.ts";
+import { parseEventJson } from "../../packages/core/schema/event.ts";
+import { EVENT_TYPES } from "../../packages/core/schema/event_types.ts";
+import { readStdout } from "../../packages/core/schema/output.ts";
 import { wat } from "../wasm/_wat.ts";
 
 /** A parser that failed in a way no caller can handle: not a coded error. */

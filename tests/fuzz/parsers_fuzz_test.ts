@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { HookboxError } from "../../src/errors.ts";
+import { HookboxError } from "../../packages/core/errors.ts";
 import {
   eventJson,
   expectCoded,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { scanPath } from "../../src/hook/discover.ts";
-import { createExecutor } from "../../src/mod.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { scanPath } from "../../packages/core/hook/discover.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { fakeRuntime, type TempTree, tempTree, toolEvent, WASM_STUB } from "../_helpers.ts";
 
 /** An executor over `<root>/platform`, `<root>/user`, `<root>/project` with a fake wasm runtime. */

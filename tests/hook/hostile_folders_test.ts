@@ -5,12 +5,12 @@
  * the other hooks still load.
  */
 import assert from "node:assert/strict";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { scanPath } from "../../src/hook/discover.ts";
-import { MAX_FRONTMATTER_CHARS, parseHookMd } from "../../src/hook/frontmatter.ts";
-import { MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "../../src/hook/files.ts";
-import { compileHook } from "../../src/compile/mod.ts";
-import { isHookboxError } from "../../src/errors.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { scanPath } from "../../packages/core/hook/discover.ts";
+import { MAX_FRONTMATTER_CHARS, parseHookMd } from "../../packages/core/hook/frontmatter.ts";
+import { MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "../../packages/core/hook/files.ts";
+import { compileHook } from "../../packages/compile/mod.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
 import { tempTree, WASM_STUB } from "../_helpers.ts";
 
 const stub = { files: WASM_STUB };
@@ -141,7 +141,7 @@ Deno.test("`createExecutor()` matches a catastrophic matcher regex in linear tim
     ...stub,
     frontmatter: { matcher: { tool: "^(a+)+$", pattern: "(x+x+)+y" } },
   });
-  const { createExecutor } = await import("../../src/mod.ts");
+  const { createExecutor } = await import("../../packages/hookbox/deno.ts");
   const { fakeRuntime, toolEvent } = await import("../_helpers.ts");
   const runtime = fakeRuntime();
   const executor = createExecutor({

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { isHookboxError } from "../../src/errors.ts";
-import { loadHook } from "../../src/hook/discover.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
+import { loadHook } from "../../packages/core/hook/discover.ts";
 import { sh, tempTree } from "../_helpers.ts";
 
 async function loadFails(dir: string, code: string): Promise<{ path?: string; field?: string }> {

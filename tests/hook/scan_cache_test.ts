@@ -1,15 +1,15 @@
 /**
- * Discovery remembered on disk between processes (src/adapters/deno/scan_cache.ts):
+ * Discovery remembered on disk between processes (packages/deno/scan_cache.ts):
  * a stored scan is used only while every path discovery looked at is
  * unchanged, and every kind of change a user makes to a hook folder is seen
  * by the next process.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { cachedScan } from "../../src/adapters/deno/scan_cache.ts";
-import { type Discovery, scanPath } from "../../src/hook/discover.ts";
-import type { HookLevel } from "../../src/hook/types.ts";
-import { createExecutor } from "../../src/mod.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { cachedScan } from "../../packages/deno/scan_cache.ts";
+import { type Discovery, scanPath } from "../../packages/core/hook/discover.ts";
+import type { HookLevel } from "../../packages/core/hook/types.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { sh, tempTree, WASM_STUB } from "../_helpers.ts";
 
 /** A cached scanner as a new process would build it, counting real scans. */

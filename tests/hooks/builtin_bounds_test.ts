@@ -4,7 +4,7 @@
  * redactor cannot scan is blocked rather than passed on unredacted.
  */
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
-import { createExecutor } from "../../src/mod.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { ROOT } from "../_helpers.ts";
 
 function guard(name: string) {

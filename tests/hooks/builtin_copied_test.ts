@@ -4,8 +4,8 @@
  * relative path out of the hook folder.
  */
 import assert from "node:assert/strict";
-import { compileJsHook } from "../../src/compile/js.ts";
-import { createExecutor } from "../../src/mod.ts";
+import { compileJsHook } from "../../packages/compile/js.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { ROOT, toolEvent } from "../_helpers.ts";
 import { TEST_CACHE } from "../compile/_js_runner.ts";
 

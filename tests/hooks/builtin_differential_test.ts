@@ -5,11 +5,11 @@
  * identical.
  */
 import assert from "node:assert/strict";
-import { denoFs } from "../../src/adapters/deno/fs.ts";
-import { compileHook } from "../../src/compile/mod.ts";
-import { loadHook } from "../../src/hook/discover.ts";
-import { DEFAULT_POLICY, effectiveLimits } from "../../src/policy.ts";
-import { createWasmRuntime } from "../../src/runtime/wasm/mod.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { compileHook } from "../../packages/compile/mod.ts";
+import { loadHook } from "../../packages/core/hook/discover.ts";
+import { DEFAULT_POLICY, effectiveLimits } from "../../packages/core/policy.ts";
+import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
 import { HOOK_CASES, type HookCase, NOT_JSON, stdinOf } from "./_cases.ts";
 import { runNode } from "./_run_node.ts";
 

@@ -2,7 +2,7 @@
  * The built-in hooks, run as `node` subprocesses over the shared case table.
  */
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { readStdout } from "../../src/schema/output.ts";
+import { readStdout } from "../../packages/core/schema/output.ts";
 import { HOOK_CASES, stdinOf } from "./_cases.ts";
 import { runNode } from "./_run_node.ts";
 

@@ -2,7 +2,7 @@
  * The HOOK.md of every built-in hook parses and says what its hook needs.
  */
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { parseHookMd } from "../../src/hook/frontmatter.ts";
+import { parseHookMd } from "../../packages/core/hook/frontmatter.ts";
 
 const EXPECTED = [
   { name: "shell-guard", trigger: "pre-tool-call", priority: 900, onError: "closed", tool: true },

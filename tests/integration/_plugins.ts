@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { DispatchResult, HookRecord } from "../../src/mod.ts";
+import type { DispatchResult, HookRecord } from "../../packages/hookbox/deno.ts";
 import { hookMd } from "../_helpers.ts";
 import { corpus } from "../runtime/wasm/_corpus.ts";
 

@@ -4,7 +4,7 @@
  * own right answer; nothing is lost or mixed up between tenants.
  */
 import assert from "node:assert/strict";
-import { createExecutor } from "../../src/mod.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { tempTree } from "../_helpers.ts";
 import { pluginBytes, toolCall, writePluginHook } from "./_plugins.ts";
 

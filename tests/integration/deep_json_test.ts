@@ -5,8 +5,8 @@
  * event is refused with `JSON_TOO_DEEP` naming the field.
  */
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
-import { createExecutor } from "../../src/mod.ts";
-import { isHookboxError } from "../../src/errors.ts";
+import { createExecutor } from "../../packages/hookbox/deno.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
 import { tempTree } from "../_helpers.ts";
 import { runCli } from "../_cli.ts";
 import { pluginBytes, toolCall, writePluginHook } from "./_plugins.ts";

@@ -5,11 +5,11 @@
  * open by default and closed with `on_error: closed`, and leaves the executor
  * (and a second tenant) serving the next event normally.
  */
-import type { FailureCode } from "../../src/runtime/failure.ts";
+import type { FailureCode } from "../../packages/core/runtime/failure.ts";
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { createExecutor, type DispatchResult, type Executor } from "../../src/mod.ts";
-import { DEFAULT_POLICY } from "../../src/policy.ts";
-import type { Outcome } from "../../src/mod.ts";
+import { createExecutor, type DispatchResult, type Executor } from "../../packages/hookbox/deno.ts";
+import { DEFAULT_POLICY } from "../../packages/core/policy.ts";
+import type { Outcome } from "../../packages/hookbox/deno.ts";
 import { tempTree } from "../_helpers.ts";
 import { runCli } from "../_cli.ts";
 import {

@@ -52,9 +52,9 @@ Deno.test("the npm package runs on plain Node, imported by name", async () => {
     assertEquals(Object.keys(pkg.exports), [".", "./node", "./wasm"]);
     assertEquals(pkg.type, "module");
     ok(!("typescript" in dependencies) && !("esbuild" in dependencies), "no build tools");
-    for (const adapterOnly of ["adapters/deno", "compile", "cli"]) {
+    for (const adapterOnly of ["deno", "host-deno", "compile", "cli"]) {
       const there = await Deno.stat(`${dir}/pkg/esm/${adapterOnly}`).then(() => true, () => false);
-      ok(!there, `the package holds src/${adapterOnly}`);
+      ok(!there, `the package holds packages/${adapterOnly}`);
     }
     // A Node project with the package and its dependencies under node_modules.
     const app = `${dir}/app`;

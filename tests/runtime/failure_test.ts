@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ERROR_CODES, FAILURE_CODES, runFailure } from "../../src/mod.ts";
+import { ERROR_CODES, FAILURE_CODES, runFailure } from "../../packages/hookbox/deno.ts";
 
 Deno.test("runFailure() keeps the code and message apart and builds SPEC §4's detail from them", () => {
   assert.deepEqual(runFailure("LIMIT_FUEL"), {

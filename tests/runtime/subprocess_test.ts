@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createSubprocessRuntime } from "../../src/adapters/deno/subprocess.ts";
-import { createExecutor, type Runtime } from "../../src/mod.ts";
+import { createSubprocessRuntime } from "../../packages/deno/subprocess.ts";
+import { createExecutor, type Runtime } from "../../packages/hookbox/deno.ts";
 import { type HookSpec, sh, type TempTree, tempTree, toolEvent } from "../_helpers.ts";
 
 /** An executor that runs real subprocesses from `<tree>/project` only. */

@@ -7,9 +7,9 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import fc from "fast-check";
-import { fastParseEvent } from "../../src/schema/_event_fast.ts";
-import { EVENT_TYPES } from "../../src/schema/event_types.ts";
-import { zodParseEvent } from "../../src/schema/event.ts";
+import { fastParseEvent } from "../../packages/core/schema/_event_fast.ts";
+import { EVENT_TYPES } from "../../packages/core/schema/event_types.ts";
+import { zodParseEvent } from "../../packages/core/schema/event.ts";
 
 /** Per event type: a valid value for each of its own fields. */
 const VALID: Record<string, Record<string, unknown>> = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { isHookboxError } from "../../src/errors.ts";
-import { parseEvent, parseEventJson, tryParseEvent } from "../../src/schema/event.ts";
-import { EVENT_TYPES } from "../../src/schema/event_types.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
+import { parseEvent, parseEventJson, tryParseEvent } from "../../packages/core/schema/event.ts";
+import { EVENT_TYPES } from "../../packages/core/schema/event_types.ts";
 
 const COMMON = {
   timestamp: "2025-06-01T12:30:00Z",

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { MAX_JSON_DEPTH, textDepth, tooDeepAt } from "../../src/schema/depth.ts";
-import { parseEvent, tryParseEvent } from "../../src/schema/event.ts";
-import { agentCall } from "../../src/agents/adapters.ts";
-import { parseEventText, textOf } from "../../src/schema/event_text.ts";
-import { agentEventOfText, eventOfText } from "../../src/agents/event_text.ts";
+import { MAX_JSON_DEPTH, textDepth, tooDeepAt } from "../../packages/core/schema/depth.ts";
+import { parseEvent, tryParseEvent } from "../../packages/core/schema/event.ts";
+import { agentCall } from "../../packages/agents/adapters.ts";
+import { parseEventText, textOf } from "../../packages/core/schema/event_text.ts";
+import { agentEventOfText, eventOfText } from "../../packages/agents/event_text.ts";
 
 const BODIES = [
   {

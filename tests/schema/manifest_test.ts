@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { isHookboxError } from "../../src/errors.ts";
-import { parseHookMd } from "../../src/hook/frontmatter.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
+import { parseHookMd } from "../../packages/core/hook/frontmatter.ts";
 import { hookMd } from "../_helpers.ts";
 
 function parse(frontmatter: Record<string, unknown>) {

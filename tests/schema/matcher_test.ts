@@ -5,7 +5,7 @@
 import { deepStrictEqual as assertEquals, throws } from "node:assert/strict";
 import fc from "fast-check";
 import { RE2JS } from "re2js";
-import { compileMatcher } from "../../src/schema/matcher.ts";
+import { compileMatcher } from "../../packages/core/schema/matcher.ts";
 
 const re2 = (pattern: string, text: string) => RE2JS.compile(pattern).matcher(text).find();
 

@@ -5,9 +5,9 @@
  * TypeError; usable once the load resolved.
  */
 import assert from "node:assert/strict";
-import { isHookboxError } from "../../src/errors.ts";
-import * as zodOnDemand from "../../src/schema/_zod_on_demand.ts";
-import * as re2OnDemand from "../../src/schema/_re2_on_demand.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
+import * as zodOnDemand from "../../packages/core/schema/_zod_on_demand.ts";
+import * as re2OnDemand from "../../packages/core/schema/_re2_on_demand.ts";
 
 Deno.test("on-demand zod and RE2 refuse use before their load resolved, then work", async () => {
   const early = [() => zodOnDemand.zod(), () => re2OnDemand.re2()];

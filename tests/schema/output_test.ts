@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readStdout } from "../../src/schema/output.ts";
+import { readStdout } from "../../packages/core/schema/output.ts";
 
 Deno.test("`readStdout()` reads control fields from a JSON object", () => {
   const r = readStdout(

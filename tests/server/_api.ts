@@ -3,18 +3,18 @@
  * builder and runtimes, a small client, and hook folders to upload.
  */
 import { encodeBase64 } from "../_base64.ts";
-import { storeRuntimes } from "../../src/adapters/deno/serve.ts";
-import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
+import { storeRuntimes } from "../../packages/deno/serve.ts";
+import { createDenoHookBuilder } from "../../packages/deno/hook_builder.ts";
 import {
   createService,
   type ServerDeps,
   type Service,
   type StorageLimits,
-} from "../../src/server/app.ts";
-import { hashKey } from "../../src/server/auth.ts";
-import { createEngine, type Engine } from "../../src/server/engine.ts";
-import { Metrics } from "../../src/server/metrics.ts";
-import type { Store } from "../../src/server/store.ts";
+} from "../../packages/service/app.ts";
+import { hashKey } from "../../packages/service/auth.ts";
+import { createEngine, type Engine } from "../../packages/service/engine.ts";
+import { Metrics } from "../../packages/service/metrics.ts";
+import type { Store } from "../../packages/store/store.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 
 export const ADMIN = "test-admin-key-0123456789";

@@ -4,8 +4,8 @@
  * dispatch with its audit, tenant isolation, quotas, and error shapes.
  */
 import assert from "node:assert/strict";
-import { type Store, VersionRefused } from "../../src/server/store.ts";
-import type { StorageLimits } from "../../src/server/app.ts";
+import { type Store, VersionRefused } from "../../packages/store/store.ts";
+import type { StorageLimits } from "../../packages/service/app.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { ADMIN, type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
-import { openPostgresStore } from "../../src/store/postgres.ts";
+import { openPostgresStore } from "../../packages/store-postgres/postgres.ts";
 import { freshDatabase } from "../_pg.ts";
 import { type Harness, harness, toolEvent } from "./_api.ts";
 import { apiSuite } from "./_api_suite.ts";

@@ -1,4 +1,4 @@
-import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { apiSuite } from "./_api_suite.ts";
 
 apiSuite("sqlite", async () => {

@@ -3,8 +3,8 @@
  * announced rows, a commit waits one turn of the loop so they share it.
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { AuditWriter, TenantGone } from "../../src/server/audit.ts";
-import type { AuditRow, Store } from "../../src/server/store.ts";
+import { AuditWriter, TenantGone } from "../../packages/service/audit.ts";
+import type { AuditRow, Store } from "../../packages/store/store.ts";
 
 function recordingStore() {
   const commits: string[][] = [];

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { newId } from "../../src/server/auth.ts";
+import { newId } from "../../packages/service/auth.ts";
 
 Deno.test("ids sort by the time they were made and never repeat", () => {
   const base = Date.UTC(2026, 10, 22);

@@ -4,11 +4,11 @@
  * lacks the plugin, none once every worker has it.
  */
 import assert from "node:assert/strict";
-import { WorkerRuntime } from "../../src/runtime/wasm/_worker_runtime.ts";
-import { sha256Hex } from "../../src/runtime/wasm/_cache.ts";
-import { manifestSchema } from "../../src/schema/manifest.ts";
-import { createEngine, storedPluginSha } from "../../src/server/engine.ts";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { WorkerRuntime } from "../../packages/runtime-wasm/worker/_worker_runtime.ts";
+import { sha256Hex } from "../../packages/runtime-wasm/_cache.ts";
+import { manifestSchema } from "../../packages/core/schema/manifest.ts";
+import { createEngine, storedPluginSha } from "../../packages/service/engine.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 
 Deno.test("engine.prepare compiles a tenant's new hooks on every idle worker before its events", async () => {

@@ -3,8 +3,8 @@
  * tenant, however many hooks an event ran.
  */
 import assert from "node:assert/strict";
-import type { DispatchResult } from "../../src/dispatch/result.ts";
-import { Metrics } from "../../src/server/metrics.ts";
+import type { DispatchResult } from "../../packages/core/dispatch/result.ts";
+import { Metrics } from "../../packages/service/metrics.ts";
 
 Deno.test("each hook of an event counts once in its outcome, and limit hits by code", async () => {
   const metrics = new Metrics();

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020.js";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
-import { AGENTS } from "../../src/agents/adapters.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import { AGENTS } from "../../packages/agents/adapters.ts";
 import { type Harness, harness, toolEvent, wasmFolder } from "./_api.ts";
 
 type Answer = Awaited<ReturnType<Harness["call"]>>;

@@ -4,8 +4,8 @@
  * reports what the runtime would: the same codes, a size cap, a deadline.
  */
 import assert from "node:assert/strict";
-import { checkPluginApart } from "../../src/adapters/deno/plugin_check.ts";
-import { HookboxError } from "../../src/errors.ts";
+import { checkPluginApart } from "../../packages/deno/plugin_check.ts";
+import { HookboxError } from "../../packages/core/errors.ts";
 import { corpus } from "../runtime/wasm/_corpus.ts";
 
 const LIMITS = { memoryMb: 64, moduleKb: 4096 };

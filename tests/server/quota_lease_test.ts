@@ -4,8 +4,8 @@
  * `LEASE_MS` of its last renewal, so a crash never locks a tenant out.
  */
 import assert from "node:assert/strict";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
-import { LEASE_MS, Quotas } from "../../src/server/quota.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import { LEASE_MS, Quotas } from "../../packages/service/quota.ts";
 
 Deno.test("a process that dies with leases held frees them within LEASE_MS; a live one keeps them", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-leases-" });

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { freshDatabase } from "../_pg.ts";
 import { hookMd, toolEvent, wasmFolder } from "./_api.ts";
 
-const CLI = new URL("../../src/cli.ts", import.meta.url).pathname;
+const CLI = new URL("../../packages/cli/main.ts", import.meta.url).pathname;
 const ADMIN = "serve-test-admin-key-0123456789";
 
 interface Proc {

@@ -5,16 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
-import { AUDIT_SCAN_ROWS, type StorageLimits } from "../../src/server/app.ts";
-import { createDenoHookBuilder } from "../../src/adapters/deno/hook_builder.ts";
-import { HookRejected } from "../../src/server/builder.ts";
+import { AUDIT_SCAN_ROWS, type StorageLimits } from "../../packages/service/app.ts";
+import { createDenoHookBuilder } from "../../packages/deno/hook_builder.ts";
+import { HookRejected } from "../../packages/service/builder.ts";
 import { createTar } from "nanotar";
-import { unpackArchive } from "../../src/server/archive.ts";
-import type { ApiError } from "../../src/server/errors.ts";
+import { unpackArchive } from "../../packages/service/archive.ts";
+import type { ApiError } from "../../packages/service/errors.ts";
 
 async function sqlitePath(): Promise<string> {
   return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;

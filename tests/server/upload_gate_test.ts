@@ -1,17 +1,17 @@
 /**
- * The bounds on uploads (src/server/upload_gate.ts): a tenant's uploads run a
+ * The bounds on uploads (packages/service/upload_gate.ts): a tenant's uploads run a
  * few at a time and queue in order, past the queue they are refused, and
  * builds are bounded server-wide, so one tenant sending uploads in parallel
  * cannot start a compiler per connection.
  */
 import assert from "node:assert/strict";
-import { ApiError } from "../../src/server/errors.ts";
-import { createEngine } from "../../src/server/engine.ts";
-import { createService } from "../../src/server/app.ts";
-import { hashKey } from "../../src/server/auth.ts";
-import type { BuiltHook, HookBuilder } from "../../src/server/builder.ts";
-import { UploadGate } from "../../src/server/upload_gate.ts";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
+import { ApiError } from "../../packages/service/errors.ts";
+import { createEngine } from "../../packages/service/engine.ts";
+import { createService } from "../../packages/service/app.ts";
+import { hashKey } from "../../packages/service/auth.ts";
+import type { BuiltHook, HookBuilder } from "../../packages/service/builder.ts";
+import { UploadGate } from "../../packages/service/upload_gate.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ADMIN, hookMd } from "./_api.ts";
 
 /** Lets microtasks and pending promise reactions run. */

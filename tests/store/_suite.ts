@@ -2,9 +2,9 @@
  * The one storage test suite both stores pass (SQLite and PostgreSQL).
  */
 import assert from "node:assert/strict";
-import { type AuditQuery, PLATFORM, type Store } from "../../src/server/store.ts";
-import type { Manifest } from "../../src/schema/manifest.ts";
-import { manifestSchema } from "../../src/schema/manifest.ts";
+import { type AuditQuery, PLATFORM, type Store } from "../../packages/store/store.ts";
+import type { Manifest } from "../../packages/core/schema/manifest.ts";
+import { manifestSchema } from "../../packages/core/schema/manifest.ts";
 
 const manifest: Manifest = manifestSchema().parse({
   name: "guard",

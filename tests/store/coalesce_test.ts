@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ReadCoalescer } from "../../src/store/_coalesce.ts";
+import { ReadCoalescer } from "../../packages/store/coalesce.ts";
 
 /** A store whose reads are answered when the test says so. */
 function fakeStore() {

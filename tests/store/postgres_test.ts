@@ -1,4 +1,4 @@
-import { openPostgresStore } from "../../src/store/postgres.ts";
+import { openPostgresStore } from "../../packages/store-postgres/postgres.ts";
 import { freshDatabase } from "../_pg.ts";
 import { storeSuite } from "./_suite.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { openSqliteStore } from "../../src/store/sqlite.ts";
-import type { Store } from "../../src/server/store.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import type { Store } from "../../packages/store/store.ts";
 import { storeSuite } from "./_suite.ts";
 
 storeSuite("sqlite", async () => {

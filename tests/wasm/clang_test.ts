@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { inspectModule, instrument } from "../../src/wasm/mod.ts";
+import { inspectModule, instrument } from "../../packages/rewriter/mod.ts";
 import { Exit, wasiImports } from "./_wasi.ts";
 
 async function buildWithClang(): Promise<Uint8Array<ArrayBuffer>> {

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { instrument, instrumentModule, MAX_DATA_RANGES } from "../../src/wasm/mod.ts";
-import { MAX_GAP, ZERO_ALLOWANCE } from "../../src/wasm/_data.ts";
-import { parseModule } from "../../src/wasm/_parse.ts";
-import { Reader } from "../../src/wasm/_reader.ts";
-import { SECTION } from "../../src/wasm/_module.ts";
+import { instrument, instrumentModule, MAX_DATA_RANGES } from "../../packages/rewriter/mod.ts";
+import { MAX_GAP, ZERO_ALLOWANCE } from "../../packages/rewriter/_data.ts";
+import { parseModule } from "../../packages/rewriter/_parse.ts";
+import { Reader } from "../../packages/rewriter/_reader.ts";
+import { SECTION } from "../../packages/rewriter/_module.ts";
 import { instantiate, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number;

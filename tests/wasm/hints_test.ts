@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { instrument } from "../../src/wasm/mod.ts";
+import { instrument } from "../../packages/rewriter/mod.ts";
 import {
   COMPILATION_PRIORITY,
   compilationHintsSection,
   hintedFunctions,
-} from "../../src/wasm/_hints.ts";
-import { SECTION, splitSections } from "../../src/wasm/_module.ts";
-import { Reader } from "../../src/wasm/_reader.ts";
-import { Writer } from "../../src/wasm/_writer.ts";
+} from "../../packages/rewriter/_hints.ts";
+import { SECTION, splitSections } from "../../packages/rewriter/_module.ts";
+import { Reader } from "../../packages/rewriter/_reader.ts";
+import { Writer } from "../../packages/rewriter/_writer.ts";
 import { wat } from "./_wat.ts";
 
 // One imported function (index 0), then $a (1), $b (2), $c (3).

@@ -4,7 +4,7 @@
  * unchanged; modules it does not fit are left defining their memory.
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { instrumentModule } from "../../src/wasm/mod.ts";
+import { instrumentModule } from "../../packages/rewriter/mod.ts";
 import { fixture } from "./_wat.ts";
 
 const memoryImports = (bytes: Uint8Array) =>

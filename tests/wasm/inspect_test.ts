@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { inspectModule, instrument } from "../../src/wasm/mod.ts";
-import { type HookboxError, isHookboxError } from "../../src/errors.ts";
+import { inspectModule, instrument } from "../../packages/rewriter/mod.ts";
+import { type HookboxError, isHookboxError } from "../../packages/core/errors.ts";
 import { fixture, wat } from "./_wat.ts";
 
 const isInvalid = (e: unknown) => isHookboxError(e, "PLUGIN_INVALID");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { instrument } from "../../src/wasm/mod.ts";
-import { isHookboxError } from "../../src/errors.ts";
+import { instrument } from "../../packages/rewriter/mod.ts";
+import { isHookboxError } from "../../packages/core/errors.ts";
 import { fixture, instantiate, OutOfFuel, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number;

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { instrument } from "../../src/wasm/mod.ts";
+import { instrument } from "../../packages/rewriter/mod.ts";
 import { fixture, instantiate } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number;

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { HookboxError } from "../../src/errors.ts";
+import { HookboxError } from "../../packages/core/errors.ts";
 import {
   inspectModule,
   instrument,
   instrumentModule,
   WRITE_PAGE_SHIFT,
-} from "../../src/wasm/mod.ts";
+} from "../../packages/rewriter/mod.ts";
 import { fixture, instantiate, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number | bigint;

@@ -95,13 +95,13 @@ export async function denoDir(): Promise<string> {
 
 /** The hookbox command line an agent runs: the CLI from source, with this repository's config. */
 export function hookboxCommand(): string {
-  return `${Deno.execPath()} run -A --config ${ROOT}/deno.json ${ROOT}/src/cli.ts`;
+  return `${Deno.execPath()} run -A --config ${ROOT}/deno.json ${ROOT}/packages/cli/main.ts`;
 }
 
 /** Runs `hookbox ARGS` from source; throws on a non-zero exit. */
 export async function hookbox(args: string[], cwd: string): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--config", `${ROOT}/deno.json`, `${ROOT}/src/cli.ts`, ...args],
+    args: ["run", "-A", "--config", `${ROOT}/deno.json`, `${ROOT}/packages/cli/main.ts`, ...args],
     cwd,
     stdout: "piped",
     stderr: "piped",

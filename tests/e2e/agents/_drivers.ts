@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { InstallableAgent } from "../../../src/agents/install.ts";
+import type { InstallableAgent } from "../../../packages/agents/install.ts";
 import type { Step } from "./_model.ts";
 
 /** One agent as the suite drives it. */

@@ -7,14 +7,14 @@
 import wabtInit from "wabt";
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { fakeHook, ROOT } from "../../_helpers.ts";
-import type { HookDefinition } from "../../../src/hook/types.ts";
+import type { HookDefinition } from "../../../packages/core/hook/types.ts";
 import type {
   EffectiveLimits,
   RunRequest,
   RunResult,
   Runtime,
-} from "../../../src/runtime/types.ts";
-import { createWasmRuntime, type WasmRuntimeOptions } from "../../../src/runtime/wasm/mod.ts";
+} from "../../../packages/core/runtime/types.ts";
+import { createWasmRuntime, type WasmRuntimeOptions } from "../../../packages/runtime-wasm/mod.ts";
 
 const wabt = await wabtInit();
 const compiled = new Map<string, Uint8Array>();

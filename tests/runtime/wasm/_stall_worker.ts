@@ -7,8 +7,11 @@
  *
  * @module
  */
-import "../../../src/runtime/wasm/_worker_entry.ts";
-import type { WorkerJob, WorkerMessage } from "../../../src/runtime/wasm/_worker_protocol.ts";
+import "../../../packages/runtime-wasm/worker/_worker_entry.ts";
+import type {
+  WorkerJob,
+  WorkerMessage,
+} from "../../../packages/runtime-wasm/worker/_worker_protocol.ts";
 
 interface Scope {
   onmessage: ((event: MessageEvent<WorkerJob>) => void) | null;

@@ -6,9 +6,12 @@
  *
  * @module
  */
-import "../../../src/runtime/wasm/_worker_entry.ts";
-import type { WorkerJob, WorkerMessage } from "../../../src/runtime/wasm/_worker_protocol.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import "../../../packages/runtime-wasm/worker/_worker_entry.ts";
+import type {
+  WorkerJob,
+  WorkerMessage,
+} from "../../../packages/runtime-wasm/worker/_worker_protocol.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 
 interface Scope {
   onmessage: ((event: MessageEvent<WorkerJob>) => void) | null;

@@ -5,7 +5,7 @@
  * charges alone is seen at the next check.
  */
 import assert from "node:assert/strict";
-import { CHARGE_BATCH, FUEL_SLICE, FuelMeter } from "../../../src/runtime/wasm/_fuel.ts";
+import { CHARGE_BATCH, FUEL_SLICE, FuelMeter } from "../../../packages/runtime-wasm/_fuel.ts";
 
 function meter(budget: number) {
   const global = new WebAssembly.Global({ value: "i64", mutable: true }, 0n);

@@ -6,7 +6,7 @@
  * runtime serves the next call normally.
  */
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
-import type { EffectiveLimits, RunFailure } from "../../../src/runtime/types.ts";
+import type { EffectiveLimits, RunFailure } from "../../../packages/core/runtime/types.ts";
 import { assertServesNext, corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
 
 interface Attack {

@@ -3,7 +3,7 @@
  * the same runtime serves the next call normally.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import type { EffectiveLimits, RunFailure } from "../../../src/runtime/types.ts";
+import type { EffectiveLimits, RunFailure } from "../../../packages/core/runtime/types.ts";
 import {
   assertServesNext,
   corpusRuntime,
@@ -12,12 +12,12 @@ import {
   watBytes,
   withoutFuel,
 } from "./_corpus.ts";
-import { MAX_FAILURE_MESSAGE, runFailure } from "../../../src/runtime/failure.ts";
+import { MAX_FAILURE_MESSAGE, runFailure } from "../../../packages/core/runtime/failure.ts";
 import {
   FUEL_PER_BYTE,
   HOST_CALL_FUEL,
   KERNEL_CALL_FUEL,
-} from "../../../src/runtime/wasm/_fuel.ts";
+} from "../../../packages/runtime-wasm/_fuel.ts";
 
 interface Attack {
   name: string;

@@ -4,8 +4,11 @@
  * loopback, private or link-local address unless it is named exactly.
  */
 import assert from "node:assert/strict";
-import { grantedHosts, resolvePolicy } from "../../../src/policy.ts";
-import { addressRefusal, isInternalAddress } from "../../../src/runtime/wasm/_http_address.ts";
+import { grantedHosts, resolvePolicy } from "../../../packages/core/policy.ts";
+import {
+  addressRefusal,
+  isInternalAddress,
+} from "../../../packages/runtime-wasm/http/_http_address.ts";
 import { fakeHook } from "../../_helpers.ts";
 
 const hosts = ["api.example.com", "*.cdn.example.com", "localhost", "169.254.169.254"];

@@ -3,10 +3,10 @@
  * served only in worker mode. A loopback server stands in for the network.
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import type { RunRequest, Runtime } from "../../../src/runtime/types.ts";
-import { hostAllowed } from "../../../src/runtime/wasm/_http_wire.ts";
+import type { RunRequest, Runtime } from "../../../packages/core/runtime/types.ts";
+import { hostAllowed } from "../../../packages/runtime-wasm/http/_http_wire.ts";
 import { corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 
 const BIG = "x".repeat(4096);
 

@@ -1,9 +1,9 @@
 /** Load-time refusals: size, hash pin, garbage, imports; and `loadPlugin()` codes. */
 import { deepStrictEqual as assertEquals, ok, rejects } from "node:assert/strict";
-import { isHookboxError } from "../../../src/errors.ts";
-import { loadPlugin } from "../../../src/runtime/wasm/mod.ts";
+import { isHookboxError } from "../../../packages/core/errors.ts";
+import { loadPlugin } from "../../../packages/runtime-wasm/mod.ts";
 import { corpus, corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 
 const GARBAGE = new TextEncoder().encode("this is not a wasm module, it is a text file\n");
 

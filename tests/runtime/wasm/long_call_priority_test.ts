@@ -7,7 +7,7 @@
  * Observed from outside, in `/proc` (Linux).
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
+import { WorkerRuntime } from "../../../packages/runtime-wasm/worker/_worker_runtime.ts";
 import { corpus, request, wasmHook } from "./_corpus.ts";
 
 const basename = (path: string) => path.replace(/^.*\//, "").replace(/\.wasm$/, "");

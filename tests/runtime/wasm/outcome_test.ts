@@ -3,9 +3,9 @@
  * or the executor closed reports that limit, never the guest's answer.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { GuestHost } from "../../../src/runtime/wasm/_host.ts";
-import { exited } from "../../../src/runtime/wasm/_outcome.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import { GuestHost } from "../../../packages/runtime-wasm/_host.ts";
+import { exited } from "../../../packages/runtime-wasm/_outcome.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 import { corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
 
 function host(deadline: number, signal?: AbortSignal): GuestHost {

@@ -1,7 +1,7 @@
 /** Isolation modes, the WASI sandbox surface, and engine-style interrupts. */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 
 for (const isolation of ["fresh", "warm"]) {
   Deno.test(`run() (${isolation}) starts every call from pristine memory and globals`, async () => {

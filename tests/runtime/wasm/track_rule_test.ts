@@ -11,8 +11,8 @@ import {
   prepare,
   TRACK_MAX_TINY,
   TRACK_MIN_PAGES,
-} from "../../../src/runtime/wasm/_loader.ts";
-import { compileBytes, PromiseCache } from "../../../src/runtime/wasm/_cache.ts";
+} from "../../../packages/runtime-wasm/_loader.ts";
+import { compileBytes, PromiseCache } from "../../../packages/runtime-wasm/_cache.ts";
 
 const wabt = await wabtInit();
 

@@ -7,7 +7,7 @@
  * instructions, so the modules are written byte by byte.
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 import { corpusRuntime, request, wasmHook, withoutFuel } from "./_corpus.ts";
 
 /** A section: its id, its size, its bytes (all small here: one-byte sizes). */

@@ -5,7 +5,7 @@
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { corpusRuntime, request, shellEvent, wasmHook, withoutFuel } from "./_corpus.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 
 const OK = { exitCode: 0, stdout: "ok", stderr: "" };
 

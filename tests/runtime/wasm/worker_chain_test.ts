@@ -6,17 +6,17 @@
  * batched chains never carry another tenant's.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { dispatchEvent } from "../../../src/dispatch/dispatch.ts";
-import type { DispatchResult } from "../../../src/dispatch/result.ts";
-import type { HookDefinition } from "../../../src/hook/types.ts";
-import { DEFAULT_POLICY } from "../../../src/policy.ts";
-import type { Runtime } from "../../../src/runtime/types.ts";
-import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
-import { type HookEvent, parseEvent } from "../../../src/schema/event.ts";
-import { parseEventText } from "../../../src/schema/event_text.ts";
-import { agentEventOfText } from "../../../src/agents/event_text.ts";
+import { dispatchEvent } from "../../../packages/core/dispatch/dispatch.ts";
+import type { DispatchResult } from "../../../packages/core/dispatch/result.ts";
+import type { HookDefinition } from "../../../packages/core/hook/types.ts";
+import { DEFAULT_POLICY } from "../../../packages/core/policy.ts";
+import type { Runtime } from "../../../packages/core/runtime/types.ts";
+import { WorkerRuntime } from "../../../packages/runtime-wasm/worker/_worker_runtime.ts";
+import { type HookEvent, parseEvent } from "../../../packages/core/schema/event.ts";
+import { parseEventText } from "../../../packages/core/schema/event_text.ts";
+import { agentEventOfText } from "../../../packages/agents/event_text.ts";
 import { corpus, corpusRuntime, shellEvent, wasmHook } from "./_corpus.ts";
-import { createPromptRuntime } from "../../../src/runtime/prompt.ts";
+import { createPromptRuntime } from "../../../packages/core/runtime/prompt.ts";
 import { fakeHook } from "../../_helpers.ts";
 
 const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);

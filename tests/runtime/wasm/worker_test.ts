@@ -4,14 +4,14 @@
  * next calls are served by a fresh worker.
  */
 import { deepStrictEqual as assertEquals, ok, throws } from "node:assert/strict";
-import type { EffectiveLimits, RunRequest } from "../../../src/runtime/types.ts";
-import { createExecutor } from "../../../src/mod.ts";
-import { createWasmRuntime } from "../../../src/runtime/wasm/mod.ts";
-import { WorkerRuntime } from "../../../src/runtime/wasm/_worker_runtime.ts";
+import type { EffectiveLimits, RunRequest } from "../../../packages/core/runtime/types.ts";
+import { createExecutor } from "../../../packages/hookbox/deno.ts";
+import { createWasmRuntime } from "../../../packages/runtime-wasm/mod.ts";
+import { WorkerRuntime } from "../../../packages/runtime-wasm/worker/_worker_runtime.ts";
 import { tempTree } from "../../_helpers.ts";
 import { toolCall, writePluginHook } from "../../integration/_plugins.ts";
 import { corpus, corpusRuntime, request, shellEvent, wasmHook, withoutFuel } from "./_corpus.ts";
-import { runFailure } from "../../../src/runtime/failure.ts";
+import { runFailure } from "../../../packages/core/runtime/failure.ts";
 
 const STALL_ENTRY = new URL("./_stall_worker.ts", import.meta.url);
 

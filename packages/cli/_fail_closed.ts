@@ -1,0 +1,100 @@
+/**
+ * What `hookbox dispatch` (plain and `--agent`) does with what it could not
+ * evaluate or run (SPEC §4.7): find the closed guard an unreadable event
+ * falls under, turn failures into blocks under `--strict`, and say every
+ * failure in one line.
+ */
+import type { ExecutorOptions } from "../deno/executor.ts";
+import { closedGuard, type PayloadHead } from "../agents/unreadable.ts";
+import type { DispatchResult } from "../core/dispatch/result.ts";
+import type { HookProblem } from "../core/hook/discover.ts";
+import { loadRe2 } from "../core/schema/loaders.ts";
+import type { EventType } from "../core/schema/event_types.ts";
+import { type DispatchFlags, executorFor } from "./_executor.ts";
+import { problemLine } from "./validate.ts";
+
+/** Outcomes that are a failed (or skipped) hook. */
+const FAILED: ReadonlySet<string> = new Set(["error", "timeout", "limit", "skipped"]);
+
+/**
+ * The name of the guard that turns an unreadable event of `type` (null:
+ * unknown) into a block, or null when none does: a synchronous hook that
+ * could apply and is `on_error: closed` (any such hook under `strict`), a
+ * hook folder that failed to load but says `on_error: closed`, or, under
+ * `strict`, any folder that failed to load.
+ */
+export async function guardOfUnreadable(
+  values: DispatchFlags & { strict?: boolean | undefined },
+  extra: ExecutorOptions,
+  type: EventType | null,
+  head: PayloadHead,
+): Promise<string | null> {
+  const dir = values["work-dir"] ?? (head.cwd?.startsWith("/") ? head.cwd : undefined);
+  const { executor, workDir } = executorFor(dir ? { work_dir: dir } : {}, values, extra);
+  try {
+    const hooks = await executor.hooks(workDir);
+    const problems = await executor.problems(workDir);
+    await loadRe2();
+    const strict = values.strict === true;
+    return closedGuard(hooks, type, head.tool, strict)?.name ??
+      (strict && problems.length > 0 ? "hookbox" : await brokenClosedGuard(problems));
+  } finally {
+    await executor.close();
+  }
+}
+
+/**
+ * The name of a hook folder that could not load but whose HOOK.md says
+ * `on_error: closed` (read as text: it did not parse): a broken closed guard
+ * guards every event it might have guarded. Null when there is none.
+ */
+async function brokenClosedGuard(problems: readonly HookProblem[]): Promise<string | null> {
+  for (const p of problems) {
+    const file = p.path.endsWith("HOOK.md") ? p.path : `${p.path}/HOOK.md`;
+    let text: string;
+    try {
+      text = await Deno.readTextFile(file);
+    } catch {
+      continue;
+    }
+    if (/^on_error:\s*["']?closed\b/m.test(text.slice(0, 64 * 1024))) {
+      return file.split("/").at(-2) ?? p.path;
+    }
+  }
+  return null;
+}
+
+/** An allowed `result` as a block by `by` for `reason`. */
+export function blocked(result: DispatchResult, by: string, reason: string): DispatchResult {
+  return { ...result, decision: "block", blocked_by: by, reason };
+}
+
+/** Under `--strict`, an allowed result with a failed hook or a skipped folder blocks. */
+export function strictResult(
+  result: DispatchResult,
+  problems: readonly HookProblem[],
+): DispatchResult {
+  if (result.decision === "block") return result;
+  const failed = result.hooks.find((h) => FAILED.has(h.outcome));
+  if (failed) {
+    const why = `${failed.outcome}: ${failed.detail ?? "unknown"}`;
+    return blocked(
+      result,
+      failed.name,
+      `hook "${failed.name}" failed (${why}) and hookbox runs --strict`,
+    );
+  }
+  if (problems.length > 0) {
+    return blocked(result, "hookbox", `${problemLine(problems[0]!)} (hookbox runs --strict)`);
+  }
+  return result;
+}
+
+/** One line per failed hook and per skipped hook folder. */
+export function failureLines(result: DispatchResult, problems: readonly HookProblem[]): string[] {
+  const lines = result.hooks.filter((h) => FAILED.has(h.outcome)).map((h) =>
+    `hookbox: hook "${h.name}" (${h.level}) ${h.outcome}: ${h.detail ?? "no detail"}`
+  );
+  for (const p of problems) lines.push(`hookbox: warning: ${problemLine(p)} (skipped)`);
+  return lines;
+}

@@ -1,0 +1,174 @@
+/**
+ * The stop gate's facts that an agent's payload does not carry (SPEC §8):
+ * how many times this session's stop has been bounced (`stop_count`), kept
+ * per session across hook processes in the cache folder, and the agent's
+ * last answer read from its transcript where the payload lacks it (Copilot's
+ * `agentStop` carries no message; Gemini's `prompt_response` is the whole
+ * turn). Everything read is bounded; a fact that cannot be read is left as
+ * the adapter made it.
+ */
+import { defaultCacheDir } from "../host-deno/cache_dir.ts";
+
+/** Sessions whose counters are kept; past it the oldest are removed. */
+const MAX_SESSIONS = 1000;
+/** Most of a transcript's tail read for the last answer, bytes. */
+const TRANSCRIPT_TAIL = 1024 * 1024;
+
+/**
+ * This stop's `stop_count`: 0 for a stop the agent says is not a retry
+ * (`stop_hook_active` false), else one more than the session's last count.
+ * Kept in `<cache>/stops/<sha256(agent:session)>`.
+ */
+export async function stopCount(
+  agent: string,
+  session: string,
+  retry: boolean,
+  cacheDir: string = defaultCacheDir(),
+): Promise<number> {
+  const dir = `${cacheDir}/stops`;
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(`${agent}:${session}`),
+  );
+  const name = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  const file = `${dir}/${name}`;
+  let count = 0;
+  if (retry) {
+    const last = Number.parseInt(await Deno.readTextFile(file).catch(() => "0"), 10);
+    count = Number.isSafeInteger(last) && last >= 0 ? last + 1 : 1;
+  }
+  try {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+    const temp = `${file}.${crypto.randomUUID()}`;
+    await Deno.writeTextFile(temp, String(count), { mode: 0o600 });
+    await Deno.rename(temp, file);
+    if (count === 0) await prune(dir);
+  } catch (err) {
+    console.error(`hookbox: could not keep the stop count in ${dir}: ${(err as Error).message}`);
+  }
+  return count;
+}
+
+/** Removes the oldest counters past {@linkcode MAX_SESSIONS}. */
+async function prune(dir: string): Promise<void> {
+  const files: { path: string; at: number }[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile) continue;
+    const info = await Deno.lstat(`${dir}/${entry.name}`).catch(() => null);
+    files.push({ path: `${dir}/${entry.name}`, at: info?.mtime?.getTime() ?? 0 });
+    if (files.length > 10 * MAX_SESSIONS) break;
+  }
+  if (files.length <= MAX_SESSIONS) return;
+  files.sort((a, b) => a.at - b.at);
+  for (const f of files.slice(0, files.length - MAX_SESSIONS)) {
+    await Deno.remove(f.path).catch(() => {});
+  }
+}
+
+/**
+ * The agent's last answer in the transcript at `path` (JSON lines, or one
+ * JSON document with a message list), or null. Only a regular file is read,
+ * only its last {@linkcode TRANSCRIPT_TAIL} bytes.
+ */
+export async function lastAnswer(path: unknown, waitFor?: string): Promise<string | null> {
+  if (typeof path !== "string" || !path.startsWith("/")) return null;
+  if (waitFor !== undefined) await flushed(path, waitFor);
+  const info = await Deno.lstat(path).catch(() => null);
+  if (!info?.isFile) return null;
+  const file = await Deno.open(path, { read: true });
+  try {
+    const start = Math.max(0, info.size - TRANSCRIPT_TAIL);
+    await file.seek(start, Deno.SeekMode.Start);
+    const buffer = new Uint8Array(Math.min(info.size, TRANSCRIPT_TAIL));
+    let read = 0;
+    while (read < buffer.length) {
+      const n = await file.read(buffer.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    return lastAnswerIn(new TextDecoder().decode(buffer.subarray(0, read)), start === 0);
+  } finally {
+    file.close();
+  }
+}
+
+/** Longest wait for an agent to write its transcript up to the current hook call, ms. */
+const FLUSH_WAIT_MS = 2000;
+
+/**
+ * Waits (at most {@linkcode FLUSH_WAIT_MS}) until the transcript's tail holds
+ * `marker`: Copilot writes its events file after it starts the agentStop hook
+ * (measured with 1.0.102: the file did not exist yet when the hook ran, and
+ * held the turn ~0.3 s later), and the hook's own start event, which carries
+ * the payload's timestamp, comes after the answer it is about.
+ */
+async function flushed(path: string, marker: string): Promise<void> {
+  const deadline = Date.now() + FLUSH_WAIT_MS;
+  for (;;) {
+    const info = await Deno.lstat(path).catch(() => null);
+    if (info?.isFile) {
+      const file = await Deno.open(path, { read: true });
+      try {
+        const tail = new Uint8Array(Math.min(info.size, 64 * 1024));
+        await file.seek(Math.max(0, info.size - tail.length), Deno.SeekMode.Start);
+        const n = await file.read(tail) ?? 0;
+        if (new TextDecoder().decode(tail.subarray(0, n)).includes(marker)) return;
+      } finally {
+        file.close();
+      }
+    }
+    if (Date.now() >= deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** The last assistant text in transcript `text` (see {@linkcode lastAnswer}). */
+export function lastAnswerIn(text: string, whole: boolean): string | null {
+  const records: unknown[] = [];
+  if (whole) {
+    try {
+      const doc = JSON.parse(text);
+      const list = Array.isArray(doc) ? doc : (doc?.messages ?? doc?.history ?? null);
+      if (Array.isArray(list)) records.push(...list);
+    } catch { /* JSON lines */ }
+  }
+  if (records.length === 0) {
+    for (const line of text.split("\n")) {
+      try {
+        records.push(JSON.parse(line));
+      } catch { /* a cut first line, or not JSON */ }
+    }
+  }
+  for (let i = records.length - 1; i >= 0; i--) {
+    const said = assistantText(records[i]);
+    if (said !== null && said.trim() !== "") return said;
+  }
+  return null;
+}
+
+const ASSISTANT = /^(assistant|model|gemini|agent)([._-]?message)?$/i;
+
+/** The text of one transcript record when an assistant (model) said it, else null. */
+function assistantText(record: unknown): string | null {
+  if (typeof record !== "object" || record === null) return null;
+  const r = record as Record<string, unknown>;
+  const message = typeof r.message === "object" && r.message !== null
+    ? r.message as Record<string, unknown>
+    : typeof r.data === "object" && r.data !== null
+    ? r.data as Record<string, unknown>
+    : r;
+  const who = [r.type, r.role, message.role].find((v) =>
+    typeof v === "string" && ASSISTANT.test(v)
+  );
+  if (who === undefined) return null;
+  return textOf(message.content ?? r.content ?? message.parts ?? message.text);
+}
+
+function textOf(content: unknown): string | null {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return null;
+  const parts = content
+    .map((c) => typeof c === "string" ? c : typeof c?.text === "string" ? c.text : "")
+    .filter((t) => t !== "");
+  return parts.length > 0 ? parts.join("\n") : null;
+}

@@ -1,0 +1,67 @@
+/** `hookbox bundle`: a Worker for edge runtimes from the service's store (SPEC §7). */
+import { parseArgs } from "node:util";
+import { writeBundle } from "../deno/bundle.ts";
+import { openStore } from "../deno/serve.ts";
+import { EXIT } from "./_io.ts";
+import { BUNDLE_USAGE } from "./usage.ts";
+
+/** Writes the bundle; returns the exit code. */
+export async function bundleCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      out: { type: "string" },
+      db: { type: "string" },
+      tenant: { type: "string", multiple: true },
+      port: { type: "string", default: "8787" },
+      "compatibility-date": { type: "string" },
+      "audit-url": { type: "string" },
+    },
+    strict: true,
+  });
+  if (values.out === undefined) {
+    console.error(`hookbox bundle: --out DIR is required\nusage: ${BUNDLE_USAGE}`);
+    return EXIT.bad;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    console.error(`hookbox bundle: --port must be 1-65535, got ${values.port}`);
+    return EXIT.bad;
+  }
+  const date = values["compatibility-date"];
+  if (date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+    console.error(`hookbox bundle: --compatibility-date must be YYYY-MM-DD, got ${date}`);
+    return EXIT.bad;
+  }
+  const auditUrl = values["audit-url"];
+  if (auditUrl !== undefined && !/^https?:\/\/[^/]/.test(auditUrl)) {
+    console.error(`hookbox bundle: --audit-url must be an http(s) URL, got ${auditUrl}`);
+    return EXIT.bad;
+  }
+  const store = await openStore(values.db);
+  try {
+    const summary = await writeBundle({
+      store,
+      out: values.out,
+      port,
+      ...(values.tenant ? { tenants: values.tenant } : {}),
+      ...(date ? { compatibilityDate: date } : {}),
+      ...(auditUrl ? { auditUrl } : {}),
+    });
+    console.error(
+      `hookbox bundle: ${summary.tenants.length} tenants, ${summary.hooks} hooks, ${summary.plugins} prepared plugins` +
+        `${
+          summary.failures ? ` (${summary.failures} refused, reported per call)` : ""
+        }, worker.js ${summary.workerBytes} bytes\n` +
+        `run: ${
+          auditUrl ? "HOOKBOX_AUDIT_KEY=<admin key> " : ""
+        }workerd serve ${values.out}/config.capnp --socket-addr http=127.0.0.1:${port}`,
+    );
+    return EXIT.allow;
+  } catch (err) {
+    console.error(`hookbox bundle: ${err instanceof Error ? err.message : err}`);
+    return EXIT.bad;
+  } finally {
+    await store.close();
+  }
+}

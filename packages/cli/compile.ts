@@ -1,0 +1,47 @@
+/** `hookbox compile HOOK_DIR... [--out DIR]`: builds each hook's plugin. */
+import { parseArgs } from "node:util";
+import { absolute, denoFs } from "../host-deno/fs.ts";
+import { compileHook, defaultCacheDir } from "../compile/mod.ts";
+import { HookboxError } from "../core/errors.ts";
+import { loadHook } from "../core/hook/discover.ts";
+import { loadPlugin } from "../runtime-wasm/mod.ts";
+import { EXIT, UsageError } from "./_io.ts";
+import { COMPILE_USAGE } from "./usage.ts";
+
+/** Runs the command; returns the exit code. */
+export async function compileCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { out: { type: "string", default: "." }, "cache-dir": { type: "string" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (positionals.length === 0) throw new UsageError(`nothing to compile; usage: ${COMPILE_USAGE}`);
+  const out = absolute(values.out);
+  await Deno.mkdir(out, { recursive: true });
+  const cacheDir = values["cache-dir"] ?? defaultCacheDir();
+  for (const dir of positionals.map(absolute)) {
+    const hook = await loadHook(denoFs, dir, "project");
+    if (hook.entry.runtime !== "wasm") {
+      throw new HookboxError(
+        "COMPILE_FAILED",
+        `hook "${hook.name}" has a ${hook.entry.runtime} entry, nothing to compile`,
+        { path: dir },
+      );
+    }
+    const plugin = await compileHook(hook, { cacheDir });
+    await loadPlugin(plugin.bytes, {
+      memoryMb: hook.manifest.limits.memory_mb,
+      path: hook.entry.path,
+      ...(hook.manifest.sha256 ? { sha256: hook.manifest.sha256 } : {}),
+    });
+    const file = `${out}/${hook.name}.wasm`;
+    await Deno.writeFile(file, plugin.bytes);
+    console.log(
+      `${hook.name} sha256:${plugin.sha256} ${plugin.bytes.byteLength} bytes ${file}${
+        plugin.cached ? " (cached)" : ""
+      }`,
+    );
+  }
+  return EXIT.allow;
+}

@@ -1,0 +1,107 @@
+/**
+ * The hookbox command line: `dispatch`, `validate`, `list`, `compile`, `serve`,
+ * `bundle`, `install`, `uninstall`.
+ * Run with `deno run -A packages/cli/main.ts` (or `deno task hookbox`).
+ *
+ * Commands are imported when they run: an agent spawns `hookbox dispatch`
+ * once per event, so it must not pay for loading the server, the bundler or
+ * the compilers.
+ *
+ * @module
+ */
+import { errorLine, EXIT, stdinOnce, UsageError } from "./_io.ts";
+import { defaultCacheDir } from "../host-deno/cache_dir.ts";
+import { eventContext, prefetchPrepared } from "../deno/prepared_prefetch.ts";
+import { loadRe2, loadZod } from "../core/schema/loaders.ts";
+import {
+  BUNDLE_USAGE,
+  COMPILE_USAGE,
+  DISPATCH_USAGE,
+  DOCTOR_USAGE,
+  INSTALL_USAGE,
+  LIST_USAGE,
+  SERVE_USAGE,
+  VALIDATE_USAGE,
+} from "./usage.ts";
+
+type Command = (args: string[]) => Promise<number>;
+
+/** True in the bundled one-shot CLI of `scripts/build_cli.ts` (set by esbuild's `define`). */
+declare const __HOOKBOX_BUNDLED__: boolean | undefined;
+const BUNDLED = typeof __HOOKBOX_BUNDLED__ === "boolean" && __HOOKBOX_BUNDLED__;
+
+/** `serve` and `bundle` start workers and bundle sources from packages/: they run from source only. */
+const fromSource = (name: string) => (): Promise<Command> => {
+  throw new UsageError(
+    `"${name}" is not part of the bundled CLI; run it from source: deno run -A packages/cli/main.ts ${name}`,
+  );
+};
+
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  dispatch: async () => (await import("./dispatch.ts")).dispatchCommand,
+  validate: async () => (await import("./validate.ts")).validateCommand,
+  list: async () => (await import("./list.ts")).listCommand,
+  compile: async () => (await import("./compile.ts")).compileCommand,
+  serve: BUNDLED ? fromSource("serve") : async () => (await import("./serve.ts")).serveCommand,
+  bundle: BUNDLED ? fromSource("bundle") : async () => (await import("./bundle.ts")).bundleCommand,
+  install: async () => (await import("./install.ts")).installCommand,
+  uninstall: async () => (await import("./install.ts")).uninstallCommand,
+  doctor: async () => (await import("./doctor.ts")).doctorCommand,
+};
+
+const USAGE = `usage:
+  ${DISPATCH_USAGE}
+  ${VALIDATE_USAGE}
+  ${LIST_USAGE}
+  ${COMPILE_USAGE}
+  ${SERVE_USAGE}
+  ${BUNDLE_USAGE}
+  ${INSTALL_USAGE}
+  ${DOCTOR_USAGE}`;
+
+/** Runs the CLI with `args`; returns the process exit code. */
+export async function main(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
+    console.log(USAGE);
+    return name === undefined ? EXIT.bad : EXIT.allow;
+  }
+  // The remote form of dispatch loads one small module, not the engine.
+  const remote = rest.some((a) => a === "--remote" || a.startsWith("--remote=")) ||
+    (rest.includes("--agent") && !!Deno.env.get("HOOKBOX_REMOTE"));
+  if (name === "dispatch" && remote) {
+    try {
+      return await (await import("./remote.ts")).remoteDispatchCommand(rest);
+    } catch (err) {
+      console.error(errorLine(err));
+      return EXIT.bad;
+    }
+  }
+  if (name === "dispatch" && !Deno.stdin.isTerminal()) {
+    // The input names the kind of event, and with it the prepared plugins the
+    // last run of that kind loaded: they compile on background threads while
+    // dispatch's own code loads. The command reads the same input (and reports
+    // its errors). Not from a terminal: a bad flag is reported before typing.
+    const input = await stdinOnce().catch(() => "");
+    prefetchPrepared(defaultCacheDir(), eventContext(rest, input));
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    console.error(`hookbox: unknown command "${name}"\n${USAGE}`);
+    return EXIT.bad;
+  }
+  try {
+    // Dispatch loads zod and RE2 when it needs them (the bundled CLI loads them
+    // on demand, see schema/_zod.ts); every other command has them from the start.
+    const [command] = await Promise.all([
+      load(),
+      ...(name === "dispatch" ? [] : [loadZod(), loadRe2()]),
+    ]);
+    return await command(rest);
+  } catch (err) {
+    console.error(errorLine(err));
+    return EXIT.bad;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

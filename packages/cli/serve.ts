@@ -1,0 +1,66 @@
+/** `hookbox serve`: the multi-tenant HTTP service of SPEC §6. */
+import { parseArgs } from "node:util";
+import { startServer } from "../deno/serve.ts";
+import { MAX_WARM_UP_EVENTS } from "../deno/warm_up.ts";
+import { EXIT } from "./_io.ts";
+
+/** Runs the server until SIGINT or SIGTERM; returns the exit code. */
+export async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: "string", default: "8787" },
+      hostname: { type: "string", default: "127.0.0.1" },
+      db: { type: "string" },
+      workers: { type: "string" },
+      "shutdown-grace": { type: "string" },
+      "warm-up": { type: "string" },
+    },
+    strict: true,
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`hookbox serve: --port must be 0-65535, got ${values.port}`);
+    return EXIT.bad;
+  }
+  const workers = values.workers === undefined ? undefined : Number(values.workers);
+  if (workers !== undefined && (!Number.isInteger(workers) || workers < 0 || workers > 256)) {
+    console.error(`hookbox serve: --workers must be 0-256, got ${values.workers}`);
+    return EXIT.bad;
+  }
+  const grace = values["shutdown-grace"] === undefined
+    ? undefined
+    : Number(values["shutdown-grace"]);
+  if (grace !== undefined && !(grace >= 0 && grace <= 3600)) {
+    console.error(
+      `hookbox serve: --shutdown-grace must be 0-3600 seconds, got ${values["shutdown-grace"]}`,
+    );
+    return EXIT.bad;
+  }
+  const warmUp = values["warm-up"] === undefined ? undefined : Number(values["warm-up"]);
+  if (
+    warmUp !== undefined &&
+    !(Number.isInteger(warmUp) && warmUp >= 0 && warmUp <= MAX_WARM_UP_EVENTS)
+  ) {
+    console.error(
+      `hookbox serve: --warm-up must be 0-${MAX_WARM_UP_EVENTS} events, got ${values["warm-up"]}`,
+    );
+    return EXIT.bad;
+  }
+  const server = await startServer({
+    port,
+    hostname: values.hostname,
+    ...(workers === undefined ? {} : { workers }),
+    ...(values.db === undefined ? {} : { db: values.db }),
+    ...(grace === undefined ? {} : { shutdownGraceMs: Math.round(grace * 1000) }),
+    ...(warmUp === undefined ? {} : { warmUpEvents: warmUp }),
+  });
+  const stop = () => {
+    server.shutdown().catch((err) => console.error(`hookbox serve: shutdown: ${err}`));
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await server.finished;
+  await server.shutdown();
+  return EXIT.allow;
+}

@@ -1,0 +1,186 @@
+/**
+ * Compiles JS/TS hooks (`scripts/run.js`, `.mjs`, `.ts`) to WebAssembly:
+ * esbuild bundle → QuickJS engine plugin pre-initialised by Wizer with the
+ * bundle's bytecode. See docs/COMPILER.md.
+ *
+ * @module
+ */
+import { HookboxError } from "../core/errors.ts";
+import { isInside } from "../core/host.ts";
+import { buildEngine, type EngineBuild } from "./_js_engine.ts";
+import { bundleJsHookWithInputs } from "./_js_bundle.ts";
+import { sha256Hex } from "../core/bytes.ts";
+import { cachePath, readCached, writeCached } from "./_js_cache.ts";
+import { snapshotEngine } from "./_js_wizer.ts";
+import { REPO_ROOT } from "./_js_toolchain.ts";
+import { writeAtomic } from "../host-deno/atomic.ts";
+
+/** Bumped whenever the pipeline changes in a way that changes the plugin. */
+export const JS_COMPILER_VERSION = "hookbox-js/4"; // 4: no tsconfig.json read
+
+/** Options of {@linkcode compileJsHook}. */
+export interface CompileJsOptions {
+  /** Directory holding compiled plugins, keyed by content hash. */
+  cacheDir: string;
+  /**
+   * Folders the bundle may read files from; an import outside them fails with
+   * COMPILE_API_DENIED, so a hook cannot embed host files into its plugin.
+   * @default [the hook folder (parent of `scripts/`), hookbox's `plugins/` directory]
+   */
+  allowedRoots?: string[];
+  /** Time the snapshot build may take (a function-style hook's top level runs in it). @default 30000 */
+  buildTimeoutMs?: number;
+  /** Time bundling the sources may take before esbuild is stopped. @default 60000 */
+  bundleTimeoutMs?: number;
+}
+
+/** A compiled JS hook plugin. */
+export interface CompiledJsHook {
+  /** The WASI command module (exports `_start` and `memory`). */
+  bytes: Uint8Array;
+  /** Hex SHA-256 of `bytes`, for pinning. */
+  sha256: string;
+  /** True when the plugin came from the cache without recompiling. */
+  cached: boolean;
+}
+
+let engine: Promise<EngineBuild> | undefined;
+/** Largest bundled script (the hook and everything it imports) compiled. */
+const MAX_BUNDLE_CHARS = 8 * 1024 * 1024;
+
+/**
+ * The hook folder (the parent of `scripts/`, else the entry's folder, taken
+ * from the path as given, before links are resolved) and hookbox's plugins/.
+ */
+function defaultRoots(entry: string): string[] {
+  const dir = entry.slice(0, entry.lastIndexOf("/")) || "/";
+  const hookDir = dir.endsWith("/scripts") ? dir.slice(0, -"/scripts".length) || "/" : dir;
+  return [hookDir, `${REPO_ROOT}plugins`];
+}
+
+/** The engine build, made once per process (the build itself is cached on disk). */
+function engineOnce(): Promise<EngineBuild> {
+  engine ??= buildEngine().catch((err) => {
+    engine = undefined;
+    throw err;
+  });
+  return engine;
+}
+
+/**
+ * Compiles the hook at `entryPath`, reusing the cached plugin when the bundle,
+ * the engine and the compiler version are unchanged.
+ *
+ * @example
+ * ```ts ignore
+ * const { bytes, sha256, cached } = await compileJsHook("hooks/guard/scripts/run.js", {
+ *   cacheDir: ".cache/plugins",
+ * });
+ * ```
+ */
+export async function compileJsHook(
+  entryPath: string,
+  options: CompileJsOptions,
+): Promise<CompiledJsHook> {
+  const { entry, roots, built, indexPath } = await buildIndexOf(entryPath, options);
+  // Unchanged sources: the index of the last build names the plugin, no bundler runs.
+  const known = await unchangedBuild(indexPath);
+  if (known !== null) {
+    const hit = await readCached(options.cacheDir, known);
+    if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
+  }
+  const { code: bundle, inputs } = await bundleJsHookWithInputs(
+    entry,
+    roots,
+    options.bundleTimeoutMs,
+  );
+  if (bundle.length > MAX_BUNDLE_CHARS) {
+    const msg = `the bundle is ${bundle.length} characters, over the ${MAX_BUNDLE_CHARS} cap`;
+    throw new HookboxError("COMPILE_FAILED", msg, { path: entryPath });
+  }
+  const key = await sha256Hex([JS_COMPILER_VERSION, built.sha256, bundle].join("\0"));
+  let result: CompiledJsHook;
+  const hit = await readCached(options.cacheDir, key);
+  if (hit) result = { bytes: hit, sha256: await sha256Hex(hit), cached: true };
+  else {
+    const bytes = await snapshotEngine(built.path, bundle, options.buildTimeoutMs);
+    await writeCached(options.cacheDir, key, bytes);
+    result = { bytes, sha256: await sha256Hex(bytes), cached: false };
+  }
+  await writeIndex(indexPath, key, inputs).catch(() => {});
+  return result;
+}
+
+/**
+ * The cache key of the plugin {@linkcode compileJsHook} would return for
+ * `entryPath` when the build index says its sources are unchanged and the
+ * plugin is in the cache, else null; nothing is bundled or read but the
+ * sources. The key names the plugin's bytes (the build is deterministic).
+ */
+export async function cachedJsKey(
+  entryPath: string,
+  options: CompileJsOptions,
+): Promise<string | null> {
+  const { indexPath } = await buildIndexOf(entryPath, options);
+  const key = await unchangedBuild(indexPath);
+  if (key === null) return null;
+  const info = await Deno.stat(cachePath(options.cacheDir, key)).catch(() => null);
+  return info?.isFile ? key : null;
+}
+
+/** Where the build index of `entryPath` lives, after checking the entry is inside its roots. */
+async function buildIndexOf(entryPath: string, options: CompileJsOptions) {
+  const entry = await Deno.realPath(entryPath);
+  const roots = await Promise.all(
+    (options.allowedRoots ?? defaultRoots(entryPath)).map((r) => Deno.realPath(r).catch(() => r)),
+  );
+  if (!roots.some((root) => isInside(entry, root))) {
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `${entryPath} resolves to ${entry}, outside the hook folder ${roots[0]}`,
+      { path: entryPath },
+    );
+  }
+  const built = await engineOnce();
+  const indexPath = `${options.cacheDir}/js-index-${await sha256Hex(
+    [JS_COMPILER_VERSION, built.sha256, entry, roots.join("\n")].join("\0"),
+  )}.json`;
+  return { entry, roots, built, indexPath };
+}
+
+/** The index of a build: the plugin's cache key and every file the bundle read, with its SHA-256. */
+interface BuildIndex {
+  key: string;
+  inputs: { path: string; sha256: string }[];
+}
+
+/** The cache key of the last build when none of the files it read changed, else null. */
+async function unchangedBuild(indexPath: string): Promise<string | null> {
+  let index: BuildIndex;
+  try {
+    index = JSON.parse(await Deno.readTextFile(indexPath));
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(index.inputs) || index.inputs.length === 0) return null;
+  // Read and hashed side by side: a one-shot CLI checks every source on each start.
+  const same = await Promise.all(index.inputs.map(async (input) => {
+    try {
+      // A file replaced by a FIFO would block the read forever: only a regular file is read.
+      if (!(await Deno.stat(input.path)).isFile) return false;
+      return (await sha256Hex(await Deno.readFile(input.path))) === input.sha256;
+    } catch {
+      return false;
+    }
+  }));
+  if (same.includes(false)) return null;
+  return typeof index.key === "string" ? index.key : null;
+}
+
+async function writeIndex(indexPath: string, key: string, inputs: string[]): Promise<void> {
+  const entries = await Promise.all(inputs.map(async (path) => ({
+    path,
+    sha256: await sha256Hex(await Deno.readFile(path)),
+  })));
+  await writeAtomic(indexPath, JSON.stringify({ key, inputs: entries } satisfies BuildIndex));
+}

@@ -1,0 +1,119 @@
+/**
+ * Splits a HOOK.md into YAML frontmatter and Markdown body and validates the
+ * frontmatter against the manifest schema.
+ *
+ * @module
+ */
+import { isMap, isScalar, parseDocument, visit } from "yaml";
+import { HookboxError } from "../errors.ts";
+import { type Manifest, manifestSchema } from "../schema/manifest.ts";
+import { unstorable, unstorableAt } from "../schema/storable.ts";
+import { toHookboxError } from "../schema/issues.ts";
+
+const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
+
+/**
+ * Cap on the frontmatter, in UTF-16 code units. A real manifest is under 2 KB;
+ * the cap bounds YAML parsing (tens of milliseconds at most), which discovery
+ * pays for every hook folder of a repository.
+ */
+export const MAX_FRONTMATTER_CHARS = 16 * 1024;
+/** Aliases a frontmatter may expand; bounds "billion laughs" documents. */
+const MAX_ALIASES = 100;
+
+/** A parsed HOOK.md. */
+export interface HookDocument {
+  manifest: Manifest;
+  body: string;
+}
+
+/**
+ * Parses HOOK.md text; throws `HOOK_MANIFEST_INVALID` naming the field.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parseHookMd } from "./frontmatter.ts";
+ * const doc = parseHookMd("---\nname: a\ndescription: d\ntrigger: pre-tool-call\n---\nBody");
+ * assert(doc.manifest.priority === 100 && doc.body === "Body");
+ * ```
+ */
+export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {
+  const match = FENCE.exec(text.replace(/^\uFEFF/, ""));
+  if (!match) {
+    throw new HookboxError(
+      "HOOK_MANIFEST_INVALID",
+      "HOOK.md must start with YAML frontmatter between --- lines",
+      { path },
+    );
+  }
+  const data = readYaml(match[1] ?? "", path);
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new HookboxError("HOOK_MANIFEST_INVALID", "frontmatter must be a YAML mapping", { path });
+  }
+  const parsed = manifestSchema().safeParse(data);
+  if (!parsed.success) throw toHookboxError("HOOK_MANIFEST_INVALID", parsed.error, "HOOK.md", path);
+  const body = (match[2] ?? "").trim();
+  // YAML escapes ("\0", "\ud800") and raw bytes can make text no store holds (schema/storable.ts).
+  const bad = unstorableAt(data) ?? (unstorable(body) ? "(body)" : null);
+  if (bad !== null) {
+    throw new HookboxError(
+      "HOOK_MANIFEST_INVALID",
+      `${bad} holds a NUL or a lone UTF-16 surrogate, which no store can hold`,
+      bad === "(body)" ? { path } : { path, field: bad },
+    );
+  }
+  return { manifest: parsed.data, body };
+}
+
+/**
+ * Parses frontmatter YAML in linear time. The YAML library's own duplicate-key
+ * check is quadratic in the keys of a mapping (a second for a 50 KB list of
+ * keys), so it is off and duplicates are found here, with a set per mapping.
+ * Warnings (unknown tags, ...) are not printed; errors are the first one.
+ */
+function readYaml(source: string, path: string): unknown {
+  const invalid = (message: string, cause?: unknown) =>
+    new HookboxError("HOOK_MANIFEST_INVALID", message, { path, cause });
+  if (source.length > MAX_FRONTMATTER_CHARS) {
+    throw invalid(
+      `frontmatter is ${source.length} characters, over the ${MAX_FRONTMATTER_CHARS} cap`,
+    );
+  }
+  try {
+    const doc = parseDocument(source, {
+      uniqueKeys: false,
+      logLevel: "silent",
+      prettyErrors: false,
+    });
+    const [error] = doc.errors;
+    if (error) throw error;
+    const duplicate = firstDuplicateKey(doc);
+    if (duplicate !== null) throw invalid(`frontmatter repeats the key "${duplicate}"`);
+    return doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (err) {
+    if (err instanceof HookboxError) throw err;
+    const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
+    throw invalid(`frontmatter is not valid YAML: ${message}`, err);
+  }
+}
+
+/** The first key a mapping of `doc` repeats (scalar keys), or null. */
+function firstDuplicateKey(doc: ReturnType<typeof parseDocument>): string | null {
+  let found: string | null = null;
+  visit(doc, {
+    Map(_, map) {
+      if (!isMap(map)) return;
+      const keys = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (keys.has(key)) {
+          found = String(key);
+          return visit.BREAK;
+        }
+        keys.add(key);
+      }
+    },
+  });
+  return found;
+}

@@ -1,0 +1,112 @@
+/**
+ * Hook stdout control fields (SPEC §3).
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { zod } from "./_zod.ts";
+import { MAX_JSON_DEPTH, tooDeepAt } from "./depth.ts";
+import { HookboxError } from "../errors.ts";
+import { toHookboxError } from "./issues.ts";
+
+/** The control object a hook may print on stdout with exit 0 (built at first use). */
+function buildControlSchema() {
+  const z = zod();
+  const injectItem = z.looseObject({
+    role: z.enum(["system", "user", "assistant"]).default("system"),
+    content: z.string(),
+    persistent: z.boolean().default(false),
+  });
+  return z.looseObject({
+    decision: z.enum(["allow", "block", "deny"]).transform((d) => d === "deny" ? "block" : d)
+      .optional(),
+    reason: z.string().optional(),
+    modified_input: z.unknown().optional(),
+    modified_output: z.unknown().optional(),
+    inject: z.array(injectItem).optional(),
+    disable_tools: z.array(z.string()).optional(),
+    enable_tools: z.array(z.string()).optional(),
+    store: z.record(z.string(), z.unknown()).optional(),
+  });
+}
+
+let built: ReturnType<typeof buildControlSchema> | null = null;
+
+/**
+ * The control object a hook may print on stdout with exit 0. Built at its
+ * first use: most calls print nothing or plain text, and a one-shot process
+ * or an edge Worker starting up should not pay for it.
+ */
+export function controlSchema(): ReturnType<typeof buildControlSchema> {
+  return built ??= buildControlSchema();
+}
+
+/** Parsed control fields. */
+export type Control = z.infer<ReturnType<typeof controlSchema>>;
+/** One message to inject into the agent's context. */
+export interface InjectItem {
+  /** Who the message is from. */
+  role: "system" | "user" | "assistant";
+  /** Its text. */
+  content: string;
+  /** Kept in the conversation (true) or only in the next model call. */
+  persistent: boolean;
+  /** Further fields a hook printed, passed through. */
+  [key: string]: unknown;
+}
+
+// The interface above is the schema's output, checked both ways.
+type ParsedInject = NonNullable<Control["inject"]>[number];
+const _injectMatches: [ParsedInject, InjectItem] extends [InjectItem, ParsedInject] ? true
+  : never = true;
+
+/** What a hook's stdout turned out to be. */
+export type StdoutReading =
+  | { kind: "control"; control: Control }
+  | { kind: "text" }
+  | { kind: "invalid"; error: HookboxError };
+
+/**
+ * False when {@linkcode readStdout} reads `stdout` as plain text without
+ * validating anything: only output that opens with `{` may be a control
+ * object (the bundled CLI loads zod before reading such output).
+ */
+export function mayBeControl(stdout: string): boolean {
+  return /^\s*\{/.test(stdout);
+}
+
+/**
+ * Reads stdout: a JSON object is control fields, anything else is plain text.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readStdout } from "./output.ts";
+ * const r = readStdout('{"decision":"deny","reason":"no"}');
+ * assert(r.kind === "control" && r.control.decision === "block");
+ * assert(readStdout("hello").kind === "text");
+ * ```
+ */
+export function readStdout(stdout: string): StdoutReading {
+  const text = stdout.trim();
+  if (!text.startsWith("{")) return { kind: "text" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { kind: "text" };
+  }
+  const deep = tooDeepAt(value);
+  if (deep !== null) {
+    const message = `hook output nests deeper than ${MAX_JSON_DEPTH} levels at ${deep}`;
+    return { kind: "invalid", error: new HookboxError("JSON_TOO_DEEP", message, { field: deep }) };
+  }
+  const parsed = controlSchema().safeParse(value);
+  if (!parsed.success) {
+    return {
+      kind: "invalid",
+      error: toHookboxError("HOOK_OUTPUT_INVALID", parsed.error, "hook output"),
+    };
+  }
+  return { kind: "control", control: parsed.data };
+}

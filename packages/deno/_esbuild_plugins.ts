@@ -1,0 +1,126 @@
+/**
+ * esbuild plugins shared by the bundles hookbox builds: the edge Worker
+ * (`hookbox bundle`) and the one-shot CLI (`scripts/build_cli.ts`).
+ *
+ * @module
+ */
+import type * as esbuild from "esbuild";
+
+/**
+ * zod re-exports every locale as `z.locales` (about 400 KB minified) and
+ * registers English itself; hookbox never switches locale, so the Worker gets
+ * English only.
+ */
+export const ZOD_ENGLISH_ONLY: esbuild.Plugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve(
+      { filter: /\/locales\/index\.js$/ },
+      (args) =>
+        /\/zod\/v4\/(core|classic|mini)\//.test(args.importer)
+          ? { path: args.importer.replace(/\/v4\/.*$/, "/v4/locales/en.js"), namespace: "zod-en" }
+          : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-en" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: "/",
+    }));
+  },
+};
+
+/**
+ * Two parts of zod hookbox never calls left out of its bundles (about 41 KB
+ * minified, compiled at every start of a Worker or the one-shot CLI): schema
+ * compilation to functions (`z.compile`, which needs `new Function` — refused
+ * in Workers anyway) and `z.fromJSONSchema`. Only re-exported by zod's index
+ * modules, nothing runs them at load; calling one fails loudly.
+ */
+export const ZOD_TRIMMED: esbuild.Plugin = {
+  name: "zod-trimmed",
+  setup(build) {
+    build.onLoad({ filter: /\/zod\/v4\/core\/compile\.js$/ }, async () => ({
+      contents: await Deno.readTextFile(STUB("zod_compile.ts")),
+      loader: "ts",
+    }));
+    build.onLoad({ filter: /\/zod\/v4\/classic\/from-json-schema\.js$/ }, async () => ({
+      contents: await Deno.readTextFile(STUB("zod_from_json_schema.ts")),
+      loader: "ts",
+    }));
+  },
+};
+
+/** A stub module's path: real files in `stubs/`, which the type checker sees. */
+const STUB = (name: string) => new URL(`./stubs/${name}`, import.meta.url).pathname;
+
+/** One import replaced by a stub module of ours. */
+interface Stub {
+  /** Import paths to replace. */
+  filter: RegExp;
+  /** The stub's file name in `stubs/`. */
+  file: string;
+  /** Replace only imports made by importers this accepts (default: every one). */
+  when?: (importer: string) => boolean;
+}
+
+function stub(build: esbuild.PluginBuild, s: Stub): void {
+  build.onResolve(
+    { filter: s.filter },
+    (args) => s.when && !s.when(args.importer) ? undefined : { path: STUB(s.file) },
+  );
+}
+
+/** Worker mode (a Web Worker per plugin thread) has no place in an edge Worker: left out. */
+export const NO_WORKER_MODE: esbuild.Plugin = {
+  name: "no-worker-mode",
+  setup(build) {
+    stub(build, { filter: /\/_worker_runtime\.ts$/, file: "worker_runtime.ts" });
+  },
+};
+
+/**
+ * The RE2 engine (npm `re2js`, about 150 KB minified) left out of an edge
+ * Worker whose matchers are all plain words (`^(Bash|Shell)$`, matched as
+ * string comparisons without it): every module in a Worker is compiled at
+ * start, used or not. Compiling a pattern that needs it then fails loudly.
+ */
+export const NO_REGEX_ENGINE: esbuild.Plugin = {
+  name: "no-regex-engine",
+  setup(build) {
+    stub(build, { filter: /^re2js$/, file: "re2js.ts" });
+  },
+};
+
+/**
+ * The OpenAPI generator left out of an edge Worker, which serves only `POST
+ * /v1/events` and `GET /healthz` (SPEC §7): the service's schemas import
+ * `z` from `@hono/zod-openapi` for the route metadata their `.openapi()`
+ * calls attach; in the Worker they get plain zod, where `.openapi()` hands
+ * the schema back unchanged (validation is the same), and `openapi.ts`
+ * refuses to build a document. About 40 KB of minified code fewer to compile
+ * at every start.
+ */
+export const NO_OPENAPI: esbuild.Plugin = {
+  name: "no-openapi",
+  setup(build) {
+    stub(build, { filter: /^@hono\/zod-openapi$/, file: "zod_openapi.ts" });
+    stub(build, { filter: /\/openapi\.ts$/, file: "openapi.ts" });
+  },
+};
+
+/**
+ * The module rewriter left out of an edge Worker: the Worker loads plugins
+ * prepared (validated and instrumented) by `hookbox bundle`, so the runtime
+ * keeps only the rewriter's constants (export names, the write-tracking page
+ * size, table limits); inspecting or instrumenting a module there fails
+ * loudly. About 28 KB of minified code fewer to compile at every start.
+ */
+export const NO_REWRITER: esbuild.Plugin = {
+  name: "no-rewriter",
+  setup(build) {
+    stub(build, {
+      filter: /\/rewriter\/mod\.ts$/,
+      when: (importer) => importer.includes("/runtime-wasm/"),
+      file: "rewriter.ts",
+    });
+  },
+};

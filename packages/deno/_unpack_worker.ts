@@ -1,0 +1,36 @@
+/**
+ * Worker entry of {@linkcode unpackApart}: inflates and reads one uploaded
+ * archive on its own thread, at a lower priority, and answers its files or
+ * the API error it is refused with.
+ *
+ * @module
+ */
+import { ApiError } from "../service/errors.ts";
+import { unpackArchive } from "../service/archive.ts";
+import type { UnpackAnswer } from "./unpack.ts";
+import { lowerThreadPriority } from "../host-deno/thread_priority.ts";
+
+interface UnpackScope {
+  postMessage(message: UnpackAnswer, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent<Uint8Array>) => void) | null;
+}
+
+const scope = globalThis as unknown as UnpackScope;
+const lowered = lowerThreadPriority().catch(() => false);
+
+scope.onmessage = async ({ data: archive }) => {
+  await lowered;
+  try {
+    // Each file its own buffer (a tar's entries may share one), moved rather than copied.
+    const files = [...await unpackArchive(archive)].map(([path, bytes]) =>
+      [path, bytes.slice()] as [string, Uint8Array]
+    );
+    scope.postMessage({ files }, files.map(([, bytes]) => bytes.buffer as ArrayBuffer));
+  } catch (err) {
+    scope.postMessage({
+      error: err instanceof ApiError
+        ? { status: err.status, code: err.code, message: err.message, extra: err.extra }
+        : { status: 400, code: "ARCHIVE_INVALID", message: String(err), extra: {} },
+    });
+  }
+};

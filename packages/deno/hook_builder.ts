@@ -1,0 +1,247 @@
+/**
+ * The service's hook builder on Deno: writes an uploaded folder into a fresh
+ * temporary directory, validates it with the same code discovery uses, refuses
+ * subprocess hooks, compiles JS/TS/AssemblyScript, and checks that the plugin
+ * would load (imports, features, size) before anything is stored.
+ *
+ * @module
+ */
+import { unpackApart } from "./unpack.ts";
+import { z } from "zod";
+import { compileHook, runCommand } from "../compile/mod.ts";
+import { allIssues } from "../core/schema/issues.ts";
+import { isErrorCode, isHookboxError } from "../core/errors.ts";
+import { loadHook } from "../core/hook/discover.ts";
+import { MAX_PLUGIN_BYTES } from "../core/hook/files.ts";
+import { DEFAULT_POLICY } from "../core/policy.ts";
+import {
+  type BuiltHook,
+  type HookBuilder,
+  HookRejected,
+  type Problem,
+} from "../service/builder.ts";
+import { denoFs } from "../host-deno/fs.ts";
+import { checkPluginApart } from "./plugin_check.ts";
+import { niceCommand } from "../host-deno/thread_priority.ts";
+
+/** Most files an uploaded folder may hold. */
+export const MAX_UPLOAD_FILES = 64;
+
+/** Options of {@linkcode createDenoHookBuilder}. */
+export interface DenoHookBuilderOptions {
+  /** Compiler cache. @default the compilers' default */
+  cacheDir?: string;
+  /** Largest plugin accepted, KiB. @default the default policy's moduleKb */
+  moduleKb?: number;
+  /** Time one compilation may take, ms. @default COMPILE_TIMEOUT_MS (120 s) */
+  compileTimeoutMs?: number;
+  /** Time the check of one plugin may take, ms. @default PLUGIN_CHECK_TIMEOUT_MS (60 s) */
+  checkTimeoutMs?: number;
+}
+
+/** A builder that compiles with the local toolchains. */
+export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): HookBuilder {
+  return {
+    unpack: unpackApart,
+    async build(name, files) {
+      const problems = checkPaths(files);
+      if (problems.length > 0) throw new HookRejected(problems);
+      const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+      try {
+        const dir = `${root}/${name}`;
+        for (const [path, bytes] of files) {
+          const target = `${dir}/${path}`;
+          await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+          await Deno.writeFile(target, bytes, { createNew: true });
+        }
+        const hook = await rejecting(() => loadHook(denoFs, dir, "tenant"));
+        if (hook.entry.runtime === "subprocess") {
+          throw new HookRejected([{
+            code: "SUBPROCESS_DENIED",
+            path: hook.entry.path.slice(dir.length + 1),
+            field: null,
+            message:
+              "uploaded hooks cannot be subprocess hooks: use .wasm, JS/TS or AssemblyScript",
+          }]);
+        }
+        if (hook.entry.runtime === "prompt") {
+          return {
+            manifest: hook.manifest,
+            body: hook.body,
+            runtime: "prompt",
+            plugin: null,
+            builtFrom: "prompt",
+          };
+        }
+        const format = hook.entry.format;
+        // A plugin is read as it is; a source is compiled in its own process, bounded in time
+        // and memory, so a hostile source cannot stall or exhaust the service.
+        const compiled = format === "wasm"
+          ? await rejecting(() =>
+            compileHook(hook, options.cacheDir ? { cacheDir: options.cacheDir } : {})
+          )
+          : await compileApart(dir, hook.name, root, options);
+        const moduleKb = Math.min(
+          options.moduleKb ?? DEFAULT_POLICY.moduleKb,
+          MAX_PLUGIN_BYTES / 1024,
+        );
+        await rejecting(() =>
+          checkPluginApart({
+            bytes: compiled.bytes,
+            limits: { memoryMb: DEFAULT_POLICY.maxMemoryMb, moduleKb },
+            path: hook.entry.runtime === "wasm" ? hook.entry.path : undefined,
+          }, options.checkTimeoutMs)
+        );
+        return {
+          manifest: hook.manifest,
+          body: hook.body,
+          runtime: "wasm",
+          plugin: compiled.bytes,
+          builtFrom: format,
+        } satisfies BuiltHook;
+      } finally {
+        await Deno.remove(root, { recursive: true }).catch(() => {});
+      }
+    },
+  };
+}
+
+/** Time one upload's compilation may take. */
+export const COMPILE_TIMEOUT_MS = 120_000;
+/** Heap the compiling process may use, MiB. */
+const COMPILE_HEAP_MB = 1024;
+const CLI = new URL("../cli/main.ts", import.meta.url).pathname;
+
+/** Runs `hookbox compile` on the folder in a subprocess and reads the plugin it wrote. */
+async function compileApart(
+  dir: string,
+  name: string,
+  root: string,
+  options: DenoHookBuilderOptions,
+): Promise<{ bytes: Uint8Array }> {
+  const out = `${root}/.out`;
+  const timeoutMs = options.compileTimeoutMs ?? COMPILE_TIMEOUT_MS;
+  // At the plugin workers' priority: a compiler never takes a core from the request thread.
+  const { cmd, args } = niceCommand(Deno.execPath(), [
+    "run",
+    "-A",
+    `--v8-flags=--max-old-space-size=${COMPILE_HEAP_MB}`,
+    CLI,
+    "compile",
+    dir,
+    "--out",
+    out,
+    ...(options.cacheDir ? ["--cache-dir", options.cacheDir] : []),
+  ]);
+  const result = await runCommand(
+    cmd,
+    args,
+    undefined,
+    { timeoutMs, maxOutput: 64 * 1024 },
+  );
+  if (result.timedOut) {
+    throw new HookRejected([{
+      code: "COMPILE_FAILED",
+      path: null,
+      field: null,
+      message: `the hook did not finish compiling in ${timeoutMs} ms`,
+    }]);
+  }
+  if (result.code !== 0) throw new HookRejected([problemOf(result.stderr)]);
+  return { bytes: await Deno.readFile(`${out}/${name}.wasm`) };
+}
+
+/** The problem `hookbox compile` reported on its last stderr line (`hookbox: CODE path: message`). */
+function problemOf(stderr: string): Problem {
+  const line = stderr.trim().split("\n").findLast((l) => l.startsWith("hookbox: ")) ?? "";
+  const m = /^hookbox: ([A-Z_]+)(?: (\/\S*))?: (.*)$/.exec(line);
+  if (!m) {
+    const message = `the compiler failed: ${stderr.trim().slice(-2000) || "no output"}`;
+    return { code: "COMPILE_FAILED", path: null, field: null, message };
+  }
+  const path = m[2]?.replace(/^.*hookbox-upload-[^/]+\/[^/]+\/?/, "") || null;
+  const code = isErrorCode(m[1]!) ? m[1] : "COMPILE_FAILED";
+  return { code, path, field: null, message: m[3]! };
+}
+
+/** Longest file or folder name a file system takes, bytes. */
+const MAX_NAME_BYTES = 255;
+const ENCODER = new TextEncoder();
+
+/**
+ * Relative, normalised paths only: no `..`, no absolute paths, no
+ * backslashes, names a file system takes, and no path that is both a file and
+ * a folder (`scripts` and `scripts/run.wasm`).
+ */
+function checkPaths(files: ReadonlyMap<string, Uint8Array>): Problem[] {
+  const problems: Problem[] = [];
+  if (files.size > MAX_UPLOAD_FILES) {
+    problems.push({
+      code: "HOOK_TOO_MANY",
+      path: null,
+      field: "files",
+      message: `a hook folder holds at most ${MAX_UPLOAD_FILES} files, got ${files.size}`,
+    });
+  }
+  const folders = new Set<string>();
+  for (const path of files.keys()) {
+    const parts = path.split("/");
+    for (let i = 1; i < parts.length; i++) folders.add(parts.slice(0, i).join("/"));
+  }
+  for (const path of files.keys()) {
+    const parts = path.split("/");
+    const bad = path.length === 0 || path.length > 255 || path.startsWith("/") ||
+      path.includes("\\") || path.includes("\0") ||
+      parts.some((p) => p === "" || p === "." || p === "..");
+    const problem = (message: string) =>
+      problems.push({
+        code: "HOOK_PATH_OUTSIDE",
+        path: path.slice(0, 255),
+        field: "files",
+        message,
+      });
+    if (bad) {
+      problem(
+        `file path "${path.slice(0, 80)}" must be relative, inside the folder, without . or ..`,
+      );
+    } else if (parts.some((p) => ENCODER.encode(p).byteLength > MAX_NAME_BYTES)) {
+      // A file system refuses a longer name (ENAMETOOLONG), whatever the characters.
+      problem(`a name in "${path.slice(0, 80)}" is over ${MAX_NAME_BYTES} bytes of UTF-8`);
+    } else if (folders.has(path)) {
+      problem(`"${path.slice(0, 80)}" is both a file and a folder of other files`);
+    }
+  }
+  if (!files.has("HOOK.md")) {
+    problems.push({
+      code: "HOOK_MANIFEST_MISSING",
+      path: "HOOK.md",
+      field: "files",
+      message: "the folder has no HOOK.md",
+    });
+  }
+  return problems;
+}
+
+/** Runs `fn`, turning a coded error into a rejection with its problem. */
+async function rejecting<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!isHookboxError(err)) throw err;
+    const path = err.path
+      ? err.path.replace(/^.*hookbox-upload-[^/]+\/[^/]+\/?/, "") || null
+      : null;
+    // A manifest with several bad fields: report every one, not only the first.
+    if (err.cause instanceof z.ZodError && err.cause.issues.length > 1) {
+      throw new HookRejected(
+        allIssues(err.cause, "HOOK.md").map((i) => ({ code: err.code, path, ...i })),
+      );
+    }
+    throw new HookRejected([{
+      code: err.code,
+      path,
+      field: err.field ?? null,
+      message: err.message,
+    }]);
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * A disk cache of prepared (validated, instrumented) plugins for the one-shot
+ * CLI: an agent spawns `hookbox dispatch` once per event, and instrumenting
+ * the 1.9 MB QuickJS engine on every spawn was most of its start-up. Entries
+ * are keyed by the SHA-256 of the plugin's bytes, the limits and isolation
+ * that shape the instrumentation, the pin, and a fingerprint of the rewriter's
+ * own source — so an edited plugin, other limits or a changed rewriter never
+ * reuse an entry. A read entry is checked against its recorded SHA-256
+ * (corruption), or, once a check passed, by its file's signature (inode,
+ * size, times: see `readPrepared`); the cache directory must be as trusted
+ * as the hookbox code itself (it holds modules that run without being
+ * instrumented again).
+ *
+ * When the compile caches can name a JS or AssemblyScript plugin without
+ * reading it (`identify`), a small alias file maps that name (with the same
+ * limits, isolation, pin and rewriter) to the entry, so a hit reads neither
+ * the compiled plugin nor hashes it.
+ *
+ * @module
+ */
+import type { HookDefinition } from "../core/hook/types.ts";
+import type { EffectiveLimits } from "../core/runtime/types.ts";
+import { type LoadedPlugin, preparePlugin } from "../runtime-wasm/mod.ts";
+import { sha256Hex } from "../core/bytes.ts";
+import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
+import { writeAtomic } from "../host-deno/atomic.ts";
+
+/** Format of the cache entries. */
+const FORMAT = 1;
+
+/** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode rewriterSourceHash} at build time. */
+declare const __HOOKBOX_REWRITER_HASH__: string | undefined;
+
+/**
+ * SHA-256 over the rewriter's and loader's sources (baked in at build time in
+ * the bundled CLI); null when they cannot be read (then no cache).
+ */
+function rewriterFingerprint(): Promise<string | null> {
+  const baked = typeof __HOOKBOX_REWRITER_HASH__ === "string" ? __HOOKBOX_REWRITER_HASH__ : null;
+  return codeFingerprint(baked, REWRITER_DIRS);
+}
+
+const REWRITER_DIRS = [
+  "rewriter/",
+  "runtime-wasm/",
+  "runtime-wasm/http/",
+  "runtime-wasm/wasi/",
+  "runtime-wasm/worker/",
+];
+const fingerprints = new Map<string, Promise<string | null>>();
+
+/**
+ * `baked` (a hash the bundled CLI was built with), else {@linkcode sourceHash}
+ * of `dirs` under this checkout's `packages/`, once per process; null when the
+ * sources cannot be read.
+ */
+export function codeFingerprint(baked: string | null, dirs: string[]): Promise<string | null> {
+  if (baked !== null) return Promise.resolve(baked);
+  const key = dirs.join("\0");
+  let found = fingerprints.get(key);
+  if (found === undefined) {
+    found = sourceHash(new URL("../", import.meta.url), dirs).catch(() => null);
+    fingerprints.set(key, found);
+  }
+  return found;
+}
+
+/** SHA-256 over the `.ts` sources of the rewriter and the WebAssembly runtime under `srcRoot` (`packages/`). */
+export function rewriterSourceHash(srcRoot: URL): Promise<string> {
+  return sourceHash(srcRoot, REWRITER_DIRS);
+}
+
+/** SHA-256 over the `.ts` files (names and contents) of `dirs` under `srcRoot`. */
+export async function sourceHash(srcRoot: URL, dirs: string[]): Promise<string> {
+  const parts: string[] = [];
+  for (const dir of dirs) {
+    const url = new URL(dir, srcRoot);
+    const names = [...Deno.readDirSync(url)].map((e) => e.name).filter((n) => n.endsWith(".ts"));
+    for (const name of names.sort()) parts.push(name, await Deno.readTextFile(new URL(name, url)));
+  }
+  return await sha256Hex(new TextEncoder().encode(parts.join("\0")));
+}
+
+/**
+ * A `loadPrepared` for `createWasmRuntime` that prepares each plugin once per
+ * machine: from `<cacheDir>/prepared/` when an entry fits, else by
+ * {@linkcode preparePlugin}, written there for the next process.
+ */
+export function preparedFromDiskCache(
+  cacheDir: string,
+  loadBytes: (hook: HookDefinition) => Promise<Uint8Array>,
+  identify?: (hook: HookDefinition) => Promise<string | null>,
+): (
+  hook: HookDefinition,
+  limits: EffectiveLimits,
+  isolation?: "fresh" | "warm",
+) => Promise<LoadedPlugin> {
+  return async (hook, limits, runAs) => {
+    // The runtime says how the hook runs (a warm hook runs fresh where no warm
+    // instance is kept), which decides the instrumentation.
+    const isolation = runAs ?? hook.manifest.isolation;
+    const pin = hook.manifest.sha256;
+    const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
+    const print = await rewriterFingerprint();
+    const keyOf = (name: string) =>
+      sha256Hex(
+        new TextEncoder().encode(
+          [FORMAT, print, name, limits.memoryMb, limits.moduleKb, isolation, pin ?? ""].join(":"),
+        ),
+      );
+    const aliasOf = async () => {
+      const id = print === null || !identify ? null : await identify(hook).catch(() => null);
+      return id === null ? null : `${cacheDir}/prepared/id-${await keyOf(id)}`;
+    };
+    let alias = await aliasOf();
+    if (alias !== null) {
+      const key = await Deno.readTextFile(alias).catch(() => "");
+      const hit = /^[0-9a-f]{64}$/.test(key)
+        ? await readEntry(`${cacheDir}/prepared/${key}`)
+        : null;
+      if (hit) {
+        await rememberPrepared(cacheDir, key);
+        return hit;
+      }
+    }
+    const bytes = await loadBytes(hook);
+    // A first compile has just made the plugin known to the compile caches.
+    alias ??= await aliasOf();
+    const key = await keyOf(await sha256Hex(bytes));
+    const base = `${cacheDir}/prepared/${key}`;
+    const remember = () => alias === null ? Promise.resolve() : writeAtomic(alias, key);
+    if (print !== null) {
+      const hit = await readEntry(base);
+      if (hit) {
+        await remember().catch(() => {});
+        await rememberPrepared(cacheDir, key);
+        return hit;
+      }
+    }
+    // A refusal (HookboxError) propagates; the runtime remembers it for this process.
+    const { bytes: instrumented, ...meta } = await preparePlugin(bytes, {
+      limits,
+      isolation,
+      sha256: pin,
+      path,
+    });
+    if (print !== null) {
+      await writeEntry(base, instrumented, meta).then(remember).catch(() => {});
+      await rememberPrepared(cacheDir, key);
+    }
+    return { ...meta, module: await WebAssembly.compile(instrumented as BufferSource) };
+  };
+}
+
+async function readEntry(base: string): Promise<LoadedPlugin | null> {
+  // Read ahead by a one-shot CLI (prepared_prefetch.ts), else (or when that read
+  // was refused) now; a module whose bytes fail the corruption check is dropped.
+  const early = takePrefetched(base);
+  const entry = (early ? await early : null) ?? await readPrepared(base);
+  if (entry === null) return null;
+  const { verified: _, ...meta } = entry.meta;
+  return { ...meta, module: entry.module };
+}
+
+/** Writes both files through temporary names, so a reader never sees half an entry. */
+async function writeEntry(base: string, bytes: Uint8Array, meta: object): Promise<void> {
+  await Deno.mkdir(base.slice(0, base.lastIndexOf("/")), { recursive: true });
+  await writeAtomic(`${base}.wasm`, bytes);
+  await writeAtomic(`${base}.json`, JSON.stringify(meta));
+}

@@ -1,0 +1,194 @@
+/**
+ * Discovery remembered on disk between processes. An agent spawns `hookbox
+ * dispatch` once per event, and reading, parsing and validating every
+ * HOOK.md again each time is most of what it would spend before the first
+ * hook runs.
+ *
+ * An entry holds one folder's {@linkcode Discovery} plus the signature of
+ * every path discovery looked at — found or missing, read, listed or
+ * resolved — and is used only while every signature still holds: a HOOK.md
+ * edited, an entry file added (a `plugin.wasm` that now takes precedence),
+ * a mode changed (`scripts/run` made executable), a folder added, or a
+ * symbolic link pointed elsewhere, and the folder is scanned again. Paths
+ * changed within {@linkcode RACY_MS} before the scan began are not trusted to
+ * a signature (time stamps are coarse): such a scan is not stored.
+ *
+ * An entry also names the discovery code that wrote it (a hash of
+ * `packages/core/hook/` and `packages/core/schema/`, baked in at build time in the bundled CLI):
+ * a hookbox with other discovery rules never uses an older one's scans.
+ *
+ * Entries live in the cache folder (`$XDG_CACHE_HOME/hookbox/scans/`), which,
+ * like the prepared-plugin cache beside it, must be writable by the user
+ * alone: an entry is trusted as discovery's own output.
+ *
+ * @module
+ */
+import type { Discovery } from "../core/hook/discover.ts";
+import type { HookLevel } from "../core/hook/types.ts";
+import type { DirEntry, HostFs, PathInfo } from "../core/host.ts";
+import { sha256Hex } from "../core/bytes.ts";
+import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
+import { writeAtomicSync } from "../host-deno/atomic.ts";
+
+/** Format of an entry; bumped when discovery's output or rules change. */
+const FORMAT = "hookbox-scan-1";
+/** A path changed less than this before a scan began is not trusted to its signature. */
+export const RACY_MS = 2000;
+/** Largest entry read back (a folder of 1,000 hooks with 64 KiB HOOK.md bodies would not fit). */
+const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+
+/** How discovery used a path (bits), which decides what its signature covers. */
+const STAT = 0, LIST = 1, REAL = 2;
+
+/** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode discoverySourceHash} at build time. */
+declare const __HOOKBOX_DISCOVERY_HASH__: string | undefined;
+
+const DISCOVERY_DIRS = ["core/hook/", "core/schema/"];
+
+/** SHA-256 over the `.ts` sources of `core/hook/` and `core/schema/` under `srcRoot` (`packages/`). */
+export function discoverySourceHash(srcRoot: URL): Promise<string> {
+  return sourceHash(srcRoot, DISCOVERY_DIRS);
+}
+
+/** The discovery code's hash; null when its sources cannot be read (then nothing is cached). */
+function discoveryFingerprint(): Promise<string | null> {
+  const baked = typeof __HOOKBOX_DISCOVERY_HASH__ === "string" ? __HOOKBOX_DISCOVERY_HASH__ : null;
+  return codeFingerprint(baked, DISCOVERY_DIRS);
+}
+
+interface Entry {
+  format: string;
+  /** The discovery code that wrote it. */
+  code: string;
+  dir: string;
+  level: HookLevel;
+  /** [path, use bits, signature] for every path discovery touched. */
+  paths: [string, number, string][];
+  discovery: Discovery;
+}
+
+/** Scans a folder (the executor's `scan`), the way `scanPath` does. */
+export type Scan = (dir: string, level: HookLevel) => Promise<Discovery>;
+
+/**
+ * `scan` wrapped with the on-disk cache under `cacheDir`: a hit costs one
+ * small file read and one `stat` per path the scan touched.
+ */
+export function cachedScan(
+  cacheDir: string,
+  fs: HostFs,
+  scan: (fs: HostFs, dir: string, level: HookLevel) => Promise<Discovery>,
+  options: { racyMs?: number } = {},
+): Scan {
+  const racyMs = options.racyMs ?? RACY_MS;
+  return async (dir, level) => {
+    const code = await discoveryFingerprint();
+    if (code === null) return await scan(fs, dir, level);
+    const file = `${cacheDir}/scans/${await sha256Hex(
+      new TextEncoder().encode(`${dir}\0${level}`),
+    )}.json`;
+    const hit = readEntry(file, code, dir, level);
+    if (hit) return hit;
+    const touched = new Map<string, number>();
+    const started = Date.now();
+    const discovery = await scan(recording(fs, touched), dir, level);
+    const paths: Entry["paths"] = [];
+    for (const [path, use] of touched) {
+      const sig = signature(path, use, started - racyMs);
+      if (sig === null) return discovery; // changed too recently to be trusted
+      paths.push([path, use, sig]);
+    }
+    writeEntry(file, { format: FORMAT, code, dir, level, paths, discovery });
+    return discovery;
+  };
+}
+
+function readEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
+  let entry: Entry;
+  try {
+    const bytes = Deno.readFileSync(file);
+    if (bytes.length > MAX_ENTRY_BYTES) return null;
+    entry = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null; // none yet, or unreadable: scan
+  }
+  if (
+    entry?.format !== FORMAT || entry.code !== code || entry.dir !== dir || entry.level !== level ||
+    !Array.isArray(entry.paths) || !Array.isArray(entry.discovery?.hooks) ||
+    !Array.isArray(entry.discovery?.problems)
+  ) return null;
+  for (const [path, use, sig] of entry.paths) {
+    if (signature(path, use, Infinity) !== sig) return null;
+  }
+  return entry.discovery;
+}
+
+/** Writes through a temporary name, so a reader never sees half an entry. Best effort. */
+function writeEntry(file: string, entry: Entry): void {
+  try {
+    writeAtomicSync(file, JSON.stringify(entry), { parents: true });
+  } catch {
+    // A read-only or full cache folder costs speed, never correctness.
+  }
+}
+
+/**
+ * What discovery saw at `path`: kind, size, times, inode, device and mode
+ * (links followed), plus the listing of a listed folder and the target of a
+ * resolved path; `-` when nothing is there. Null when the path changed at or
+ * after `notAfter` (ms since the epoch).
+ */
+function signature(path: string, use: number, notAfter: number): string | null {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch {
+    return "-";
+  }
+  const mtime = info.mtime?.getTime() ?? 0;
+  const ctime = info.ctime?.getTime() ?? 0;
+  if (Math.max(mtime, ctime) >= notAfter) return null;
+  const kind = info.isFile ? "f" : info.isDirectory ? "d" : "o";
+  let sig = `${kind}:${info.size}:${mtime}:${ctime}:${info.ino}:${info.dev}:${info.mode}`;
+  try {
+    if (use & LIST) {
+      const names = [...Deno.readDirSync(path)]
+        .map((e) => `${e.name}/${e.isDirectory ? "d" : e.isSymlink ? "l" : "f"}`)
+        .sort();
+      sig += `:${names.join("\0")}`;
+    }
+    if (use & REAL) {
+      sig += `:${Deno.realPathSync(path)}`;
+    }
+  } catch {
+    return "-";
+  }
+  return sig;
+}
+
+/** `fs` noting every path it is asked about. */
+function recording(fs: HostFs, touched: Map<string, number>): HostFs {
+  const note = (path: string, use: number) => touched.set(path, (touched.get(path) ?? 0) | use);
+  return {
+    readDir(path): Promise<DirEntry[]> {
+      note(path, LIST);
+      return fs.readDir(path);
+    },
+    readTextFile(path, maxBytes) {
+      note(path, STAT);
+      return fs.readTextFile(path, maxBytes);
+    },
+    readFile(path, maxBytes) {
+      note(path, STAT);
+      return fs.readFile(path, maxBytes);
+    },
+    stat(path): Promise<PathInfo | null> {
+      note(path, STAT);
+      return fs.stat(path);
+    },
+    realPath(path) {
+      note(path, REAL);
+      return fs.realPath(path);
+    },
+  };
+}

@@ -1,0 +1,282 @@
+/**
+ * `hookbox serve` on Deno: opens the store named by `--db`, builds the
+ * runtimes (plugins come from the store, never from the file system), the
+ * engine, the hook builder and the Hono service, and serves it until SIGINT
+ * or SIGTERM, then finishes in-flight dispatches, flushes the audit and
+ * closes the store.
+ *
+ * @module
+ */
+import { createPromptRuntime } from "../core/runtime/prompt.ts";
+import { Metrics } from "../service/metrics.ts";
+import { createWasmRuntime } from "../runtime-wasm/mod.ts";
+import { tuneWasmTiering } from "./wasm_tiering.ts";
+import { createService, type Service } from "../service/app.ts";
+import { hashKey, newKey } from "../service/auth.ts";
+import { createEngine, type Engine, storedPluginSha } from "../service/engine.ts";
+import type { Store } from "../store/store.ts";
+import { openSqliteStore } from "../store-sqlite/sqlite.ts";
+import { createDenoHookBuilder } from "./hook_builder.ts";
+import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
+
+/** Options of {@linkcode startServer}. */
+export interface ServeOptions {
+  port?: number;
+  hostname?: string;
+  /** `sqlite:PATH`, `postgres://…`, or a bare path. @default the embedded default file */
+  db?: string;
+  /** @default HOOKBOX_ADMIN_KEY, else a generated key printed once on stderr */
+  adminKey?: string;
+  /** Compiler cache for uploads. */
+  cacheDir?: string;
+  /** Log sink. @default JSON lines on stderr */
+  log?: (entry: Record<string, unknown>) => void;
+  /**
+   * Worker threads that run plugins, shared fairly between tenants (the
+   * tenant with the fewest calls running goes next); 0 runs them on the
+   * event-loop thread. @default the number of cores
+   */
+  workers?: number;
+  /**
+   * Synthetic events the server sends through a throwaway copy of itself
+   * before it listens, so the first requests find the code compiled (see
+   * `warm_up.ts`); 0 starts cold. @default WARM_UP_EVENTS
+   */
+  warmUpEvents?: number;
+  /**
+   * How long `shutdown()` waits for requests in flight before it flushes the
+   * audit, closes the store and lets the process end regardless. A client
+   * that never finishes sending its body would otherwise hold the shutdown
+   * forever (Deno's graceful shutdown waits for every open request).
+   * @default SHUTDOWN_GRACE_MS
+   */
+  shutdownGraceMs?: number;
+}
+
+/** How long a shutdown waits for requests in flight by default. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/** A running server. */
+export interface RunningServer {
+  url: string;
+  service: Service;
+  store: Store;
+  /**
+   * Stops accepting, finishes in-flight requests (for at most the grace
+   * period), flushes the audit, closes the store.
+   */
+  shutdown(): Promise<void>;
+  /** Resolves once the server has stopped: on its own, or once `shutdown()` is done. */
+  finished: Promise<void>;
+}
+
+/** `$XDG_DATA_HOME/hookbox/hookbox.db`, else `~/.local/share/hookbox/hookbox.db`. */
+export function defaultDbPath(): string {
+  const xdg = Deno.env.get("XDG_DATA_HOME");
+  const home = Deno.env.get("HOME") ?? "/tmp";
+  return `${xdg || `${home}/.local/share`}/hookbox/hookbox.db`;
+}
+
+/** Opens the store a `--db` value names and runs its migrations. */
+export async function openStore(db: string | undefined): Promise<Store> {
+  let store: Store;
+  if (db?.startsWith("postgres://") || db?.startsWith("postgresql://")) {
+    const { openPostgresStore } = await import("../store-postgres/postgres.ts");
+    store = openPostgresStore(db);
+  } else {
+    const path = db === undefined ? defaultDbPath() : db.replace(/^sqlite:/, "");
+    if (path !== ":memory:") {
+      await Deno.mkdir(path.slice(0, Math.max(0, path.lastIndexOf("/"))) || ".", {
+        recursive: true,
+      });
+    }
+    store = openSqliteStore(path);
+  }
+  await store.migrate();
+  return store;
+}
+
+/**
+ * Runtimes whose plugins are read from the store by SHA-256 (cached in
+ * memory). `lend` hands them a plugin the store does not hold (the warm-up's)
+ * until the returned function is called.
+ */
+export function storeRuntimes(store: Store, workers = 0) {
+  const blobs = new Map<string, Promise<Uint8Array>>();
+  const lent = new Map<string, Uint8Array>();
+  const loadBytes = (hook: Parameters<Parameters<typeof createWasmRuntime>[0]["loadBytes"]>[0]) => {
+    const sha = storedPluginSha(hook);
+    if (sha === null) return Promise.reject(new Error(`hook "${hook.name}" is not a stored hook`));
+    const borrowed = lent.get(sha);
+    if (borrowed !== undefined) return Promise.resolve(borrowed);
+    let found = blobs.get(sha);
+    if (!found) {
+      found = store.getBlob(sha).then((b) => {
+        if (b === null) throw new Error(`plugin ${sha} is missing from the store`);
+        return b;
+      });
+      blobs.set(sha, found);
+      found.catch(() => blobs.delete(sha));
+      if (blobs.size > 256) blobs.delete(blobs.keys().next().value!);
+    }
+    return found;
+  };
+  const wasm = createWasmRuntime(
+    workers > 0 ? { loadBytes, worker: true, workers, startWorkers: true } : { loadBytes },
+  );
+  const lend = (sha: string, bytes: Uint8Array) => {
+    lent.set(sha, bytes);
+    return () => void lent.delete(sha);
+  };
+  return { wasm, prompt: createPromptRuntime(), lend };
+}
+
+/** Starts the service; resolves once it accepts requests. */
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const metrics = new Metrics();
+  const sink = options.log ? null : stderrLines((lines) => metrics.logLinesDropped.inc(lines));
+  const log = options.log ?? sink!.write;
+  let adminKey = options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY");
+  if (!adminKey) {
+    adminKey = newKey();
+    console.error(`hookbox: generated admin key (shown once): ${adminKey}`);
+  }
+  const store = await openStore(options.db);
+  await tuneWasmTiering();
+  const runtimes = storeRuntimes(store, options.workers ?? navigator.hardwareConcurrency ?? 1);
+  const engine: Engine = createEngine({ store, runtimes });
+  const builder = createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {});
+  const warmUpEvents = options.warmUpEvents ?? WARM_UP_EVENTS;
+  if (warmUpEvents > 0) {
+    // Before the port opens: a load balancer sends nothing to a server still warming up.
+    try {
+      const { events, failed, ms } = await warmUp(runtimes, builder, warmUpEvents);
+      const level = failed > 0 ? "warn" : "info";
+      log({ at: new Date().toISOString(), level, msg: "warm-up", events, failed, ms });
+    } catch (err) {
+      log({ at: new Date().toISOString(), level: "warn", msg: "warm-up", error: String(err) });
+    }
+    sink?.flush();
+  }
+  const service = createService({
+    store,
+    engine,
+    builder,
+    adminKeyHash: await hashKey(adminKey),
+    log,
+    metrics,
+  });
+  // Hourly upkeep: audit past each tenant's retention, stored plugins and files
+  // nothing refers to any more (deleted hooks and tenants, old versions), and
+  // quota usage of past minutes.
+  const upkeep = (msg: string, work: () => Promise<number>) =>
+    work().catch((err) =>
+      log({ at: new Date().toISOString(), level: "error", msg, error: String(err) })
+    );
+  const retention = setInterval(() => {
+    upkeep("audit retention", service.pruneAudit);
+    upkeep("blob sweep", service.sweepBlobs);
+    upkeep("usage prune", service.pruneUsage);
+  }, 3_600_000);
+  Deno.unrefTimer(retention);
+  let resolveReady: (url: string) => void;
+  const ready = new Promise<string>((r) => resolveReady = r);
+  const server = Deno.serve({
+    port: options.port ?? 8787,
+    hostname: options.hostname ?? "127.0.0.1",
+    onListen: ({ hostname, port }) => {
+      const url = `http://${hostname}:${port}`;
+      console.error(`listening on ${url}`);
+      resolveReady(url);
+    },
+  }, service.app.fetch);
+  const url = await ready;
+  const grace = options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS;
+  let stopping: Promise<void> | null = null;
+  let stopped = () => {};
+  const shutdown = () =>
+    stopping ??= (async () => {
+      clearInterval(retention);
+      service.beginShutdown();
+      if (!(await settlesWithin(server.shutdown(), grace))) {
+        // What is still open is left to the end of the process: answers not
+        // given are never audited, and the ones given already are committed.
+        log({
+          at: new Date().toISOString(),
+          level: "warn",
+          msg: "shutdown",
+          error: `requests still open after ${grace} ms are cut off`,
+        });
+      }
+      await engine.close();
+      await service.audit.flush();
+      await Promise.all([runtimes.wasm.close?.(), runtimes.prompt.close?.()]);
+      await store.close();
+      sink?.flush();
+    })().finally(() => stopped());
+  return {
+    url,
+    service,
+    store,
+    shutdown,
+    finished: Promise.race([server.finished, new Promise<void>((resolve) => stopped = resolve)]),
+  };
+}
+
+/** True when `work` settles within `ms`, false when the time runs out first. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([work.then(() => true, () => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * JSON log lines to stderr, written in batches (one write per 50 ms or 64 KB
+ * instead of one per request); `flush` writes what is pending. When stderr
+ * cannot be written (its reader went away: a broken pipe) the service keeps
+ * answering: the lines are counted by `dropped` instead, and later ones are
+ * not even formatted.
+ */
+function stderrLines(
+  dropped: (lines: number) => void,
+): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
+  const encoder = new TextEncoder();
+  let pending: string[] = [];
+  let size = 0;
+  let broken = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    const bytes = encoder.encode(pending.join(""));
+    const lines = pending.length;
+    pending = [];
+    size = 0;
+    try {
+      for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
+    } catch {
+      broken = true;
+      dropped(lines);
+    }
+  };
+  return {
+    write(entry) {
+      if (broken) return dropped(1);
+      const line = `${JSON.stringify(entry)}\n`;
+      pending.push(line);
+      size += line.length;
+      if (size >= 65_536) flush();
+      else if (timer === undefined) {
+        const t = setTimeout(flush, 50);
+        Deno.unrefTimer(t as unknown as number);
+        timer = t;
+      }
+    },
+    flush,
+  };
+}

@@ -1,0 +1,202 @@
+/**
+ * The Worker of an edge bundle (SPEC §7): the §6 Hono app over a read-only
+ * bundle store, with plugins prepared by `hookbox bundle` — no rewriter and
+ * no WebAssembly compilation at run time (edge runtimes refuse both). It
+ * serves `POST /v1/events` and `GET /healthz` exactly as the service does;
+ * the registry and admin routes answer 404 here (manage hooks on the
+ * service, then bundle again). Each decision's audit item is printed as one
+ * JSON line, or posted in batches to the service when the Worker has
+ * `HOOKBOX_AUDIT_URL` (see `audit_post.ts`); async hooks finish after the answer through `ctx.waitUntil`, and
+ * their records are printed as JSON lines too.
+ *
+ * @module
+ */
+import { type ErrorCode, HookboxError } from "../core/errors.ts";
+import { createPromptRuntime } from "../core/runtime/prompt.ts";
+import { createWasmRuntime, type LoadedPlugin } from "../runtime-wasm/mod.ts";
+import { createService } from "../service/app.ts";
+import { createEngine } from "../service/engine.ts";
+import { ApiError } from "../service/errors.ts";
+import type { AuditRow } from "../store/store.ts";
+import { BUNDLE_VERSION, type BundleData, preparedKey } from "./bundle_data.ts";
+import { type AuditPoster, createAuditPoster } from "./audit_post.ts";
+import { bundleStore } from "./store.ts";
+
+/** What the Worker module exports: the `fetch` handler. */
+export interface EdgeWorker {
+  /** The Workers `fetch` handler. */
+  fetch(request: Request, env?: unknown, ctx?: unknown): Promise<Response>;
+}
+
+/** Options of {@linkcode createEdgeWorker}. */
+export interface EdgeWorkerOptions {
+  /** Receives each group of audit rows. @default one JSON line per row on the console */
+  audit?: (rows: AuditRow[]) => Promise<void>;
+  /** Fuel one event's synchronous hooks may burn together. @default EDGE_EVENT_FUEL */
+  eventFuel?: number;
+}
+
+/**
+ * Fuel per millisecond of a hook's timeout in a Worker, whose clock stands
+ * still during CPU work: a hook's fuel is capped at timeout × this, so its
+ * timeout becomes a fuel budget. Conservative: a tight loop runs 1.2–3.3
+ * million units per ms on the hardware measured, host calls cost more.
+ */
+export const EDGE_FUEL_PER_MS = 1_000_000;
+
+/**
+ * Fuel one event's synchronous hooks may burn together in a Worker: 10 s of
+ * hook timeouts at {@linkcode EDGE_FUEL_PER_MS}, about 3–9 s of CPU at the
+ * measured 0.3–0.85 ns per unit — under Workers' default 30 s CPU limit, whose
+ * error would kill the whole request (and so ignore `on_error`) instead of
+ * ending one hook as `limit`.
+ */
+export const EDGE_EVENT_FUEL = 10_000_000_000;
+
+/** Bytes idle warm instances may hold in a Worker isolate. */
+export const EDGE_WARM_BYTES = 32 * 1024 * 1024;
+
+const SERVED = new Set(["POST /v1/events", "GET /healthz"]);
+
+/** Builds the Worker from bundle data and its modules (instrumented SHA-256 → module). */
+export function createEdgeWorker(
+  data: BundleData,
+  modules: Record<string, WebAssembly.Module>,
+  options: EdgeWorkerOptions = {},
+): EdgeWorker {
+  if (data.version !== BUNDLE_VERSION) {
+    throw new Error(`bundle format ${data.version} is not ${BUNDLE_VERSION}: bundle again`);
+  }
+  const moduleOf = (sha: string): WebAssembly.Module => {
+    const module = modules[sha];
+    if (module === undefined) throw new Error(`module ${sha} is missing from the bundle`);
+    return module;
+  };
+  moduleOf(data.trap);
+  moduleOf(data.restore);
+  // Workers forbid timers and randomness at global scope: build on the first request.
+  let app: ((request: Request, env: unknown, ctx: unknown) => Promise<Response>) | null = null;
+  let poster: AuditPoster | null = null;
+  const build = (env: WorkerEnv) => {
+    poster = auditPosterFor(env);
+    const audit = options.audit ?? (poster
+      ? ((rows: AuditRow[]) => {
+        poster!.push(rows);
+        return Promise.resolve();
+      })
+      : ((rows: AuditRow[]) => {
+        for (const row of rows) console.log(JSON.stringify({ audit: row }));
+        return Promise.resolve();
+      }));
+    const store = bundleStore(data, audit);
+    const wasm = createWasmRuntime({
+      // An isolate has 128 MB for everything: warm instances get a quarter.
+      warmBytes: EDGE_WARM_BYTES,
+      loadBytes: () => Promise.reject(new Error("an edge bundle loads prepared plugins only")),
+      compile: (_bytes, sha) => Promise.resolve(moduleOf(sha)),
+      loadPrepared: (hook, limits) => {
+        const key = hook.entry.runtime === "wasm"
+          ? preparedKey(hook.entry.path, limits, hook.manifest.isolation)
+          : "";
+        const failure = data.failures[key];
+        if (failure !== undefined) {
+          return Promise.reject(new HookboxError(failure.code as ErrorCode, failure.message));
+        }
+        const plugin = data.plugins[key];
+        if (plugin === undefined) {
+          return Promise.reject(
+            new HookboxError(
+              "PLUGIN_INVALID",
+              `hook "${hook.name}" was not prepared for these limits (memory ${limits.memoryMb} MiB, module ${limits.moduleKb} KiB): bundle again`,
+            ),
+          );
+        }
+        const loaded: LoadedPlugin = { ...plugin, module: moduleOf(plugin.instrumentedSha256) };
+        return Promise.resolve(loaded);
+      },
+    });
+    const engine = createEngine({
+      store,
+      fuelPerMs: EDGE_FUEL_PER_MS,
+      eventFuel: options.eventFuel ?? EDGE_EVENT_FUEL,
+      runtimes: { wasm, prompt: createPromptRuntime() },
+      onAsyncResult: (tenant_id, record) =>
+        console.log(JSON.stringify({ async: { tenant_id, record } })),
+    });
+    const service = createService({
+      store,
+      engine,
+      builder: { build: () => Promise.reject(new Error("uploads go to the hookbox service")) },
+      // No key hashes to this: the admin routes are not served here anyway.
+      adminKeyHash: "-",
+    });
+    return (request: Request, env: unknown, ctx: unknown) =>
+      Promise.resolve(service.app.fetch(request, env, ctx as never));
+  };
+  return {
+    fetch(request, env, ctx) {
+      const path = pathOf(request.url);
+      if (!SERVED.has(`${request.method} ${path}`)) {
+        const error = new ApiError(
+          404,
+          "NOT_FOUND",
+          "this Worker serves POST /v1/events and GET /healthz; manage hooks on the hookbox service and bundle again",
+        );
+        return Promise.resolve(Response.json(error.body(), { status: 404 }));
+      }
+      try {
+        app ??= build((env ?? {}) as WorkerEnv);
+      } catch (err) {
+        const error = new ApiError(500, "CONFIG_INVALID", (err as Error).message);
+        return Promise.resolve(Response.json(error.body(), { status: 500 }));
+      }
+      const answer = app(request, env, ctx);
+      if (poster === null) return answer;
+      const context = ctx as { waitUntil?: (p: Promise<unknown>) => void } | undefined;
+      const drain = poster;
+      return answer.finally(() => context?.waitUntil?.(drain.drain()));
+    },
+  };
+}
+
+/**
+ * The path of a request's URL, which the runtime has already parsed and
+ * normalised (`http://host/v1/events?x` → `/v1/events`) — without building a
+ * `URL`, which costs more than the rest of the routing.
+ */
+export function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  let end = url.length;
+  const query = url.indexOf("?", start);
+  if (query >= 0) end = query;
+  const hash = url.indexOf("#", start);
+  if (hash >= 0 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
+/** The Worker's bindings hookbox reads (set by `hookbox bundle --audit-url`). */
+interface WorkerEnv {
+  /** The §6 service's `POST /v1/audit/ingest` URL. */
+  HOOKBOX_AUDIT_URL?: string;
+  /** Its admin key (a secret: `wrangler secret put`, or workerd's environment). */
+  HOOKBOX_AUDIT_KEY?: string;
+  /** A service binding to post through (workerd: an external service), else global fetch. */
+  HOOKBOX_AUDIT?: { fetch(request: Request): Promise<Response> };
+}
+
+function auditPosterFor(env: WorkerEnv): AuditPoster | null {
+  const url = env.HOOKBOX_AUDIT_URL;
+  if (!url) return null;
+  if (!env.HOOKBOX_AUDIT_KEY) {
+    throw new Error(
+      "HOOKBOX_AUDIT_URL is set but HOOKBOX_AUDIT_KEY (the service's admin key) is not",
+    );
+  }
+  const binding = env.HOOKBOX_AUDIT;
+  return createAuditPoster({
+    url,
+    key: env.HOOKBOX_AUDIT_KEY,
+    ...(binding ? { fetch: (r: Request) => binding.fetch(r) } : {}),
+  });
+}

@@ -1,0 +1,6 @@
+/**
+ * The WebAssembly module rewriter: `@hookbox/hookbox/wasm`.
+ *
+ * @module
+ */
+export * from "../rewriter/mod.ts";

@@ -1,0 +1,10 @@
+/**
+ * The host capabilities on Deno.
+ *
+ * @module
+ */
+export * from "./atomic.ts";
+export * from "./cache_dir.ts";
+export * from "./capped_reader.ts";
+export * from "./fs.ts";
+export * from "./thread_priority.ts";

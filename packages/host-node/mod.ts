@@ -1,0 +1,6 @@
+/**
+ * The hook-folder reader on `node:fs`.
+ *
+ * @module
+ */
+export * from "./fs.ts";

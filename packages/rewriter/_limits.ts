@@ -1,0 +1,101 @@
+/**
+ * What the rewriter refuses before it touches a module, so that neither the
+ * host's own validation nor the rewrite can be driven into unbounded time or
+ * memory, and nothing a hostile module declares can outlive the limits:
+ *
+ * - shared memories and `memory.atomic.wait32/64`: a guest has no threads to
+ *   wake it, so a wait could only block the thread that runs it;
+ * - 64-bit tables (their lengths are i64; nothing needs them);
+ * - more than {@linkcode MAX_TABLES} tables, or tables whose minimum sizes
+ *   exceed {@linkcode MAX_TABLE_ENTRIES} entries in all;
+ * - blocks nested deeper than {@linkcode MAX_NESTING} (engines spend memory
+ *   per open block while validating and compiling).
+ *
+ * All checks are one linear pass over the bytes.
+ *
+ * @module
+ */
+
+import { HookboxError } from "../core/errors.ts";
+import { decodeInstr, type Instr, newInstr, OPENERS } from "./_opcodes.ts";
+import { ATOMIC, OP } from "./_op.ts";
+import { SECTION } from "./_module.ts";
+import type { ParsedModule } from "./_parse.ts";
+import { Reader } from "./_reader.ts";
+
+/** Most tables a module may define. */
+export const MAX_TABLES = 16;
+/** Most table entries a module may have in all (at their capped maximum). */
+export const MAX_TABLE_ENTRIES = 1 << 20;
+/**
+ * What one table entry costs the host, in bytes, counted against the memory
+ * budget (V8 measured 24–27 bytes per funcref entry).
+ */
+export const TABLE_ENTRY_BYTES = 32;
+/** Deepest block nesting accepted (the QuickJS engine needs 279). */
+export const MAX_NESTING = 2048;
+
+/** Throws a coded `HookboxError` for the first thing in `m` the rewriter refuses. */
+export function checkModule(m: ParsedModule): void {
+  m.memories.forEach((mem, i) => {
+    if (mem.shared) {
+      denied(`memory ${i} is shared: shared memories are not allowed (a hook has no threads)`);
+    }
+  });
+  if (m.tables.length > MAX_TABLES) {
+    throw new HookboxError(
+      "LIMIT_MODULE",
+      `module defines ${m.tables.length} tables, at most ${MAX_TABLES} are allowed`,
+    );
+  }
+  let entries = 0;
+  m.tables.forEach((t, i) => {
+    if (t.is64) denied(`table ${i} is 64-bit: 64-bit tables are not allowed`);
+    entries += t.min;
+  });
+  if (entries > MAX_TABLE_ENTRIES) {
+    throw new HookboxError(
+      "LIMIT_MEMORY",
+      `tables need ${entries} entries at start, at most ${MAX_TABLE_ENTRIES} are allowed`,
+    );
+  }
+  checkBodies(m);
+}
+
+function denied(message: string, offset?: number): never {
+  throw new HookboxError(
+    "PLUGIN_FEATURE_DENIED",
+    message,
+    offset === undefined ? {} : { offset },
+  );
+}
+
+/** Refuses wait instructions and over-deep nesting in every function body. */
+function checkBodies(m: ParsedModule): void {
+  const code = m.sections.find((s) => s.id === SECTION.code);
+  if (code === undefined) return;
+  const r = new Reader(m.bytes, code.start, code.end);
+  const instr: Instr = newInstr();
+  for (let n = r.u32(), index = 0; index < n; index++) {
+    const body = r.sub(r.u32());
+    for (let groups = body.u32(); groups > 0; groups--) void (body.u32(), body.u8());
+    let depth = 0;
+    while (!body.done) {
+      const at = body.pos;
+      decodeInstr(body, instr);
+      if (OPENERS.has(instr.op) && ++depth > MAX_NESTING) {
+        throw new HookboxError(
+          "LIMIT_MODULE",
+          `function ${index} nests blocks deeper than ${MAX_NESTING} (at offset ${at})`,
+          { offset: at },
+        );
+      }
+      if (instr.op === OP.end || instr.op === OP.delegate) depth--;
+      const wait = instr.op === OP.atomic &&
+        (instr.sub === ATOMIC.wait32 || instr.sub === ATOMIC.wait64);
+      if (wait) {
+        denied(`memory.atomic.wait at offset ${at}: waiting is not allowed (no threads)`, at);
+      }
+    }
+  }
+}

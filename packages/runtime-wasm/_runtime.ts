@@ -1,0 +1,312 @@
+/**
+ * The `wasm` runtime: load (cached per hook definition and by content hash),
+ * pick a fresh or warm instance, run the call, report the result.
+ *
+ * @module
+ */
+import { isHookboxError } from "../core/errors.ts";
+import type { HookDefinition } from "../core/hook/types.ts";
+import type {
+  EffectiveLimits,
+  RunFailure,
+  RunRequest,
+  RunResult,
+  Runtime,
+  RuntimeStats,
+} from "../core/runtime/types.ts";
+import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
+import { failed, loadFailure } from "./_failures.ts";
+import { MemoryPool } from "./_memories.ts";
+import { TRAP_MODULE_BYTES, trapFunction } from "./_halt.ts";
+import type { CallSetup } from "./_host.ts";
+import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "./http/_http.ts";
+import { PluginInstance } from "./_instance.ts";
+import { type LoadedPlugin, prepare } from "./_loader.ts";
+import { WARM_POOL_BYTES, WarmPool } from "./_pool.ts";
+import { RESTORE_MODULE_BYTES } from "./_restore.ts";
+import type { SnapshotImage } from "./_snapshot.ts";
+
+/** Options of {@linkcode WasmRuntime}; see `WasmRuntimeOptions` in mod.ts. */
+export interface RuntimeDeps {
+  loadBytes(hook: HookDefinition): Promise<Uint8Array>;
+  compile?: CompileFn;
+  /** Benchmarks only: no fuel metering (the fuel limit is not enforced). @default true */
+  meterFuel?: boolean;
+  /** Serves Extism HTTP; only a runtime inside a worker has one. */
+  httpTransport?: HttpTransport;
+  /** Cap on the bytes idle warm instances hold (LRU); 0 keeps none. @default 256 MiB */
+  warmBytes?: number;
+  /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
+  loadPrepared?: (
+    hook: HookDefinition,
+    limits: EffectiveLimits,
+    isolation: "fresh" | "warm",
+  ) => Promise<LoadedPlugin>;
+}
+
+type Setup = CallSetup & HttpSetup;
+
+/** Implements {@linkcode Runtime} for WebAssembly plugins. */
+const PREPARED: Promise<RunFailure | null> = Promise.resolve(null);
+
+export class WasmRuntime implements Runtime {
+  readonly kind = "wasm" as const;
+  /** Calls run on this thread and stop at their deadline by themselves. */
+  readonly selfTimed = true;
+  /** The input is read during the call only (an Extism plugin's block is a copy). */
+  readonly borrowsInput = true;
+  readonly #deps: RuntimeDeps;
+  readonly #compile: CompileFn;
+  readonly #modules = new PromiseCache<WebAssembly.Module>(256);
+  readonly #prepared = new PromiseCache<LoadedPlugin>(256);
+  #byHook = new WeakMap<HookDefinition, Map<number | string, Promise<LoadedPlugin>>>();
+  /** Settled loads, so the warm path does not wait on a promise. */
+  #settled = new WeakMap<HookDefinition, Map<number | string, LoadedPlugin>>();
+  #trapFn: (() => never) | null = null;
+  readonly #pool: WarmPool;
+  /**
+   * False with a zero cap: no instance would be kept, so a warm hook runs
+   * like a fresh one instead of paying for a snapshot that is thrown away.
+   */
+  readonly #keepWarm: boolean;
+  /** Zeroed memories for fresh instances of plugins that import theirs. */
+  readonly #memories: MemoryPool;
+  /**
+   * The pristine memory image of each loaded plugin, shared by the snapshots
+   * of its warm instances: the instance that took it counts it against the
+   * warm-pool cap, the others share it for free. Held weakly: it lives as
+   * long as an instance uses it.
+   */
+  #images = new WeakMap<LoadedPlugin, WeakRef<SnapshotImage>>();
+  #trap: Promise<() => never> | null = null;
+  #restore: Promise<WebAssembly.Module | null> | null = null;
+
+  constructor(deps: RuntimeDeps) {
+    this.#deps = deps;
+    this.#compile = deps.compile ?? compileBytes;
+    this.#pool = new WarmPool(deps.warmBytes);
+    // Zeroed memories for fresh instances share the warm instances' allowance: a quarter of it.
+    this.#memories = new MemoryPool(Math.floor((deps.warmBytes ?? WARM_POOL_BYTES) / 4));
+    this.#keepWarm = deps.warmBytes !== 0;
+  }
+
+  /** Runs one call; plugin misbehaviour comes back as `failure`. */
+  async run(request: RunRequest): Promise<RunResult> {
+    const started = request.started ?? performance.now();
+    const { limits, hook } = request;
+    if (request.input.byteLength > limits.inputKb * 1024) return failed("LIMIT_INPUT");
+    let loaded: LoadedPlugin;
+    let trap: () => never;
+    try {
+      trap = this.#trapFn ?? await this.#trapFunction();
+      const cached = this.#loaded(hook, limits);
+      loaded = cached ?? await this.#load(hook, limits);
+    } catch (err) {
+      return loadFailure(err);
+    }
+    const setup = callSetup(request, loaded, started);
+    if (hook.manifest.isolation !== "warm" || !this.#keepWarm) {
+      return await this.#runFresh(loaded, trap, setup);
+    }
+    return await this.#runWarm(warmKey(request, loaded), loaded, trap, setup);
+  }
+
+  /** Idle warm instances and the bytes they hold. */
+  stats(): RuntimeStats {
+    return { warmInstances: this.#pool.idleCount, warmIdleBytes: this.#pool.idleBytes };
+  }
+
+  /** Loads, checks, instruments and compiles the hook's plugin ahead of its first call. */
+  prepare(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+    // Already loaded (every call after the first): nothing to wait for.
+    if (this.#trapFn && this.#loaded(hook, limits)) return PREPARED;
+    return this.#prepareSlow(hook, limits);
+  }
+
+  async #prepareSlow(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
+    try {
+      this.#trapFn ??= await this.#trapFunction();
+      if (!this.#loaded(hook, limits)) await this.#load(hook, limits);
+      return null;
+    } catch (err) {
+      return loadFailure(err).failure ?? null;
+    }
+  }
+
+  /** Closes warm instances and forgets caches. */
+  async close(): Promise<void> {
+    await this.#pool.close();
+    this.#modules.clear();
+    this.#prepared.clear();
+    this.#byHook = new WeakMap();
+    this.#settled = new WeakMap();
+    this.#images = new WeakMap();
+    this.#memories.clear();
+  }
+
+  async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
+    const memory = loaded.memoryImport ? this.#memories.take(loaded) : null;
+    const instance = await PluginInstance.create(loaded, trap, setup, this.#http(), memory);
+    if (!(instance instanceof PluginInstance)) return instance;
+    try {
+      return await instance.call(setup);
+    } finally {
+      await instance.close();
+      if (memory !== null && instance.memory === memory) this.#memories.give(loaded, memory);
+    }
+  }
+
+  async #runWarm(key: string, loaded: LoadedPlugin, trap: () => never, setup: Setup) {
+    let instance = this.#pool.acquire(key);
+    if (instance === "busy") return await this.#runFresh(loaded, trap, setup);
+    if (instance === null) {
+      const created = await PluginInstance.create(loaded, trap, setup, this.#http());
+      if (!(created instanceof PluginInstance)) return created;
+      const restore = created.tracksWrites ? await this.#restoreModule() : null;
+      const image = created.snapshot(this.#images.get(loaded)?.deref() ?? null, restore);
+      this.#images.set(loaded, new WeakRef(image));
+      this.#pool.add(key, created);
+      instance = created;
+    }
+    try {
+      return await instance.call(setup);
+    } finally {
+      const released = this.#pool.release(key, instance);
+      if (released !== undefined) await released;
+    }
+  }
+
+  #http(): HttpSession | null {
+    const transport = this.#deps.httpTransport;
+    return transport === undefined ? null : new HttpSession(transport);
+  }
+
+  #loaded(hook: HookDefinition, limits: EffectiveLimits): LoadedPlugin | undefined {
+    return this.#settled.get(hook)?.get(loadKey(hook, limits));
+  }
+
+  #load(hook: HookDefinition, limits: EffectiveLimits): Promise<LoadedPlugin> {
+    const key = loadKey(hook, limits);
+    let perHook = this.#byHook.get(hook);
+    if (perHook === undefined) this.#byHook.set(hook, perHook = new Map());
+    let loading = perHook.get(key);
+    if (loading === undefined) {
+      const map = perHook;
+      loading = this.#loadBytes(hook, limits, key);
+      map.set(key, loading);
+      // A refusal (a HookboxError: invalid plugin, denied import, over a cap...)
+      // is final for these bytes and limits: remembered, so a broken plugin is not
+      // re-read and re-instrumented on every event. Other errors (reading the
+      // bytes) are retried by the next call.
+      loading.then((loaded) => {
+        let settled = this.#settled.get(hook);
+        if (settled === undefined) this.#settled.set(hook, settled = new Map());
+        settled.set(key, loaded);
+      }, (err) => {
+        if (!isHookboxError(err)) map.delete(key);
+      });
+    }
+    return loading;
+  }
+
+  async #loadBytes(hook: HookDefinition, limits: EffectiveLimits, key: number | string) {
+    // A runtime that keeps no warm instance runs every hook fresh: no write tracking.
+    const isolation = this.#keepWarm ? hook.manifest.isolation : "fresh";
+    if (this.#deps.loadPrepared) return await this.#deps.loadPrepared(hook, limits, isolation);
+    const bytes = await this.#deps.loadBytes(hook);
+    const pin = hook.manifest.sha256;
+    const sha = await sha256Hex(bytes);
+    const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
+    return await this.#prepared.get(
+      `${sha}:${key}:${pin ?? ""}:${isolation}`,
+      () =>
+        prepare(bytes, {
+          limits,
+          pin,
+          path,
+          compile: this.#compile,
+          modules: this.#modules,
+          meterFuel: this.#deps.meterFuel ?? true,
+          trackWrites: isolation === "warm",
+          importMemory: isolation !== "warm",
+        }),
+    );
+  }
+
+  /**
+   * The restorer module, compiled once (through `compile`, so an edge bundle
+   * supplies it); null if it cannot be had: warm instances then restore their
+   * whole memory, which is slower but as exact.
+   */
+  #restoreModule(): Promise<WebAssembly.Module | null> {
+    this.#restore ??= this.#compileHelper(RESTORE_MODULE_BYTES).catch(() => null);
+    return this.#restore;
+  }
+
+  #trapFunction(): Promise<() => never> {
+    this.#trap ??= this.#compileHelper(TRAP_MODULE_BYTES)
+      .then((module) => (this.#trapFn = trapFunction(module)));
+    return this.#trap;
+  }
+
+  /** One of the runtime's own small modules, compiled by SHA-256 like a prepared plugin. */
+  async #compileHelper(bytes: Uint8Array): Promise<WebAssembly.Module> {
+    return await this.#compile(bytes, await sha256Hex(bytes));
+  }
+}
+
+/** What a loaded plugin depends on besides its bytes: the limits and the isolation. */
+function loadKey(hook: HookDefinition, limits: EffectiveLimits): number | string {
+  const warm = hook.manifest.isolation === "warm" ? 1 : 0;
+  const { memoryMb, moduleKb } = limits;
+  // Looked up on every call: a number (no string to build and hash) whenever
+  // the caps pack exactly into one (below 2^52), else the same facts as text.
+  if (
+    Number.isInteger(memoryMb) && Number.isInteger(moduleKb) && memoryMb >= 0 && moduleKb >= 0 &&
+    memoryMb < 2 ** 20 && moduleKb < 2 ** 31
+  ) return (moduleKb * 2 ** 20 + memoryMb) * 2 + warm;
+  return `${memoryMb}:${moduleKb}:${warm}`;
+}
+
+/** Warm-pool keys by plugin, hook and tenant: built once, not per call (and hashed once). */
+const warmKeys = new WeakMap<LoadedPlugin, WeakMap<HookDefinition, Map<string, string>>>();
+
+function warmKey(request: RunRequest, loaded: LoadedPlugin): string {
+  const { tenantId, hook } = request;
+  let byHook = warmKeys.get(loaded);
+  if (byHook === undefined) warmKeys.set(loaded, byHook = new WeakMap());
+  let byTenant = byHook.get(hook);
+  if (byTenant === undefined) byHook.set(hook, byTenant = new Map());
+  let key = byTenant.get(tenantId);
+  if (key === undefined) {
+    key = `${tenantId}\0${hook.dir}\0${hook.name}\0${loaded.instrumentedSha256}`;
+    // Bounded: a hook seen by very many tenants starts over rather than growing.
+    if (byTenant.size >= MAX_KEYS_PER_HOOK) byTenant.clear();
+    byTenant.set(tenantId, key);
+  }
+  return key;
+}
+
+const MAX_KEYS_PER_HOOK = 4096;
+
+function callSetup(request: RunRequest, loaded: LoadedPlugin, started: number): Setup {
+  const { limits, hook } = request;
+  const env: string[] = [];
+  for (const name of hook.manifest.env) {
+    const value = request.env[name];
+    if (value !== undefined) env.push(`${name}=${value}`);
+  }
+  return {
+    input: request.input,
+    env,
+    fuel: limits.fuel,
+    outputBytes: limits.outputKb * 1024,
+    hostBytes: loaded.hostBytes,
+    deadline: started + limits.timeoutMs,
+    signal: request.signal,
+    http: {
+      allowedHosts: request.allowedHosts ?? [],
+      maxBytes: Math.min(limits.outputKb * 1024, MAX_HTTP_BODY),
+    },
+  };
+}

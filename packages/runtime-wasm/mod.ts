@@ -1,0 +1,256 @@
+/**
+ * The WebAssembly hook runtime (SPEC §3, §5): plugins loaded through
+ * `@extism/extism`, limits enforced by the host on instrumented modules, so
+ * they hold without threads or timers (edge runtimes).
+ *
+ * @example
+ * ```ts ignore
+ * import { createWasmRuntime } from "./mod.ts";
+ * const runtime = createWasmRuntime({
+ *   loadBytes: (hook) => Deno.readFile(`${hook.dir}/plugin.wasm`),
+ * });
+ * const result = await runtime.run(request);
+ * if (result.failure) console.log(result.failure.outcome, result.failure.detail);
+ * ```
+ *
+ * @module
+ */
+import type { HookDefinition } from "../core/hook/types.ts";
+import type { EffectiveLimits, Runtime } from "../core/runtime/types.ts";
+import type { PluginAbi } from "./_abi.ts";
+import { compileBytes, PromiseCache, sha256Hex } from "./_cache.ts";
+import { TRAP_MODULE_BYTES } from "./_halt.ts";
+import { RESTORE_MODULE_BYTES } from "./_restore.ts";
+import { type LoadedPlugin, prepare } from "./_loader.ts";
+import { WasmRuntime } from "./_runtime.ts";
+import { WorkerRuntime } from "./worker/_worker_runtime.ts";
+
+export type { PluginAbi } from "./_abi.ts";
+export type { LoadedPlugin } from "./_loader.ts";
+export { FUEL_SLICE } from "./_fuel.ts";
+
+/** Options of {@linkcode createWasmRuntime}. */
+export interface WasmRuntimeOptions {
+  /** Bytes of the hook's plugin: reads plugin.wasm / scripts/run.wasm, or compiles a script. */
+  loadBytes(hook: HookDefinition): Promise<Uint8Array>;
+  /**
+   * Turns instrumented bytes into a module. Edge bundles pass precompiled
+   * modules keyed by SHA-256 (the trap helper module is compiled through it too).
+   * @default WebAssembly.compile
+   */
+  compile?: (bytes: Uint8Array, sha256: string) => Promise<WebAssembly.Module>;
+  /**
+   * Defence in depth: run the runtime inside Web Workers and terminate a
+   * worker whose call overruns its deadline; also enables Extism HTTP for
+   * hooks with `allowed_hosts`. Needs the Web Worker API (not on edge
+   * runtimes); cannot be combined with `compile`. See docs/PLUGIN_ABI.md.
+   * @default false
+   */
+  worker?: boolean;
+  /**
+   * Benchmarks only: `false` instruments without fuel metering, so the fuel
+   * limit is NOT enforced (time still is, at host calls). Never set it for
+   * untrusted hooks. @default true
+   */
+  meterFuel?: boolean;
+  /** Workers per runtime in worker mode. @default 1 */
+  workers?: number;
+  /**
+   * Worker mode: start the workers now instead of at the first calls, so a
+   * server's first events do not wait for a worker to load the runtime.
+   * @default false
+   */
+  startWorkers?: boolean;
+  /**
+   * Cap on the bytes idle warm instances hold (memory plus snapshot); past it
+   * the least recently used are closed. 0 keeps none: every call then runs
+   * on a fresh instance (a one-shot process never calls a hook twice).
+   * @default 256 MiB
+   */
+  warmBytes?: number;
+  /**
+   * Plugins prepared ahead of time (edge bundles, `hookbox bundle`): the
+   * instrumented module and its load metadata for a hook under given limits
+   * and isolation — the hook's own, or `"fresh"` when the runtime keeps no
+   * warm instances (`warmBytes: 0`: a warm hook then runs fresh, and needs
+   * no write tracking). When set, `loadBytes` is not called and nothing is
+   * instrumented or compiled at run time. Cannot be combined with `worker`.
+   */
+  loadPrepared?: (
+    hook: HookDefinition,
+    limits: EffectiveLimits,
+    isolation: "fresh" | "warm",
+  ) => Promise<LoadedPlugin>;
+}
+
+/** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
+export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
+  if (typeof options?.loadBytes !== "function") {
+    throw new TypeError("createWasmRuntime: options.loadBytes must be a function");
+  }
+  if (options.compile !== undefined && typeof options.compile !== "function") {
+    throw new TypeError("createWasmRuntime: options.compile must be a function");
+  }
+  if (
+    options.warmBytes !== undefined &&
+    (!Number.isSafeInteger(options.warmBytes) || options.warmBytes < 0)
+  ) {
+    throw new TypeError("createWasmRuntime: options.warmBytes must be a non-negative integer");
+  }
+  if (options.loadPrepared !== undefined && typeof options.loadPrepared !== "function") {
+    throw new TypeError("createWasmRuntime: options.loadPrepared must be a function");
+  }
+  if (options.meterFuel !== undefined && typeof options.meterFuel !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.meterFuel must be a boolean");
+  }
+  if (options.worker !== undefined && typeof options.worker !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.worker must be a boolean");
+  }
+  if (options.startWorkers !== undefined && typeof options.startWorkers !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.startWorkers must be a boolean");
+  }
+  if (!options.worker) return new WasmRuntime(options);
+  const workers = options.workers ?? 1;
+  if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
+    throw new TypeError("createWasmRuntime: options.workers must be an integer from 1 to 64");
+  }
+  if (typeof Worker !== "function") {
+    throw new TypeError("createWasmRuntime: options.worker needs the Web Worker API");
+  }
+  if (options.compile !== undefined || options.loadPrepared !== undefined) {
+    throw new TypeError(
+      "createWasmRuntime: options.compile and options.loadPrepared cannot be used with options.worker",
+    );
+  }
+  return new WorkerRuntime({
+    loadBytes: options.loadBytes,
+    workers,
+    ...(options.startWorkers ? { start: true } : {}),
+  });
+}
+
+/** Options of {@linkcode loadPlugin}. */
+export interface LoadPluginOptions {
+  /** Linear memory cap the module is instrumented for. @default 64 */
+  memoryMb?: number;
+  /** Module size cap. @default 4096 */
+  moduleKb?: number;
+  /** Expected SHA-256 of the bytes (hex, HOOK.md `sha256`). */
+  sha256?: string;
+  /** File the bytes came from, for error messages. */
+  path?: string;
+  /** @default WebAssembly.compile */
+  compile?: (bytes: Uint8Array, sha256: string) => Promise<WebAssembly.Module>;
+}
+
+/** What {@linkcode loadPlugin} reports about a valid plugin. */
+export interface PluginInfo {
+  abi: PluginAbi;
+  /** SHA-256 of the original bytes. */
+  sha256: string;
+  /** SHA-256 of the instrumented bytes (the compiled-module cache key). */
+  instrumentedSha256: string;
+  byteLength: number;
+  module: WebAssembly.Module;
+}
+
+/**
+ * Validates and compiles a plugin exactly as the runtime would, for `validate`
+ * and `compile`. Throws `HookboxError` with code `PLUGIN_INVALID`,
+ * `PLUGIN_IMPORT_DENIED`, `PLUGIN_EXPORT_MISSING`, `PLUGIN_HASH_MISMATCH` or
+ * `LIMIT_MODULE`.
+ */
+export async function loadPlugin(
+  bytes: Uint8Array,
+  options: LoadPluginOptions = {},
+): Promise<PluginInfo> {
+  const loaded = await prepare(bytes, {
+    limits: { memoryMb: options.memoryMb ?? 64, moduleKb: options.moduleKb ?? 4096 },
+    pin: options.sha256?.replace(/^sha256:/, "").toLowerCase(),
+    path: options.path,
+    compile: options.compile ?? compileBytes,
+    modules: new PromiseCache(1),
+  });
+  const { abi, sha256, instrumentedSha256, module } = loaded;
+  return { abi, sha256, instrumentedSha256, byteLength: bytes.byteLength, module };
+}
+
+/** A plugin prepared ahead of time: its instrumented bytes and the metadata that loads them. */
+export interface PreparedPlugin extends Omit<LoadedPlugin, "module"> {
+  /** The instrumented module (named by `instrumentedSha256`). */
+  bytes: Uint8Array;
+}
+
+/** Options of {@linkcode preparePlugin}: what shapes the instrumented bytes. */
+export interface PreparePluginOptions {
+  limits: Pick<EffectiveLimits, "memoryMb" | "moduleKb">;
+  /** HOOK.md `isolation`: warm plugins get write tracking. */
+  isolation: "fresh" | "warm";
+  /** Expected SHA-256 of the bytes (HOOK.md `sha256`). */
+  sha256?: string | undefined;
+  /** For error messages. */
+  path?: string;
+}
+
+/**
+ * Runs everything the runtime does before a call — size cap, pin, validation,
+ * import policy, instrumentation, compilation as a check — once, ahead of
+ * time, and returns the instrumented bytes with their load metadata (edge
+ * bundles: `createWasmRuntime({ loadPrepared })` then loads them with no
+ * rewriter and no run-time compilation). Throws `HookboxError` as the runtime
+ * would report it.
+ */
+export async function preparePlugin(
+  bytes: Uint8Array,
+  options: PreparePluginOptions,
+): Promise<PreparedPlugin> {
+  let instrumented: Uint8Array | null = null;
+  const loaded = await prepare(bytes, {
+    limits: options.limits,
+    pin: options.sha256,
+    path: options.path,
+    trackWrites: options.isolation === "warm",
+    importMemory: options.isolation !== "warm",
+    compile: (out, sha) => {
+      instrumented = out;
+      return compileBytes(out, sha);
+    },
+    modules: new PromiseCache(1),
+  });
+  const { module: _, ...meta } = loaded;
+  return { ...meta, bytes: instrumented! };
+}
+
+/**
+ * Instruments and compiles `bytes` as a run with `limits` would, keeping
+ * nothing: resolves when a call could load the plugin, else throws the
+ * `HookboxError` the call would report (upload checks).
+ */
+export async function checkPlugin(
+  bytes: Uint8Array,
+  options: { limits: Pick<EffectiveLimits, "memoryMb" | "moduleKb">; path?: string | undefined },
+): Promise<void> {
+  await prepare(bytes, {
+    limits: options.limits,
+    compile: (out) => WebAssembly.compile(out as Uint8Array<ArrayBuffer>),
+    modules: new PromiseCache(1),
+    path: options.path,
+  });
+}
+
+/** The small helper module the runtime compiles to stop plugins that catch exceptions. */
+export function trapModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return helperModule(TRAP_MODULE_BYTES);
+}
+
+/**
+ * The small helper module the runtime compiles to restore the blocks a warm
+ * call wrote (`docs/PLUGIN_ABI.md`, "Warm isolation"; needs multi-memory).
+ */
+export function restoreModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return helperModule(RESTORE_MODULE_BYTES);
+}
+
+async function helperModule(bytes: Uint8Array): Promise<{ sha256: string; bytes: Uint8Array }> {
+  return { sha256: await sha256Hex(bytes), bytes };
+}

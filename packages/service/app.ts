@@ -1,0 +1,301 @@
+/**
+ * The multi-tenant hook service (SPEC §6) as one Hono app. It takes its store,
+ * engine, hook builder and clock as parameters and touches no `Deno.*` API,
+ * so the same app runs wherever Hono does.
+ *
+ * @example
+ * ```ts ignore
+ * const app = createApp({ store, engine, builder, adminKeyHash: await hashKey(adminKey) });
+ * Deno.serve({ port: 8787 }, app.fetch);
+ * ```
+ *
+ * @module
+ */
+import { type Context, Hono } from "hono";
+import { isHookboxError } from "../core/errors.ts";
+import { StopCounts } from "./stop_counts.ts";
+import { AuditWriter } from "./audit.ts";
+import { bearer, hashKey, newId, sameDigest } from "./auth.ts";
+import type { HookBuilder } from "./builder.ts";
+import type { Engine } from "./engine.ts";
+import { ApiError, forbidden, unauthenticated } from "./errors.ts";
+import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
+import { Quotas } from "./quota.ts";
+import { BODY_DEADLINES } from "./request.ts";
+import { UploadGate, type UploadLimits } from "./upload_gate.ts";
+import { type Store, StoreUnavailable, type TenantRow } from "../store/store.ts";
+import type { ServiceContext } from "./routes/context.ts";
+import { type Caller, type Gate, mount, type Route } from "./routes/route.ts";
+import { platformRoutes } from "./routes/platform.ts";
+import { tenantRoutes } from "./routes/tenants.ts";
+import { hookRoutes } from "./routes/hooks.ts";
+import { eventRoutes } from "./routes/events.ts";
+import { auditRoutes } from "./routes/audit.ts";
+export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
+export { MAX_UNPACKED_BYTES } from "./archive.ts";
+export { BODY_READ_MS, MAX_INGEST_BODY, MAX_SMALL_BODY, MAX_UPLOAD_BYTES } from "./request.ts";
+export { AUDIT_PAGE_BYTES, AUDIT_SCAN_ROWS } from "./routes/audit.ts";
+export { AUDIT_REASON_CHARS } from "./routes/events.ts";
+
+/**
+ * What one tenant may keep in the store. Uploads are size-capped one by one;
+ * these bound what many uploads add up to, so no tenant can fill the disk
+ * every tenant's audit is written to.
+ */
+export interface StorageLimits {
+  /** Hooks a tenant may have. @default 1000 */
+  hooksPerTenant: number;
+  /** Versions kept per hook: an upload past it deletes the oldest (never the active one). @default 20 */
+  versionsPerHook: number;
+  /** Bytes a tenant's kept versions may hold, plugins and uploaded files. @default 1 GiB */
+  bytesPerTenant: number;
+}
+
+/** The default {@linkcode StorageLimits}. */
+export const DEFAULT_STORAGE_LIMITS: Readonly<StorageLimits> = Object.freeze({
+  hooksPerTenant: 1000,
+  versionsPerHook: 20,
+  bytesPerTenant: 1024 * 1024 * 1024,
+});
+
+/** Quota usage kept after its minute by {@linkcode Service.pruneUsage}. */
+const USAGE_KEPT_MS = 3_600_000;
+
+/** Blobs no version refers to are deleted by {@linkcode Service.sweepBlobs} once this old. */
+export const BLOB_GRACE_MS = 3_600_000;
+
+/** What the app is built from. */
+export interface ServerDeps {
+  /** Where tenants, keys, hooks and audit live. */
+  store: Store;
+  /** Runs the hooks of a tenant. */
+  engine: Engine;
+  /** Validates and compiles uploads. */
+  builder: HookBuilder;
+  /** Hex SHA-256 of the admin key. */
+  adminKeyHash: string;
+  /** Milliseconds since the epoch. @default Date.now */
+  now?: () => number;
+  /** Structured log sink (one JSON object per line). @default none */
+  log?: (entry: Record<string, unknown>) => void;
+  /**
+   * Where the app records its metrics. @default none: `GET /metrics` answers an
+   * empty exposition (the Deno adapter passes Prometheus metrics)
+   */
+  metrics?: ServiceMetrics;
+  /** The audit writer to use. @default a new one on `store` */
+  audit?: AuditWriter;
+  /** What one tenant may keep in the store. @default DEFAULT_STORAGE_LIMITS */
+  storage?: Partial<StorageLimits>;
+  /** Longest a request body may take to arrive, ms (`408 BODY_TOO_SLOW`). @default BODY_READ_MS */
+  bodyReadMs?: number;
+  /** Uploads under way at once, per tenant and in all. @default DEFAULT_UPLOAD_LIMITS */
+  uploads?: Partial<UploadLimits>;
+}
+
+/** The service's HTTP handler (a Hono app). */
+export interface ServiceApp {
+  /** Answers one request: the `Deno.serve` / Workers `fetch` handler. */
+  fetch(request: Request, env?: unknown, ctx?: unknown): Response | Promise<Response>;
+  /** Answers a request given as a path or URL and its init (in-process callers, tests). */
+  request(input: string | URL | Request, init?: RequestInit): Response | Promise<Response>;
+}
+
+/** The app plus the parts its owner shuts down. */
+export interface Service {
+  /** The §6 routes. */
+  app: ServiceApp;
+  /** The audit group-commit writer: flush it before closing the store. */
+  audit: AuditWriter;
+  /** The metrics the app records into. */
+  metrics: ServiceMetrics;
+  /**
+   * Says the server is shutting down: `GET /healthz` answers `503
+   * SHUTTING_DOWN` (a load balancer stops sending), and so does a request
+   * whose body can no longer be read (Deno's shutdown ends body reads).
+   */
+  beginShutdown(): void;
+  /** Deletes audit rows past each tenant's retention; returns how many. */
+  pruneAudit(): Promise<number>;
+  /** Deletes quota usage of minutes that ended over an hour ago; returns how many. */
+  pruneUsage(): Promise<number>;
+  /**
+   * Deletes stored plugins and files no hook version refers to any more
+   * (deleted hooks and tenants, versions past the kept count) that were
+   * stored over {@linkcode BLOB_GRACE_MS} ago; returns how many.
+   */
+  sweepBlobs(): Promise<number>;
+}
+
+/** Builds the service. */
+export function createService(deps: ServerDeps): Service {
+  const { store, engine, builder } = deps;
+  const now = deps.now ?? Date.now;
+  const log = deps.log ?? (() => {});
+  const metrics = deps.metrics ?? NO_METRICS;
+  const audit = deps.audit ?? new AuditWriter(store);
+  const quotas = new Quotas(store, now);
+  const stops = new StopCounts();
+  const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
+  const uploads = new UploadGate(deps.uploads);
+  const app = new Hono();
+  const bodyReadMs = deps.bodyReadMs;
+  if (bodyReadMs !== undefined) {
+    app.use((c, next) => {
+      BODY_DEADLINES.set(c.req.raw, bodyReadMs);
+      return next();
+    });
+  }
+  // Every request logs a time and every dispatch audits one: one string per clock millisecond.
+  let isoAt = NaN;
+  let isoText = "";
+  const iso = () => {
+    const t = now();
+    if (t !== isoAt) {
+      isoAt = t;
+      isoText = new Date(t).toISOString();
+    }
+    return isoText;
+  };
+
+  // ---- request ids, logs, errors ------------------------------------------------------------
+  app.use(async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header("x-request-id");
+    const id = given && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : newId("req");
+    c.header("x-request-id", id);
+    await next();
+    log({
+      at: iso(),
+      level: c.res.status >= 500 ? "error" : "info",
+      msg: "request",
+      request_id: id,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 100) / 100,
+      ...(c.get("tenant" as never) ? { tenant: c.get("tenant" as never) } : {}),
+    });
+  });
+
+  let shuttingDown = false;
+  const shuttingDownError = () =>
+    new ApiError(503, "SHUTTING_DOWN", "the server is shutting down; retry", { retryAfter: 1 });
+  app.onError((err, c) => {
+    let api = err instanceof ApiError ? err : storeOrInternal(err, log);
+    if (shuttingDown && api.code === "BODY_UNREADABLE") api = shuttingDownError();
+    metrics.rejected(api.code);
+    if (api.extra.retryAfter !== undefined) c.header("retry-after", String(api.extra.retryAfter));
+    return c.json(api.body(), api.status);
+  });
+  app.notFound((c) => c.json(new ApiError(404, "NOT_FOUND", "no such route").body(), 404));
+
+  // ---- routes, one sub-app per resource ------------------------------------------------------
+  const ctx: ServiceContext = {
+    store,
+    engine,
+    builder,
+    quotas,
+    audit,
+    metrics,
+    storage,
+    uploads,
+    stops,
+    now,
+    iso,
+    log,
+    draining: () => shuttingDown ? shuttingDownError() : null,
+    routes: () => groups.flat(),
+  };
+  const gate = keyGate(store, deps.adminKeyHash);
+  const groups: Route[][] = [
+    platformRoutes(ctx),
+    tenantRoutes(ctx),
+    hookRoutes(ctx),
+    eventRoutes(ctx),
+    auditRoutes(ctx),
+  ];
+  for (const routes of groups) app.route("/", mount(routes, gate));
+
+  return {
+    app,
+    audit,
+    metrics,
+    sweepBlobs: () => store.sweepBlobs(now() - BLOB_GRACE_MS),
+    pruneUsage: () => store.pruneUsage(now() - USAGE_KEPT_MS),
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+    async pruneAudit() {
+      let removed = 0;
+      for (const tenant of await store.listTenants()) {
+        const days = tenant.policy.audit_retention_days ?? 30;
+        const before = new Date(now() - days * 86_400_000).toISOString();
+        removed += await store.pruneAudit(tenant.id, before);
+      }
+      return removed;
+    },
+  };
+}
+
+function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void): ApiError {
+  if (err instanceof StoreUnavailable) {
+    log({ at: new Date().toISOString(), level: "error", msg: "store", error: err.message });
+    return new ApiError(503, "STORE_UNAVAILABLE", "the store did not answer; retry later", {
+      retryAfter: 1,
+    });
+  }
+  log({ at: new Date().toISOString(), level: "error", msg: "unhandled", error: String(err) });
+  if (isHookboxError(err)) return new ApiError(400, err.code, err.message);
+  return new ApiError(500, "INTERNAL", "internal error; see the server log");
+}
+
+/**
+ * Who a request's key names. Hashing is the costliest step, so the hashes of
+ * recently seen keys are kept; the key's row is still read from the store on
+ * every request, so a revoked key stops working at once.
+ */
+function keyGate(store: Store, adminKeyHash: string): Gate {
+  const hashes = new Map<string, string>();
+  const hashOf = async (key: string): Promise<string> => {
+    let hash = hashes.get(key);
+    if (hash === undefined) {
+      hash = await hashKey(key);
+      if (hashes.size >= 1024) hashes.delete(hashes.keys().next().value!);
+      hashes.set(key, hash);
+    }
+    return hash;
+  };
+  /**
+   * The tenant the key names, or null for the admin key. With
+   * `withGeneration`, the hooks generation to serve is read together with the
+   * key (one look at the store: SQLite checks for other connections' commits
+   * once, PostgreSQL answers both in one query).
+   */
+  const who = async (
+    c: Context,
+    withGeneration: boolean,
+  ): Promise<{ tenant: TenantRow; generation: number | null } | null> => {
+    const key = bearer(c.req.header("authorization"));
+    if (key === null) throw unauthenticated();
+    const hash = await hashOf(key);
+    if (sameDigest(hash, adminKeyHash)) return null;
+    const [tenant, generation] = await Promise.all([
+      store.tenantForKey(hash),
+      withGeneration ? store.hooksGeneration() : null,
+    ]);
+    if (tenant === null) throw unauthenticated();
+    c.set("tenant" as never, tenant.id as never);
+    return { tenant, generation };
+  };
+  return {
+    async admin(c) {
+      if ((await who(c, false)) !== null) throw forbidden("this route needs the admin key");
+    },
+    async tenant(c, withGeneration): Promise<Caller> {
+      const w = await who(c, withGeneration);
+      if (w === null) throw forbidden("this route needs a tenant key");
+      return { tenant: w.tenant, generation: w.generation ?? undefined };
+    },
+  };
+}

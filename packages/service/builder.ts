@@ -1,0 +1,56 @@
+/**
+ * How the service turns an uploaded hook folder into what it stores: the
+ * manifest, the body, and (for WebAssembly hooks) the plugin bytes, compiled
+ * from JS/TS/AssemblyScript when needed. The service gets a builder as a
+ * parameter; the Deno one (`packages/deno/hook_builder.ts`) uses the
+ * file-system compilers in a temporary folder.
+ *
+ * @module
+ */
+import type { ErrorCode } from "../core/errors.ts";
+import type { Manifest } from "../core/schema/manifest.ts";
+
+/** One thing wrong with an uploaded hook (SPEC §6 `problems`). */
+export interface Problem {
+  code: ErrorCode;
+  path: string | null;
+  field: string | null;
+  message: string;
+}
+
+/** Thrown by a builder for a hook it refuses; the API answers `422 HOOK_REJECTED`. */
+export class HookRejected extends Error {
+  constructor(readonly problems: Problem[]) {
+    super(problems.map((p) => p.message).join("; "));
+    this.name = "HookRejected";
+  }
+}
+
+/** What an upload built. */
+export interface BuiltHook {
+  /** The validated frontmatter. */
+  manifest: Manifest;
+  /** The Markdown body of HOOK.md. */
+  body: string;
+  /** The runtime that runs the built hook. */
+  runtime: "wasm" | "prompt";
+  /** The plugin that runs (null for a prompt hook). */
+  plugin: Uint8Array | null;
+  /** What the plugin came from: `wasm`, `js`, `as`, or `prompt`. */
+  builtFrom: "wasm" | "js" | "as" | "prompt";
+}
+
+/** Builds uploaded hook folders. */
+export interface HookBuilder {
+  /**
+   * Validates and builds the folder `files` (relative path → bytes) for the
+   * hook `name`; throws {@linkcode HookRejected} listing every problem found.
+   */
+  build(name: string, files: ReadonlyMap<string, Uint8Array>): Promise<BuiltHook>;
+  /**
+   * Unpacks an uploaded gzip'd tar as `unpackArchive` does, somewhere other
+   * than the thread that answers events (a worker); absent: the service
+   * unpacks it itself.
+   */
+  unpack?(archive: Uint8Array): Promise<Map<string, Uint8Array>>;
+}

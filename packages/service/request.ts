@@ -1,0 +1,214 @@
+/**
+ * Reading and checking what a request sends: bodies bounded in size, time and
+ * pieces; JSON and UTF-8 strictly; path parameters and bodies against their
+ * schemas, with text no store can hold refused. Every failure is an
+ * {@linkcode ApiError} with its code.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import type { z } from "@hono/zod-openapi";
+import { base64Bytes, concatBytes } from "../core/bytes.ts";
+import { messageOf } from "../core/runtime/failure.ts";
+import { unstorableAt } from "../core/schema/storable.ts";
+import { unpackArchive } from "./archive.ts";
+import { ApiError } from "./errors.ts";
+import { serverSchemas } from "./schemas.ts";
+
+/** Largest hook upload (JSON or gzip'd tar), bytes. */
+export const MAX_UPLOAD_BYTES = 16 * 1024 * 1024;
+/** Largest body of the small JSON routes, bytes. */
+export const MAX_SMALL_BODY = 64 * 1024;
+/** Largest body of `POST /v1/audit/ingest`, bytes. */
+export const MAX_INGEST_BODY = 8 * 1024 * 1024;
+
+/** A path parameter, validated. */
+export function param<T>(c: Context, name: string, schema: z.ZodType<T>): T {
+  const value = c.req.param(name);
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    throw new ApiError(400, "REQUEST_INVALID", `${name} ${parsed.error.issues[0]?.message}`, {
+      field: name,
+    });
+  }
+  return parsed.data;
+}
+
+/** Validates `value`; a bad field is `400 REQUEST_INVALID` naming it. */
+export function validate<T>(schema: z.ZodType<T>, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) {
+    // Text no store can hold is refused here, the same for both stores (schema/storable.ts).
+    const field = unstorableAt(parsed.data);
+    if (field === null) return parsed.data;
+    throw new ApiError(
+      400,
+      "REQUEST_INVALID",
+      `field "${field}" holds a NUL or a lone UTF-16 surrogate, which no store can hold`,
+      { field },
+    );
+  }
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join(".") || undefined;
+  const keys = issue?.code === "unrecognized_keys" ? ` ${issue.keys.join(", ")}` : "";
+  const message = `${field ? `field "${field}": ` : ""}${issue?.message ?? "invalid"}${keys}`;
+  throw new ApiError(400, "REQUEST_INVALID", message, field ? { field } : {});
+}
+
+/**
+ * Reads the body up to `max` bytes (`413 BODY_TOO_LARGE` past it). A body
+ * whose length is declared (`Content-Length`, no `Transfer-Encoding`) and
+ * within `max` is taken whole: the HTTP layer ends it at the declared length,
+ * and one native read is much cheaper than a stream loop (about 150 µs per
+ * request in workerd). Any other body is read chunk by chunk and cut off at
+ * `max`; a body longer than its declared length (possible in process) is
+ * still refused.
+ */
+async function readBody(c: Context, max: number): Promise<Uint8Array> {
+  try {
+    return await readBodyBytes(c.req.raw, max);
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    // The client went away mid-body, sent a broken chunked encoding, or the
+    // server is shutting down: an answer, not an internal error in the log.
+    throw new ApiError(
+      400,
+      "BODY_UNREADABLE",
+      `the request body could not be read: ${messageOf(err).slice(0, 200)}`,
+    );
+  }
+}
+
+/** Longest a request body may take to arrive, ms: a trickled body is cut off. */
+export const BODY_READ_MS = 10_000;
+/** A service's own `bodyReadMs`, per request (set only when the service names one). */
+export const BODY_DEADLINES = new WeakMap<Request, number>();
+/**
+ * Most pieces a streamed body may arrive in, past a floor: each piece costs
+ * the thread that answers every tenant a turn of JavaScript (80,000 one-byte
+ * chunks held it for seconds). An honest client sends a body in pieces of
+ * many bytes.
+ */
+const bodyPieces = (max: number) => 64 + Math.ceil(max / 256);
+
+async function readBodyBytes(request: Request, max: number): Promise<Uint8Array> {
+  const length = request.headers.get("content-length");
+  const declared = length !== null && /^\d{1,15}$/.test(length) ? Number(length) : NaN;
+  if (declared > max) throw tooLarge(max);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ms = BODY_DEADLINES.get(request) ?? BODY_READ_MS;
+  const slow = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      request.body?.cancel().catch(() => {});
+      reject(new ApiError(408, "BODY_TOO_SLOW", `the body did not arrive within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    if (declared >= 0 && !request.headers.has("transfer-encoding")) {
+      const bytes = new Uint8Array(await Promise.race([request.arrayBuffer(), slow]));
+      if (bytes.byteLength > max) throw tooLarge(max);
+      return bytes;
+    }
+    return await Promise.race([readPieces(request.body, max), slow]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A streamed body, at most `max` bytes in at most {@linkcode bodyPieces} pieces. */
+async function readPieces(
+  stream: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<Uint8Array> {
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const pieces = bodyPieces(max);
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max || chunks.length >= pieces) {
+      await reader.cancel().catch(() => {});
+      if (total > max) throw tooLarge(max);
+      throw new ApiError(
+        400,
+        "BODY_UNREADABLE",
+        `the body came in more than ${pieces} pieces; send it in larger ones`,
+      );
+    }
+    chunks.push(value);
+  }
+  return concatBytes(chunks, total);
+}
+
+/** Strict UTF-8 (a bad byte is an error, not U+FFFD); stateless, so one serves every request. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** Reads a JSON body (`400 JSON_INVALID`); an empty body is `{}` when `emptyOk`. */
+export async function readJson(c: Context, max: number, emptyOk = false): Promise<unknown> {
+  const text = await readText(c, max);
+  if (text.length === 0 && emptyOk) return {};
+  return jsonOf(text);
+}
+
+/** `text` parsed; text that is not JSON is `400 JSON_INVALID`. */
+export function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ApiError(400, "JSON_INVALID", `body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The body as UTF-8 text, at most `max` bytes; bytes that are not UTF-8 are `400 JSON_INVALID`. */
+export async function readText(c: Context, max: number): Promise<string> {
+  const bytes = await readBody(c, max);
+  try {
+    return UTF8.decode(bytes);
+  } catch (err) {
+    throw new ApiError(400, "JSON_INVALID", `body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/** The uploaded folder: JSON `{files}` or a gzip'd tar (`Content-Type: application/gzip`). */
+export async function readFolder(
+  c: Context,
+  unpackOn?: (archive: Uint8Array) => Promise<Map<string, Uint8Array>>,
+): Promise<Map<string, Uint8Array>> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (
+    type === "application/gzip" || type === "application/x-gzip" ||
+    type === "application/x-tar+gzip"
+  ) {
+    const archive = await readBody(c, MAX_UPLOAD_BYTES);
+    // Inflated and read where the builder says (the Deno builder: a worker of its own), so
+    // that a hostile archive costs the thread answering every tenant nothing.
+    return await (unpackOn ?? unpackArchive)(archive);
+  }
+  const body = validate(serverSchemas().uploadSchema, await readJson(c, MAX_UPLOAD_BYTES));
+  const files = new Map<string, Uint8Array>();
+  const encoder = new TextEncoder();
+  for (const [path, value] of Object.entries(body.files)) {
+    if (typeof value === "string") files.set(path, encoder.encode(value));
+    else {
+      try {
+        files.set(path, base64Bytes(value.base64));
+      } catch {
+        throw new ApiError(400, "REQUEST_INVALID", `field "files.${path}": base64 is invalid`, {
+          field: `files.${path}`,
+        });
+      }
+    }
+  }
+  return files;
+}
+
+function tooLarge(max: number): ApiError {
+  return new ApiError(413, "BODY_TOO_LARGE", `body is over the ${max}-byte cap`);
+}
+
+export function stripUndefined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,45 @@
+/**
+ * What the route handlers share: the service's parts, made once by
+ * `createService` and handed to each resource's routes.
+ *
+ * @module
+ */
+import type { AuditWriter } from "../audit.ts";
+import type { HookBuilder } from "../builder.ts";
+import type { Engine } from "../engine.ts";
+import type { ApiError } from "../errors.ts";
+import type { Quotas } from "../quota.ts";
+import type { ServiceMetrics } from "../service_metrics.ts";
+import type { StopCounts } from "../stop_counts.ts";
+import type { Store } from "../../store/store.ts";
+import type { UploadGate } from "../upload_gate.ts";
+import type { Route } from "./route.ts";
+
+/** What one tenant may keep in the store (see `StorageLimits` in `server/app.ts`). */
+export interface StorageCaps {
+  hooksPerTenant: number;
+  versionsPerHook: number;
+  bytesPerTenant: number;
+}
+
+/** The service's parts, as the handlers see them. */
+export interface ServiceContext {
+  store: Store;
+  engine: Engine;
+  builder: HookBuilder;
+  quotas: Quotas;
+  audit: AuditWriter;
+  metrics: ServiceMetrics;
+  storage: StorageCaps;
+  uploads: UploadGate;
+  stops: StopCounts;
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** `now()` as ISO text. */
+  iso(): string;
+  log(entry: Record<string, unknown>): void;
+  /** The `503 SHUTTING_DOWN` error while the server drains, else null. */
+  draining(): ApiError | null;
+  /** Every route of the service (the OpenAPI document is made of them). */
+  routes(): readonly Route[];
+}

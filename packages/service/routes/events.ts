@@ -1,0 +1,323 @@
+/**
+ * Events: `POST /v1/events` (hookbox's own form) and `POST
+ * /v1/agents/{agent}/events` (an agent CLI's HTTP hook). Each runs under
+ * the tenant's quotas and one of its concurrency leases, and is answered
+ * only once its audit row is committed.
+ *
+ * @module
+ */
+import { z } from "@hono/zod-openapi";
+import type { DispatchResult } from "../../core/dispatch/result.ts";
+import { clipped } from "../../core/runtime/failure.ts";
+import { isHookboxError } from "../../core/errors.ts";
+import type { ParseEventResult } from "../../core/schema/event.ts";
+import { type EventText, parseEventText } from "../../core/schema/event_text.ts";
+import { storable } from "../../core/schema/storable.ts";
+import { agentEventOfText } from "../../agents/event_text.ts";
+import {
+  type AgentAnswer,
+  agentAnswer,
+  AGENTS,
+  isAgentName,
+  passThrough,
+} from "../../agents/adapters.ts";
+import { closedGuard, mappedType, readHead, unreadableBlock } from "../../agents/unreadable.ts";
+import { TenantGone } from "../audit.ts";
+import { newId } from "../auth.ts";
+import type { ServedHook } from "../engine.ts";
+import { ApiError, storeUnavailable, tenantNotFound } from "../errors.ts";
+import type { Quotas } from "../quota.ts";
+import { jsonOf, readText } from "../request.ts";
+import type { AuditRow, TenantRow } from "../../store/store.ts";
+import type { ServiceContext } from "./context.ts";
+import type { Route } from "./route.ts";
+
+/** Default event body cap when the tenant policy sets no `input_kb`. */
+const DEFAULT_INPUT_KB = 1024;
+
+/** The routes that run events. */
+export function eventRoutes(ctx: ServiceContext): Route[] {
+  const { engine, quotas, audit, metrics, stops, iso, now, log } = ctx;
+  /**
+   * Runs an event for `tenant` (answering `400` if it did not validate):
+   * per-minute quotas, hooks, audit (committed first), metrics. The caller
+   * holds the tenant's concurrency lease ({@linkcode leased}).
+   */
+  const dispatchFor = async (
+    tenant: TenantRow,
+    parsed: ParseEventResult,
+    dryRun: boolean,
+    started: number,
+    generation: number | undefined,
+  ): Promise<{ result: DispatchResult; decisionId: string }> => {
+    if (!parsed.ok) {
+      const { code, message, field } = parsed.error;
+      throw new ApiError(400, code, message, field ? { field } : {});
+    }
+    const settle = audit.expect();
+    let result: DispatchResult;
+    let served: ServedHook[];
+    let fuel: Awaited<ReturnType<Quotas["reserveFuel"]>> = null;
+    try {
+      await quotas.count(tenant.id, tenant.policy, dryRun);
+      served = await engine.hooks(tenant.id, generation);
+      // fuel_per_minute: reserved before the run, so instances running together stay within it.
+      fuel = dryRun ? null : await quotas.reserveFuel(
+        tenant.id,
+        tenant.policy,
+        engine.fuelCeiling(tenant.policy, served),
+      );
+      result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event, fuel?.granted);
+      if (fuel !== null) {
+        // Settled now, whatever the audit write does: the fuel was burnt.
+        const used = result.hooks.reduce((sum, h) => sum + h.fuel, 0);
+        await fuel.settle(used).catch((err) =>
+          log({ at: iso(), level: "error", msg: "fuel charge failed", error: String(err) })
+        );
+      }
+    } catch (err) {
+      await fuel?.settle(0).catch(() => {});
+      throw err;
+    } finally {
+      settle(); // the row follows synchronously: it is written below, or never
+    }
+    const decisionId = newId("dec", now());
+    const row = auditRow(
+      decisionId,
+      tenant.id,
+      iso(),
+      parsed.event.session_id,
+      result,
+      served,
+      dryRun,
+    );
+    try {
+      row.tenant_created_at = tenant.created_at;
+      await audit.write(row);
+    } catch (err) {
+      // Deleted while its event ran: nothing of it is kept, and there is no answer to give.
+      if (err instanceof TenantGone) throw tenantNotFound(tenant.id);
+      log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });
+      throw storeUnavailable();
+    }
+    metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
+    return { result, decisionId };
+  };
+  return [
+    {
+      method: "post",
+      path: "/v1/events",
+      who: "tenant",
+      generation: true,
+      docs: (s) => ({
+        summary: "Dispatch an event",
+        query: z.object({ dry_run: z.enum(["0", "1", "true", "false"]).optional() }),
+        body: s.eventBodySchema,
+        ok: { status: 200, schema: s.dispatchAnswerSchema },
+        extra: { 429: "QUOTA_EXCEEDED", 503: "STORE_UNAVAILABLE" },
+      }),
+      handler: async (c, { tenant, generation }) => {
+        const started = performance.now();
+        const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
+        return await leased(quotas, tenant, async () => {
+          // Parsed here, its text kept with it: a plugin worker is sent the text, not the object.
+          const text = await readText(c, eventLimit(tenant));
+          const parsed = parseEventText({ text, tenantId: tenant.id }, jsonOf(text));
+          const { result, decisionId } = await dispatchFor(
+            tenant,
+            parsed,
+            dryRun,
+            started,
+            generation,
+          );
+          return c.json({ ...result, decision_id: decisionId });
+        });
+      },
+    },
+    {
+      method: "post",
+      path: "/v1/agents/{agent}/events",
+      who: "tenant",
+      generation: true,
+      docs: () => ({
+        summary: "An agent CLI's HTTP hook: its payload in, its own answer out (docs/ADAPTERS.md)",
+        params: { agent: z.enum(AGENTS) },
+        query: z.object({
+          event: z.string().optional(),
+          form: z.enum(["http", "command"]).optional().openapi({
+            description:
+              "command: answer {exit_code, stdout, stderr}, what the command form prints " +
+              "(used by `hookbox dispatch --agent NAME --remote URL`)",
+          }),
+        }),
+        body: z.record(z.string(), z.unknown()).openapi("AgentPayload"),
+        ok: { status: 200, schema: z.record(z.string(), z.unknown()).openapi("AgentAnswer") },
+        extra: { 404: "AGENT_UNKNOWN", 429: "QUOTA_EXCEEDED", 503: "STORE_UNAVAILABLE" },
+      }),
+      // SPEC §8: the agent's payload in, its own answer out. The answer is the JSON the
+      // command form prints (`{}` for no opinion); what the command form says with exit 2
+      // alone is answered as the agent's JSON deny where it has one.
+      handler: async (c, { tenant, generation }) => {
+        const started = performance.now();
+        const agent = c.req.param("agent") ?? "";
+        if (!isAgentName(agent)) {
+          throw new ApiError(
+            404,
+            "AGENT_UNKNOWN",
+            `no adapter for agent "${agent}"; one of ${AGENTS.join(", ")}`,
+          );
+        }
+        const form = c.req.query("form") ?? "http";
+        if (form !== "http" && form !== "command") {
+          throw new ApiError(400, "REQUEST_INVALID", 'form must be "http" or "command"', {
+            field: "form",
+          });
+        }
+        // The command form: what `hookbox dispatch --agent` would print and exit with.
+        const reply = (answer: AgentAnswer) =>
+          form === "command"
+            ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
+            : c.json(answerBody(answer));
+        return await leased(quotas, tenant, async () => {
+          let text = "";
+          try {
+            text = await readText(c, eventLimit(tenant));
+            const body = jsonOf(text);
+            if (typeof body !== "object" || body === null || Array.isArray(body)) {
+              throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
+            }
+            // Made into an event here, its text kept with it: a plugin worker is sent
+            // the text and makes the same event of it (the same timestamp too).
+            const source: EventText & { agent: NonNullable<EventText["agent"]> } = {
+              text,
+              tenantId: tenant.id,
+              agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
+            };
+            let made: ReturnType<typeof agentEventOfText>;
+            try {
+              made = agentEventOfText(source, body);
+            } catch (err) {
+              if (!isHookboxError(err)) throw err;
+              throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
+            }
+            const { call, parsed } = made;
+            if (parsed === null) return reply(passThrough(call));
+            if (
+              parsed.ok && parsed.event.event_type === "pre-agent-turn-stop" && agent !== "cursor"
+            ) {
+              // The stop budget, counted here: the agent says only whether this stop is a retry.
+              const retry = call.input.stop_hook_active === true;
+              const count = stops.next(tenant.id, agent, parsed.event.session_id, retry);
+              source.agent.stopCount = count;
+              parsed.event.stop_count = count;
+            }
+            const { result, decisionId } = await dispatchFor(
+              tenant,
+              parsed,
+              false,
+              started,
+              generation,
+            );
+            c.header("x-hookbox-decision-id", decisionId);
+            return reply(agentAnswer(call, result));
+          } catch (err) {
+            // SPEC §4.7: a payload the service cannot evaluate is the agent's block where a
+            // closed hook of the tenant's (or a platform hook) could apply.
+            if (!(err instanceof ApiError) || !UNREADABLE.has(err.code)) throw err;
+            const served = await engine.hooks(tenant.id, generation);
+            const head = readHead(text);
+            const name = c.req.query("event") || head.event;
+            const type = mappedType(agent, name);
+            if (name !== undefined && type === null && agent !== "agenthooks") throw err;
+            const guard = closedGuard(served.map((h) => h.definition), type, head.tool);
+            if (guard === null) throw err;
+            const reason = `hookbox cannot evaluate this ${name ?? "event"}: ${err.code}: ` +
+              `${err.message}; hook "${guard.name}" guards it and fails closed`;
+            return reply(unreadableBlock(agent, name, reason, guard.name));
+          }
+        });
+      },
+    },
+  ];
+}
+
+/**
+ * Runs `fn` holding one of the tenant's `max_concurrent` leases, taken
+ * before the request's body is read: a tenant at its limit is refused
+ * (`429`) before its body costs this thread a parse. Per-minute refusals
+ * come earlier still (`refuseEarly`).
+ */
+async function leased<T>(quotas: Quotas, tenant: TenantRow, fn: () => Promise<T>): Promise<T> {
+  quotas.refuseEarly(tenant.id, tenant.policy);
+  const release = await quotas.lease(tenant.id, tenant.policy);
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
+}
+
+const eventLimit = (tenant: TenantRow) => (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
+
+/**
+ * Longest block reason an audit row keeps. The reason is what a hook printed
+ * (up to its output cap, a megabyte by default): whole in every row, a hook
+ * could make each of its tenant's events write a megabyte to the store every
+ * tenant shares, on the thread that answers them (measured: 2.8 ms of that
+ * thread per event). The answer still carries it whole.
+ */
+export const AUDIT_REASON_CHARS = 4096;
+
+function auditRow(
+  decisionId: string,
+  tenantId: string,
+  at: string,
+  sessionId: string,
+  result: DispatchResult,
+  served: ServedHook[],
+  dryRun: boolean,
+): AuditRow {
+  const byName = new Map(served.map((s) => [`${s.definition.level}:${s.definition.name}`, s]));
+  return {
+    decision_id: decisionId,
+    tenant_id: tenantId,
+    at,
+    session_id: sessionId,
+    event_type: result.event_type,
+    decision: result.decision,
+    // Hook output is kept storable, never refused: it is the hook's, not the request's.
+    reason: result.reason === null ? null : storable(clipped(result.reason, AUDIT_REASON_CHARS)),
+    blocked_by: result.blocked_by,
+    dry_run: dryRun,
+    hooks: result.hooks.map((h) => {
+      const s = byName.get(`${h.level}:${h.name}`);
+      return {
+        name: h.name,
+        level: h.level,
+        version: s?.version ?? null,
+        sha256: s?.sha256 ?? null,
+        outcome: h.outcome,
+        code: h.code,
+        detail: h.detail === null ? null : storable(h.detail),
+        duration_ms: h.duration_ms,
+        fuel: h.fuel,
+      };
+    }),
+  };
+}
+
+/** Errors that mean the service could not evaluate an agent's payload (SPEC §4.7). */
+const UNREADABLE = new Set([
+  "BODY_TOO_LARGE",
+  "JSON_INVALID",
+  "EVENT_INVALID",
+  "EVENT_JSON_INVALID",
+  "JSON_TOO_DEEP",
+]);
+
+/** An agent answer as an HTTP body: its JSON, `{}` for none, a deny for an exit-2-only block. */
+function answerBody(answer: AgentAnswer): Record<string, unknown> {
+  if (answer.stdout) return JSON.parse(answer.stdout);
+  if (answer.exitCode === 2) return { decision: "block", reason: answer.stderr };
+  return {};
+}

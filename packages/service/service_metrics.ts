@@ -1,0 +1,29 @@
+/**
+ * What the service reports to its metrics, as an interface: the Prometheus
+ * implementation (`metrics.ts`, npm `prom-client`, Node built-ins) is passed
+ * in by the Deno adapter, so the app itself stays Web-API only (edge Workers
+ * run it without metrics).
+ *
+ * @module
+ */
+import type { DispatchResult } from "../core/dispatch/result.ts";
+
+/** The service's metrics sink. */
+export interface ServiceMetrics {
+  /** Records one dispatch that was answered. */
+  dispatched(tenant: string, result: DispatchResult, seconds: number, dryRun: boolean): void;
+  /** Records an error answer. */
+  rejected(code: string): void;
+  /** Audit rows and commits so far (set before each exposition). */
+  audit(rows: number, commits: number): void;
+  /** The text exposition of `GET /metrics`. */
+  text(): Promise<string>;
+}
+
+/** Metrics that record nothing (`GET /metrics` answers an empty exposition). */
+export const NO_METRICS: ServiceMetrics = {
+  dispatched: () => {},
+  rejected: () => {},
+  audit: () => {},
+  text: () => Promise.resolve(""),
+};

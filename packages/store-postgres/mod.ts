@@ -1,0 +1,6 @@
+/**
+ * The PostgreSQL store.
+ *
+ * @module
+ */
+export { openPostgresStore } from "./postgres.ts";

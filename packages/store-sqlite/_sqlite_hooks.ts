@@ -1,0 +1,211 @@
+/**
+ * The embedded store (`sqlite.ts`): hooks, their versions and the content-addressed blobs they are built from.
+ *
+ * @module
+ */
+import type { HookDetail, NewHookVersion, RollbackResult, Store } from "../store/store.ts";
+import { capsRefusal } from "../store/store.ts";
+import { headFields, type Row } from "../store/rows.ts";
+import type { Manifest } from "../core/schema/manifest.ts";
+import { nextTurn, type SqliteContext, SWEEP_STEP } from "./_sqlite_context.ts";
+
+/** The store's methods for hooks, their versions and the content-addressed blobs they are built from. */
+export function hookMethods(
+  c: SqliteContext,
+): Pick<
+  Store,
+  | "putBlob"
+  | "sweepBlobs"
+  | "storedBytes"
+  | "pruneVersions"
+  | "getBlob"
+  | "addHookVersion"
+  | "listHooks"
+  | "listHookItems"
+  | "listHookHeads"
+  | "activeHook"
+  | "getHook"
+  | "setEnabled"
+  | "rollback"
+  | "deleteHook"
+  | "hooksGeneration"
+> {
+  const { q, tx, bump, hookRow, HOOK_SELECT, one } = c;
+  return {
+    putBlob(sha256, bytes) {
+      q(`INSERT INTO blobs (sha256, bytes, stored_at) VALUES (?, ?, ?)
+         ON CONFLICT (sha256) DO UPDATE SET stored_at = excluded.stored_at`)
+        .run(sha256, bytes, Date.now());
+      return Promise.resolve();
+    },
+    async sweepBlobs(before) {
+      const doomed = q(`SELECT sha256 FROM blobs INDEXED BY blobs_stored WHERE stored_at < ?
+          AND sha256 NOT IN (SELECT sha256 FROM hook_versions)
+          AND sha256 NOT IN (SELECT j.value FROM hook_versions v, json_each(v.sources) j)`)
+        .all(before).map((r) => (r as Row).sha256 as string);
+      // A few at a time with a turn of the loop in between: freeing a blob's
+      // pages reads them. A blob stored again since (an upload that will refer
+      // to it) is kept.
+      let removed = 0;
+      for (let at = 0; at < doomed.length; at += SWEEP_STEP) {
+        if (at > 0) await nextTurn();
+        removed += tx(() =>
+          doomed.slice(at, at + SWEEP_STEP).reduce(
+            (n, sha) =>
+              n +
+              Number(
+                q("DELETE FROM blobs WHERE sha256 = ? AND stored_at < ?").run(sha, before).changes,
+              ),
+            0,
+          )
+        );
+      }
+      return removed;
+    },
+    storedBytes(tenantId) {
+      const r = q(
+        "SELECT COALESCE(SUM(stored_bytes), 0) AS n FROM hook_versions WHERE tenant_id = ?",
+      )
+        .get(tenantId) as Row;
+      return Promise.resolve(Number(r.n));
+    },
+    pruneVersions(tenantId, name, keep) {
+      const r = q(`DELETE FROM hook_versions WHERE tenant_id = ? AND name = ?
+          AND version NOT IN (SELECT version FROM hook_versions WHERE tenant_id = ? AND name = ?
+                              ORDER BY version DESC LIMIT ?)
+          AND version NOT IN (SELECT active_version FROM hooks WHERE tenant_id = ? AND name = ?)`)
+        .run(tenantId, name, tenantId, name, keep, tenantId, name);
+      return Promise.resolve(Number(r.changes));
+    },
+    getBlob(sha256) {
+      const r = q("SELECT bytes FROM blobs WHERE sha256 = ?").get(sha256) as Row | undefined;
+      return Promise.resolve(r ? new Uint8Array(r.bytes as Uint8Array) : null);
+    },
+
+    addHookVersion(tenantId, name, v: NewHookVersion) {
+      return Promise.resolve(tx(() => {
+        if (v.caps) {
+          // One writer at a time holds the file: the check and the insert are one step.
+          const tenant = q("SELECT created_at FROM tenants WHERE id = ?").get(tenantId) as
+            | Row
+            | undefined;
+          const counts = q(`SELECT
+              (SELECT COUNT(*) FROM hooks WHERE tenant_id = ?) AS hooks,
+              (SELECT COUNT(*) FROM hooks WHERE tenant_id = ? AND name = ?) AS known,
+              (SELECT COALESCE(SUM(stored_bytes), 0) FROM hook_versions WHERE tenant_id = ?) AS bytes`)
+            .get(tenantId, tenantId, name, tenantId) as Row;
+          const refused = capsRefusal(v.caps, {
+            createdAt: tenant ? String(tenant.created_at) : null,
+            hooks: Number(counts.hooks),
+            known: Number(counts.known) > 0,
+            bytes: Number(counts.bytes),
+          }, v.stored_bytes ?? 0);
+          if (refused) throw refused;
+        }
+        const max = q(
+          "SELECT COALESCE(MAX(version), 0) AS v FROM hook_versions WHERE tenant_id = ? AND name = ?",
+        ).get(tenantId, name) as Row;
+        const version = Number(max.v) + 1;
+        q(`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
+             manifest, body, built_from, sources, created_at, stored_bytes)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+          tenantId,
+          name,
+          version,
+          v.sha256,
+          v.runtime,
+          v.size_bytes,
+          JSON.stringify(v.manifest),
+          v.body,
+          v.built_from,
+          JSON.stringify(v.sources),
+          v.created_at,
+          v.stored_bytes ?? 0,
+        );
+        q(`INSERT INTO hooks (tenant_id, name, active_version, enabled) VALUES (?, ?, ?, 1)
+           ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = excluded.active_version,
+           enabled = 1`).run(tenantId, name, version);
+        bump();
+        return one(tenantId, name)!;
+      }));
+    },
+    listHooks(tenantId) {
+      const rows = q(`${HOOK_SELECT} WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId);
+      return Promise.resolve(rows.map((r) => hookRow(r as Row)));
+    },
+    listHookItems(tenantId) {
+      const rows = q(`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.manifest
+        FROM hooks h JOIN hook_versions v
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId) as Row[];
+      return Promise.resolve(rows.map((r) => ({
+        ...headFields(r, r.enabled === 1),
+        manifest: JSON.parse(r.manifest as string) as Manifest,
+      })));
+    },
+    listHookHeads(tenantId) {
+      const rows = q(`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.created_at
+        FROM hooks h JOIN hook_versions v INDEXED BY hook_versions_head
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ? ORDER BY h.name`).all(tenantId) as Row[];
+      return Promise.resolve(rows.map((r) => ({
+        ...headFields(r, r.enabled === 1),
+        created_at: r.created_at as string,
+      })));
+    },
+    activeHook(tenantId, name) {
+      return Promise.resolve(one(tenantId, name));
+    },
+    getHook(tenantId, name) {
+      const row = one(tenantId, name);
+      if (!row) return Promise.resolve(null);
+      const versions = q(
+        "SELECT version, sha256, created_at FROM hook_versions WHERE tenant_id = ? AND name = ? ORDER BY version",
+      ).all(tenantId, name).map((r) => {
+        const v = r as Row;
+        return {
+          version: Number(v.version),
+          sha256: v.sha256 as string,
+          created_at: v.created_at as string,
+        };
+      });
+      return Promise.resolve({ ...row, versions } satisfies HookDetail);
+    },
+    setEnabled(tenantId, name, enabled) {
+      return Promise.resolve(tx(() => {
+        const r = q("UPDATE hooks SET enabled = ? WHERE tenant_id = ? AND name = ?")
+          .run(enabled ? 1 : 0, tenantId, name);
+        if (Number(r.changes) === 0) return null;
+        bump();
+        return one(tenantId, name);
+      }));
+    },
+    rollback(tenantId, name, version): Promise<RollbackResult> {
+      return Promise.resolve(tx(() => {
+        if (!one(tenantId, name)) return "no-hook";
+        const exists = q(
+          "SELECT 1 FROM hook_versions WHERE tenant_id = ? AND name = ? AND version = ?",
+        )
+          .get(tenantId, name, version);
+        if (!exists) return "no-version";
+        q("UPDATE hooks SET active_version = ? WHERE tenant_id = ? AND name = ?")
+          .run(version, tenantId, name);
+        bump();
+        return "ok";
+      }));
+    },
+    deleteHook(tenantId, name) {
+      return Promise.resolve(tx(() => {
+        const r = q("DELETE FROM hooks WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        if (Number(r.changes) === 0) return false;
+        q("DELETE FROM hook_versions WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        bump();
+        return true;
+      }));
+    },
+    hooksGeneration() {
+      const r = q("SELECT value FROM meta WHERE key = 'hooks_generation'").get() as Row;
+      return Promise.resolve(Number(r.value));
+    },
+  };
+}

@@ -1,0 +1,6 @@
+/**
+ * The embedded store.
+ *
+ * @module
+ */
+export { openSqliteStore } from "./sqlite.ts";

@@ -1,0 +1,6 @@
+/**
+ * The service's `Store` interface and its rows.
+ *
+ * @module
+ */
+export * from "./store.ts";
