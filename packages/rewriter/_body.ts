@@ -1,6 +1,6 @@
 /**
  * Rewrites one function body: renumbers function indices, inserts fuel
- * charges and checks, keeps the call-depth counter, and marks written pages.
+ * charges and checks, keeps the call-depth counter, and marks written blocks.
  *
  * Fuel accounting is per basic block: every straight-line run of code (from
  * function entry, or after `block`, `loop`, `if`, `else`, `end`, `br_if`,
@@ -313,7 +313,7 @@ class BodyRewriter {
     return false;
   }
 
-  /** A store, atomic write or bulk write to the tracked memory: mark its pages. */
+  /** A store, atomic write or bulk write to the tracked memory: mark its blocks. */
   #write(kind: T.WriteKind, instr: Instr, at: number): boolean {
     const slots = this.#writes!;
     this.#c.flush(at);

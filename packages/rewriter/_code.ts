@@ -32,7 +32,7 @@ export interface CodeContext {
   grow: number[] | null;
   /** Per memory, whether it is 64-bit (its bulk operations take an i64 length). */
   mem64: boolean[];
-  /** Write tracking of memory `memory` into the page map memory `map`, when on. */
+  /** Write tracking of memory `memory` into the block map memory `map`, when on. */
   writes: { memory: number; map: number } | null;
   /**
    * Set while rewriting: a body uses exception handling (`try`, `try_table`);

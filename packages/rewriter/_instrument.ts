@@ -49,8 +49,8 @@ export interface InstrumentOptions {
    */
   signalGrowFailure?: boolean;
   /**
-   * Track writes to the module's memory in 256-byte pages: adds a second memory,
-   * exported as `__hookbox_dirty`, holding one byte per page that every store,
+   * Track writes to the module's memory in 256-byte blocks: adds a second memory,
+   * exported as `__hookbox_dirty`, holding one byte per block that every store,
    * atomic write and bulk write to memory 0 sets to 1 (see `_writes.ts`).
    * Only for modules with one 32-bit, unshared memory; others are left
    * untracked ({@linkcode InstrumentReport.writesTracked}).

@@ -10,7 +10,7 @@ import { HookboxError } from "../core/errors.ts";
 import type { Limits } from "./_module.ts";
 import type { ParsedModule } from "./_parse.ts";
 import { Writer } from "./_writer.ts";
-import { PAGE_SHIFT } from "./_writes.ts";
+import { BLOCK_SHIFT } from "./_writes.ts";
 
 /**
  * New maxima for `limits` such that their sum stays within `cap`: each keeps
@@ -45,12 +45,12 @@ export function capMaxima(
 /**
  * Returns the new memory section payload (or null when there is none), every
  * memory's max capped so that their sum is at most `cap` pages. With
- * `pageMap`, a page map memory for write tracking of memory 0 is appended:
- * one byte per 256-byte page of memory 0's capped maximum, plus slack, fixed in
+ * `blockMap`, a block map memory for write tracking of memory 0 is appended:
+ * one byte per 256-byte block of memory 0's capped maximum, plus slack, fixed in
  * size.
  */
-export function capMemories(m: ParsedModule, cap: number, pageMap = false): Uint8Array | null {
-  return cappedMemories(m, cap, pageMap, false).section;
+export function capMemories(m: ParsedModule, cap: number, blockMap = false): Uint8Array | null {
+  return cappedMemories(m, cap, blockMap, false).section;
 }
 
 /** Memory 0's limits when it is imported instead of defined. */
@@ -68,18 +68,18 @@ export interface ImportedMemory {
 export function cappedMemories(
   m: ParsedModule,
   cap: number,
-  pageMap: boolean,
+  blockMap: boolean,
   importFirst: boolean,
 ): { section: Uint8Array | null; imported: ImportedMemory | null } {
   if (m.memories.length === 0) return { section: null, imported: null };
   const maxima = capMaxima(m.memories, cap, "memory");
   const defined = m.memories.length - (importFirst ? 1 : 0);
-  const w = new Writer().u32(defined + (pageMap ? 1 : 0));
+  const w = new Writer().u32(defined + (blockMap ? 1 : 0));
   m.memories.forEach((mem, i) => {
     if (!(importFirst && i === 0)) w.u8(mem.flags | 1).u32(mem.min).u32(maxima[i]!);
   });
-  if (pageMap) {
-    const tracked = maxima[0]! * (65536 >> PAGE_SHIFT);
+  if (blockMap) {
+    const tracked = maxima[0]! * (65536 >> BLOCK_SHIFT);
     const pages = Math.floor(tracked / 65536) + 1;
     w.u8(1).u32(pages).u32(pages);
   }

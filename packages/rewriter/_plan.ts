@@ -21,7 +21,7 @@ export const NAMES = {
   global: "__hookbox_g",
   /** Memory 0, always, whatever else the module exports it as. */
   memory: "__hookbox_memory",
-  pageMap: "__hookbox_dirty",
+  blockMap: "__hookbox_dirty",
 } as const;
 
 /** Options that shape the plan: the public `InstrumentOptions` that add code or exports. */
@@ -97,7 +97,7 @@ export function makePlan(m: ParsedModule, o: PlanOptions): Plan {
   addMemoryExport(m, p);
   if (o.trackWrites && trackable(m, o.memoryPages)) {
     ctx.writes = { memory: 0, map: m.memories.length };
-    p.exports.push(E.exportEntryBytes(NAMES.pageMap, "memory", m.memories.length));
+    p.exports.push(E.exportEntryBytes(NAMES.blockMap, "memory", m.memories.length));
   }
   checkNameClashes(m, o, capture);
   return p;
@@ -177,7 +177,7 @@ function checkNameClashes(m: ParsedModule, o: PlanOptions, capture: string[]): v
     NAMES.rc,
     NAMES.depth,
     NAMES.memory,
-    NAMES.pageMap,
+    NAMES.blockMap,
     ...capture.map((n) => NAMES.call + n),
   ];
   for (const e of m.exports) {

@@ -1,14 +1,14 @@
 /**
  * Write tracking: after every instruction that writes the tracked memory, the
- * rewriter marks the 256-byte blocks ("pages" below) it wrote in a second,
+ * rewriter marks the 256-byte blocks it wrote in a second,
  * host-owned memory (one byte per block). The host then restores only marked
  * blocks between calls instead of the whole memory. Blocks this small keep
  * what a call restores close to what it wrote: a JS hook's call writes a few
- * bytes in many places (4 KiB pages restored about six times as much).
+ * bytes in many places (4 KiB blocks restored about six times as much).
  *
- * A marked page stands for its 256 bytes plus the first 16 bytes of the next
- * page, so a store that straddles a page boundary (16 bytes at most) needs one
- * mark. Bulk operations mark every page of their destination range.
+ * A marked block stands for its 256 bytes plus the first 16 bytes of the next
+ * block, so a store that straddles a block boundary (16 bytes at most) needs one
+ * mark. Bulk operations mark every block of their destination range.
  *
  * @module
  */
@@ -17,9 +17,9 @@ import type { Emitter } from "./_emitter.ts";
 import type { Instr } from "./_opcodes.ts";
 import { ATOMIC, MISC, OP, SIMD, TYPE } from "./_op.ts";
 
-/** log2 of the tracked page (block) size: 256 bytes. */
-export const PAGE_SHIFT = 8;
-/** Bytes past a marked page that the mark also covers (the widest store). */
+/** log2 of the tracked block size: 256 bytes. */
+export const BLOCK_SHIFT = 8;
+/** Bytes past a marked block that the mark also covers (the widest store). */
 export const STRADDLE = 16;
 
 /** Operand shape of a write: the value type(s) above the address on the stack. */
@@ -35,7 +35,7 @@ export type WriteKind =
 
 /** Indices the inserted code uses. */
 export interface WriteSlots {
-  /** The page map memory. */
+  /** The block map memory. */
   map: number;
   /** First of the scratch locals (see {@linkcode writeLocals}). */
   local: number;
@@ -120,28 +120,28 @@ export function emitBeforeWrite(e: Emitter, kind: WriteKind, s: WriteSlots): voi
   for (const v of values) e.localGet(v);
 }
 
-/** Emits the code that goes after the write: marks the page(s) it wrote. */
+/** Emits the code that goes after the write: marks the block(s) it wrote. */
 export function emitAfterWrite(e: Emitter, kind: WriteKind, offset: number, s: WriteSlots): void {
   const address = s.local;
   if (kind === "bulk") return emitMarkRange(e, address, s.local + 2, s.map);
   e.localGet(address);
   // The write succeeded, so address + offset is in bounds and does not wrap.
   if (offset !== 0) e.i32Const(offset).op(OP.i32Add);
-  e.i32Const(PAGE_SHIFT).op(OP.i32ShrU);
+  e.i32Const(BLOCK_SHIFT).op(OP.i32ShrU);
   e.i32Const(1).i32Store8(s.map);
 }
 
 /** `memory.fill map (start >> 12) 1 (((start + len + 4095) >> 12) - (start >> 12))`. */
 function emitMarkRange(e: Emitter, start: number, length: number, map: number): void {
-  const page = () => e.i32Const(PAGE_SHIFT).op(OP.i32ShrU);
+  const block = () => e.i32Const(BLOCK_SHIFT).op(OP.i32ShrU);
   e.localGet(start);
-  page();
+  block();
   e.i32Const(1);
   e.localGet(start).localGet(length).op(OP.i32Add);
-  e.i32Const((1 << PAGE_SHIFT) - 1).op(OP.i32Add);
-  page();
+  e.i32Const((1 << BLOCK_SHIFT) - 1).op(OP.i32Add);
+  block();
   e.localGet(start);
-  page();
+  block();
   e.op(OP.i32Sub);
   e.memoryFill(map);
 }

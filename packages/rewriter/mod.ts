@@ -26,10 +26,10 @@
  * - `__hookbox_memory`: memory 0, whatever else the module exports it as;
  *   also `memory` when the module exports no memory and the name is free.
  * - `__hookbox_dirty` with `trackWrites`, for a module with one 32-bit,
- *   unshared memory: a second memory holding one byte per 256-byte page
- *   ({@linkcode WRITE_PAGE_SHIFT}) of memory 0, set to 1 after every store,
- *   atomic write and memory.fill/copy/init that writes the page. A mark also
- *   covers the first {@linkcode WRITE_STRADDLE} bytes of the next page.
+ *   unshared memory: a second memory holding one byte per 256-byte block
+ *   ({@linkcode WRITE_BLOCK_SHIFT}) of memory 0, set to 1 after every store,
+ *   atomic write and memory.fill/copy/init that writes the block. A mark also
+ *   covers the first {@linkcode WRITE_STRADDLE} bytes of the next block.
  *   {@linkcode instrumentModule} reports whether tracking was applied and
  *   whether the module can catch exceptions.
  *
@@ -58,7 +58,7 @@ export {
   HOOKBOX_EXPORTS,
   MAX_TABLE_ENTRIES,
   TABLE_ENTRY_BYTES,
-  WRITE_PAGE_SHIFT,
+  WRITE_BLOCK_SHIFT,
   WRITE_STRADDLE,
 } from "./shared.ts";
 export { instrument, instrumentModule, MAX_DATA_RANGES } from "./_instrument.ts";

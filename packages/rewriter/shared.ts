@@ -8,4 +8,4 @@
  */
 export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "./_limits.ts";
 export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
-export { PAGE_SHIFT as WRITE_PAGE_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";
+export { BLOCK_SHIFT as WRITE_BLOCK_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";

@@ -74,8 +74,8 @@ export class GuestHost {
   /** Cap on {@linkcode hostBytes}. */
   hostBudget = Infinity;
   memory: WebAssembly.Memory | null = null;
-  /** The instance's page map when its writes are tracked (see `_snapshot.ts`). */
-  pageMap: Uint8Array | null = null;
+  /** The instance's block map when its writes are tracked (see `_snapshot.ts`). */
+  blockMap: Uint8Array | null = null;
   /** Host calls in this call so far: the clock is read on every eighth. */
   #hostCalls = 0;
   #view: DataView | null = null;
@@ -192,7 +192,7 @@ export class GuestHost {
    * warm instance restores those pages. Every host write must be recorded.
    */
   wrote(ptr: number, length: number): void {
-    if (this.pageMap !== null) markWritten(this.pageMap, ptr, length);
+    if (this.blockMap !== null) markWritten(this.blockMap, ptr, length);
   }
 
   /** A DataView of guest memory, refreshed after `memory.grow`. */

@@ -20,7 +20,7 @@ import { throwStop } from "./_halt.ts";
 import type { LoadedPlugin } from "./_loader.ts";
 import { classify, exited } from "./_outcome.ts";
 import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "./_sdk.ts";
-import { pageMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
+import { blockMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
 import { wasiFunctions } from "./wasi/_wasi.ts";
 import { HOOKBOX_EXPORTS } from "../rewriter/mod.ts";
 
@@ -74,7 +74,7 @@ export class PluginInstance {
     const fuel = exports[HOOKBOX_EXPORTS.fuel];
     const rc = exports[HOOKBOX_EXPORTS.rc];
     host.memory = memory instanceof WebAssembly.Memory ? memory : null;
-    host.pageMap = host.memory === null ? null : pageMap(instance);
+    host.blockMap = host.memory === null ? null : blockMap(instance);
     host.meter.attach(fuel instanceof WebAssembly.Global ? fuel : null);
     this.#rc = rc instanceof WebAssembly.Global ? rc : null;
   }
@@ -156,7 +156,7 @@ export class PluginInstance {
 
   /** The instance marks the memory it writes (its plugin was instrumented to). */
   get tracksWrites(): boolean {
-    return pageMap(this.#instance) !== null;
+    return blockMap(this.#instance) !== null;
   }
 
   /**

@@ -36,7 +36,7 @@ export const TRACK_MAX_TINY = 4096;
 
 /**
  * Whether this engine compiles modules with two memories (write tracking keeps
- * its page map in a second memory). V8 before 12.0 — Node 20 — does not: warm
+ * its block map in a second memory). V8 before 12.0 — Node 20 — does not: warm
  * instances there restore their whole memory instead of the pages written.
  */
 export const MULTI_MEMORY: boolean = WebAssembly.validate(

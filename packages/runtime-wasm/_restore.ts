@@ -2,7 +2,7 @@
  * The warm-snapshot restorer: a small WebAssembly module (source:
  * `_restore.wat` next to this file) that copies the blocks a call wrote back
  * from the pristine image. Copying in WebAssembly instead of one
- * `Uint8Array.set` per run lets the page map be fine (256-byte blocks): a
+ * `Uint8Array.set` per run lets the block map be fine (256-byte blocks): a
  * call to a JS hook writes a few bytes in many places (reference counts,
  * allocator headers), and restoring 4 KiB pages copied about six times more
  * than was written.
@@ -38,7 +38,7 @@ export type Restorer = (
   liveLength: number,
 ) => void;
 
-/** A restorer bound to one instance's memory and page map and its plugin's image. */
+/** A restorer bound to one instance's memory and block map and its plugin's image. */
 export function restorerFor(
   module: WebAssembly.Module,
   live: WebAssembly.Memory,

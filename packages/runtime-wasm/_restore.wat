@@ -1,7 +1,7 @@
 ;; hookbox: the warm-snapshot restorer (src/runtime/wasm/_restore.ts holds the
 ;; assembled bytes; tests/runtime/restore_module_test.ts keeps the two equal).
 ;;
-;; `restore` walks the page map of a warm instance (one byte per block of
+;; `restore` walks the block map of a warm instance (one byte per block of
 ;; 2^shift bytes of its memory, set by the instrumented stores and by host
 ;; writes), and for every run of marked blocks copies the pristine bytes back
 ;; from the image (plus `straddle` bytes past the run, which a store that

@@ -3,7 +3,7 @@
  * globals taken right after instantiation, written back before every call.
  *
  * When the module was instrumented with write tracking, the instance exports
- * a page map (`__hookbox_dirty`, one byte per 256-byte block) that the
+ * a block map (`__hookbox_dirty`, one byte per 256-byte block) that the
  * guest's stores and the host's writes ({@linkcode markWritten}) set; only
  * marked blocks are restored, each with the first bytes of the next block a
  * straddling store may have reached, by the restorer module (`_restore.ts`)
@@ -16,23 +16,23 @@
 
 import {
   HOOKBOX_EXPORTS,
-  WRITE_PAGE_SHIFT as PAGE_SHIFT,
+  WRITE_BLOCK_SHIFT as BLOCK_SHIFT,
   WRITE_STRADDLE as STRADDLE,
 } from "../rewriter/mod.ts";
 import { type Restorer, restorerFor } from "./_restore.ts";
 
 /** Globals the host manages itself and never restores. */
 const HOST_GLOBALS = new Set<string>([HOOKBOX_EXPORTS.fuel]);
-const BLOCK = 1 << PAGE_SHIFT;
+const BLOCK = 1 << BLOCK_SHIFT;
 
-/** The instance's page map, or null when its writes are not tracked. */
-export function pageMap(instance: WebAssembly.Instance): Uint8Array | null {
-  const map = pageMapMemory(instance);
+/** The instance's block map, or null when its writes are not tracked. */
+export function blockMap(instance: WebAssembly.Instance): Uint8Array | null {
+  const map = blockMapMemory(instance);
   return map === null ? null : new Uint8Array(map.buffer);
 }
 
-function pageMapMemory(instance: WebAssembly.Instance): WebAssembly.Memory | null {
-  const map = instance.exports[HOOKBOX_EXPORTS.pageMap];
+function blockMapMemory(instance: WebAssembly.Instance): WebAssembly.Memory | null {
+  const map = instance.exports[HOOKBOX_EXPORTS.blockMap];
   return map instanceof WebAssembly.Memory ? map : null;
 }
 
@@ -46,7 +46,7 @@ export interface SnapshotImage {
 /** Marks the pages of `[ptr, ptr + length)` written (a host write into guest memory). */
 export function markWritten(map: Uint8Array, ptr: number, length: number): void {
   if (length <= 0) return;
-  map.fill(1, ptr >>> PAGE_SHIFT, ((ptr + length - 1) >>> PAGE_SHIFT) + 1);
+  map.fill(1, ptr >>> BLOCK_SHIFT, ((ptr + length - 1) >>> BLOCK_SHIFT) + 1);
 }
 
 /** Pristine state of one instance. */
@@ -94,9 +94,9 @@ export class Snapshot {
 
   /**
    * Captures memory and every exported mutable global of `instance`; clears
-   * its page map. Every instance of one module starts from the same memory,
+   * its block map. Every instance of one module starts from the same memory,
    * so `image` (another instance's) is reused instead of copied — but only
-   * when the memory is byte for byte equal to it. With a page map and the
+   * when the memory is byte for byte equal to it. With a block map and the
    * restorer module, calls restore only the blocks they wrote; without the
    * module, the whole memory.
    */
@@ -109,7 +109,7 @@ export class Snapshot {
     const exported = exports[HOOKBOX_EXPORTS.memory];
     const memory = exported instanceof WebAssembly.Memory ? exported : null;
     const live = memory === null ? new Uint8Array(0) : new Uint8Array(memory.buffer);
-    const map = memory === null || restoreModule === null ? null : pageMapMemory(instance);
+    const map = memory === null || restoreModule === null ? null : blockMapMemory(instance);
     const shared = image !== null && (map === null || image.memory !== null) &&
       sameBytes(live, image.bytes);
     const own = shared
@@ -137,7 +137,7 @@ export class Snapshot {
       const length = this.#memory.buffer.byteLength;
       const saved = this.#image.bytes.length;
       if (this.#restorer !== null) {
-        this.#restorer(Math.ceil(length / BLOCK), PAGE_SHIFT, STRADDLE, saved, length);
+        this.#restorer(Math.ceil(length / BLOCK), BLOCK_SHIFT, STRADDLE, saved, length);
       } else {
         const live = new Uint8Array(this.#memory.buffer);
         live.set(this.#image.bytes);

@@ -15,7 +15,7 @@
  * @module
  */
 import { TRAP_MODULE_BYTES, trapFunction } from "../../packages/runtime-wasm/_halt.ts";
-import { instrument, WRITE_PAGE_SHIFT, WRITE_STRADDLE } from "../../packages/rewriter/mod.ts";
+import { instrument, WRITE_BLOCK_SHIFT, WRITE_STRADDLE } from "../../packages/rewriter/mod.ts";
 
 type Run = (a: number, b: number) => number;
 
@@ -149,7 +149,7 @@ function sameMemory(what: string, expected: Uint8Array, actual: Uint8Array): voi
  * {@linkcode WRITE_STRADDLE} bytes (a store that straddles two pages).
  */
 function marked(what: string, before: Uint8Array, after: Uint8Array, dirty: Uint8Array): void {
-  const page = 1 << WRITE_PAGE_SHIFT;
+  const page = 1 << WRITE_BLOCK_SHIFT;
   for (let i = 0; i < after.length; i++) {
     if ((before[i] ?? 0) === after[i]) continue;
     const p = Math.floor(i / page);

@@ -4,12 +4,12 @@ import {
   inspectModule,
   instrument,
   instrumentModule,
-  WRITE_PAGE_SHIFT,
+  WRITE_BLOCK_SHIFT,
 } from "../../packages/rewriter/mod.ts";
 import { fixture, instantiate, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number | bigint;
-const PAGE = 1 << WRITE_PAGE_SHIFT;
+const PAGE = 1 << WRITE_BLOCK_SHIFT;
 
 async function tracked(meterFuel = true) {
   const bytes = instrument(await fixture("writes.wat"), {

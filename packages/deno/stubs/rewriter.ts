@@ -11,7 +11,7 @@ export {
   HOOKBOX_EXPORTS,
   MAX_TABLE_ENTRIES,
   TABLE_ENTRY_BYTES,
-  WRITE_PAGE_SHIFT,
+  WRITE_BLOCK_SHIFT,
   WRITE_STRADDLE,
 } from "../../rewriter/shared.ts";
 
