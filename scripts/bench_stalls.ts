@@ -31,7 +31,7 @@ import wabtInit from "wabt";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { call, startServe } from "./_serve_process.ts";
 import { percentile } from "./_stats.ts";
-import { WARM_UP_PLUGIN_BASE64 } from "../packages/deno/_warm_up_plugin.ts";
+import { WARM_UP_PLUGIN_BASE64 } from "../packages/deno/serve/_warm_up_plugin.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

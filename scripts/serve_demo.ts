@@ -9,7 +9,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { startServer } from "../packages/deno/serve.ts";
+import { startServer } from "../packages/deno/serve/serve.ts";
 import { newKey } from "../packages/service/auth.ts";
 import { builtinHookUploads } from "./_builtin_hooks.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The warm-up plugin assembled from its source, `packages/deno/warm_up.wat`
+ * The warm-up plugin assembled from its source, `packages/deno/serve/warm_up.wat`
  * (for the script that writes its bytes and the test that checks them).
  *
  * @module
@@ -10,7 +10,7 @@ import wabtInit from "wabt";
 export async function warmUpPluginSource(): Promise<string> {
   const wabt = await wabtInit();
   const source = await Deno.readTextFile(
-    new URL("../packages/deno/warm_up.wat", import.meta.url),
+    new URL("../packages/deno/serve/warm_up.wat", import.meta.url),
   );
   const mod = wabt.parseWat("warm_up.wat", source);
   try {

@@ -1,7 +1,7 @@
 /** `hookbox bundle`: a Worker for edge runtimes from the service's store (SPEC §7). */
 import { parseArgs } from "node:util";
 import { writeBundle } from "../deno/bundle.ts";
-import { openStore } from "../deno/serve.ts";
+import { openStore } from "../deno/serve/serve.ts";
 import { EXIT } from "./_io.ts";
 import { BUNDLE_USAGE } from "./usage.ts";
 

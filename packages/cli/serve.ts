@@ -1,7 +1,7 @@
 /** `hookbox serve`: the multi-tenant HTTP service of SPEC §6. */
 import { parseArgs } from "node:util";
-import { startServer } from "../deno/serve.ts";
-import { MAX_WARM_UP_EVENTS } from "../deno/warm_up.ts";
+import { startServer } from "../deno/serve/serve.ts";
+import { MAX_WARM_UP_EVENTS } from "../deno/serve/warm_up.ts";
 import { EXIT } from "./_io.ts";
 
 /** Runs the server until SIGINT or SIGTERM; returns the exit code. */

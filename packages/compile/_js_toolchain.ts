@@ -17,7 +17,11 @@ export const APT_HINT = "apt-get install -y clang lld wasi-libc libclang-rt-14-d
 /** Pinned npm packages the JS pipeline downloads into `.cache/npm`. */
 export const NPM_PACKAGES = ["qjsc@0.3.0", "@bytecodealliance/wizer@11.0.3"] as const;
 
-/** The repository root (two levels above this file). */
+/**
+ * The repository root (two levels above this file). The bundled CLI
+ * (`dist/cli/`) is two levels deep too, so paths made this way hold there:
+ * the files of this package that find `plugins/` or `.cache/` stay at its top.
+ */
 export const REPO_ROOT = new URL("../../", import.meta.url).pathname;
 
 /** `.cache/npm`: where the pinned npm packages are installed. */

@@ -40,13 +40,7 @@ function rewriterFingerprint(): Promise<string | null> {
   return codeFingerprint(baked, REWRITER_DIRS);
 }
 
-const REWRITER_DIRS = [
-  "rewriter/",
-  "runtime-wasm/",
-  "runtime-wasm/http/",
-  "runtime-wasm/wasi/",
-  "runtime-wasm/worker/",
-];
+const REWRITER_DIRS = ["rewriter/", "runtime-wasm/"];
 const fingerprints = new Map<string, Promise<string | null>>();
 
 /**
@@ -70,14 +64,19 @@ export function rewriterSourceHash(srcRoot: URL): Promise<string> {
   return sourceHash(srcRoot, REWRITER_DIRS);
 }
 
-/** SHA-256 over the `.ts` files (names and contents) of `dirs` under `srcRoot`. */
+/** SHA-256 over the `.ts` files (paths and contents) of `dirs` and their subfolders under `srcRoot`. */
 export async function sourceHash(srcRoot: URL, dirs: string[]): Promise<string> {
   const parts: string[] = [];
-  for (const dir of dirs) {
-    const url = new URL(dir, srcRoot);
-    const names = [...Deno.readDirSync(url)].map((e) => e.name).filter((n) => n.endsWith(".ts"));
-    for (const name of names.sort()) parts.push(name, await Deno.readTextFile(new URL(name, url)));
-  }
+  const walk = async (url: URL, prefix: string) => {
+    const entries = [...Deno.readDirSync(url)].sort((a, b) => a.name < b.name ? -1 : 1);
+    for (const entry of entries) {
+      if (entry.isDirectory) await walk(new URL(`${entry.name}/`, url), `${prefix}${entry.name}/`);
+      else if (entry.name.endsWith(".ts")) {
+        parts.push(prefix + entry.name, await Deno.readTextFile(new URL(entry.name, url)));
+      }
+    }
+  };
+  for (const dir of dirs) await walk(new URL(dir, srcRoot), dir);
   return await sha256Hex(new TextEncoder().encode(parts.join("\0")));
 }
 

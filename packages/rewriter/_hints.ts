@@ -22,8 +22,8 @@
  * @module
  */
 
-import { Reader } from "./_reader.ts";
-import { Writer } from "./_writer.ts";
+import { Reader } from "./decode/_reader.ts";
+import { Writer } from "./encode/_writer.ts";
 
 /** The custom section's name. */
 export const COMPILATION_PRIORITY = "metadata.code.compilation_priority";

@@ -50,10 +50,16 @@
  * @module
  */
 
-export { inspectModule } from "./_inspect.ts";
-export type { ExportInfo, ImportInfo, MemoryInfo, ModuleInfo, TableInfo } from "./_inspect.ts";
-export { EXTERNAL_KINDS, type ExternalKind } from "./_module.ts";
-export { MAX_NESTING, MAX_TABLES } from "./_limits.ts";
+export { inspectModule } from "./decode/_inspect.ts";
+export type {
+  ExportInfo,
+  ImportInfo,
+  MemoryInfo,
+  ModuleInfo,
+  TableInfo,
+} from "./decode/_inspect.ts";
+export { EXTERNAL_KINDS, type ExternalKind } from "./decode/_module.ts";
+export { MAX_NESTING, MAX_TABLES } from "./decode/_limits.ts";
 export {
   HOOKBOX_EXPORTS,
   MAX_TABLE_ENTRIES,
@@ -61,7 +67,7 @@ export {
   WRITE_BLOCK_SHIFT,
   WRITE_STRADDLE,
 } from "./shared.ts";
-export { instrument, instrumentModule, MAX_DATA_RANGES } from "./_instrument.ts";
-export type { InstrumentOptions, InstrumentReport } from "./_instrument.ts";
-export type { ImportedMemory } from "./_memory.ts";
-export { BULK_COST } from "./_code.ts";
+export { instrument, instrumentModule, MAX_DATA_RANGES } from "./instrument/_instrument.ts";
+export type { InstrumentOptions, InstrumentReport } from "./instrument/_instrument.ts";
+export type { ImportedMemory } from "./instrument/_memory.ts";
+export { BULK_COST } from "./instrument/_code.ts";

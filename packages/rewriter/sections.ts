@@ -7,6 +7,6 @@
  * @module
  */
 export { compilationHintsSection } from "./_hints.ts";
-export { SECTION, splitSections } from "./_module.ts";
-export { Reader } from "./_reader.ts";
-export { Writer } from "./_writer.ts";
+export { SECTION, splitSections } from "./decode/_module.ts";
+export { Reader } from "./decode/_reader.ts";
+export { Writer } from "./encode/_writer.ts";

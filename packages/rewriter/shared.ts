@@ -6,6 +6,9 @@
  *
  * @module
  */
-export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "./_limits.ts";
-export { NAMES as HOOKBOX_EXPORTS } from "./_plan.ts";
-export { BLOCK_SHIFT as WRITE_BLOCK_SHIFT, STRADDLE as WRITE_STRADDLE } from "./_writes.ts";
+export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "./decode/_limits.ts";
+export { NAMES as HOOKBOX_EXPORTS } from "./instrument/_plan.ts";
+export {
+  BLOCK_SHIFT as WRITE_BLOCK_SHIFT,
+  STRADDLE as WRITE_STRADDLE,
+} from "./instrument/_writes.ts";

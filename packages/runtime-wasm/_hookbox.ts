@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { contextProbe, type ExtismContext } from "./_extism.ts";
-import { HALTS } from "./_halt.ts";
+import { contextProbe, type ExtismContext } from "./extism/_extism.ts";
+import { HALTS } from "./instance/_halt.ts";
 import type { GuestHost } from "./_host.ts";
 import { KERNEL_CALL_FUEL } from "./_fuel.ts";
-import { shieldAll } from "./_shield.ts";
+import { shieldAll } from "./extism/_shield.ts";
 
 /** Host functions of the `hookbox` namespace (plus the SDK context probe). */
 export function hookboxFunctions(

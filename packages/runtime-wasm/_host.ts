@@ -7,9 +7,9 @@
  * @module
  */
 import { FUEL_PER_BYTE, FuelMeter, HOST_CALL_FUEL } from "./_fuel.ts";
-import { type Halt, HALTS } from "./_halt.ts";
+import { type Halt, HALTS } from "./instance/_halt.ts";
 import { OutputSink } from "./_output.ts";
-import { markWritten } from "./_snapshot.ts";
+import { markWritten } from "./instance/_snapshot.ts";
 
 /** What one call needs from the request, already converted to bytes and numbers. */
 export interface CallSetup {

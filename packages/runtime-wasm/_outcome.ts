@@ -7,7 +7,7 @@
  */
 import { messageOf, runFailure } from "../core/runtime/failure.ts";
 import type { RunResult } from "../core/runtime/types.ts";
-import { isStackOverflow } from "./_halt.ts";
+import { isStackOverflow } from "./instance/_halt.ts";
 import type { GuestHost } from "./_host.ts";
 
 /**

@@ -6,7 +6,7 @@
  * @module
  */
 import { HookboxError } from "../core/errors.ts";
-import { EXTISM_KERNEL } from "./_extism.ts";
+import { EXTISM_KERNEL } from "./extism/_extism.ts";
 import { WASI_FUNCTION_NAMES } from "./wasi/_wasi.ts";
 
 /** One import as the policy sees it. */

@@ -16,15 +16,15 @@ import type {
 } from "../core/runtime/types.ts";
 import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
 import { failed, loadFailure } from "./_failures.ts";
-import { MemoryPool } from "./_memories.ts";
-import { TRAP_MODULE_BYTES, trapFunction } from "./_halt.ts";
+import { MemoryPool } from "./instance/_memories.ts";
+import { TRAP_MODULE_BYTES, trapFunction } from "./instance/_halt.ts";
 import type { CallSetup } from "./_host.ts";
 import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "./http/_http.ts";
-import { PluginInstance } from "./_instance.ts";
+import { PluginInstance } from "./instance/_instance.ts";
 import { type LoadedPlugin, prepare } from "./_loader.ts";
-import { WARM_POOL_BYTES, WarmPool } from "./_pool.ts";
-import { RESTORE_MODULE_BYTES } from "./_restore.ts";
-import type { SnapshotImage } from "./_snapshot.ts";
+import { WARM_POOL_BYTES, WarmPool } from "./instance/_pool.ts";
+import { RESTORE_MODULE_BYTES } from "./instance/_restore.ts";
+import type { SnapshotImage } from "./instance/_snapshot.ts";
 
 /** Options of {@linkcode WasmRuntime}; see `WasmRuntimeOptions` in mod.ts. */
 export interface RuntimeDeps {

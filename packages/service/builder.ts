@@ -2,7 +2,7 @@
  * How the service turns an uploaded hook folder into what it stores: the
  * manifest, the body, and (for WebAssembly hooks) the plugin bytes, compiled
  * from JS/TS/AssemblyScript when needed. The service gets a builder as a
- * parameter; the Deno one (`packages/deno/hook_builder.ts`) uses the
+ * parameter; the Deno one (`packages/deno/serve/hook_builder.ts`) uses the
  * file-system compilers in a temporary folder.
  *
  * @module

@@ -12,7 +12,7 @@ import { denoFs } from "../../packages/host-deno/fs.ts";
 import { loadHook } from "../../packages/core/hook/discover.ts";
 import { preparePlugin } from "../../packages/runtime-wasm/mod.ts";
 import { COMPILATION_PRIORITY, hintedFunctions } from "../../packages/rewriter/_hints.ts";
-import { splitSections } from "../../packages/rewriter/_module.ts";
+import { splitSections } from "../../packages/rewriter/decode/_module.ts";
 
 const SCRIPT = new URL("../../scripts/build_engine.ts", import.meta.url).pathname;
 

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { TRAP_MODULE_BYTES, trapFunction } from "../../packages/runtime-wasm/_halt.ts";
+import { TRAP_MODULE_BYTES, trapFunction } from "../../packages/runtime-wasm/instance/_halt.ts";
 import { instrument, WRITE_BLOCK_SHIFT, WRITE_STRADDLE } from "../../packages/rewriter/mod.ts";
 
 type Run = (a: number, b: number) => number;

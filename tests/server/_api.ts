@@ -3,8 +3,8 @@
  * builder and runtimes, a small client, and hook folders to upload.
  */
 import { encodeBase64 } from "../_base64.ts";
-import { storeRuntimes } from "../../packages/deno/serve.ts";
-import { createDenoHookBuilder } from "../../packages/deno/hook_builder.ts";
+import { storeRuntimes } from "../../packages/deno/serve/serve.ts";
+import { createDenoHookBuilder } from "../../packages/deno/serve/hook_builder.ts";
 import {
   createService,
   type ServerDeps,

@@ -4,7 +4,7 @@
  * reports what the runtime would: the same codes, a size cap, a deadline.
  */
 import assert from "node:assert/strict";
-import { checkPluginApart } from "../../packages/deno/plugin_check.ts";
+import { checkPluginApart } from "../../packages/deno/serve/plugin_check.ts";
 import { HookboxError } from "../../packages/core/errors.ts";
 import { corpus } from "../runtime/wasm/_corpus.ts";
 

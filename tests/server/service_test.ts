@@ -10,7 +10,7 @@ import { pluginBytes } from "../integration/_plugins.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { type Harness, harness, hookMd, toolEvent, wasmFolder } from "./_api.ts";
 import { AUDIT_SCAN_ROWS, type StorageLimits } from "../../packages/service/app.ts";
-import { createDenoHookBuilder } from "../../packages/deno/hook_builder.ts";
+import { createDenoHookBuilder } from "../../packages/deno/serve/hook_builder.ts";
 import { HookRejected } from "../../packages/service/builder.ts";
 import { createTar } from "nanotar";
 import { unpackArchive } from "../../packages/service/archive.ts";

@@ -4,9 +4,9 @@
  * leaves nothing in the real store, metrics or runtimes.
  */
 import assert from "node:assert/strict";
-import { WARM_UP_PLUGIN_BASE64 } from "../../packages/deno/_warm_up_plugin.ts";
-import { createDenoHookBuilder } from "../../packages/deno/hook_builder.ts";
-import { warmUp, warmUpPlugin } from "../../packages/deno/warm_up.ts";
+import { WARM_UP_PLUGIN_BASE64 } from "../../packages/deno/serve/_warm_up_plugin.ts";
+import { createDenoHookBuilder } from "../../packages/deno/serve/hook_builder.ts";
+import { warmUp, warmUpPlugin } from "../../packages/deno/serve/warm_up.ts";
 import { sha256Hex } from "../../packages/runtime-wasm/_cache.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { warmUpPluginSource } from "../_warm_up_source.ts";

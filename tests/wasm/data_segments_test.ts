@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { instrument, instrumentModule, MAX_DATA_RANGES } from "../../packages/rewriter/mod.ts";
-import { MAX_GAP, ZERO_ALLOWANCE } from "../../packages/rewriter/_data.ts";
-import { parseModule } from "../../packages/rewriter/_parse.ts";
-import { Reader } from "../../packages/rewriter/_reader.ts";
-import { SECTION } from "../../packages/rewriter/_module.ts";
+import { MAX_GAP, ZERO_ALLOWANCE } from "../../packages/rewriter/encode/_data.ts";
+import { parseModule } from "../../packages/rewriter/decode/_parse.ts";
+import { Reader } from "../../packages/rewriter/decode/_reader.ts";
+import { SECTION } from "../../packages/rewriter/decode/_module.ts";
 import { instantiate, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number;

@@ -5,9 +5,9 @@ import {
   compilationHintsSection,
   hintedFunctions,
 } from "../../packages/rewriter/_hints.ts";
-import { SECTION, splitSections } from "../../packages/rewriter/_module.ts";
-import { Reader } from "../../packages/rewriter/_reader.ts";
-import { Writer } from "../../packages/rewriter/_writer.ts";
+import { SECTION, splitSections } from "../../packages/rewriter/decode/_module.ts";
+import { Reader } from "../../packages/rewriter/decode/_reader.ts";
+import { Writer } from "../../packages/rewriter/encode/_writer.ts";
 import { wat } from "./_wat.ts";
 
 // One imported function (index 0), then $a (1), $b (2), $c (3).

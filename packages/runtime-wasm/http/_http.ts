@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { ExtismContext, HostFunction } from "../_extism.ts";
-import { failure, HALTS } from "../_halt.ts";
+import type { ExtismContext, HostFunction } from "../extism/_extism.ts";
+import { failure, HALTS } from "../instance/_halt.ts";
 import type { GuestHost } from "../_host.ts";
 import { hostAllowed, type HttpCall, type HttpReply } from "./_http_wire.ts";
 

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { isStackOverflow } from "../_halt.ts";
+import { isStackOverflow } from "../instance/_halt.ts";
 import type { GuestHost } from "../_host.ts";
-import { fault } from "../_shield.ts";
+import { fault } from "../extism/_shield.ts";
 
 /** WASI preview1 errno values (wasi/api.h). */
 export const ERRNO = {

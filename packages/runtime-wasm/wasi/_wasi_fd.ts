@@ -6,7 +6,7 @@
  * @module
  */
 import { FUEL_PER_BYTE } from "../_fuel.ts";
-import { HALTS } from "../_halt.ts";
+import { HALTS } from "../instance/_halt.ts";
 import type { GuestHost } from "../_host.ts";
 import { ERRNO, type WasiFactory } from "./_wasi_errno.ts";
 

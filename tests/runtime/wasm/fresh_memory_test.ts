@@ -4,7 +4,10 @@
  * one call wrote is gone for the next, and a memory that grew is not reused.
  */
 import { deepStrictEqual as assertEquals, notStrictEqual, strictEqual } from "node:assert/strict";
-import { MAX_POOLED_MEMORY, MemoryPool } from "../../../packages/runtime-wasm/_memories.ts";
+import {
+  MAX_POOLED_MEMORY,
+  MemoryPool,
+} from "../../../packages/runtime-wasm/instance/_memories.ts";
 import type { LoadedPlugin } from "../../../packages/runtime-wasm/_loader.ts";
 import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
 

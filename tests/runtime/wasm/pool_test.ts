@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { MAX_WARM_PER_KEY, WarmPool } from "../../../packages/runtime-wasm/_pool.ts";
+import { MAX_WARM_PER_KEY, WarmPool } from "../../../packages/runtime-wasm/instance/_pool.ts";
 import {
   type PluginInstance,
   PluginInstance as PluginInstanceClass,
-} from "../../../packages/runtime-wasm/_instance.ts";
+} from "../../../packages/runtime-wasm/instance/_instance.ts";
 import { corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
 
 /** A stand-in instance that records whether it was closed. */

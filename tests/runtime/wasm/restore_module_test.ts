@@ -5,7 +5,10 @@
  */
 import assert from "node:assert/strict";
 import wabtInit from "wabt";
-import { RESTORE_MODULE_BYTES, restorerFor } from "../../../packages/runtime-wasm/_restore.ts";
+import {
+  RESTORE_MODULE_BYTES,
+  restorerFor,
+} from "../../../packages/runtime-wasm/instance/_restore.ts";
 
 const SHIFT = 8;
 const BLOCK = 1 << SHIFT;
@@ -15,7 +18,7 @@ const PAGE = 65536;
 Deno.test("the embedded restorer bytes are _restore.wat assembled", async () => {
   const wabt = await wabtInit();
   const source = await Deno.readTextFile(
-    new URL("../../../packages/runtime-wasm/_restore.wat", import.meta.url),
+    new URL("../../../packages/runtime-wasm/instance/_restore.wat", import.meta.url),
   );
   // multi_memory is a wabt feature its typings do not list yet.
   const features = { multi_memory: true } as Parameters<typeof wabt.parseWat>[2];

@@ -7,15 +7,15 @@
  *
  * @module
  */
-import { createPromptRuntime } from "../core/runtime/prompt.ts";
-import { Metrics } from "../service/metrics.ts";
-import { createWasmRuntime } from "../runtime-wasm/mod.ts";
-import { tuneWasmTiering } from "./wasm_tiering.ts";
-import { createService, type Service } from "../service/app.ts";
-import { hashKey, newKey } from "../service/auth.ts";
-import { createEngine, type Engine, storedPluginSha } from "../service/engine.ts";
-import type { Store } from "../store/store.ts";
-import { openSqliteStore } from "../store-sqlite/sqlite.ts";
+import { createPromptRuntime } from "../../core/runtime/prompt.ts";
+import { Metrics } from "../../service/metrics.ts";
+import { createWasmRuntime } from "../../runtime-wasm/mod.ts";
+import { tuneWasmTiering } from "../wasm_tiering.ts";
+import { createService, type Service } from "../../service/app.ts";
+import { hashKey, newKey } from "../../service/auth.ts";
+import { createEngine, type Engine, storedPluginSha } from "../../service/engine.ts";
+import type { Store } from "../../store/store.ts";
+import { openSqliteStore } from "../../store-sqlite/sqlite.ts";
 import { createDenoHookBuilder } from "./hook_builder.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 
@@ -81,7 +81,7 @@ export function defaultDbPath(): string {
 export async function openStore(db: string | undefined): Promise<Store> {
   let store: Store;
   if (db?.startsWith("postgres://") || db?.startsWith("postgresql://")) {
-    const { openPostgresStore } = await import("../store-postgres/postgres.ts");
+    const { openPostgresStore } = await import("../../store-postgres/postgres.ts");
     store = openPostgresStore(db);
   } else {
     const path = db === undefined ? defaultDbPath() : db.replace(/^sqlite:/, "");

@@ -18,7 +18,7 @@ import {
   HOOKBOX_EXPORTS,
   WRITE_BLOCK_SHIFT as BLOCK_SHIFT,
   WRITE_STRADDLE as STRADDLE,
-} from "../rewriter/mod.ts";
+} from "../../rewriter/mod.ts";
 import { type Restorer, restorerFor } from "./_restore.ts";
 
 /** Globals the host manages itself and never restores. */

@@ -8,21 +8,21 @@
  */
 import { unpackApart } from "./unpack.ts";
 import { z } from "zod";
-import { compileHook, runCommand } from "../compile/mod.ts";
-import { allIssues } from "../core/schema/issues.ts";
-import { isErrorCode, isHookboxError } from "../core/errors.ts";
-import { loadHook } from "../core/hook/discover.ts";
-import { MAX_PLUGIN_BYTES } from "../core/hook/files.ts";
-import { DEFAULT_POLICY } from "../core/policy.ts";
+import { compileHook, runCommand } from "../../compile/mod.ts";
+import { allIssues } from "../../core/schema/issues.ts";
+import { isErrorCode, isHookboxError } from "../../core/errors.ts";
+import { loadHook } from "../../core/hook/discover.ts";
+import { MAX_PLUGIN_BYTES } from "../../core/hook/files.ts";
+import { DEFAULT_POLICY } from "../../core/policy.ts";
 import {
   type BuiltHook,
   type HookBuilder,
   HookRejected,
   type Problem,
-} from "../service/builder.ts";
-import { denoFs } from "../host-deno/fs.ts";
+} from "../../service/builder.ts";
+import { denoFs } from "../../host-deno/fs.ts";
 import { checkPluginApart } from "./plugin_check.ts";
-import { niceCommand } from "../host-deno/thread_priority.ts";
+import { niceCommand } from "../../host-deno/thread_priority.ts";
 
 /** Most files an uploaded folder may hold. */
 export const MAX_UPLOAD_FILES = 64;
@@ -110,7 +110,7 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
 export const COMPILE_TIMEOUT_MS = 120_000;
 /** Heap the compiling process may use, MiB. */
 const COMPILE_HEAP_MB = 1024;
-const CLI = new URL("../cli/main.ts", import.meta.url).pathname;
+const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
 
 /** Runs `hookbox compile` on the folder in a subprocess and reads the plugin it wrote. */
 async function compileApart(

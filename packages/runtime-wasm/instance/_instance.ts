@@ -10,19 +10,19 @@
  *
  * @module
  */
-import { runFailure } from "../core/runtime/failure.ts";
-import type { RunResult } from "../core/runtime/types.ts";
-import { type ExtismContext, extismOverrides, shieldKernel } from "./_extism.ts";
-import { hookboxFunctions } from "./_hookbox.ts";
-import { type CallSetup, GuestHost } from "./_host.ts";
-import type { HttpSession, HttpSetup } from "./http/_http.ts";
+import { runFailure } from "../../core/runtime/failure.ts";
+import type { RunResult } from "../../core/runtime/types.ts";
+import { type ExtismContext, extismOverrides, shieldKernel } from "../extism/_extism.ts";
+import { hookboxFunctions } from "../_hookbox.ts";
+import { type CallSetup, GuestHost } from "../_host.ts";
+import type { HttpSession, HttpSetup } from "../http/_http.ts";
 import { throwStop } from "./_halt.ts";
-import type { LoadedPlugin } from "./_loader.ts";
-import { classify, exited } from "./_outcome.ts";
-import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "./_sdk.ts";
+import type { LoadedPlugin } from "../_loader.ts";
+import { classify, exited } from "../_outcome.ts";
+import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "../extism/_sdk.ts";
 import { blockMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
-import { wasiFunctions } from "./wasi/_wasi.ts";
-import { HOOKBOX_EXPORTS } from "../rewriter/mod.ts";
+import { wasiFunctions } from "../wasi/_wasi.ts";
+import { HOOKBOX_EXPORTS } from "../../rewriter/mod.ts";
 
 type ExtismPlugin = SdkPlugin;
 

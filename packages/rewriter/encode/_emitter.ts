@@ -5,7 +5,7 @@
  * @module
  */
 
-import { MEMARG_MEMORY_INDEX, MISC, OP, TYPE } from "./_op.ts";
+import { MEMARG_MEMORY_INDEX, MISC, OP, TYPE } from "../decode/_op.ts";
 import { Writer } from "./_writer.ts";
 
 /** A {@linkcode Writer} that also writes instructions by name. */

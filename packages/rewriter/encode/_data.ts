@@ -31,9 +31,9 @@
  * @module
  */
 
-import { Reader } from "./_reader.ts";
-import { SECTION } from "./_module.ts";
-import type { ParsedModule } from "./_parse.ts";
+import { Reader } from "../decode/_reader.ts";
+import { SECTION } from "../decode/_module.ts";
+import type { ParsedModule } from "../decode/_parse.ts";
 import { Writer } from "./_writer.ts";
 
 /** Largest run of zeros written to join two segments. */

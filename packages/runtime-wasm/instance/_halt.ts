@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type FailureCode, type RunFailure, runFailure } from "../core/runtime/failure.ts";
+import { type FailureCode, type RunFailure, runFailure } from "../../core/runtime/failure.ts";
 
 /** Why the host stopped a call: a normal `proc_exit`, or a failure. */
 export type Halt = { kind: "exit"; code: number } | { kind: "failure"; failure: RunFailure };

@@ -9,8 +9,8 @@
  *
  * @module
  */
-import { type ErrorCode, HookboxError } from "../core/errors.ts";
-import type { EffectiveLimits } from "../core/runtime/types.ts";
+import { type ErrorCode, HookboxError } from "../../core/errors.ts";
+import type { EffectiveLimits } from "../../core/runtime/types.ts";
 
 /** What the worker is asked. */
 export interface CheckJob {

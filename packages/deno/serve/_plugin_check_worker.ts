@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { isHookboxError } from "../core/errors.ts";
-import { messageOf } from "../core/runtime/failure.ts";
-import { checkPlugin } from "../runtime-wasm/mod.ts";
+import { isHookboxError } from "../../core/errors.ts";
+import { messageOf } from "../../core/runtime/failure.ts";
+import { checkPlugin } from "../../runtime-wasm/mod.ts";
 import type { CheckAnswer, CheckJob } from "./plugin_check.ts";
-import { lowerThreadPriority } from "../host-deno/thread_priority.ts";
+import { lowerThreadPriority } from "../../host-deno/thread_priority.ts";
 
 interface CheckScope {
   postMessage(message: CheckAnswer): void;

@@ -5,11 +5,11 @@
  * @module
  */
 
-import { HookboxError } from "../core/errors.ts";
-import { SECTION } from "./_module.ts";
-import type { ParsedModule } from "./_parse.ts";
+import { HookboxError } from "../../core/errors.ts";
+import { SECTION } from "../decode/_module.ts";
+import type { ParsedModule } from "../decode/_parse.ts";
 import { Writer } from "./_writer.ts";
-import { COMPILATION_PRIORITY } from "./_hints.ts";
+import { COMPILATION_PRIORITY } from "../_hints.ts";
 
 /** Canonical order of known sections (custom sections stay where they were). */
 const ORDER: number[] = [

@@ -5,21 +5,21 @@
  * @module
  */
 
-import { HookboxError } from "../core/errors.ts";
-import { assemble, checkValid } from "./_assemble.ts";
-import { activeDataRanges, coalesceData } from "./_data.ts";
+import { HookboxError } from "../../core/errors.ts";
+import { assemble, checkValid } from "../encode/_assemble.ts";
+import { activeDataRanges, coalesceData } from "../encode/_data.ts";
 import { cappedMemories, capTables, type ImportedMemory } from "./_memory.ts";
-import { checkModule, MAX_TABLE_ENTRIES } from "./_limits.ts";
-import { type FuncType, SECTION } from "./_module.ts";
-import { type ParsedModule, parseModule } from "./_parse.ts";
+import { checkModule, MAX_TABLE_ENTRIES } from "../decode/_limits.ts";
+import { type FuncType, SECTION } from "../decode/_module.ts";
+import { type ParsedModule, parseModule } from "../decode/_parse.ts";
 import { makePlan, type Plan } from "./_plan.ts";
-import { invalid, Reader } from "./_reader.ts";
+import { invalid, Reader } from "../decode/_reader.ts";
 import { type FuncShape, remapFunc } from "./_code.ts";
-import { COMPILATION_PRIORITY, remapCompilationHints } from "./_hints.ts";
-import * as S from "./_sections.ts";
-import { typeEntry } from "./_entries.ts";
-import { Writer } from "./_writer.ts";
-import { TYPE } from "./_op.ts";
+import { COMPILATION_PRIORITY, remapCompilationHints } from "../_hints.ts";
+import * as S from "../encode/_sections.ts";
+import { typeEntry } from "../encode/_entries.ts";
+import { Writer } from "../encode/_writer.ts";
+import { TYPE } from "../decode/_op.ts";
 
 /** Options for {@linkcode instrument}. */
 export interface InstrumentOptions {

@@ -8,10 +8,10 @@
  *
  * @module
  */
-import { failure, HALTS } from "./_halt.ts";
-import type { GuestHost } from "./_host.ts";
-import { httpFunctions, type HttpSession } from "./http/_http.ts";
-import { kernelCallFuel } from "./_fuel.ts";
+import { failure, HALTS } from "../instance/_halt.ts";
+import type { GuestHost } from "../_host.ts";
+import { httpFunctions, type HttpSession } from "../http/_http.ts";
+import { kernelCallFuel } from "../_fuel.ts";
 import { shieldAll } from "./_shield.ts";
 
 /** The parts of the SDK's CallContext we use. */

@@ -12,14 +12,14 @@
  *
  * @module
  */
-import { base64Bytes } from "../core/bytes.ts";
-import { sha256Hex } from "../core/bytes.ts";
-import { createService } from "../service/app.ts";
-import { hashKey, newKey } from "../service/auth.ts";
-import type { HookBuilder } from "../service/builder.ts";
-import { createEngine, type EngineOptions } from "../service/engine.ts";
-import { Metrics } from "../service/metrics.ts";
-import { openSqliteStore } from "../store-sqlite/sqlite.ts";
+import { base64Bytes } from "../../core/bytes.ts";
+import { sha256Hex } from "../../core/bytes.ts";
+import { createService } from "../../service/app.ts";
+import { hashKey, newKey } from "../../service/auth.ts";
+import type { HookBuilder } from "../../service/builder.ts";
+import { createEngine, type EngineOptions } from "../../service/engine.ts";
+import { Metrics } from "../../service/metrics.ts";
+import { openSqliteStore } from "../../store-sqlite/sqlite.ts";
 import { WARM_UP_PLUGIN_BASE64 } from "./_warm_up_plugin.ts";
 
 /** Synthetic events `hookbox serve` sends itself before it listens, by default. */

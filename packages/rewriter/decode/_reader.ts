@@ -6,7 +6,7 @@
  * @module
  */
 
-import { HookboxError } from "../core/errors.ts";
+import { HookboxError } from "../../core/errors.ts";
 
 /** Throws `PLUGIN_INVALID` with the offset where decoding failed. */
 export function invalid(message: string, offset: number): never {

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { ApiError } from "../service/errors.ts";
-import { unpackArchive } from "../service/archive.ts";
+import { ApiError } from "../../service/errors.ts";
+import { unpackArchive } from "../../service/archive.ts";
 import type { UnpackAnswer } from "./unpack.ts";
-import { lowerThreadPriority } from "../host-deno/thread_priority.ts";
+import { lowerThreadPriority } from "../../host-deno/thread_priority.ts";
 
 interface UnpackScope {
   postMessage(message: UnpackAnswer, transfer?: Transferable[]): void;

@@ -13,9 +13,9 @@
  * @module
  */
 
-import type { Emitter } from "./_emitter.ts";
-import type { Instr } from "./_opcodes.ts";
-import { ATOMIC, MISC, OP, SIMD, TYPE } from "./_op.ts";
+import type { Emitter } from "../encode/_emitter.ts";
+import type { Instr } from "../decode/_opcodes.ts";
+import { ATOMIC, MISC, OP, SIMD, TYPE } from "../decode/_op.ts";
 
 /** log2 of the tracked block size: 256 bytes. */
 export const BLOCK_SHIFT = 8;

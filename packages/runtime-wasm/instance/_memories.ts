@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { LoadedPlugin } from "./_loader.ts";
+import type { LoadedPlugin } from "../_loader.ts";
 
 /** Zeroed memories kept per plugin. */
 const KEPT_PER_PLUGIN = 4;

@@ -11,10 +11,10 @@ import {
   remapFunc,
   rewriteBody,
   rewriteConstExpr,
-} from "./_code.ts";
-import { readGlobalType } from "./_parse.ts";
-import { invalid, type Reader } from "./_reader.ts";
-import { readLimits, readTableType, readValType } from "./_module.ts";
+} from "../instrument/_code.ts";
+import { readGlobalType } from "../decode/_parse.ts";
+import { invalid, type Reader } from "../decode/_reader.ts";
+import { readLimits, readTableType, readValType } from "../decode/_module.ts";
 import { Writer } from "./_writer.ts";
 import { Emitter } from "./_emitter.ts";
 

@@ -6,11 +6,11 @@
  * @module
  */
 
-import { decodeInstr, type Instr, newInstr } from "./_opcodes.ts";
-import { OP, TYPE } from "./_op.ts";
-import { invalid, type Reader } from "./_reader.ts";
-import type { Writer } from "./_writer.ts";
-import type { DepthSlots } from "./_emit.ts";
+import { decodeInstr, type Instr, newInstr } from "../decode/_opcodes.ts";
+import { OP, TYPE } from "../decode/_op.ts";
+import { invalid, type Reader } from "../decode/_reader.ts";
+import type { Writer } from "../encode/_writer.ts";
+import type { DepthSlots } from "../encode/_emit.ts";
 
 /** Flat fuel charged for a bulk memory/table operation or a grow, besides its length. */
 export const BULK_COST = 64;

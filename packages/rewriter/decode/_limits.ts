@@ -16,7 +16,7 @@
  * @module
  */
 
-import { HookboxError } from "../core/errors.ts";
+import { HookboxError } from "../../core/errors.ts";
 import { decodeInstr, type Instr, newInstr, OPENERS } from "./_opcodes.ts";
 import { ATOMIC, OP } from "./_op.ts";
 import { SECTION } from "./_module.ts";

@@ -6,8 +6,8 @@
  */
 
 import { Emitter } from "./_emitter.ts";
-import type { ExternalKind, FuncType } from "./_module.ts";
-import { OP, TYPE } from "./_op.ts";
+import type { ExternalKind, FuncType } from "../decode/_module.ts";
+import { OP, TYPE } from "../decode/_op.ts";
 import { Writer } from "./_writer.ts";
 
 const KIND_TAG: Record<ExternalKind, number> = { func: 0, table: 1, memory: 2, global: 3, tag: 4 };

@@ -43,11 +43,11 @@ import {
   FUEL_LOCALS,
   type FuncShape,
 } from "./_code.ts";
-import * as X from "./_emit.ts";
-import type { Emitter } from "./_emitter.ts";
-import { decodeInstr, type Instr, newInstr, OPENERS } from "./_opcodes.ts";
-import { MISC, OP, TYPE } from "./_op.ts";
-import { invalid, Reader } from "./_reader.ts";
+import * as X from "../encode/_emit.ts";
+import type { Emitter } from "../encode/_emitter.ts";
+import { decodeInstr, type Instr, newInstr, OPENERS } from "../decode/_opcodes.ts";
+import { MISC, OP, TYPE } from "../decode/_op.ts";
+import { invalid, Reader } from "../decode/_reader.ts";
 import * as T from "./_writes.ts";
 
 /** What a function body contains that decides how it is rewritten. */

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import { failure, isStackOverflow, isStop } from "./_halt.ts";
-import type { GuestHost } from "./_host.ts";
+import { failure, isStackOverflow, isStop } from "../instance/_halt.ts";
+import type { GuestHost } from "../_host.ts";
 
 // deno-lint-ignore no-explicit-any
 type AnyFunction = (...args: any[]) => unknown;

@@ -7,7 +7,7 @@
  */
 
 import type { Emitter } from "./_emitter.ts";
-import { OP } from "./_op.ts";
+import { OP } from "../decode/_op.ts";
 
 /** Indices the inserted code refers to. */
 export interface FuelSlots {

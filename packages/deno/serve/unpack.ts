@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { ErrorCode } from "../core/errors.ts";
-import { ApiError, type ErrorStatus } from "../service/errors.ts";
+import type { ErrorCode } from "../../core/errors.ts";
+import { ApiError, type ErrorStatus } from "../../service/errors.ts";
 
 /** What the worker answers. */
 export type UnpackAnswer =

@@ -5,12 +5,12 @@
  * @module
  */
 
-import { HookboxError } from "../core/errors.ts";
+import { HookboxError } from "../../core/errors.ts";
 import type { InstrumentOptions } from "./_instrument.ts";
 import type { CodeContext } from "./_code.ts";
-import { countImports, type ParsedModule } from "./_parse.ts";
-import * as E from "./_entries.ts";
-import { TYPE } from "./_op.ts";
+import { countImports, type ParsedModule } from "../decode/_parse.ts";
+import * as E from "../encode/_entries.ts";
+import { TYPE } from "../decode/_op.ts";
 
 /** Export names the instrumenter adds. */
 export const NAMES = {

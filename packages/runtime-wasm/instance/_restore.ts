@@ -13,7 +13,7 @@
  * @module
  */
 
-import { base64Bytes } from "../core/bytes.ts";
+import { base64Bytes } from "../../core/bytes.ts";
 
 const BASE64 =
   "AGFzbQEAAAABCQFgBX9/f39/AAIfAwFoBGxpdmUCAAABaANtYXACAAABaAVpbWFnZQIAAAMCAQAHCwEHcmVzdG9yZQAA" +

@@ -6,10 +6,10 @@
  * @module
  */
 
-import { HookboxError } from "../core/errors.ts";
-import type { Limits } from "./_module.ts";
-import type { ParsedModule } from "./_parse.ts";
-import { Writer } from "./_writer.ts";
+import { HookboxError } from "../../core/errors.ts";
+import type { Limits } from "../decode/_module.ts";
+import type { ParsedModule } from "../decode/_parse.ts";
+import { Writer } from "../encode/_writer.ts";
 import { BLOCK_SHIFT } from "./_writes.ts";
 
 /**
