@@ -132,3 +132,26 @@ Deno.test("Deno-bound code lives only in the Deno-bound packages", async () => {
   assert.deepEqual(offences, []);
   for (const name of DENO_BOUND) assert.ok(all.has(name), name);
 });
+
+Deno.test("every package's entry module is clean under deno doc --lint on its own", async () => {
+  const all = await packages();
+  const failures: string[] = [];
+  // A few at a time: each is a deno process.
+  const queue = [...all.values()];
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    for (let pkg = queue.shift(); pkg !== undefined; pkg = queue.shift()) {
+      const entry = `${PACKAGES}/${pkg.name}/${pkg.config.exports["."]!.slice(2)}`;
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["doc", "--lint", entry],
+        cwd: ROOT,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      if (out.code !== 0) {
+        const said = new TextDecoder().decode(out.stderr).replace(/\x1b\[[0-9;]*m/g, "");
+        failures.push(`${pkg.name}: ${said.slice(0, 600)}`);
+      }
+    }
+  }));
+  assert.deepEqual(failures, []);
+});

@@ -49,3 +49,20 @@ export {
   type RunOptions,
   type ToolRunContext,
 } from "./loop.ts";
+
+// Types the exports above refer to.
+export type { DispatchResult, HookRecord, Outcome } from "../core/dispatch/result.ts";
+export type { ErrorCode } from "../core/errors.ts";
+export { ERROR_CODES } from "../core/errors.ts";
+export type { DispatchCallOptions, Executor } from "../core/executor.ts";
+export type { HookProblem } from "../core/hook/discover.ts";
+export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "../core/hook/types.ts";
+export type { DirEntry, HostFs, PathInfo } from "../core/host.ts";
+export type { Policy } from "../core/policy.ts";
+export type { FailureCode } from "../core/runtime/failure.ts";
+export { FAILURE_CODES } from "../core/runtime/failure.ts";
+export type { RuntimeKind } from "../core/runtime/types.ts";
+export type { EventType } from "../core/schema/event_types.ts";
+export { EVENT_TYPES } from "../core/schema/event_types.ts";
+export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
+export type { InjectItem } from "../core/schema/output.ts";

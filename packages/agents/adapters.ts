@@ -38,6 +38,7 @@ export function isAgentName(name: string): name is AgentName {
 
 /** What an agent's hook call turned into. */
 export interface AgentCall {
+  /** The agent that called. */
   agent: AgentName;
   /** The agent's own event name. */
   agentEvent: string;
@@ -49,18 +50,24 @@ export interface AgentCall {
 
 /** The answer in the agent's protocol. */
 export interface AgentAnswer {
+  /** The hook command's exit code. */
   exitCode: number;
   /** Empty, or exactly one JSON object. */
   stdout: string;
+  /** What the agent shows or feeds back (a block's reason, a warning line). */
   stderr: string;
 }
 
-type Payload = Record<string, unknown>;
-type Fields = (p: Payload) => Payload;
+/** An agent's hook payload. */
+export type Payload = Record<string, unknown>;
+/** The event fields made of a payload. */
+export type Fields = (p: Payload) => Payload;
 
 /** One agent event: its §1 event and how the payload's fields map onto it. */
-interface Mapping {
+export interface Mapping {
+  /** The hookbox event it becomes. */
   type: EventType;
+  /** How its fields are made of the payload. */
   fields: Fields;
 }
 

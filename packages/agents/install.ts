@@ -44,6 +44,7 @@ export const HTTP_AGENTS: readonly InstallableAgent[] = ["claude-code", "copilot
 
 /** What to register. */
 export interface InstallOptions {
+  /** The agent whose configuration is written. */
   agent: InstallableAgent;
   /** The hookbox command. @default "hookbox" */
   command?: string;
@@ -53,7 +54,8 @@ export interface InstallOptions {
   http?: string;
 }
 
-type Json = Record<string, unknown>;
+/** A JSON object (an agent's configuration, or a part of it). */
+export type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The handler hookbox registers for one agent event. */
@@ -182,6 +184,7 @@ export function isEmptyConfig(config: Json): boolean {
 
 /** Why a config file's text cannot be edited (not JSON, or not an object). */
 export class ConfigTextError extends Error {
+  /** Always `ConfigTextError`. */
   override name = "ConfigTextError";
 }
 

@@ -40,8 +40,11 @@ const WASI_FILES = [
 
 /** Result of a finished subprocess. */
 export interface CommandOutput {
+  /** The exit code. */
   code: number;
+  /** What it printed on stdout. */
   stdout: Uint8Array;
+  /** What it printed on stderr, as text. */
   stderr: string;
   /** The process was killed at `timeoutMs`. */
   timedOut?: boolean;

@@ -15,6 +15,7 @@ import { sha256Hex } from "../core/bytes.ts";
 
 /** A compiled (or read) plugin. */
 export interface CompiledPlugin {
+  /** The plugin's WebAssembly bytes. */
   bytes: Uint8Array;
   /** Hex SHA-256 of `bytes`. */
   sha256: string;
@@ -88,3 +89,10 @@ async function jsRoots(hookDir: string): Promise<string[]> {
   const library = new URL("../../plugins", import.meta.url).pathname;
   return [await Deno.realPath(hookDir), await Deno.realPath(library).catch(() => library)];
 }
+
+// Types the exports above refer to.
+export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "../core/hook/types.ts";
+export type { EventType } from "../core/schema/event_types.ts";
+export { EVENT_TYPES } from "../core/schema/event_types.ts";
+export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
+export type { CommandLimits, CommandOutput } from "./_js_toolchain.ts";

@@ -39,3 +39,6 @@ export {
   runFailure,
 } from "./runtime/failure.ts";
 export { createPromptRuntime } from "./runtime/prompt.ts";
+
+// Types the exports above refer to.
+export type { AsyncResultHandler } from "./dispatch/dispatch.ts";

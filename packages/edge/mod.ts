@@ -5,3 +5,21 @@
  */
 export * from "./bundle_data.ts";
 export * from "./worker.ts";
+
+// Types the exports above refer to.
+export type { EffectiveLimits } from "../core/runtime/types.ts";
+export type { EventType } from "../core/schema/event_types.ts";
+export { EVENT_TYPES } from "../core/schema/event_types.ts";
+export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
+export type { PluginAbi } from "../runtime-wasm/mod.ts";
+export type { LoadedPlugin } from "../runtime-wasm/mod.ts";
+export type { PreparedPlugin } from "../runtime-wasm/mod.ts";
+export type {
+  AuditHook,
+  AuditRow,
+  HookRow,
+  HookVersionRow,
+  StoredRuntime,
+  TenantPolicy,
+  TenantRow,
+} from "../store/store.ts";

@@ -100,3 +100,6 @@ export type { ServiceMetrics } from "../service/service_metrics.ts";
 export { createEdgeWorker, type EdgeWorker, type EdgeWorkerOptions } from "../edge/worker.ts";
 export { BUNDLE_VERSION, type BundleData } from "../edge/bundle_data.ts";
 export * from "../agent-loop/mod.ts";
+
+// Types the exports above refer to.
+export type { AsyncResultHandler } from "../core/dispatch/dispatch.ts";

@@ -4,3 +4,6 @@
  * @module
  */
 export * from "./fs.ts";
+
+// Types the exports above refer to.
+export type { DirEntry, HostFs, PathInfo } from "../core/host.ts";

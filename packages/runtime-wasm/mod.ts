@@ -139,18 +139,21 @@ export interface LoadPluginOptions {
   sha256?: string;
   /** File the bytes came from, for error messages. */
   path?: string;
-  /** @default WebAssembly.compile */
+  /** Compiles the instrumented bytes. @default WebAssembly.compile */
   compile?: (bytes: Uint8Array, sha256: string) => Promise<WebAssembly.Module>;
 }
 
 /** What {@linkcode loadPlugin} reports about a valid plugin. */
 export interface PluginInfo {
+  /** Whether it is an Extism plugin or a WASI command. */
   abi: PluginAbi;
   /** SHA-256 of the original bytes. */
   sha256: string;
   /** SHA-256 of the instrumented bytes (the compiled-module cache key). */
   instrumentedSha256: string;
+  /** Size of the original bytes. */
   byteLength: number;
+  /** The compiled, instrumented module. */
   module: WebAssembly.Module;
 }
 
@@ -183,6 +186,7 @@ export interface PreparedPlugin extends Omit<LoadedPlugin, "module"> {
 
 /** Options of {@linkcode preparePlugin}: what shapes the instrumented bytes. */
 export interface PreparePluginOptions {
+  /** The limits that shape the instrumented bytes. */
   limits: Pick<EffectiveLimits, "memoryMb" | "moduleKb">;
   /** HOOK.md `isolation`: warm plugins get write tracking. */
   isolation: "fresh" | "warm";
@@ -254,3 +258,25 @@ export function restoreModule(): Promise<{ sha256: string; bytes: Uint8Array }> 
 async function helperModule(bytes: Uint8Array): Promise<{ sha256: string; bytes: Uint8Array }> {
   return { sha256: await sha256Hex(bytes), bytes };
 }
+
+// Types the exports above refer to.
+export type { DispatchResult, HookRecord, Outcome } from "../core/dispatch/result.ts";
+export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "../core/hook/types.ts";
+export type { Policy } from "../core/policy.ts";
+export type { FailureCode, FailureOutcome, RunFailure } from "../core/runtime/failure.ts";
+export { FAILURE_CODES } from "../core/runtime/failure.ts";
+export type {
+  ChainAnswer,
+  ChainRequest,
+  EffectiveLimits,
+  RunRequest,
+  RunResult,
+  Runtime,
+  RuntimeKind,
+  RuntimeStats,
+} from "../core/runtime/types.ts";
+export type { HookEvent } from "../core/schema/event.ts";
+export type { EventType } from "../core/schema/event_types.ts";
+export { EVENT_TYPES } from "../core/schema/event_types.ts";
+export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
+export type { InjectItem } from "../core/schema/output.ts";

@@ -15,6 +15,8 @@ import { type Context, Hono } from "hono";
 import { isHookboxError } from "../core/errors.ts";
 import { StopCounts } from "./stop_counts.ts";
 import { AuditWriter } from "./audit.ts";
+import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from "./storage.ts";
+export { DEFAULT_STORAGE_LIMITS, type StorageLimits } from "./storage.ts";
 import { bearer, hashKey, newId, sameDigest } from "./auth.ts";
 import type { HookBuilder } from "./builder.ts";
 import type { Engine } from "./engine.ts";
@@ -36,27 +38,6 @@ export { MAX_UNPACKED_BYTES } from "./archive.ts";
 export { BODY_READ_MS, MAX_INGEST_BODY, MAX_SMALL_BODY, MAX_UPLOAD_BYTES } from "./request.ts";
 export { AUDIT_PAGE_BYTES, AUDIT_SCAN_ROWS } from "./routes/audit.ts";
 export { AUDIT_REASON_CHARS } from "./routes/events.ts";
-
-/**
- * What one tenant may keep in the store. Uploads are size-capped one by one;
- * these bound what many uploads add up to, so no tenant can fill the disk
- * every tenant's audit is written to.
- */
-export interface StorageLimits {
-  /** Hooks a tenant may have. @default 1000 */
-  hooksPerTenant: number;
-  /** Versions kept per hook: an upload past it deletes the oldest (never the active one). @default 20 */
-  versionsPerHook: number;
-  /** Bytes a tenant's kept versions may hold, plugins and uploaded files. @default 1 GiB */
-  bytesPerTenant: number;
-}
-
-/** The default {@linkcode StorageLimits}. */
-export const DEFAULT_STORAGE_LIMITS: Readonly<StorageLimits> = Object.freeze({
-  hooksPerTenant: 1000,
-  versionsPerHook: 20,
-  bytesPerTenant: 1024 * 1024 * 1024,
-});
 
 /** Quota usage kept after its minute by {@linkcode Service.pruneUsage}. */
 const USAGE_KEPT_MS = 3_600_000;

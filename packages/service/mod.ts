@@ -19,3 +19,44 @@ export { AuditWriter } from "./audit.ts";
 export type { BuiltHook, HookBuilder } from "./builder.ts";
 export { createEngine, type Engine, type EngineOptions, type ServedHook } from "./engine.ts";
 export type { ServiceMetrics } from "./service_metrics.ts";
+
+// Types the exports above refer to.
+export type { DispatchResult, HookRecord, Outcome } from "../core/dispatch/result.ts";
+export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "../core/hook/types.ts";
+export type { Policy } from "../core/policy.ts";
+export type { FailureCode, FailureOutcome, RunFailure } from "../core/runtime/failure.ts";
+export { FAILURE_CODES } from "../core/runtime/failure.ts";
+export type {
+  ChainAnswer,
+  ChainRequest,
+  EffectiveLimits,
+  RunRequest,
+  RunResult,
+  Runtime,
+  RuntimeKind,
+  RuntimeStats,
+} from "../core/runtime/types.ts";
+export type { HookEvent } from "../core/schema/event.ts";
+export type { EventType } from "../core/schema/event_types.ts";
+export { EVENT_TYPES } from "../core/schema/event_types.ts";
+export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
+export type { InjectItem } from "../core/schema/output.ts";
+export type {
+  AuditHook,
+  AuditPage,
+  AuditQuery,
+  AuditRow,
+  HookDetail,
+  HookHead,
+  HookItem,
+  HookRow,
+  HookVersionRow,
+  KeyRow,
+  NewHookVersion,
+  RollbackResult,
+  StorageCaps,
+  Store,
+  StoredRuntime,
+  TenantPolicy,
+  TenantRow,
+} from "../store/store.ts";

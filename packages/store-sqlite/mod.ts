@@ -4,3 +4,28 @@
  * @module
  */
 export { openSqliteStore } from "./sqlite.ts";
+
+// Types the exports above refer to.
+export type { EventType } from "../core/schema/event_types.ts";
+export { EVENT_TYPES } from "../core/schema/event_types.ts";
+export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
+export type {
+  AuditHook,
+  AuditPage,
+  AuditQuery,
+  AuditRow,
+  HookDetail,
+  HookHead,
+  HookItem,
+  HookRow,
+  HookVersionRow,
+  KeyRow,
+  NewHookVersion,
+  RollbackResult,
+  StorageCaps,
+  Store,
+  StoredRuntime,
+  TenantPolicy,
+  TenantRow,
+} from "../store/store.ts";
+export type { SqliteStoreOptions } from "./sqlite.ts";

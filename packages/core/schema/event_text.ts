@@ -19,7 +19,9 @@ import { type HookEvent, type ParseEventResult, tryParseEvent } from "./event.ts
 
 /** The JSON text of an event and the tenant the service sets on it. */
 export interface EventText {
+  /** The event (or the agent's payload) as JSON text. */
   text: string;
+  /** The tenant whose event it is. */
   tenantId: string;
   /**
    * For an agent's payload: the agent, the event name it was given (the

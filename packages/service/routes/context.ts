@@ -13,14 +13,8 @@ import type { ServiceMetrics } from "../service_metrics.ts";
 import type { StopCounts } from "../stop_counts.ts";
 import type { Store } from "../../store/store.ts";
 import type { UploadGate } from "../upload_gate.ts";
+import type { StorageLimits } from "../storage.ts";
 import type { Route } from "./route.ts";
-
-/** What one tenant may keep in the store (see `StorageLimits` in `server/app.ts`). */
-export interface StorageCaps {
-  hooksPerTenant: number;
-  versionsPerHook: number;
-  bytesPerTenant: number;
-}
 
 /** The service's parts, as the handlers see them. */
 export interface ServiceContext {
@@ -30,7 +24,7 @@ export interface ServiceContext {
   quotas: Quotas;
   audit: AuditWriter;
   metrics: ServiceMetrics;
-  storage: StorageCaps;
+  storage: StorageLimits;
   uploads: UploadGate;
   stops: StopCounts;
   /** Milliseconds since the epoch. */
