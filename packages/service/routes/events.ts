@@ -35,74 +35,77 @@ import type { Route } from "./route.ts";
 /** Default event body cap when the tenant policy sets no `input_kb`. */
 const DEFAULT_INPUT_KB = 1024;
 
+/**
+ * Runs an event for `tenant` (answering `400` if it did not validate):
+ * per-minute quotas, hooks, audit (committed first), metrics. The caller
+ * holds the tenant's concurrency lease ({@linkcode leased}).
+ */
+async function dispatchFor(
+  ctx: ServiceContext,
+  tenant: TenantRow,
+  parsed: ParseEventResult,
+  dryRun: boolean,
+  started: number,
+  generation: number | undefined,
+): Promise<{ result: DispatchResult; decisionId: string }> {
+  const { engine, quotas, audit, metrics, iso, now, log } = ctx;
+  if (!parsed.ok) {
+    const { code, message, field } = parsed.error;
+    throw new ApiError(400, code, message, field ? { field } : {});
+  }
+  const settle = audit.expect();
+  let result: DispatchResult;
+  let served: ServedHook[];
+  let fuel: Awaited<ReturnType<Quotas["reserveFuel"]>> = null;
+  try {
+    await quotas.count(tenant.id, tenant.policy, dryRun);
+    served = await engine.hooks(tenant.id, generation);
+    // fuel_per_minute: reserved before the run, so instances running together stay within it.
+    fuel = dryRun ? null : await quotas.reserveFuel(
+      tenant.id,
+      tenant.policy,
+      engine.fuelCeiling(tenant.policy, served),
+    );
+    result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event, fuel?.granted);
+    if (fuel !== null) {
+      // Settled now, whatever the audit write does: the fuel was burnt.
+      const used = result.hooks.reduce((sum, h) => sum + h.fuel, 0);
+      await fuel.settle(used).catch((err) =>
+        log({ at: iso(), level: "error", msg: "fuel charge failed", error: String(err) })
+      );
+    }
+  } catch (err) {
+    await fuel?.settle(0).catch(() => {});
+    throw err;
+  } finally {
+    settle(); // the row follows synchronously: it is written below, or never
+  }
+  const decisionId = newId("dec", now());
+  const row = auditRow(
+    decisionId,
+    tenant.id,
+    iso(),
+    parsed.event.session_id,
+    result,
+    served,
+    dryRun,
+  );
+  try {
+    row.tenant_created_at = tenant.created_at;
+    await audit.write(row);
+  } catch (err) {
+    // Deleted while its event ran: nothing of it is kept, and there is no answer to give.
+    if (err instanceof TenantGone) throw tenantNotFound(tenant.id);
+    log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });
+    throw storeUnavailable();
+  }
+  metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
+  return { result, decisionId };
+}
+
 /** The routes that run events. */
 export function eventRoutes(ctx: ServiceContext): Route[] {
-  const { engine, quotas, audit, metrics, stops, iso, now, log } = ctx;
-  /**
-   * Runs an event for `tenant` (answering `400` if it did not validate):
-   * per-minute quotas, hooks, audit (committed first), metrics. The caller
-   * holds the tenant's concurrency lease ({@linkcode leased}).
-   */
-  const dispatchFor = async (
-    tenant: TenantRow,
-    parsed: ParseEventResult,
-    dryRun: boolean,
-    started: number,
-    generation: number | undefined,
-  ): Promise<{ result: DispatchResult; decisionId: string }> => {
-    if (!parsed.ok) {
-      const { code, message, field } = parsed.error;
-      throw new ApiError(400, code, message, field ? { field } : {});
-    }
-    const settle = audit.expect();
-    let result: DispatchResult;
-    let served: ServedHook[];
-    let fuel: Awaited<ReturnType<Quotas["reserveFuel"]>> = null;
-    try {
-      await quotas.count(tenant.id, tenant.policy, dryRun);
-      served = await engine.hooks(tenant.id, generation);
-      // fuel_per_minute: reserved before the run, so instances running together stay within it.
-      fuel = dryRun ? null : await quotas.reserveFuel(
-        tenant.id,
-        tenant.policy,
-        engine.fuelCeiling(tenant.policy, served),
-      );
-      result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event, fuel?.granted);
-      if (fuel !== null) {
-        // Settled now, whatever the audit write does: the fuel was burnt.
-        const used = result.hooks.reduce((sum, h) => sum + h.fuel, 0);
-        await fuel.settle(used).catch((err) =>
-          log({ at: iso(), level: "error", msg: "fuel charge failed", error: String(err) })
-        );
-      }
-    } catch (err) {
-      await fuel?.settle(0).catch(() => {});
-      throw err;
-    } finally {
-      settle(); // the row follows synchronously: it is written below, or never
-    }
-    const decisionId = newId("dec", now());
-    const row = auditRow(
-      decisionId,
-      tenant.id,
-      iso(),
-      parsed.event.session_id,
-      result,
-      served,
-      dryRun,
-    );
-    try {
-      row.tenant_created_at = tenant.created_at;
-      await audit.write(row);
-    } catch (err) {
-      // Deleted while its event ran: nothing of it is kept, and there is no answer to give.
-      if (err instanceof TenantGone) throw tenantNotFound(tenant.id);
-      log({ at: iso(), level: "error", msg: "audit write failed", error: String(err) });
-      throw storeUnavailable();
-    }
-    metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
-    return { result, decisionId };
-  };
+  const { engine, quotas, stops, iso } = ctx;
   return [
     {
       method: "post",
@@ -124,6 +127,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           const text = await readText(c, eventLimit(tenant));
           const parsed = parseEventText({ text, tenantId: tenant.id }, jsonOf(text));
           const { result, decisionId } = await dispatchFor(
+            ctx,
             tenant,
             parsed,
             dryRun,
@@ -212,6 +216,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
               parsed.event.stop_count = count;
             }
             const { result, decisionId } = await dispatchFor(
+              ctx,
               tenant,
               parsed,
               false,
