@@ -5,6 +5,7 @@
  * @module
  */
 import type postgres from "postgres";
+import { BLOBS_STORED_INDEX, HOOK_VERSIONS_HEAD_INDEX } from "../store/migrations.ts";
 
 /** Versioned schema migrations; each runs once, in order, under an advisory lock. */
 const MIGRATIONS: string[] = [
@@ -39,6 +40,8 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (tenant_id, lease_id));`,
   `ALTER TABLE hook_versions ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0;
    ALTER TABLE blobs ADD COLUMN stored_at BIGINT NOT NULL DEFAULT 0;`,
+  BLOBS_STORED_INDEX,
+  HOOK_VERSIONS_HEAD_INDEX,
 ];
 
 /** Arbitrary key of the advisory lock that serialises migrations. */

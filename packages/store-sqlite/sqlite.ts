@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { BLOBS_STORED_INDEX, HOOK_VERSIONS_HEAD_INDEX } from "../store/migrations.ts";
 import { statSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Manifest } from "../core/schema/manifest.ts";
@@ -51,13 +52,8 @@ const MIGRATIONS: string[] = [
      PRIMARY KEY (tenant_id, lease_id));`,
   `ALTER TABLE hook_versions ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE blobs ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;`,
-  // The sweep finds its candidates here: `stored_at` sits after the bytes in
-  // a blob's row, and reading it from the table walks every plugin's pages.
-  `CREATE INDEX blobs_stored ON blobs (stored_at, sha256);`,
-  // Heads of hook versions without reading their manifests and bodies (which
-  // sit before `created_at` in the row): after an upload anywhere, each
-  // tenant's hook list is read again, and only changed versions in full.
-  `CREATE INDEX hook_versions_head ON hook_versions (tenant_id, name, version, sha256, created_at);`,
+  BLOBS_STORED_INDEX,
+  HOOK_VERSIONS_HEAD_INDEX,
 ];
 
 /** Options of {@link openSqliteStore}. */

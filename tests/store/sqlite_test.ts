@@ -323,3 +323,20 @@ Deno.test("sqlite store: an audit page whose rows are deleted between its two re
     await store.close();
   }
 });
+
+Deno.test("sqlite store: the migrations both stores share (the indexes) are applied", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const store = openSqliteStore(`${dir}/hookbox.db`);
+  await store.migrate();
+  await store.close();
+  const db = new DatabaseSync(`${dir}/hookbox.db`);
+  try {
+    const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all()
+      .map((r) => String((r as { name: string }).name));
+    for (const index of ["blobs_stored", "hook_versions_head"]) {
+      assert.ok(names.includes(index), `${index} in ${names.join(", ")}`);
+    }
+  } finally {
+    db.close();
+  }
+});

@@ -1,0 +1,22 @@
+/**
+ * Schema migrations whose SQL both stores run as written. The tables differ
+ * by dialect (JSONB or TEXT, BYTEA or BLOB, BIGSERIAL or AUTOINCREMENT), so
+ * each store keeps its own list of those; what is the same in both — the
+ * indexes — is written once, here, and each store's list takes it in order.
+ *
+ * @module
+ */
+
+/**
+ * The blob sweep finds its candidates here: `stored_at` sits after the bytes
+ * in a blob's row, and reading it from the table walks every plugin's pages.
+ */
+export const BLOBS_STORED_INDEX = "CREATE INDEX blobs_stored ON blobs (stored_at, sha256);";
+
+/**
+ * Heads of hook versions without reading their manifests and bodies (which
+ * sit before `created_at` in the row): after an upload anywhere, each
+ * tenant's hook list is read again, and only changed versions in full.
+ */
+export const HOOK_VERSIONS_HEAD_INDEX =
+  "CREATE INDEX hook_versions_head ON hook_versions (tenant_id, name, version, sha256, created_at);";
