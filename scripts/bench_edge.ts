@@ -18,7 +18,7 @@ import { denoFs } from "../packages/host-deno/fs.ts";
 import { loadHook } from "../packages/core/hook/discover.ts";
 import { openSqliteStore } from "../packages/store-sqlite/sqlite.ts";
 import { encodeBase64 } from "../tests/_base64.ts";
-import { harness, hookMd, toolEvent, wasmFolder } from "../tests/server/_api.ts";
+import { harness, hookMd, toolEvent, wasmFolder } from "../tests/service/_api.ts";
 import { freePort, startWorkerd } from "../tests/_workerd.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { median, percentile } from "./_stats.ts";

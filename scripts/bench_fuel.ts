@@ -8,7 +8,7 @@ import wabtInit from "wabt";
 import { instrument } from "../packages/rewriter/mod.ts";
 
 const wabt = await wabtInit();
-const fixtures = new URL("../tests/wasm/fixtures/", import.meta.url);
+const fixtures = new URL("../tests/rewriter/fixtures/", import.meta.url);
 
 async function compile(name: string): Promise<Uint8Array<ArrayBuffer>> {
   const text = await Deno.readTextFile(new URL(name, fixtures));

@@ -15,7 +15,7 @@
  */
 import { parseArgs } from "node:util";
 import { EDGE_FUEL_PER_MS } from "../packages/edge/worker.ts";
-import { corpusRuntime, request, wasmHook } from "../tests/runtime/wasm/_corpus.ts";
+import { corpusRuntime, request, wasmHook } from "../tests/runtime-wasm/_corpus.ts";
 import { median } from "./_stats.ts";
 
 const { values } = parseArgs({

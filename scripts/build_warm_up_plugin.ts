@@ -2,7 +2,7 @@
  * Writes the bytes of `packages/deno/serve/warm_up.wat` (the plugin `hookbox
  * serve` warms itself up with) into `packages/deno/serve/_warm_up_plugin.ts`,
  * so the server needs no WebAssembly text assembler at run time.
- * `tests/server/warm_up_test.ts` fails when the two disagree.
+ * `tests/service/warm_up_test.ts` fails when the two disagree.
  *
  *     deno run -A scripts/build_warm_up_plugin.ts
  *

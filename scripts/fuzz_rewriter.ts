@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { addFigures, checkRewrite, noFigures } from "../tests/fuzz/_differential.ts";
 import { generateModule, moduleStream } from "../tests/fuzz/_module_gen.ts";
-import { wat } from "../tests/wasm/_wat.ts";
+import { wat } from "../tests/rewriter/_wat.ts";
 
 const { values } = parseArgs({
   args: Deno.args,

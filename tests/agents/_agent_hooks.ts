@@ -4,7 +4,7 @@
  * session start and on each prompt, and a stop gate that blocks stopping.
  */
 import { hookMd } from "../_helpers.ts";
-import { corpus } from "../runtime/wasm/_corpus.ts";
+import { corpus } from "../runtime-wasm/_corpus.ts";
 
 /** What the guard says when it blocks. */
 export const GUARD_REASON = "rm -rf is not allowed";

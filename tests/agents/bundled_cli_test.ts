@@ -8,7 +8,7 @@ import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { ROOT, runWithStdin } from "../_helpers.ts";
 import { claudeBash, GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 import { hookMd } from "../_helpers.ts";
-import { corpus } from "../runtime/wasm/_corpus.ts";
+import { corpus } from "../runtime-wasm/_corpus.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 

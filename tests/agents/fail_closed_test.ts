@@ -9,7 +9,7 @@
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { hookMd, ROOT, withoutDenoNotices } from "../_helpers.ts";
-import { corpus } from "../runtime/wasm/_corpus.ts";
+import { corpus } from "../runtime-wasm/_corpus.ts";
 import { lastAnswerIn } from "../../packages/cli/_stop.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-fail-closed-" });

@@ -17,7 +17,7 @@ import { cachedPluginId, compileHook } from "../../packages/compile/mod.ts";
 import { denoFs } from "../../packages/host-deno/fs.ts";
 import { loadHook } from "../../packages/core/hook/discover.ts";
 import { fakeHook, hookMd } from "../_helpers.ts";
-import { corpus, LIMITS } from "../runtime/wasm/_corpus.ts";
+import { corpus, LIMITS } from "../runtime-wasm/_corpus.ts";
 
 /** The disk cache in `dir` over two corpus plugins, `guard` and `block`, counting reads of them. */
 async function corpusLoader(dir: string) {

@@ -6,7 +6,7 @@
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ROOT, runWithStdin } from "../_helpers.ts";
-import { type Harness, harness, wasmFolder } from "../server/_api.ts";
+import { type Harness, harness, wasmFolder } from "../service/_api.ts";
 import { claudeBash } from "./_agent_hooks.ts";
 
 const CLI = [Deno.execPath(), "run", "-A", `${ROOT}/packages/cli/main.ts`];

@@ -11,7 +11,7 @@ import { denoFs } from "../../packages/host-deno/fs.ts";
 import { compileHook } from "../../packages/compile/mod.ts";
 import { loadHook } from "../../packages/core/hook/discover.ts";
 import { hookMd, ROOT } from "../_helpers.ts";
-import { corpus } from "../runtime/wasm/_corpus.ts";
+import { corpus } from "../runtime-wasm/_corpus.ts";
 import type { Case, HookSpec } from "./cases.ts";
 
 /** Where the compiled plugins are cached between runs. */

@@ -15,7 +15,7 @@ import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { ROOT } from "../_helpers.ts";
 import { startWorkerd } from "../_workerd.ts";
-import { harness } from "../server/_api.ts";
+import { harness } from "../service/_api.ts";
 import {
   BASIC,
   type Case,

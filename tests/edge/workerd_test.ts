@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { writeBundle } from "../../packages/deno/bundle.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
-import { ADMIN, harness, toolEvent, wasmFolder } from "../server/_api.ts";
+import { ADMIN, harness, toolEvent, wasmFolder } from "../service/_api.ts";
 import { startWorkerd } from "../_workerd.ts";
 
 async function post(url: string, key: string, event: unknown) {

@@ -18,7 +18,7 @@ import { prepare } from "../../packages/runtime-wasm/_loader.ts";
 import { parseEventJson } from "../../packages/core/schema/event.ts";
 import { EVENT_TYPES } from "../../packages/core/schema/event_types.ts";
 import { readStdout } from "../../packages/core/schema/output.ts";
-import { wat } from "../wasm/_wat.ts";
+import { wat } from "../rewriter/_wat.ts";
 
 /** A parser that failed in a way no caller can handle: not a coded error. */
 export class Finding extends Error {}

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { addFigures, checkRewrite, noFigures } from "./_differential.ts";
 import { generateModule, moduleStream } from "./_module_gen.ts";
-import { wat } from "../wasm/_wat.ts";
+import { wat } from "../rewriter/_wat.ts";
 
 const SEED = Number(Deno.env.get("HOOKBOX_FUZZ_SEED") ?? 20261122);
 

@@ -8,7 +8,7 @@
  */
 import type { DispatchResult, HookRecord } from "../../packages/hookbox/deno.ts";
 import { hookMd } from "../_helpers.ts";
-import { corpus } from "../runtime/wasm/_corpus.ts";
+import { corpus } from "../runtime-wasm/_corpus.ts";
 
 /** Bytes that are not a WebAssembly module at all. */
 export const GARBAGE: Uint8Array = new TextEncoder().encode("#!/bin/sh\nrm -rf / # not wasm\n");

@@ -9,7 +9,7 @@ import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import ts from "typescript";
 import { writeNpmPackage } from "../../scripts/npm.ts";
 import { hookMd, ROOT } from "../_helpers.ts";
-import { corpus } from "../runtime/wasm/_corpus.ts";
+import { corpus } from "../runtime-wasm/_corpus.ts";
 
 const CONSUMER = `
 import { createCoreExecutor, createWasmRuntime, HookboxError } from "@hookbox/hookbox";

@@ -3,7 +3,7 @@
  * record and the source of every error: this path only ever accepts what the
  * zod schemas of `event.ts` accept, producing the same object (same keys in
  * the same order, defaults filled in), and answers null — "ask zod" — for
- * anything it is not sure of. `tests/schema/event_fast_test.ts` checks that
+ * anything it is not sure of. `tests/core/schema/event_fast_test.ts` checks that
  * against zod on generated events.
  *
  * @module

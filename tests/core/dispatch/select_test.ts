@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { fakeHook, toolEvent } from "../../_helpers.ts";
+import { names, run } from "./_run.ts";
+
+const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
+  toolEvent({ tool_name, tool_input });
+
+async function selected(
+  hook: ReturnType<typeof fakeHook>,
+  event: Record<string, unknown>,
+): Promise<boolean> {
+  const { result, called } = await run([hook], event);
+  assert.deepEqual(names(result), called);
+  return called.length === 1;
+}
+
+Deno.test("`dispatch()` orders by priority, then platform, user, project, then name", async () => {
+  const hooks = [
+    fakeHook({ name: "p-low", priority: 5 }, { level: "platform" }),
+    fakeHook({ name: "zeta" }, { level: "project" }),
+    fakeHook({ name: "alpha" }, { level: "project" }),
+    fakeHook({ name: "user-b" }, { level: "user" }),
+    fakeHook({ name: "top", priority: 1000 }, { level: "project" }),
+    fakeHook({ name: "user-a" }, { level: "user" }),
+    fakeHook({ name: "zz-platform" }, { level: "platform" }),
+    fakeHook({ name: "mid", priority: 500 }, { level: "user" }),
+  ];
+  const { result, called } = await run(hooks, toolEvent());
+  const expected = ["top", "mid", "zz-platform", "user-a", "user-b", "alpha", "zeta", "p-low"];
+  assert.deepEqual(called, expected);
+  assert.deepEqual(names(result), expected);
+});
+
+Deno.test("`dispatch()` selects hooks by trigger, including trigger lists and aliases", async () => {
+  const hooks = [
+    fakeHook({ name: "pre", trigger: "pre-tool-call" }),
+    fakeHook({ name: "both", trigger: ["pre-tool-call", "post-tool-call"] }),
+    fakeHook({ name: "snake", trigger: "post_tool_call" }),
+    fakeHook({ name: "session", trigger: "pre-session" }),
+  ];
+  assert.deepEqual((await run(hooks, toolEvent())).called, ["both", "pre"]);
+  const post = toolEvent({ event_type: "post_tool_call", tool_output: "x" });
+  assert.deepEqual((await run(hooks, post)).called, ["both", "snake"]);
+  const session = { event_type: "pre-session", session_id: "s" };
+  assert.deepEqual((await run(hooks, session)).called, ["session"]);
+});
+
+Deno.test("`dispatch()` with only matcher.tool matches tool_name", async () => {
+  const hook = fakeHook({ name: "h", matcher: { tool: "^(Shell|Bash)$" } });
+  assert.equal(await selected(hook, tool("Bash", { command: "ls" })), true);
+  assert.equal(await selected(hook, tool("Shell", {})), true);
+  assert.equal(await selected(hook, tool("BashOutput", { command: "ls" })), false);
+  assert.equal(await selected(hook, tool("Read", { path: "Bash" })), false);
+});
+
+Deno.test("`dispatch()` with only matcher.pattern matches the JSON text of tool_input", async () => {
+  const hook = fakeHook({ name: "h", matcher: { pattern: "rm\\s+-rf" } });
+  assert.equal(await selected(hook, tool("Bash", { command: "rm  -rf /" })), true);
+  assert.equal(await selected(hook, tool("Anything", { args: ["rm -rf x"] })), true);
+  assert.equal(await selected(hook, tool("Bash", { command: "ls" })), false);
+  const json = fakeHook({ name: "j", matcher: { pattern: '^\\{"command":"rm ' } });
+  assert.equal(await selected(json, tool("Bash", { command: "rm x" })), true);
+  const key = fakeHook({ name: "k", matcher: { pattern: '"path"' } });
+  assert.equal(await selected(key, tool("Read", { path: "/etc" })), true);
+});
+
+Deno.test("`dispatch()` tests matcher.pattern against tool_input only, not other fields", async () => {
+  const hook = fakeHook({ name: "h", matcher: { pattern: "Bash|sess-1" } });
+  assert.equal(await selected(hook, tool("Bash", { command: "ls" })), false);
+});
+
+Deno.test("`dispatch()` needs both matcher regexes to match when both are present", async () => {
+  const hook = fakeHook({ name: "h", matcher: { tool: "^Bash$", pattern: "rm -rf" } });
+  assert.equal(await selected(hook, tool("Bash", { command: "rm -rf /" })), true);
+  assert.equal(await selected(hook, tool("Read", { command: "rm -rf /" })), false);
+  assert.equal(await selected(hook, tool("Bash", { command: "ls" })), false);
+});
+
+Deno.test("`dispatch()` never matches matcher.tool against non-tool events", async () => {
+  const hook = fakeHook({
+    name: "h",
+    trigger: ["pre-tool-call", "pre-agent-turn"],
+    matcher: { tool: ".*" },
+  });
+  const turn = { event_type: "pre-agent-turn", session_id: "s", prompt: "hi", tool_name: "Bash" };
+  assert.equal(await selected(hook, turn), false);
+  assert.equal(await selected(hook, tool("Bash", {})), true);
+});
+
+Deno.test("`dispatch()` tests matcher.pattern against the prompt of pre-agent-turn", async () => {
+  const hook = fakeHook({ name: "h", trigger: "pre-agent-turn", matcher: { pattern: "password" } });
+  const turn = (prompt: string) => ({ event_type: "pre-agent-turn", session_id: "s", prompt });
+  assert.equal(await selected(hook, turn("my password is hunter2")), true);
+  assert.equal(await selected(hook, turn("hello")), false);
+  const sess = fakeHook({ name: "s", trigger: "pre-agent-turn", matcher: { pattern: "sess" } });
+  assert.equal(await selected(sess, { ...turn("hello"), session_id: "sess-9" }), false);
+});
+
+Deno.test("`dispatch()` tests matcher.pattern against the messages of pre-llm-call", async () => {
+  const hook = fakeHook({ name: "h", trigger: "pre-llm-call", matcher: { pattern: "secret" } });
+  const llm = (content: string) => ({
+    event_type: "pre-llm-call",
+    session_id: "s",
+    messages: [{ role: "user", content }],
+    model: "secret-model",
+  });
+  assert.equal(await selected(hook, llm("the secret is 42")), true);
+  assert.equal(await selected(hook, llm("nothing here")), false);
+});

@@ -1,0 +1,170 @@
+/**
+ * Hostile repository files: an oversized HOOK.md, unknown manifest fields,
+ * symbolic links out of a hook folder, and folders with too many hooks. Each
+ * is reported as a coded problem before anything is parsed or compiled, and
+ * the other hooks still load.
+ */
+import assert from "node:assert/strict";
+import { denoFs } from "../../../packages/host-deno/fs.ts";
+import { scanPath } from "../../../packages/core/hook/discover.ts";
+import { MAX_FRONTMATTER_CHARS, parseHookMd } from "../../../packages/core/hook/frontmatter.ts";
+import { MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "../../../packages/core/hook/files.ts";
+import { compileHook } from "../../../packages/compile/mod.ts";
+import { isHookboxError } from "../../../packages/core/errors.ts";
+import { tempTree, WASM_STUB } from "../../_helpers.ts";
+
+const stub = { files: WASM_STUB };
+
+Deno.test("`scanPath()` refuses a HOOK.md over the size cap without parsing it", async () => {
+  await using tree = await tempTree();
+  const dir = await tree.dir("project/bomb");
+  // Source of the attack: megabytes of YAML, enough to exhaust the heap when parsed.
+  const yaml = `name: bomb\ndescription: d\ntrigger: pre-tool-call\nx: [${"[1,".repeat(400_000)}`;
+  await Deno.writeTextFile(`${dir}/HOOK.md`, `---\n${yaml}\n---\n`);
+  await Deno.writeFile(`${dir}/plugin.wasm`, new Uint8Array(8));
+  await tree.hook("project", "fine", stub);
+  const found = await scanPath(denoFs, `${tree.root}/project`, "project");
+  assert.deepEqual(found.hooks.map((h) => h.name), ["fine"]);
+  assert.equal(found.problems[0]?.code, "HOOK_FILE_TOO_LARGE");
+  assert.match(found.problems[0]?.message ?? "", new RegExp(`${MAX_MANIFEST_BYTES}-byte cap`));
+});
+
+Deno.test("`parseHookMd()` refuses frontmatter over its cap and repeated keys, in linear time", () => {
+  // Source of the attack: a 50 KB frontmatter of distinct keys. The YAML
+  // library's duplicate-key check is quadratic: half a second per HOOK.md.
+  const keys = Array.from({ length: 6000 }, (_, i) => `k${i}: 1`).join("\n");
+  assert.throws(
+    () => parseHookMd(`---\nname: a\n${keys}\n---\n`),
+    (err) =>
+      isHookboxError(err, "HOOK_MANIFEST_INVALID") &&
+      err.message.includes(`over the ${MAX_FRONTMATTER_CHARS} cap`),
+  );
+  // Repeated keys are still refused, at any level, now by hookbox's own check.
+  const fm = "name: a\ndescription: d\ntrigger: pre-tool-call\nlimits:\n  fuel: 1\n  fuel: 2\n";
+  assert.throws(
+    () => parseHookMd(`---\n${fm}---\n`),
+    (err) =>
+      isHookboxError(err, "HOOK_MANIFEST_INVALID") && /repeats the key "fuel"/.test(err.message),
+  );
+  assert.throws(
+    () => parseHookMd("---\nname: a\nname: b\ndescription: d\ntrigger: pre-tool-call\n---\n"),
+    /repeats the key "name"/,
+  );
+  // Under the cap, many keys parse (and fail the schema, not the parser).
+  const some = Array.from({ length: 1000 }, (_, i) => `k${i}: 1`).join("\n");
+  assert.throws(
+    () => parseHookMd(`---\nname: a\ndescription: d\ntrigger: pre-tool-call\n${some}\n---\n`),
+    (err) => isHookboxError(err, "HOOK_MANIFEST_INVALID") && /k0/.test(err.message),
+  );
+});
+
+Deno.test("`scanPath()` refuses unknown top-level manifest fields, naming them", async () => {
+  await using tree = await tempTree();
+  const dir = await tree.dir("project/typo");
+  const fm = "name: typo\ndescription: d\ntrigger: pre-tool-call\ntimout: 100\n";
+  await Deno.writeTextFile(`${dir}/HOOK.md`, `---\n${fm}---\n`);
+  await Deno.writeFile(`${dir}/plugin.wasm`, new Uint8Array(8));
+  const found = await scanPath(denoFs, `${tree.root}/project`, "project");
+  assert.equal(found.problems[0]?.code, "HOOK_MANIFEST_INVALID");
+  assert.match(found.problems[0]?.message ?? "", /timout/);
+});
+
+Deno.test("`scanPath()` refuses a project hook whose scripts/ links into the repository", async () => {
+  await using tree = await tempTree();
+  await Deno.writeTextFile(`${tree.root}/project/.env`, "SECRET=1").catch(async () => {
+    await tree.dir("project");
+    await Deno.writeTextFile(`${tree.root}/project/.env`, "SECRET=1");
+  });
+  await Deno.writeTextFile(`${tree.root}/project/run.js`, 'console.log(require("./.env"));');
+  const dir = await tree.dir("project/.agents/hooks/leak");
+  await Deno.writeTextFile(
+    `${dir}/HOOK.md`,
+    "---\nname: leak\ndescription: d\ntrigger: pre-tool-call\n---\n",
+  );
+  await Deno.symlink(`${tree.root}/project`, `${dir}/scripts`);
+  const found = await scanPath(denoFs, `${tree.root}/project/.agents/hooks`, "project");
+  assert.deepEqual(found.hooks, []);
+  assert.equal(found.problems[0]?.code, "HOOK_PATH_OUTSIDE");
+  assert.equal(found.problems[0]?.path, `${dir}/scripts/run.js`);
+});
+
+Deno.test("`compileHook()` refuses an entry that resolves outside its hook folder", async () => {
+  await using tree = await tempTree();
+  await Deno.writeTextFile(`${tree.root}/outside.js`, "process.exit(0);");
+  const dir = await tree.dir("hooks/h/scripts");
+  await Deno.symlink(`${tree.root}/outside.js`, `${dir}/run.js`);
+  const hook = {
+    name: "h",
+    level: "project" as const,
+    dir: `${tree.root}/hooks/h`,
+    body: "",
+    entry: { runtime: "wasm" as const, format: "js" as const, path: `${dir}/run.js` },
+    manifest: {} as never,
+  };
+  await assert.rejects(
+    () => compileHook(hook, { cacheDir: `${tree.root}/cache` }),
+    (err) => isHookboxError(err, "HOOK_PATH_OUTSIDE"),
+  );
+});
+
+Deno.test("`scanPath()` follows a symlinked platform hook and reports a symlinked project one", async () => {
+  await using tree = await tempTree();
+  const real = await tree.hook("store", "guard", stub);
+  await tree.dir("platform");
+  await tree.dir("project");
+  await Deno.symlink(real, `${tree.root}/platform/guard`);
+  await Deno.symlink(real, `${tree.root}/project/guard`);
+  await Deno.writeTextFile(`${tree.root}/platform/README.md`, "documented as ignored");
+  const platform = await scanPath(denoFs, `${tree.root}/platform`, "platform");
+  assert.deepEqual(platform.hooks.map((h) => h.name), ["guard"]);
+  assert.deepEqual(platform.problems, []);
+  const project = await scanPath(denoFs, `${tree.root}/project`, "project");
+  assert.deepEqual(project.hooks, []);
+  assert.equal(project.problems[0]?.code, "HOOK_PATH_OUTSIDE");
+});
+
+Deno.test("`scanPath()` reads at most MAX_HOOKS_PER_FOLDER hook folders and reports the rest", async () => {
+  await using tree = await tempTree();
+  await tree.dir("project");
+  const names = Array.from({ length: MAX_HOOKS_PER_FOLDER + 2 }, (_, i) => `h${i}`);
+  await Promise.all(names.map((n) => Deno.mkdir(`${tree.root}/project/${n}`)));
+  const found = await scanPath(denoFs, `${tree.root}/project`, "project");
+  const tooMany = found.problems.filter((p) => p.code === "HOOK_TOO_MANY");
+  assert.equal(tooMany.length, 1);
+  assert.equal(found.problems.length, MAX_HOOKS_PER_FOLDER + 1, "one problem per folder read");
+});
+
+Deno.test("`createExecutor()` matches a catastrophic matcher regex in linear time", async () => {
+  await using tree = await tempTree();
+  // The attack: `(a+)+$` against 30+ characters backtracks for minutes in a JS RegExp.
+  await tree.hook("project", "redos", {
+    ...stub,
+    frontmatter: { matcher: { tool: "^(a+)+$", pattern: "(x+x+)+y" } },
+  });
+  const { createExecutor } = await import("../../../packages/hookbox/deno.ts");
+  const { fakeRuntime, toolEvent } = await import("../../_helpers.ts");
+  const runtime = fakeRuntime();
+  const executor = createExecutor({
+    userDir: null,
+    projectDir: `${tree.root}/project`,
+    runtimes: { wasm: runtime },
+  });
+  const event = toolEvent({
+    tool_name: `${"a".repeat(5000)}!`,
+    tool_input: { c: "x".repeat(5000) },
+  });
+  const result = await executor.dispatch(event);
+  assert.deepEqual(result.hooks, [], "neither regex matches, and dispatch returned");
+  await executor.close();
+});
+
+Deno.test("`scanPath()` refuses a matcher RE2 cannot compile, naming the field", async () => {
+  await using tree = await tempTree();
+  await tree.hook("project", "lookbehind", {
+    ...stub,
+    frontmatter: { matcher: { tool: "(?<=a)b" } },
+  });
+  const found = await scanPath(denoFs, `${tree.root}/project`, "project");
+  assert.equal(found.problems[0]?.code, "HOOK_MANIFEST_INVALID");
+  assert.equal(found.problems[0]?.field, "matcher.tool");
+});
