@@ -1,26 +1,19 @@
 /** `hookbox bundle`: a Worker for edge runtimes from the service's store (SPEC §7). */
 import { parseArgs } from "node:util";
+import { parseOptions, usageLine } from "./commands.ts";
 import { writeBundle } from "../deno/bundle.ts";
 import { openStore } from "../deno/serve/serve.ts";
 import { EXIT } from "./_io.ts";
-import { BUNDLE_USAGE } from "./usage.ts";
 
 /** Writes the bundle; returns the exit code. */
 export async function bundleCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      out: { type: "string" },
-      db: { type: "string" },
-      tenant: { type: "string", multiple: true },
-      port: { type: "string", default: "8787" },
-      "compatibility-date": { type: "string" },
-      "audit-url": { type: "string" },
-    },
+    options: parseOptions("bundle"),
     strict: true,
   });
   if (values.out === undefined) {
-    console.error(`hookbox bundle: --out DIR is required\nusage: ${BUNDLE_USAGE}`);
+    console.error(`hookbox bundle: --out DIR is required\nusage: ${usageLine("bundle")}`);
     return EXIT.bad;
   }
   const port = Number(values.port);

@@ -1,22 +1,22 @@
 /** `hookbox compile HOOK_DIR... [--out DIR]`: builds each hook's plugin. */
 import { parseArgs } from "node:util";
+import { parseOptions, usageLine } from "./commands.ts";
 import { absolute, denoFs } from "../host-deno/fs.ts";
 import { compileHook, defaultCacheDir } from "../compile/mod.ts";
 import { HookboxError } from "../core/errors.ts";
 import { loadHook } from "../core/hook/discover.ts";
 import { loadPlugin } from "../runtime-wasm/mod.ts";
 import { EXIT, UsageError } from "./_io.ts";
-import { COMPILE_USAGE } from "./usage.ts";
 
 /** Runs the command; returns the exit code. */
 export async function compileCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { out: { type: "string", default: "." }, "cache-dir": { type: "string" } },
+    options: parseOptions("compile"),
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length === 0) throw new UsageError(`nothing to compile; usage: ${COMPILE_USAGE}`);
+  if (positionals.length === 0) throw new UsageError(`nothing to compile; usage: ${usageLine("compile")}`);
   const out = absolute(values.out);
   await Deno.mkdir(out, { recursive: true });
   const cacheDir = values["cache-dir"] ?? defaultCacheDir();

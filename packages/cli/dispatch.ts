@@ -1,5 +1,6 @@
 /** `hookbox dispatch`: one event JSON on stdin, the result JSON on stdout. */
 import { parseArgs } from "node:util";
+import { parseOptions } from "./commands.ts";
 import { parseEventObject } from "../core/schema/event.ts";
 import type { DispatchResult } from "../core/dispatch/result.ts";
 import type { ExecutorOptions } from "../deno/executor.ts";
@@ -20,18 +21,12 @@ export async function dispatchCommand(
 ): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      event: { type: "string" },
-      "work-dir": { type: "string" },
-      "allow-subprocess": { type: "boolean", default: false },
-      "hooks-dir": { type: "string", multiple: true, default: [] },
-      tenant: { type: "string" },
-      agent: { type: "string" },
-      strict: { type: "boolean", default: false },
-    },
+    options: parseOptions("dispatch"),
     strict: true,
     allowPositionals: false,
   });
+  // --remote is taken by main.ts before this command loads; what is left of it is a mistake.
+  if (values["timeout-ms"] !== undefined) throw new UsageError("--timeout-ms needs --remote URL");
   if (values.agent !== undefined) {
     if (!isAgentName(values.agent)) {
       throw new UsageError(`unknown agent "${values.agent}"; one of ${AGENTS.join(", ")}`);

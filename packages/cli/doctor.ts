@@ -6,12 +6,12 @@
  * before an agent depends on it.
  */
 import { parseArgs } from "node:util";
+import { parseOptions, usageLine } from "./commands.ts";
 import { absolute } from "../host-deno/fs.ts";
 import { AGENT_EVENTS, type AgentName } from "../agents/adapters.ts";
 import { type InstallableAgent, installedEntries, parseConfigText } from "../agents/install.ts";
 import { EXIT } from "./_io.ts";
 import { configPath, configuredAgent, ignoredByAgent, readConfig, TRUST_STEPS } from "./install.ts";
-import { DOCTOR_USAGE } from "./usage.ts";
 
 /** Most time one synthetic event may take, ms (a first compile included). */
 const EVENT_TIMEOUT_MS = 120_000;
@@ -20,14 +20,10 @@ const EVENT_TIMEOUT_MS = 120_000;
 export async function doctorCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      agent: { type: "string" },
-      project: { type: "string" },
-      user: { type: "boolean", default: false },
-    },
+    options: parseOptions("doctor"),
     strict: true,
   });
-  const agent = configuredAgent(values, DOCTOR_USAGE);
+  const agent = configuredAgent(values, usageLine("doctor"));
   const project = absolute(values.project ?? ".");
   const file = configPath(agent, values.user, values.project);
   const text = await readConfig(file);

@@ -4,6 +4,7 @@
  * hook config file, keeping everything else in it (SPEC §8).
  */
 import { parseArgs } from "node:util";
+import { parseOptions, usageLine } from "./commands.ts";
 import { absolute, readCappedFile } from "../host-deno/fs.ts";
 import { isHookboxError } from "../core/errors.ts";
 import { isInside } from "../core/host.ts";
@@ -22,7 +23,6 @@ import {
 } from "../agents/install.ts";
 import { parse, type ParseError, parseTree } from "jsonc-parser";
 import { EXIT, UsageError } from "./_io.ts";
-import { INSTALL_USAGE } from "./usage.ts";
 
 /** `hookbox install`. */
 export function installCommand(args: string[]): Promise<number> {
@@ -37,18 +37,10 @@ export function uninstallCommand(args: string[]): Promise<number> {
 async function run(args: string[], mode: "install" | "uninstall"): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      agent: { type: "string" },
-      project: { type: "string" },
-      user: { type: "boolean", default: false },
-      http: { type: "string" },
-      command: { type: "string" },
-      "hooks-dir": { type: "string", multiple: true, default: [] },
-      force: { type: "boolean", default: false },
-    },
+    options: parseOptions(mode),
     strict: true,
   });
-  const agent = configuredAgent(values, INSTALL_USAGE);
+  const agent = configuredAgent(values, usageLine(mode));
   if (values.http !== undefined) {
     if (mode === "uninstall") throw new UsageError("--http is for install only");
     if (!HTTP_AGENTS.includes(agent)) {

@@ -1,5 +1,6 @@
 /** `hookbox list`: the hooks that would apply, in dispatch order, per event. */
 import { parseArgs } from "node:util";
+import { parseOptions } from "./commands.ts";
 import { absolute } from "../host-deno/fs.ts";
 import { compareHooks } from "../core/dispatch/select.ts";
 import { createExecutor } from "../deno/executor.ts";
@@ -11,11 +12,7 @@ import { problemLine } from "./validate.ts";
 export async function listCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      "work-dir": { type: "string" },
-      "hooks-dir": { type: "string", multiple: true, default: [] },
-      json: { type: "boolean", default: false },
-    },
+    options: parseOptions("list"),
     strict: true,
   });
   const workDir = absolute(values["work-dir"] ?? Deno.cwd());

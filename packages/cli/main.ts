@@ -13,16 +13,8 @@ import { errorLine, EXIT, stdinOnce, UsageError } from "./_io.ts";
 import { defaultCacheDir } from "../host-deno/cache_dir.ts";
 import { eventContext, prefetchPrepared } from "../deno/prepared_prefetch.ts";
 import { loadRe2, loadZod } from "../core/schema/loaders.ts";
-import {
-  BUNDLE_USAGE,
-  COMPILE_USAGE,
-  DISPATCH_USAGE,
-  DOCTOR_USAGE,
-  INSTALL_USAGE,
-  LIST_USAGE,
-  SERVE_USAGE,
-  VALIDATE_USAGE,
-} from "./usage.ts";
+import { COMMANDS, helpText, isCommand, overview } from "./commands.ts";
+import hookboxPackage from "../hookbox/deno.json" with { type: "json" };
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -37,7 +29,7 @@ const fromSource = (name: string) => (): Promise<Command> => {
   );
 };
 
-const COMMANDS: Record<string, () => Promise<Command>> = {
+const LOADERS: Record<keyof typeof COMMANDS, () => Promise<Command>> = {
   dispatch: async () => (await import("./dispatch.ts")).dispatchCommand,
   validate: async () => (await import("./validate.ts")).validateCommand,
   list: async () => (await import("./list.ts")).listCommand,
@@ -49,22 +41,33 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import("./doctor.ts")).doctorCommand,
 };
 
-const USAGE = `usage:
-  ${DISPATCH_USAGE}
-  ${VALIDATE_USAGE}
-  ${LIST_USAGE}
-  ${COMPILE_USAGE}
-  ${SERVE_USAGE}
-  ${BUNDLE_USAGE}
-  ${INSTALL_USAGE}
-  ${DOCTOR_USAGE}`;
+/** The version of the hookbox package. */
+export const VERSION: string = hookboxPackage.version;
+
+const HELP = new Set(["--help", "-h"]);
 
 /** Runs the CLI with `args`; returns the process exit code. */
 export async function main(args: string[]): Promise<number> {
   const [name, ...rest] = args;
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    console.log(USAGE);
-    return name === undefined ? EXIT.bad : EXIT.allow;
+  if (name === undefined) {
+    console.error(overview(VERSION));
+    return EXIT.bad;
+  }
+  if (name === "--version" || name === "-V" || name === "version") {
+    console.log(`hookbox ${VERSION}`);
+    return EXIT.allow;
+  }
+  if (name === "help" || HELP.has(name)) {
+    const about = rest[0];
+    if (about !== undefined && !isCommand(about)) return unknownCommand(about);
+    console.log(about === undefined ? overview(VERSION) : helpText(about));
+    return EXIT.allow;
+  }
+  if (!isCommand(name)) return unknownCommand(name);
+  // Before anything reads stdin or loads a command: `hookbox validate --help` is not a folder.
+  if (rest.some((a) => HELP.has(a))) {
+    console.log(helpText(name));
+    return EXIT.allow;
   }
   // The remote form of dispatch loads one small module, not the engine.
   const remote = rest.some((a) => a === "--remote" || a.startsWith("--remote=")) ||
@@ -85,11 +88,7 @@ export async function main(args: string[]): Promise<number> {
     const input = await stdinOnce().catch(() => "");
     prefetchPrepared(defaultCacheDir(), eventContext(rest, input));
   }
-  const load = COMMANDS[name];
-  if (!load) {
-    console.error(`hookbox: unknown command "${name}"\n${USAGE}`);
-    return EXIT.bad;
-  }
+  const load = LOADERS[name];
   try {
     // Dispatch loads zod and RE2 when it needs them (the bundled CLI loads them
     // on demand, see schema/_zod.ts); every other command has them from the start.
@@ -102,6 +101,16 @@ export async function main(args: string[]): Promise<number> {
     console.error(errorLine(err));
     return EXIT.bad;
   }
+}
+
+/** One line naming the unknown command and the nearest known one, then the overview. */
+function unknownCommand(name: string): number {
+  const near = (Object.keys(COMMANDS) as string[]).find((c) =>
+    c.startsWith(name.slice(0, 3)) || name.startsWith(c)
+  );
+  const hint = near === undefined ? "" : `; did you mean "${near}"?`;
+  console.error(`hookbox: unknown command "${name}"${hint}\n\n${overview(VERSION)}`);
+  return EXIT.bad;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));

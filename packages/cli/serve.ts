@@ -1,5 +1,6 @@
 /** `hookbox serve`: the multi-tenant HTTP service of SPEC §6. */
 import { parseArgs } from "node:util";
+import { parseOptions } from "./commands.ts";
 import { startServer } from "../deno/serve/serve.ts";
 import { MAX_WARM_UP_EVENTS } from "../deno/serve/warm_up.ts";
 import { EXIT } from "./_io.ts";
@@ -8,14 +9,7 @@ import { EXIT } from "./_io.ts";
 export async function serveCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: {
-      port: { type: "string", default: "8787" },
-      hostname: { type: "string", default: "127.0.0.1" },
-      db: { type: "string" },
-      workers: { type: "string" },
-      "shutdown-grace": { type: "string" },
-      "warm-up": { type: "string" },
-    },
+    options: parseOptions("serve"),
     strict: true,
   });
   const port = Number(values.port);

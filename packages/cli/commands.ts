@@ -1,0 +1,256 @@
+/**
+ * Every command's options, in one table: each command parses its arguments
+ * with its entry here (`parseArgs` takes the `type`, `multiple` and `default`
+ * of each option; `help`, `value` and `env` are for people), and `--help`,
+ * the usage lines and docs/cli.md's list come from the same entries. A module
+ * of its own, so `main.ts` can print help without loading any command.
+ *
+ * @module
+ */
+
+/** One option of a command. */
+export interface OptionSpec {
+  /** `string` takes a value; `boolean` is a flag. */
+  type: "string" | "boolean";
+  /** May be given more than once (a list). */
+  multiple?: boolean;
+  /** Its value when not given. */
+  default?: string | boolean | string[];
+  /** What its value is called in help (`DIR`, `URL`). */
+  value?: string;
+  /** What it does, one line. */
+  help: string;
+}
+
+/** One command. */
+export interface CommandSpec {
+  /** What it does, one line. */
+  summary: string;
+  /** Its positional arguments in the usage line (`HOOK_DIR...`), if any. */
+  positionals?: string;
+  /** Its options by name (without `--`). */
+  options: Readonly<Record<string, OptionSpec>>;
+  /** Environment variables it reads, with what each does. */
+  env?: Readonly<Record<string, string>>;
+  /** Runs only from source (not in the bundled CLI). */
+  sourceOnly?: boolean;
+}
+
+const HOOKS_DIR = {
+  type: "string",
+  multiple: true,
+  default: [] as string[],
+  value: "DIR",
+  help: "a hooks folder to read at platform level",
+} as const;
+const AGENT = {
+  type: "string",
+  value: "NAME",
+  help: "claude-code, gemini-cli, codex, copilot, cursor, windsurf or agenthooks",
+} as const;
+const CACHE = "where compiled plugins and caches live (default $XDG_CACHE_HOME/hookbox)";
+
+/** The commands, in the order `hookbox --help` lists them. */
+export const COMMANDS = {
+  dispatch: {
+    summary: "runs one event (stdin) through the hooks; prints the result, exits 0 allow / 2 block",
+    options: {
+      agent: { ...AGENT, help: `read and answer in an agent's hook protocol: ${AGENT.help}` },
+      event: { type: "string", value: "NAME", help: "the agent's event name (install writes it)" },
+      "work-dir": { type: "string", value: "DIR", help: "the project (default: the event's)" },
+      "allow-subprocess": {
+        type: "boolean",
+        default: false,
+        help: "let subprocess hooks run (default: they are skipped)",
+      },
+      "hooks-dir": HOOKS_DIR,
+      tenant: { type: "string", value: "ID", help: "the tenant id the hooks run under" },
+      strict: {
+        type: "boolean",
+        default: false,
+        help: "any failed hook blocks (also $HOOKBOX_STRICT=1)",
+      },
+      remote: {
+        type: "string",
+        value: "URL",
+        help: "ask a running hookbox serve instead (with --agent; key in $HOOKBOX_KEY)",
+      },
+      "timeout-ms": { type: "string", value: "MS", help: "with --remote: how long to wait" },
+    },
+    env: {
+      HOOKBOX_STRICT: "1: any failed hook blocks",
+      HOOKBOX_REMOTE: "a hookbox serve URL: dispatch --agent asks it (as --remote)",
+      HOOKBOX_KEY: "the tenant key for --remote",
+      HOOKBOX_CACHE_DIR: CACHE,
+    },
+  },
+  validate: {
+    summary: "checks hook folders (HOOK.md, entry, plugin) and prints every problem",
+    positionals: "[DIR...]",
+    options: {},
+  },
+  list: {
+    summary: "the hooks that would apply, in dispatch order, per event",
+    options: {
+      "work-dir": { type: "string", value: "DIR", help: "the project (default: .)" },
+      "hooks-dir": HOOKS_DIR,
+      json: { type: "boolean", default: false, help: "print JSON" },
+    },
+  },
+  compile: {
+    summary: "builds each hook's plugin into DIR/NAME.wasm and prints its SHA-256",
+    positionals: "HOOK_DIR...",
+    options: {
+      out: { type: "string", default: ".", value: "DIR", help: "where plugins are written" },
+      "cache-dir": { type: "string", value: "DIR", help: CACHE },
+    },
+    env: { HOOKBOX_CACHE_DIR: CACHE },
+  },
+  serve: {
+    summary: "the multi-tenant HTTP service (docs/service.md)",
+    sourceOnly: true,
+    options: {
+      port: { type: "string", default: "8787", value: "PORT", help: "the port to listen on" },
+      hostname: {
+        type: "string",
+        default: "127.0.0.1",
+        value: "HOST",
+        help: "the address to listen on",
+      },
+      db: {
+        type: "string",
+        value: "URL",
+        help: "sqlite:PATH or postgres://… (default $XDG_DATA_HOME/hookbox/hookbox.db)",
+      },
+      workers: { type: "string", value: "N", help: "plugin worker threads (default: cores)" },
+      "shutdown-grace": {
+        type: "string",
+        value: "SECONDS",
+        help: "longest wait for requests in flight on SIGTERM (default 10)",
+      },
+      "warm-up": {
+        type: "string",
+        value: "EVENTS",
+        help: "synthetic events run before the port opens (default 2000; 0 starts cold)",
+      },
+    },
+    env: {
+      HOOKBOX_ADMIN_KEY: "the admin key (without it one is made and printed once)",
+      HOOKBOX_WASM_TIERING_BUDGET: "V8's WebAssembly tier-up budget (0 leaves V8's)",
+    },
+  },
+  bundle: {
+    summary: "writes an edge Worker (workerd, Cloudflare) from the service's store",
+    sourceOnly: true,
+    options: {
+      out: { type: "string", value: "DIR", help: "where the Worker is written (required)" },
+      db: { type: "string", value: "URL", help: "the service's store (sqlite:PATH or postgres://…)" },
+      tenant: { type: "string", multiple: true, value: "ID", help: "bundle only these tenants" },
+      port: { type: "string", default: "8787", value: "PORT", help: "the port in config.capnp" },
+      "compatibility-date": { type: "string", value: "DATE", help: "the Worker's date" },
+      "audit-url": {
+        type: "string",
+        value: "URL",
+        help: "post audit items to this /v1/audit/ingest",
+      },
+    },
+  },
+  install: {
+    summary: "registers hookbox in an agent's own hook configuration",
+    options: {
+      agent: AGENT,
+      project: { type: "string", value: "DIR", help: "the project whose config is written" },
+      user: { type: "boolean", default: false, help: "write the user's config instead" },
+      http: { type: "string", value: "URL", help: "register HTTP hooks of this hookbox serve" },
+      command: { type: "string", value: "CMD", help: "the hookbox command (default: hookbox)" },
+      "hooks-dir": HOOKS_DIR,
+      force: { type: "boolean", default: false, help: "write a config the agent would ignore" },
+    },
+  },
+  uninstall: {
+    summary: "removes what install wrote",
+    options: {
+      agent: AGENT,
+      project: { type: "string", value: "DIR", help: "the project whose config is changed" },
+      user: { type: "boolean", default: false, help: "change the user's config instead" },
+      http: { type: "string", value: "URL", help: "(as install)" },
+      command: { type: "string", value: "CMD", help: "(as install)" },
+      "hooks-dir": HOOKS_DIR,
+      force: { type: "boolean", default: false, help: "change a config the agent would ignore" },
+    },
+  },
+  doctor: {
+    summary: "sends every installed event through the installed command and says what came back",
+    options: {
+      agent: AGENT,
+      project: { type: "string", value: "DIR", help: "the project to check" },
+      user: { type: "boolean", default: false, help: "check the user's config instead" },
+    },
+    env: { HOOKBOX_KEY: "the tenant key for HTTP hooks" },
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+/** A command's name. */
+export type CommandName = keyof typeof COMMANDS;
+
+/** True when `name` is a command. */
+export function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+/** `hookbox NAME [--opt VALUE]... [POSITIONALS]`. */
+export function usageLine(name: CommandName): string {
+  const spec: CommandSpec = COMMANDS[name];
+  const opts = Object.entries(spec.options).map(([flag, o]) => {
+    const one = o.type === "string" ? `--${flag} ${o.value ?? "VALUE"}` : `--${flag}`;
+    return `[${one}]${o.multiple ? "..." : ""}`;
+  });
+  return ["hookbox", name, ...opts, ...(spec.positionals ? [spec.positionals] : [])].join(" ");
+}
+
+/** `hookbox NAME --help`: usage, what it does, each option and environment variable. */
+export function helpText(name: CommandName): string {
+  const spec: CommandSpec = COMMANDS[name];
+  const lines = [`usage: hookbox ${name}${spec.positionals ? ` ${spec.positionals}` : ""}`];
+  if (Object.keys(spec.options).length > 0) lines[0] += " [options]";
+  lines.push("", spec.summary + (spec.sourceOnly ? " (runs from source only)" : ""));
+  const options = Object.entries(spec.options).map(([flag, o]) => {
+    const left = `--${flag}${o.type === "string" ? ` ${o.value ?? "VALUE"}` : ""}`;
+    const def = o.default === undefined || o.type === "boolean" || Array.isArray(o.default)
+      ? ""
+      : ` (default ${o.default})`;
+    return [left, `${o.help}${def}${o.multiple ? "; repeatable" : ""}`] as const;
+  });
+  options.push(["--help", "print this and exit"]);
+  const width = Math.max(...options.map(([left]) => left.length));
+  lines.push("", "options:", ...options.map(([l, r]) => `  ${l.padEnd(width)}  ${r}`));
+  const env = Object.entries(spec.env ?? {});
+  if (env.length > 0) {
+    const w = Math.max(...env.map(([k]) => k.length));
+    lines.push("", "environment:", ...env.map(([k, v]) => `  ${k.padEnd(w)}  ${v}`));
+  }
+  return lines.join("\n");
+}
+
+/** `hookbox --help`: every command with what it does. */
+export function overview(version: string): string {
+  const names = Object.keys(COMMANDS) as CommandName[];
+  const width = Math.max(...names.map((n) => n.length));
+  return [
+    `hookbox ${version}: runs AI-agent hooks in WebAssembly sandboxes`,
+    "",
+    "usage: hookbox COMMAND [options]   (hookbox COMMAND --help for its options)",
+    "",
+    "commands:",
+    ...names.map((n) => `  ${n.padEnd(width)}  ${COMMANDS[n].summary}`),
+    "",
+    "  --version         print the version and exit",
+    "",
+    "docs: docs/cli.md",
+  ].join("\n");
+}
+
+/** The `parseArgs` options of a command (what `node:util` reads of the table). */
+export function parseOptions<N extends CommandName>(name: N): (typeof COMMANDS)[N]["options"] {
+  return COMMANDS[name].options;
+}
