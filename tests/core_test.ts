@@ -4,6 +4,7 @@
  * module it reaches uses `Deno.*` or imports `node:*` — those live in the
  * adapters (`./deno`, `./node`). Every export passes `deno doc --lint`.
  */
+import { VERSION } from "../packages/core/version.ts";
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { ROOT } from "./_helpers.ts";
 
@@ -50,6 +51,7 @@ const PACKAGE = `${ROOT}/packages/hookbox`;
 Deno.test("@hookbox/hookbox exports the core as '.', the Deno and Node adapters, the rewriter as './wasm'", async () => {
   const config = JSON.parse(await Deno.readTextFile(`${PACKAGE}/deno.json`));
   assertEquals(config.name, "@hookbox/hookbox");
+  assertEquals(config.version, VERSION, "packages/core/version.ts says the same version");
   assertEquals(config.exports, {
     ".": "./mod.ts",
     "./deno": "./deno.ts",

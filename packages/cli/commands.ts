@@ -89,6 +89,27 @@ export const COMMANDS = {
     positionals: "[DIR...]",
     options: {},
   },
+  test: {
+    summary: "runs each hook's tests/*.json through the sandbox and says what differed",
+    positionals: "[HOOK_DIR...]",
+    options: {
+      json: { type: "boolean", default: false, help: "print every case's result as JSON" },
+      "allow-subprocess": {
+        type: "boolean",
+        default: false,
+        help: "let a subprocess hook run (default: it is skipped)",
+      },
+    },
+    env: { HOOKBOX_CACHE_DIR: CACHE },
+  },
+  init: {
+    summary: "writes a new hook folder with a test that hookbox test passes",
+    positionals: "NAME",
+    options: {
+      lang: { type: "string", default: "js", value: "LANG", help: "js, ts or as (AssemblyScript)" },
+      dir: { type: "string", default: ".", value: "DIR", help: "where the hook folder goes" },
+    },
+  },
   list: {
     summary: "the hooks that would apply, in dispatch order, per event",
     options: {
@@ -144,7 +165,11 @@ export const COMMANDS = {
     sourceOnly: true,
     options: {
       out: { type: "string", value: "DIR", help: "where the Worker is written (required)" },
-      db: { type: "string", value: "URL", help: "the service's store (sqlite:PATH or postgres://…)" },
+      db: {
+        type: "string",
+        value: "URL",
+        help: "the service's store (sqlite:PATH or postgres://…)",
+      },
       tenant: { type: "string", multiple: true, value: "ID", help: "bundle only these tenants" },
       port: { type: "string", default: "8787", value: "PORT", help: "the port in config.capnp" },
       "compatibility-date": { type: "string", value: "DATE", help: "the Worker's date" },

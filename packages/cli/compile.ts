@@ -16,7 +16,9 @@ export async function compileCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (positionals.length === 0) throw new UsageError(`nothing to compile; usage: ${usageLine("compile")}`);
+  if (positionals.length === 0) {
+    throw new UsageError(`nothing to compile; usage: ${usageLine("compile")}`);
+  }
   const out = absolute(values.out);
   await Deno.mkdir(out, { recursive: true });
   const cacheDir = values["cache-dir"] ?? defaultCacheDir();

@@ -14,7 +14,7 @@ import { defaultCacheDir } from "../host-deno/cache_dir.ts";
 import { eventContext, prefetchPrepared } from "../deno/prepared_prefetch.ts";
 import { loadRe2, loadZod } from "../core/schema/loaders.ts";
 import { COMMANDS, helpText, isCommand, overview } from "./commands.ts";
-import hookboxPackage from "../hookbox/deno.json" with { type: "json" };
+import { VERSION } from "../core/version.ts";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -32,6 +32,8 @@ const fromSource = (name: string) => (): Promise<Command> => {
 const LOADERS: Record<keyof typeof COMMANDS, () => Promise<Command>> = {
   dispatch: async () => (await import("./dispatch.ts")).dispatchCommand,
   validate: async () => (await import("./validate.ts")).validateCommand,
+  test: async () => (await import("./test.ts")).testCommand,
+  init: async () => (await import("./init.ts")).initCommand,
   list: async () => (await import("./list.ts")).listCommand,
   compile: async () => (await import("./compile.ts")).compileCommand,
   serve: BUNDLED ? fromSource("serve") : async () => (await import("./serve.ts")).serveCommand,
@@ -40,9 +42,6 @@ const LOADERS: Record<keyof typeof COMMANDS, () => Promise<Command>> = {
   uninstall: async () => (await import("./install.ts")).uninstallCommand,
   doctor: async () => (await import("./doctor.ts")).doctorCommand,
 };
-
-/** The version of the hookbox package. */
-export const VERSION: string = hookboxPackage.version;
 
 const HELP = new Set(["--help", "-h"]);
 
