@@ -95,6 +95,12 @@ export function failureLines(result: DispatchResult, problems: readonly HookProb
   const lines = result.hooks.filter((h) => FAILED.has(h.outcome)).map((h) =>
     `hookbox: hook "${h.name}" (${h.level}) ${h.outcome}: ${h.detail ?? "no detail"}`
   );
+  // An ok call with a detail is a warning (stdout that looked like JSON but was not).
+  for (const h of result.hooks) {
+    if (h.outcome === "ok" && h.detail) {
+      lines.push(`hookbox: warning: hook "${h.name}" (${h.level}): ${h.detail}`);
+    }
+  }
   for (const p of problems) lines.push(`hookbox: warning: ${problemLine(p)} (skipped)`);
   return lines;
 }

@@ -236,3 +236,24 @@ Deno.test("`hookbox validate` without DIR checks the user and project hook folde
   assert.match(text, new RegExp(`HOOK_MANIFEST_INVALID ${user}/HOOK.md.*timeout`));
   assert.match(text, new RegExp(`HOOK_MANIFEST_INVALID ${project}/HOOK.md.*trigger`));
 });
+
+Deno.test("`hookbox dispatch` warns when a hook's stdout starts with { but is not JSON (read as text)", async () => {
+  const { corpus } = await import("../runtime-wasm/_corpus.ts");
+  const tree = await tempTree();
+  const dir = await tree.dir("hooks/sloppy");
+  await Deno.writeTextFile(
+    `${dir}/HOOK.md`,
+    "---\nname: sloppy\ndescription: d\ntrigger: pre-tool-call\n---\n",
+  );
+  await Deno.writeFile(`${dir}/plugin.wasm`, await corpus("brace_text_wasi"));
+  const run = await runCli(["dispatch", "--hooks-dir", `${tree.root}/hooks`], {
+    cwd: tree.root,
+    stdin: JSON.stringify(toolEvent()),
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.equal(result.decision, "allow");
+  assert.equal(result.hooks[0].outcome, "ok");
+  assert.match(result.hooks[0].detail, /stdout starts with "\{" but is not JSON .*read as text/);
+  assert.match(run.stderr, /hookbox: warning: hook "sloppy" \(platform\): stdout starts with "\{"/);
+});

@@ -179,7 +179,11 @@ function interpret(
   if (run.exitCode === 2) return finish("block", run, null);
   if (run.exitCode !== 0) return fail(run, "EXIT_CODE", String(run.exitCode));
   const reading = readStdout(run.stdout);
-  if (reading.kind === "text") return finish("ok", run, null);
+  if (reading.kind === "text") {
+    const call = finish("ok", run, null);
+    if (reading.note !== undefined) call.record.detail = reading.note;
+    return call;
+  }
   if (reading.kind === "invalid") return fail(run, "OUTPUT_INVALID", reading.error.message);
   const { control } = reading;
   const field = inputField(event.event_type);

@@ -63,7 +63,7 @@ const _injectMatches: [ParsedInject, InjectItem] extends [InjectItem, ParsedInje
 /** What a hook's stdout turned out to be. */
 export type StdoutReading =
   | { kind: "control"; control: Control }
-  | { kind: "text" }
+  | { kind: "text"; note?: string }
   | { kind: "invalid"; error: HookboxError };
 
 /**
@@ -93,8 +93,9 @@ export function readStdout(stdout: string): StdoutReading {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch {
-    return { kind: "text" };
+  } catch (err) {
+    // Text, as SPEC §3 says, but likely a mistake (`{decision: block}`): the record says so.
+    return { kind: "text", note: `stdout starts with "{" but is not JSON (${(err as Error).message}); read as text` };
   }
   const deep = tooDeepAt(value);
   if (deep !== null) {
