@@ -31,7 +31,8 @@ export async function bundleCommand(args: string[]): Promise<number> {
     console.error(`hookbox bundle: --audit-url must be an http(s) URL, got ${auditUrl}`);
     return EXIT.bad;
   }
-  const store = await openStore(values.db);
+  // A bundle reads a store; it never makes an empty one (a mistyped path bundled 0 tenants).
+  const store = await openStore(values.db, { mustExist: true });
   try {
     const summary = await writeBundle({
       store,

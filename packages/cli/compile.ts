@@ -23,6 +23,9 @@ export async function compileCommand(args: string[]): Promise<number> {
   await Deno.mkdir(out, { recursive: true });
   const cacheDir = values["cache-dir"] ?? defaultCacheDir();
   for (const dir of positionals.map(absolute)) {
+    if ((await denoFs.stat(dir))?.kind !== "dir") {
+      throw new HookboxError("HOOK_DIR_UNREADABLE", "no such folder", { path: dir });
+    }
     const hook = await loadHook(denoFs, dir, "project");
     if (hook.entry.runtime !== "wasm") {
       throw new HookboxError(

@@ -16,6 +16,13 @@ export async function listCommand(args: string[]): Promise<number> {
     strict: true,
   });
   const workDir = absolute(values["work-dir"] ?? Deno.cwd());
+  // A folder named on the command line that is not there is a mistake, not "no hooks".
+  for (const dir of [...values["hooks-dir"], ...(values["work-dir"] ? [workDir] : [])]) {
+    if ((await Deno.stat(absolute(dir)).catch(() => null))?.isDirectory !== true) {
+      console.error(`hookbox list: ${absolute(dir)}: no such folder`);
+      return EXIT.bad;
+    }
+  }
   const executor = createExecutor({ platformDirs: values["hooks-dir"], workDir });
   const hooks = await executor.hooks(workDir);
   const problems = await executor.problems(workDir);

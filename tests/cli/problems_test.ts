@@ -47,3 +47,41 @@ Deno.test("`hookbox validate` names a hook folder without HOOK.md itself", async
   assert.match(run.stdout, new RegExp(`^HOOK_MANIFEST_MISSING ${hook}: `, "m"));
   assert.doesNotMatch(run.stdout, /scripts/);
 });
+
+Deno.test("a folder named on the command line that is not there is named, never 'no hooks'", async () => {
+  const tree = await tempTree();
+  const list = await runCli(["list", "--hooks-dir", `${tree.root}/nope`], { cwd: tree.root });
+  assert.equal(list.code, 1);
+  assert.match(list.stderr, /hookbox list: .*\/nope: no such folder/);
+  const compile = await runCli(["compile", "nope"], { cwd: tree.root });
+  assert.equal(compile.code, 1);
+  assert.match(compile.stderr, /HOOK_DIR_UNREADABLE .*\/nope: no such folder/);
+});
+
+Deno.test("`hookbox bundle --db` refuses a store that is not there instead of bundling an empty one", async () => {
+  const tree = await tempTree();
+  const db = `${tree.root}/missing/hookbox.db`;
+  const run = await runCli(["bundle", "--db", `sqlite:${db}`, "--out", `${tree.root}/edge`], {
+    cwd: tree.root,
+  });
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /OPTION_INVALID: no store at .*missing\/hookbox\.db/);
+  assert.equal(await Deno.stat(db).then(() => true, () => false), false, "no store was made");
+  assert.equal(await Deno.stat(`${tree.root}/edge`).then(() => true, () => false), false);
+});
+
+Deno.test("a misspelt trigger is named with the event it probably meant and every event there is", async () => {
+  const tree = await tempTree();
+  const dir = await tree.dir("hooks/typo");
+  await Deno.writeTextFile(
+    `${dir}/HOOK.md`,
+    "---\nname: typo\ndescription: d\ntrigger: pre_tol_call\n---\n",
+  );
+  await Deno.writeTextFile(`${dir}/plugin.wasm`, "x");
+  const run = await runCli(["validate", dir], { cwd: tree.root });
+  assert.equal(run.code, 1);
+  assert.match(
+    run.stdout,
+    /field trigger: .*unknown event type "pre_tol_call"; did you mean "pre-tool-call"\? \(expected one of pre-session, .*post-llm-call-failure\)/,
+  );
+});

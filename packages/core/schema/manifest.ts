@@ -47,8 +47,28 @@ function buildManifestSchema() {
   return z.strictObject({
     name: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+").max(64),
     description: z.string().min(1),
-    trigger: z.union([eventTypeSchema(), z.array(eventTypeSchema()).min(1)])
-      .transform((t) => (Array.isArray(t) ? [...new Set(t)] : [t])),
+    // One event or a list of them; each is checked on its own, so a misspelt one is named
+    // with the events there are (a union would only say "Invalid input").
+    trigger: z.unknown().transform((value, ctx) => {
+      const list = typeof value === "string" ? [value] : value;
+      if (!Array.isArray(list) || list.length === 0) {
+        ctx.addIssue({ code: "custom", message: "must be an event type or a list of them" });
+        return z.NEVER;
+      }
+      const types: EventType[] = [];
+      for (const [i, item] of list.entries()) {
+        const parsed = eventTypeSchema().safeParse(item);
+        if (!parsed.success) {
+          const message = typeof item === "string"
+            ? parsed.error.issues[0]!.message
+            : `must be an event type, not ${JSON.stringify(item)}`;
+          ctx.addIssue({ code: "custom", message, path: typeof value === "string" ? [] : [i] });
+          return z.NEVER;
+        }
+        types.push(parsed.data);
+      }
+      return [...new Set(types)];
+    }),
     matcher: z.strictObject({ tool: regex.optional(), pattern: regex.optional() }).optional(),
     timeout: z.number().int().min(100).max(600_000).default(30_000),
     async: z.boolean().default(false),

@@ -95,7 +95,10 @@ export function readStdout(stdout: string): StdoutReading {
     value = JSON.parse(text);
   } catch (err) {
     // Text, as SPEC §3 says, but likely a mistake (`{decision: block}`): the record says so.
-    return { kind: "text", note: `stdout starts with "{" but is not JSON (${(err as Error).message}); read as text` };
+    return {
+      kind: "text",
+      note: `stdout starts with "{" but is not JSON (${(err as Error).message}); read as text`,
+    };
   }
   const deep = tooDeepAt(value);
   if (deep !== null) {

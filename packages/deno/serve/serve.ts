@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { HookboxError } from "../../core/errors.ts";
 import { createPromptRuntime } from "../../core/runtime/prompt.ts";
 import { Metrics } from "../../service/metrics.ts";
 import { createWasmRuntime } from "../../runtime-wasm/mod.ts";
@@ -78,13 +79,22 @@ export function defaultDbPath(): string {
 }
 
 /** Opens the store a `--db` value names and runs its migrations. */
-export async function openStore(db: string | undefined): Promise<Store> {
+export async function openStore(
+  db: string | undefined,
+  options: { mustExist?: boolean } = {},
+): Promise<Store> {
   let store: Store;
   if (db?.startsWith("postgres://") || db?.startsWith("postgresql://")) {
     const { openPostgresStore } = await import("../../store-postgres/postgres.ts");
     store = openPostgresStore(db);
   } else {
     const path = db === undefined ? defaultDbPath() : db.replace(/^sqlite:/, "");
+    if (options.mustExist && path !== ":memory:" && !(await Deno.stat(path).catch(() => null))) {
+      throw new HookboxError(
+        "OPTION_INVALID",
+        `no store at ${path}: name the service's database with --db sqlite:PATH or postgres://…`,
+      );
+    }
     if (path !== ":memory:") {
       await Deno.mkdir(path.slice(0, Math.max(0, path.lastIndexOf("/"))) || ".", {
         recursive: true,
