@@ -37,6 +37,8 @@ export function bundleStore(data: BundleData, audit: (rows: AuditRow[]) => Promi
     createKey: readOnly,
     revokeKey: readOnly,
     findKey: () => Promise.resolve(null),
+    // The bundle holds key hashes only: an edge Worker has no key list to show.
+    listKeys: () => Promise.resolve([]),
     liveKeyHashes: (tenantId) =>
       Promise.resolve(data.keys.filter((k) => k.tenant_id === tenantId).map((k) => k.hash)),
     tenantForKey(hash) {

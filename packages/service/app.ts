@@ -156,6 +156,8 @@ export function createService(deps: ServerDeps): Service {
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 100) / 100,
       ...(c.get("tenant" as never) ? { tenant: c.get("tenant" as never) } : {}),
+      ...(c.get("decision_id" as never) ? { decision_id: c.get("decision_id" as never) } : {}),
+      ...(c.get("error_code" as never) ? { code: c.get("error_code" as never) } : {}),
     });
   });
 
@@ -166,6 +168,7 @@ export function createService(deps: ServerDeps): Service {
     let api = err instanceof ApiError ? err : storeOrInternal(err, log);
     if (shuttingDown && api.code === "BODY_UNREADABLE") api = shuttingDownError();
     metrics.rejected(api.code);
+    c.set("error_code" as never, api.code as never);
     if (api.extra.retryAfter !== undefined) c.header("retry-after", String(api.extra.retryAfter));
     return c.json(api.body(), api.status);
   });

@@ -7,6 +7,7 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES } from "../core/errors.ts";
 import { MAX_SESSION_ID } from "../core/schema/event.ts";
+import { EVENT_TYPES } from "../core/schema/event_types.ts";
 
 /** Most items one `POST /v1/audit/ingest` takes. */
 export const MAX_INGEST_ITEMS = 1000;
@@ -60,6 +61,27 @@ function build() {
 
   const keyCreatedSchema = z.object({ id: z.string(), key: z.string() }).openapi("KeyCreated");
 
+  /** A key as an admin sees it: never the key or its hash. */
+  const keyInfoSchema = z.object({
+    id: z.string(),
+    name: z.string().nullable(),
+    created_at: z.string(),
+    revoked_at: z.string().nullable(),
+  }).openapi("KeyInfo");
+
+  /**
+   * `PATCH /v1/tenants/{id}/policy`: the fields to change (JSON merge patch,
+   * RFC 7396): a field given is set, `null` removes it, others stay.
+   */
+  const policyPatchSchema = z.strictObject(
+    Object.fromEntries(
+      Object.entries(policySchema.shape).map(([name, field]) => [
+        name,
+        (field as z.ZodOptional<z.ZodType>).unwrap().nullable().optional(),
+      ]),
+    ),
+  ).openapi("PolicyPatch");
+
   const fileValue = z.union([
     z.string(),
     z.strictObject({ base64: z.string() }),
@@ -107,9 +129,9 @@ function build() {
 
   const auditQuerySchema = z.object({
     session_id: z.string().max(256).optional(),
-    event_type: z.string().max(64).optional(),
+    event_type: z.enum(EVENT_TYPES).optional(),
     hook: z.string().max(64).optional(),
-    outcome: z.string().max(16).optional(),
+    outcome: z.enum(["ok", "block", "error", "timeout", "limit", "skipped", "async"]).optional(),
     decision: z.enum(["allow", "block"]).optional(),
     since: z.iso.datetime({ offset: true }).optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(50),
@@ -208,6 +230,8 @@ function build() {
     tenantSchema,
     keyCreateSchema,
     keyCreatedSchema,
+    keyInfoSchema,
+    policyPatchSchema,
     uploadSchema,
     uploadedSchema,
     hookItemSchema,

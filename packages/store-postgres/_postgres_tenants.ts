@@ -19,6 +19,7 @@ export function tenantMethods(c: PgContext): Pick<
   | "revokeKey"
   | "findKey"
   | "liveKeyHashes"
+  | "listKeys"
   | "tenantForKey"
 > {
   const { sql, bump, tenantRow, catalog } = c;
@@ -72,6 +73,16 @@ export function tenantMethods(c: PgContext): Pick<
       const rows = await sql`SELECT hash FROM api_keys
         WHERE tenant_id = ${tenantId} AND revoked_at IS NULL ORDER BY id`;
       return rows.map((r) => String(r.hash));
+    },
+    async listKeys(tenantId) {
+      const rows = await sql`SELECT id, name, created_at, revoked_at FROM api_keys
+        WHERE tenant_id = ${tenantId} ORDER BY created_at, id`;
+      return rows.map((r) => ({
+        id: String(r.id),
+        name: r.name === null ? null : String(r.name),
+        created_at: String(r.created_at),
+        revoked_at: r.revoked_at === null ? null : String(r.revoked_at),
+      }));
     },
     async tenantForKey(hash) {
       return await catalog.get(`k:${hash}`) as TenantRow | null;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KeyRow, Store } from "../store/store.ts";
+import type { KeyInfo, KeyRow, Store } from "../store/store.ts";
 
 import type { Row } from "../store/rows.ts";
 import { nextTurn, PRUNE_WINDOW, type SqliteContext } from "./_sqlite_context.ts";
@@ -22,6 +22,7 @@ export function tenantMethods(
   | "revokeKey"
   | "findKey"
   | "liveKeyHashes"
+  | "listKeys"
   | "tenantForKey"
 > {
   const { q, tx, bump, tenantRow } = c;
@@ -97,11 +98,27 @@ export function tenantMethods(
       ).all(tenantId) as Row[];
       return Promise.resolve(rows.map((r) => String(r.hash)));
     },
+    listKeys(tenantId) {
+      const rows = q(
+        "SELECT id, name, created_at, revoked_at FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id",
+      ).all(tenantId) as Row[];
+      return Promise.resolve(rows.map(keyInfo));
+    },
     tenantForKey(hash) {
       const r = q(
         "SELECT t.* FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.hash = ? AND k.revoked_at IS NULL",
       ).get(hash);
       return Promise.resolve(r ? tenantRow(r as Row) : null);
     },
+  };
+}
+
+/** A key row as an admin sees it. */
+function keyInfo(r: Row): KeyInfo {
+  return {
+    id: String(r.id),
+    name: r.name === null ? null : String(r.name),
+    created_at: String(r.created_at),
+    revoked_at: r.revoked_at === null ? null : String(r.revoked_at),
   };
 }

@@ -348,6 +348,7 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "listTenants",
   "findKey",
   "liveKeyHashes",
+  "listKeys",
   "tenantForKey",
   "putBlob",
   "getBlob",

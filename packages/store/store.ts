@@ -50,6 +50,19 @@ export interface TenantRow {
 }
 
 /** A stored API key (only its hash). */
+/** A key as an admin sees it (`GET /v1/tenants/{id}/keys`): never its hash. */
+export interface KeyInfo {
+  /** The key id. */
+  id: string;
+  /** Its label. */
+  name: string | null;
+  /** When it was made (RFC 3339). */
+  created_at: string;
+  /** When it was revoked, or null while it works. */
+  revoked_at: string | null;
+}
+
+/** An API key as stored. */
 export interface KeyRow {
   /** The key id. */
   id: string;
@@ -319,6 +332,8 @@ export interface Store {
   findKey(hash: string): Promise<KeyRow | null>;
   /** Hashes of a tenant's live keys (edge bundles carry them). */
   liveKeyHashes(tenantId: string): Promise<string[]>;
+  /** A tenant's keys, live and revoked, oldest first; never their hashes. */
+  listKeys(tenantId: string): Promise<KeyInfo[]>;
   /** The tenant of the live key with this hash (one query: every request asks). */
   tenantForKey(hash: string): Promise<TenantRow | null>;
 

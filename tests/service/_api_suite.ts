@@ -825,4 +825,55 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     }
     assert.ok(doc.body.paths["/v1/events"].post.requestBody);
   });
+
+  test("operators list a tenant's keys, read its audit and change some of its policy", async (h) => {
+    const key = await h.tenant("acme", { max_concurrent: 4, events_per_minute: 100 });
+    const spare = await h.call("POST", "/v1/tenants/acme/keys", { body: { name: "ci" } });
+    await h.call("DELETE", `/v1/tenants/acme/keys/${spare.body.id}`);
+    // Keys: live and revoked, never the key or its hash.
+    const keys = await h.call("GET", "/v1/tenants/acme/keys");
+    assert.equal(keys.status, 200);
+    assert.equal(keys.body.items.length, 2);
+    assert.deepEqual(Object.keys(keys.body.items[0]).sort(), [
+      "created_at",
+      "id",
+      "name",
+      "revoked_at",
+    ]);
+    const revoked = keys.body.items.find((k: { id: string }) => k.id === spare.body.id);
+    assert.equal(revoked.name, "ci");
+    assert.match(revoked.revoked_at, /^\d{4}-/);
+    assert.ok(!JSON.stringify(keys.body).includes(key), "the key itself is never listed");
+    assert.equal((await h.call("GET", "/v1/tenants/acme/keys", { key })).status, 403);
+    assert.equal((await h.call("GET", "/v1/tenants/nope/keys")).status, 404);
+    // PATCH changes the fields sent; null removes one; PUT still replaces the whole policy.
+    const patched = await h.call("PATCH", "/v1/tenants/acme/policy", {
+      body: { events_per_minute: 50, max_concurrent: null, max_memory_mb: 32 },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.deepEqual(patched.body, { events_per_minute: 50, max_memory_mb: 32 });
+    assert.deepEqual((await h.call("GET", "/v1/tenants/acme")).body.policy, patched.body);
+    const bad = await h.call("PATCH", "/v1/tenants/acme/policy", { body: { max_memory_mb: 0 } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.field, "max_memory_mb");
+    // The operator reads the tenant's audit with the same filters and pages.
+    await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    const page = await h.call("GET", "/v1/tenants/acme/audit?limit=5");
+    assert.equal(page.status, 200);
+    assert.equal(page.body.items.length, 1);
+    assert.equal((await h.call("GET", "/v1/tenants/acme/audit", { key })).status, 403);
+  });
+
+  test("audit filters outside their values are refused by name, not answered with nothing", async (h) => {
+    const key = await h.tenant("acme");
+    for (
+      const [query, field] of [["outcome=bogus", "outcome"], ["event_type=nope", "event_type"]]
+    ) {
+      const answer = await h.call("GET", `/v1/audit?${query}`, { key });
+      assert.equal(answer.status, 400, query);
+      assert.equal(answer.body.error.code, "REQUEST_INVALID");
+      assert.equal(answer.body.error.field, field);
+    }
+    assert.equal((await h.call("GET", "/v1/audit?outcome=limit", { key })).status, 200);
+  });
 }

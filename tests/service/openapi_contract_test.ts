@@ -93,6 +93,12 @@ Deno.test("every route's real answers validate against /openapi.json", async () 
     const key = created.body.key as string;
     const spare = await call("POST", "/v1/tenants/acme/keys", { body: {} });
     await call("DELETE", `/v1/tenants/acme/keys/${spare.body.id}`);
+    await call("GET", "/v1/tenants/acme/keys");
+    await call("GET", "/v1/tenants/nope/keys"); // 404
+    await call("PATCH", "/v1/tenants/acme/policy", { body: { events_per_minute: 1000 } });
+    await call("PATCH", "/v1/tenants/acme/policy", { body: { max_memory_mb: 0 } }); // 400
+    await call("GET", "/v1/tenants/acme/audit?limit=2");
+    await call("GET", "/v1/audit?outcome=bogus", { key: spare.body.key }); // 401 (revoked)
     await call("GET", "/v1/tenants", { key }); // 403
     // Hooks.
     await call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });

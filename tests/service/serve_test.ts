@@ -114,6 +114,19 @@ Deno.test("hookbox serve: listens, serves, and on SIGTERM exits 0 with every ans
     assert.equal(status.code, 0, server.stderr());
   }
   assert.match(server.stderr(), /"msg":"request"/, "structured request logs");
+  const lines = server.stderr().split("\n").filter((l) => l.startsWith("{")).map((l) =>
+    JSON.parse(l)
+  );
+  // Lifecycle, in order: what it runs with, ready, draining, stopped.
+  const life = lines.filter((l) => ["starting", "ready", "draining", "stopped"].includes(l.msg));
+  assert.deepEqual(life.map((l) => l.msg), ["starting", "ready", "draining", "stopped"]);
+  assert.equal(life[0].store, "sqlite");
+  assert.equal(life[0].workers, 1);
+  assert.equal(life[0].admin_key, "given");
+  // Each request line names its decision (events) or its error code.
+  const events = lines.filter((l) => l.msg === "request" && l.path === "/v1/events");
+  assert.equal(events.length, 20);
+  assert.ok(events.every((l) => /^dec_/.test(l.decision_id)), JSON.stringify(events[0]));
   // It warmed up before it listened, on a store of its own.
   const warmUp = server.stderr().split("\n").find((line) => line.includes('"msg":"warm-up"'));
   assert.ok(warmUp, server.stderr());

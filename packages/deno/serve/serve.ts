@@ -153,7 +153,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
   const store = await openStore(options.db);
   await tuneWasmTiering();
-  const runtimes = storeRuntimes(store, options.workers ?? navigator.hardwareConcurrency ?? 1);
+  const workers = options.workers ?? navigator.hardwareConcurrency ?? 1;
+  // What this process runs with, one line (never a key or a password).
+  log({
+    at: new Date().toISOString(),
+    level: "info",
+    msg: "starting",
+    store: store.kind,
+    db: redactedDb(options.db),
+    workers,
+    warm_up: options.warmUpEvents ?? WARM_UP_EVENTS,
+    shutdown_grace_ms: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
+    admin_key: options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY") ? "given" : "generated",
+  });
+  const runtimes = storeRuntimes(store, workers);
   const engine: Engine = createEngine({ store, runtimes });
   const builder = createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {});
   const warmUpEvents = options.warmUpEvents ?? WARM_UP_EVENTS;
@@ -196,6 +209,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     hostname: options.hostname ?? "127.0.0.1",
     onListen: ({ hostname, port }) => {
       const url = `http://${hostname}:${port}`;
+      log({ at: new Date().toISOString(), level: "info", msg: "ready", url });
+      sink?.flush();
       console.error(`listening on ${url}`);
       resolveReady(url);
     },
@@ -208,6 +223,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     stopping ??= (async () => {
       clearInterval(retention);
       service.beginShutdown();
+      log({ at: new Date().toISOString(), level: "info", msg: "draining", grace_ms: grace });
       if (!(await settlesWithin(server.shutdown(), grace))) {
         // What is still open is left to the end of the process: answers not
         // given are never audited, and the ones given already are committed.
@@ -222,6 +238,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await service.audit.flush();
       await Promise.all([runtimes.wasm.close?.(), runtimes.prompt.close?.()]);
       await store.close();
+      log({ at: new Date().toISOString(), level: "info", msg: "stopped" });
       sink?.flush();
     })().finally(() => stopped());
   return {
@@ -231,6 +248,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     shutdown,
     finished: Promise.race([server.finished, new Promise<void>((resolve) => stopped = resolve)]),
   };
+}
+
+/** The store's URL for a log line: a PostgreSQL password is never printed. */
+function redactedDb(db: string | undefined): string {
+  if (db === undefined) return `sqlite:${defaultDbPath()}`;
+  return db.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, "$1:***@");
 }
 
 /** True when `work` settles within `ms`, false when the time runs out first. */

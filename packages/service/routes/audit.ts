@@ -4,7 +4,9 @@
  *
  * @module
  */
+import type { Context } from "hono";
 import { isHookboxError } from "../../core/errors.ts";
+import type { Store } from "../../store/store.ts";
 import { ApiError, storeUnavailable } from "../errors.ts";
 import { MAX_INGEST_BODY, readJson, stripUndefined, validate } from "../request.ts";
 import { serverSchemas } from "../schemas.ts";
@@ -29,6 +31,28 @@ export const AUDIT_SCAN_ROWS = 5000;
  */
 export const AUDIT_PAGE_BYTES = 4 * 1024 * 1024;
 
+/** One page of `tenantId`'s audit, filtered by the request's query. */
+export async function auditPage(store: Store, c: Context, tenantId: string): Promise<Response> {
+  const query = validate(serverSchemas().auditQuerySchema, c.req.query());
+  // Rows hold UTC instants as ISO text: `since` is compared as an instant, whatever its offset.
+  if (query.since !== undefined) query.since = new Date(query.since).toISOString();
+  try {
+    return c.json(
+      await store.readAudit({
+        tenant_id: tenantId,
+        ...stripUndefined(query),
+        scan: AUDIT_SCAN_ROWS,
+        bytes: AUDIT_PAGE_BYTES,
+      }),
+    );
+  } catch (err) {
+    if (isHookboxError(err, "CURSOR_INVALID")) {
+      throw new ApiError(400, "CURSOR_INVALID", err.message, { field: "cursor" });
+    }
+    throw err;
+  }
+}
+
 /** The routes of `/v1/audit`. */
 export function auditRoutes({ store, iso, log }: ServiceContext): Route[] {
   return [
@@ -42,26 +66,7 @@ export function auditRoutes({ store, iso, log }: ServiceContext): Route[] {
         query: s.auditQuerySchema,
         ok: { status: 200, schema: s.auditPageSchema },
       }),
-      handler: async (c, { tenant }) => {
-        const query = validate(serverSchemas().auditQuerySchema, c.req.query());
-        // Rows hold UTC instants as ISO text: `since` is compared as an instant, whatever its offset.
-        if (query.since !== undefined) query.since = new Date(query.since).toISOString();
-        try {
-          return c.json(
-            await store.readAudit({
-              tenant_id: tenant.id,
-              ...stripUndefined(query),
-              scan: AUDIT_SCAN_ROWS,
-              bytes: AUDIT_PAGE_BYTES,
-            }),
-          );
-        } catch (err) {
-          if (isHookboxError(err, "CURSOR_INVALID")) {
-            throw new ApiError(400, "CURSOR_INVALID", err.message, { field: "cursor" });
-          }
-          throw err;
-        }
-      },
+      handler: (c, { tenant }) => auditPage(store, c, tenant.id),
     },
     {
       method: "post",

@@ -134,6 +134,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
             started,
             generation,
           );
+          c.set("decision_id" as never, decisionId as never);
           return c.json({ ...result, decision_id: decisionId });
         });
       },
@@ -224,6 +225,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
               generation,
             );
             c.header("x-hookbox-decision-id", decisionId);
+            c.set("decision_id" as never, decisionId as never);
             return reply(agentAnswer(call, result));
           } catch (err) {
             // SPEC §4.7: a payload the service cannot evaluate is the agent's block where a

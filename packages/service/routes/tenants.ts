@@ -11,6 +11,7 @@ import { serverSchemas } from "../schemas.ts";
 import type { TenantRow } from "../../store/store.ts";
 import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
+import { auditPage } from "./audit.ts";
 
 /** The routes of `/v1/tenants`. */
 export function tenantRoutes({ store, iso }: ServiceContext): Route[] {
@@ -84,7 +85,7 @@ export function tenantRoutes({ store, iso }: ServiceContext): Route[] {
       path: "/v1/tenants/{id}/policy",
       who: "admin",
       docs: (s) => ({
-        summary: "Replace a tenant's policy",
+        summary: "Replace a tenant's policy (fields not sent are removed; PATCH changes some)",
         params: { id: s.idSchema },
         body: s.policySchema,
         ok: { status: 200, schema: s.policySchema },
@@ -94,6 +95,65 @@ export function tenantRoutes({ store, iso }: ServiceContext): Route[] {
         const policy = validate(serverSchemas().policySchema, await readJson(c, MAX_SMALL_BODY));
         if (!(await store.setPolicy(id, policy))) throw tenantNotFound(id);
         return c.json(policy);
+      },
+    },
+    {
+      method: "patch",
+      path: "/v1/tenants/{id}/policy",
+      who: "admin",
+      docs: (s) => ({
+        summary: "Change some fields of a tenant's policy (JSON merge patch: null removes a field)",
+        params: { id: s.idSchema },
+        body: s.policyPatchSchema,
+        ok: { status: 200, schema: s.policySchema },
+      }),
+      handler: async (c) => {
+        const id = tenantId(c);
+        const patch = validate(
+          serverSchemas().policyPatchSchema,
+          await readJson(c, MAX_SMALL_BODY),
+        );
+        const tenant = await store.getTenant(id);
+        if (!tenant) throw tenantNotFound(id);
+        const merged: Record<string, unknown> = { ...tenant.policy };
+        for (const [field, value] of Object.entries(patch)) {
+          if (value === null) delete merged[field];
+          else if (value !== undefined) merged[field] = value;
+        }
+        const policy = validate(serverSchemas().policySchema, merged);
+        if (!(await store.setPolicy(id, policy))) throw tenantNotFound(id);
+        return c.json(policy);
+      },
+    },
+    {
+      method: "get",
+      path: "/v1/tenants/{id}/keys",
+      who: "admin",
+      docs: (s) => ({
+        summary: "A tenant's keys, live and revoked (never the keys themselves)",
+        params: { id: s.idSchema },
+        ok: { status: 200, schema: z.object({ items: z.array(s.keyInfoSchema) }) },
+      }),
+      handler: async (c) => {
+        const id = tenantId(c);
+        if (!(await store.getTenant(id))) throw tenantNotFound(id);
+        return c.json({ items: await store.listKeys(id) });
+      },
+    },
+    {
+      method: "get",
+      path: "/v1/tenants/{id}/audit",
+      who: "admin",
+      docs: (s) => ({
+        summary: "A tenant's audit, read by the operator (the same filters and pages as /v1/audit)",
+        params: { id: s.idSchema },
+        query: s.auditQuerySchema,
+        ok: { status: 200, schema: s.auditPageSchema },
+      }),
+      handler: async (c) => {
+        const id = tenantId(c);
+        if (!(await store.getTenant(id))) throw tenantNotFound(id);
+        return await auditPage(store, c, id);
       },
     },
     {
