@@ -154,9 +154,23 @@ export const COMMANDS = {
         value: "EVENTS",
         help: "synthetic events run before the port opens (default 2000; 0 starts cold)",
       },
+      "admin-key-file": {
+        type: "string",
+        value: "PATH",
+        help: "a file holding the admin key (made, mode 0600, when missing)",
+      },
+      config: {
+        type: "string",
+        value: "FILE",
+        help: "a JSON file of these options by name (flags and HOOKBOX_* win over it)",
+      },
     },
     env: {
-      HOOKBOX_ADMIN_KEY: "the admin key (without it one is made and printed once)",
+      HOOKBOX_ADMIN_KEY: "the admin key",
+      HOOKBOX_ADMIN_KEY_FILE: "as --admin-key-file",
+      "HOOKBOX_PORT, HOOKBOX_HOSTNAME, HOOKBOX_DB, HOOKBOX_WORKERS, HOOKBOX_SHUTDOWN_GRACE, HOOKBOX_WARM_UP":
+        "as the flags of the same name",
+      HOOKBOX_CONFIG: "as --config",
       HOOKBOX_WASM_TIERING_BUDGET: "V8's WebAssembly tier-up budget (0 leaves V8's)",
     },
   },
@@ -273,6 +287,55 @@ export function overview(version: string): string {
     "",
     "docs: docs/cli.md",
   ].join("\n");
+}
+
+/**
+ * A command's options as given by its other sources, for the options not on
+ * the command line: `HOOKBOX_<NAME>` from the environment (`--shutdown-grace`
+ * is `HOOKBOX_SHUTDOWN_GRACE`), then `config` (a JSON object by option name),
+ * then the table's default. A config value of the wrong type is an error
+ * naming it.
+ */
+export function withOtherSources(
+  name: CommandName,
+  given: Record<string, unknown>,
+  config: Record<string, unknown> = {},
+  env: (key: string) => string | undefined = (key) => Deno.env.get(key),
+): Record<string, unknown> {
+  const spec: CommandSpec = COMMANDS[name];
+  const out: Record<string, unknown> = {};
+  for (const [option, o] of Object.entries(spec.options)) {
+    const fromEnv = env(`HOOKBOX_${option.toUpperCase().replaceAll("-", "_")}`);
+    let value = given[option] ?? (fromEnv === undefined || fromEnv === "" ? undefined : fromEnv) ??
+      config[option];
+    if (value !== undefined && value === config[option] && given[option] === undefined) {
+      const ok = o.type === "boolean"
+        ? typeof value === "boolean"
+        : ["string", "number"].includes(typeof value);
+      if (!ok) {
+        throw new TypeError(
+          `config: "${option}" must be a ${o.type === "boolean" ? "boolean" : "string or number"}`,
+        );
+      }
+      if (typeof value === "number") value = String(value);
+    }
+    out[option] = value ?? o.default;
+  }
+  const unknown = Object.keys(config).filter((key) => !Object.hasOwn(spec.options, key));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `config: unknown option${unknown.length > 1 ? "s" : ""} ${unknown.join(", ")}`,
+    );
+  }
+  return out;
+}
+
+/** The `parseArgs` options of a command without their defaults (see {@linkcode withOtherSources}). */
+export function parseOptionsGiven(name: CommandName): Record<string, Omit<OptionSpec, "default">> {
+  const spec: CommandSpec = COMMANDS[name];
+  return Object.fromEntries(
+    Object.entries(spec.options).map(([option, { default: _, ...rest }]) => [option, rest]),
+  );
 }
 
 /** The `parseArgs` options of a command (what `node:util` reads of the table). */

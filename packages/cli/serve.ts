@@ -1,17 +1,39 @@
 /** `hookbox serve`: the multi-tenant HTTP service of SPEC §6. */
 import { parseArgs } from "node:util";
-import { parseOptions } from "./commands.ts";
+import { parseOptionsGiven, withOtherSources } from "./commands.ts";
 import { startServer } from "../deno/serve/serve.ts";
 import { MAX_WARM_UP_EVENTS } from "../deno/serve/warm_up.ts";
 import { EXIT } from "./_io.ts";
 
 /** Runs the server until SIGINT or SIGTERM; returns the exit code. */
 export async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values: given } = parseArgs({
     args,
-    options: parseOptions("serve"),
+    options: parseOptionsGiven("serve"),
     strict: true,
   });
+  // Flags, then HOOKBOX_* variables, then the --config file, then the defaults.
+  const configPath = (given.config as string | undefined) ?? Deno.env.get("HOOKBOX_CONFIG");
+  let config: Record<string, unknown> = {};
+  if (configPath) {
+    try {
+      config = JSON.parse(await Deno.readTextFile(configPath));
+    } catch (err) {
+      console.error(`hookbox serve: --config ${configPath}: ${(err as Error).message}`);
+      return EXIT.bad;
+    }
+    if (typeof config !== "object" || config === null || Array.isArray(config)) {
+      console.error(`hookbox serve: --config ${configPath}: not a JSON object`);
+      return EXIT.bad;
+    }
+  }
+  let values: Record<string, string | undefined>;
+  try {
+    values = withOtherSources("serve", given, config) as Record<string, string | undefined>;
+  } catch (err) {
+    console.error(`hookbox serve: ${(err as Error).message}`);
+    return EXIT.bad;
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     console.error(`hookbox serve: --port must be 0-65535, got ${values.port}`);
@@ -43,7 +65,8 @@ export async function serveCommand(args: string[]): Promise<number> {
   }
   const server = await startServer({
     port,
-    hostname: values.hostname,
+    hostname: values.hostname!,
+    ...(values["admin-key-file"] ? { adminKeyFile: values["admin-key-file"] } : {}),
     ...(workers === undefined ? {} : { workers }),
     ...(values.db === undefined ? {} : { db: values.db }),
     ...(grace === undefined ? {} : { shutdownGraceMs: Math.round(grace * 1000) }),

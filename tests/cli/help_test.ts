@@ -73,7 +73,9 @@ Deno.test("docs/cli.md names every command, option and environment variable of t
     for (const option of Object.keys(spec.options)) {
       if (!doc.includes(`--${option}`)) missing.push(`${name} --${option}`);
     }
-    for (const env of Object.keys((spec as { env?: object }).env ?? {})) {
+    for (
+      const env of Object.keys((spec as { env?: object }).env ?? {}).flatMap((k) => k.split(", "))
+    ) {
       if (!doc.includes(env)) missing.push(`${name} ${env}`);
     }
   }

@@ -59,7 +59,7 @@ Deno.test("hookbox test says what differed, case by case, and exits 1", async ()
     const out = await hookbox(dir, "test", "guard", "broken", "nowhere");
     assert.equal(out.code, 1);
     const lines = out.stdout;
-    assert.match(lines, /ok   guard\/tests\/blocks-force-push\.json/);
+    assert.match(lines, /ok {3}guard\/tests\/blocks-force-push\.json/);
     assert.match(
       lines,
       /FAIL guard\/tests\/wrong\.json\n {5}decision: expected allow, got block \(reason: "force pushes are not allowed"\)\n {5}outcome: expected ok, got block/,
@@ -88,7 +88,7 @@ Deno.test("hookbox test --json reports every case, and a folder without cases is
     const out = await hookbox(dir, "test", "guard", "--json");
     assert.equal(out.code, 0, out.stderr);
     const json = JSON.parse(out.stdout);
-    assert.match(out.stderr, /ok   guard\/tests\/blocks-force-push\.json/);
+    assert.match(out.stderr, /ok {3}guard\/tests\/blocks-force-push\.json/);
     assert.deepEqual(
       json.cases.map((c: { file: string; passed: boolean }) => [c.file, c.passed]),
       [["tests/allows-other-commands.json", true], ["tests/blocks-force-push.json", true]],

@@ -782,7 +782,9 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       (await h.call("GET", "/v1/audit?hook=guard&outcome=block", { key })).body.items.length,
       3,
     );
-    assert.equal((await h.call("GET", "/v1/audit?event_type=stop", { key })).body.items.length, 0);
+    const none = await h.call("GET", "/v1/audit?event_type=pre-agent-turn-stop", { key });
+    assert.equal(none.body.items.length, 0);
+    assert.equal((await h.call("GET", "/v1/audit?event_type=stop", { key })).status, 400);
     const future = new Date(Date.now() + 3_600_000).toISOString();
     assert.equal((await h.call("GET", `/v1/audit?since=${future}`, { key })).body.items.length, 0);
     // `since` is an instant: the same moment with another offset gives the same page.

@@ -158,20 +158,74 @@ Deno.test("hookbox serve refuses a --warm-up that is not a count of events", asy
   }
 });
 
-Deno.test("hookbox serve without HOOKBOX_ADMIN_KEY prints a generated key once, and it works", async () => {
+Deno.test("hookbox serve without HOOKBOX_ADMIN_KEY keeps one admin key next to its database", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
-  const server = await serve(["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"], {
-    HOME: dir,
+  const env = { HOME: dir, PATH: Deno.env.get("PATH") ?? "" };
+  const args = ["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0", "--warm-up", "0"];
+  const first = await serve(args, env);
+  let key = "";
+  try {
+    // Printed once, before the listening line serve() waited for, with where it is kept.
+    const match = /generated admin key \(shown once, kept in (\S+)\): (\S+)/.exec(first.stderr());
+    assert.ok(match, first.stderr());
+    assert.equal(match[1], `${dir}/hookbox.db.admin-key`);
+    key = match[2]!;
+    assert.equal((await Deno.stat(match[1]!)).mode! & 0o777, 0o600);
+    assert.equal((await first.call("GET", "/v1/tenants", key)).status, 200);
+    assert.equal((await first.call("GET", "/v1/tenants", "wrong")).status, 401);
+  } finally {
+    await first.stop();
+  }
+  // A restart reads the same key and prints none.
+  const second = await serve(args, env);
+  try {
+    assert.doesNotMatch(second.stderr(), /generated admin key/);
+    assert.equal((await second.call("GET", "/v1/tenants", key)).status, 200);
+  } finally {
+    await second.stop();
+  }
+});
+
+Deno.test("hookbox serve takes its options from flags, then HOOKBOX_* variables, then --config", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const config = `${dir}/serve.json`;
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({ db: `sqlite:${dir}/from-config.db`, workers: 2, "warm-up": 0 }),
+  );
+  const server = await serve(["--config", config], {
+    HOOKBOX_ADMIN_KEY: ADMIN,
+    HOOKBOX_WORKERS: "0",
     PATH: Deno.env.get("PATH") ?? "",
+    HOME: dir,
   });
   try {
-    // Printed before the listening line serve() waited for.
-    const match = /generated admin key \(shown once\): (\S+)/.exec(server.stderr());
-    assert.ok(match, server.stderr());
-    assert.equal((await server.call("GET", "/v1/tenants", match[1]!)).status, 200);
-    assert.equal((await server.call("GET", "/v1/tenants", "wrong")).status, 401);
+    assert.equal((await server.call("GET", "/healthz", null)).status, 200);
   } finally {
     await server.stop();
+  }
+  const starting = server.stderr().split("\n").find((l) => l.includes('"msg":"starting"'))!;
+  const line = JSON.parse(starting);
+  assert.equal(line.db, `sqlite:${dir}/from-config.db`, "from the config file");
+  assert.equal(line.workers, 0, "HOOKBOX_WORKERS wins over the config file");
+  assert.equal(line.warm_up, 0);
+  // What the config file cannot say is refused by name.
+  for (
+    const [text, message] of [
+      [JSON.stringify({ prot: 1 }), /config: unknown option prot/],
+      [JSON.stringify({ workers: [1] }), /config: "workers" must be a string or number/],
+      ["[1]", /not a JSON object/],
+    ] as const
+  ) {
+    await Deno.writeTextFile(config, text);
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", CLI, "serve", "--config", config],
+      env: { HOOKBOX_ADMIN_KEY: ADMIN, HOME: dir },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 1, text);
+    assert.match(new TextDecoder().decode(out.stderr), message);
   }
 });
 
@@ -316,4 +370,19 @@ Deno.test("a client that never finishes its request body cannot hold hookbox ser
     assert.equal(status.code, 0, server.stderr());
   }
   assert.match(server.stderr(), /requests still open after 1000 ms are cut off/);
+});
+
+Deno.test("hookbox serve on PostgreSQL without an admin key refuses to start, saying why", async () => {
+  const db = await freshDatabase();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, "serve", "--port", "0", "--db", db, "--warm-up", "0"],
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: await Deno.makeTempDir() },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 1);
+  assert.match(
+    new TextDecoder().decode(out.stderr),
+    /OPTION_INVALID: a PostgreSQL store is shared by instances that must share one admin key/,
+  );
 });

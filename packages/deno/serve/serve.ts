@@ -28,6 +28,13 @@ export interface ServeOptions {
   db?: string;
   /** @default HOOKBOX_ADMIN_KEY, else a generated key printed once on stderr */
   adminKey?: string;
+  /**
+   * A file holding the admin key, made (mode 0600, a new key) when missing.
+   * Without this, `adminKey` and `HOOKBOX_ADMIN_KEY`, the embedded store keeps
+   * its key in `<database>.admin-key`; a PostgreSQL store refuses to start
+   * (its instances must share one key).
+   */
+  adminKeyFile?: string;
   /** Compiler cache for uploads. */
   cacheDir?: string;
   /** Log sink. @default JSON lines on stderr */
@@ -146,11 +153,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const metrics = new Metrics();
   const sink = options.log ? null : stderrLines((lines) => metrics.logLinesDropped.inc(lines));
   const log = options.log ?? sink!.write;
-  let adminKey = options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY");
-  if (!adminKey) {
-    adminKey = newKey();
-    console.error(`hookbox: generated admin key (shown once): ${adminKey}`);
-  }
+  const { key: adminKey, source: adminKeySource } = await adminKeyOf(options);
   const store = await openStore(options.db);
   await tuneWasmTiering();
   const workers = options.workers ?? navigator.hardwareConcurrency ?? 1;
@@ -164,7 +167,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     workers,
     warm_up: options.warmUpEvents ?? WARM_UP_EVENTS,
     shutdown_grace_ms: options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS,
-    admin_key: options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY") ? "given" : "generated",
+    admin_key: adminKeySource,
   });
   const runtimes = storeRuntimes(store, workers);
   const engine: Engine = createEngine({ store, runtimes });
@@ -248,6 +251,54 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     shutdown,
     finished: Promise.race([server.finished, new Promise<void>((resolve) => stopped = resolve)]),
   };
+}
+
+/**
+ * The admin key and where it came from: `options.adminKey`, then
+ * `HOOKBOX_ADMIN_KEY`, then a key file (`adminKeyFile`, `HOOKBOX_ADMIN_KEY_FILE`,
+ * else `<database>.admin-key` for the embedded store). A key file is made with
+ * a new key when missing, and that key is printed once; later starts read the
+ * same key. A PostgreSQL store with none of these refuses to start.
+ */
+async function adminKeyOf(options: ServeOptions): Promise<{ key: string; source: string }> {
+  const given = options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY");
+  if (given) return { key: given, source: "given" };
+  const postgres = /^postgres(ql)?:\/\//.test(options.db ?? "");
+  const file = options.adminKeyFile ?? Deno.env.get("HOOKBOX_ADMIN_KEY_FILE") ??
+    (postgres
+      ? undefined
+      : `${(options.db?.replace(/^sqlite:/, "") || defaultDbPath())}.admin-key`);
+  if (file === undefined || file === ":memory:.admin-key") {
+    if (postgres) {
+      throw new HookboxError(
+        "OPTION_INVALID",
+        "a PostgreSQL store is shared by instances that must share one admin key: " +
+          "set HOOKBOX_ADMIN_KEY or --admin-key-file",
+      );
+    }
+    const key = newKey();
+    console.error(`hookbox: generated admin key (shown once): ${key}`);
+    return { key, source: "generated" };
+  }
+  const text = await Deno.readTextFile(file).catch((err) => {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw new HookboxError("OPTION_INVALID", `admin key file ${file}: ${err.message}`);
+  });
+  if (text !== null) {
+    const key = text.trim();
+    if (key.length < 16) {
+      throw new HookboxError(
+        "OPTION_INVALID",
+        `admin key file ${file} holds no key (16+ characters)`,
+      );
+    }
+    return { key, source: `file ${file}` };
+  }
+  const key = newKey();
+  await Deno.mkdir(file.slice(0, Math.max(0, file.lastIndexOf("/"))) || ".", { recursive: true });
+  await Deno.writeTextFile(file, `${key}\n`, { mode: 0o600, createNew: true });
+  console.error(`hookbox: generated admin key (shown once, kept in ${file}): ${key}`);
+  return { key, source: `file ${file}` };
 }
 
 /** The store's URL for a log line: a PostgreSQL password is never printed. */
