@@ -24,27 +24,25 @@ function freePort(): number {
 async function haproxy(servers: ServeProcess[]) {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-haproxy-" });
   const port = freePort();
-  const lines = [
-    "global",
-    "  maxconn 512",
-    "defaults",
-    "  mode http",
-    "  timeout connect 1s",
-    "  timeout client 30s",
-    "  timeout server 30s",
-    "  retries 3",
-    "  option redispatch",
-    "frontend hookbox",
-    `  bind 127.0.0.1:${port}`,
-    "  default_backend instances",
-    "backend instances",
-    "  balance roundrobin",
-    "  option httpchk GET /healthz",
+  // The shipped configuration (deploy/haproxy.cfg), with this run's ports: the topology the
+  // docs describe is the one tested.
+  const shipped = await Deno.readTextFile(new URL("../../deploy/haproxy.cfg", import.meta.url));
+  const lines = shipped.split("\n")
+    .filter((line) => !/^\s*server s\d/.test(line))
+    .map((line) => line.replace(/^(\s*bind )127\.0\.0\.1:8787$/, `$1127.0.0.1:${port}`));
+  const at = lines.findIndex((line) => line.trim() === "http-check expect status 200") + 1;
+  lines.splice(
+    at,
+    0,
     ...servers.map((s, i) =>
       `  server s${i} ${new URL(s.url).host} check inter 500ms fall 2 rise 1`
     ),
-    "",
-  ];
+  );
+  if (!lines.some((line) => line.includes(`127.0.0.1:${port}`)) || at === 0) {
+    throw new Error(
+      "deploy/haproxy.cfg no longer has the bind line or health check this test sets",
+    );
+  }
   await Deno.writeTextFile(`${dir}/haproxy.cfg`, lines.join("\n"));
   const child = new Deno.Command("haproxy", {
     args: ["-db", "-f", `${dir}/haproxy.cfg`],
