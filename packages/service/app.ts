@@ -146,6 +146,10 @@ export function createService(deps: ServerDeps): Service {
     const id = given && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : newId("req");
     c.header("x-request-id", id);
     await next();
+    // The route as declared (a pattern, never the raw path: one series per route).
+    const route = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path
+      .replaceAll(/:([a-z_]+)/g, "{$1}") ?? "unmatched";
+    metrics.request(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
     log({
       at: iso(),
       level: c.res.status >= 500 ? "error" : "info",

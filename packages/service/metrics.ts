@@ -1,16 +1,23 @@
 /**
  * Prometheus metrics of the service (npm `prom-client`): dispatches,
- * decisions, hook outcomes, limit hits and decision latency, per tenant.
+ * decisions and decision latency per tenant, hook outcomes and limit hits
+ * per tenant and hook, HTTP requests by route and status, and the process's
+ * own (CPU, memory, event-loop lag, file descriptors).
  *
  * @module
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DispatchResult } from "../core/dispatch/result.ts";
 import type { ServiceMetrics } from "./service_metrics.ts";
 
 /** The service's metrics, on a registry of their own. */
 export class Metrics implements ServiceMetrics {
   readonly registry = new Registry();
+
+  /** With `processMetrics` (the default), the process's CPU, memory, event loop and fds too. */
+  constructor({ processMetrics = true }: { processMetrics?: boolean } = {}) {
+    if (processMetrics) collectDefaultMetrics({ register: this.registry, prefix: "hookbox_" });
+  }
   readonly #dispatches = new Counter({
     name: "hookbox_dispatches_total",
     help: "Events dispatched, by tenant and decision",
@@ -19,14 +26,21 @@ export class Metrics implements ServiceMetrics {
   });
   readonly #outcomes = new Counter({
     name: "hookbox_hook_outcomes_total",
-    help: "Hook calls, by tenant and outcome",
-    labelNames: ["tenant", "outcome"],
+    help: "Hook calls, by tenant, hook and outcome",
+    labelNames: ["tenant", "hook", "outcome"],
     registers: [this.registry],
   });
   readonly #limits = new Counter({
     name: "hookbox_limit_hits_total",
-    help: "Hook calls stopped by a limit or timeout, by tenant and failure code",
-    labelNames: ["tenant", "code"],
+    help: "Hook calls stopped by a limit or timeout, by tenant, hook and failure code",
+    labelNames: ["tenant", "hook", "code"],
+    registers: [this.registry],
+  });
+  readonly #requests = new Histogram({
+    name: "hookbox_http_request_seconds",
+    help: "HTTP requests by method, route (as declared) and status",
+    labelNames: ["method", "route", "status"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30],
     registers: [this.registry],
   });
   readonly #latency = new Histogram({
@@ -65,16 +79,12 @@ export class Metrics implements ServiceMetrics {
     this.#latency.observe({ tenant }, seconds);
     // Counted per outcome and code first: an event of a tenant with a thousand hooks
     // is a few increments, not a thousand label lookups on the request thread.
-    const outcomes = new Map<string, number>();
-    const limits = new Map<string, number>();
     for (const hook of result.hooks) {
-      outcomes.set(hook.outcome, (outcomes.get(hook.outcome) ?? 0) + 1);
+      this.#outcomes.inc({ tenant, hook: hook.name, outcome: hook.outcome });
       if ((hook.outcome === "limit" || hook.outcome === "timeout") && hook.code) {
-        limits.set(hook.code, (limits.get(hook.code) ?? 0) + 1);
+        this.#limits.inc({ tenant, hook: hook.name, code: hook.code });
       }
     }
-    for (const [outcome, n] of outcomes) this.#outcomes.inc({ tenant, outcome }, n);
-    for (const [code, n] of limits) this.#limits.inc({ tenant, code }, n);
   }
 
   /** Sets the audit gauges. */
@@ -86,6 +96,11 @@ export class Metrics implements ServiceMetrics {
   /** Records an error answer. */
   rejected(code: string): void {
     this.#rejected.inc({ code });
+  }
+
+  /** Records one HTTP request. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.#requests.observe({ method, route, status: String(status) }, seconds);
   }
 
   /** The text exposition. */

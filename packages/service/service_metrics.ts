@@ -14,6 +14,8 @@ export interface ServiceMetrics {
   dispatched(tenant: string, result: DispatchResult, seconds: number, dryRun: boolean): void;
   /** Records an error answer. */
   rejected(code: string): void;
+  /** Records one HTTP request: its route as declared (`/v1/hooks/{name}`), status and time. */
+  request(method: string, route: string, status: number, seconds: number): void;
   /** Audit rows and commits so far (set before each exposition). */
   audit(rows: number, commits: number): void;
   /** The text exposition of `GET /metrics`. */
@@ -24,6 +26,7 @@ export interface ServiceMetrics {
 export const NO_METRICS: ServiceMetrics = {
   dispatched: () => {},
   rejected: () => {},
+  request: () => {},
   audit: () => {},
   text: () => Promise.resolve(""),
 };

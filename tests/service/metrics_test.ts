@@ -1,34 +1,72 @@
 /**
- * Service metrics: hook outcomes and limit hits are counted per hook, by
- * tenant, however many hooks an event ran.
+ * Service metrics: hook outcomes and limit hits are counted per tenant and
+ * hook, however many hooks an event ran; HTTP requests by declared route and
+ * status; and the process's own figures.
  */
 import assert from "node:assert/strict";
 import type { DispatchResult } from "../../packages/core/dispatch/result.ts";
 import { Metrics } from "../../packages/service/metrics.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import { harness, toolEvent } from "./_api.ts";
 
-Deno.test("each hook of an event counts once in its outcome, and limit hits by code", async () => {
-  const metrics = new Metrics();
-  const hook = (outcome: string, code: string | null) => ({ name: "h", outcome, code });
+/** The value of the series `line` (a regular expression) in `text`. */
+const valueIn = (text: string, line: string) =>
+  Number(new RegExp(`^${line} (\\d+(?:\\.\\d+)?(?:e[-+]?\\d+)?)$`, "m").exec(text)?.[1]);
+
+Deno.test("each hook of an event counts once in its outcome, and limit hits by hook and code", async () => {
+  const metrics = new Metrics({ processMetrics: false });
+  const hook = (name: string, outcome: string, code: string | null) => ({ name, outcome, code });
   const result = {
     decision: "allow",
     hooks: [
-      hook("ok", null),
-      hook("ok", null),
-      hook("limit", "LIMIT_FUEL"),
-      hook("timeout", "TIMEOUT"),
-      hook("limit", "LIMIT_FUEL"),
+      hook("a", "ok", null),
+      hook("b", "ok", null),
+      hook("c", "limit", "LIMIT_FUEL"),
+      hook("d", "timeout", "TIMEOUT"),
+      hook("e", "limit", "LIMIT_FUEL"),
     ],
   } as unknown as DispatchResult;
   metrics.dispatched("acme", result, 0.001, false);
   metrics.dispatched("acme", result, 0.001, false);
-  const one = { decision: "allow", hooks: [hook("ok", null)] } as unknown as DispatchResult;
+  const one = { decision: "allow", hooks: [hook("a", "ok", null)] } as unknown as DispatchResult;
   metrics.dispatched("other", one, 0.001, false);
   const text = await metrics.text();
-  const value = (line: string) => Number(new RegExp(`^${line} (\\d+)$`, "m").exec(text)?.[1]);
-  assert.equal(value('hookbox_hook_outcomes_total\\{tenant="acme",outcome="ok"\\}'), 4);
-  assert.equal(value('hookbox_hook_outcomes_total\\{tenant="acme",outcome="limit"\\}'), 4);
-  assert.equal(value('hookbox_hook_outcomes_total\\{tenant="acme",outcome="timeout"\\}'), 2);
-  assert.equal(value('hookbox_hook_outcomes_total\\{tenant="other",outcome="ok"\\}'), 1);
-  assert.equal(value('hookbox_limit_hits_total\\{tenant="acme",code="LIMIT_FUEL"\\}'), 4);
-  assert.equal(value('hookbox_limit_hits_total\\{tenant="acme",code="TIMEOUT"\\}'), 2);
+  const value = (line: string) => valueIn(text, line);
+  assert.equal(value('hookbox_hook_outcomes_total\\{tenant="acme",hook="a",outcome="ok"\\}'), 2);
+  assert.equal(value('hookbox_hook_outcomes_total\\{tenant="acme",hook="c",outcome="limit"\\}'), 2);
+  assert.equal(
+    value('hookbox_hook_outcomes_total\\{tenant="acme",hook="d",outcome="timeout"\\}'),
+    2,
+  );
+  assert.equal(value('hookbox_hook_outcomes_total\\{tenant="other",hook="a",outcome="ok"\\}'), 1);
+  assert.equal(value('hookbox_limit_hits_total\\{tenant="acme",hook="c",code="LIMIT_FUEL"\\}'), 2);
+  assert.equal(value('hookbox_limit_hits_total\\{tenant="acme",hook="e",code="LIMIT_FUEL"\\}'), 2);
+  assert.equal(value('hookbox_limit_hits_total\\{tenant="acme",hook="d",code="TIMEOUT"\\}'), 2);
+  assert.doesNotMatch(text, /process_cpu/, "no process metrics when asked for none");
+});
+
+Deno.test("GET /metrics: requests by declared route and status, and the process's own figures", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-metrics-" });
+  const metrics = new Metrics();
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
+    metrics,
+  });
+  try {
+    const key = await h.tenant("acme");
+    await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    await h.call("GET", "/v1/hooks/nope", { key });
+    await h.call("GET", "/v1/hooks/also-nope", { key });
+    const text = (await h.call("GET", "/metrics")).body as string;
+    const count = (labels: string) =>
+      valueIn(text, `hookbox_http_request_seconds_count\\{${labels}\\}`);
+    assert.equal(count('method="POST",route="/v1/events",status="200"'), 1);
+    // One series per route, whatever the path's parameters were.
+    assert.equal(count('method="GET",route="/v1/hooks/\\{name\\}",status="404"'), 2);
+    assert.doesNotMatch(text, /route="\/v1\/hooks\/nope"/);
+    for (const name of ["process_cpu_seconds_total", "process_resident_memory_bytes"]) {
+      assert.match(text, new RegExp(`^hookbox_${name} `, "m"), name);
+    }
+  } finally {
+    await h.close();
+  }
 });
