@@ -52,7 +52,24 @@ export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {
     throw new HookboxError("HOOK_MANIFEST_INVALID", "frontmatter must be a YAML mapping", { path });
   }
   const parsed = manifestSchema().safeParse(data);
-  if (!parsed.success) throw toHookboxError("HOOK_MANIFEST_INVALID", parsed.error, "HOOK.md", path);
+  if (!parsed.success) {
+    const error = toHookboxError("HOOK_MANIFEST_INVALID", parsed.error, "HOOK.md", path);
+    const issue = parsed.error.issues[0];
+    if (issue?.code !== "unrecognized_keys") throw error;
+    // A misspelt key: name the one it probably is.
+    const known = KNOWN_KEYS[issue.path.join(".")] ?? [];
+    const near = issue.keys.map((key) =>
+      known.find((k) => k.startsWith(key) || editDistance(key, k) <= 2)
+    )
+      .find((k) => k !== undefined);
+    const hint = near !== undefined
+      ? `; did you mean "${near}"?`
+      : `; known keys: ${known.join(", ")}`;
+    throw new HookboxError("HOOK_MANIFEST_INVALID", `${error.message}${hint}`, {
+      path,
+      ...(error.field === undefined ? {} : { field: error.field }),
+    });
+  }
   const body = (match[2] ?? "").trim();
   // YAML escapes ("\0", "\ud800") and raw bytes can make text no store holds (schema/storable.ts).
   const bad = unstorableAt(data) ?? (unstorable(body) ? "(body)" : null);
@@ -64,6 +81,58 @@ export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {
     );
   }
   return { manifest: parsed.data, body };
+}
+
+/** The keys HOOK.md's frontmatter and its mappings take (for "did you mean"). */
+const KNOWN_KEYS: Record<string, string[]> = {
+  "": [
+    "name",
+    "description",
+    "trigger",
+    "matcher",
+    "timeout",
+    "async",
+    "priority",
+    "on_error",
+    "limits",
+    "sha256",
+    "isolation",
+    "allowed_hosts",
+    "env",
+    "inject",
+  ],
+  matcher: ["tool", "pattern"],
+  limits: ["memory_mb", "fuel", "output_kb"],
+  inject: ["role", "persistent", "scope"],
+};
+
+/** Levenshtein distance (keys are short). */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + cost);
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Line and column of HOOK.md (the frontmatter starts on its second line) for
+ * offset `at` of the frontmatter, and a code frame: that line with a caret
+ * under the column.
+ */
+function where(source: string, at: number): { line: number; column: number; frame: string } {
+  const before = source.slice(0, at);
+  const line = before.split("\n").length + 1; // + the opening --- line
+  const column = at - before.lastIndexOf("\n");
+  const text = source.split("\n")[line - 2] ?? "";
+  const gutter = " ".repeat(String(line).length);
+  const frame = `\n${line} | ${text.slice(0, 200)}\n${gutter} | ${" ".repeat(column - 1)}^`;
+  return { line, column, frame };
 }
 
 /**
@@ -94,7 +163,13 @@ function readYaml(source: string, path: string): unknown {
   } catch (err) {
     if (err instanceof HookboxError) throw err;
     const message = err instanceof Error ? err.message.split("\n")[0] : String(err);
-    throw invalid(`frontmatter is not valid YAML: ${message}`, err);
+    const at = (err as { pos?: [number, number] }).pos?.[0];
+    if (at === undefined) throw invalid(`frontmatter is not valid YAML: ${message}`, err);
+    const { line, column, frame } = where(source, at);
+    throw invalid(
+      `frontmatter is not valid YAML at line ${line}, column ${column}: ${message}${frame}`,
+      err,
+    );
   }
 }
 

@@ -69,7 +69,13 @@ function buildManifestSchema() {
       }
       return [...new Set(types)];
     }),
-    matcher: z.strictObject({ tool: regex.optional(), pattern: regex.optional() }).optional(),
+    matcher: z.strictObject({ tool: regex.optional(), pattern: regex.optional() }, {
+      error: (issue) =>
+        issue.code === "invalid_type"
+          ? 'must be a mapping of regular expressions: {tool: "^Bash$", pattern: "rm -rf"} ' +
+            '(what Claude Code writes as matcher "Bash" is tool: "^Bash$")'
+          : undefined,
+    }).optional(),
     timeout: z.number().int().min(100).max(600_000).default(30_000),
     async: z.boolean().default(false),
     priority: z.number().int().min(0).max(1000).default(100),

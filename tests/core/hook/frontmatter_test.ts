@@ -42,3 +42,37 @@ Deno.test("`parseHookMd()` accepts CRLF line endings and a byte-order mark", () 
   assert.equal(doc.manifest.name, "a");
   assert.equal(doc.body, "Body");
 });
+
+/** The message `parseHookMd(text)` throws. */
+function messageOf(text: string): string {
+  try {
+    parseHookMd(text, "/h/a/HOOK.md");
+  } catch (err) {
+    assert.ok(isHookboxError(err, "HOOK_MANIFEST_INVALID"), String(err));
+    return err.message;
+  }
+  throw new Error("no error");
+}
+
+Deno.test("invalid YAML is reported at its HOOK.md line and column, with the line and a caret", () => {
+  const message = messageOf(
+    "---\nname: a\ndescription: d\ntrigger: pre-tool-call\nmatcher:\n  tool: [unclosed\n---\n",
+  );
+  assert.match(message, /^frontmatter is not valid YAML at line 6, column 18: /);
+  assert.match(message, /\n6 \| {3}tool: \[unclosed\n {2}\| {18}\^$/);
+});
+
+Deno.test("a misspelt key names the key it probably is; a matcher string names the shape", () => {
+  assert.match(
+    messageOf(`${GOOD.slice(0, -4)}timout: 100\n---\n`),
+    /"timout"; did you mean "timeout"\?/,
+  );
+  assert.match(
+    messageOf(`${GOOD.slice(0, -4)}limits:\n  memory: 3\n---\n`),
+    /field "limits" unknown key\(s\) "memory"; did you mean "memory_mb"\?/,
+  );
+  assert.match(
+    messageOf(`${GOOD.slice(0, -4)}matcher: Bash\n---\n`),
+    /field "matcher" must be a mapping of regular expressions: \{tool: "\^Bash\$", pattern: .*\}/,
+  );
+});
