@@ -15,7 +15,7 @@ Deno.test("`deno task demo` blocks, redacts, marks, gates and contains a runaway
   assert.match(text, /a destructive command \(pre-tool-call\) → BLOCK\n {2}reason: shell-guard: /);
   assert.match(text, /\[REDACTED:aws_access_key\]/);
   assert.match(text, /UNTRUSTED CONTENT from WebFetch/);
-  assert.match(text, /runaway-loop \[wasm\] limit \(fuel\)/);
+  assert.match(text, /runaway-loop \[wasm\] limit \(fuel: \d+ instructions \(limits\.fuel/);
   assert.match(text, /stop with failing tests \(pre-agent-turn-stop\) → BLOCK/);
   assert.doesNotMatch(text, /\[subprocess\]|skipped/, "the demo runs without subprocesses");
 });

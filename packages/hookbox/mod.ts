@@ -103,3 +103,4 @@ export * from "../agent-loop/mod.ts";
 
 // Types the exports above refer to.
 export type { AsyncResultHandler } from "../core/dispatch/dispatch.ts";
+export type { KeyInfo } from "../store/store.ts";

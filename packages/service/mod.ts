@@ -51,6 +51,7 @@ export type {
   HookItem,
   HookRow,
   HookVersionRow,
+  KeyInfo,
   KeyRow,
   NewHookVersion,
   RollbackResult,

@@ -19,6 +19,7 @@ export type {
   HookItem,
   HookRow,
   HookVersionRow,
+  KeyInfo,
   KeyRow,
   NewHookVersion,
   RollbackResult,

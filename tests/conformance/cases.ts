@@ -373,6 +373,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   alloc_negative_extism: { plugin: LIMIT("LIMIT_MEMORY") },
   // Zero-byte blocks forever: each counts its bookkeeping against the cap (it was free).
   alloc_zero_extism: { plugin: LIMIT("LIMIT_MEMORY"), limits: { fuel: 1_000_000_000 } },
+  // `{decision: block}` is not JSON: read as text, the call allowed (its detail says why).
+  brace_text_wasi: { plugin: "ok", exit: 0, stdout: "{decision: block}" },
   bad_import: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   bad_import_env: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   bad_import_extism: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },

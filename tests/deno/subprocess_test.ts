@@ -273,7 +273,7 @@ Deno.test("a subprocess hook flooding stdout hits the output limit and the execu
       const flooded = await executor.dispatch(toolEvent({ tool_name: tool }));
       const record = flooded.hooks[0];
       assert.equal(record?.outcome, "limit", tool);
-      assert.equal(record?.detail, "output");
+      assert.match(record?.detail ?? "", /^output: \d+ KiB \(limits\.output_kb in HOOK\.md/);
       assert.ok((record?.stdout.length ?? 0) + (record?.stderr.length ?? 0) <= 2 * 4 * 1024);
       assert.equal(flooded.decision, "allow");
     }

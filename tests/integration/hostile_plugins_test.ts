@@ -34,47 +34,103 @@ interface Case {
   exitCode?: number | null;
 }
 
+/** A limit's detail names the limit and the setting that raises it. */
+const FUEL_DETAIL =
+  /^fuel: \d+ instructions \(limits\.fuel in HOOK\.md, at most the policy's max_fuel\)$/;
+const TIME_DETAIL = /^time: 300 ms \(timeout in HOOK\.md, at most the policy's max_timeout_ms\)$/;
+const MEMORY_DETAIL =
+  /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/;
+const OUTPUT_DETAIL =
+  /^output: \d+ KiB \(limits\.output_kb in HOOK\.md, at most the policy's max_output_kb\)$/;
+
 const TIME = { timeout: 300, limits: { fuel: 1e12, memory_mb: 2, output_kb: 64 } };
 
 const CASES: Case[] = [
-  { plugin: "loop_forever", outcome: "limit", detail: "fuel", code: "LIMIT_FUEL" },
-  { plugin: "loop_forever_extism", outcome: "limit", detail: "fuel", code: "LIMIT_FUEL" },
-  { plugin: "catch_all_escape", outcome: "limit", detail: "fuel", code: "LIMIT_FUEL" },
+  {
+    plugin: "loop_forever",
+    outcome: "limit",
+    detail: FUEL_DETAIL,
+    code: "LIMIT_FUEL",
+  },
+  {
+    plugin: "loop_forever_extism",
+    outcome: "limit",
+    detail: FUEL_DETAIL,
+    code: "LIMIT_FUEL",
+  },
+  {
+    plugin: "catch_all_escape",
+    outcome: "limit",
+    detail: FUEL_DETAIL,
+    code: "LIMIT_FUEL",
+  },
   {
     plugin: "loop_in_host_call",
     frontmatter: TIME,
     outcome: "timeout",
-    detail: "time",
+    detail: TIME_DETAIL,
     code: "TIMEOUT",
   },
-  { plugin: "sleep_loop", frontmatter: TIME, outcome: "timeout", detail: "time", code: "TIMEOUT" },
+  {
+    plugin: "sleep_loop",
+    frontmatter: TIME,
+    outcome: "timeout",
+    detail: TIME_DETAIL,
+    code: "TIMEOUT",
+  },
   {
     plugin: "log_flood_extism",
     frontmatter: TIME,
     outcome: "timeout",
-    detail: "time",
+    detail: TIME_DETAIL,
     code: "TIMEOUT",
   },
-  { plugin: "memory_bomb", outcome: "limit", detail: "memory", code: "LIMIT_MEMORY" },
+  {
+    plugin: "memory_bomb",
+    outcome: "limit",
+    detail:
+      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
+    code: "LIMIT_MEMORY",
+  },
   {
     plugin: "memory_bomb_exit",
     outcome: "limit",
-    detail: "memory",
+    detail:
+      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
     code: "LIMIT_MEMORY",
     exitCode: 1,
   },
   {
     plugin: "memory_bomb_extism",
     outcome: "limit",
-    detail: "memory",
+    detail:
+      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
     code: "LIMIT_MEMORY",
     exitCode: 1,
   },
-  { plugin: "alloc_bomb_extism", outcome: "limit", detail: "memory", code: "LIMIT_MEMORY" },
+  {
+    plugin: "alloc_bomb_extism",
+    outcome: "limit",
+    detail:
+      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
+    code: "LIMIT_MEMORY",
+  },
   { plugin: "stack_bomb", outcome: "limit", detail: "stack", code: "LIMIT_STACK" },
   { plugin: "stack_bomb_extism", outcome: "limit", detail: "stack", code: "LIMIT_STACK" },
-  { plugin: "output_flood", outcome: "limit", detail: "output", code: "LIMIT_OUTPUT" },
-  { plugin: "output_flood_extism", outcome: "limit", detail: "output", code: "LIMIT_OUTPUT" },
+  {
+    plugin: "output_flood",
+    outcome: "limit",
+    detail:
+      /^output: \d+ KiB \(limits\.output_kb in HOOK\.md, at most the policy's max_output_kb\)$/,
+    code: "LIMIT_OUTPUT",
+  },
+  {
+    plugin: "output_flood_extism",
+    outcome: "limit",
+    detail:
+      /^output: \d+ KiB \(limits\.output_kb in HOOK\.md, at most the policy's max_output_kb\)$/,
+    code: "LIMIT_OUTPUT",
+  },
   {
     plugin: "bad_import",
     outcome: "error",
@@ -101,7 +157,12 @@ const CASES: Case[] = [
     code: "TRAP",
   },
   { plugin: "garbage", outcome: "error", detail: /^invalid module: /, code: "PLUGIN_INVALID" },
-  { plugin: "huge", outcome: "limit", detail: "module", code: "LIMIT_MODULE" },
+  {
+    plugin: "huge",
+    outcome: "limit",
+    detail: /^module: \d+ KiB of module \(the policy's module_kb\)$/,
+    code: "LIMIT_MODULE",
+  },
   { plugin: "block_wasi", outcome: "block", detail: null, exitCode: 2 },
   { plugin: "block_extism", outcome: "block", detail: null, exitCode: 2 },
   { plugin: "rewrite_wasi", outcome: "ok", detail: null, exitCode: 0 },

@@ -83,6 +83,8 @@ export async function callHook(
 ): Promise<HookCall> {
   // Set when the runtime starts the call: a hook refused before it ran took no time.
   let started = -1;
+  // The limits the call ran under, once known: a limit's detail names it and its knob.
+  let applied: EffectiveLimits | null = null;
   const finish = (
     outcome: Outcome,
     run: Partial<RunResult>,
@@ -98,7 +100,7 @@ export async function callHook(
       stdout: run.stdout ?? "",
       stderr: run.stderr ?? "",
       code: failure?.code ?? null,
-      detail: failure?.detail ?? null,
+      detail: failure === null ? null : limitDetail(failure, applied) ?? failure.detail,
       fuel: run.fuel ?? 0,
     },
     control: null,
@@ -113,16 +115,19 @@ export async function callHook(
   const runtime = ctx.runtimes[hook.entry.runtime];
   if (!runtime) return fail({}, "RUNTIME_MISSING", hook.entry.runtime);
   let limits = effectiveLimits(hook.manifest, ctx.policy);
+  applied = limits;
   if (ctx.fuelLeft !== undefined && ctx.fuelLeft < limits.fuel) {
     if (ctx.fuelLeft < 1) return fail({}, "LIMIT_FUEL", "the event's fuel budget is spent");
     limits = { ...limits, fuel: Math.floor(ctx.fuelLeft) };
   }
+  applied = limits;
   if (ctx.outputLeft !== undefined && ctx.outputLeft < limits.outputKb * 1024) {
     if (ctx.outputLeft < 1024) {
       return fail({}, "LIMIT_OUTPUT", "the event's output budget is spent");
     }
     limits = { ...limits, outputKb: Math.floor(ctx.outputLeft / 1024) };
   }
+  applied = limits;
   const budget = ctx.inputBudget;
   if (budget !== undefined && budget.left <= 0) {
     return fail({}, "LIMIT_INPUT", "the event's input budget is spent");
@@ -168,6 +173,28 @@ export async function callHook(
     // and a self-timed one has settled by now (no backstop timer returned early).
     if (buffer !== null) INPUTS.give(buffer);
   }
+}
+
+/**
+ * A limit's detail with the limit itself and the setting that raises it, for
+ * a failure that has no text of its own: `fuel: 200000000 instructions
+ * (limits.fuel in HOOK.md, at most the policy's max_fuel)`.
+ */
+function limitDetail(failure: RunFailure, limits: EffectiveLimits | null): string | null {
+  if (limits === null || failure.message !== null) return null;
+  const said: Partial<Record<FailureCode, string>> = {
+    LIMIT_FUEL:
+      `${limits.fuel} instructions (limits.fuel in HOOK.md, at most the policy's max_fuel)`,
+    LIMIT_MEMORY:
+      `${limits.memoryMb} MiB (limits.memory_mb in HOOK.md, at most the policy's max_memory_mb)`,
+    LIMIT_OUTPUT:
+      `${limits.outputKb} KiB (limits.output_kb in HOOK.md, at most the policy's max_output_kb)`,
+    LIMIT_INPUT: `${limits.inputKb} KiB of event (the policy's input_kb)`,
+    LIMIT_MODULE: `${limits.moduleKb} KiB of module (the policy's module_kb)`,
+    TIMEOUT: `${limits.timeoutMs} ms (timeout in HOOK.md, at most the policy's max_timeout_ms)`,
+  };
+  const text = said[failure.code];
+  return text === undefined ? null : `${failure.detail}: ${text}`;
 }
 
 function interpret(

@@ -29,6 +29,6 @@ Deno.test("`dispatch()` records an event larger than the input limit as limit/in
   const { result, called } = await run([fakeHook({ name: "h" })], big, {}, { inputKb: 1 });
   assert.deepEqual(called, []);
   assert.equal(recordOf(result, "h").outcome, "limit");
-  assert.equal(recordOf(result, "h").detail, "input");
+  assert.equal(recordOf(result, "h").detail, "input: 1 KiB of event (the policy's input_kb)");
   assert.equal(result.decision, "allow");
 });
