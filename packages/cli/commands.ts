@@ -48,6 +48,16 @@ const AGENT = {
   value: "NAME",
   help: "claude-code, gemini-cli, codex, copilot, cursor, windsurf or agenthooks",
 } as const;
+/** What every command that talks to a running service takes. */
+const OPS = {
+  url: { type: "string", value: "URL", help: "the service (default $HOOKBOX_URL, else :8787)" },
+  key: { type: "string", value: "KEY", help: "the key (default from the environment)" },
+} as const;
+const OPS_ENV = {
+  HOOKBOX_URL: "the service's URL",
+  HOOKBOX_KEY: "a tenant's key",
+  HOOKBOX_ADMIN_KEY: "the admin key",
+} as const;
 const CACHE = "where compiled plugins and caches live (default $XDG_CACHE_HOME/hookbox)";
 
 /** The commands, in the order `hookbox --help` lists them. */
@@ -226,6 +236,72 @@ export const COMMANDS = {
       user: { type: "boolean", default: false, help: "check the user's config instead" },
     },
     env: { HOOKBOX_KEY: "the tenant key for HTTP hooks" },
+  },
+  tenants: {
+    summary: "the service's tenants (admin): list, show ID, create ID, delete ID, policy ID",
+    positionals: "list|show|create|delete|policy [ID]",
+    options: {
+      ...OPS,
+      set: {
+        type: "string",
+        multiple: true,
+        default: [] as string[],
+        value: "KEY=VALUE",
+        help: "with policy: set a field (PATCH; numbers stay numbers)",
+      },
+      unset: {
+        type: "string",
+        multiple: true,
+        default: [] as string[],
+        value: "KEY",
+        help: "with policy: remove a field",
+      },
+    },
+    env: OPS_ENV,
+  },
+  keys: {
+    summary: "a tenant's keys (admin): list TENANT, create TENANT, revoke TENANT KEY_ID",
+    positionals: "list|create|revoke TENANT [KEY_ID]",
+    options: { ...OPS, name: { type: "string", value: "NAME", help: "with create: a label" } },
+    env: OPS_ENV,
+  },
+  push: {
+    summary: "uploads a hook folder to the service as a new version",
+    positionals: "HOOK_DIR",
+    options: {
+      ...OPS,
+      name: { type: "string", value: "NAME", help: "the hook's name (default: HOOK.md's)" },
+      platform: { type: "boolean", default: false, help: "as a platform hook (admin key)" },
+    },
+    env: OPS_ENV,
+  },
+  hooks: {
+    summary: "the tenant's hooks on the service: list, show, enable, disable, rollback, delete",
+    positionals: "list|show|enable|disable|rollback|delete [NAME] [VERSION]",
+    options: { ...OPS },
+    env: OPS_ENV,
+  },
+  audit: {
+    summary: "the audit as JSON lines, oldest first; --follow keeps printing new ones",
+    options: {
+      ...OPS,
+      tenant: { type: "string", value: "ID", help: "a tenant's audit, read with the admin key" },
+      "session-id": { type: "string", value: "ID", help: "only this session" },
+      "event-type": { type: "string", value: "TYPE", help: "only this event type" },
+      hook: { type: "string", value: "NAME", help: "only events this hook ran in" },
+      outcome: { type: "string", value: "OUTCOME", help: "only with a hook of this outcome" },
+      decision: { type: "string", value: "allow|block", help: "only this decision" },
+      since: { type: "string", value: "TIME", help: "only from this instant (RFC 3339)" },
+      limit: { type: "string", default: "50", value: "N", help: "items per read (1-1000)" },
+      follow: { type: "boolean", default: false, help: "keep printing new items until Ctrl-C" },
+      interval: {
+        type: "string",
+        default: "1000",
+        value: "MS",
+        help: "with --follow: how often to look",
+      },
+    },
+    env: OPS_ENV,
   },
 } as const satisfies Record<string, CommandSpec>;
 

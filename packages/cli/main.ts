@@ -41,6 +41,11 @@ const LOADERS: Record<keyof typeof COMMANDS, () => Promise<Command>> = {
   install: async () => (await import("./install.ts")).installCommand,
   uninstall: async () => (await import("./install.ts")).uninstallCommand,
   doctor: async () => (await import("./doctor.ts")).doctorCommand,
+  tenants: async () => (await import("./ops.ts")).tenantsCommand,
+  keys: async () => (await import("./ops.ts")).keysCommand,
+  push: async () => (await import("./ops.ts")).pushCommand,
+  hooks: async () => (await import("./ops.ts")).hooksCommand,
+  audit: async () => (await import("./ops.ts")).auditCommand,
 };
 
 const HELP = new Set(["--help", "-h"]);

@@ -52,6 +52,17 @@ export function base64Bytes(text: string): Uint8Array {
   return out;
 }
 
+/** Standard base64 of bytes (the inverse of {@linkcode base64Bytes}). */
+export function bytesBase64(bytes: Uint8Array): string {
+  const native = (bytes as unknown as { toBase64?: () => string }).toBase64;
+  if (native) return native.call(bytes);
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(text);
+}
+
 /** Lowercase hex SHA-256 of bytes, or of a string as UTF-8 (hookbox's one SHA-256 helper). */
 export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;

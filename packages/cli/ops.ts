@@ -1,0 +1,280 @@
+/**
+ * Operating a running `hookbox serve` from the command line, over its API:
+ * `tenants`, `keys`, `push`, `hooks` and `audit [--follow]`. The service is
+ * `--url` (else `$HOOKBOX_URL`, else http://127.0.0.1:8787); the key is
+ * `--key`, else `$HOOKBOX_ADMIN_KEY` for the admin's commands and
+ * `$HOOKBOX_KEY` for a tenant's. Answers are printed as JSON; an error answer
+ * is one line with its code, and exit 1.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { bytesBase64 } from "../core/bytes.ts";
+import { EXIT, UsageError } from "./_io.ts";
+import { parseOptions, usageLine } from "./commands.ts";
+
+/** Most bytes `push` sends (the service's upload cap). */
+const MAX_PUSH_BYTES = 16 * 1024 * 1024;
+
+type Who = "admin" | "tenant";
+
+interface Client {
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
+}
+
+function client(url: string | undefined, key: string | undefined, who: Who): Client {
+  const base = url ?? Deno.env.get("HOOKBOX_URL") ?? "http://127.0.0.1:8787";
+  const auth = key ?? Deno.env.get(who === "admin" ? "HOOKBOX_ADMIN_KEY" : "HOOKBOX_KEY");
+  if (!auth) {
+    const env = who === "admin" ? "HOOKBOX_ADMIN_KEY" : "HOOKBOX_KEY";
+    throw new UsageError(`this needs the ${who} key: --key KEY or $${env}`);
+  }
+  return {
+    async call(method, path, body) {
+      let res: Response;
+      try {
+        res = await fetch(new URL(path, base), {
+          method,
+          headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      } catch (err) {
+        throw new UsageError(`cannot reach ${base}: ${(err as Error).message}`);
+      }
+      const text = await res.text();
+      const answer = text ? JSON.parse(text) : null;
+      if (!res.ok) {
+        const error = answer?.error ?? {};
+        const problems = (error.problems ?? []).map((p: { code: string; message: string }) =>
+          `\n  ${p.code}: ${p.message}`
+        ).join("");
+        throw new UsageError(
+          `${method} ${path}: ${res.status} ${error.code ?? ""}: ${
+            error.message ?? text
+          }${problems}`,
+        );
+      }
+      return answer;
+    },
+  };
+}
+
+const print = (value: unknown) => console.log(JSON.stringify(value, null, 2));
+
+/** `hookbox tenants list|show ID|create ID|delete ID|policy ID [--set K=V]... [--unset K]...`. */
+export async function tenantsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: parseOptions("tenants"),
+    allowPositionals: true,
+    strict: true,
+  });
+  const api = client(values.url, values.key, "admin");
+  const [sub, id] = positionals;
+  const need = () => id ?? usage("tenants");
+  switch (sub) {
+    case "list":
+      print(await api.call("GET", "/v1/tenants"));
+      break;
+    case "show":
+      print(await api.call("GET", `/v1/tenants/${encodeURIComponent(need())}`));
+      break;
+    case "create":
+      print(await api.call("POST", "/v1/tenants", { id: need() }));
+      break;
+    case "delete":
+      await api.call("DELETE", `/v1/tenants/${encodeURIComponent(need())}`);
+      console.error(`deleted tenant ${id}`);
+      break;
+    case "policy": {
+      const patch: Record<string, unknown> = {};
+      for (const pair of values.set) {
+        const at = pair.indexOf("=");
+        if (at <= 0) throw new UsageError(`--set takes KEY=VALUE, got ${pair}`);
+        const raw = pair.slice(at + 1);
+        patch[pair.slice(0, at)] = /^-?\d+(\.\d+)?(e\d+)?$/.test(raw) ? Number(raw) : raw;
+      }
+      for (const key of values.unset) patch[key] = null;
+      const path = `/v1/tenants/${encodeURIComponent(need())}/policy`;
+      print(
+        Object.keys(patch).length === 0
+          ? (await api.call("GET", `/v1/tenants/${encodeURIComponent(id!)}`) as { policy: unknown })
+            .policy
+          : await api.call("PATCH", path, patch),
+      );
+      break;
+    }
+    default:
+      usage("tenants");
+  }
+  return EXIT.allow;
+}
+
+/** `hookbox keys list TENANT|create TENANT [--name N]|revoke TENANT KEY_ID`. */
+export async function keysCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: parseOptions("keys"),
+    allowPositionals: true,
+    strict: true,
+  });
+  const api = client(values.url, values.key, "admin");
+  const [sub, tenant, keyId] = positionals;
+  if (tenant === undefined) usage("keys");
+  const base = `/v1/tenants/${encodeURIComponent(tenant!)}/keys`;
+  if (sub === "list") print(await api.call("GET", base));
+  else if (sub === "create") {
+    print(await api.call("POST", base, values.name === undefined ? {} : { name: values.name }));
+    console.error("the key is shown once: keep it now");
+  } else if (sub === "revoke" && keyId !== undefined) {
+    await api.call("DELETE", `${base}/${encodeURIComponent(keyId)}`);
+    console.error(`revoked ${keyId}`);
+  } else usage("keys");
+  return EXIT.allow;
+}
+
+/** `hookbox push HOOK_DIR [--name NAME] [--platform]`: uploads a hook folder as a new version. */
+export async function pushCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: parseOptions("push"),
+    allowPositionals: true,
+    strict: true,
+  });
+  const dir = positionals[0];
+  if (dir === undefined || positionals.length > 1) usage("push");
+  const files = await folderFiles(dir!);
+  if (!("HOOK.md" in files)) throw new UsageError(`${dir} has no HOOK.md`);
+  const name = values.name ?? /^\s*name:\s*([a-z0-9-]+)\s*$/m.exec(files["HOOK.md"] as string)?.[1];
+  if (!name) throw new UsageError(`no name: HOOK.md has none, give --name`);
+  const api = client(values.url, values.key, values.platform ? "admin" : "tenant");
+  const path = values.platform ? `/v1/platform/hooks/${name}` : `/v1/hooks/${name}`;
+  console.error(`pushing ${Object.keys(files).length} files of ${dir} as "${name}" …`);
+  print(await api.call("PUT", path, { files }));
+  return EXIT.allow;
+}
+
+/** The files of `dir` for an upload: text as text, anything else as base64; no links, no .git. */
+async function folderFiles(dir: string): Promise<Record<string, string | { base64: string }>> {
+  const files: Record<string, string | { base64: string }> = {};
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  let total = 0;
+  const walk = async (at: string, prefix: string) => {
+    for await (const entry of Deno.readDir(at)) {
+      if (entry.name === ".git" || entry.isSymlink) continue;
+      const path = `${at}/${entry.name}`;
+      if (entry.isDirectory) await walk(path, `${prefix}${entry.name}/`);
+      else if (entry.isFile) {
+        const bytes = await Deno.readFile(path);
+        total += bytes.byteLength;
+        if (total > MAX_PUSH_BYTES) {
+          throw new UsageError(`${dir} holds over ${MAX_PUSH_BYTES} bytes, the upload cap`);
+        }
+        try {
+          files[`${prefix}${entry.name}`] = utf8.decode(bytes);
+        } catch {
+          files[`${prefix}${entry.name}`] = { base64: bytesBase64(bytes) };
+        }
+      }
+    }
+  };
+  try {
+    await walk(dir, "");
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) throw new UsageError(`${dir}: no such folder`);
+    throw err;
+  }
+  return files;
+}
+
+/** `hookbox hooks list|show NAME|enable NAME|disable NAME|rollback NAME VERSION|delete NAME`. */
+export async function hooksCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: parseOptions("hooks"),
+    allowPositionals: true,
+    strict: true,
+  });
+  const api = client(values.url, values.key, "tenant");
+  const [sub, name, version] = positionals;
+  const path = () => `/v1/hooks/${encodeURIComponent(name ?? usage("hooks"))}`;
+  switch (sub) {
+    case "list":
+      print(await api.call("GET", "/v1/hooks"));
+      break;
+    case "show":
+      print(await api.call("GET", path()));
+      break;
+    case "enable":
+    case "disable":
+      print(await api.call("PATCH", path(), { enabled: sub === "enable" }));
+      break;
+    case "rollback": {
+      const v = Number(version);
+      if (!Number.isInteger(v) || v < 1) usage("hooks");
+      print(await api.call("POST", `${path()}/rollback`, { version: v }));
+      break;
+    }
+    case "delete":
+      await api.call("DELETE", path());
+      console.error(`deleted hook ${name}`);
+      break;
+    default:
+      usage("hooks");
+  }
+  return EXIT.allow;
+}
+
+/** `hookbox audit [--tenant ID] [filters] [--limit N] [--follow]`: audit items as JSON lines. */
+export async function auditCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: parseOptions("audit"), strict: true });
+  const admin = values.tenant !== undefined;
+  const api = client(values.url, values.key, admin ? "admin" : "tenant");
+  const base = admin ? `/v1/tenants/${encodeURIComponent(values.tenant!)}/audit` : "/v1/audit";
+  const filters = new URLSearchParams();
+  for (
+    const name of ["session_id", "event_type", "hook", "outcome", "decision", "since"] as const
+  ) {
+    const value = values[name.replace("_", "-") as keyof typeof values];
+    if (typeof value === "string") filters.set(name, value);
+  }
+  filters.set("limit", values.limit);
+  type Page = { items: { decision_id: string; at: string }[] };
+  const read = async (since?: string) => {
+    const query = new URLSearchParams(filters);
+    if (since !== undefined) query.set("since", since);
+    return (await api.call("GET", `${base}?${query}`) as Page).items;
+  };
+  // Oldest first, one JSON line each.
+  const seen = new Set<string>();
+  let last: string | undefined;
+  const show = (items: Page["items"]) => {
+    for (const item of [...items].reverse()) {
+      if (seen.has(item.decision_id)) continue;
+      seen.add(item.decision_id);
+      last = item.at;
+      console.log(JSON.stringify(item));
+    }
+  };
+  show(await read());
+  if (!values.follow) return EXIT.allow;
+  const every = Math.max(200, Number(values.interval) || 1000);
+  let stop = false;
+  const quit = () => stop = true;
+  Deno.addSignalListener("SIGINT", quit);
+  Deno.addSignalListener("SIGTERM", quit);
+  try {
+    while (!stop) {
+      await new Promise((resolve) => setTimeout(resolve, every));
+      if (!stop) show(await read(last));
+    }
+  } finally {
+    Deno.removeSignalListener("SIGINT", quit);
+    Deno.removeSignalListener("SIGTERM", quit);
+  }
+  return EXIT.allow;
+}
+
+function usage(name: "tenants" | "keys" | "push" | "hooks"): never {
+  throw new UsageError(`usage: ${usageLine(name)}`);
+}

@@ -1,0 +1,82 @@
+/**
+ * Operating a running `hookbox serve` from the command line: tenants, keys,
+ * policy, a pushed hook folder, the tenant's hooks, and the audit (also
+ * followed as events arrive), with the URL and keys from the environment.
+ */
+import assert from "node:assert/strict";
+import { call, startServe } from "../../scripts/_serve_process.ts";
+import { ROOT, toolEvent } from "../_helpers.ts";
+
+const ADMIN = "ops-test-admin-key-0123456789";
+
+function hookbox(env: Record<string, string>, ...args: string[]) {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+async function run(env: Record<string, string>, ...args: string[]) {
+  const out = await hookbox(env, ...args).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+}
+
+Deno.test("hookbox tenants, keys, push, hooks and audit operate a running service", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-ops-" });
+  const server = await startServe({ db: `sqlite:${dir}/hookbox.db`, adminKey: ADMIN });
+  try {
+    const admin = { HOOKBOX_URL: server.url, HOOKBOX_ADMIN_KEY: ADMIN };
+    assert.equal((await run(admin, "tenants", "create", "acme")).code, 0);
+    const list = await run(admin, "tenants", "list");
+    assert.deepEqual(JSON.parse(list.stdout).items.map((t: { id: string }) => t.id), ["acme"]);
+    const policy = await run(admin, "tenants", "policy", "acme", "--set", "events_per_minute=100");
+    assert.equal(policy.code, 0, policy.stderr);
+    assert.deepEqual(JSON.parse(policy.stdout), { events_per_minute: 100 });
+    const made = await run(admin, "keys", "create", "acme", "--name", "ci");
+    assert.equal(made.code, 0, made.stderr);
+    const key = JSON.parse(made.stdout).key as string;
+    const keys = JSON.parse((await run(admin, "keys", "list", "acme")).stdout).items;
+    assert.equal(keys[0].name, "ci");
+    // The tenant pushes a hook folder, lists it, and its events are audited.
+    assert.equal((await run({}, "init", "guard", "--dir", dir)).code, 0);
+    const tenant = { HOOKBOX_URL: server.url, HOOKBOX_KEY: key };
+    const pushed = await run(tenant, "push", `${dir}/guard`);
+    assert.equal(pushed.code, 0, pushed.stderr);
+    assert.equal(JSON.parse(pushed.stdout).version, 1);
+    const hooks = JSON.parse((await run(tenant, "hooks", "list")).stdout).items;
+    assert.deepEqual(hooks.map((h: { name: string }) => h.name), ["guard"]);
+    // --follow prints what arrives after it started.
+    const follow = hookbox(tenant, "audit", "--follow", "--interval", "200").spawn();
+    const lines = follow.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    const answer = await call(server.url, "POST", "/v1/events", key, {
+      ...toolEvent(),
+      tool_input: { command: "git push --force" },
+    });
+    assert.equal(answer.body.decision, "block");
+    let seen = "";
+    while (!seen.includes("\n")) seen += (await lines.read()).value ?? "";
+    const item = JSON.parse(seen.split("\n")[0]!);
+    assert.equal(item.decision_id, answer.body.decision_id);
+    assert.equal(item.decision, "block");
+    follow.kill("SIGTERM");
+    assert.equal((await follow.status).code, 0);
+    await lines.cancel();
+    await follow.stderr.cancel();
+    // The operator reads the same audit.
+    const audit = await run(admin, "audit", "--tenant", "acme", "--decision", "block");
+    assert.equal(audit.stdout.trim().split("\n").length, 1, audit.stdout + audit.stderr);
+    // Errors are one line with the service's code, and exit 1.
+    const wrong = await run(tenant, "hooks", "show", "nope");
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /GET \/v1\/hooks\/nope: 404 HOOK_NOT_FOUND: no hook named "nope"/);
+    const noKey = await run({ HOOKBOX_URL: server.url }, "hooks", "list");
+    assert.equal(noKey.code, 1);
+    assert.match(noKey.stderr, /this needs the tenant key: --key KEY or \$HOOKBOX_KEY/);
+  } finally {
+    await server.stop();
+  }
+});
