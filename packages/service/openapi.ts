@@ -11,6 +11,24 @@ import { serverSchemas } from "./schemas.ts";
 
 const json = (schema: z.ZodType) => ({ content: { "application/json": { schema } } });
 
+/** `getHooksName` for `GET /v1/hooks/{name}`: unique, as method and path are. */
+export function operationId(method: string, path: string): string {
+  const words = path.split("/").filter((w) => w !== "" && w !== "v1")
+    .map((w) => w.replace(/[{}]/g, "").split(/[_.-]/))
+    .flat()
+    .filter((w) => w !== "");
+  return method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+}
+
+/** The group a route is listed under: its resource. */
+export function tagOf(path: string): string {
+  const [, first, second] = path.split("/");
+  if (first !== "v1") return "service";
+  if (second === "agents") return "events";
+  if (second === "platform") return "platform hooks";
+  return second ?? "service";
+}
+
 /** The OpenAPI 3.1 document of the service. */
 export function openApiDocument(routes: readonly Route[]): Record<string, unknown> {
   const schemas = serverSchemas();
@@ -55,8 +73,10 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
     const route = createRoute({
       method: r.method,
       path: r.path,
+      operationId: operationId(r.method, r.path),
+      tags: [tagOf(r.path)],
       summary: r.summary,
-      description: `Who: ${r.who}.`,
+      description: `Who: ${r.who === "anyone" ? "anyone (no key)" : `the ${r.who} key`}.`,
       ...(r.who === "anyone" ? {} : { security: [{ bearer: [] }] }),
       request: {
         ...(r.params ? { params: z.object(r.params) } : {}),

@@ -261,3 +261,30 @@ Deno.test("the document names exactly the routes the service answers", async () 
     await h.close();
   }
 });
+
+Deno.test("the document has an operationId and a tag per route, and /docs renders it as a page", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-contract-" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  try {
+    const doc = (await h.call("GET", "/openapi.json", { key: null })).body;
+    const ops = Object.entries(doc.paths as Record<string, Record<string, Record<string, unknown>>>)
+      .flatMap(([path, byMethod]) => Object.entries(byMethod).map(([m, op]) => ({ path, m, op })));
+    const ids = ops.map(({ op }) => op.operationId as string);
+    assert.equal(new Set(ids).size, ids.length, "operationIds are unique");
+    assert.ok(ids.includes("getHooksName") && ids.includes("postTenantsIdKeys"), ids.join(" "));
+    assert.ok(ops.every(({ op }) => (op.tags as string[]).length === 1));
+    assert.ok(doc.components.schemas.ErrorCode.enum.includes("QUOTA_EXCEEDED"));
+    const page = await h.service.app.request("/docs");
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    const html = await page.text();
+    for (const { path, m } of ops) {
+      const escaped = path.replaceAll("&", "&#38;");
+      assert.ok(html.includes(`${m.toUpperCase()} ${escaped}`), `${m} ${path} on the page`);
+    }
+    assert.match(html, /<code>QUOTA_EXCEEDED<\/code>/);
+    assert.doesNotMatch(html, /<script/);
+  } finally {
+    await h.close();
+  }
+});

@@ -7,10 +7,11 @@
 import { z } from "@hono/zod-openapi";
 import { ApiError } from "../errors.ts";
 import { openApiDocument } from "../openapi.ts";
+import { docsPage } from "../docs_page.ts";
 import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
 
-/** `/healthz`, `/metrics` and `/openapi.json`. */
+/** `/healthz`, `/metrics`, `/openapi.json` and `/docs`. */
 export function platformRoutes(ctx: ServiceContext): Route[] {
   const { store, audit, metrics } = ctx;
   // Built on first request: generating it costs start-up time nobody may need (edge Workers).
@@ -45,6 +46,13 @@ export function platformRoutes(ctx: ServiceContext): Route[] {
         ok: { status: 200, schema: z.record(z.string(), z.unknown()) },
       }),
       handler: (c) => c.json(openapi ??= openApiDocument(ctx.routes())),
+    },
+    {
+      method: "get",
+      path: "/docs",
+      who: "anyone",
+      docs: () => ({ summary: "This document as a page to read", ok: { status: 200, text: true } }),
+      handler: (c) => c.html(docsPage(openapi ??= openApiDocument(ctx.routes()))),
     },
     {
       method: "get",
