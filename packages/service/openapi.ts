@@ -56,6 +56,8 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
         ? { description: "success", ...json(r.ok.schema) }
         : r.ok.text
         ? { description: "success", content: { "text/plain": { schema: z.string() } } }
+        : r.ok.html
+        ? { description: "success", content: { "text/html": { schema: z.string() } } }
         : { description: "success, no body" },
     };
     if (r.who !== "anyone") Object.assign(responses, ERRORS);

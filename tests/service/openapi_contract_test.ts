@@ -178,6 +178,7 @@ Deno.test("every route's real answers validate against /openapi.json", async () 
     // Public routes and the rest.
     await call("GET", "/healthz", { key: null });
     await call("GET", "/openapi.json", { key: null });
+    await call("GET", "/docs", { key: null });
     await call("GET", "/metrics");
     await call("DELETE", "/v1/hooks/guard", { key });
     await call("DELETE", "/v1/platform/hooks/base");

@@ -51,7 +51,7 @@ export function platformRoutes(ctx: ServiceContext): Route[] {
       method: "get",
       path: "/docs",
       who: "anyone",
-      docs: () => ({ summary: "This document as a page to read", ok: { status: 200, text: true } }),
+      docs: () => ({ summary: "This document as a page to read", ok: { status: 200, html: true } }),
       handler: (c) => c.html(docsPage(openapi ??= openApiDocument(ctx.routes()))),
     },
     {

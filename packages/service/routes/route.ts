@@ -27,7 +27,7 @@ export interface RouteDocs {
   body?: z.ZodType;
   /** The body may also be a gzip'd tar. */
   gzip?: boolean;
-  ok: { status: number; schema?: z.ZodType; text?: boolean };
+  ok: { status: number; schema?: z.ZodType; text?: boolean; html?: boolean };
   /** Statuses this route answers besides the common ones, with their codes. */
   extra?: Record<number, string>;
 }
