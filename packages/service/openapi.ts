@@ -6,6 +6,7 @@
  * @module
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { eventJsonSchemas } from "../core/schema/event.ts";
 import type { Route } from "./routes/route.ts";
 import { serverSchemas } from "./schemas.ts";
 
@@ -89,7 +90,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
     });
     doc.openAPIRegistry.registerPath(route);
   }
-  return doc.getOpenAPI31Document({
+  const document = doc.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "hookbox",
@@ -97,4 +98,13 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
       description: "Multi-tenant sandboxed agent hooks (SPEC §6).",
     },
   }) as unknown as Record<string, unknown>;
+  // The real event union, one schema per event type (the same the events are validated with).
+  const components = (document.components ?? {}) as { schemas?: Record<string, unknown> };
+  if (components.schemas?.Event !== undefined) {
+    components.schemas.Event = {
+      oneOf: Object.values(eventJsonSchemas()).map(({ $schema: _, ...schema }) => schema),
+      discriminator: { propertyName: "event_type" },
+    };
+  }
+  return document;
 }

@@ -92,6 +92,28 @@ function zodSchemas(): NonNullable<typeof built> {
   return built = { head, schemas };
 }
 
+/**
+ * The JSON Schema (draft 2020-12) of each event type's input, made from the
+ * zod schemas that validate events (docs/events.md and `docs/events/` are
+ * written from these by `scripts/event_schemas.ts`).
+ */
+export function eventJsonSchemas(): Record<EventType, Record<string, unknown>> {
+  const z = zod();
+  const { schemas } = zodSchemas();
+  return Object.fromEntries(
+    Object.entries(schemas).map(([type, schema]) => {
+      const json = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+        string,
+        unknown
+      >;
+      // The event type is one value per schema (its aliases are accepted too: pre_tool_call).
+      const properties = json.properties as Record<string, Record<string, unknown>>;
+      properties.event_type = { type: "string", const: type };
+      return [type, { title: type, ...json }];
+    }),
+  ) as unknown as Record<EventType, Record<string, unknown>>;
+}
+
 /** A validated event. Unknown fields are kept as they came. */
 export interface HookEvent {
   /** The lifecycle event (SPEC §1). */
