@@ -122,3 +122,19 @@ Deno.test("`instrument()` rejects a module that decodes but does not validate", 
   broken[broken.length - 3] = 0x42; // i32.const -> i64.const: type mismatch
   assert.throws(() => instrument(broken, { memoryPages: 1 }), isInvalid);
 });
+
+Deno.test("source text handed over as a plugin says to compile it first", () => {
+  const source = new TextEncoder().encode("export default function (event) {}\n");
+  assert.throws(
+    () => inspectModule(source),
+    (err) =>
+      isHookboxError(err, "PLUGIN_INVALID") &&
+      /these bytes are text \(source code\?\), not a plugin; compile .*hookbox compile HOOK_DIR/
+        .test(err.message),
+  );
+  // Bytes that are not text get no such hint.
+  assert.throws(
+    () => inspectModule(new Uint8Array([1, 2, 3, 4, 5])),
+    (err) => isHookboxError(err, "PLUGIN_INVALID") && !err.message.includes("source code"),
+  );
+});

@@ -43,12 +43,26 @@ export interface RawSection {
 
 const MAGIC = [0x00, 0x61, 0x73, 0x6d];
 
+/**
+ * What bytes that are not WebAssembly probably are, and what to do: source
+ * text (a JS/TS or AssemblyScript hook handed to a runtime that loads
+ * plugins) must be compiled first.
+ */
+function notWasmHint(bytes: Uint8Array): string {
+  const head = new TextDecoder().decode(bytes.subarray(0, 256));
+  const text = head.length > 0 && !/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(head);
+  if (!text) return "";
+  return ": these bytes are text (source code?), not a plugin; compile a JS, TS or " +
+    "AssemblyScript hook first (hookbox compile HOOK_DIR), or load it through the Deno " +
+    "adapter (createExecutor), which compiles it";
+}
+
 /** Checks the header and returns every section in file order. */
 export function splitSections(bytes: Uint8Array): RawSection[] {
   const r = new Reader(bytes);
   const magic = r.take(Math.min(4, bytes.length));
   if (magic.length < 4 || MAGIC.some((b, i) => magic[i] !== b)) {
-    invalid("missing \\0asm magic number", 0);
+    invalid(`missing \\0asm magic number${notWasmHint(bytes)}`, 0);
   }
   const version = r.take(4);
   if (version[0] !== 1 || version[1] !== 0 || version[2] !== 0 || version[3] !== 0) {
