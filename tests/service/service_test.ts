@@ -924,3 +924,19 @@ Deno.test("an audit item keeps each failed hook's stable code", async () => {
     );
   });
 });
+
+Deno.test("an upload's problems never name the server's own folders", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const files = {
+      "HOOK.md": hookMd("as-bad"),
+      "scripts/run.as.ts": "export function hook(): i32 { return nope; }\n",
+    };
+    const answer = await h.call("PUT", "/v1/hooks/as-bad", { key, body: { files } });
+    assert.equal(answer.status, 422);
+    const text = JSON.stringify(answer.body);
+    assert.match(text, /Cannot find name 'nope'/);
+    assert.match(text, /scripts\/run\.as\.ts/);
+    assert.doesNotMatch(text, /hookbox-upload-|\/tmp\//, text);
+  });
+});

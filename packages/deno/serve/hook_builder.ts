@@ -44,66 +44,87 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
   return {
     unpack: unpackApart,
     async build(name, files) {
-      const problems = checkPaths(files);
-      if (problems.length > 0) throw new HookRejected(problems);
-      const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
       try {
-        const dir = `${root}/${name}`;
-        for (const [path, bytes] of files) {
-          const target = `${dir}/${path}`;
-          await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
-          await Deno.writeFile(target, bytes, { createNew: true });
-        }
-        const hook = await rejecting(() => loadHook(denoFs, dir, "tenant"));
-        if (hook.entry.runtime === "subprocess") {
-          throw new HookRejected([{
-            code: "SUBPROCESS_DENIED",
-            path: hook.entry.path.slice(dir.length + 1),
-            field: null,
-            message:
-              "uploaded hooks cannot be subprocess hooks: use .wasm, JS/TS or AssemblyScript",
-          }]);
-        }
-        if (hook.entry.runtime === "prompt") {
-          return {
-            manifest: hook.manifest,
-            body: hook.body,
-            runtime: "prompt",
-            plugin: null,
-            builtFrom: "prompt",
-          };
-        }
-        const format = hook.entry.format;
-        // A plugin is read as it is; a source is compiled in its own process, bounded in time
-        // and memory, so a hostile source cannot stall or exhaust the service.
-        const compiled = format === "wasm"
-          ? await rejecting(() =>
-            compileHook(hook, options.cacheDir ? { cacheDir: options.cacheDir } : {})
-          )
-          : await compileApart(dir, hook.name, root, options);
-        const moduleKb = Math.min(
-          options.moduleKb ?? DEFAULT_POLICY.moduleKb,
-          MAX_PLUGIN_BYTES / 1024,
-        );
-        await rejecting(() =>
-          checkPluginApart({
-            bytes: compiled.bytes,
-            limits: { memoryMb: DEFAULT_POLICY.maxMemoryMb, moduleKb },
-            path: hook.entry.runtime === "wasm" ? hook.entry.path : undefined,
-          }, options.checkTimeoutMs)
-        );
-        return {
-          manifest: hook.manifest,
-          body: hook.body,
-          runtime: "wasm",
-          plugin: compiled.bytes,
-          builtFrom: format,
-        } satisfies BuiltHook;
-      } finally {
-        await Deno.remove(root, { recursive: true }).catch(() => {});
+        return await buildIn(name, files);
+      } catch (err) {
+        // No answer names the server's own folders: paths are the upload's own.
+        if (!(err instanceof HookRejected)) throw err;
+        throw new HookRejected(err.problems.map((p) => ({
+          ...p,
+          path: p.path === null ? null : withoutUploadRoot(p.path) || null,
+          message: withoutUploadRoot(p.message),
+        })));
       }
     },
   };
+
+  async function buildIn(
+    name: string,
+    files: ReadonlyMap<string, Uint8Array>,
+  ): Promise<BuiltHook> {
+    const problems = checkPaths(files);
+    if (problems.length > 0) throw new HookRejected(problems);
+    const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+    try {
+      const dir = `${root}/${name}`;
+      for (const [path, bytes] of files) {
+        const target = `${dir}/${path}`;
+        await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+        await Deno.writeFile(target, bytes, { createNew: true });
+      }
+      const hook = await rejecting(() => loadHook(denoFs, dir, "tenant"));
+      if (hook.entry.runtime === "subprocess") {
+        throw new HookRejected([{
+          code: "SUBPROCESS_DENIED",
+          path: hook.entry.path.slice(dir.length + 1),
+          field: null,
+          message: "uploaded hooks cannot be subprocess hooks: use .wasm, JS/TS or AssemblyScript",
+        }]);
+      }
+      if (hook.entry.runtime === "prompt") {
+        return {
+          manifest: hook.manifest,
+          body: hook.body,
+          runtime: "prompt",
+          plugin: null,
+          builtFrom: "prompt",
+        };
+      }
+      const format = hook.entry.format;
+      // A plugin is read as it is; a source is compiled in its own process, bounded in time
+      // and memory, so a hostile source cannot stall or exhaust the service.
+      const compiled = format === "wasm"
+        ? await rejecting(() =>
+          compileHook(hook, options.cacheDir ? { cacheDir: options.cacheDir } : {})
+        )
+        : await compileApart(dir, hook.name, root, options);
+      const moduleKb = Math.min(
+        options.moduleKb ?? DEFAULT_POLICY.moduleKb,
+        MAX_PLUGIN_BYTES / 1024,
+      );
+      await rejecting(() =>
+        checkPluginApart({
+          bytes: compiled.bytes,
+          limits: { memoryMb: DEFAULT_POLICY.maxMemoryMb, moduleKb },
+          path: hook.entry.runtime === "wasm" ? hook.entry.path : undefined,
+        }, options.checkTimeoutMs)
+      );
+      return {
+        manifest: hook.manifest,
+        body: hook.body,
+        runtime: "wasm",
+        plugin: compiled.bytes,
+        builtFrom: format,
+      } satisfies BuiltHook;
+    } finally {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
+  }
+}
+
+/** `text` without any upload folder's path (`/tmp/hookbox-upload-…/NAME/`). */
+function withoutUploadRoot(text: string): string {
+  return text.replaceAll(/\/[^\s"'()]*?hookbox-upload-[A-Za-z0-9_]+\/[^/\s"'()]+\/?/g, "");
 }
 
 /** Time one upload's compilation may take. */
