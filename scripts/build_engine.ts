@@ -13,6 +13,7 @@ import { buildEngine } from "../packages/compile/_js_engine.ts";
 import { isHookboxError } from "../packages/core/errors.ts";
 
 const started = performance.now();
+console.error("build_engine: checking the JS engine plugin (a build takes about a minute, once)…");
 try {
   const engine = await buildEngine();
   const size = (await Deno.stat(engine.path)).size;

@@ -150,6 +150,16 @@ async function writeStamp(path: string, built: EngineBuild): Promise<void> {
   await writeAtomic(path, JSON.stringify(stamp), { parents: true });
 }
 
+/**
+ * A line about a long step, for the person waiting: on stderr when it is a
+ * terminal (never into an agent's hook protocol or a service's JSON log).
+ */
+function progress(line: string): void {
+  try {
+    if (Deno.stderr.isTerminal()) console.error(`hookbox: ${line}`);
+  } catch { /* no stderr to ask */ }
+}
+
 async function buildLocked(cacheRoot: string, clangVersion: string): Promise<EngineBuild> {
   await ensureNpmPackages();
   const prelude = await preludeSource();
@@ -162,8 +172,11 @@ async function buildLocked(cacheRoot: string, clangVersion: string): Promise<Eng
   } catch { /* not built yet */ }
   const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
   await Deno.mkdir(tmp, { recursive: true });
+  const started = performance.now();
+  progress("building the JS engine plugin (QuickJS with clang, then a Wizer snapshot; once)…");
   try {
     await compileAndLink(tmp, prelude, await headerSalt(clangVersion));
+    progress(`built the JS engine plugin in ${Math.round((performance.now() - started) / 1000)} s`);
     await Deno.rename(tmp, dir).catch(() => {/* a concurrent build won */});
   } finally {
     await Deno.remove(tmp, { recursive: true }).catch(() => {});
