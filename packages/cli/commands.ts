@@ -109,6 +109,7 @@ export const COMMANDS = {
         default: false,
         help: "let a subprocess hook run (default: it is skipped)",
       },
+      "cache-dir": { type: "string", value: "DIR", help: CACHE },
     },
     env: { HOOKBOX_CACHE_DIR: CACHE },
   },

@@ -68,7 +68,7 @@ export async function testCommand(args: string[]): Promise<number> {
     say(`FAIL ${missing}: no such folder, or no HOOK.md in it or its subfolders`);
   }
   for (const dir of dirs.hooks) {
-    const hookReports = await testHook(dir, values["allow-subprocess"], say);
+    const hookReports = await testHook(dir, values["allow-subprocess"], say, values["cache-dir"]);
     if (hookReports === null) broken++;
     else reports.push(...hookReports);
   }
@@ -112,12 +112,14 @@ async function testHook(
   dir: string,
   allowSubprocess: boolean,
   say: (line: string) => void,
+  cacheDir?: string,
 ): Promise<CaseReport[] | null> {
   const executor = createExecutor({
     platformDirs: [dir],
     userDir: null,
     projectDir: null,
     allowSubprocess,
+    ...(cacheDir === undefined ? {} : { cacheDir }),
   });
   try {
     const [hook] = await executor.hooks();

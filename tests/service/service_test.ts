@@ -4,6 +4,7 @@
  * and two services on one store acting as one.
  */
 import assert from "node:assert/strict";
+import { ROOT } from "../_helpers.ts";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
@@ -938,5 +939,40 @@ Deno.test("an upload's problems never name the server's own folders", async () =
     assert.match(text, /Cannot find name 'nope'/);
     assert.match(text, /scripts\/run\.as\.ts/);
     assert.doesNotMatch(text, /hookbox-upload-|\/tmp\//, text);
+  });
+});
+
+Deno.test("an upload runs the folder's own tests: a failing case is a 422 naming it, passing ones store it", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const dir = await Deno.makeTempDir({ prefix: "hookbox-upload-tests-" });
+    const init = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "init", "guard", "--dir", dir],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assert.equal(init.code, 0);
+    const files: Record<string, string> = {};
+    for (const path of ["HOOK.md", "scripts/run.mjs", "tests/blocks-force-push.json"]) {
+      files[path] = await Deno.readTextFile(`${dir}/guard/${path}`);
+    }
+    assert.equal((await h.call("PUT", "/v1/hooks/guard", { key, body: { files } })).status, 201);
+    files["tests/wrong.json"] = JSON.stringify({
+      event: { tool_name: "Bash", tool_input: { command: "git push -f" } },
+      expect: { decision: "allow" },
+    });
+    const refused = await h.call("PUT", "/v1/hooks/guard", { key, body: { files } });
+    assert.equal(refused.status, 422, JSON.stringify(refused.body));
+    assert.match(
+      refused.body.error.message,
+      /^the hook's own tests fail \(1\): tests\/wrong\.json: /,
+    );
+    assert.deepEqual(
+      refused.body.error.problems.map((p: { code: string; path: string }) => [p.code, p.path]),
+      [["HOOK_TEST_FAILED", "tests/wrong.json"]],
+    );
+    assert.match(refused.body.error.problems[0].message, /decision: expected allow, got block/);
+    // Nothing of the refused version was stored.
+    assert.equal((await h.call("GET", "/v1/hooks/guard", { key })).body.versions.length, 1);
   });
 });

@@ -109,6 +109,10 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
           path: hook.entry.runtime === "wasm" ? hook.entry.path : undefined,
         }, options.checkTimeoutMs)
       );
+      // The folder's own tests (tests/*.json), through the sandbox, before anything is stored.
+      if ([...files.keys()].some((p) => /^tests\/[^/]+\.json$/.test(p))) {
+        await testApart(dir, options);
+      }
       return {
         manifest: hook.manifest,
         body: hook.body,
@@ -170,6 +174,45 @@ async function compileApart(
   }
   if (result.code !== 0) throw new HookRejected([problemOf(result.stderr)]);
   return { bytes: await Deno.readFile(`${out}/${name}.wasm`) };
+}
+
+/**
+ * Runs `hookbox test` on the uploaded folder in a subprocess (the hook's code
+ * runs in the sandbox there, at the compilers' priority, never on the thread
+ * that answers events); every failed case is a `HOOK_TEST_FAILED` problem
+ * naming its file and what differed.
+ */
+async function testApart(dir: string, options: DenoHookBuilderOptions): Promise<void> {
+  const timeoutMs = options.compileTimeoutMs ?? COMPILE_TIMEOUT_MS;
+  const { cmd, args } = niceCommand(Deno.execPath(), [
+    "run",
+    "-A",
+    `--v8-flags=--max-old-space-size=${COMPILE_HEAP_MB}`,
+    CLI,
+    "test",
+    dir,
+    "--json",
+    ...(options.cacheDir ? ["--cache-dir", options.cacheDir] : []),
+  ]);
+  const result = await runCommand(cmd, args, undefined, { timeoutMs, maxOutput: 1024 * 1024 });
+  const failed = (message: string): never => {
+    throw new HookRejected([{ code: "HOOK_TEST_FAILED", path: "tests", field: null, message }]);
+  };
+  if (result.timedOut) failed(`the hook's tests did not finish in ${timeoutMs} ms`);
+  let report: { cases?: { file: string; passed: boolean; failures: string[] }[] };
+  try {
+    report = JSON.parse(new TextDecoder().decode(result.stdout));
+  } catch {
+    return failed(`the tests could not be run: ${result.stderr.trim().slice(-1000)}`);
+  }
+  const problems = (report.cases ?? []).filter((c) => !c.passed).map((c) => ({
+    code: "HOOK_TEST_FAILED" as const,
+    path: c.file,
+    field: null,
+    message: `${c.file}: ${c.failures.join("; ")}`,
+  }));
+  if (problems.length > 0) throw new HookRejected(problems);
+  if (result.code !== 0) failed(`the tests could not be run: ${result.stderr.trim().slice(-1000)}`);
 }
 
 /** The problem `hookbox compile` reported on its last stderr line (`hookbox: CODE path: message`). */

@@ -128,8 +128,11 @@ async function uploadAdmitted(
   } catch (err) {
     if (err instanceof HookRejected) {
       const compile = err.problems.find((p) => p.code.startsWith("COMPILE"));
+      const tests = err.problems.filter((p) => p.code === "HOOK_TEST_FAILED");
       const message = compile
         ? `the hook does not compile: ${compile.message}`
+        : tests.length > 0
+        ? `the hook's own tests fail (${tests.length}): ${tests[0]!.message}`
         : `the hook was rejected: ${err.problems[0]?.message ?? "invalid"}`;
       throw new ApiError(422, "HOOK_REJECTED", message, { problems: err.problems });
     }
