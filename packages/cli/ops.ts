@@ -256,14 +256,18 @@ export async function auditCommand(args: string[]): Promise<number> {
       console.log(JSON.stringify(item));
     }
   };
-  show(await read());
-  if (!values.follow) return EXIT.allow;
+  if (!values.follow) {
+    show(await read());
+    return EXIT.allow;
+  }
   const every = Math.max(200, Number(values.interval) || 1000);
+  // Listening before the first read: a stop that comes at any point ends it cleanly.
   let stop = false;
   const quit = () => stop = true;
   Deno.addSignalListener("SIGINT", quit);
   Deno.addSignalListener("SIGTERM", quit);
   try {
+    show(await read());
     while (!stop) {
       await new Promise((resolve) => setTimeout(resolve, every));
       if (!stop) show(await read(last));

@@ -86,6 +86,7 @@ export const ERROR_CODES = [
   "STORE_UNAVAILABLE",
   "SHUTTING_DOWN",
   "CONFIG_INVALID",
+  "NOT_IMPLEMENTED",
   // Anywhere: a bug of hookbox's own.
   "INTERNAL",
 ] as const;

@@ -53,6 +53,7 @@ export function bundleStore(data: BundleData, audit: (rows: AuditRow[]) => Promi
     addHookVersion: readOnly,
     listHooks: (tenantId) => Promise.resolve(hooks.get(tenantId) ?? []),
     getHook: () => Promise.resolve(null),
+    getVersion: () => Promise.resolve(null),
     setEnabled: readOnly,
     rollback: readOnly,
     deleteHook: readOnly,

@@ -69,7 +69,7 @@ export {
   type UploadLimits,
 } from "../service/app.ts";
 export { AuditWriter } from "../service/audit.ts";
-export type { BuiltHook, HookBuilder } from "../service/builder.ts";
+export type { BuiltHook, HookBuilder, HookTestReport } from "../service/builder.ts";
 export {
   createEngine,
   type Engine,

@@ -53,4 +53,16 @@ export interface HookBuilder {
    * unpacks it itself.
    */
   unpack?(archive: Uint8Array): Promise<Map<string, Uint8Array>>;
+  /**
+   * Runs the folder's own tests (`tests/*.json`) through the sandbox, as
+   * `hookbox test` does, and reports each case; absent: the service cannot
+   * test versions (`POST /v1/hooks/{name}/versions/{version}/test` answers 501).
+   */
+  test?(name: string, files: ReadonlyMap<string, Uint8Array>): Promise<HookTestReport>;
+}
+
+/** What a hook's own tests came to. */
+export interface HookTestReport {
+  /** Each case: its file, whether it passed, and what differed. */
+  cases: { file: string; passed: boolean; failures: string[] }[];
 }

@@ -9,7 +9,20 @@ import type { ErrorCode } from "../core/errors.ts";
 import type { Problem } from "./builder.ts";
 
 /** HTTP status codes the service answers errors with. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 415 | 422 | 429 | 500 | 503;
+export type ErrorStatus =
+  | 400
+  | 401
+  | 403
+  | 404
+  | 408
+  | 409
+  | 413
+  | 415
+  | 422
+  | 429
+  | 500
+  | 501
+  | 503;
 
 /** Seconds a `503` asks the client to wait when its thrower names none. */
 const DEFAULT_RETRY_AFTER = 1;

@@ -16,7 +16,7 @@ export {
   type UploadLimits,
 } from "./app.ts";
 export { AuditWriter } from "./audit.ts";
-export type { BuiltHook, HookBuilder } from "./builder.ts";
+export type { BuiltHook, HookBuilder, HookTestReport } from "./builder.ts";
 export { createEngine, type Engine, type EngineOptions, type ServedHook } from "./engine.ts";
 export type { ServiceMetrics } from "./service_metrics.ts";
 

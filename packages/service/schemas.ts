@@ -100,7 +100,19 @@ function build() {
     size_bytes: z.number().int(),
     enabled: z.boolean(),
     built_from: z.string(),
+    active: z.boolean().openapi({ description: "false for a staged version (?stage=1)" }),
   }).openapi("HookUploaded");
+
+  const hookTestReportSchema = z.object({
+    name: z.string(),
+    version: z.number().int(),
+    passed: z.boolean().openapi({ description: "every case passed (false when there are none)" }),
+    cases: z.array(z.object({
+      file: z.string(),
+      passed: z.boolean(),
+      failures: z.array(z.string()),
+    })),
+  }).openapi("HookTestReport");
 
   const hookItemSchema = z.object({
     name: z.string(),
@@ -231,6 +243,7 @@ function build() {
     keyCreateSchema,
     keyCreatedSchema,
     keyInfoSchema,
+    hookTestReportSchema,
     policyPatchSchema,
     uploadSchema,
     uploadedSchema,

@@ -5,7 +5,14 @@
  */
 import type postgres from "postgres";
 import type { Manifest } from "../core/schema/manifest.ts";
-import { capsRefusal, type HookDetail, type RollbackResult, type Store } from "../store/store.ts";
+import {
+  capsRefusal,
+  type HookDetail,
+  type HookRow,
+  type RollbackResult,
+  type Store,
+  VersionRefused,
+} from "../store/store.ts";
 import { GENERATION, type PgContext } from "./_postgres_context.ts";
 import { headFields } from "../store/rows.ts";
 
@@ -22,6 +29,7 @@ export function hookMethods(c: PgContext): Pick<
   | "listHookItems"
   | "listHookHeads"
   | "activeHook"
+  | "getVersion"
   | "getHook"
   | "setEnabled"
   | "rollback"
@@ -29,6 +37,20 @@ export function hookMethods(c: PgContext): Pick<
   | "hooksGeneration"
 > {
   const { sql, bump, hookRow, one } = c;
+  /** Version `version` of the hook, active or not. */
+  const versionRow = async (
+    q: postgres.Sql | postgres.TransactionSql,
+    tenantId: string,
+    name: string,
+    version: number,
+  ): Promise<HookRow | null> => {
+    const [r] = await q`
+      SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime, v.size_bytes,
+             v.manifest, v.body, v.built_from, v.sources, v.created_at
+      FROM hooks h JOIN hook_versions v ON v.tenant_id = h.tenant_id AND v.name = h.name
+      WHERE h.tenant_id = ${tenantId} AND h.name = ${name} AND v.version = ${version}`;
+    return r ? hookRow(r) : null;
+  };
   return {
     async putBlob(sha256, bytes) {
       await sql`INSERT INTO blobs (sha256, bytes, stored_at) VALUES (${sha256}, ${bytes}, ${Date.now()})
@@ -78,6 +100,12 @@ export function hookMethods(c: PgContext): Pick<
           }, v.stored_bytes ?? 0);
           if (refused) throw refused;
         }
+        if (v.stage && (await one(tx, tenantId, name)) === null) {
+          throw new VersionRefused(
+            "HOOK_NOT_FOUND",
+            `"${name}" has no active version to stage beside`,
+          );
+        }
         // Serialises concurrent uploads of one hook (the version number is max + 1).
         await tx`SELECT pg_advisory_xact_lock(hashtext(${`${tenantId}/${name}`}))`;
         const [max] = await tx`SELECT COALESCE(MAX(version), 0) AS v FROM hook_versions
@@ -88,6 +116,7 @@ export function hookMethods(c: PgContext): Pick<
           VALUES (${tenantId}, ${name}, ${version}, ${v.sha256}, ${v.runtime}, ${v.size_bytes},
             ${tx.json(v.manifest as unknown as postgres.JSONValue)}, ${v.body}, ${v.built_from},
             ${tx.json(v.sources)}, ${v.created_at}, ${v.stored_bytes ?? 0})`;
+        if (v.stage) return (await versionRow(tx, tenantId, name, version))!;
         await tx`INSERT INTO hooks (tenant_id, name, active_version, enabled)
           VALUES (${tenantId}, ${name}, ${version}, true)
           ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = EXCLUDED.active_version,
@@ -118,6 +147,9 @@ export function hookMethods(c: PgContext): Pick<
         ...headFields(r, r.enabled as boolean),
         created_at: r.created_at as string,
       }));
+    },
+    getVersion(tenantId, name, version) {
+      return versionRow(sql, tenantId, name, version);
     },
     activeHook(tenantId, name) {
       return one(sql, tenantId, name);

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { HookDetail, NewHookVersion, RollbackResult, Store } from "../store/store.ts";
-import { capsRefusal } from "../store/store.ts";
+import type { HookDetail, HookRow, NewHookVersion, RollbackResult, Store } from "../store/store.ts";
+import { capsRefusal, VersionRefused } from "../store/store.ts";
 import { headFields, type Row } from "../store/rows.ts";
 import type { Manifest } from "../core/schema/manifest.ts";
 import { nextTurn, type SqliteContext, SWEEP_STEP } from "./_sqlite_context.ts";
@@ -24,6 +24,7 @@ export function hookMethods(
   | "listHookItems"
   | "listHookHeads"
   | "activeHook"
+  | "getVersion"
   | "getHook"
   | "setEnabled"
   | "rollback"
@@ -31,6 +32,14 @@ export function hookMethods(
   | "hooksGeneration"
 > {
   const { q, tx, bump, hookRow, HOOK_SELECT, one } = c;
+  /** Version `version` of the hook, active or not. */
+  const versionRow = (tenantId: string, name: string, version: number): HookRow | null => {
+    const r = q(`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, v.runtime,
+        v.size_bytes, v.manifest, v.body, v.built_from, v.sources, v.created_at
+      FROM hooks h JOIN hook_versions v ON v.tenant_id = h.tenant_id AND v.name = h.name
+      WHERE h.tenant_id = ? AND h.name = ? AND v.version = ?`).get(tenantId, name, version);
+    return r ? hookRow(r as Row) : null;
+  };
   return {
     putBlob(sha256, bytes) {
       q(`INSERT INTO blobs (sha256, bytes, stored_at) VALUES (?, ?, ?)
@@ -102,6 +111,12 @@ export function hookMethods(
           }, v.stored_bytes ?? 0);
           if (refused) throw refused;
         }
+        if (v.stage && one(tenantId, name) === null) {
+          throw new VersionRefused(
+            "HOOK_NOT_FOUND",
+            `"${name}" has no active version to stage beside`,
+          );
+        }
         const max = q(
           "SELECT COALESCE(MAX(version), 0) AS v FROM hook_versions WHERE tenant_id = ? AND name = ?",
         ).get(tenantId, name) as Row;
@@ -122,6 +137,7 @@ export function hookMethods(
           v.created_at,
           v.stored_bytes ?? 0,
         );
+        if (v.stage) return versionRow(tenantId, name, version)!;
         q(`INSERT INTO hooks (tenant_id, name, active_version, enabled) VALUES (?, ?, ?, 1)
            ON CONFLICT (tenant_id, name) DO UPDATE SET active_version = excluded.active_version,
            enabled = 1`).run(tenantId, name, version);
@@ -152,6 +168,9 @@ export function hookMethods(
         ...headFields(r, r.enabled === 1),
         created_at: r.created_at as string,
       })));
+    },
+    getVersion(tenantId, name, version) {
+      return Promise.resolve(versionRow(tenantId, name, version));
     },
     activeHook(tenantId, name) {
       return Promise.resolve(one(tenantId, name));

@@ -358,6 +358,7 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "listHookHeads",
   "listHookItems",
   "activeHook",
+  "getVersion",
   "getHook",
   "hooksGeneration",
   "appendAudit",

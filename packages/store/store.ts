@@ -140,6 +140,11 @@ export type NewHookVersion = Omit<HookVersionRow, "version"> & {
    * again, since the upload began gets nothing. Absent for platform hooks.
    */
   caps?: StorageCaps;
+  /**
+   * Stored but not made active (a staged version, to test before a rollback
+   * makes it active): the hook must exist. The answer is then that version.
+   */
+  stage?: boolean;
 };
 
 /** See {@linkcode NewHookVersion.caps}. */
@@ -169,7 +174,7 @@ export class VersionRefused extends Error {
   override name = "VersionRefused";
   /** A refusal with its code and message. */
   constructor(
-    readonly code: "HOOK_TOO_MANY" | "HOOK_FILE_TOO_LARGE" | "TENANT_GONE",
+    readonly code: "HOOK_TOO_MANY" | "HOOK_FILE_TOO_LARGE" | "TENANT_GONE" | "HOOK_NOT_FOUND",
     message: string,
   ) {
     super(message);
@@ -378,6 +383,8 @@ export interface Store {
   listHookItems?(tenantId: string): Promise<HookItem[]>;
   /** One hook's active version, whole, or null. */
   activeHook?(tenantId: string, name: string): Promise<HookRow | null>;
+  /** Version `version` of a hook (active or not), with the hook's `enabled`; null if none. */
+  getVersion(tenantId: string, name: string, version: number): Promise<HookRow | null>;
   /** One hook with its versions, or null. */
   getHook(tenantId: string, name: string): Promise<HookDetail | null>;
   /** Enables or disables a hook; null when it does not exist. */

@@ -374,6 +374,7 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       size_bytes: plugin.byteLength,
       enabled: true,
       built_from: "wasm",
+      active: true,
     });
     const blocked = await h.call("POST", "/v1/events", {
       key: acme,

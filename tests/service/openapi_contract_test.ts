@@ -115,6 +115,16 @@ Deno.test("every route's real answers validate against /openapi.json", async () 
     await call("PATCH", "/v1/hooks/guard", { key, body: { enabled: false } });
     await call("PATCH", "/v1/hooks/guard", { key, body: { enabled: true } });
     await call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 1 } });
+    await call("PUT", "/v1/hooks/guard?stage=1", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi"),
+    });
+    await call("PUT", "/v1/hooks/never?stage=1", {
+      key,
+      body: await wasmFolder("never", "guard_wasi"),
+    }); // 404
+    await call("POST", "/v1/hooks/guard/versions/1/test", { key });
+    await call("POST", "/v1/hooks/guard/versions/99/test", { key }); // 404
     await call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 99 } });
     await call("PUT", "/v1/platform/hooks/base", { body: await wasmFolder("base", "guard_wasi") });
     await call("PUT", "/v1/hooks/base", { key, body: await wasmFolder("base", "guard_wasi") }); // 409

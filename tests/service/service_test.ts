@@ -976,3 +976,55 @@ Deno.test("an upload runs the folder's own tests: a failing case is a 422 naming
     assert.equal((await h.call("GET", "/v1/hooks/guard", { key })).body.versions.length, 1);
   });
 });
+
+Deno.test("a staged version is stored beside the active one, tested, then made active by a rollback", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const dir = await Deno.makeTempDir({ prefix: "hookbox-stage-" });
+    const init = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "init", "guard", "--dir", dir],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assert.equal(init.code, 0);
+    const files: Record<string, string> = {};
+    for (const path of ["HOOK.md", "scripts/run.mjs", "tests/blocks-force-push.json"]) {
+      files[path] = await Deno.readTextFile(`${dir}/guard/${path}`);
+    }
+    // Staging needs an active version first.
+    const early = await h.call("PUT", "/v1/hooks/guard?stage=1", { key, body: { files } });
+    assert.equal(early.status, 404, JSON.stringify(early.body));
+    assert.match(early.body.error.message, /upload it without \?stage=1 first/);
+    const first = await h.call("PUT", "/v1/hooks/guard", { key, body: { files } });
+    assert.deepEqual([first.status, first.body.version, first.body.active], [201, 1, true]);
+    // Version 2 words its reason differently (its case says so): staged, not active.
+    const reworded = {
+      ...files,
+      "scripts/run.mjs": files["scripts/run.mjs"]!.replace(
+        "force pushes are not allowed",
+        "no force pushes here",
+      ),
+      "tests/blocks-force-push.json": files["tests/blocks-force-push.json"]!.replace(
+        "force pushes",
+        "no force pushes",
+      ),
+    };
+    const staged = await h.call("PUT", "/v1/hooks/guard?stage=1", {
+      key,
+      body: { files: reworded },
+    });
+    assert.deepEqual([staged.status, staged.body.version, staged.body.active], [201, 2, false]);
+    const push = toolEvent("git push --force");
+    const before = await h.call("POST", "/v1/events", { key, body: push });
+    assert.equal(before.body.reason, "force pushes are not allowed", "the active version answers");
+    const tested = await h.call("POST", "/v1/hooks/guard/versions/2/test", { key });
+    assert.equal(tested.status, 200, JSON.stringify(tested.body));
+    assert.deepEqual([tested.body.passed, tested.body.cases.length], [true, 1]);
+    assert.equal(tested.body.cases[0].file, "tests/blocks-force-push.json");
+    assert.equal((await h.call("POST", "/v1/hooks/guard/versions/9/test", { key })).status, 404);
+    // A rollback to a staged version makes it active.
+    await h.call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 2 } });
+    const after = await h.call("POST", "/v1/events", { key, body: push });
+    assert.equal(after.body.reason, "no force pushes here");
+  });
+});

@@ -18,6 +18,7 @@ import {
   type BuiltHook,
   type HookBuilder,
   HookRejected,
+  type HookTestReport,
   type Problem,
 } from "../../service/builder.ts";
 import { denoFs } from "../../host-deno/fs.ts";
@@ -43,6 +44,7 @@ export interface DenoHookBuilderOptions {
 export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): HookBuilder {
   return {
     unpack: unpackApart,
+    test: (name, files) => testIn(name, files),
     async build(name, files) {
       try {
         return await buildIn(name, files);
@@ -57,6 +59,29 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
       }
     },
   };
+
+  async function testIn(
+    name: string,
+    files: ReadonlyMap<string, Uint8Array>,
+  ): Promise<HookTestReport> {
+    const problems = checkPaths(files);
+    if (problems.length > 0) throw new HookRejected(problems);
+    const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+    try {
+      const dir = `${root}/${name}`;
+      for (const [path, bytes] of files) {
+        const target = `${dir}/${path}`;
+        await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+        await Deno.writeFile(target, bytes, { createNew: true });
+      }
+      const report = await runTestsApart(dir, options);
+      return {
+        cases: report.cases.map((c) => ({ ...c, failures: c.failures.map(withoutUploadRoot) })),
+      };
+    } finally {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
+  }
 
   async function buildIn(
     name: string,
@@ -183,6 +208,21 @@ async function compileApart(
  * naming its file and what differed.
  */
 async function testApart(dir: string, options: DenoHookBuilderOptions): Promise<void> {
+  const report = await runTestsApart(dir, options);
+  const problems = report.cases.filter((c) => !c.passed).map((c) => ({
+    code: "HOOK_TEST_FAILED" as const,
+    path: c.file,
+    field: null,
+    message: `${c.file}: ${c.failures.join("; ")}`,
+  }));
+  if (problems.length > 0) throw new HookRejected(problems);
+}
+
+/** `hookbox test --json` on `dir` in a process of its own; its report. */
+async function runTestsApart(
+  dir: string,
+  options: DenoHookBuilderOptions,
+): Promise<HookTestReport> {
   const timeoutMs = options.compileTimeoutMs ?? COMPILE_TIMEOUT_MS;
   const { cmd, args } = niceCommand(Deno.execPath(), [
     "run",
@@ -199,20 +239,17 @@ async function testApart(dir: string, options: DenoHookBuilderOptions): Promise<
     throw new HookRejected([{ code: "HOOK_TEST_FAILED", path: "tests", field: null, message }]);
   };
   if (result.timedOut) failed(`the hook's tests did not finish in ${timeoutMs} ms`);
-  let report: { cases?: { file: string; passed: boolean; failures: string[] }[] };
+  let report: Partial<HookTestReport>;
   try {
     report = JSON.parse(new TextDecoder().decode(result.stdout));
   } catch {
     return failed(`the tests could not be run: ${result.stderr.trim().slice(-1000)}`);
   }
-  const problems = (report.cases ?? []).filter((c) => !c.passed).map((c) => ({
-    code: "HOOK_TEST_FAILED" as const,
-    path: c.file,
-    field: null,
-    message: `${c.file}: ${c.failures.join("; ")}`,
-  }));
-  if (problems.length > 0) throw new HookRejected(problems);
-  if (result.code !== 0) failed(`the tests could not be run: ${result.stderr.trim().slice(-1000)}`);
+  const cases = report.cases ?? [];
+  if (result.code !== 0 && cases.every((c) => c.passed)) {
+    failed(`the tests could not be run: ${result.stderr.trim().slice(-1000)}`);
+  }
+  return { cases };
 }
 
 /** The problem `hookbox compile` reported on its last stderr line (`hookbox: CODE path: message`). */

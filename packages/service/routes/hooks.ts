@@ -168,6 +168,55 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
       },
     },
     {
+      method: "post",
+      path: "/v1/hooks/{name}/versions/{version}/test",
+      who: "tenant",
+      docs: (s) => ({
+        summary:
+          "Run a version's own tests (tests/*.json) through the sandbox, active or staged (?stage=1)",
+        params: { name: s.hookNameSchema, version: z.string().regex(/^\d+$/) },
+        ok: { status: 200, schema: s.hookTestReportSchema },
+        extra: { 501: "NOT_IMPLEMENTED: this service cannot run tests (an edge Worker)" },
+      }),
+      handler: async (c, { tenant }) => {
+        const name = hookName(c);
+        const version = Number(c.req.param("version"));
+        await ownHook(store, tenant, name);
+        const row = Number.isSafeInteger(version) && version > 0
+          ? await store.getVersion(tenant.id, name, version)
+          : null;
+        if (row === null) {
+          throw new ApiError(
+            404,
+            "VERSION_NOT_FOUND",
+            `"${name}" has no version ${c.req.param("version")}`,
+            {
+              field: "version",
+            },
+          );
+        }
+        if (ctx.builder.test === undefined) {
+          throw new ApiError(501, "NOT_IMPLEMENTED", "this service cannot run hook tests");
+        }
+        const files = new Map<string, Uint8Array>();
+        for (const [path, sha256] of Object.entries(row.sources)) {
+          const bytes = await store.getBlob(sha256);
+          if (bytes === null) {
+            throw new ApiError(500, "INTERNAL", `a file of version ${version} is gone`);
+          }
+          files.set(path, bytes);
+        }
+        const hasCases = [...files.keys()].some((p) => /^tests\/[^/]+\.json$/.test(p));
+        const report = hasCases ? await ctx.builder.test(name, files) : { cases: [] };
+        return c.json({
+          name,
+          version,
+          passed: report.cases.length > 0 && report.cases.every((r) => r.passed),
+          cases: report.cases,
+        });
+      },
+    },
+    {
       method: "delete",
       path: "/v1/hooks/{name}",
       who: "tenant",

@@ -57,6 +57,13 @@ async function withinStorage(
     );
   }
 }
+/** A staged upload of a hook that has no active version is `404 HOOK_NOT_FOUND`. */
+function notFound(err: unknown): void {
+  if (err instanceof VersionRefused && err.code === "HOOK_NOT_FOUND") {
+    throw new ApiError(404, "HOOK_NOT_FOUND", `${err.message}: upload it without ?stage=1 first`);
+  }
+}
+
 /**
  * Stores a version; for a tenant, its storage caps and its existence are
  * checked in the same transaction (`NewHookVersion.caps`).
@@ -68,7 +75,12 @@ async function addVersion(
   tenant: TenantRow | null,
   version: NewHookVersion,
 ): Promise<HookRow> {
-  if (tenant === null) return await store.addHookVersion(scope, name, version);
+  if (tenant === null) {
+    return await store.addHookVersion(scope, name, version).catch((err) => {
+      notFound(err);
+      throw err;
+    });
+  }
   const caps = {
     hooks: storage.hooksPerTenant,
     bytes: storage.bytesPerTenant,
@@ -79,6 +91,7 @@ async function addVersion(
   } catch (err) {
     if (!(err instanceof VersionRefused)) throw err;
     if (err.code === "TENANT_GONE") throw tenantNotFound(tenant.id);
+    notFound(err);
     throw new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${err.message}`, {
       problems: [{ code: err.code, path: name, field: null, message: err.message }],
     });
@@ -112,6 +125,8 @@ async function uploadAdmitted(
   tenant: TenantRow | null,
 ): Promise<Response> {
   const { store, builder, storage, uploads, iso } = ctx;
+  // ?stage=1: stored beside the active version, not instead of it (test it, then roll back to it).
+  const stage = ["1", "true"].includes(c.req.query("stage") ?? "");
   const files = await readFolder(c, builder.unpack?.bind(builder));
   if (scope !== PLATFORM && (await store.getHook(PLATFORM, name))) {
     throw new ApiError(
@@ -157,6 +172,7 @@ async function uploadAdmitted(
     sources,
     created_at: iso(),
     stored_bytes: artefact.byteLength + uploaded,
+    ...(stage ? { stage } : {}),
   });
   await store.pruneVersions(scope, name, storage.versionsPerHook);
   return c.json({
@@ -167,5 +183,6 @@ async function uploadAdmitted(
     size_bytes: row.size_bytes,
     enabled: row.enabled,
     built_from: row.built_from,
+    active: !stage,
   }, 201);
 }
