@@ -15,6 +15,7 @@ import { eventContext, prefetchPrepared } from "../deno/prepared_prefetch.ts";
 import { loadRe2, loadZod } from "../core/schema/loaders.ts";
 import { COMMANDS, helpText, isCommand, overview } from "./commands.ts";
 import { VERSION } from "../core/version.ts";
+import { nearest } from "../core/schema/near.ts";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -109,9 +110,7 @@ export async function main(args: string[]): Promise<number> {
 
 /** One line naming the unknown command and the nearest known one, then the overview. */
 function unknownCommand(name: string): number {
-  const near = (Object.keys(COMMANDS) as string[]).find((c) =>
-    c.startsWith(name.slice(0, 3)) || name.startsWith(c)
-  );
+  const near = nearest(name, Object.keys(COMMANDS));
   const hint = near === undefined ? "" : `; did you mean "${near}"?`;
   console.error(`hookbox: unknown command "${name}"${hint}\n\n${overview(VERSION)}`);
   return EXIT.bad;

@@ -20,6 +20,7 @@ import { createExecutor } from "../deno/executor.ts";
 import type { DispatchResult } from "../core/dispatch/result.ts";
 import type { HookDefinition } from "../core/hook/types.ts";
 import { isHookboxError } from "../core/errors.ts";
+import { nearest } from "../core/schema/near.ts";
 import { EXIT } from "./_io.ts";
 import { parseOptions } from "./commands.ts";
 import { problemLine } from "./validate.ts";
@@ -207,7 +208,7 @@ const KNOWN_KEYS: Record<string, string[]> = {
 /** `; did you mean "decision"?` for a key one or two edits from a known one. */
 function didYouMean(keys: string[], where: string): string {
   for (const key of keys) {
-    const near = (KNOWN_KEYS[where] ?? []).find((known) => editDistance(key, known) <= 2);
+    const near = nearest(key, KNOWN_KEYS[where] ?? []);
     if (near !== undefined) return `; did you mean "${near}"?`;
   }
   return `; known keys: ${(KNOWN_KEYS[where] ?? []).join(", ")}`;
@@ -224,22 +225,6 @@ function sameJson(a: unknown, b: unknown): boolean {
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
   return ka.every((k) => Object.hasOwn(rb, k) && sameJson(ra[k], rb[k]));
-}
-
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      next[j] = Math.min(
-        row[j]! + 1,
-        next[j - 1]! + 1,
-        row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 /** What differs between `expect` and `result`, one line each. */

@@ -17,6 +17,22 @@ import { createTar } from "nanotar";
 import { unpackArchive } from "../../packages/service/archive.ts";
 import type { ApiError } from "../../packages/service/errors.ts";
 
+/** The files of a hook `hookbox init guard` writes: HOOK.md, the script and one case. */
+async function initGuard(): Promise<Record<string, string>> {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-init-" });
+  const init = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "init", "guard", "--dir", dir],
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  assert.equal(init.code, 0);
+  const files: Record<string, string> = {};
+  for (const path of ["HOOK.md", "scripts/run.mjs", "tests/blocks-force-push.json"]) {
+    files[path] = await Deno.readTextFile(`${dir}/guard/${path}`);
+  }
+  return files;
+}
+
 async function sqlitePath(): Promise<string> {
   return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;
 }
@@ -945,17 +961,7 @@ Deno.test("an upload's problems never name the server's own folders", async () =
 Deno.test("an upload runs the folder's own tests: a failing case is a 422 naming it, passing ones store it", async () => {
   await onService(async (h) => {
     const key = await h.tenant("acme");
-    const dir = await Deno.makeTempDir({ prefix: "hookbox-upload-tests-" });
-    const init = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "init", "guard", "--dir", dir],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    assert.equal(init.code, 0);
-    const files: Record<string, string> = {};
-    for (const path of ["HOOK.md", "scripts/run.mjs", "tests/blocks-force-push.json"]) {
-      files[path] = await Deno.readTextFile(`${dir}/guard/${path}`);
-    }
+    const files = await initGuard();
     assert.equal((await h.call("PUT", "/v1/hooks/guard", { key, body: { files } })).status, 201);
     files["tests/wrong.json"] = JSON.stringify({
       event: { tool_name: "Bash", tool_input: { command: "git push -f" } },
@@ -980,17 +986,7 @@ Deno.test("an upload runs the folder's own tests: a failing case is a 422 naming
 Deno.test("a staged version is stored beside the active one, tested, then made active by a rollback", async () => {
   await onService(async (h) => {
     const key = await h.tenant("acme");
-    const dir = await Deno.makeTempDir({ prefix: "hookbox-stage-" });
-    const init = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "init", "guard", "--dir", dir],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    assert.equal(init.code, 0);
-    const files: Record<string, string> = {};
-    for (const path of ["HOOK.md", "scripts/run.mjs", "tests/blocks-force-push.json"]) {
-      files[path] = await Deno.readTextFile(`${dir}/guard/${path}`);
-    }
+    const files = await initGuard();
     // Staging needs an active version first.
     const early = await h.call("PUT", "/v1/hooks/guard?stage=1", { key, body: { files } });
     assert.equal(early.status, 404, JSON.stringify(early.body));

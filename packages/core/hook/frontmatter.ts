@@ -5,6 +5,7 @@
  * @module
  */
 import { isMap, isScalar, parseDocument, visit } from "yaml";
+import { nearest } from "../schema/near.ts";
 import { HookboxError } from "../errors.ts";
 import { type Manifest, manifestSchema } from "../schema/manifest.ts";
 import { unstorable, unstorableAt } from "../schema/storable.ts";
@@ -58,10 +59,7 @@ export function parseHookMd(text: string, path = "HOOK.md"): HookDocument {
     if (issue?.code !== "unrecognized_keys") throw error;
     // A misspelt key: name the one it probably is.
     const known = KNOWN_KEYS[issue.path.join(".")] ?? [];
-    const near = issue.keys.map((key) =>
-      known.find((k) => k.startsWith(key) || editDistance(key, k) <= 2)
-    )
-      .find((k) => k !== undefined);
+    const near = issue.keys.map((key) => nearest(key, known)).find((k) => k !== undefined);
     const hint = near !== undefined
       ? `; did you mean "${near}"?`
       : `; known keys: ${known.join(", ")}`;
@@ -105,20 +103,6 @@ const KNOWN_KEYS: Record<string, string[]> = {
   limits: ["memory_mb", "fuel", "output_kb"],
   inject: ["role", "persistent", "scope"],
 };
-
-/** Levenshtein distance (keys are short). */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + cost);
-    }
-    row = next;
-  }
-  return row[b.length]!;
-}
 
 /**
  * Line and column of HOOK.md (the frontmatter starts on its second line) for

@@ -4,6 +4,7 @@
  * @module
  */
 import type { z } from "zod";
+import { nearest } from "./near.ts";
 import { zod } from "./_zod.ts";
 
 /** Every event type hookbox dispatches, in lifecycle order. */
@@ -71,23 +72,8 @@ export function eventTypeSchema(): z.ZodType<EventType, string> {
 /** `; did you mean "pre-tool-call"?` for a name that an event starts with or is close to, else "". */
 function nearestEvent(name: string): string {
   const kebab = name.replaceAll("_", "-").toLowerCase();
-  const near = EVENT_TYPES.find((t) => kebab.length >= 3 && t.startsWith(kebab)) ??
-    EVENT_TYPES.find((t) => distance(kebab, t) <= 2);
+  const near = nearest(kebab, EVENT_TYPES);
   return near === undefined ? "" : `; did you mean "${near}"?`;
-}
-
-/** Levenshtein distance (names are short). */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + cost);
-    }
-    row = next;
-  }
-  return row[b.length]!;
 }
 
 /** Tool events: the ones that carry `tool_name` and can be matched by `matcher.tool`. */

@@ -64,16 +64,8 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
     name: string,
     files: ReadonlyMap<string, Uint8Array>,
   ): Promise<HookTestReport> {
-    const problems = checkPaths(files);
-    if (problems.length > 0) throw new HookRejected(problems);
-    const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+    const { root, dir } = await uploadFolder(name, files);
     try {
-      const dir = `${root}/${name}`;
-      for (const [path, bytes] of files) {
-        const target = `${dir}/${path}`;
-        await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
-        await Deno.writeFile(target, bytes, { createNew: true });
-      }
       const report = await runTestsApart(dir, options);
       return {
         cases: report.cases.map((c) => ({ ...c, failures: c.failures.map(withoutUploadRoot) })),
@@ -87,16 +79,8 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
     name: string,
     files: ReadonlyMap<string, Uint8Array>,
   ): Promise<BuiltHook> {
-    const problems = checkPaths(files);
-    if (problems.length > 0) throw new HookRejected(problems);
-    const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+    const { root, dir } = await uploadFolder(name, files);
     try {
-      const dir = `${root}/${name}`;
-      for (const [path, bytes] of files) {
-        const target = `${dir}/${path}`;
-        await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
-        await Deno.writeFile(target, bytes, { createNew: true });
-      }
       const hook = await rejecting(() => loadHook(denoFs, dir, "tenant"));
       if (hook.entry.runtime === "subprocess") {
         throw new HookRejected([{
@@ -149,6 +133,31 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
       await Deno.remove(root, { recursive: true }).catch(() => {});
     }
   }
+}
+
+/**
+ * The uploaded `files` written under a new temporary folder, as `root/NAME/…`
+ * (paths checked first: a bad one is a rejection, never a write outside).
+ */
+async function uploadFolder(
+  name: string,
+  files: ReadonlyMap<string, Uint8Array>,
+): Promise<{ root: string; dir: string }> {
+  const problems = checkPaths(files);
+  if (problems.length > 0) throw new HookRejected(problems);
+  const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+  const dir = `${root}/${name}`;
+  try {
+    for (const [path, bytes] of files) {
+      const target = `${dir}/${path}`;
+      await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+      await Deno.writeFile(target, bytes, { createNew: true });
+    }
+  } catch (err) {
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+    throw err;
+  }
+  return { root, dir };
 }
 
 /** `text` without any upload folder's path (`/tmp/hookbox-upload-…/NAME/`). */
