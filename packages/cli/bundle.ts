@@ -33,6 +33,9 @@ export async function bundleCommand(args: string[]): Promise<number> {
   }
   // A bundle reads a store; it never makes an empty one (a mistyped path bundled 0 tenants).
   const store = await openStore(values.db, { mustExist: true });
+  if (Deno.stderr.isTerminal()) {
+    console.error("hookbox bundle: preparing every bundled tenant's plugins …");
+  }
   try {
     const summary = await writeBundle({
       store,

@@ -34,6 +34,8 @@ export async function compileCommand(args: string[]): Promise<number> {
         { path: dir },
       );
     }
+    // A first compile can take seconds (a minute with the engine build): say so, to a person.
+    if (Deno.stderr.isTerminal()) console.error(`hookbox: compiling ${hook.name} …`);
     const plugin = await compileHook(hook, { cacheDir });
     await loadPlugin(plugin.bytes, {
       memoryMb: hook.manifest.limits.memory_mb,
