@@ -1,5 +1,5 @@
 /**
- * The store's contract (see `Store` in `server/store.ts`): a method rejects
+ * The store's contract (see `Store` in `store/store.ts`): a method rejects
  * only when the store itself fails. {@linkcode guarded} makes that visible
  * to the service: every rejection but a `HookboxError` (a bad cursor, say)
  * becomes a {@linkcode StoreUnavailable}, which the API answers as `503

@@ -1,5 +1,5 @@
 /**
- * Stands in for `server/openapi.ts` in an edge Worker (see `NO_OPENAPI`):
+ * Stands in for `service/openapi.ts` in an edge Worker (see `NO_OPENAPI`):
  * it serves only `POST /v1/events` and `GET /healthz`.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * Stands in for `runtime/wasm/_worker_runtime.ts` in an edge Worker (see
+ * Stands in for `runtime-wasm/worker/_worker_runtime.ts` in an edge Worker (see
  * `NO_WORKER_MODE`): worker mode (a Web Worker per plugin thread) has no
  * place there.
  *

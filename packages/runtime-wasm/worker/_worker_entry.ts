@@ -26,7 +26,7 @@ interface WorkerScope {
 const scope = globalThis as unknown as WorkerScope;
 // Under Deno, plugin threads yield to the thread that answers requests, and a
 // thread whose call runs long drops below the other plugin threads until its
-// job ends (adapters/deno/thread_priority.ts) — where it may raise itself back
+// job ends (host-deno/thread_priority.ts) — where it may raise itself back
 // (root, CAP_SYS_NICE, RLIMIT_NICE): elsewhere it would stay low after one long
 // call, so it is not lowered for them. Not awaited: jobs never wait for it.
 let priority: typeof import("../../host-deno/thread_priority.ts") | null = null;

@@ -2,7 +2,7 @@
  * One declaration per route: its method, path, who may call it, what it
  * takes and answers (for the OpenAPI document), and its handler. A resource's
  * routes are mounted as one sub-app; the document is generated from the same
- * declarations (`server/openapi.ts`), so the two cannot drift.
+ * declarations (`service/openapi.ts`), so the two cannot drift.
  *
  * The declarations do not go through `OpenAPIHono.openapi()`: its validators
  * would read a body with no size cap or deadline and answer a bad field before
