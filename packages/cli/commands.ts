@@ -175,11 +175,21 @@ export const COMMANDS = {
         value: "FILE",
         help: "a JSON file of these options by name (flags and HOOKBOX_* win over it)",
       },
+      "decision-log": {
+        type: "string",
+        value: "FILE",
+        help: "append each decision as a JSON line (hooks' codes, details, stderr)",
+      },
+      "decision-log-events": {
+        type: "boolean",
+        default: false,
+        help: "with --decision-log: put each event in its line",
+      },
     },
     env: {
       HOOKBOX_ADMIN_KEY: "the admin key",
       HOOKBOX_ADMIN_KEY_FILE: "as --admin-key-file",
-      "HOOKBOX_PORT, HOOKBOX_HOSTNAME, HOOKBOX_DB, HOOKBOX_WORKERS, HOOKBOX_SHUTDOWN_GRACE, HOOKBOX_WARM_UP":
+      "HOOKBOX_PORT, HOOKBOX_HOSTNAME, HOOKBOX_DB, HOOKBOX_WORKERS, HOOKBOX_SHUTDOWN_GRACE, HOOKBOX_WARM_UP, HOOKBOX_DECISION_LOG":
         "as the flags of the same name",
       HOOKBOX_CONFIG: "as --config",
       HOOKBOX_WASM_TIERING_BUDGET: "V8's WebAssembly tier-up budget (0 leaves V8's)",

@@ -67,6 +67,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     port,
     hostname: values.hostname!,
     ...(values["admin-key-file"] ? { adminKeyFile: values["admin-key-file"] } : {}),
+    ...(values["decision-log"] ? { decisionLog: values["decision-log"] } : {}),
+    ...(String(values["decision-log-events"]) === "true" ? { decisionLogEvents: true } : {}),
     ...(workers === undefined ? {} : { workers }),
     ...(values.db === undefined ? {} : { db: values.db }),
     ...(grace === undefined ? {} : { shutdownGraceMs: Math.round(grace * 1000) }),

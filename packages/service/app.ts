@@ -72,6 +72,14 @@ export interface ServerDeps {
   bodyReadMs?: number;
   /** Uploads under way at once, per tenant and in all. @default DEFAULT_UPLOAD_LIMITS */
   uploads?: Partial<UploadLimits>;
+  /**
+   * Where each committed decision also goes (a decision log, OPA-style): one
+   * entry per answered event with its hooks' codes, details and stderr, and
+   * the event itself when `decisionLogEvents`. @default none
+   */
+  decisionLog?: (entry: Record<string, unknown>) => void;
+  /** Put each event in its decision-log entry. @default false */
+  decisionLogEvents?: boolean;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -189,6 +197,8 @@ export function createService(deps: ServerDeps): Service {
     storage,
     uploads,
     stops,
+    decisionLog: deps.decisionLog ?? null,
+    decisionLogEvents: deps.decisionLogEvents === true,
     now,
     iso,
     log,

@@ -386,3 +386,37 @@ Deno.test("hookbox serve on PostgreSQL without an admin key refuses to start, sa
     /OPTION_INVALID: a PostgreSQL store is shared by instances that must share one admin key/,
   );
 });
+
+Deno.test("hookbox serve --decision-log appends each decision with its hooks' stderr and the event", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const logFile = `${dir}/decisions.jsonl`;
+  const server = await serve([
+    "--db",
+    `sqlite:${dir}/hookbox.db`,
+    "--workers",
+    "0",
+    "--warm-up",
+    "0",
+    "--decision-log",
+    logFile,
+    "--decision-log-events",
+  ]);
+  let answer: { decision_id: string } | null = null;
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    await server.call("PUT", "/v1/hooks/guard", key, await wasmFolder("guard", "guard_wasi"));
+    answer = (await server.call("POST", "/v1/events", key, toolEvent("rm -rf /"))).body;
+  } finally {
+    assert.equal((await server.stop()).code, 0);
+  }
+  const lines = (await Deno.readTextFile(logFile)).trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 1);
+  const [entry] = lines;
+  assert.equal(entry.decision_id, answer!.decision_id);
+  assert.deepEqual([entry.tenant_id, entry.decision, entry.blocked_by], ["acme", "block", "guard"]);
+  assert.equal(entry.hooks[0].stderr, "rm -rf is not allowed");
+  assert.equal(entry.hooks[0].version, 1);
+  assert.equal(entry.event.tool_input.command, "rm -rf /");
+  assert.equal((await Deno.stat(logFile)).mode! & 0o777, 0o600);
+});

@@ -35,6 +35,10 @@ export interface ServeOptions {
    * (its instances must share one key).
    */
   adminKeyFile?: string;
+  /** A file each committed decision is appended to, one JSON line (a decision log). */
+  decisionLog?: string;
+  /** Put each event in its decision-log line. @default false */
+  decisionLogEvents?: boolean;
   /** Compiler cache for uploads. */
   cacheDir?: string;
   /** Log sink. @default JSON lines on stderr */
@@ -184,6 +188,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     }
     sink?.flush();
   }
+  const decisions = options.decisionLog === undefined
+    ? null
+    : await jsonLinesFile(options.decisionLog, (err) =>
+      log({
+        at: new Date().toISOString(),
+        level: "error",
+        msg: "decision log",
+        error: String(err),
+      }));
   const service = createService({
     store,
     engine,
@@ -191,6 +204,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     adminKeyHash: await hashKey(adminKey),
     log,
     metrics,
+    ...(decisions === null ? {} : {
+      decisionLog: decisions.write,
+      decisionLogEvents: options.decisionLogEvents === true,
+    }),
   });
   // Hourly upkeep: audit past each tenant's retention, stored plugins and files
   // nothing refers to any more (deleted hooks and tenants, old versions), and
@@ -241,6 +258,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await service.audit.flush();
       await Promise.all([runtimes.wasm.close?.(), runtimes.prompt.close?.()]);
       await store.close();
+      await decisions?.close();
       log({ at: new Date().toISOString(), level: "info", msg: "stopped" });
       sink?.flush();
     })().finally(() => stopped());
@@ -299,6 +317,54 @@ async function adminKeyOf(options: ServeOptions): Promise<{ key: string; source:
   await Deno.writeTextFile(file, `${key}\n`, { mode: 0o600, createNew: true });
   console.error(`hookbox: generated admin key (shown once, kept in ${file}): ${key}`);
   return { key, source: `file ${file}` };
+}
+
+/**
+ * JSON lines appended to `path` (made 0600 if missing), written in batches
+ * (every 50 ms or 64 KiB) so that a decision costs the request thread one
+ * string, not a write; `close` writes what is pending. A failed write is
+ * reported once through `failed` and the lines after it are dropped.
+ */
+async function jsonLinesFile(
+  path: string,
+  failed: (err: unknown) => void,
+): Promise<{ write: (entry: Record<string, unknown>) => void; close: () => Promise<void> }> {
+  const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
+  const encoder = new TextEncoder();
+  let pending: string[] = [];
+  let size = 0;
+  let broken = false;
+  let writing: Promise<void> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0 || broken) return;
+    const bytes = encoder.encode(pending.join(""));
+    pending = [];
+    size = 0;
+    writing = writing.then(async () => {
+      for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+    }).catch((err) => {
+      if (!broken) failed(err);
+      broken = true;
+    });
+  };
+  return {
+    write(entry) {
+      if (broken) return;
+      const line = `${JSON.stringify(entry)}\n`;
+      pending.push(line);
+      size += line.length;
+      if (size >= 64 * 1024) flush();
+      else timer ??= setTimeout(flush, 50);
+    },
+    async close() {
+      flush();
+      await writing;
+      file.close();
+    },
+  };
 }
 
 /** The store's URL for a log line: a PostgreSQL password is never printed. */

@@ -27,6 +27,10 @@ export interface ServiceContext {
   storage: StorageLimits;
   uploads: UploadGate;
   stops: StopCounts;
+  /** The decision log's sink, if any (see `ServerDeps.decisionLog`). */
+  decisionLog: ((entry: Record<string, unknown>) => void) | null;
+  /** Whether decision-log entries carry the event. */
+  decisionLogEvents: boolean;
   /** Milliseconds since the epoch. */
   now(): number;
   /** `now()` as ISO text. */

@@ -100,6 +100,13 @@ async function dispatchFor(
     throw storeUnavailable();
   }
   metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
+  if (ctx.decisionLog !== null) {
+    try {
+      ctx.decisionLog(decisionEntry(row, result, ctx.decisionLogEvents ? parsed.event : null));
+    } catch (err) {
+      log({ at: iso(), level: "error", msg: "decision log", error: String(err) });
+    }
+  }
   return { result, decisionId };
 }
 
@@ -246,6 +253,36 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
       },
     },
   ];
+}
+
+/** Longest stderr of one hook a decision-log entry keeps. */
+const DECISION_LOG_STDERR_CHARS = 4096;
+
+/**
+ * A decision-log entry: the audit row's facts, each hook's code, detail and
+ * stderr (clipped), and the event when asked for.
+ */
+function decisionEntry(
+  row: AuditRow,
+  result: DispatchResult,
+  event: unknown,
+): Record<string, unknown> {
+  return {
+    decision_id: row.decision_id,
+    tenant_id: row.tenant_id,
+    at: row.at,
+    session_id: row.session_id,
+    event_type: row.event_type,
+    decision: row.decision,
+    reason: row.reason,
+    blocked_by: row.blocked_by,
+    dry_run: row.dry_run,
+    hooks: result.hooks.map((h, i) => ({
+      ...row.hooks[i],
+      stderr: clipped(h.stderr, DECISION_LOG_STDERR_CHARS),
+    })),
+    ...(event === null ? {} : { event }),
+  };
 }
 
 /**
