@@ -88,31 +88,27 @@ const CASES: Case[] = [
   {
     plugin: "memory_bomb",
     outcome: "limit",
-    detail:
-      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
+    detail: MEMORY_DETAIL,
     code: "LIMIT_MEMORY",
   },
   {
     plugin: "memory_bomb_exit",
     outcome: "limit",
-    detail:
-      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
+    detail: MEMORY_DETAIL,
     code: "LIMIT_MEMORY",
     exitCode: 1,
   },
   {
     plugin: "memory_bomb_extism",
     outcome: "limit",
-    detail:
-      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
+    detail: MEMORY_DETAIL,
     code: "LIMIT_MEMORY",
     exitCode: 1,
   },
   {
     plugin: "alloc_bomb_extism",
     outcome: "limit",
-    detail:
-      /^memory: \d+ MiB \(limits\.memory_mb in HOOK\.md, at most the policy's max_memory_mb\)$/,
+    detail: MEMORY_DETAIL,
     code: "LIMIT_MEMORY",
   },
   { plugin: "stack_bomb", outcome: "limit", detail: "stack", code: "LIMIT_STACK" },
@@ -120,15 +116,13 @@ const CASES: Case[] = [
   {
     plugin: "output_flood",
     outcome: "limit",
-    detail:
-      /^output: \d+ KiB \(limits\.output_kb in HOOK\.md, at most the policy's max_output_kb\)$/,
+    detail: OUTPUT_DETAIL,
     code: "LIMIT_OUTPUT",
   },
   {
     plugin: "output_flood_extism",
     outcome: "limit",
-    detail:
-      /^output: \d+ KiB \(limits\.output_kb in HOOK\.md, at most the policy's max_output_kb\)$/,
+    detail: OUTPUT_DETAIL,
     code: "LIMIT_OUTPUT",
   },
   {

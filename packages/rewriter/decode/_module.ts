@@ -50,7 +50,9 @@ const MAGIC = [0x00, 0x61, 0x73, 0x6d];
  */
 function notWasmHint(bytes: Uint8Array): string {
   const head = new TextDecoder().decode(bytes.subarray(0, 256));
-  const text = head.length > 0 && !/[\u0000-\u0008\u000e-\u001f\ufffd]/.test(head);
+  // Text: no control character but tab, newline and carriage return, and valid UTF-8.
+  const text = head.length > 0 &&
+    ![...head].some((c) => c === "\ufffd" || (c < " " && c !== "\t" && c !== "\n" && c !== "\r"));
   if (!text) return "";
   return ": these bytes are text (source code?), not a plugin; compile a JS, TS or " +
     "AssemblyScript hook first (hookbox compile HOOK_DIR), or load it through the Deno " +
