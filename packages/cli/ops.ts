@@ -42,7 +42,16 @@ function client(url: string | undefined, key: string | undefined, who: Who): Cli
         throw new UsageError(`cannot reach ${base}: ${(err as Error).message}`);
       }
       const text = await res.text();
-      const answer = text ? JSON.parse(text) : null;
+      // A proxy in between may answer HTML: shown as text, never a crash of the client.
+      // deno-lint-ignore no-explicit-any -- an answer is read field by field
+      let answer: any = null;
+      try {
+        answer = text ? JSON.parse(text) : null;
+      } catch {
+        if (res.ok) {
+          throw new UsageError(`${method} ${path}: the answer is not JSON: ${text.slice(0, 200)}`);
+        }
+      }
       if (!res.ok) {
         const error = answer?.error ?? {};
         const problems = (error.problems ?? []).map((p: { code: string; message: string }) =>

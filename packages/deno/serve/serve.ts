@@ -320,49 +320,29 @@ async function adminKeyOf(options: ServeOptions): Promise<{ key: string; source:
 }
 
 /**
- * JSON lines appended to `path` (made 0600 if missing), written in batches
- * (every 50 ms or 64 KiB) so that a decision costs the request thread one
- * string, not a write; `close` writes what is pending. A failed write is
- * reported once through `failed` and the lines after it are dropped.
+ * JSON lines appended to `path` (made 0600 if missing), batched as the log
+ * lines are ({@linkcode batchedLines}): a decision costs the request thread
+ * one string, not a write. A failed write is reported once through `failed`
+ * and the lines after it are dropped.
  */
 async function jsonLinesFile(
   path: string,
   failed: (err: unknown) => void,
 ): Promise<{ write: (entry: Record<string, unknown>) => void; close: () => Promise<void> }> {
   const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
-  const encoder = new TextEncoder();
-  let pending: string[] = [];
-  let size = 0;
-  let broken = false;
-  let writing: Promise<void> = Promise.resolve();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (pending.length === 0 || broken) return;
-    const bytes = encoder.encode(pending.join(""));
-    pending = [];
-    size = 0;
-    writing = writing.then(async () => {
-      for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
-    }).catch((err) => {
-      if (!broken) failed(err);
-      broken = true;
-    });
-  };
+  let reported = false;
+  const lines = batchedLines((bytes) => {
+    for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+  }, (_lines, err) => {
+    if (!reported) failed(err);
+    reported = true;
+  });
   return {
-    write(entry) {
-      if (broken) return;
-      const line = `${JSON.stringify(entry)}\n`;
-      pending.push(line);
-      size += line.length;
-      if (size >= 64 * 1024) flush();
-      else timer ??= setTimeout(flush, 50);
-    },
-    async close() {
-      flush();
-      await writing;
+    write: lines.write,
+    close() {
+      lines.flush();
       file.close();
+      return Promise.resolve();
     },
   };
 }
@@ -385,19 +365,33 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
 }
 
 /**
- * JSON log lines to stderr, written in batches (one write per 50 ms or 64 KB
- * instead of one per request); `flush` writes what is pending. When stderr
- * cannot be written (its reader went away: a broken pipe) the service keeps
- * answering: the lines are counted by `dropped` instead, and later ones are
- * not even formatted.
+ * JSON log lines to stderr, written in batches ({@linkcode batchedLines}).
+ * When stderr cannot be written (its reader went away: a broken pipe) the
+ * service keeps answering: the lines are counted by `dropped` instead, and
+ * later ones are not even formatted.
  */
 function stderrLines(
   dropped: (lines: number) => void,
 ): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
+  return batchedLines((bytes) => {
+    for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
+  }, (lines) => dropped(lines));
+}
+
+/**
+ * JSON lines written by `writeSync` in batches: one write per 50 ms or 64 KB
+ * instead of one per line; `flush` writes what is pending. Once a write
+ * throws, `failed` hears how many lines it held (and then of each later
+ * line, which is not even formatted).
+ */
+function batchedLines(
+  writeSync: (bytes: Uint8Array) => void,
+  failed: (lines: number, err: unknown) => void,
+): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
   const encoder = new TextEncoder();
   let pending: string[] = [];
   let size = 0;
-  let broken = false;
+  let broken: unknown = null;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
     clearTimeout(timer);
@@ -408,15 +402,15 @@ function stderrLines(
     pending = [];
     size = 0;
     try {
-      for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
-    } catch {
-      broken = true;
-      dropped(lines);
+      writeSync(bytes);
+    } catch (err) {
+      broken = err ?? new Error("write failed");
+      failed(lines, broken);
     }
   };
   return {
     write(entry) {
-      if (broken) return dropped(1);
+      if (broken !== null) return failed(1, broken);
       const line = `${JSON.stringify(entry)}\n`;
       pending.push(line);
       size += line.length;
