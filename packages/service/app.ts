@@ -155,8 +155,8 @@ export function createService(deps: ServerDeps): Service {
     c.header("x-request-id", id);
     await next();
     // The route as declared (a pattern, never the raw path: one series per route).
-    const route = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path
-      .replaceAll(/:([a-z_]+)/g, "{$1}") ?? "unmatched";
+    const matched = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path;
+    const route = matched === undefined ? "unmatched" : declaredPath(matched);
     metrics.request(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
     log({
       at: iso(),
@@ -246,6 +246,18 @@ function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void
   log({ at: new Date().toISOString(), level: "error", msg: "unhandled", error: String(err) });
   if (isHookboxError(err)) return new ApiError(400, err.code, err.message);
   return new ApiError(500, "INTERNAL", "internal error; see the server log");
+}
+
+const DECLARED = new Map<string, string>();
+
+/** Hono's `/v1/hooks/:name` as declared, `/v1/hooks/{name}` (a few routes: kept). */
+function declaredPath(path: string): string {
+  let declared = DECLARED.get(path);
+  if (declared === undefined) {
+    declared = path.replaceAll(/:([a-z_]+)/g, "{$1}");
+    DECLARED.set(path, declared);
+  }
+  return declared;
 }
 
 /**

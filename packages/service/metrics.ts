@@ -10,6 +10,9 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { DispatchResult } from "../core/dispatch/result.ts";
 import type { ServiceMetrics } from "./service_metrics.ts";
 
+/** Series kept per metric by `Metrics.#child` before the cache starts again. */
+const MAX_CHILDREN = 10_000;
+
 /** The service's metrics, on a registry of their own. */
 export class Metrics implements ServiceMetrics {
   readonly registry = new Registry();
@@ -80,9 +83,9 @@ export class Metrics implements ServiceMetrics {
     // Counted per outcome and code first: an event of a tenant with a thousand hooks
     // is a few increments, not a thousand label lookups on the request thread.
     for (const hook of result.hooks) {
-      this.#outcomes.inc({ tenant, hook: hook.name, outcome: hook.outcome });
+      this.#child(this.#outcomes, [tenant, hook.name, hook.outcome]).inc();
       if ((hook.outcome === "limit" || hook.outcome === "timeout") && hook.code) {
-        this.#limits.inc({ tenant, hook: hook.name, code: hook.code });
+        this.#child(this.#limits, [tenant, hook.name, hook.code]).inc();
       }
     }
   }
@@ -100,8 +103,32 @@ export class Metrics implements ServiceMetrics {
 
   /** Records one HTTP request. */
   request(method: string, route: string, status: number, seconds: number): void {
-    this.#requests.observe({ method, route, status: String(status) }, seconds);
+    this.#child(this.#requests, [method, route, String(status)]).observe(seconds);
   }
+
+  /**
+   * The series of `metric` for `values` (its label values, in order), kept:
+   * prom-client hashes a label object on every call, which is most of what
+   * counting costs on the request thread. At most MAX_CHILDREN are kept.
+   */
+  #child<T extends { labels(...values: string[]): unknown }>(
+    metric: T,
+    values: string[],
+  ): ReturnType<T["labels"]> {
+    type C = ReturnType<T["labels"]>;
+    const key = values.join("\0");
+    let byKey = this.#children.get(metric);
+    if (byKey === undefined) this.#children.set(metric, byKey = new Map());
+    let child = byKey.get(key) as C | undefined;
+    if (child === undefined) {
+      if (byKey.size >= MAX_CHILDREN) byKey.clear();
+      child = metric.labels(...values) as C;
+      byKey.set(key, child);
+    }
+    return child;
+  }
+
+  readonly #children = new Map<object, Map<string, unknown>>();
 
   /** The text exposition. */
   text(): Promise<string> {
