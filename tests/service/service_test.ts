@@ -1024,3 +1024,28 @@ Deno.test("a staged version is stored beside the active one, tested, then made a
     assert.equal(after.body.reason, "no force pushes here");
   });
 });
+
+Deno.test("a hook folder whose own tests never finish is refused when the build's time runs out", async () => {
+  const builder = createDenoHookBuilder({ compileTimeoutMs: 3000 });
+  const md = "---\nname: spin\ndescription: d\ntrigger: pre-tool-call\ntimeout: 600000\n" +
+    "limits:\n  fuel: 1000000000000\n---\n";
+  // Many cases, each burning the policy's whole fuel: together far past the build's time.
+  const spin = JSON.stringify({
+    event: { tool_name: "Bash", tool_input: {} },
+    expect: { decision: "allow" },
+  });
+  const files = new Map([
+    ["HOOK.md", new TextEncoder().encode(md)],
+    ["plugin.wasm", await pluginBytes("loop_forever")],
+    ...Array.from(
+      { length: 40 },
+      (_, i) => [`tests/spin-${i}.json`, new TextEncoder().encode(spin)] as [string, Uint8Array],
+    ),
+  ]);
+  await assert.rejects(builder.build("spin", files), (err) => {
+    assert.ok(err instanceof HookRejected, String(err));
+    assert.equal(err.problems[0]?.code, "HOOK_TEST_FAILED");
+    assert.match(err.problems[0]!.message, /the hook's tests did not finish in 3000 ms/);
+    return true;
+  });
+});
