@@ -258,7 +258,7 @@ export const COMMANDS = {
         multiple: true,
         default: [] as string[],
         value: "KEY=VALUE",
-        help: "with policy: set a field (PATCH; numbers stay numbers)",
+        help: "with policy: set a field (PATCH; numbers stay numbers, {…} and […] are JSON)",
       },
       unset: {
         type: "string",
@@ -283,6 +283,11 @@ export const COMMANDS = {
       ...OPS,
       name: { type: "string", value: "NAME", help: "the hook's name (default: HOOK.md's)" },
       platform: { type: "boolean", default: false, help: "as a platform hook (admin key)" },
+      stage: {
+        type: "boolean",
+        default: false,
+        help: "store it beside the active version, not active (to test, replay or shadow)",
+      },
     },
     env: OPS_ENV,
   },
@@ -290,6 +295,37 @@ export const COMMANDS = {
     summary: "the tenant's hooks on the service: list, show, enable, disable, rollback, delete",
     positionals: "list|show|enable|disable|rollback|delete [NAME] [VERSION]",
     options: { ...OPS },
+    env: OPS_ENV,
+  },
+  replay: {
+    summary:
+      "runs a version of a hook on the tenant's captured events; prints the answers it would change",
+    positionals: "NAME VERSION",
+    options: {
+      ...OPS,
+      since: { type: "string", value: "TIME", help: "only events from this instant (RFC 3339)" },
+      limit: { type: "string", default: "50", value: "N", help: "events per request (1-200)" },
+      all: {
+        type: "boolean",
+        default: false,
+        help: "go on page after page to the newest captured event",
+      },
+    },
+    env: OPS_ENV,
+  },
+  shadow: {
+    summary:
+      "runs a version beside the active one on live events, never applied: start, status, stop",
+    positionals: "start NAME VERSION | status NAME | stop NAME",
+    options: {
+      ...OPS,
+      limit: {
+        type: "string",
+        default: "50",
+        value: "N",
+        help: "with status: disagreements (1-200)",
+      },
+    },
     env: OPS_ENV,
   },
   audit: {

@@ -47,6 +47,8 @@ const LOADERS: Record<keyof typeof COMMANDS, () => Promise<Command>> = {
   push: async () => (await import("./ops.ts")).pushCommand,
   hooks: async () => (await import("./ops.ts")).hooksCommand,
   audit: async () => (await import("./ops.ts")).auditCommand,
+  replay: async () => (await import("./ops.ts")).replayCommand,
+  shadow: async () => (await import("./ops.ts")).shadowCommand,
 };
 
 const HELP = new Set(["--help", "-h"]);

@@ -1,6 +1,7 @@
 /**
  * Operating a running `hookbox serve` from the command line, over its API:
- * `tenants`, `keys`, `push`, `hooks` and `audit [--follow]`. The service is
+ * `tenants`, `keys`, `push`, `hooks`, `audit [--follow]`, `replay` and
+ * `shadow` (docs/replay.md). The service is
  * `--url` (else `$HOOKBOX_URL`, else http://127.0.0.1:8787); the key is
  * `--key`, else `$HOOKBOX_ADMIN_KEY` for the admin's commands and
  * `$HOOKBOX_KEY` for a tenant's. Answers are printed as JSON; an error answer
@@ -101,7 +102,11 @@ export async function tenantsCommand(args: string[]): Promise<number> {
         const at = pair.indexOf("=");
         if (at <= 0) throw new UsageError(`--set takes KEY=VALUE, got ${pair}`);
         const raw = pair.slice(at + 1);
-        patch[pair.slice(0, at)] = /^-?\d+(\.\d+)?(e\d+)?$/.test(raw) ? Number(raw) : raw;
+        patch[pair.slice(0, at)] = /^-?\d+(\.\d+)?(e\d+)?$/.test(raw)
+          ? Number(raw)
+          : /^[[{]/.test(raw)
+          ? jsonValue(pair.slice(0, at), raw)
+          : raw;
       }
       for (const key of values.unset) patch[key] = null;
       const path = `/v1/tenants/${encodeURIComponent(need())}/policy`;
@@ -142,7 +147,10 @@ export async function keysCommand(args: string[]): Promise<number> {
   return EXIT.allow;
 }
 
-/** `hookbox push HOOK_DIR [--name NAME] [--platform]`: uploads a hook folder as a new version. */
+/**
+ * `hookbox push HOOK_DIR [--name NAME] [--platform] [--stage]`: uploads a hook
+ * folder as a new version (with `--stage`, stored but not made active).
+ */
 export async function pushCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -157,7 +165,8 @@ export async function pushCommand(args: string[]): Promise<number> {
   const name = values.name ?? /^\s*name:\s*([a-z0-9-]+)\s*$/m.exec(files["HOOK.md"] as string)?.[1];
   if (!name) throw new UsageError(`no name: HOOK.md has none, give --name`);
   const api = client(values.url, values.key, values.platform ? "admin" : "tenant");
-  const path = values.platform ? `/v1/platform/hooks/${name}` : `/v1/hooks/${name}`;
+  const path = (values.platform ? `/v1/platform/hooks/${name}` : `/v1/hooks/${name}`) +
+    (values.stage ? "?stage=1" : "");
   console.error(`pushing ${Object.keys(files).length} files of ${dir} as "${name}" …`);
   print(await api.call("PUT", path, { files }));
   return EXIT.allow;
@@ -288,6 +297,102 @@ export async function auditCommand(args: string[]): Promise<number> {
   return EXIT.allow;
 }
 
-function usage(name: "tenants" | "keys" | "push" | "hooks"): never {
+/**
+ * `hookbox replay NAME VERSION [--since T] [--limit N] [--all]`: the captured
+ * events whose answer the version changes, one JSON line each, oldest first;
+ * a summary line on stderr.
+ */
+export async function replayCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: parseOptions("replay"),
+    allowPositionals: true,
+    strict: true,
+  });
+  const [name, version] = positionals;
+  if (name === undefined || !/^[1-9]\d*$/.test(version ?? "") || positionals.length > 2) {
+    usage("replay");
+  }
+  const api = client(values.url, values.key, "tenant");
+  type Report = {
+    capturing: boolean;
+    examined: number;
+    skipped: number;
+    changed: unknown[];
+    next_cursor: string | null;
+  };
+  let cursor: string | null = null;
+  let [examined, skipped, changed] = [0, 0, 0];
+  let capturing = true;
+  do {
+    const query = new URLSearchParams({ limit: values.limit });
+    if (values.since !== undefined) query.set("since", values.since);
+    if (cursor !== null) query.set("cursor", cursor);
+    const report = await api.call(
+      "POST",
+      `/v1/hooks/${encodeURIComponent(name!)}/versions/${version}/replay?${query}`,
+    ) as Report;
+    for (const item of report.changed) console.log(JSON.stringify(item));
+    examined += report.examined;
+    skipped += report.skipped;
+    changed += report.changed.length;
+    capturing = report.capturing;
+    cursor = report.next_cursor;
+  } while (values.all && cursor !== null);
+  console.error(
+    `replayed ${examined} captured events: ${changed} answers would change` +
+      (skipped > 0 ? `, ${skipped} events no longer valid (redacted) were skipped` : "") +
+      (cursor !== null ? "; more remain (--all goes on)" : ""),
+  );
+  if (!capturing) {
+    console.error(
+      "the tenant does not capture events now: an admin sets its policy's capture " +
+        "(hookbox tenants policy ID --set capture={})",
+    );
+  }
+  return EXIT.allow;
+}
+
+/** `hookbox shadow start NAME VERSION | status NAME | stop NAME`. */
+export async function shadowCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: parseOptions("shadow"),
+    allowPositionals: true,
+    strict: true,
+  });
+  const [sub, name, version] = positionals;
+  if (name === undefined) usage("shadow");
+  const api = client(values.url, values.key, "tenant");
+  const path = `/v1/hooks/${encodeURIComponent(name!)}/shadow`;
+  switch (sub) {
+    case "start": {
+      if (!/^[1-9]\d*$/.test(version ?? "")) usage("shadow");
+      print(await api.call("PUT", path, { version: Number(version) }));
+      break;
+    }
+    case "status":
+      print(await api.call("GET", `${path}?${new URLSearchParams({ limit: values.limit })}`));
+      break;
+    case "stop":
+      await api.call("DELETE", path);
+      console.error(`stopped the shadow of ${name}`);
+      break;
+    default:
+      usage("shadow");
+  }
+  return EXIT.allow;
+}
+
+/** `--set KEY={...}` or `[...]`: the value as JSON, or a usage error naming the key. */
+function jsonValue(key: string, raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new UsageError(`--set ${key}: the value is not JSON: ${(err as Error).message}`);
+  }
+}
+
+function usage(name: "tenants" | "keys" | "push" | "hooks" | "replay" | "shadow"): never {
   throw new UsageError(`usage: ${usageLine(name)}`);
 }

@@ -69,18 +69,24 @@ export {
   type UploadLimits,
 } from "../service/app.ts";
 export { AuditWriter } from "../service/audit.ts";
+export { ShadowRunner } from "../service/replay.ts";
 export type { BuiltHook, HookBuilder, HookTestReport } from "../service/builder.ts";
 export {
   createEngine,
   type Engine,
   type EngineOptions,
   type ServedHook,
+  type ShadowHook,
 } from "../service/engine.ts";
 export type {
   AuditHook,
   AuditPage,
   AuditQuery,
   AuditRow,
+  CapturedEvent,
+  CapturePage,
+  CapturePolicy,
+  CaptureQuery,
   HookDetail,
   HookHead,
   HookItem,
@@ -89,6 +95,9 @@ export type {
   KeyRow,
   NewHookVersion,
   RollbackResult,
+  ShadowReport,
+  ShadowRun,
+  ShadowState,
   StorageCaps,
   Store,
   StoredRuntime,

@@ -33,6 +33,8 @@ import { tenantRoutes } from "./routes/tenants.ts";
 import { hookRoutes } from "./routes/hooks.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { auditRoutes } from "./routes/audit.ts";
+import { replayRoutes } from "./routes/replay.ts";
+import { CAPTURE_RETENTION_DAYS, ShadowRunner } from "./replay.ts";
 export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
 export { MAX_UNPACKED_BYTES } from "./archive.ts";
 export { BODY_READ_MS, MAX_INGEST_BODY, MAX_SMALL_BODY, MAX_UPLOAD_BYTES } from "./request.ts";
@@ -104,8 +106,10 @@ export interface Service {
    * whose body can no longer be read (Deno's shutdown ends body reads).
    */
   beginShutdown(): void;
-  /** Deletes audit rows past each tenant's retention; returns how many. */
+  /** Deletes audit rows and captured events past each tenant's retention; returns how many. */
   pruneAudit(): Promise<number>;
+  /** Runs shadow versions beside live events: wait for it before closing the store. */
+  shadows: ShadowRunner;
   /** Deletes quota usage of minutes that ended over an hour ago; returns how many. */
   pruneUsage(): Promise<number>;
   /**
@@ -187,7 +191,9 @@ export function createService(deps: ServerDeps): Service {
   app.notFound((c) => c.json(new ApiError(404, "NOT_FOUND", "no such route").body(), 404));
 
   // ---- routes, one sub-app per resource ------------------------------------------------------
+  const shadows = new ShadowRunner({ store, engine, quotas, metrics, log, iso });
   const ctx: ServiceContext = {
+    shadows,
     store,
     engine,
     builder,
@@ -212,6 +218,7 @@ export function createService(deps: ServerDeps): Service {
     hookRoutes(ctx),
     eventRoutes(ctx),
     auditRoutes(ctx),
+    replayRoutes(ctx),
   ];
   for (const routes of groups) app.route("/", mount(routes, gate));
 
@@ -219,6 +226,7 @@ export function createService(deps: ServerDeps): Service {
     app,
     audit,
     metrics,
+    shadows,
     sweepBlobs: () => store.sweepBlobs(now() - BLOB_GRACE_MS),
     pruneUsage: () => store.pruneUsage(now() - USAGE_KEPT_MS),
     beginShutdown: () => {
@@ -230,6 +238,11 @@ export function createService(deps: ServerDeps): Service {
         const days = tenant.policy.audit_retention_days ?? 30;
         const before = new Date(now() - days * 86_400_000).toISOString();
         removed += await store.pruneAudit(tenant.id, before);
+        if (store.pruneCaptures !== undefined) {
+          const kept = tenant.policy.capture?.retention_days ?? CAPTURE_RETENTION_DAYS;
+          const until = new Date(now() - kept * 86_400_000).toISOString();
+          removed += await store.pruneCaptures(tenant.id, until);
+        }
       }
       return removed;
     },

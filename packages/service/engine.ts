@@ -30,10 +30,22 @@ export interface ServedHook {
   sha256: string;
 }
 
+/** A version running in shadow beside its hook's active one (docs/replay.md). */
+export interface ShadowHook {
+  /** The hook's name. */
+  name: string;
+  /** The version in shadow, as dispatch runs it. */
+  hook: ServedHook;
+}
+
 /** The dispatcher of the service. */
 export interface Engine {
   /** The hooks that run for `tenantId`: platform first, then the tenant's, enabled only. */
   hooks(tenantId: string, generation?: number): Promise<ServedHook[]>;
+  /** The tenant's versions in shadow (none when the store keeps no shadows). */
+  shadows(tenantId: string, generation?: number): Promise<ShadowHook[]>;
+  /** Any stored version of one of the tenant's hooks, as dispatch would run it; null if none. */
+  version(tenantId: string, name: string, version: number): Promise<ServedHook | null>;
   /**
    * Runs `event` for the tenant; `hooks` as from {@linkcode hooks}.
    * `fuelCap`: fuel the event's synchronous hooks may burn together at most
@@ -102,6 +114,7 @@ export function createEngine(options: EngineOptions): Engine {
   const { store } = options;
   let generation = -1;
   let cache = new Map<string, Promise<ServedHook[]>>();
+  let shadowCache = new Map<string, Promise<ShadowHook[]>>();
   const pending = new Set<Promise<unknown>>();
   const abort = new AbortController();
   // A tenant's policy object is replaced, never changed, when its row is written, so the
@@ -164,25 +177,52 @@ export function createEngine(options: EngineOptions): Engine {
     return hooks.filter((h) => h !== null);
   };
 
-  const hooks = async (tenantId: string, known?: number): Promise<ServedHook[]> => {
+  const turn = async (known?: number) => {
     const now = known ?? await store.hooksGeneration();
     if (now !== generation) {
       generation = now;
       cache = new Map();
+      shadowCache = new Map();
       previous = current;
       current = new Map();
     }
-    let found = cache.get(tenantId);
+  };
+  const cached = <T>(map: Map<string, Promise<T>>, tenantId: string, make: () => Promise<T>) => {
+    let found = map.get(tenantId);
     if (!found) {
-      found = load(tenantId);
-      cache.set(tenantId, found);
-      found.catch(() => cache.delete(tenantId));
+      found = make();
+      map.set(tenantId, found);
+      found.catch(() => map.delete(tenantId));
     }
-    return await found;
+    return found;
+  };
+  const hooks = async (tenantId: string, known?: number): Promise<ServedHook[]> => {
+    await turn(known);
+    return await cached(cache, tenantId, () => load(tenantId));
+  };
+  const version = async (tenantId: string, name: string, v: number) => {
+    const row = await store.getVersion(tenantId, name, v);
+    return row === null ? null : await servedOnce(row);
+  };
+  const loadShadows = async (tenantId: string): Promise<ShadowHook[]> => {
+    const states = await store.listShadows?.(tenantId) ?? [];
+    const found = await Promise.all(
+      states.map(async ({ name, version: v }) => {
+        const hook = await version(tenantId, name, v);
+        return hook === null ? null : { name, hook };
+      }),
+    );
+    return found.filter((s) => s !== null);
   };
 
   return {
     hooks,
+    async shadows(tenantId, known) {
+      if (store.listShadows === undefined) return [];
+      await turn(known);
+      return await cached(shadowCache, tenantId, () => loadShadows(tenantId));
+    },
+    version,
     async prepare(tenantId, policy) {
       const wasm = options.runtimes.wasm;
       const prepare = wasm?.prepareAll?.bind(wasm) ?? wasm?.prepare?.bind(wasm);

@@ -59,6 +59,19 @@ export class Metrics implements ServiceMetrics {
     labelNames: ["code"],
     registers: [this.registry],
   });
+  readonly #captures = new Counter({
+    name: "hookbox_captures_total",
+    help: "Events of capturing tenants, by tenant and whether they were kept or too large",
+    labelNames: ["tenant", "result"],
+    registers: [this.registry],
+  });
+  readonly #shadowRuns = new Counter({
+    name: "hookbox_shadow_runs_total",
+    help: "Live events a shadow version ran on, by tenant, hook and result " +
+      "(agreed, disagreed, skipped: a run of that tenant was under way, or its fuel quota was spent)",
+    labelNames: ["tenant", "hook", "result"],
+    registers: [this.registry],
+  });
   readonly audited = new Gauge({
     name: "hookbox_audit_rows_committed",
     help: "Audit rows committed by this process",
@@ -75,6 +88,16 @@ export class Metrics implements ServiceMetrics {
     help: "Audit transactions committed by this process (rows per commit shows the group commit)",
     registers: [this.registry],
   });
+
+  /** Records an event of a capturing tenant: kept, or too large to keep. */
+  captured(tenant: string, result: "kept" | "too_large"): void {
+    this.#captures.inc({ tenant, result });
+  }
+
+  /** Records a shadow version's run beside a live event. */
+  shadowed(tenant: string, hook: string, result: "agreed" | "disagreed" | "skipped"): void {
+    this.#shadowRuns.inc({ tenant, hook, result });
+  }
 
   /** Records one dispatch that was answered. */
   dispatched(tenant: string, result: DispatchResult, seconds: number, dryRun: boolean): void {

@@ -17,7 +17,21 @@ export {
 } from "./app.ts";
 export { AuditWriter } from "./audit.ts";
 export type { BuiltHook, HookBuilder, HookTestReport } from "./builder.ts";
-export { createEngine, type Engine, type EngineOptions, type ServedHook } from "./engine.ts";
+export {
+  createEngine,
+  type Engine,
+  type EngineOptions,
+  type ServedHook,
+  type ShadowHook,
+} from "./engine.ts";
+export {
+  type AnswerDiff,
+  type AnswerSummary,
+  CAPTURE_EVENT_KB,
+  CAPTURE_RETENTION_DAYS,
+  type ReplayReport,
+  ShadowRunner,
+} from "./replay.ts";
 export type { ServiceMetrics } from "./service_metrics.ts";
 
 // Types the exports above refer to.
@@ -46,6 +60,10 @@ export type {
   AuditPage,
   AuditQuery,
   AuditRow,
+  CapturedEvent,
+  CapturePage,
+  CapturePolicy,
+  CaptureQuery,
   HookDetail,
   HookHead,
   HookItem,
@@ -55,6 +73,9 @@ export type {
   KeyRow,
   NewHookVersion,
   RollbackResult,
+  ShadowReport,
+  ShadowRun,
+  ShadowState,
   StorageCaps,
   Store,
   StoredRuntime,

@@ -42,6 +42,11 @@ function build() {
     // An integer JSON number: at most 2^53 - 1 (zod's int(), and what a double holds exactly).
     fuel_per_minute: positive.max(Number.MAX_SAFE_INTEGER).optional(),
     audit_retention_days: positive.max(36_500).optional(),
+    capture: z.strictObject({
+      max_event_kb: positive.max(1024).optional(),
+      redact: z.array(z.string().min(1).max(128)).max(64).optional(),
+      retention_days: positive.max(365).optional(),
+    }).openapi("CapturePolicy").optional(),
   }).openapi("Policy");
 
   const tenantCreateSchema = z.strictObject({
@@ -150,6 +155,59 @@ function build() {
     cursor: z.string().max(100).optional(),
   });
 
+  /** `POST /v1/hooks/{name}/versions/{version}/replay`. */
+  const replayQuerySchema = z.object({
+    since: z.iso.datetime({ offset: true }).optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().max(100).optional(),
+  });
+
+  /** What an answer was, in a replay's or a shadow's comparison. */
+  const answerSummarySchema = z.object({
+    decision: z.string(),
+    reason: z.string().nullable(),
+    blocked_by: z.string().nullable(),
+  }).openapi("AnswerSummary");
+
+  /** How a candidate's answer to one event differs from the active chain's. */
+  const answerDiffSchema = z.object({
+    event_type: z.string(),
+    changed: z.array(z.string()),
+    active: answerSummarySchema,
+    candidate: answerSummarySchema,
+  }).openapi("AnswerDiff");
+
+  const replayReportSchema = z.object({
+    name: z.string(),
+    version: z.number().int(),
+    capturing: z.boolean(),
+    examined: z.number().int(),
+    skipped: z.number().int(),
+    changed: z.array(answerDiffSchema.extend({ decision_id: z.string(), at: z.string() })),
+    next_cursor: z.string().nullable(),
+  }).openapi("ReplayReport");
+
+  const shadowSetSchema = z.strictObject({ version: positive }).openapi("ShadowSet");
+
+  const shadowQuerySchema = z.object({
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().max(100).optional(),
+  });
+
+  const shadowReportSchema = z.object({
+    shadow: z.object({ name: z.string(), version: z.number().int(), started_at: z.string() })
+      .nullable(),
+    runs: z.number().int(),
+    agreed: z.number().int(),
+    disagreements: z.array(z.object({
+      version: z.number().int(),
+      decision_id: z.string(),
+      at: z.string(),
+      differs: answerDiffSchema.nullable(),
+    })),
+    next_cursor: z.string().nullable(),
+  }).openapi("ShadowReport");
+
   const auditHookSchema = z.object({
     name: z.string(),
     level: z.string(),
@@ -187,6 +245,8 @@ function build() {
         reason: z.string().max(64 * 1024).nullable(),
         blocked_by: z.string().max(200).nullable(),
         hooks: z.array(auditHookSchema).max(1000),
+        // The event, when its tenant captures events (docs/replay.md): kept for replay.
+        event: z.string().max(1024 * 1024).optional(),
       }).strict(),
     ).min(1).max(MAX_INGEST_ITEMS),
   }).strict().openapi("AuditIngest");
@@ -252,6 +312,11 @@ function build() {
     patchSchema,
     rollbackSchema,
     auditQuerySchema,
+    replayQuerySchema,
+    replayReportSchema,
+    shadowSetSchema,
+    shadowQuerySchema,
+    shadowReportSchema,
     auditItemSchema,
     auditIngestSchema,
     auditIngestAnswerSchema,

@@ -12,6 +12,10 @@ import type { DispatchResult } from "../core/dispatch/result.ts";
 export interface ServiceMetrics {
   /** Records one dispatch that was answered. */
   dispatched(tenant: string, result: DispatchResult, seconds: number, dryRun: boolean): void;
+  /** Records an event of a capturing tenant: kept, or too large to keep (docs/replay.md). */
+  captured(tenant: string, result: "kept" | "too_large"): void;
+  /** Records a shadow version's run beside a live event (docs/replay.md). */
+  shadowed(tenant: string, hook: string, result: "agreed" | "disagreed" | "skipped"): void;
   /** Records an error answer. */
   rejected(code: string): void;
   /** Records one HTTP request: its route as declared (`/v1/hooks/{name}`), status and time. */
@@ -25,6 +29,8 @@ export interface ServiceMetrics {
 /** Metrics that record nothing (`GET /metrics` answers an empty exposition). */
 export const NO_METRICS: ServiceMetrics = {
   dispatched: () => {},
+  captured: () => {},
+  shadowed: () => {},
   rejected: () => {},
   request: () => {},
   audit: () => {},

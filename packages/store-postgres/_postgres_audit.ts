@@ -22,7 +22,7 @@ export function auditMethods(c: PgContext): Pick<
     async appendAudit(rows: AuditRow[]) {
       if (rows.length === 0) return [];
       const guarded = rows.filter((a) => a.tenant_created_at !== undefined);
-      if (guarded.length === 0) {
+      if (guarded.length === 0 && !rows.some((a) => a.event !== undefined)) {
         await insertAudit(sql, rows);
         return [];
       }
@@ -141,6 +141,18 @@ async function insertAudit(q: postgres.Sql | Tx, rows: AuditRow[]) {
       "hooks",
     )
   } ON CONFLICT (decision_id) DO NOTHING`;
+  const captured = rows.filter((a) => a.event !== undefined).map((a) => ({
+    tenant_id: a.tenant_id,
+    decision_id: a.decision_id,
+    at: a.at,
+    event_type: a.event_type,
+    event: a.event!,
+  }));
+  if (captured.length > 0) {
+    await q`INSERT INTO captures ${
+      q(captured, "tenant_id", "decision_id", "at", "event_type", "event")
+    } ON CONFLICT (decision_id) DO NOTHING`;
+  }
 }
 
 function and(parts: postgres.PendingQuery<postgres.Row[]>[], q: postgres.Sql) {

@@ -73,6 +73,8 @@ export function hookMethods(c: PgContext): Pick<
                             WHERE tenant_id = ${tenantId} AND name = ${name}
                             ORDER BY version DESC LIMIT ${keep})
         AND version NOT IN (SELECT active_version FROM hooks
+                            WHERE tenant_id = ${tenantId} AND name = ${name})
+        AND version NOT IN (SELECT version FROM shadows
                             WHERE tenant_id = ${tenantId} AND name = ${name})`;
       return r.count;
     },
@@ -194,6 +196,8 @@ export function hookMethods(c: PgContext): Pick<
         const r = await tx`DELETE FROM hooks WHERE tenant_id = ${tenantId} AND name = ${name}`;
         if (r.count === 0) return false;
         await tx`DELETE FROM hook_versions WHERE tenant_id = ${tenantId} AND name = ${name}`;
+        await tx`DELETE FROM shadows WHERE tenant_id = ${tenantId} AND name = ${name}`;
+        await tx`DELETE FROM shadow_runs WHERE tenant_id = ${tenantId} AND name = ${name}`;
         await bump(tx);
         return true;
       });

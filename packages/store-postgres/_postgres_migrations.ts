@@ -5,7 +5,12 @@
  * @module
  */
 import type postgres from "postgres";
-import { BLOBS_STORED_INDEX, HOOK_VERSIONS_HEAD_INDEX } from "../store/migrations.ts";
+import {
+  BLOBS_STORED_INDEX,
+  CAPTURES_TENANT_INDEX,
+  HOOK_VERSIONS_HEAD_INDEX,
+  SHADOW_RUNS_HOOK_INDEX,
+} from "../store/migrations.ts";
 
 /** Versioned schema migrations; each runs once, in order, under an advisory lock. */
 const MIGRATIONS: string[] = [
@@ -42,6 +47,19 @@ const MIGRATIONS: string[] = [
    ALTER TABLE blobs ADD COLUMN stored_at BIGINT NOT NULL DEFAULT 0;`,
   BLOBS_STORED_INDEX,
   HOOK_VERSIONS_HEAD_INDEX,
+  `CREATE TABLE captures (
+     seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL,
+     decision_id TEXT NOT NULL UNIQUE, at TEXT NOT NULL, event_type TEXT NOT NULL,
+     event TEXT NOT NULL);
+   CREATE TABLE shadows (
+     tenant_id TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
+     started_at TEXT NOT NULL, PRIMARY KEY (tenant_id, name));
+   CREATE TABLE shadow_runs (
+     seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL, name TEXT NOT NULL,
+     version INTEGER NOT NULL, decision_id TEXT NOT NULL, at TEXT NOT NULL,
+     agreed BOOLEAN NOT NULL, differs JSONB);`,
+  CAPTURES_TENANT_INDEX,
+  SHADOW_RUNS_HOOK_INDEX,
 ];
 
 /** Arbitrary key of the advisory lock that serialises migrations. */

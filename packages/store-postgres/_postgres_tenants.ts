@@ -46,6 +46,9 @@ export function tenantMethods(c: PgContext): Pick<
         await tx`DELETE FROM audit WHERE tenant_id = ${id}`;
         await tx`DELETE FROM usage WHERE tenant_id = ${id}`;
         await tx`DELETE FROM leases WHERE tenant_id = ${id}`;
+        await tx`DELETE FROM captures WHERE tenant_id = ${id}`;
+        await tx`DELETE FROM shadows WHERE tenant_id = ${id}`;
+        await tx`DELETE FROM shadow_runs WHERE tenant_id = ${id}`;
         await bump(tx);
         return true;
       });

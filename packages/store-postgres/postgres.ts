@@ -18,6 +18,7 @@ import { GENERATION, type PgContext, type Tx } from "./_postgres_context.ts";
 import { hookMethods } from "./_postgres_hooks.ts";
 import { migrate } from "./_postgres_migrations.ts";
 import { quotaMethods } from "./_postgres_quotas.ts";
+import { replayMethods } from "./_postgres_replay.ts";
 import { tenantMethods } from "./_postgres_tenants.ts";
 import { hookFromRow, type Row } from "../store/rows.ts";
 
@@ -96,5 +97,6 @@ export function openPostgresStore(url: string): Store {
     ...hookMethods(c),
     ...auditMethods(c),
     ...quotaMethods(c),
+    ...replayMethods(c),
   });
 }

@@ -22,6 +22,8 @@ export function auditMethods(
         const insert = q(`INSERT INTO audit (decision_id, tenant_id, at, session_id, event_type,
           decision, reason, blocked_by, dry_run, hooks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (decision_id) DO NOTHING`);
+        const capture = q(`INSERT INTO captures (tenant_id, decision_id, at, event_type, event)
+          VALUES (?, ?, ?, ?, ?) ON CONFLICT (decision_id) DO NOTHING`);
         const born = new Map<string, string | null>();
         const createdAt = (id: string) => {
           if (!born.has(id)) {
@@ -47,6 +49,9 @@ export function auditMethods(
             a.dry_run ? 1 : 0,
             JSON.stringify(a.hooks),
           );
+          if (a.event !== undefined) {
+            capture.run(a.tenant_id, a.decision_id, a.at, a.event_type, a.event);
+          }
         }
       });
       return Promise.resolve(gone);

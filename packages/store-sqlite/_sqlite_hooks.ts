@@ -82,8 +82,9 @@ export function hookMethods(
       const r = q(`DELETE FROM hook_versions WHERE tenant_id = ? AND name = ?
           AND version NOT IN (SELECT version FROM hook_versions WHERE tenant_id = ? AND name = ?
                               ORDER BY version DESC LIMIT ?)
-          AND version NOT IN (SELECT active_version FROM hooks WHERE tenant_id = ? AND name = ?)`)
-        .run(tenantId, name, tenantId, name, keep, tenantId, name);
+          AND version NOT IN (SELECT active_version FROM hooks WHERE tenant_id = ? AND name = ?)
+          AND version NOT IN (SELECT version FROM shadows WHERE tenant_id = ? AND name = ?)`)
+        .run(tenantId, name, tenantId, name, keep, tenantId, name, tenantId, name);
       return Promise.resolve(Number(r.changes));
     },
     getBlob(sha256) {
@@ -218,6 +219,8 @@ export function hookMethods(
         const r = q("DELETE FROM hooks WHERE tenant_id = ? AND name = ?").run(tenantId, name);
         if (Number(r.changes) === 0) return false;
         q("DELETE FROM hook_versions WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        q("DELETE FROM shadows WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        q("DELETE FROM shadow_runs WHERE tenant_id = ? AND name = ?").run(tenantId, name);
         bump();
         return true;
       }));

@@ -66,6 +66,9 @@ export function tenantMethods(
         q("DELETE FROM audit WHERE tenant_id = ?").run(id);
         q("DELETE FROM usage WHERE tenant_id = ?").run(id);
         q("DELETE FROM leases WHERE tenant_id = ?").run(id);
+        q("DELETE FROM captures WHERE tenant_id = ?").run(id);
+        q("DELETE FROM shadows WHERE tenant_id = ?").run(id);
+        q("DELETE FROM shadow_runs WHERE tenant_id = ?").run(id);
         bump();
         return true;
       });

@@ -6,7 +6,12 @@
  *
  * @module
  */
-import { BLOBS_STORED_INDEX, HOOK_VERSIONS_HEAD_INDEX } from "../store/migrations.ts";
+import {
+  BLOBS_STORED_INDEX,
+  CAPTURES_TENANT_INDEX,
+  HOOK_VERSIONS_HEAD_INDEX,
+  SHADOW_RUNS_HOOK_INDEX,
+} from "../store/migrations.ts";
 import { statSync } from "node:fs";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { Manifest } from "../core/schema/manifest.ts";
@@ -18,6 +23,7 @@ import { tenantMethods } from "./_sqlite_tenants.ts";
 import { hookMethods } from "./_sqlite_hooks.ts";
 import { auditMethods } from "./_sqlite_audit.ts";
 import { quotaMethods } from "./_sqlite_quotas.ts";
+import { replayMethods } from "./_sqlite_replay.ts";
 
 /** Versioned schema migrations; each runs once, in order, in a transaction. */
 const MIGRATIONS: string[] = [
@@ -54,6 +60,19 @@ const MIGRATIONS: string[] = [
    ALTER TABLE blobs ADD COLUMN stored_at INTEGER NOT NULL DEFAULT 0;`,
   BLOBS_STORED_INDEX,
   HOOK_VERSIONS_HEAD_INDEX,
+  `CREATE TABLE captures (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL,
+     decision_id TEXT NOT NULL UNIQUE, at TEXT NOT NULL, event_type TEXT NOT NULL,
+     event TEXT NOT NULL);
+   CREATE TABLE shadows (
+     tenant_id TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
+     started_at TEXT NOT NULL, PRIMARY KEY (tenant_id, name));
+   CREATE TABLE shadow_runs (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL, name TEXT NOT NULL,
+     version INTEGER NOT NULL, decision_id TEXT NOT NULL, at TEXT NOT NULL,
+     agreed INTEGER NOT NULL, differs TEXT);`,
+  CAPTURES_TENANT_INDEX,
+  SHADOW_RUNS_HOOK_INDEX,
 ];
 
 /** Options of {@link openSqliteStore}. */
@@ -195,6 +214,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     ...hookMethods(context),
     ...auditMethods(context),
     ...quotaMethods(context),
+    ...replayMethods(context),
   }));
 }
 

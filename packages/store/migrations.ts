@@ -20,3 +20,10 @@ export const BLOBS_STORED_INDEX = "CREATE INDEX blobs_stored ON blobs (stored_at
  */
 export const HOOK_VERSIONS_HEAD_INDEX =
   "CREATE INDEX hook_versions_head ON hook_versions (tenant_id, name, version, sha256, created_at);";
+
+/** A tenant's captured events are read oldest first from a point in time or a cursor. */
+export const CAPTURES_TENANT_INDEX = "CREATE INDEX captures_tenant ON captures (tenant_id, seq);";
+
+/** A hook's shadow runs are counted and paged by hook. */
+export const SHADOW_RUNS_HOOK_INDEX =
+  "CREATE INDEX shadow_runs_hook ON shadow_runs (tenant_id, name, seq);";

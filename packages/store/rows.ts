@@ -6,7 +6,14 @@
  * @module
  */
 import type { Manifest } from "../core/schema/manifest.ts";
-import type { AuditPage, AuditRow, HookRow } from "./store.ts";
+import type {
+  AuditPage,
+  AuditRow,
+  CapturePage,
+  HookRow,
+  ShadowReport,
+  ShadowState,
+} from "./store.ts";
 import { encodeCursor } from "./cursor.ts";
 
 /** A database row. */
@@ -103,4 +110,42 @@ export function headFields(r: Row, enabled: boolean) {
 /** A read's scan bound (`AuditQuery.scan`) as a positive integer, or null for none. */
 export function scanBound(scan: number | undefined): number | null {
   return scan !== undefined && Number.isSafeInteger(scan) && scan > 0 ? scan : null;
+}
+
+/** A page of captured events from rows of either store, oldest first (`limit + 1` read). */
+export function capturePage(rows: Row[], limit: number, more: boolean): CapturePage {
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map((r) => ({
+      decision_id: r.decision_id as string,
+      at: r.at as string,
+      event_type: r.event_type as string,
+      event: r.event as string,
+      cursor: encodeCursor(Number(r.seq)),
+    })),
+    next_cursor: more && page.length > 0 ? encodeCursor(Number(page.at(-1)!.seq)) : null,
+  };
+}
+
+/** A shadow report from rows of either store. */
+export function shadowReport(
+  shadow: ShadowState | null,
+  totals: Row | undefined,
+  rows: Row[],
+  limit: number,
+  decode: (differs: unknown) => Record<string, unknown> | null,
+): ShadowReport {
+  const page = rows.slice(0, limit);
+  return {
+    shadow,
+    runs: Number(totals?.runs ?? 0),
+    agreed: Number(totals?.agreed ?? 0),
+    disagreements: page.map((r) => ({
+      version: Number(r.version),
+      decision_id: r.decision_id as string,
+      at: r.at as string,
+      differs: decode(r.differs),
+    })),
+    next_cursor: rows.length > limit ? encodeCursor(Number(page.at(-1)!.seq)) : null,
+  };
 }

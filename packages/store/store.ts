@@ -37,6 +37,18 @@ export interface TenantPolicy {
   fuel_per_minute?: number | undefined;
   /** Days audit rows are kept. */
   audit_retention_days?: number | undefined;
+  /** Event capture for replay (docs/replay.md); absent: events are not kept. */
+  capture?: CapturePolicy | undefined;
+}
+
+/** A tenant's event capture: which events are kept for replay, and for how long. */
+export interface CapturePolicy {
+  /** Events larger than this (KiB of JSON) are not kept. @default 64 */
+  max_event_kb?: number | undefined;
+  /** Keys whose values are replaced by `"[redacted]"` wherever they appear in a kept event. */
+  redact?: string[] | undefined;
+  /** Days captured events are kept. @default 7 */
+  retention_days?: number | undefined;
 }
 
 /** A tenant. */
@@ -256,6 +268,89 @@ export interface AuditRow {
    * in the same transaction as the rows it travels with.
    */
   tenant_created_at?: string;
+  /**
+   * The event as JSON text, when the tenant captures events (stored apart
+   * from the row, with its own retention, in the same transaction).
+   */
+  event?: string | undefined;
+}
+
+/** A captured event (`AuditRow.event`), as replay reads it. */
+export interface CapturedEvent {
+  /** The decision it was answered with. */
+  decision_id: string;
+  /** When (RFC 3339). */
+  at: string;
+  /** Its event type. */
+  event_type: string;
+  /** The event as JSON text (redacted as the policy said when it was kept). */
+  event: string;
+  /** The cursor of the page that starts after this event. */
+  cursor: string;
+}
+
+/** What {@linkcode Store.readCaptures} reads: a tenant's captured events, oldest first. */
+export interface CaptureQuery {
+  /** The tenant. */
+  tenant_id: string;
+  /** RFC 3339 (UTC, as stored); events at or after it. */
+  since?: string | undefined;
+  /** Opaque: the position after which to continue (oldest first). */
+  cursor?: string | undefined;
+  /** Events per page. */
+  limit: number;
+  /** Most bytes of event text in one page (at least one event). */
+  bytes: number;
+}
+
+/** A page of captured events, oldest first. */
+export interface CapturePage {
+  /** The events. */
+  items: CapturedEvent[];
+  /** Where the next page starts, or null at the newest. */
+  next_cursor: string | null;
+}
+
+/** A version running in shadow beside a hook's active one. */
+export interface ShadowState {
+  /** The hook. */
+  name: string;
+  /** The version in shadow. */
+  version: number;
+  /** When the shadow began (RFC 3339). */
+  started_at: string;
+}
+
+/** One live event the shadow version also ran on. */
+export interface ShadowRun {
+  /** The tenant. */
+  tenant_id: string;
+  /** The hook. */
+  name: string;
+  /** The version in shadow. */
+  version: number;
+  /** The live decision it ran beside. */
+  decision_id: string;
+  /** When (RFC 3339). */
+  at: string;
+  /** Whether the shadow answer matched the live one. */
+  agreed: boolean;
+  /** For a disagreement: what differed (bounded JSON), else null. */
+  differs: Record<string, unknown> | null;
+}
+
+/** A shadow's disagreements, newest first, with its totals. */
+export interface ShadowReport {
+  /** The shadow, or null when none runs. */
+  shadow: ShadowState | null;
+  /** Live events it ran on since it began. */
+  runs: number;
+  /** Of those, answered the same. */
+  agreed: number;
+  /** Disagreements, newest first. */
+  disagreements: Array<Omit<ShadowRun, "tenant_id" | "name" | "agreed">>;
+  /** Where the next page of disagreements starts, or null. */
+  next_cursor: string | null;
 }
 
 /** Filters of `GET /v1/audit`. */
@@ -412,6 +507,31 @@ export interface Store {
   pruneAudit(tenantId: string, before: string): Promise<number>;
   /** How many audit rows a tenant has (tests and the load script). */
   countAudit(tenantId: string): Promise<number>;
+
+  /**
+   * A page of the tenant's captured events (`AuditRow.event`), oldest first.
+   * This and the shadow methods below are absent in a store that keeps no
+   * events (an edge bundle): replay and shadow answer `501` there.
+   */
+  readCaptures?(query: CaptureQuery): Promise<CapturePage>;
+  /** Deletes a tenant's captured events older than `before` (RFC 3339); returns how many. */
+  pruneCaptures?(tenantId: string, before: string): Promise<number>;
+  /**
+   * Runs `version` of a hook in shadow (null stops it); a new shadow starts
+   * with no runs. Changes the hooks generation. False when there is no such
+   * hook (or version).
+   */
+  setShadow?(tenantId: string, name: string, version: number | null, at: string): Promise<boolean>;
+  /** The tenant's shadows. */
+  listShadows?(tenantId: string): Promise<ShadowState[]>;
+  /** Records shadow runs (rows of a shadow since stopped or replaced are dropped). */
+  appendShadowRuns?(rows: ShadowRun[]): Promise<void>;
+  /** A hook's shadow with its totals and a page of disagreements. */
+  readShadow?(
+    tenantId: string,
+    name: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<ShadowReport>;
 
   /**
    * Takes one of the tenant's `max` concurrent-dispatch leases, counting the

@@ -258,6 +258,18 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
       page.body.items.find((i: { decision_id: string }) => i.decision_id === "dec-edge-3"),
       stored,
     );
+    // A capturing tenant's Worker sends the event with its row: it is kept for replay.
+    const event = JSON.stringify({
+      event_type: "pre-tool-call",
+      session_id: "s",
+      tool_name: "Bash",
+    });
+    const captured = await h.call("POST", "/v1/audit/ingest", {
+      body: { items: [{ ...item(5), event }] },
+    });
+    assert.equal(captured.status, 200, JSON.stringify(captured.body));
+    const kept = await h.store.readCaptures!({ tenant_id: "acme", limit: 10, bytes: 1 << 20 });
+    assert.deepEqual(kept.items.map((i) => [i.decision_id, i.event]), [["dec-edge-5", event]]);
   });
 
   test("an audit page carries at most 4 MiB of rows: big rows end it early, with a cursor", async (h) => {

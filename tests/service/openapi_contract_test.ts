@@ -125,6 +125,12 @@ Deno.test("every route's real answers validate against /openapi.json", async () 
     }); // 404
     await call("POST", "/v1/hooks/guard/versions/1/test", { key });
     await call("POST", "/v1/hooks/guard/versions/99/test", { key }); // 404
+    await call("POST", "/v1/hooks/guard/versions/1/replay", { key });
+    await call("POST", "/v1/hooks/guard/versions/1/replay?cursor=forged", { key }); // 400
+    await call("PUT", "/v1/hooks/guard/shadow", { key, body: { version: 1 } });
+    await call("PUT", "/v1/hooks/guard/shadow", { key, body: { version: 99 } }); // 404
+    await call("GET", "/v1/hooks/guard/shadow", { key });
+    await call("DELETE", "/v1/hooks/guard/shadow", { key });
     await call("POST", "/v1/hooks/guard/rollback", { key, body: { version: 99 } });
     await call("PUT", "/v1/platform/hooks/base", { body: await wasmFolder("base", "guard_wasi") });
     await call("PUT", "/v1/hooks/base", { key, body: await wasmFolder("base", "guard_wasi") }); // 409

@@ -407,12 +407,23 @@ Deno.test("hookbox serve --decision-log appends each decision with its hooks' st
     const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
     await server.call("PUT", "/v1/hooks/guard", key, await wasmFolder("guard", "guard_wasi"));
     answer = (await server.call("POST", "/v1/events", key, toolEvent("rm -rf /"))).body;
+    // A tenant whose capture redacts a key has it redacted in the decision log too.
+    await server.call("POST", "/v1/tenants", ADMIN, {
+      id: "quiet",
+      policy: { capture: { redact: ["command"] } },
+    });
+    const quiet = (await server.call("POST", "/v1/tenants/quiet/keys", ADMIN, {})).body.key;
+    await server.call("POST", "/v1/events", quiet, toolEvent("cat ~/.secret"));
   } finally {
     assert.equal((await server.stop()).code, 0);
   }
   const lines = (await Deno.readTextFile(logFile)).trim().split("\n").map((l) => JSON.parse(l));
-  assert.equal(lines.length, 1);
-  const [entry] = lines;
+  assert.equal(lines.length, 2);
+  const [entry, redacted] = lines;
+  assert.deepEqual([redacted.tenant_id, redacted.event.tool_input.command], [
+    "quiet",
+    "[redacted]",
+  ]);
   assert.equal(entry.decision_id, answer!.decision_id);
   assert.deepEqual([entry.tenant_id, entry.decision, entry.blocked_by], ["acme", "block", "guard"]);
   assert.equal(entry.hooks[0].stderr, "rm -rf is not allowed");

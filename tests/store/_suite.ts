@@ -459,6 +459,101 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     // Closing twice is the caller's business; the suite's finally does it.
     s.close = () => Promise.resolve();
   });
+  test("captured events: kept with their rows, paged oldest first by size, pruned, per tenant", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    await s.createTenant({ id: "b", policy: {}, created_at: "t" });
+    const at = (i: number) => `2026-11-22T00:00:0${i}.000Z`;
+    await s.appendAudit([
+      ...[0, 1, 2, 3].map((i) => ({
+        ...auditRow(`d${i}`, "a", { at: at(i) }),
+        event: JSON.stringify({ n: i, pad: "x".repeat(i === 2 ? 3000 : 10) }),
+      })),
+      auditRow("d4", "a", { at: at(4) }), // not captured
+      { ...auditRow("e0", "b"), event: "{}" },
+    ]);
+    // Sent twice: kept once.
+    await s.appendAudit([{ ...auditRow("d0", "a", { at: at(0) }), event: '{"again":1}' }]);
+    const all = await s.readCaptures!({ tenant_id: "a", limit: 10, bytes: 1 << 20 });
+    assert.deepEqual(all.items.map((i) => [i.decision_id, JSON.parse(i.event).n]), [
+      ["d0", 0],
+      ["d1", 1],
+      ["d2", 2],
+      ["d3", 3],
+    ]);
+    assert.equal(all.next_cursor, null);
+    // A page ends before the event that would pass its bytes (it always holds one).
+    const small = await s.readCaptures!({ tenant_id: "a", limit: 10, bytes: 100 });
+    assert.deepEqual(small.items.map((i) => i.decision_id), ["d0", "d1"]);
+    const next = await s.readCaptures!({
+      tenant_id: "a",
+      limit: 10,
+      bytes: 100,
+      cursor: small.next_cursor!,
+    });
+    assert.deepEqual(next.items.map((i) => i.decision_id), ["d2"]);
+    assert.equal(next.items[0]!.cursor, next.next_cursor);
+    const since = await s.readCaptures!({ tenant_id: "a", since: at(3), limit: 10, bytes: 1e6 });
+    assert.deepEqual(since.items.map((i) => i.decision_id), ["d3"]);
+    assert.equal(await s.pruneCaptures!("a", at(2)), 2);
+    const left = await s.readCaptures!({ tenant_id: "a", limit: 10, bytes: 1e6 });
+    assert.deepEqual(left.items.map((i) => i.decision_id), ["d2", "d3"]);
+    assert.equal(await s.countAudit("a"), 5, "the audit rows stay: retention is the capture's own");
+    assert.deepEqual(
+      (await s.readCaptures!({ tenant_id: "b", limit: 10, bytes: 1e6 })).items.map((i) => i.event),
+      ["{}"],
+    );
+    await s.deleteTenant("a");
+    assert.deepEqual((await s.readCaptures!({ tenant_id: "a", limit: 9, bytes: 1e6 })).items, []);
+  });
+
+  test("shadows: set on a stored version, runs counted, replaced fresh, gone with the hook", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    await s.addHookVersion("a", "guard", version("s1"));
+    await s.addHookVersion("a", "guard", { ...version("s2"), stage: true });
+    assert.equal(await s.setShadow!("a", "guard", 9, "t"), false, "no such version");
+    assert.equal(await s.setShadow!("a", "nope", 1, "t"), false, "no such hook");
+    const g0 = await s.hooksGeneration();
+    assert.equal(await s.setShadow!("a", "guard", 2, "t1"), true);
+    assert.notEqual(await s.hooksGeneration(), g0, "engines see the shadow at their next event");
+    assert.deepEqual(await s.listShadows!("a"), [{ name: "guard", version: 2, started_at: "t1" }]);
+    const run = (id: string, agreed: boolean, v = 2) => ({
+      tenant_id: "a",
+      name: "guard",
+      version: v,
+      decision_id: id,
+      at: "t",
+      agreed,
+      differs: agreed ? null : { changed: ["decision"], id },
+    });
+    await s.appendShadowRuns!([run("d1", true), run("d2", false), run("d3", false)]);
+    await s.appendShadowRuns!([run("d9", false, 1)]); // of a version not in shadow: dropped
+    const report = await s.readShadow!("a", "guard", { limit: 1 });
+    assert.deepEqual([report.runs, report.agreed, report.shadow?.version], [3, 1, 2]);
+    assert.deepEqual(report.disagreements.map((d) => [d.decision_id, d.differs]), [
+      ["d3", { changed: ["decision"], id: "d3" }],
+    ]);
+    const rest = await s.readShadow!("a", "guard", { limit: 5, cursor: report.next_cursor! });
+    assert.deepEqual(rest.disagreements.map((d) => d.decision_id), ["d2"]);
+    assert.equal(rest.next_cursor, null);
+    // The shadowed version is spared by version pruning.
+    await s.addHookVersion("a", "guard", version("s3"));
+    await s.addHookVersion("a", "guard", version("s4"));
+    await s.pruneVersions("a", "guard", 2);
+    assert.notEqual(await s.getVersion("a", "guard", 2), null);
+    // A new shadow starts with no runs; stopping deletes them.
+    assert.equal(await s.getVersion("a", "guard", 1), null, "pruned: not in shadow");
+    assert.equal(await s.setShadow!("a", "guard", 3, "t2"), true);
+    assert.equal((await s.readShadow!("a", "guard", { limit: 5 })).runs, 0);
+    await s.appendShadowRuns!([run("d5", true, 3)]);
+    assert.equal(await s.setShadow!("a", "guard", null, "t3"), true);
+    const stopped = await s.readShadow!("a", "guard", { limit: 5 });
+    assert.deepEqual([stopped.shadow, stopped.runs], [null, 0]);
+    await s.setShadow!("a", "guard", 4, "t4");
+    await s.appendShadowRuns!([run("d6", false, 4)]);
+    await s.deleteHook("a", "guard");
+    assert.deepEqual(await s.listShadows!("a"), []);
+    assert.equal((await s.readShadow!("a", "guard", { limit: 5 })).runs, 0);
+  });
 }
 
 function auditRow(

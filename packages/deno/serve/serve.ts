@@ -254,6 +254,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
           error: `requests still open after ${grace} ms are cut off`,
         });
       }
+      await service.shadows.settled();
       await engine.close();
       await service.audit.flush();
       await Promise.all([runtimes.wasm.close?.(), runtimes.prompt.close?.()]);

@@ -15,6 +15,7 @@ import type { Store } from "../../store/store.ts";
 import type { UploadGate } from "../upload_gate.ts";
 import type { StorageLimits } from "../storage.ts";
 import type { Route } from "./route.ts";
+import type { ShadowRunner } from "../replay.ts";
 
 /** The service's parts, as the handlers see them. */
 export interface ServiceContext {
@@ -27,6 +28,8 @@ export interface ServiceContext {
   storage: StorageLimits;
   uploads: UploadGate;
   stops: StopCounts;
+  /** Runs shadow versions beside live events. */
+  shadows: ShadowRunner;
   /** The decision log's sink, if any (see `ServerDeps.decisionLog`). */
   decisionLog: ((entry: Record<string, unknown>) => void) | null;
   /** Whether decision-log entries carry the event. */

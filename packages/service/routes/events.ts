@@ -12,6 +12,7 @@ import { clipped } from "../../core/runtime/failure.ts";
 import { isHookboxError } from "../../core/errors.ts";
 import type { ParseEventResult } from "../../core/schema/event.ts";
 import { type EventText, parseEventText } from "../../core/schema/event_text.ts";
+import { capturedText, redactedText } from "../replay.ts";
 import { storable } from "../../core/schema/storable.ts";
 import { agentEventOfText } from "../../agents/event_text.ts";
 import {
@@ -90,6 +91,12 @@ async function dispatchFor(
     served,
     dryRun,
   );
+  const capture = tenant.policy.capture;
+  if (capture !== undefined && !dryRun) {
+    const kept = capturedText(parsed.event, capture);
+    if (kept !== null) row.event = kept;
+    metrics.captured(tenant.id, kept === null ? "too_large" : "kept");
+  }
   try {
     row.tenant_created_at = tenant.created_at;
     await audit.write(row);
@@ -100,9 +107,20 @@ async function dispatchFor(
     throw storeUnavailable();
   }
   metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
+  if (!dryRun) {
+    // After the answer's row: a shadow version never changes, or waits for, the answer.
+    ctx.shadows.start(tenant, parsed.event, result, served, decisionId, generation);
+  }
   if (ctx.decisionLog !== null) {
     try {
-      ctx.decisionLog(decisionEntry(row, result, ctx.decisionLogEvents ? parsed.event : null));
+      // A capturing tenant's redactions hold in the decision log too.
+      const redact = tenant.policy.capture?.redact ?? [];
+      const event = !ctx.decisionLogEvents
+        ? null
+        : redact.length === 0
+        ? parsed.event
+        : JSON.parse(redactedText(parsed.event, redact));
+      ctx.decisionLog(decisionEntry(row, result, event));
     } catch (err) {
       log({ at: iso(), level: "error", msg: "decision log", error: String(err) });
     }
@@ -291,7 +309,11 @@ function decisionEntry(
  * (`429`) before its body costs this thread a parse. Per-minute refusals
  * come earlier still (`refuseEarly`).
  */
-async function leased<T>(quotas: Quotas, tenant: TenantRow, fn: () => Promise<T>): Promise<T> {
+export async function leased<T>(
+  quotas: Quotas,
+  tenant: TenantRow,
+  fn: () => Promise<T>,
+): Promise<T> {
   quotas.refuseEarly(tenant.id, tenant.policy);
   const release = await quotas.lease(tenant.id, tenant.policy);
   try {

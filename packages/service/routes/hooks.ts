@@ -22,10 +22,11 @@ import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
 import { upload } from "./upload.ts";
 
-const hookName = (c: Context) => param(c, "name", serverSchemas().hookNameSchema);
+/** The `{name}` of a hook route, validated. */
+export const hookName = (c: Context): string => param(c, "name", serverSchemas().hookNameSchema);
 
 /** The tenant's own hook `name`; a platform hook's name is 403, anything else 404. */
-async function ownHook(store: Store, tenant: TenantRow, name: string): Promise<void> {
+export async function ownHook(store: Store, tenant: TenantRow, name: string): Promise<void> {
   if (await store.getHook(tenant.id, name)) return;
   if (await store.getHook(PLATFORM, name)) {
     throw forbidden(`"${name}" is a platform hook; tenants cannot change it`);

@@ -1,0 +1,141 @@
+/**
+ * The embedded store (`sqlite.ts`): captured events and shadow runs
+ * (docs/replay.md).
+ *
+ * @module
+ */
+import type { Store } from "../store/store.ts";
+import { decodeCursor } from "../store/cursor.ts";
+import { capturePage, pageBySize, type Row, shadowReport } from "../store/rows.ts";
+import { nextTurn, PRUNE_WINDOW, type SqliteContext } from "./_sqlite_context.ts";
+
+/** The store's methods for captured events and shadows. */
+export function replayMethods(
+  c: SqliteContext,
+): Required<
+  Pick<
+    Store,
+    | "readCaptures"
+    | "pruneCaptures"
+    | "setShadow"
+    | "listShadows"
+    | "appendShadowRuns"
+    | "readShadow"
+  >
+> {
+  const { q, tx, readRows, bump } = c;
+  return {
+    async readCaptures(query) {
+      const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+      const sized = await readRows(
+        `SELECT seq, octet_length(event) AS size FROM captures
+           WHERE tenant_id = ? AND seq > ? AND at >= ? ORDER BY seq LIMIT ?`,
+        [query.tenant_id, after, query.since ?? "", query.limit + 1],
+      );
+      const fit = pageBySize(sized, query.limit, query.bytes);
+      const rows = fit.seqs.length === 0 ? [] : await readRows(
+        `SELECT * FROM captures WHERE tenant_id = ? AND seq IN (${
+          fit.seqs.map(() => "?").join(", ")
+        }) ORDER BY seq`,
+        [query.tenant_id, ...fit.seqs],
+      );
+      return capturePage(rows, query.limit, fit.more);
+    },
+    async pruneCaptures(tenantId, before) {
+      // A window at a time, as the audit's retention does (never one long DELETE).
+      let removed = 0;
+      for (;;) {
+        const r = q(`DELETE FROM captures WHERE seq IN (SELECT seq FROM captures
+          WHERE tenant_id = ? AND at < ? ORDER BY seq LIMIT ${PRUNE_WINDOW})`).run(
+          tenantId,
+          before,
+        );
+        removed += Number(r.changes);
+        if (Number(r.changes) < PRUNE_WINDOW) return removed;
+        await nextTurn();
+      }
+    },
+    setShadow(tenantId, name, version, at) {
+      return Promise.resolve(tx(() => {
+        const hook = q("SELECT 1 AS one FROM hooks WHERE tenant_id = ? AND name = ?")
+          .get(tenantId, name);
+        if (hook === undefined) return false;
+        if (
+          version !== null &&
+          q("SELECT 1 AS one FROM hook_versions WHERE tenant_id = ? AND name = ? AND version = ?")
+              .get(tenantId, name, version) === undefined
+        ) return false;
+        q("DELETE FROM shadows WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        q("DELETE FROM shadow_runs WHERE tenant_id = ? AND name = ?").run(tenantId, name);
+        if (version !== null) {
+          q("INSERT INTO shadows (tenant_id, name, version, started_at) VALUES (?, ?, ?, ?)")
+            .run(tenantId, name, version, at);
+        }
+        bump();
+        return true;
+      }));
+    },
+    listShadows(tenantId) {
+      return Promise.resolve(
+        q("SELECT name, version, started_at FROM shadows WHERE tenant_id = ? ORDER BY name")
+          .all(tenantId).map((r) => ({
+            name: String(r.name),
+            version: Number(r.version),
+            started_at: String(r.started_at),
+          })),
+      );
+    },
+    appendShadowRuns(rows) {
+      if (rows.length === 0) return Promise.resolve();
+      tx(() => {
+        const insert = q(`INSERT INTO shadow_runs (tenant_id, name, version, decision_id, at,
+          agreed, differs) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM shadows
+          WHERE tenant_id = ? AND name = ? AND version = ?)`);
+        for (const r of rows) {
+          insert.run(
+            r.tenant_id,
+            r.name,
+            r.version,
+            r.decision_id,
+            r.at,
+            r.agreed ? 1 : 0,
+            r.differs === null ? null : JSON.stringify(r.differs),
+            r.tenant_id,
+            r.name,
+            r.version,
+          );
+        }
+      });
+      return Promise.resolve();
+    },
+    async readShadow(tenantId, name, page) {
+      const state = q(
+        "SELECT name, version, started_at FROM shadows WHERE tenant_id = ? AND name = ?",
+      )
+        .get(tenantId, name) as Row | undefined;
+      const [totals] = await readRows(
+        `SELECT COUNT(*) AS runs, COALESCE(SUM(agreed), 0) AS agreed FROM shadow_runs
+           WHERE tenant_id = ? AND name = ?`,
+        [tenantId, name],
+      );
+      const below = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
+      const rows = await readRows(
+        `SELECT seq, version, decision_id, at, differs FROM shadow_runs
+           WHERE tenant_id = ? AND name = ? AND agreed = 0 AND seq < ? ORDER BY seq DESC LIMIT ?`,
+        [tenantId, name, below, page.limit + 1],
+      );
+      const shadow = state === undefined ? null : {
+        name: String(state.name),
+        version: Number(state.version),
+        started_at: String(state.started_at),
+      };
+      return shadowReport(
+        shadow,
+        totals,
+        rows,
+        page.limit,
+        (d) => d === null ? null : JSON.parse(String(d)),
+      );
+    },
+  };
+}
