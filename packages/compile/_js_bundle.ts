@@ -12,6 +12,8 @@
  * @module
  */
 import type * as esbuild from "esbuild";
+import type { LineTable } from "../core/runtime/lines.ts";
+import { lineTable } from "./_js_lines.ts";
 import { HookboxError, isHookboxError } from "../core/errors.ts";
 import { isInside } from "../core/host.ts";
 import { MAX_SOURCE_BYTES } from "../core/hook/files.ts";
@@ -209,6 +211,10 @@ function buildOptions(
     supported: { "top-level-await": true },
     charset: "utf8",
     legalComments: "none",
+    // Where each line came from (the map's sources are relative to the entry's folder).
+    sourcemap: "external",
+    sourcesContent: false,
+    outfile: `${dir}/hook.js`,
     logLevel: "silent",
     define: {
       "import.meta.url": JSON.stringify(`file://${HOOK_PATH}`),
@@ -275,7 +281,7 @@ export async function bundleJsHookWithInputs(
   entryPath: string,
   roots: readonly string[],
   deadlineMs = BUNDLE_DEADLINE_MS,
-): Promise<{ code: string; inputs: string[] }> {
+): Promise<{ code: string; inputs: string[]; lines: LineTable | null }> {
   const denied: string[] = [];
   let result: esbuild.BuildResult;
   await checkPackageFiles([splitPath(entryPath).dir, ...roots]);
@@ -311,7 +317,11 @@ export async function bundleJsHookWithInputs(
     deadline.catch(() => {});
     await esbuild.stop();
   }
-  const code = result.outputFiles?.[0]?.text ?? "";
+  const outputs = result.outputFiles ?? [];
+  // Without esbuild's closing `//# sourceMappingURL=` comment: the map is read here.
+  const code = (outputs.find((f) => f.path.endsWith(".js"))?.text ?? "")
+    .replace(/\/\/# sourceMappingURL=\S*\s*$/, "");
+  const mapText = outputs.find((f) => f.path.endsWith(".map"))?.text ?? null;
   const base = splitPath(entryPath).dir;
   const inputs = Object.keys(result.metafile?.inputs ?? {})
     .filter((p) => !/^[a-z-]+:/.test(p) && p !== "hookbox-entry.js")
@@ -319,7 +329,12 @@ export async function bundleJsHookWithInputs(
   const wrapped = usesTopLevelAwait(code)
     ? `(async () => {\n${code}\n})();\n`
     : `(() => {\n${code}\n})();\n`;
-  return { code: functionStyle ? FUNCTION_MARKER + wrapped : wrapped, inputs };
+  // The engine's trace lines count from the marker and the wrapper's first line.
+  const prefix = (functionStyle ? 1 : 0) + 1;
+  const lines = mapText === null
+    ? null
+    : lineTable(mapText, code.split("\n").length, prefix, splitPath(entryPath).dir, roots[0]!);
+  return { code: functionStyle ? FUNCTION_MARKER + wrapped : wrapped, inputs, lines };
 }
 
 /**

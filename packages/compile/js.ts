@@ -9,6 +9,7 @@ import { HookboxError } from "../core/errors.ts";
 import { isInside } from "../core/host.ts";
 import { buildEngine, type EngineBuild } from "./_js_engine.ts";
 import { bundleJsHookWithInputs } from "./_js_bundle.ts";
+import { withLineTable } from "./_js_lines.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { cachePath, readCached, writeCached } from "./_js_cache.ts";
 import { snapshotEngine } from "./_js_wizer.ts";
@@ -16,7 +17,7 @@ import { REPO_ROOT } from "./_js_toolchain.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
 
 /** Bumped whenever the pipeline changes in a way that changes the plugin. */
-export const JS_COMPILER_VERSION = "hookbox-js/4"; // 4: no tsconfig.json read
+export const JS_COMPILER_VERSION = "hookbox-js/5"; // 5: a line table (hookbox.lines)
 
 /** Options of {@linkcode compileJsHook}. */
 export interface CompileJsOptions {
@@ -89,7 +90,7 @@ export async function compileJsHook(
     const hit = await readCached(options.cacheDir, known);
     if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
   }
-  const { code: bundle, inputs } = await bundleJsHookWithInputs(
+  const { code: bundle, inputs, lines } = await bundleJsHookWithInputs(
     entry,
     roots,
     options.bundleTimeoutMs,
@@ -98,12 +99,16 @@ export async function compileJsHook(
     const msg = `the bundle is ${bundle.length} characters, over the ${MAX_BUNDLE_CHARS} cap`;
     throw new HookboxError("COMPILE_FAILED", msg, { path: entryPath });
   }
-  const key = await sha256Hex([JS_COMPILER_VERSION, built.sha256, bundle].join("\0"));
+  // The line table is part of the plugin: the same bundle from sources whose lines moved is
+  // another plugin.
+  const table = lines === null ? "" : JSON.stringify(lines);
+  const key = await sha256Hex([JS_COMPILER_VERSION, built.sha256, bundle, table].join("\0"));
   let result: CompiledJsHook;
   const hit = await readCached(options.cacheDir, key);
   if (hit) result = { bytes: hit, sha256: await sha256Hex(hit), cached: true };
   else {
-    const bytes = await snapshotEngine(built.path, bundle, options.buildTimeoutMs);
+    const snapshot = await snapshotEngine(built.path, bundle, options.buildTimeoutMs);
+    const bytes = lines === null ? snapshot : withLineTable(snapshot, lines);
     await writeCached(options.cacheDir, key, bytes);
     result = { bytes, sha256: await sha256Hex(bytes), cached: false };
   }

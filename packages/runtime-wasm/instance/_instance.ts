@@ -19,6 +19,7 @@ import type { HttpSession, HttpSetup } from "../http/_http.ts";
 import { throwStop } from "./_halt.ts";
 import type { LoadedPlugin } from "../_loader.ts";
 import { classify, exited } from "../_outcome.ts";
+import { atAuthorLines } from "../_lines.ts";
 import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "../extism/_sdk.ts";
 import { blockMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
 import { wasiFunctions } from "../wasi/_wasi.ts";
@@ -197,6 +198,7 @@ export class PluginInstance {
       result = classify(err, host);
     }
     if (result.failure !== undefined || this.#snapshot?.grown) this.reusable = false;
+    atAuthorLines(this.#loaded.module, result);
     result.fuel = host.meter.used();
     return result;
   }
