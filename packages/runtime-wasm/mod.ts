@@ -43,7 +43,7 @@ export interface WasmRuntimeOptions {
    * Defence in depth: run the runtime inside Web Workers and terminate a
    * worker whose call overruns its deadline; also enables Extism HTTP for
    * hooks with `allowed_hosts`. Needs the Web Worker API (not on edge
-   * runtimes); cannot be combined with `compile`. See docs/PLUGIN_ABI.md.
+   * runtimes); cannot be combined with `compile`. See docs/runtime.md.
    * @default false
    */
   worker?: boolean;
@@ -249,7 +249,7 @@ export function trapModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
 
 /**
  * The small helper module the runtime compiles to restore the blocks a warm
- * call wrote (`docs/PLUGIN_ABI.md`, "Warm isolation"; needs multi-memory).
+ * call wrote (`docs/runtime.md`, "How isolation is made"; needs multi-memory).
  */
 export function restoreModule(): Promise<{ sha256: string; bytes: Uint8Array }> {
   return helperModule(RESTORE_MODULE_BYTES);
