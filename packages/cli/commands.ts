@@ -333,6 +333,11 @@ export const COMMANDS = {
     options: {
       ...OPS,
       tenant: { type: "string", value: "ID", help: "a tenant's audit, read with the admin key" },
+      "all-tenants": {
+        type: "boolean",
+        default: false,
+        help: "every tenant's audit, read with the admin key (items carry tenant_id)",
+      },
       "session-id": { type: "string", value: "ID", help: "only this session" },
       "event-type": { type: "string", value: "TYPE", help: "only this event type" },
       hook: { type: "string", value: "NAME", help: "only events this hook ran in" },

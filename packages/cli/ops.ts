@@ -243,12 +243,22 @@ export async function hooksCommand(args: string[]): Promise<number> {
   return EXIT.allow;
 }
 
-/** `hookbox audit [--tenant ID] [filters] [--limit N] [--follow]`: audit items as JSON lines. */
+/**
+ * `hookbox audit [--tenant ID | --all-tenants] [filters] [--limit N] [--follow]`: audit items
+ * as JSON lines.
+ */
 export async function auditCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: parseOptions("audit"), strict: true });
-  const admin = values.tenant !== undefined;
+  if (values.tenant !== undefined && values["all-tenants"]) {
+    throw new UsageError("audit takes --tenant ID or --all-tenants, not both");
+  }
+  const admin = values.tenant !== undefined || values["all-tenants"];
   const api = client(values.url, values.key, admin ? "admin" : "tenant");
-  const base = admin ? `/v1/tenants/${encodeURIComponent(values.tenant!)}/audit` : "/v1/audit";
+  const base = values["all-tenants"]
+    ? "/v1/audit/all"
+    : values.tenant !== undefined
+    ? `/v1/tenants/${encodeURIComponent(values.tenant)}/audit`
+    : "/v1/audit";
   const filters = new URLSearchParams();
   for (
     const name of ["session_id", "event_type", "hook", "outcome", "decision", "since"] as const

@@ -259,6 +259,12 @@ function build() {
     next_cursor: z.string().nullable(),
   }).openapi("AuditPage");
 
+  /** `GET /v1/audit/all` (admin): every tenant's items, each naming its tenant. */
+  const auditAllPageSchema = z.object({
+    items: z.array(auditItemSchema.extend({ tenant_id: z.string() })),
+    next_cursor: z.string().nullable(),
+  }).openapi("AuditAllPage");
+
   /** One list of codes (packages/core/errors.ts, docs/errors.md). */
   const errorCodeSchema = z.enum(ERROR_CODES).openapi("ErrorCode");
   const errorSchema = z.object({
@@ -321,6 +327,7 @@ function build() {
     auditIngestSchema,
     auditIngestAnswerSchema,
     auditPageSchema,
+    auditAllPageSchema,
     errorSchema,
     eventBodySchema,
     dispatchAnswerSchema,

@@ -45,7 +45,9 @@ export function auditMethods(c: PgContext): Pick<
       // the pool, and another tenant's events waited seconds for one.
       // The rows a page looks at: the tenant's, below the cursor, newest first
       // (its index), at most `scan` of them when a filter is given.
-      const scope = [reads`tenant_id = ${query.tenant_id}`];
+      // One tenant's rows (its index), or every tenant's (the operator's read).
+      const own = query.tenant_id === null ? reads`true` : reads`tenant_id = ${query.tenant_id}`;
+      const scope = [own];
       if (query.cursor !== undefined) scope.push(reads`seq < ${decodeCursor(query.cursor)}`);
       const conds = [reads`true`];
       if (query.session_id !== undefined) conds.push(reads`session_id = ${query.session_id}`);
@@ -80,7 +82,7 @@ export function auditMethods(c: PgContext): Pick<
         const fit = pageBySize(sized, query.limit, bytes);
         more = fit.more;
         rows = fit.seqs.length === 0 ? [] : await reads`SELECT * FROM audit
-          WHERE tenant_id = ${query.tenant_id} AND seq IN ${reads(fit.seqs)} ORDER BY seq DESC`;
+          WHERE ${own} AND seq IN ${reads(fit.seqs)} ORDER BY seq DESC`;
         if (rows.length === 0 && fit.seqs.length > 0) [more, gone] = [false, fit.seqs.at(-1)!];
       }
       let scannedTo: number | null = gone;
@@ -99,6 +101,7 @@ export function auditMethods(c: PgContext): Pick<
         }),
         scannedTo,
         more,
+        query.tenant_id === null,
       );
     },
     async pruneAudit(tenantId, before) {

@@ -60,12 +60,13 @@ export function auditMethods(
       // The rows a page looks at: the tenant's, below the cursor, newest first
       // (its index), at most `scan` of them when a filter is given.
       const below = query.cursor === undefined ? null : decodeCursor(query.cursor);
-      const windowSql = `SELECT * FROM audit WHERE tenant_id = ?${
+      // One tenant's rows (its index), or every tenant's (the operator's read).
+      const own = query.tenant_id === null ? "1 = 1" : "tenant_id = ?";
+      const ownArgs = query.tenant_id === null ? [] : [query.tenant_id];
+      const windowSql = `SELECT * FROM audit WHERE ${own}${
         below === null ? "" : " AND seq < ?"
       } ORDER BY seq DESC`;
-      const windowArgs: (string | number)[] = below === null
-        ? [query.tenant_id]
-        : [query.tenant_id, below];
+      const windowArgs: (string | number)[] = below === null ? ownArgs : [...ownArgs, below];
       const where: string[] = [];
       const args: (string | number)[] = [];
       const add = (sql: string, value: string | number | undefined) => {
@@ -118,10 +119,10 @@ export function auditMethods(
         const fit = pageBySize(sized, query.limit, bytes);
         more = fit.more;
         rows = fit.seqs.length === 0 ? [] : await readRows(
-          `SELECT * FROM audit WHERE tenant_id = ? AND seq IN (${
+          `SELECT * FROM audit WHERE ${own} AND seq IN (${
             fit.seqs.map(() => "?").join(", ")
           }) ORDER BY seq DESC`,
-          [query.tenant_id, ...fit.seqs],
+          [...ownArgs, ...fit.seqs],
         );
         if (rows.length === 0 && fit.seqs.length > 0) [more, gone] = [false, fit.seqs.at(-1)!];
       }
@@ -129,14 +130,14 @@ export function auditMethods(
       if (scannedTo === null && scan !== null && !more) {
         // Stopped at the bound with rows left below it: the next page goes on from there.
         const [seen] = await readRows(
-          `SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq FROM audit WHERE tenant_id = ?${
+          `SELECT COUNT(*) AS n, MIN(seq) AS oldest FROM (SELECT seq FROM audit WHERE ${own}${
             below === null ? "" : " AND seq < ?"
           } ORDER BY seq DESC LIMIT ${scan})`,
           windowArgs,
         );
         if (Number(seen!.n) === scan) scannedTo = Number(seen!.oldest);
       }
-      return auditPage(rows, query.limit, decode, scannedTo, more);
+      return auditPage(rows, query.limit, decode, scannedTo, more, query.tenant_id === null);
     },
     async pruneAudit(tenantId, before) {
       // Oldest first, a window of rows at a time with a turn of the loop in

@@ -50,12 +50,14 @@ export function auditPage(
   decode: (r: Row) => { hooks: AuditRow["hooks"]; dryRun: boolean },
   scannedTo: number | null = null,
   more = rows.length > limit,
+  withTenant = false,
 ): AuditPage {
   const page = rows.slice(0, limit);
   return {
     items: page.map((r) => {
       const { hooks, dryRun } = decode(r);
       return {
+        ...(withTenant ? { tenant_id: r.tenant_id as string } : {}),
         decision_id: r.decision_id as string,
         at: r.at as string,
         session_id: r.session_id as string,

@@ -355,8 +355,8 @@ export interface ShadowReport {
 
 /** Filters of `GET /v1/audit`. */
 export interface AuditQuery {
-  /** The tenant whose rows are read. */
-  tenant_id: string;
+  /** The tenant whose rows are read; null reads every tenant's (items then carry `tenant_id`). */
+  tenant_id: string | null;
   /** Only this session. */
   session_id?: string | undefined;
   /** Only this event type. */
@@ -393,8 +393,8 @@ export interface AuditQuery {
 
 /** A page of audit items, newest first. */
 export interface AuditPage {
-  /** Rows, newest first. */
-  items: Omit<AuditRow, "tenant_id">[];
+  /** Rows, newest first (with `tenant_id` when every tenant's were read). */
+  items: Array<Omit<AuditRow, "tenant_id"> & { tenant_id?: string }>;
   /** Where the next page starts, or null. */
   next_cursor: string | null;
 }

@@ -69,6 +69,14 @@ Deno.test("hookbox tenants, keys, push, hooks and audit operate a running servic
     // The operator reads the same audit.
     const audit = await run(admin, "audit", "--tenant", "acme", "--decision", "block");
     assert.equal(audit.stdout.trim().split("\n").length, 1, audit.stdout + audit.stderr);
+    const everyone = await run(admin, "audit", "--all-tenants");
+    assert.equal(everyone.code, 0, everyone.stderr);
+    assert.deepEqual(
+      everyone.stdout.trim().split("\n").map((l) => JSON.parse(l).tenant_id),
+      ["acme"],
+    );
+    const both = await run(admin, "audit", "--all-tenants", "--tenant", "acme");
+    assert.match(both.stderr, /--tenant ID or --all-tenants, not both/);
     // Errors are one line with the service's code, and exit 1.
     const wrong = await run(tenant, "hooks", "show", "nope");
     assert.equal(wrong.code, 1);

@@ -211,6 +211,33 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     { now: () => clock },
   );
 
+  test("the operator reads every tenant's audit at once, newest first, each item naming its tenant", async (h) => {
+    const a = await h.tenant("acme");
+    const b = await h.tenant("beta");
+    for (const [key, command] of [[a, "ls"], [b, "pwd"], [a, "id"]] as const) {
+      assert.equal(
+        (await h.call("POST", "/v1/events", { key, body: toolEvent(command) })).status,
+        200,
+      );
+    }
+    const all = await h.call("GET", "/v1/audit/all?limit=2");
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.deepEqual(all.body.items.map((i: { tenant_id: string }) => i.tenant_id), [
+      "acme",
+      "beta",
+    ]);
+    const rest = await h.call("GET", `/v1/audit/all?limit=2&cursor=${all.body.next_cursor}`);
+    assert.deepEqual(rest.body.items.map((i: { tenant_id: string }) => i.tenant_id), ["acme"]);
+    assert.equal(rest.body.next_cursor, null);
+    const filtered = await h.call("GET", "/v1/audit/all?decision=block");
+    assert.deepEqual(filtered.body.items, []);
+    // A tenant's own read names no tenant; a tenant key cannot read everyone's.
+    const own = await h.call("GET", "/v1/audit", { key: b });
+    assert.deepEqual([own.body.items.length, own.body.items[0].tenant_id], [1, undefined]);
+    const refused = await h.call("GET", "/v1/audit/all", { key: a });
+    assert.deepEqual([refused.status, refused.body.error.code], [403, "FORBIDDEN"]);
+  });
+
   test("edge audit ingest: admin only, validated, stored once per decision id", async (h) => {
     const key = await h.tenant("acme");
     const item = (n: number) => ({

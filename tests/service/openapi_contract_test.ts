@@ -166,6 +166,8 @@ Deno.test("every route's real answers validate against /openapi.json", async () 
     await call("GET", "/v1/audit?limit=1", { key });
     await call("GET", "/v1/audit?outcome=block&since=2026-01-01T00:00:00%2B05:00", { key });
     await call("GET", "/v1/audit?limit=0", { key });
+    await call("GET", "/v1/audit/all?limit=1");
+    await call("GET", "/v1/audit/all", { key }); // 403
     const decision = seen.find((s) => s.path === "/v1/events")!.answer.body;
     await call("POST", "/v1/audit/ingest", {
       body: {

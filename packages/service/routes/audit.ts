@@ -31,8 +31,12 @@ export const AUDIT_SCAN_ROWS = 5000;
  */
 export const AUDIT_PAGE_BYTES = 4 * 1024 * 1024;
 
-/** One page of `tenantId`'s audit, filtered by the request's query. */
-export async function auditPage(store: Store, c: Context, tenantId: string): Promise<Response> {
+/** One page of `tenantId`'s audit (null: every tenant's), filtered by the request's query. */
+export async function auditPage(
+  store: Store,
+  c: Context,
+  tenantId: string | null,
+): Promise<Response> {
   const query = validate(serverSchemas().auditQuerySchema, c.req.query());
   // Rows hold UTC instants as ISO text: `since` is compared as an instant, whatever its offset.
   if (query.since !== undefined) query.since = new Date(query.since).toISOString();
@@ -67,6 +71,18 @@ export function auditRoutes({ store, iso, log }: ServiceContext): Route[] {
         ok: { status: 200, schema: s.auditPageSchema },
       }),
       handler: (c, { tenant }) => auditPage(store, c, tenant.id),
+    },
+    {
+      method: "get",
+      path: "/v1/audit/all",
+      who: "admin",
+      docs: (s) => ({
+        summary:
+          "Every tenant's audit items, newest first, each with its tenant_id (the same filters and pages as /v1/audit)",
+        query: s.auditQuerySchema,
+        ok: { status: 200, schema: s.auditAllPageSchema },
+      }),
+      handler: (c) => auditPage(store, c, null),
     },
     {
       method: "post",
