@@ -189,6 +189,7 @@ export const COMMANDS = {
     env: {
       HOOKBOX_ADMIN_KEY: "the admin key",
       HOOKBOX_ADMIN_KEY_FILE: "as --admin-key-file",
+      HOOKBOX_DECISION_LOG_TOKEN: "sent as a bearer token to a --decision-log URL",
       "HOOKBOX_PORT, HOOKBOX_HOSTNAME, HOOKBOX_DB, HOOKBOX_WORKERS, HOOKBOX_SHUTDOWN_GRACE, HOOKBOX_WARM_UP, HOOKBOX_DECISION_LOG":
         "as the flags of the same name",
       HOOKBOX_CONFIG: "as --config",

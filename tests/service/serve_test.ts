@@ -431,3 +431,42 @@ Deno.test("hookbox serve --decision-log appends each decision with its hooks' st
   assert.equal(entry.event.tool_input.command, "rm -rf /");
   assert.equal((await Deno.stat(logFile)).mode! & 0o777, 0o600);
 });
+
+Deno.test("hookbox serve --decision-log URL posts each decision to a collector, with its token", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const received: { auth: string | null; lines: Record<string, unknown>[] }[] = [];
+  const collector = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (req) => {
+      const lines = (await req.text()).trim().split("\n").map((l) => JSON.parse(l));
+      received.push({ auth: req.headers.get("authorization"), lines });
+      return new Response(null, { status: 204 });
+    },
+  );
+  const server = await serve(
+    [
+      "--db",
+      `sqlite:${dir}/hookbox.db`,
+      "--workers",
+      "0",
+      "--warm-up",
+      "0",
+      "--decision-log",
+      `http://127.0.0.1:${collector.addr.port}/decisions`,
+    ],
+    { HOOKBOX_ADMIN_KEY: ADMIN, HOOKBOX_DECISION_LOG_TOKEN: "collector-token" },
+  );
+  let answer: { decision_id: string } | null = null;
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    answer = (await server.call("POST", "/v1/events", key, toolEvent("ls"))).body;
+  } finally {
+    // Stopping sends what is queued.
+    assert.equal((await server.stop()).code, 0);
+    await collector.shutdown();
+  }
+  const lines = received.flatMap((r) => r.lines);
+  assert.deepEqual(lines.map((l) => [l.decision_id, l.tenant_id]), [[answer!.decision_id, "acme"]]);
+  assert.deepEqual(received.map((r) => r.auth), ["Bearer collector-token"]);
+});

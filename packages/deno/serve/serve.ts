@@ -19,6 +19,7 @@ import type { Store } from "../../store/store.ts";
 import { openSqliteStore } from "../../store-sqlite/sqlite.ts";
 import { createDenoHookBuilder } from "./hook_builder.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
+import { decisionWebhook } from "./decision_webhook.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface ServeOptions {
@@ -35,7 +36,11 @@ export interface ServeOptions {
    * (its instances must share one key).
    */
   adminKeyFile?: string;
-  /** A file each committed decision is appended to, one JSON line (a decision log). */
+  /**
+   * Where each committed decision goes as one JSON line (a decision log): a
+   * file it is appended to, or an `http(s)://` URL it is posted to in batches
+   * (`decision_webhook.ts`; `HOOKBOX_DECISION_LOG_TOKEN` is sent as a bearer token).
+   */
   decisionLog?: string;
   /** Put each event in its decision-log line. @default false */
   decisionLogEvents?: boolean;
@@ -188,15 +193,16 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     }
     sink?.flush();
   }
+  const decisionLogFailed = (err: unknown) =>
+    log({ at: new Date().toISOString(), level: "error", msg: "decision log", error: String(err) });
   const decisions = options.decisionLog === undefined
     ? null
-    : await jsonLinesFile(options.decisionLog, (err) =>
-      log({
-        at: new Date().toISOString(),
-        level: "error",
-        msg: "decision log",
-        error: String(err),
-      }));
+    : /^https?:\/\//.test(options.decisionLog)
+    ? decisionWebhook(options.decisionLog, {
+      token: Deno.env.get("HOOKBOX_DECISION_LOG_TOKEN"),
+      report: decisionLogFailed,
+    })
+    : await jsonLinesFile(options.decisionLog, decisionLogFailed);
   const service = createService({
     store,
     engine,
