@@ -86,8 +86,8 @@ Deno.test("deploy/Dockerfile: known instructions, pinned base, existing sources,
   assert.deepEqual(entry.slice(0, 3), ["deno", "run", "-A"]);
   assert.ok((await Deno.stat(`${ROOT}/${entry[3]}`)).isFile, entry[3]);
   assert.equal(entry[4], "serve");
-  // The Deno CI installs (and so the one the suite ran on).
-  const ci = await Deno.readTextFile(`${ROOT}/.ci/run`);
-  const pinned = /npm install -g (deno@[\d.]+)/.exec(ci)![1]!;
+  // The Deno the set-up installs (and so the one the suite ran on).
+  const setup = await Deno.readTextFile(`${ROOT}/scripts/setup`);
+  const pinned = `deno@${/^DENO_VERSION=([\d.]+)$/m.exec(setup)![1]!}`;
   assert.ok(text.includes(pinned), `the image installs ${pinned}`);
 });
