@@ -117,7 +117,12 @@ export const COMMANDS = {
     summary: "writes a new hook folder with a test that hookbox test passes",
     positionals: "NAME",
     options: {
-      lang: { type: "string", default: "js", value: "LANG", help: "js, ts or as (AssemblyScript)" },
+      lang: {
+        type: "string",
+        default: "js",
+        value: "LANG",
+        help: "js, ts, as (AssemblyScript), c or rust (these two with a build.sh)",
+      },
       dir: { type: "string", default: ".", value: "DIR", help: "where the hook folder goes" },
     },
   },

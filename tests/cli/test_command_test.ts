@@ -43,6 +43,35 @@ Deno.test("hookbox init writes a JS, a TS and an AssemblyScript hook whose tests
   }
 });
 
+Deno.test("hookbox init writes a C and a Rust hook whose build.sh makes the plugin its tests pass", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-init-" });
+  // Debian's rustc, with its wasm32-wasi standard library, before any rustup toolchain.
+  const env = { PATH: `/usr/bin:${Deno.env.get("PATH") ?? ""}` };
+  try {
+    for (const lang of ["c", "rust"]) {
+      const made = await hookbox(dir, "init", `guard-${lang}`, "--lang", lang);
+      assert.equal(made.code, 0, made.stderr);
+      assert.match(made.stdout, new RegExp(`next: ${dir}/guard-${lang}/build\.sh && hookbox test`));
+    }
+    // Before the build: the hook has no plugin yet, and the line says how to make it.
+    const early = await hookbox(dir, "test", "guard-c");
+    assert.equal(early.code, 1);
+    assert.match(
+      early.stdout,
+      /HOOK_ENTRY_MISSING .*build\.sh is here: run it to make plugin\.wasm/,
+    );
+    for (const lang of ["c", "rust"]) {
+      const built = await new Deno.Command(`${dir}/guard-${lang}/build.sh`, { env }).output();
+      assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+    }
+    const out = await hookbox(dir, "test", ".");
+    assert.equal(out.code, 0, out.stdout + out.stderr);
+    assert.match(out.stderr, /4 passed, 0 failed/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("hookbox test says what differed, case by case, and exits 1", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-test-" });
   try {

@@ -45,10 +45,14 @@ export async function resolveEntry(
     return { runtime: "subprocess", path, command: command(path) };
   }
   if (manifest.inject) return { runtime: "prompt" };
+  // A folder made by `hookbox init --lang c|rust` builds its plugin.wasm with build.sh.
+  const build = (await fs.stat(joinPath(dir, "build.sh")))?.kind === "file"
+    ? "; build.sh is here: run it to make plugin.wasm"
+    : "";
   throw new HookboxError(
     "HOOK_ENTRY_MISSING",
     "no entry: expected plugin.wasm, scripts/run.{wasm,js,mjs,ts,as.ts}, scripts/run, " +
-      "scripts/run.sh, scripts/run.py, or `inject` in the frontmatter",
+      "scripts/run.sh, scripts/run.py, or `inject` in the frontmatter" + build,
     { path: dir },
   );
 }
