@@ -10,7 +10,7 @@
  *   deno run -A scripts/load.ts [--clients 100] [--events 60000] [--tenants 4]
  *     [--db sqlite|postgres|URL] [--workers N] [--server-flag=--cpu-prof ...]
  *     [--calm-only] [--client raw|fetch] [--timeline] [--hostile-clients N]
- *     [--hostile mixed|spin|memory|output|many|quota|each]
+ *     [--hostile mixed|spin|memory|output|many|quota|each] [--processes 1,2]
  *
  * `--hostile` picks what the hostile tenant's hooks do (see `HOSTILE`):
  * `mixed` (the default) a fuel loop, a memory bomb and an output flood;
@@ -40,6 +40,11 @@
  *
  * `--db postgres` starts a throwaway PostgreSQL cluster (Debian's package).
  *
+ * `--processes 1,2` (with `--calm-only`) runs the calm load once per count
+ * of `serve --processes` and prints their throughput side by side, with the
+ * ratio to the first; audit rows are counted in the store after each run
+ * (every process commits its own).
+ *
  * @module
  */
 import process from "node:process";
@@ -48,6 +53,7 @@ import wabtInit from "wabt";
 import { freshDatabase } from "../tests/_pg.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { call, type ServeProcess, startServe } from "./_serve_process.ts";
+import { openStore } from "../packages/deno/serve/serve.ts";
 import { percentile } from "./_stats.ts";
 
 const { values } = parseArgs({
@@ -64,8 +70,15 @@ const { values } = parseArgs({
     "hostile-clients": { type: "string", default: "0" },
     client: { type: "string", default: "raw" },
     hostile: { type: "string", default: "mixed" },
+    processes: { type: "string", default: "1" },
   },
 });
+const PROCESS_COUNTS = values.processes!.split(",").map(Number);
+if (PROCESS_COUNTS.some((n) => !Number.isInteger(n) || n < 1)) {
+  console.error(`--processes takes counts such as 1,2, not ${values.processes}`);
+  Deno.exit(2);
+}
+let processes = PROCESS_COUNTS[0]!;
 const CLIENTS = Number(values.clients);
 const EVENTS = Number(values.events);
 const TENANTS = Number(values.tenants);
@@ -162,7 +175,11 @@ function serve(db: string): Promise<ServeProcess> {
     db,
     adminKey: ADMIN,
     denoFlags: values["server-flag"]!,
-    args: values.workers !== undefined ? ["--workers", values.workers] : [],
+    args: [
+      ...values.workers !== undefined ? ["--workers", values.workers] : [],
+      "--processes",
+      String(processes),
+    ],
   });
 }
 
@@ -283,9 +300,14 @@ async function run(db: string, hostility: Hostility | null): Promise<RunFigures>
   const metrics = await (await fetch(`${server.url}/metrics`, {
     headers: { authorization: `Bearer ${ADMIN}` },
   })).text();
-  const audited = Number(/hookbox_audit_rows_committed (\d+)/.exec(metrics)?.[1] ?? NaN);
+  // Of the process that answered this scrape: all of them when there is one.
   const commits = Number(/hookbox_audit_commits (\d+)/.exec(metrics)?.[1] ?? NaN);
   await server.stop();
+  // Counted in the store: every process commits its own rows.
+  const store = await openStore(db);
+  let audited = 0;
+  for (const name of names) audited += await store.countAudit(name);
+  await store.close();
   const p99: Record<string, number> = {};
   console.log(
     `\n${hostile ? "with" : "without"} the hostile tenant: ${answers} answers in ${
@@ -294,15 +316,16 @@ async function run(db: string, hostility: Hostility | null): Promise<RunFigures>
       JSON.stringify(errors)
     }; audit rows ${audited} in ${commits} commits`,
   );
-  console.log(
-    `  CPU: server ${serverCpu.toFixed(1)} s (${
-      (serverCpu / seconds * 100).toFixed(0)
-    }% of one core, ${(serverCpu / answers * 1e6).toFixed(0)} µs per answer; its request thread ${
-      (mainCpu / seconds * 100).toFixed(0)
-    }%, ${(mainCpu / answers * 1e6).toFixed(0)} µs per answer), load client ${
-      ownCpu.toFixed(1)
-    } s (${(ownCpu / seconds * 100).toFixed(0)}%)`,
-  );
+  if (processes > 1) console.log(`  CPU: not measured (${processes} server processes)`);
+  else {console.log(
+      `  CPU: server ${serverCpu.toFixed(1)} s (${
+        (serverCpu / seconds * 100).toFixed(0)
+      }% of one core, ${(serverCpu / answers * 1e6).toFixed(0)} µs per answer; its request thread ${
+        (mainCpu / seconds * 100).toFixed(0)
+      }%, ${(mainCpu / answers * 1e6).toFixed(0)} µs per answer), load client ${
+        ownCpu.toFixed(1)
+      } s (${(ownCpu / seconds * 100).toFixed(0)}%)`,
+    );}
   for (const name of names) {
     const sorted = latencies[name]!.sort((a, b) => a - b);
     p99[name] = percentile(sorted, 0.99);
@@ -357,7 +380,28 @@ console.log(
   }${HOSTILE_CLIENTS > 0 ? `, the hostile tenant on ${HOSTILE_CLIENTS} clients of its own` : ""}`,
 );
 const calm = await run(await database(), null);
-if (values["calm-only"]) Deno.exit(0);
+if (values["calm-only"]) {
+  if (PROCESS_COUNTS.length > 1) {
+    const table: [number, RunFigures][] = [[processes, calm]];
+    for (const n of PROCESS_COUNTS.slice(1)) {
+      processes = n;
+      console.log(`\n--- serve --processes ${n}`);
+      table.push([n, await run(await database(), null)]);
+    }
+    const base = calm.answers / calm.seconds;
+    console.log("\nprocesses  answers/s  ratio  audit");
+    for (const [n, f] of table) {
+      const rate = f.answers / f.seconds;
+      const lost = f.answers - f.audited;
+      console.log(
+        `${String(n).padStart(9)}  ${rate.toFixed(0).padStart(9)}  ${(rate / base).toFixed(2)}×  ${
+          lost <= 0 ? "none missing" : `${lost} MISSING`
+        }`,
+      );
+    }
+  }
+  Deno.exit(0);
+}
 const others = Object.keys(calm.p99).filter((name) => name.startsWith("tenant-"));
 const rows: [string, number, RunFigures][] = [];
 for (const name of CLASSES) {

@@ -159,7 +159,16 @@ export const COMMANDS = {
         value: "URL",
         help: "sqlite:PATH or postgres://… (default $XDG_DATA_HOME/hookbox/hookbox.db)",
       },
-      workers: { type: "string", value: "N", help: "plugin worker threads (default: cores)" },
+      workers: {
+        type: "string",
+        value: "N",
+        help: "plugin worker threads per process (default: cores ÷ processes)",
+      },
+      processes: {
+        type: "string",
+        value: "N",
+        help: "server processes sharing the port and the store (default 1; Linux)",
+      },
       "shutdown-grace": {
         type: "string",
         value: "SECONDS",
@@ -195,7 +204,7 @@ export const COMMANDS = {
       HOOKBOX_ADMIN_KEY: "the admin key",
       HOOKBOX_ADMIN_KEY_FILE: "as --admin-key-file",
       HOOKBOX_DECISION_LOG_TOKEN: "sent as a bearer token to a --decision-log URL",
-      "HOOKBOX_PORT, HOOKBOX_HOSTNAME, HOOKBOX_DB, HOOKBOX_WORKERS, HOOKBOX_SHUTDOWN_GRACE, HOOKBOX_WARM_UP, HOOKBOX_DECISION_LOG":
+      "HOOKBOX_PORT, HOOKBOX_HOSTNAME, HOOKBOX_DB, HOOKBOX_WORKERS, HOOKBOX_SHUTDOWN_GRACE, HOOKBOX_WARM_UP, HOOKBOX_DECISION_LOG, HOOKBOX_PROCESSES":
         "as the flags of the same name",
       HOOKBOX_CONFIG: "as --config",
       HOOKBOX_WASM_TIERING_BUDGET: "V8's WebAssembly tier-up budget (0 leaves V8's)",

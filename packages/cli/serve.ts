@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { parseOptionsGiven, withOtherSources } from "./commands.ts";
 import { startServer } from "../deno/serve/serve.ts";
+import { PORT_ENV, PROCESS_ENV, superviseServe } from "../deno/serve/processes.ts";
 import { MAX_WARM_UP_EVENTS } from "../deno/serve/warm_up.ts";
 import { EXIT } from "./_io.ts";
 
@@ -63,16 +64,39 @@ export async function serveCommand(args: string[]): Promise<number> {
     );
     return EXIT.bad;
   }
-  const server = await startServer({
-    port,
+  const processes = values.processes === undefined ? 1 : Number(values.processes);
+  if (!Number.isInteger(processes) || processes < 1 || processes > 64) {
+    console.error(`hookbox serve: --processes must be 1-64, got ${values.processes}`);
+    return EXIT.bad;
+  }
+  // One of N (started by the supervisor below): the supervisor's port, shared.
+  const index = Deno.env.get(PROCESS_ENV);
+  const child = index !== undefined && processes > 1;
+  const cores = navigator.hardwareConcurrency ?? 1;
+  const options = {
+    port: child ? Number(Deno.env.get(PORT_ENV)) : port,
     hostname: values.hostname!,
     ...(values["admin-key-file"] ? { adminKeyFile: values["admin-key-file"] } : {}),
     ...(values["decision-log"] ? { decisionLog: values["decision-log"] } : {}),
     ...(String(values["decision-log-events"]) === "true" ? { decisionLogEvents: true } : {}),
-    ...(workers === undefined ? {} : { workers }),
+    ...(workers === undefined
+      ? processes > 1 ? { workers: Math.max(1, Math.floor(cores / processes)) } : {}
+      : { workers }),
     ...(values.db === undefined ? {} : { db: values.db }),
     ...(grace === undefined ? {} : { shutdownGraceMs: Math.round(grace * 1000) }),
     ...(warmUp === undefined ? {} : { warmUpEvents: warmUp }),
+  };
+  if (processes > 1 && !child) {
+    try {
+      return await superviseServe({ args, processes, serve: options });
+    } catch (err) {
+      console.error(`hookbox serve: ${(err as Error).message}`);
+      return EXIT.bad;
+    }
+  }
+  const server = await startServer({
+    ...options,
+    ...(child ? { reusePort: true, processIndex: Number(index), upkeep: Number(index) === 0 } : {}),
   });
   const stop = () => {
     server.shutdown().catch((err) => console.error(`hookbox serve: shutdown: ${err}`));

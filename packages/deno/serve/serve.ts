@@ -55,6 +55,15 @@ export interface ServeOptions {
    */
   workers?: number;
   /**
+   * Listen with `SO_REUSEPORT`, beside other processes on the same port (one
+   * of `serve --processes N`; needs `--unstable-net`). @default false
+   */
+  reusePort?: boolean;
+  /** Run the hourly upkeep (retention, blob sweep, usage prune) here. @default true */
+  upkeep?: boolean;
+  /** Which process of `serve --processes N` this is: each log line says so. */
+  processIndex?: number;
+  /**
    * Synthetic events the server sends through a throwaway copy of itself
    * before it listens, so the first requests find the code compiled (see
    * `warm_up.ts`); 0 starts cold. @default WARM_UP_EVENTS
@@ -161,7 +170,10 @@ export function storeRuntimes(store: Store, workers = 0) {
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const metrics = new Metrics();
   const sink = options.log ? null : stderrLines((lines) => metrics.logLinesDropped.inc(lines));
-  const log = options.log ?? sink!.write;
+  const write = options.log ?? sink!.write;
+  const log = options.processIndex === undefined
+    ? write
+    : (entry: Record<string, unknown>) => write({ ...entry, process: options.processIndex });
   const { key: adminKey, source: adminKeySource } = await adminKeyOf(options);
   const store = await openStore(options.db);
   await tuneWasmTiering();
@@ -171,6 +183,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     at: new Date().toISOString(),
     level: "info",
     msg: "starting",
+    pid: Deno.pid,
     store: store.kind,
     db: redactedDb(options.db),
     workers,
@@ -223,6 +236,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       log({ at: new Date().toISOString(), level: "error", msg, error: String(err) })
     );
   const retention = setInterval(() => {
+    if (options.upkeep === false) return; // another process of the same server does it
     upkeep("audit retention", service.pruneAudit);
     upkeep("blob sweep", service.sweepBlobs);
     upkeep("usage prune", service.pruneUsage);
@@ -233,6 +247,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const server = Deno.serve({
     port: options.port ?? 8787,
     hostname: options.hostname ?? "127.0.0.1",
+    ...(options.reusePort ? { reusePort: true } : {}),
     onListen: ({ hostname, port }) => {
       const url = `http://${hostname}:${port}`;
       log({ at: new Date().toISOString(), level: "info", msg: "ready", url });
@@ -285,7 +300,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
  * a new key when missing, and that key is printed once; later starts read the
  * same key. A PostgreSQL store with none of these refuses to start.
  */
-async function adminKeyOf(options: ServeOptions): Promise<{ key: string; source: string }> {
+export async function adminKeyOf(
+  options: ServeOptions,
+): Promise<{ key: string; source: string }> {
   const given = options.adminKey ?? Deno.env.get("HOOKBOX_ADMIN_KEY");
   if (given) return { key: given, source: "given" };
   const postgres = /^postgres(ql)?:\/\//.test(options.db ?? "");

@@ -1,0 +1,163 @@
+/**
+ * `hookbox serve --processes 2`: two processes on one port and one store
+ * answer together; quotas hold across them, every answered event is audited
+ * once, a process that dies is started again, and SIGTERM stops them all.
+ */
+import assert from "node:assert/strict";
+import { ROOT, toolEvent } from "../_helpers.ts";
+import { call } from "../../scripts/_serve_process.ts";
+
+const ADMIN = "processes-test-admin-key-0123456789";
+
+async function serveProcesses(db: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      `${ROOT}/packages/cli/main.ts`,
+      "serve",
+      "--processes",
+      "2",
+      "--port",
+      "0",
+      "--db",
+      db,
+      "--warm-up",
+      "0",
+    ],
+    env: { HOOKBOX_ADMIN_KEY: ADMIN },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let ready!: (url: string) => void;
+  const listening = new Promise<string>((resolve) => ready = resolve);
+  const drained = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      text += value;
+      const match = /listening on (http:\/\/\S+)/.exec(text);
+      if (match) ready(match[1]!);
+    }
+  })();
+  const url = await Promise.race([
+    listening,
+    child.status.then((s) => Promise.reject(new Error(`exited ${s.code}: ${text}`))),
+  ]);
+  return {
+    url,
+    pid: child.pid,
+    /** The JSON log lines so far. */
+    lines: () =>
+      text.split("\n").filter((l) => l.startsWith("{")).map((l) =>
+        JSON.parse(l) as Record<
+          string,
+          unknown
+        >
+      ),
+    async stop() {
+      child.kill("SIGTERM");
+      const status = await child.status;
+      await drained;
+      return status.code;
+    },
+  };
+}
+
+/** An event on a connection of its own (so the kernel picks a process for each). */
+async function event(url: string, key: string, command: string) {
+  const res = await fetch(`${url}/v1/events`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, connection: "close" },
+    body: JSON.stringify(toolEvent({ tool_input: { command } })),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+Deno.test("serve --processes 2: both answer on one port; quotas exact, audit once each, SIGTERM stops all", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
+  try {
+    const made = await call(server.url, "POST", "/v1/tenants", ADMIN, {
+      id: "acme",
+      policy: { events_per_minute: 60 },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const key = (await call(server.url, "POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    // 80 events, 8 at a time, each on a new connection: 60 are admitted, whichever process.
+    const answers: { status: number; body: { decision_id?: string } }[] = [];
+    for (let round = 0; round < 10; round++) {
+      answers.push(
+        ...await Promise.all(
+          Array.from({ length: 8 }, (_, i) => event(server.url, key, `ls ${i}`)),
+        ),
+      );
+    }
+    const ok = answers.filter((a) => a.status === 200);
+    assert.equal(ok.length, 60, `admitted ${ok.length} of 80 under events_per_minute 60`);
+    assert.ok(answers.every((a) => a.status === 200 || a.status === 429));
+    // Both processes took requests.
+    const served = new Set(
+      server.lines().filter((l) => l.msg === "request" && l.path === "/v1/events")
+        .map((l) => l.process),
+    );
+    assert.deepEqual([...served].sort(), [0, 1], "requests were spread over both processes");
+  } finally {
+    assert.equal(await server.stop(), 0, "SIGTERM: every process drained and exited 0");
+  }
+  // Every answered decision has exactly one audit row (read after the stop, from the file).
+  const again = await serveProcesses(`sqlite:${dir}/hookbox.db`);
+  try {
+    const key = (await call(again.url, "POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: { items: { decision_id: string }[]; next_cursor: string | null } } =
+        await call(
+          again.url,
+          "GET",
+          `/v1/audit?limit=1000${cursor ? `&cursor=${cursor}` : ""}`,
+          key,
+        );
+      ids.push(...page.body.items.map((i) => i.decision_id));
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    assert.equal(ids.length, 60);
+    assert.equal(new Set(ids).size, 60);
+  } finally {
+    assert.equal(await again.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve --processes 2: a process that dies is started again and the port keeps answering", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
+  try {
+    const pids = new Set(
+      server.lines().filter((l) => l.msg === "starting").map((l) => Number(l.pid)),
+    );
+    assert.equal(pids.size, 2, JSON.stringify(server.lines()));
+    const victim = [...pids][0]!;
+    Deno.kill(victim, "SIGKILL");
+    // Started again: a third `starting` line, from a new pid, for the same process index.
+    for (let i = 0; i < 200; i++) {
+      if (server.lines().filter((l) => l.msg === "ready").length >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const restarted = server.lines().filter((l) => l.msg === "process exited; starting it again");
+    assert.equal(restarted.length, 1);
+    assert.equal(server.lines().filter((l) => l.msg === "ready").length, 3);
+    for (let i = 0; i < 10; i++) {
+      const health = await fetch(`${server.url}/healthz`, { headers: { connection: "close" } });
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+    }
+  } finally {
+    assert.equal(await server.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
