@@ -390,6 +390,12 @@ const CATALOG_NEUTRAL: ReadonlySet<string> = new Set([
   "renewLeases",
   "addUsage",
   "pruneUsage",
+  // Captured events and shadow runs name no tenant, key or hook version (setShadow does).
+  "readCaptures",
+  "pruneCaptures",
+  "listShadows",
+  "appendShadowRuns",
+  "readShadow",
 ]);
 /** Keys remembered (found or not) before the oldest is forgotten. */
 const REMEMBERED_KEYS = 4096;
