@@ -12,6 +12,9 @@ import { LEAST_UPPER_BOUND, originalPositionFor, TraceMap } from "@jridgewell/tr
 import { Writer } from "../rewriter/sections.ts";
 import { LINES_SECTION, type LineTable } from "../core/runtime/lines.ts";
 
+/** Numbers a table holds at most (three per run of lines): about 1 MiB of JSON. */
+export const MAX_RUN_NUMBERS = 150_000;
+
 /**
  * The table of the script the engine runs, whose esbuild output starts after
  * `prefixLines` lines; sources are named relative to `root` (the hook folder)
@@ -40,6 +43,9 @@ export function lineTable(
     } else runs.push(source, line, 1);
   };
   for (let line = 1; line <= generatedLines; line++) {
+    // A bundle whose lines come from everywhere in turn keeps its first runs' origins only:
+    // the table rides in the plugin, under its module cap.
+    if (runs.length >= MAX_RUN_NUMBERS) break;
     const at = firstOrigin(map, line);
     if (at === null) {
       add(-1, 0);

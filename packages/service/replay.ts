@@ -27,6 +27,12 @@ export const REDACTED = "[redacted]";
 /** Most bytes of captured event text one replay page reads. */
 export const REPLAY_PAGE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Longest one replay page runs, ms: past it the page ends after the event
+ * under way, with a cursor (a tenant's hooks may each take minutes).
+ */
+export const REPLAY_PAGE_MS = 30_000;
+
 /** Longest reason a comparison keeps (a reason can be a megabyte). */
 const SUMMARY_REASON_CHARS = 500;
 
@@ -213,6 +219,7 @@ export async function replayPage(
     }
     throw err;
   }
+  const started = ctx.now();
   const report: ReplayReport = {
     name,
     version,
@@ -249,6 +256,10 @@ export async function replayPage(
     report.examined++;
     const diff = answerDiff(before, after);
     if (diff !== null) report.changed.push({ decision_id: item.decision_id, at: item.at, ...diff });
+    if (ctx.now() - started >= REPLAY_PAGE_MS && item !== page.items.at(-1)) {
+      report.next_cursor = item.cursor;
+      return report;
+    }
   }
   return report;
 }

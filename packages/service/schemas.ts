@@ -199,6 +199,7 @@ function build() {
       .nullable(),
     runs: z.number().int(),
     agreed: z.number().int(),
+    kept: z.number().int(),
     disagreements: z.array(z.object({
       version: z.number().int(),
       decision_id: z.string(),

@@ -53,7 +53,8 @@ const MIGRATIONS: string[] = [
      event TEXT NOT NULL);
    CREATE TABLE shadows (
      tenant_id TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
-     started_at TEXT NOT NULL, PRIMARY KEY (tenant_id, name));
+     started_at TEXT NOT NULL, runs BIGINT NOT NULL DEFAULT 0, agreed BIGINT NOT NULL DEFAULT 0,
+     kept BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (tenant_id, name));
    CREATE TABLE shadow_runs (
      seq BIGSERIAL PRIMARY KEY, tenant_id TEXT NOT NULL, name TEXT NOT NULL,
      version INTEGER NOT NULL, decision_id TEXT NOT NULL, at TEXT NOT NULL,

@@ -5,7 +5,7 @@
  * @module
  */
 import type postgres from "postgres";
-import type { Store } from "../store/store.ts";
+import { MAX_SHADOW_DISAGREEMENTS, type Store } from "../store/store.ts";
 import { decodeCursor } from "../store/cursor.ts";
 import { capturePage, pageBySize, shadowReport } from "../store/rows.ts";
 import type { PgContext } from "./_postgres_context.ts";
@@ -79,20 +79,29 @@ export function replayMethods(c: PgContext): Required<
     },
     async appendShadowRuns(rows) {
       for (const r of rows) {
-        const differs = r.differs === null
-          ? null
-          : sql.json(r.differs as unknown as postgres.JSONValue);
-        await sql`INSERT INTO shadow_runs (tenant_id, name, version, decision_id, at, agreed,
-          differs) SELECT ${r.tenant_id}, ${r.name}, ${r.version}, ${r.decision_id}, ${r.at},
-          ${r.agreed}, ${differs} WHERE EXISTS (SELECT 1 FROM shadows WHERE
-          tenant_id = ${r.tenant_id} AND name = ${r.name} AND version = ${r.version})`;
+        // Counted on the shadow's row; a disagreement is kept while the shadow has room.
+        await sql.begin(async (tx) => {
+          const [found] = await tx`SELECT kept FROM shadows WHERE tenant_id = ${r.tenant_id}
+            AND name = ${r.name} AND version = ${r.version} FOR UPDATE`;
+          if (found === undefined) return; // stopped or replaced since the run began
+          const keep = !r.agreed && Number(found.kept) < MAX_SHADOW_DISAGREEMENTS;
+          await tx`UPDATE shadows SET runs = runs + 1, agreed = agreed + ${r.agreed ? 1 : 0},
+            kept = kept + ${keep ? 1 : 0} WHERE tenant_id = ${r.tenant_id} AND name = ${r.name}
+            AND version = ${r.version}`;
+          if (!keep) return;
+          const differs = r.differs === null
+            ? null
+            : tx.json(r.differs as unknown as postgres.JSONValue);
+          await tx`INSERT INTO shadow_runs (tenant_id, name, version, decision_id, at, agreed,
+            differs) VALUES (${r.tenant_id}, ${r.name}, ${r.version}, ${r.decision_id}, ${r.at},
+            false, ${differs})`;
+        });
       }
     },
     async readShadow(tenantId, name, page) {
       const [state] = await reads`SELECT name, version, started_at FROM shadows
         WHERE tenant_id = ${tenantId} AND name = ${name}`;
-      const [totals] = await reads`SELECT COUNT(*) AS runs,
-        COUNT(*) FILTER (WHERE agreed) AS agreed FROM shadow_runs
+      const [totals] = await reads`SELECT runs, agreed, kept FROM shadows
         WHERE tenant_id = ${tenantId} AND name = ${name}`;
       const below = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
       const rows = await reads`SELECT seq, version, decision_id, at, differs FROM shadow_runs

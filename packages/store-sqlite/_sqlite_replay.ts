@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Store } from "../store/store.ts";
+import { MAX_SHADOW_DISAGREEMENTS, type Store } from "../store/store.ts";
 import { decodeCursor } from "../store/cursor.ts";
 import { capturePage, pageBySize, type Row, shadowReport } from "../store/rows.ts";
 import { nextTurn, PRUNE_WINDOW, type SqliteContext } from "./_sqlite_context.ts";
@@ -88,21 +88,27 @@ export function replayMethods(
     appendShadowRuns(rows) {
       if (rows.length === 0) return Promise.resolve();
       tx(() => {
+        // Counted on the shadow's row; a disagreement is kept while the shadow has room.
+        const shadow = q(
+          "SELECT kept FROM shadows WHERE tenant_id = ? AND name = ? AND version = ?",
+        );
+        const count = q(`UPDATE shadows SET runs = runs + 1, agreed = agreed + ?, kept = kept + ?
+          WHERE tenant_id = ? AND name = ? AND version = ?`);
         const insert = q(`INSERT INTO shadow_runs (tenant_id, name, version, decision_id, at,
-          agreed, differs) SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM shadows
-          WHERE tenant_id = ? AND name = ? AND version = ?)`);
+          agreed, differs) VALUES (?, ?, ?, ?, ?, 0, ?)`);
         for (const r of rows) {
+          const found = shadow.get(r.tenant_id, r.name, r.version) as Row | undefined;
+          if (found === undefined) continue; // stopped or replaced since the run began
+          const keep = !r.agreed && Number(found.kept) < MAX_SHADOW_DISAGREEMENTS;
+          count.run(r.agreed ? 1 : 0, keep ? 1 : 0, r.tenant_id, r.name, r.version);
+          if (!keep) continue;
           insert.run(
             r.tenant_id,
             r.name,
             r.version,
             r.decision_id,
             r.at,
-            r.agreed ? 1 : 0,
             r.differs === null ? null : JSON.stringify(r.differs),
-            r.tenant_id,
-            r.name,
-            r.version,
           );
         }
       });
@@ -114,8 +120,7 @@ export function replayMethods(
       )
         .get(tenantId, name) as Row | undefined;
       const [totals] = await readRows(
-        `SELECT COUNT(*) AS runs, COALESCE(SUM(agreed), 0) AS agreed FROM shadow_runs
-           WHERE tenant_id = ? AND name = ?`,
+        "SELECT runs, agreed, kept FROM shadows WHERE tenant_id = ? AND name = ?",
         [tenantId, name],
       );
       const below = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);

@@ -66,7 +66,8 @@ const MIGRATIONS: string[] = [
      event TEXT NOT NULL);
    CREATE TABLE shadows (
      tenant_id TEXT NOT NULL, name TEXT NOT NULL, version INTEGER NOT NULL,
-     started_at TEXT NOT NULL, PRIMARY KEY (tenant_id, name));
+     started_at TEXT NOT NULL, runs INTEGER NOT NULL DEFAULT 0, agreed INTEGER NOT NULL DEFAULT 0,
+     kept INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tenant_id, name));
    CREATE TABLE shadow_runs (
      seq INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL, name TEXT NOT NULL,
      version INTEGER NOT NULL, decision_id TEXT NOT NULL, at TEXT NOT NULL,

@@ -142,6 +142,7 @@ export function shadowReport(
     shadow,
     runs: Number(totals?.runs ?? 0),
     agreed: Number(totals?.agreed ?? 0),
+    kept: Number(totals?.kept ?? 0),
     disagreements: page.map((r) => ({
       version: Number(r.version),
       decision_id: r.decision_id as string,

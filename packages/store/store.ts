@@ -339,6 +339,9 @@ export interface ShadowRun {
   differs: Record<string, unknown> | null;
 }
 
+/** Disagreements one shadow keeps; past them its runs are counted, not kept. */
+export const MAX_SHADOW_DISAGREEMENTS = 10_000;
+
 /** A shadow's disagreements, newest first, with its totals. */
 export interface ShadowReport {
   /** The shadow, or null when none runs. */
@@ -347,6 +350,8 @@ export interface ShadowReport {
   runs: number;
   /** Of those, answered the same. */
   agreed: number;
+  /** Disagreements kept (the first {@linkcode MAX_SHADOW_DISAGREEMENTS}; the rest are counted). */
+  kept: number;
   /** Disagreements, newest first. */
   disagreements: Array<Omit<ShadowRun, "tenant_id" | "name" | "agreed">>;
   /** Where the next page of disagreements starts, or null. */
@@ -524,7 +529,11 @@ export interface Store {
   setShadow?(tenantId: string, name: string, version: number | null, at: string): Promise<boolean>;
   /** The tenant's shadows. */
   listShadows?(tenantId: string): Promise<ShadowState[]>;
-  /** Records shadow runs (rows of a shadow since stopped or replaced are dropped). */
+  /**
+   * Counts shadow runs and keeps the disagreements, at most
+   * {@linkcode MAX_SHADOW_DISAGREEMENTS} per shadow (later ones are counted
+   * only); runs of a shadow since stopped or replaced are dropped.
+   */
   appendShadowRuns?(rows: ShadowRun[]): Promise<void>;
   /** A hook's shadow with its totals and a page of disagreements. */
   readShadow?(

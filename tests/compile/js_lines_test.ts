@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { compileJsHook } from "../../packages/compile/js.ts";
 import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
 import { authorLines, parseLineTable } from "../../packages/core/runtime/lines.ts";
+import { lineTable, MAX_RUN_NUMBERS } from "../../packages/compile/_js_lines.ts";
 import { fakeHook } from "../_helpers.ts";
 import { LIMITS, TEST_CACHE } from "./_js_runner.ts";
 
@@ -110,4 +111,17 @@ Deno.test("a line table rewrites only the lines it knows, and a forged one is ig
   );
   assert.equal(parseLineTable("not json"), null);
   assert.equal(parseLineTable(JSON.stringify({ prefix: 0, sources: [1], runs: [] })), null);
+});
+
+Deno.test("a bundle whose lines alternate between files keeps a bounded table", () => {
+  // 200,000 lines, each from the other of two files: a run per line, past the cap.
+  const lines = 200_000;
+  const mappings = ["AAAA", ...Array.from({ length: lines - 1 }, (_, i) => i % 2 ? "ADAA" : "ACAA")]
+    .join(";");
+  const map = JSON.stringify({ version: 3, sources: ["a.js", "b.js"], names: [], mappings });
+  const table = lineTable(map, lines, 1, "/hook/scripts", "/hook");
+  assert.equal(table.runs.length, MAX_RUN_NUMBERS);
+  assert.deepEqual(table.sources, ["scripts/a.js", "scripts/b.js"]);
+  // The first lines still map; past the table they are left as the engine wrote them.
+  assert.equal(authorLines("hook.js:3 hook.js:150000", table), "scripts/b.js:1 hook.js:150000");
 });

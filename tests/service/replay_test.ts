@@ -24,9 +24,12 @@ export default function (event) {
   };
 }
 
-async function onService(fn: (h: Harness) => Promise<void>): Promise<void> {
+async function onService(
+  fn: (h: Harness) => Promise<void>,
+  now?: () => number,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-replay-" });
-  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), now);
   try {
     await fn(h);
   } finally {
@@ -246,4 +249,33 @@ Deno.test("shadow runs draw on the tenant's fuel quota and are skipped, counted,
       /hookbox_shadow_runs_total\{tenant="acme",hook="guard",result="skipped"\} 1/,
     );
   });
+});
+
+Deno.test("a replay page ends after REPLAY_PAGE_MS with a cursor, however many events it may run", async () => {
+  let clock = Date.parse("2026-11-27T00:00:00Z");
+  let ticking = false;
+  // While the replay runs, each look at the clock is 20 s later.
+  const now = () => ticking ? (clock += 20_000) : clock;
+  await onService(async (h) => {
+    const key = await h.tenant("acme", { capture: {} });
+    await h.call("PUT", "/v1/hooks/guard", { key, body: guard("rm", "no rm") });
+    for (const command of ["a", "b", "c", "d"]) {
+      await h.call("POST", "/v1/events", { key, body: toolEvent(command) });
+    }
+    await h.call("PUT", "/v1/hooks/guard?stage=1", { key, body: guard("x", "no x") });
+    ticking = true;
+    const first = await h.call("POST", "/v1/hooks/guard/versions/2/replay", { key });
+    ticking = false;
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.ok(first.body.examined < 4, `examined ${first.body.examined}`);
+    assert.equal(typeof first.body.next_cursor, "string");
+    // The rest comes with the cursor, nothing twice.
+    const rest = await h.call(
+      "POST",
+      `/v1/hooks/guard/versions/2/replay?cursor=${first.body.next_cursor}`,
+      { key },
+    );
+    assert.equal(first.body.examined + rest.body.examined, 4);
+    assert.equal(rest.body.next_cursor, null);
+  }, now);
 });

@@ -2,7 +2,12 @@
  * The one storage test suite both stores pass (SQLite and PostgreSQL).
  */
 import assert from "node:assert/strict";
-import { type AuditQuery, PLATFORM, type Store } from "../../packages/store/store.ts";
+import {
+  type AuditQuery,
+  MAX_SHADOW_DISAGREEMENTS,
+  PLATFORM,
+  type Store,
+} from "../../packages/store/store.ts";
 import type { Manifest } from "../../packages/core/schema/manifest.ts";
 import { manifestSchema } from "../../packages/core/schema/manifest.ts";
 
@@ -528,7 +533,12 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     await s.appendShadowRuns!([run("d1", true), run("d2", false), run("d3", false)]);
     await s.appendShadowRuns!([run("d9", false, 1)]); // of a version not in shadow: dropped
     const report = await s.readShadow!("a", "guard", { limit: 1 });
-    assert.deepEqual([report.runs, report.agreed, report.shadow?.version], [3, 1, 2]);
+    assert.deepEqual([report.runs, report.agreed, report.kept, report.shadow?.version], [
+      3,
+      1,
+      2,
+      2,
+    ]);
     assert.deepEqual(report.disagreements.map((d) => [d.decision_id, d.differs]), [
       ["d3", { changed: ["decision"], id: "d3" }],
     ]);
@@ -553,6 +563,30 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
     await s.deleteHook("a", "guard");
     assert.deepEqual(await s.listShadows!("a"), []);
     assert.equal((await s.readShadow!("a", "guard", { limit: 5 })).runs, 0);
+  });
+
+  test("a shadow keeps its first disagreements up to the cap and counts the rest", async (s) => {
+    await s.createTenant({ id: "a", policy: {}, created_at: "t" });
+    await s.addHookVersion("a", "guard", version("s1"));
+    await s.setShadow!("a", "guard", 1, "t");
+    const runs = Array.from({ length: MAX_SHADOW_DISAGREEMENTS + 3 }, (_, i) => ({
+      tenant_id: "a",
+      name: "guard",
+      version: 1,
+      decision_id: `d${i}`,
+      at: "t",
+      agreed: false,
+      differs: { changed: ["decision"] },
+    }));
+    await s.appendShadowRuns!(runs);
+    await s.appendShadowRuns!([{ ...runs[0]!, decision_id: "ok", agreed: true, differs: null }]);
+    const report = await s.readShadow!("a", "guard", { limit: 1 });
+    assert.deepEqual([report.runs, report.agreed, report.kept], [
+      MAX_SHADOW_DISAGREEMENTS + 4,
+      1,
+      MAX_SHADOW_DISAGREEMENTS,
+    ]);
+    assert.equal(report.disagreements[0]!.decision_id, `d${MAX_SHADOW_DISAGREEMENTS - 1}`);
   });
 }
 
