@@ -52,6 +52,9 @@ export async function agentDispatch(
   return answer.exitCode;
 }
 
+/** The agent's answer to one call (its stdin as `stdinOnce` gives it); the daemon's entry. */
+export { answerFor as agentAnswerOf };
+
 async function answerFor(
   agent: AgentName,
   values: AgentFlags,

@@ -1,6 +1,17 @@
 /** The executor of one `hookbox dispatch` (plain or `--agent`). */
 import { absolute } from "../host-deno/fs.ts";
 import { createExecutor, type ExecutorOptions } from "../deno/executor.ts";
+import { callerCwd } from "./_io.ts";
+
+type Executor = ReturnType<typeof createExecutor>;
+
+/** How a long-lived process (the daemon) makes a call's executor; null: `createExecutor`. */
+let maker: ((options: ExecutorOptions) => Executor) | null = null;
+
+/** Makes `executorFor` make its executors with `make` (null: `createExecutor` again). */
+export function useExecutorMaker(make: ((options: ExecutorOptions) => Executor) | null): void {
+  maker = make;
+}
 
 /** The flags that shape the executor of one `dispatch`. */
 export interface DispatchFlags {
@@ -18,12 +29,13 @@ export function executorFor(
   event: Record<string, unknown>,
   values: DispatchFlags,
   extra: ExecutorOptions,
-): { executor: ReturnType<typeof createExecutor>; workDir: string } {
-  const workDir = absolute(
-    values["work-dir"] ?? (typeof event.work_dir === "string" ? event.work_dir : Deno.cwd()),
-  );
+): { executor: Executor; workDir: string } {
+  const given = values["work-dir"] ??
+    (typeof event.work_dir === "string" ? event.work_dir : callerCwd());
+  // Relative to the caller's directory (a daemon's own is not the caller's).
+  const workDir = absolute(given.startsWith("/") ? given : `${callerCwd()}/${given}`);
   event.work_dir = workDir;
-  const executor = createExecutor({
+  const options: ExecutorOptions = {
     // One process per event: discovery is remembered on disk between them.
     scanCache: true,
     // Run with V8's baseline compiler only (dist/cli/hookbox): nothing is tiered up.
@@ -31,9 +43,11 @@ export function executorFor(
     // One event per process: a warm instance would never be called again.
     warmBytes: 0,
     ...extra,
-    platformDirs: values["hooks-dir"] ?? [],
+    platformDirs: (values["hooks-dir"] ?? []).map((d) =>
+      d.startsWith("/") ? d : `${callerCwd()}/${d}`
+    ),
     workDir,
     allowSubprocess: values["allow-subprocess"] ?? false,
-  });
-  return { executor, workDir };
+  };
+  return { executor: (maker ?? createExecutor)(options), workDir };
 }

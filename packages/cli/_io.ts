@@ -40,9 +40,35 @@ export class StdinTooLarge extends HookboxError {
 
 let stdinRead: Promise<string> | null = null;
 
+/** A daemon's request (`daemon.ts`): its stdin and working directory stand in for the process's. */
+let request: { stdin: string; cwd: string } | null = null;
+
 /** {@linkcode readStdin} once per process: every call gets the same text (or error). */
 export function stdinOnce(): Promise<string> {
+  if (request !== null) return Promise.resolve(request.stdin);
   return stdinRead ??= readStdin();
+}
+
+/** The working directory of the call: the daemon's request's, else the process's. */
+export function callerCwd(): string {
+  return request?.cwd ?? Deno.cwd();
+}
+
+/**
+ * Runs `fn` as the call `io` describes (the daemon runs one at a time:
+ * `stdinOnce` and `callerCwd` answer for it meanwhile).
+ */
+export async function asCall<T>(
+  io: { stdin: string; cwd: string },
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (request !== null) throw new Error("asCall: one call at a time");
+  request = io;
+  try {
+    return await fn();
+  } finally {
+    request = null;
+  }
 }
 
 /** Reads `stream` to its end; past `maxBytes` it stops reading and throws `tooBig()`. */

@@ -65,6 +65,11 @@ export const COMMANDS = {
   dispatch: {
     summary: "runs one event (stdin) through the hooks; prints the result, exits 0 allow / 2 block",
     options: {
+      daemon: {
+        type: "boolean",
+        default: false,
+        help: "with --agent: through the user's hookbox daemon, started on first use (docs/cli.md)",
+      },
       agent: { ...AGENT, help: `read and answer in an agent's hook protocol: ${AGENT.help}` },
       event: { type: "string", value: "NAME", help: "the agent's event name (install writes it)" },
       "work-dir": { type: "string", value: "DIR", help: "the project (default: the event's)" },
@@ -92,6 +97,25 @@ export const COMMANDS = {
       HOOKBOX_REMOTE: "a hookbox serve URL: dispatch --agent asks it (as --remote)",
       HOOKBOX_KEY: "the tenant key for --remote",
       HOOKBOX_CACHE_DIR: CACHE,
+      HOOKBOX_DAEMON: "1: as --daemon",
+      XDG_RUNTIME_DIR: "the daemon's socket is in $XDG_RUNTIME_DIR/hookbox (else /tmp/hookbox-UID)",
+    },
+  },
+  daemon: {
+    summary:
+      "the user's daemon for dispatch --agent --daemon: run it, or ask its status, or stop it",
+    positionals: "[run|status|stop]",
+    options: {
+      idle: {
+        type: "string",
+        default: "600",
+        value: "SECONDS",
+        help: "stop after this long without a call",
+      },
+    },
+    env: {
+      XDG_RUNTIME_DIR:
+        "the socket is in $XDG_RUNTIME_DIR/hookbox (else /tmp/hookbox-UID), mode 700",
     },
   },
   validate: {
@@ -239,6 +263,11 @@ export const COMMANDS = {
       http: { type: "string", value: "URL", help: "register HTTP hooks of this hookbox serve" },
       command: { type: "string", value: "CMD", help: "the hookbox command (default: hookbox)" },
       "hooks-dir": HOOKS_DIR,
+      daemon: {
+        type: "boolean",
+        default: false,
+        help: "the command calls through the user's hookbox daemon (dispatch --daemon)",
+      },
       force: { type: "boolean", default: false, help: "write a config the agent would ignore" },
     },
   },
@@ -251,6 +280,7 @@ export const COMMANDS = {
       http: { type: "string", value: "URL", help: "(as install)" },
       command: { type: "string", value: "CMD", help: "(as install)" },
       "hooks-dir": HOOKS_DIR,
+      daemon: { type: "boolean", default: false, help: "(as install)" },
       force: { type: "boolean", default: false, help: "change a config the agent would ignore" },
     },
   },

@@ -54,6 +54,9 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
   if (hooksDirs.length > 0 && (mode === "uninstall" || values.http !== undefined)) {
     throw new UsageError("--hooks-dir is for installing the command form only");
   }
+  if (values.daemon && (mode === "uninstall" || values.http !== undefined)) {
+    throw new UsageError("--daemon is for installing the command form only");
+  }
   const named = configPath(agent, values.user, values.project);
   if (!values.user) await insideProject(named, absolute(values.project ?? "."));
   const file = await writablePath(named);
@@ -77,7 +80,10 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
       agent,
       ...(values.command ? { command: values.command } : {}),
       ...(values.http ? { http: values.http } : {}),
-      extraArgs: hooksDirs.map((d) => `--hooks-dir ${shellQuote(absolute(d))}`).join(" "),
+      extraArgs: [
+        ...hooksDirs.map((d) => `--hooks-dir ${shellQuote(absolute(d))}`),
+        ...(values.daemon ? ["--daemon"] : []),
+      ].join(" "),
     });
     await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
     await writeAtomic(file, editedText(file, text ?? "", before, after));

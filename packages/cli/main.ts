@@ -49,6 +49,7 @@ const LOADERS: Record<keyof typeof COMMANDS, () => Promise<Command>> = {
   audit: async () => (await import("./ops.ts")).auditCommand,
   replay: async () => (await import("./ops.ts")).replayCommand,
   shadow: async () => (await import("./ops.ts")).shadowCommand,
+  daemon: async () => (await import("./daemon.ts")).daemonCommand,
 };
 
 const HELP = new Set(["--help", "-h"]);
@@ -85,6 +86,20 @@ export async function main(args: string[]): Promise<number> {
     } catch (err) {
       console.error(errorLine(err));
       return EXIT.bad;
+    }
+  }
+  // An agent's call through the user's daemon (started on first use): the answer it gives.
+  const daemon = rest.includes("--agent") &&
+    (rest.includes("--daemon") || Deno.env.get("HOOKBOX_DAEMON") === "1");
+  if (name === "dispatch" && daemon && !Deno.stdin.isTerminal()) {
+    const input = await stdinOnce().catch(() => null);
+    if (input !== null) {
+      const answer = await (await import("./daemon_client.ts")).viaDaemon(rest, input);
+      if (answer !== null) {
+        if (answer.stdout) console.log(answer.stdout);
+        if (answer.stderr) console.error(answer.stderr);
+        return answer.exit;
+      }
     }
   }
   if (name === "dispatch" && !Deno.stdin.isTerminal()) {

@@ -116,6 +116,17 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
   });
 }
 
+/**
+ * The WebAssembly runtime {@linkcode createExecutor} makes (plugins from the
+ * compilers and the prepared-plugin cache in `cacheDir`), for a process that
+ * makes executor after executor and shares one runtime between them (the
+ * CLI's daemon): compiled modules are cached by content and warm instances by
+ * hook and plugin, so what a new executor discovers again runs warm.
+ */
+export function createDenoWasmRuntime(cacheDir?: string): Runtime {
+  return wasmRuntime(cacheDir, false, tuneWasmTiering(), undefined);
+}
+
 /** The wasm runtime fed by the compilers; compiling happens in `prepare`, untimed. */
 function wasmRuntime(
   cacheDir: string | undefined,

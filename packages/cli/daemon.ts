@@ -1,0 +1,193 @@
+/**
+ * `hookbox daemon [run|status|stop] [--idle SECONDS]`: the user's hookbox
+ * daemon. It answers `hookbox dispatch --agent NAME --daemon` calls over a
+ * Unix socket in a folder only its user can enter (`daemon_client.ts`). Each
+ * call discovers its hooks (user, project, platform) as a new process would,
+ * through the scan cache, so an edit is seen at once; compiled plugins and
+ * warm instances stay between calls, so a hook call costs a small client
+ * instead of a whole dispatch. One per user, never
+ * shared: its folder is the user's own (0700, checked by both sides), and a
+ * call made in another environment (HOME, PATH, XDG folders, `HOOKBOX_*`)
+ * is answered by its own process instead. It stops after `--idle` seconds
+ * without a call (default 600), and answers one call at a time.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { createDenoWasmRuntime, createExecutor, type ExecutorOptions } from "../deno/executor.ts";
+import type { Runtime } from "../core/runtime/types.ts";
+import { AGENTS, isAgentName } from "../agents/adapters.ts";
+import { parseOptions } from "./commands.ts";
+import { asCall, errorLine, EXIT, UsageError } from "./_io.ts";
+import { useExecutorMaker } from "./_executor.ts";
+import { agentAnswerOf } from "./_agent_dispatch.ts";
+import { ask, daemonDir, fingerprint, socketPath, unsafeDir } from "./daemon_client.ts";
+
+/** Largest request line read, bytes (stdin is capped below it by the client). */
+const MAX_REQUEST_BYTES = 20 * 1024 * 1024;
+
+/** Runs the command; returns the exit code. */
+export async function daemonCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: parseOptions("daemon"),
+    allowPositionals: true,
+    strict: true,
+  });
+  const sub = positionals[0] ?? "run";
+  if (sub === "status" || sub === "stop") {
+    const answer = await ask({ op: sub });
+    if (answer === null) {
+      console.error(`hookbox daemon: none answers at ${socketPath()}`);
+      return EXIT.bad;
+    }
+    console.log(JSON.stringify(answer));
+    return EXIT.allow;
+  }
+  if (sub !== "run" || positionals.length > 1) {
+    throw new UsageError("usage: hookbox daemon [run|status|stop] [--idle SECONDS]");
+  }
+  const idle = Number(values.idle);
+  if (!(idle > 0 && idle <= 86_400)) {
+    throw new UsageError(`--idle must be 1-86400, got ${values.idle}`);
+  }
+  return await runDaemon(idle * 1000);
+}
+
+async function runDaemon(idleMs: number): Promise<number> {
+  const dir = daemonDir();
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const unsafe = unsafeDir(dir);
+  if (unsafe !== null) {
+    throw new UsageError(`hookbox daemon: ${unsafe}; it must be yours, mode 700`);
+  }
+  const path = socketPath();
+  // One daemon per user: one that answers keeps the socket; a socket nobody answers is stale.
+  if ((await ask({ op: "status" })) !== null) return EXIT.allow;
+  await Deno.remove(path).catch(() => {});
+  const listener = Deno.listen({ transport: "unix", path });
+  await Deno.chmod(path, 0o600);
+
+  const own = fingerprint();
+  // Each call gets an executor of its own, so it discovers its hooks as a new process would
+  // (the scan cache checks every path discovery read: an edit is seen at once), and all of them
+  // share one WebAssembly runtime: compiled plugins and warm instances stay between calls.
+  const runtimes = new Map<string, Runtime>();
+  useExecutorMaker((options: ExecutorOptions) => {
+    const { warmBytes: _none, cacheDir, ...rest } = options;
+    const key = cacheDir ?? "";
+    let wasm = runtimes.get(key);
+    if (wasm === undefined) runtimes.set(key, wasm = createDenoWasmRuntime(cacheDir));
+    const shared: Runtime = { ...wasm, close: () => Promise.resolve() };
+    return createExecutor({
+      ...rest,
+      ...(cacheDir === undefined ? {} : { cacheDir }),
+      runtimes: { wasm: shared },
+    });
+  });
+
+  const started = new Date().toISOString();
+  let answered = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => stop = resolve);
+  const rearm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(stop, idleMs);
+  };
+  rearm();
+  // One call at a time: `asCall` stands the call's stdin and directory in for the process's.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serve = async (conn: Deno.UnixConn) => {
+    try {
+      const request = await readLine(conn);
+      rearm();
+      let answer: Record<string, unknown>;
+      if (request.op === "status") {
+        answer = { pid: Deno.pid, started_at: started, answered, socket: path };
+      } else if (request.op === "stop") {
+        answer = { stopping: true, pid: Deno.pid };
+        stop();
+      } else if (request.op === "dispatch") {
+        const work = queue.then(() => dispatch(request, own));
+        queue = work.catch(() => {});
+        answer = await work;
+        if (typeof answer.exit === "number") answered++;
+      } else answer = { error: `unknown op ${String(request.op)}` };
+      await conn.write(new TextEncoder().encode(JSON.stringify(answer) + "\n"));
+    } catch {
+      // A caller that went away or sent nonsense: nothing to answer.
+    } finally {
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    }
+  };
+  (async () => {
+    for await (const conn of listener) void serve(conn as Deno.UnixConn);
+  })().catch(() => {});
+  await stopped;
+  clearTimeout(timer);
+  listener.close();
+  await Deno.remove(path).catch(() => {});
+  await queue;
+  await Promise.all([...runtimes.values()].map((r) => r.close?.()));
+  return EXIT.allow;
+}
+
+/** Answers one dispatch call as `hookbox dispatch --agent` in the caller's process would. */
+async function dispatch(
+  request: Record<string, unknown>,
+  own: string,
+): Promise<Record<string, unknown>> {
+  // Another environment could find other hooks or grant them other variables: not here.
+  if (request.fingerprint !== own) return { mismatch: true };
+  const args = Array.isArray(request.args) ? request.args.map(String) : [];
+  const stdin = String(request.stdin ?? "");
+  const cwd = typeof request.cwd === "string" && request.cwd.startsWith("/") ? request.cwd : "/";
+  try {
+    const { values } = parseArgs({
+      args,
+      options: parseOptions("dispatch"),
+      strict: true,
+      allowPositionals: false,
+    });
+    const agent = values.agent;
+    if (agent === undefined || !isAgentName(agent)) {
+      throw new UsageError(`unknown agent "${agent}"; one of ${AGENTS.join(", ")}`);
+    }
+    const answer = await asCall({ stdin, cwd }, () => agentAnswerOf(agent, values, {}));
+    return { exit: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
+  } catch (err) {
+    return { exit: EXIT.bad, stdout: "", stderr: errorLine(err) };
+  }
+}
+
+/** One JSON line from `conn`, at most {@linkcode MAX_REQUEST_BYTES}. */
+async function readLine(conn: Deno.UnixConn): Promise<Record<string, unknown>> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const buffer = new Uint8Array(64 * 1024);
+  for (;;) {
+    const n = await conn.read(buffer);
+    if (n === null) break;
+    const chunk = buffer.slice(0, n);
+    chunks.push(chunk);
+    size += n;
+    if (chunk.includes(10)) break;
+    if (size > MAX_REQUEST_BYTES) throw new Error("request too large");
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  const text = new TextDecoder().decode(bytes);
+  const line = text.slice(0, text.indexOf("\n") >= 0 ? text.indexOf("\n") : text.length);
+  const value = JSON.parse(line);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error("not an object");
+  }
+  return value;
+}

@@ -1,0 +1,151 @@
+/**
+ * The client side of the hookbox daemon (`daemon.ts`): `hookbox dispatch
+ * --agent NAME --daemon` (or `HOOKBOX_DAEMON=1`) hands its call to the
+ * user's daemon over its Unix socket, and prints what the daemon answered.
+ * When no daemon answers, it starts one in the background for the next call
+ * and this call runs in its own process as before: the first call never
+ * waits for the daemon. Loads nothing but this file.
+ *
+ * @module
+ */
+
+/** Most bytes of stdin a call hands to the daemon; a larger one runs in its own process. */
+const MAX_DAEMON_STDIN = 16 * 1024 * 1024;
+
+/** Longest a call waits for the daemon's answer before it runs in its own process. */
+const ANSWER_MS = 60_000;
+
+/** What the daemon answered: the agent's exit code, stdout and stderr. */
+export interface DaemonAnswer {
+  exit: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The folder of the user's daemon socket: private to the user (0700). */
+export function daemonDir(): string {
+  const runtime = Deno.env.get("XDG_RUNTIME_DIR");
+  return runtime ? `${runtime}/hookbox` : `/tmp/hookbox-${Deno.uid() ?? "user"}`;
+}
+
+/** The daemon's socket. */
+export function socketPath(): string {
+  return `${daemonDir()}/daemon.sock`;
+}
+
+/**
+ * Why `dir` is not the user's own private folder, or null when it is: a
+ * directory (not a link), owned by this user, with no access for group or
+ * others. Another user who could write there could stand in for the daemon.
+ */
+export function unsafeDir(dir: string): string | null {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(dir);
+  } catch {
+    return `${dir} does not exist`;
+  }
+  if (!info.isDirectory) return `${dir} is not a directory`;
+  if (info.uid !== Deno.uid()) return `${dir} belongs to another user`;
+  if ((info.mode ?? 0) & 0o077) {
+    return `${dir} is open to others (mode ${((info.mode ?? 0) & 0o777).toString(8)})`;
+  }
+  return null;
+}
+
+/**
+ * What the environment holds that changes a call's answer: a daemon started
+ * with another one (another HOME, XDG folder, PATH or `HOOKBOX_*` variable)
+ * does not answer the call.
+ */
+export function fingerprint(): string {
+  const env = Deno.env.toObject();
+  const keys = Object.keys(env).filter((k) =>
+    ["HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].includes(k) ||
+    (k.startsWith("HOOKBOX_") && !k.startsWith("HOOKBOX_DAEMON"))
+  ).sort();
+  return JSON.stringify(keys.map((k) => [k, env[k]]));
+}
+
+/** One request line to the daemon, its one answer line back; null when none answers. */
+export async function ask(
+  request: Record<string, unknown>,
+): Promise<Record<string, unknown> | null> {
+  if (unsafeDir(daemonDir()) !== null) return null;
+  let conn: Deno.UnixConn;
+  try {
+    conn = await Deno.connect({ transport: "unix", path: socketPath() });
+  } catch {
+    return null;
+  }
+  const timer = setTimeout(() => conn.close(), ANSWER_MS);
+  try {
+    await conn.write(new TextEncoder().encode(JSON.stringify(request) + "\n"));
+    let text = "";
+    for await (const chunk of conn.readable.pipeThrough(new TextDecoderStream())) {
+      text += chunk;
+      if (text.includes("\n")) break;
+    }
+    const line = text.slice(0, text.indexOf("\n"));
+    return line === "" ? null : JSON.parse(line);
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed already */ }
+  }
+}
+
+/**
+ * The daemon's answer to this dispatch call (`args`, its stdin `stdin`), or
+ * null when it cannot give one (none runs: then one is started for the next
+ * call; another environment; stdin too large).
+ */
+export async function viaDaemon(args: string[], stdin: string): Promise<DaemonAnswer | null> {
+  if (stdin.length > MAX_DAEMON_STDIN) return null;
+  const unsafe = unsafeDir(daemonDir());
+  if (unsafe !== null && !unsafe.endsWith("does not exist")) {
+    // Another user could stand in for the daemon there: this call runs in its own process.
+    console.error(`hookbox: the daemon is not used: ${unsafe}`);
+    return null;
+  }
+  const answer = await ask({
+    op: "dispatch",
+    fingerprint: fingerprint(),
+    args: args.filter((a) => a !== "--daemon"),
+    cwd: Deno.cwd(),
+    stdin,
+  });
+  if (answer === null) {
+    startDaemon();
+    return null;
+  }
+  if (typeof answer.exit !== "number") return null; // another environment: run here
+  return {
+    exit: answer.exit,
+    stdout: String(answer.stdout ?? ""),
+    stderr: String(answer.stderr ?? ""),
+  };
+}
+
+/** Starts `hookbox daemon` in the background, detached from this call's pipes. */
+export function startDaemon(): void {
+  try {
+    // The bundled CLI resolves everything itself; from source, the repository's deno.json does.
+    const bundled = /\/dist\/cli\/[^/]+\.js$/.test(Deno.mainModule);
+    const config = bundled
+      ? ["--no-config"]
+      : ["--config", new URL("../../deno.json", Deno.mainModule).pathname];
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", ...config, Deno.mainModule, "daemon"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    child.unref();
+  } catch {
+    // Not started: every call runs in its own process, as without the daemon.
+  }
+}

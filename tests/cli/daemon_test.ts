@@ -1,0 +1,133 @@
+/**
+ * `hookbox dispatch --agent NAME --daemon`: the first call answers in its own
+ * process and starts the user's daemon; later calls are answered by it, the
+ * same answers, with edits to the hooks seen at once; a call from another
+ * environment, or with a folder others can enter, never goes through it.
+ */
+import assert from "node:assert/strict";
+import { runCli } from "../_cli.ts";
+import { pluginBytes, writePluginHook } from "../integration/_plugins.ts";
+
+const call = (command: string, cwd: string) =>
+  JSON.stringify({
+    session_id: "s",
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command },
+    cwd,
+  });
+
+async function status(env: Record<string, string>, cwd: string) {
+  const out = await runCli(["daemon", "status"], { cwd, env });
+  return out.code === 0 ? JSON.parse(out.stdout) as { pid: number; answered: number } : null;
+}
+
+Deno.test("dispatch --daemon: started on first use, then answering the same, edits seen at once", async () => {
+  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-" });
+  const run = `${root}/run`;
+  await Deno.mkdir(run, { mode: 0o700 });
+  const project = `${root}/project`;
+  const hooks = `${project}/.agents/hooks`;
+  await writePluginHook(hooks, "guard", await pluginBytes("guard_wasi"));
+  const env = { XDG_RUNTIME_DIR: run, XDG_CONFIG_HOME: `${root}/config` };
+  const dispatch = (command: string, extra: Record<string, string> = {}) =>
+    runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
+      cwd: project,
+      env: { ...env, ...extra },
+      stdin: call(command, project),
+    });
+  let pid: number | null = null;
+  try {
+    // First call: answered here; the daemon starts for the next one.
+    const first = await dispatch("rm -rf /");
+    assert.equal(first.code, 0, first.stderr);
+    const denied = JSON.parse(first.stdout).hookSpecificOutput;
+    assert.equal(denied.permissionDecision, "deny");
+    let seen = null;
+    for (let i = 0; i < 100 && seen === null; i++) {
+      seen = await status(env, project);
+      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(seen !== null, "the daemon answers its status");
+    pid = seen.pid;
+    assert.equal(seen.answered, 0);
+    // Later calls: the daemon answers, as the process did.
+    const second = await dispatch("rm -rf /");
+    assert.deepEqual([second.code, second.stdout], [first.code, first.stdout]);
+    const allowed = await dispatch("ls");
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.equal((await status(env, project))!.answered, 2);
+    // The hook is removed: the next call through the daemon sees it gone.
+    await Deno.remove(`${hooks}/guard`, { recursive: true });
+    const after = await dispatch("rm -rf /");
+    assert.equal(after.code, 0);
+    assert.doesNotMatch(after.stdout, /deny/);
+    assert.equal((await status(env, project))!.answered, 3);
+    // Another environment (a variable hooks may read): answered in its own process.
+    await writePluginHook(hooks, "guard", await pluginBytes("guard_wasi"));
+    const elsewhere = await dispatch("rm -rf /", { HOOKBOX_GREETING: "hi" });
+    assert.match(elsewhere.stdout, /deny/);
+    assert.equal((await status(env, project))!.answered, 3, "not through the daemon");
+    // A folder others can enter is never used: one line says so, the call is answered here.
+    await Deno.chmod(`${run}/hookbox`, 0o755);
+    const open = await dispatch("rm -rf /");
+    assert.match(open.stdout, /deny/);
+    assert.match(open.stderr, /the daemon is not used: .* is open to others \(mode 755\)/);
+    await Deno.chmod(`${run}/hookbox`, 0o700);
+    assert.equal((await status(env, project))!.answered, 3);
+    // Stopped on request: its socket goes with it.
+    const stop = await runCli(["daemon", "stop"], { cwd: project, env });
+    assert.equal(stop.code, 0, stop.stderr);
+    for (let i = 0; i < 100; i++) {
+      if ((await Deno.stat(`${run}/hookbox/daemon.sock`).catch(() => null)) === null) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(await Deno.stat(`${run}/hookbox/daemon.sock`).catch(() => null), null);
+    pid = null;
+  } finally {
+    if (pid !== null) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("hookbox daemon stops itself after --idle seconds without a call", async () => {
+  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-" });
+  await Deno.mkdir(`${root}/run`, { mode: 0o700 });
+  const env = { XDG_RUNTIME_DIR: `${root}/run` };
+  try {
+    const daemon = await runCli(["daemon", "run", "--idle", "1"], { cwd: root, env });
+    assert.equal(daemon.code, 0, daemon.stderr);
+    assert.equal(await Deno.stat(`${root}/run/hookbox/daemon.sock`).catch(() => null), null);
+    const none = await runCli(["daemon", "status"], { cwd: root, env });
+    assert.equal(none.code, 1);
+    assert.match(none.stderr, /hookbox daemon: none answers at .*daemon\.sock/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("install --daemon writes the command form that calls through the daemon", async () => {
+  const project = await Deno.makeTempDir({ prefix: "hookbox-daemon-install-" });
+  try {
+    await Deno.mkdir(`${project}/.git`);
+    const made = await runCli(
+      ["install", "--agent", "claude-code", "--project", project, "--daemon"],
+      { cwd: project },
+    );
+    assert.equal(made.code, 0, made.stderr);
+    const config = await Deno.readTextFile(`${project}/.claude/settings.json`);
+    assert.match(config, /hookbox dispatch --agent claude-code[^"]* --daemon/);
+    const http = await runCli(
+      ["install", "--agent", "claude-code", "--project", project, "--daemon", "--http", "http://x"],
+      { cwd: project },
+    );
+    assert.equal(http.code, 1);
+    assert.match(http.stderr, /--daemon is for installing the command form only/);
+  } finally {
+    await Deno.remove(project, { recursive: true });
+  }
+});
