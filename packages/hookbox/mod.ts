@@ -69,7 +69,7 @@ export {
   type UploadLimits,
 } from "../service/app.ts";
 export { AuditWriter } from "../service/audit.ts";
-export { ShadowRunner } from "../service/replay.ts";
+export { type ShadowCall, ShadowRunner } from "../service/replay.ts";
 export type { BuiltHook, HookBuilder, HookTestReport } from "../service/builder.ts";
 export {
   createEngine,
@@ -94,6 +94,7 @@ export type {
   HookVersionRow,
   KeyRow,
   NewHookVersion,
+  ReplayMethods,
   RollbackResult,
   ShadowReport,
   ShadowRun,

@@ -30,6 +30,7 @@ export {
   CAPTURE_EVENT_KB,
   CAPTURE_RETENTION_DAYS,
   type ReplayReport,
+  type ShadowCall,
   ShadowRunner,
 } from "./replay.ts";
 export type { ServiceMetrics } from "./service_metrics.ts";
@@ -72,6 +73,7 @@ export type {
   KeyInfo,
   KeyRow,
   NewHookVersion,
+  ReplayMethods,
   RollbackResult,
   ShadowReport,
   ShadowRun,

@@ -276,6 +276,22 @@ function versionNotFound(name: string, version: number | string): ApiError {
   });
 }
 
+/** One live event a tenant's shadows run beside. */
+export interface ShadowCall {
+  /** The tenant. */
+  tenant: TenantRow;
+  /** The event as the live chain saw it. */
+  event: HookEvent;
+  /** The live answer. */
+  live: DispatchResult;
+  /** The live chain. */
+  served: readonly ServedHook[];
+  /** The live decision's id. */
+  decisionId: string;
+  /** The hooks generation the live chain came from. */
+  generation: number | undefined;
+}
+
 /**
  * Runs the tenant's shadow versions beside one live event whose answer was
  * `live`, after that answer: each shadow's chain is the live one with its
@@ -297,16 +313,9 @@ export class ShadowRunner {
   ) {}
 
   /** Starts the tenant's shadow runs for this event, if it has shadows; never throws. */
-  start(
-    tenant: TenantRow,
-    event: HookEvent,
-    live: DispatchResult,
-    served: readonly ServedHook[],
-    decisionId: string,
-    generation: number | undefined,
-  ): void {
+  start(call: ShadowCall): void {
     // Pending from now, so settled() also waits for a start still looking up the shadows.
-    const run = this.#start(tenant, event, live, served, decisionId, generation)
+    const run = this.#start(call)
       .catch((err) =>
         this.ctx.log({ at: this.ctx.iso(), level: "error", msg: "shadow", error: String(err) })
       )
@@ -314,15 +323,9 @@ export class ShadowRunner {
     this.#pending.add(run);
   }
 
-  async #start(
-    tenant: TenantRow,
-    event: HookEvent,
-    live: DispatchResult,
-    served: readonly ServedHook[],
-    decisionId: string,
-    generation: number | undefined,
-  ): Promise<void> {
-    const shadows = await this.ctx.engine.shadows(tenant.id, generation);
+  async #start(call: ShadowCall): Promise<void> {
+    const { tenant } = call;
+    const shadows = await this.ctx.engine.shadows(tenant.id, call.generation);
     if (shadows.length === 0) return;
     if (this.#busy.has(tenant.id)) {
       for (const s of shadows) this.ctx.metrics.shadowed(tenant.id, s.name, "skipped");
@@ -330,7 +333,7 @@ export class ShadowRunner {
     }
     this.#busy.add(tenant.id);
     try {
-      await this.#run(tenant, event, live, served, decisionId, shadows);
+      await this.#run(call, shadows);
     } finally {
       this.#busy.delete(tenant.id);
     }
@@ -342,11 +345,7 @@ export class ShadowRunner {
   }
 
   async #run(
-    tenant: TenantRow,
-    event: HookEvent,
-    live: DispatchResult,
-    served: readonly ServedHook[],
-    decisionId: string,
+    { tenant, event, live, served, decisionId }: ShadowCall,
     shadows: ShadowHook[],
   ): Promise<void> {
     const { store, metrics, iso } = this.ctx;

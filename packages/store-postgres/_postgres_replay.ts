@@ -5,7 +5,7 @@
  * @module
  */
 import type postgres from "postgres";
-import { MAX_SHADOW_DISAGREEMENTS, type Store } from "../store/store.ts";
+import { MAX_SHADOW_DISAGREEMENTS, type ReplayMethods } from "../store/store.ts";
 import { decodeCursor } from "../store/cursor.ts";
 import { capturePage, pageBySize, shadowReport } from "../store/rows.ts";
 import type { PgContext } from "./_postgres_context.ts";
@@ -14,17 +14,7 @@ import type { PgContext } from "./_postgres_context.ts";
 const PRUNE_WINDOW = 1000;
 
 /** The store's methods for captured events and shadows. */
-export function replayMethods(c: PgContext): Required<
-  Pick<
-    Store,
-    | "readCaptures"
-    | "pruneCaptures"
-    | "setShadow"
-    | "listShadows"
-    | "appendShadowRuns"
-    | "readShadow"
-  >
-> {
+export function replayMethods(c: PgContext): ReplayMethods {
   // Captured events and shadow reports are read on the audit-read pool: a replay's reads never
   // wait for, or hold up, the connections that answer events.
   const { sql, reads, bump } = c;

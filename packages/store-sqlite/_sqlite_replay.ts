@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { MAX_SHADOW_DISAGREEMENTS, type Store } from "../store/store.ts";
+import { MAX_SHADOW_DISAGREEMENTS, type ReplayMethods } from "../store/store.ts";
 import { decodeCursor } from "../store/cursor.ts";
 import { capturePage, pageBySize, type Row, shadowReport } from "../store/rows.ts";
 import { nextTurn, PRUNE_WINDOW, type SqliteContext } from "./_sqlite_context.ts";
@@ -12,17 +12,7 @@ import { nextTurn, PRUNE_WINDOW, type SqliteContext } from "./_sqlite_context.ts
 /** The store's methods for captured events and shadows. */
 export function replayMethods(
   c: SqliteContext,
-): Required<
-  Pick<
-    Store,
-    | "readCaptures"
-    | "pruneCaptures"
-    | "setShadow"
-    | "listShadows"
-    | "appendShadowRuns"
-    | "readShadow"
-  >
-> {
+): ReplayMethods {
   const { q, tx, readRows, bump } = c;
   return {
     async readCaptures(query) {

@@ -26,6 +26,7 @@ export type {
   KeyInfo,
   KeyRow,
   NewHookVersion,
+  ReplayMethods,
   RollbackResult,
   ShadowReport,
   ShadowRun,

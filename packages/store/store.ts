@@ -404,6 +404,19 @@ export interface AuditPage {
   next_cursor: string | null;
 }
 
+/** The capture and shadow methods a store that keeps events has (both stores here). */
+export type ReplayMethods = Required<
+  Pick<
+    Store,
+    | "readCaptures"
+    | "pruneCaptures"
+    | "setShadow"
+    | "listShadows"
+    | "appendShadowRuns"
+    | "readShadow"
+  >
+>;
+
 /** What `rollback` found. */
 export type RollbackResult = "ok" | "no-hook" | "no-version";
 

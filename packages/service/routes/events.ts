@@ -109,7 +109,14 @@ async function dispatchFor(
   metrics.dispatched(tenant.id, result, (performance.now() - started) / 1000, dryRun);
   if (!dryRun) {
     // After the answer's row: a shadow version never changes, or waits for, the answer.
-    ctx.shadows.start(tenant, parsed.event, result, served, decisionId, generation);
+    ctx.shadows.start({
+      tenant,
+      event: parsed.event,
+      live: result,
+      served,
+      decisionId,
+      generation,
+    });
   }
   if (ctx.decisionLog !== null) {
     try {
