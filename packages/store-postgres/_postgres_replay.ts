@@ -7,7 +7,7 @@
 import type postgres from "postgres";
 import { MAX_SHADOW_DISAGREEMENTS, type ReplayMethods } from "../store/store.ts";
 import { decodeCursor } from "../store/cursor.ts";
-import { capturePage, pageBySize, shadowReport } from "../store/rows.ts";
+import { capturePage, pageBySize, shadowReport, shadowState } from "../store/rows.ts";
 import type { PgContext } from "./_postgres_context.ts";
 
 /** Rows deleted by one statement of a retention sweep. */
@@ -61,11 +61,7 @@ export function replayMethods(c: PgContext): ReplayMethods {
     async listShadows(tenantId) {
       const rows = await sql`SELECT name, version, started_at FROM shadows
         WHERE tenant_id = ${tenantId} ORDER BY name`;
-      return rows.map((r) => ({
-        name: String(r.name),
-        version: Number(r.version),
-        started_at: String(r.started_at),
-      }));
+      return rows.map(shadowState);
     },
     async appendShadowRuns(rows) {
       for (const r of rows) {
@@ -89,22 +85,14 @@ export function replayMethods(c: PgContext): ReplayMethods {
       }
     },
     async readShadow(tenantId, name, page) {
-      const [state] = await reads`SELECT name, version, started_at FROM shadows
-        WHERE tenant_id = ${tenantId} AND name = ${name}`;
-      const [totals] = await reads`SELECT runs, agreed, kept FROM shadows
+      const [state] = await reads`SELECT * FROM shadows
         WHERE tenant_id = ${tenantId} AND name = ${name}`;
       const below = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
       const rows = await reads`SELECT seq, version, decision_id, at, differs FROM shadow_runs
         WHERE tenant_id = ${tenantId} AND name = ${name} AND NOT agreed AND seq < ${below}
         ORDER BY seq DESC LIMIT ${page.limit + 1}`;
-      const shadow = state === undefined ? null : {
-        name: String(state.name),
-        version: Number(state.version),
-        started_at: String(state.started_at),
-      };
       return shadowReport(
-        shadow,
-        totals,
+        state,
         rows,
         page.limit,
         (d) => (d ?? null) as Record<string, unknown> | null,

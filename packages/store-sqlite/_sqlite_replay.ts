@@ -6,7 +6,7 @@
  */
 import { MAX_SHADOW_DISAGREEMENTS, type ReplayMethods } from "../store/store.ts";
 import { decodeCursor } from "../store/cursor.ts";
-import { capturePage, pageBySize, type Row, shadowReport } from "../store/rows.ts";
+import { capturePage, pageBySize, type Row, shadowReport, shadowState } from "../store/rows.ts";
 import { nextTurn, PRUNE_WINDOW, type SqliteContext } from "./_sqlite_context.ts";
 
 /** The store's methods for captured events and shadows. */
@@ -68,11 +68,7 @@ export function replayMethods(
     listShadows(tenantId) {
       return Promise.resolve(
         q("SELECT name, version, started_at FROM shadows WHERE tenant_id = ? ORDER BY name")
-          .all(tenantId).map((r) => ({
-            name: String(r.name),
-            version: Number(r.version),
-            started_at: String(r.started_at),
-          })),
+          .all(tenantId).map((r) => shadowState(r as Row)),
       );
     },
     appendShadowRuns(rows) {
@@ -105,12 +101,8 @@ export function replayMethods(
       return Promise.resolve();
     },
     async readShadow(tenantId, name, page) {
-      const state = q(
-        "SELECT name, version, started_at FROM shadows WHERE tenant_id = ? AND name = ?",
-      )
-        .get(tenantId, name) as Row | undefined;
-      const [totals] = await readRows(
-        "SELECT runs, agreed, kept FROM shadows WHERE tenant_id = ? AND name = ?",
+      const [state] = await readRows(
+        "SELECT * FROM shadows WHERE tenant_id = ? AND name = ?",
         [tenantId, name],
       );
       const below = page.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(page.cursor);
@@ -119,14 +111,8 @@ export function replayMethods(
            WHERE tenant_id = ? AND name = ? AND agreed = 0 AND seq < ? ORDER BY seq DESC LIMIT ?`,
         [tenantId, name, below, page.limit + 1],
       );
-      const shadow = state === undefined ? null : {
-        name: String(state.name),
-        version: Number(state.version),
-        started_at: String(state.started_at),
-      };
       return shadowReport(
-        shadow,
-        totals,
+        state,
         rows,
         page.limit,
         (d) => d === null ? null : JSON.parse(String(d)),

@@ -129,20 +129,27 @@ export function capturePage(rows: Row[], limit: number, more: boolean): CaptureP
   };
 }
 
-/** A shadow report from rows of either store. */
+/** A shadow from its row (`shadows`) of either store. */
+export function shadowState(r: Row): ShadowState {
+  return { name: String(r.name), version: Number(r.version), started_at: String(r.started_at) };
+}
+
+/**
+ * A shadow report from rows of either store: the shadow's own row (with its
+ * counters; undefined when none runs) and a page of its disagreements.
+ */
 export function shadowReport(
-  shadow: ShadowState | null,
-  totals: Row | undefined,
+  state: Row | undefined,
   rows: Row[],
   limit: number,
   decode: (differs: unknown) => Record<string, unknown> | null,
 ): ShadowReport {
   const page = rows.slice(0, limit);
   return {
-    shadow,
-    runs: Number(totals?.runs ?? 0),
-    agreed: Number(totals?.agreed ?? 0),
-    kept: Number(totals?.kept ?? 0),
+    shadow: state === undefined ? null : shadowState(state),
+    runs: Number(state?.runs ?? 0),
+    agreed: Number(state?.agreed ?? 0),
+    kept: Number(state?.kept ?? 0),
     disagreements: page.map((r) => ({
       version: Number(r.version),
       decision_id: r.decision_id as string,
