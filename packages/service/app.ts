@@ -35,6 +35,7 @@ import { eventRoutes } from "./routes/events.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { replayRoutes } from "./routes/replay.ts";
 import { CAPTURE_RETENTION_DAYS, ShadowRunner } from "./replay.ts";
+import type { EventCodec } from "./event_body.ts";
 export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
 export { MAX_UNPACKED_BYTES } from "./archive.ts";
 export { BODY_READ_MS, MAX_INGEST_BODY, MAX_SMALL_BODY, MAX_UPLOAD_BYTES } from "./request.ts";
@@ -82,6 +83,11 @@ export interface ServerDeps {
   decisionLog?: (entry: Record<string, unknown>) => void;
   /** Put each event in its decision-log entry. @default false */
   decisionLogEvents?: boolean;
+  /**
+   * Reads event bodies of at least its `minBytes` somewhere other than the
+   * thread answering requests (the Deno server: a worker). @default none: in place
+   */
+  eventCodec?: EventCodec;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -205,6 +211,7 @@ export function createService(deps: ServerDeps): Service {
     stops,
     decisionLog: deps.decisionLog ?? null,
     decisionLogEvents: deps.decisionLogEvents === true,
+    eventCodec: deps.eventCodec ?? null,
     now,
     iso,
     log,

@@ -64,7 +64,7 @@ export function validate<T>(schema: z.ZodType<T>, value: unknown): T {
  * `max`; a body longer than its declared length (possible in process) is
  * still refused.
  */
-async function readBody(c: Context, max: number): Promise<Uint8Array> {
+export async function readBody(c: Context, max: number): Promise<Uint8Array> {
   try {
     return await readBodyBytes(c.req.raw, max);
   } catch (err) {
@@ -164,7 +164,11 @@ export function jsonOf(text: string): unknown {
 
 /** The body as UTF-8 text, at most `max` bytes; bytes that are not UTF-8 are `400 JSON_INVALID`. */
 export async function readText(c: Context, max: number): Promise<string> {
-  const bytes = await readBody(c, max);
+  return utf8Text(await readBody(c, max));
+}
+
+/** `bytes` as UTF-8 text; bytes that are not UTF-8 are `400 JSON_INVALID`. */
+export function utf8Text(bytes: Uint8Array): string {
   try {
     return UTF8.decode(bytes);
   } catch (err) {

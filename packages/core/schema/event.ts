@@ -134,6 +134,29 @@ export interface HookEvent {
   [field: string]: unknown;
 }
 
+/**
+ * Most top-level fields an event may have. Agents send about a dozen; an
+ * event of tens of thousands (the schema passes unknown fields through) would
+ * cost the thread that answers every tenant as much as parsing it whole,
+ * because those fields are what it reads (`lazy_json.ts`).
+ */
+export const MAX_EVENT_FIELDS = 1024;
+
+/** The `EVENT_INVALID` of an event with more than {@linkcode MAX_EVENT_FIELDS} fields, if it has. */
+function tooWide(input: object): HookboxError | null {
+  let fields = 0;
+  for (const _ in input) {
+    if (++fields > MAX_EVENT_FIELDS) {
+      return new HookboxError(
+        "EVENT_INVALID",
+        `event has more than ${MAX_EVENT_FIELDS} top-level fields`,
+        { field: "event" },
+      );
+    }
+  }
+  return null;
+}
+
 /** Result form of {@linkcode parseEvent}. */
 export type ParseEventResult = { ok: true; event: HookEvent } | { ok: false; error: HookboxError };
 
@@ -159,6 +182,8 @@ export function tryParseEvent(
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return { ok: false, error: new HookboxError("EVENT_INVALID", "event must be a JSON object") };
   }
+  const wide = tooWide(input);
+  if (wide !== null) return { ok: false, error: wide };
   const deep = options.shallow ? null : tooDeepAt(input);
   if (deep !== null) {
     const error = new HookboxError(
@@ -193,7 +218,7 @@ export function zodParseEvent(input: object): ParseEventResult {
  */
 export async function parseEventAsync(input: unknown): Promise<HookEvent> {
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-    if (tooDeepAt(input) === null) {
+    if (tooWide(input) === null && tooDeepAt(input) === null) {
       const fast = fastParseEvent(input as Record<string, unknown>);
       if (fast !== null) return fast;
     }

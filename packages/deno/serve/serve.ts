@@ -18,6 +18,7 @@ import { createEngine, type Engine, storedPluginSha } from "../../service/engine
 import type { Store } from "../../store/store.ts";
 import { openSqliteStore } from "../../store-sqlite/sqlite.ts";
 import { createDenoHookBuilder } from "./hook_builder.ts";
+import { createEventCodec } from "./event_codec.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 import { decisionWebhook } from "./decision_webhook.ts";
 
@@ -216,10 +217,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       report: decisionLogFailed,
     })
     : await jsonLinesFile(options.decisionLog, decisionLogFailed);
+  const eventCodec = createEventCodec();
   const service = createService({
     store,
     engine,
     builder,
+    eventCodec,
     adminKeyHash: await hashKey(adminKey),
     log,
     metrics,
@@ -275,6 +278,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
           error: `requests still open after ${grace} ms are cut off`,
         });
       }
+      eventCodec.close();
       await service.shadows.settled();
       await engine.close();
       await service.audit.flush();

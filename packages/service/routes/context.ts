@@ -16,6 +16,7 @@ import type { UploadGate } from "../upload_gate.ts";
 import type { StorageLimits } from "../storage.ts";
 import type { Route } from "./route.ts";
 import type { ShadowRunner } from "../replay.ts";
+import type { EventCodec } from "../event_body.ts";
 
 /** The service's parts, as the handlers see them. */
 export interface ServiceContext {
@@ -30,6 +31,8 @@ export interface ServiceContext {
   stops: StopCounts;
   /** Runs shadow versions beside live events. */
   shadows: ShadowRunner;
+  /** Reads big event bodies off the thread answering requests, if the service has one. */
+  eventCodec: EventCodec | null;
   /** The decision log's sink, if any (see `ServerDeps.decisionLog`). */
   decisionLog: ((entry: Record<string, unknown>) => void) | null;
   /** Whether decision-log entries carry the event. */

@@ -9,12 +9,9 @@
 import { z } from "@hono/zod-openapi";
 import type { DispatchResult } from "../../core/dispatch/result.ts";
 import { clipped } from "../../core/runtime/failure.ts";
-import { isHookboxError } from "../../core/errors.ts";
 import type { ParseEventResult } from "../../core/schema/event.ts";
-import { type EventText, parseEventText } from "../../core/schema/event_text.ts";
 import { capturedText, redactedText } from "../replay.ts";
 import { storable } from "../../core/schema/storable.ts";
-import { agentEventOfText } from "../../agents/event_text.ts";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -28,7 +25,15 @@ import { newId } from "../auth.ts";
 import type { ServedHook } from "../engine.ts";
 import { ApiError, storeUnavailable, tenantNotFound } from "../errors.ts";
 import type { Quotas } from "../quota.ts";
-import { jsonOf, readText } from "../request.ts";
+import { readBody } from "../request.ts";
+import {
+  type EventBody,
+  eventBodyOf,
+  type AgentSource,
+  type EventBodySource,
+  readEventBody,
+} from "../event_body.ts";
+import type { Context } from "hono";
 import type { AuditRow, TenantRow } from "../../store/store.ts";
 import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
@@ -155,19 +160,20 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
         const started = performance.now();
         const dryRun = ["1", "true"].includes(c.req.query("dry_run") ?? "");
         return await leased(quotas, tenant, async () => {
-          // Parsed here, its text kept with it: a plugin worker is sent the text, not the object.
-          const text = await readText(c, eventLimit(tenant));
-          const parsed = parseEventText({ text, tenantId: tenant.id }, jsonOf(text));
+          // Its text kept with it: a plugin worker is sent the text, not the object.
+          const body = await eventBody(ctx, c, tenant);
+          if (body.error !== null) throw body.error;
           const { result, decisionId } = await dispatchFor(
             ctx,
             tenant,
-            parsed,
+            body.parsed!,
             dryRun,
             started,
             generation,
           );
           c.set("decision_id" as never, decisionId as never);
-          return c.json({ ...result, decision_id: decisionId });
+          const answer = { ...result, decision_id: decisionId };
+          return await jsonAnswer(ctx, c, tenant.id, answer, resultChars(result));
         });
       },
     },
@@ -211,41 +217,40 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           });
         }
         // The command form: what `hookbox dispatch --agent` would print and exit with.
-        const reply = (answer: AgentAnswer) =>
-          form === "command"
-            ? c.json({ exit_code: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr })
-            : c.json(answerBody(answer));
+        const reply = async (answer: AgentAnswer) => {
+          const { exitCode, stdout, stderr } = answer;
+          const chars = stdout.length + stderr.length;
+          if (form === "command") {
+            const value = { exit_code: exitCode, stdout, stderr };
+            return await jsonAnswer(ctx, c, tenant.id, value, chars);
+          }
+          // The agent's JSON as it is: one object, never parsed again here.
+          if (stdout) return c.body(stdout, 200, { "content-type": "application/json" });
+          const value = exitCode === 2 ? { decision: "block", reason: stderr } : {};
+          return await jsonAnswer(ctx, c, tenant.id, value, chars);
+        };
         return await leased(quotas, tenant, async () => {
           let text = "";
           try {
-            text = await readText(c, eventLimit(tenant));
-            const body = jsonOf(text);
-            if (typeof body !== "object" || body === null || Array.isArray(body)) {
-              throw new ApiError(400, "EVENT_INVALID", "event must be a JSON object");
-            }
-            // Made into an event here, its text kept with it: a plugin worker is sent
-            // the text and makes the same event of it (the same timestamp too).
-            const source: EventText & { agent: NonNullable<EventText["agent"]> } = {
-              text,
-              tenantId: tenant.id,
-              agent: { name: agent, event: c.req.query("event") || undefined, at: iso() },
-            };
-            let made: ReturnType<typeof agentEventOfText>;
-            try {
-              made = agentEventOfText(source, body);
-            } catch (err) {
-              if (!isHookboxError(err)) throw err;
-              throw new ApiError(400, err.code, err.message, err.field ? { field: err.field } : {});
-            }
-            const { call, parsed } = made;
-            if (parsed === null) return reply(passThrough(call));
+            // Made into an event, its text kept with it: a plugin worker is sent the
+            // text and makes the same event of it (the same timestamp too).
+            const body = await eventBody(ctx, c, tenant, {
+              name: agent,
+              event: c.req.query("event") || undefined,
+              at: iso(),
+            });
+            text = body.text;
+            if (body.error !== null) throw body.error;
+            const call = body.call!;
+            const parsed = body.parsed;
+            if (parsed === null) return await reply(passThrough(call));
             if (
               parsed.ok && parsed.event.event_type === "pre-agent-turn-stop" && agent !== "cursor"
             ) {
               // The stop budget, counted here: the agent says only whether this stop is a retry.
               const retry = call.input.stop_hook_active === true;
               const count = stops.next(tenant.id, agent, parsed.event.session_id, retry);
-              source.agent.stopCount = count;
+              body.source!.agent!.stopCount = count;
               parsed.event.stop_count = count;
             }
             const { result, decisionId } = await dispatchFor(
@@ -258,7 +263,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
             );
             c.header("x-hookbox-decision-id", decisionId);
             c.set("decision_id" as never, decisionId as never);
-            return reply(agentAnswer(call, result));
+            return await reply(agentAnswer(call, result));
           } catch (err) {
             // SPEC §4.7: a payload the service cannot evaluate is the agent's block where a
             // closed hook of the tenant's (or a platform hook) could apply.
@@ -272,7 +277,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
             if (guard === null) throw err;
             const reason = `hookbox cannot evaluate this ${name ?? "event"}: ${err.code}: ` +
               `${err.message}; hook "${guard.name}" guards it and fails closed`;
-            return reply(unreadableBlock(agent, name, reason, guard.name));
+            return await reply(unreadableBlock(agent, name, reason, guard.name));
           }
         });
       },
@@ -333,6 +338,25 @@ export async function leased<T>(
 const eventLimit = (tenant: TenantRow) => (tenant.policy.input_kb ?? DEFAULT_INPUT_KB) * 1024;
 
 /**
+ * The request's body made into its event: in place, or by the service's
+ * event reader for a big body (`event_body.ts`).
+ */
+async function eventBody(
+  ctx: ServiceContext,
+  c: Context,
+  tenant: TenantRow,
+  agent?: AgentSource,
+): Promise<EventBody> {
+  const bytes = await readBody(c, eventLimit(tenant));
+  const from: EventBodySource = agent === undefined
+    ? { tenantId: tenant.id }
+    : { tenantId: tenant.id, agent };
+  const reader = ctx.eventCodec;
+  if (reader === null || bytes.byteLength < reader.minBytes) return readEventBody(bytes, from);
+  return eventBodyOf(await reader.read(bytes, from), tenant.id);
+}
+
+/**
  * Longest block reason an audit row keeps. The reason is what a hook printed
  * (up to its output cap, a megabyte by default): whole in every row, a hook
  * could make each of its tenant's events write a megabyte to the store every
@@ -382,15 +406,35 @@ function auditRow(
 /** Errors that mean the service could not evaluate an agent's payload (SPEC §4.7). */
 const UNREADABLE = new Set([
   "BODY_TOO_LARGE",
+  "BODY_UNREADABLE",
   "JSON_INVALID",
   "EVENT_INVALID",
   "EVENT_JSON_INVALID",
   "JSON_TOO_DEEP",
 ]);
 
-/** An agent answer as an HTTP body: its JSON, `{}` for none, a deny for an exit-2-only block. */
-function answerBody(answer: AgentAnswer): Record<string, unknown> {
-  if (answer.stdout) return JSON.parse(answer.stdout);
-  if (answer.exitCode === 2) return { decision: "block", reason: answer.stderr };
-  return {};
+/** Characters of text a result's answer carries in its reason and its hooks' output. */
+function resultChars(result: DispatchResult): number {
+  let chars = result.reason?.length ?? 0;
+  for (const h of result.hooks) chars += h.stdout.length + h.stderr.length + (h.detail?.length ?? 0);
+  return chars;
+}
+
+/**
+ * `value` as a JSON answer: written in place, or by the service's event
+ * codec when it carries at least its `minBytes` characters of text (a hook
+ * that prints megabytes must not cost the thread answering every tenant the
+ * milliseconds of writing them out).
+ */
+async function jsonAnswer(
+  ctx: ServiceContext,
+  c: Context,
+  tenantId: string,
+  value: unknown,
+  chars: number,
+): Promise<Response> {
+  const codec = ctx.eventCodec;
+  if (codec === null || chars < codec.minBytes) return c.json(value);
+  const bytes = await codec.write(tenantId, value);
+  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/json" });
 }

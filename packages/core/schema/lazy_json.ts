@@ -1,0 +1,159 @@
+/**
+ * JSON values handed from one thread to another with their big parts as
+ * text, parsed only where and when they are read. A thread that answers every
+ * tenant cannot afford to parse (or receive through the structured clone,
+ * which costs about as much) an event of a megabyte of small keys; it needs
+ * its few top-level fields, while its hooks get the event as text anyway.
+ *
+ * {@linkcode packLazy} (on the thread that parsed the value) keeps small
+ * parts as they are and turns each big subtree into its JSON text;
+ * {@linkcode unpackLazy} (on the receiving thread) puts each such subtree
+ * back as an accessor that parses its text the first time it is read and
+ * then becomes a plain data property. Nothing that reads the value can tell
+ * the difference — a spread, `JSON.stringify`, a validator, the structured
+ * clone all read through the accessor — except in when the parse happens.
+ * Two places that held the same big object hold one object again.
+ *
+ * @module
+ */
+
+/** A subtree of more values than this travels as text. */
+export const LAZY_MIN_NODES = 1024;
+/**
+ * A big object of at most this many keys is opened (its small fields travel
+ * as they are, its big ones as text); a wider one travels as text whole.
+ */
+export const OPEN_MAX_KEYS = 1024;
+
+/** A value packed by {@linkcode packLazy}. Structured-clone safe. */
+export interface LazyPack {
+  /** The value, with `null` where each big subtree was. */
+  tree: unknown;
+  /** Where each big subtree goes: its path of keys from the root. */
+  paths: string[][];
+  /** Which text each path takes (paths that held one object share one). */
+  cells: number[];
+  /** The JSON text of each big subtree. */
+  texts: string[];
+}
+
+/**
+ * Packs a JSON value (objects, arrays, strings, numbers, booleans, null, as
+ * `JSON.parse` makes them): see the module doc. The root is always opened
+ * when it is an object of at most {@linkcode OPEN_MAX_KEYS} keys.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { packLazy, unpackLazy } from "./lazy_json.ts";
+ * const big = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, i]));
+ * const pack = packLazy({ tool_name: "Bash", tool_input: big });
+ * assert.deepEqual(pack.paths, [["tool_input"]]);
+ * const value = unpackLazy(pack) as { tool_name: string; tool_input: unknown };
+ * assert.equal(value.tool_name, "Bash");
+ * assert.deepEqual(value.tool_input, big);
+ * ```
+ */
+export function packLazy(value: unknown): LazyPack {
+  const pack: LazyPack = { tree: null, paths: [], cells: [], texts: [] };
+  const cellOf = new Map<object, number>();
+  // Listing the keys of an object of 70,000 costs as much as writing it as text: once each.
+  const keyLists = new Map<object, string[]>();
+  const keysOf = (v: object) => {
+    let keys = keyLists.get(v);
+    if (keys === undefined) keyLists.set(v, keys = Object.keys(v));
+    return keys;
+  };
+  const walk = (v: unknown, path: string[]): unknown => {
+    if (typeof v !== "object" || v === null) return v;
+    let cell = cellOf.get(v);
+    if (cell === undefined) {
+      if (fewNodes(v, LAZY_MIN_NODES, keysOf)) return v;
+      if (!Array.isArray(v) && keysOf(v).length <= OPEN_MAX_KEYS) {
+        const out: Record<string, unknown> = {};
+        for (const key of keysOf(v)) {
+          // Defined, not assigned: a `__proto__` key stays a key.
+          Object.defineProperty(out, key, {
+            value: walk((v as Record<string, unknown>)[key], [...path, key]),
+            writable: true,
+            enumerable: true,
+            configurable: true,
+          });
+        }
+        return out;
+      }
+      cell = pack.texts.push(JSON.stringify(v)) - 1;
+      cellOf.set(v, cell);
+    }
+    pack.paths.push(path);
+    pack.cells.push(cell);
+    return null;
+  };
+  pack.tree = walk(value, []);
+  return pack;
+}
+
+/** The value of a {@linkcode LazyPack}: see the module doc. */
+export function unpackLazy(pack: LazyPack): unknown {
+  const cells = pack.texts.map((text) => ({ text, parsed: false, value: undefined as unknown }));
+  const read = (index: number) => {
+    const cell = cells[index]!;
+    if (!cell.parsed) {
+      cell.value = JSON.parse(cell.text);
+      cell.parsed = true;
+      cell.text = "";
+    }
+    return cell.value;
+  };
+  let root = pack.tree;
+  pack.paths.forEach((path, i) => {
+    const index = pack.cells[i]!;
+    if (path.length === 0) {
+      root = read(index);
+      return;
+    }
+    let parent = root as Record<string, unknown>;
+    for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+    const key = path[path.length - 1]!;
+    const settle = (value: unknown) =>
+      Object.defineProperty(parent, key, {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    Object.defineProperty(parent, key, {
+      get() {
+        const value = read(index);
+        settle(value);
+        return value;
+      },
+      set: settle,
+      enumerable: true,
+      configurable: true,
+    });
+  });
+  return root;
+}
+
+/**
+ * True when `value` holds at most `max` values in all (itself included).
+ */
+function fewNodes(value: object, max: number, keysOf: (v: object) => string[]): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++count > max) return false;
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      if (count + stack.length + v.length > max) return false;
+      for (const item of v) stack.push(item);
+    } else {
+      const keys = keysOf(v);
+      if (count + stack.length + keys.length > max) return false;
+      for (const key of keys) stack.push((v as Record<string, unknown>)[key]);
+    }
+  }
+  return true;
+}

@@ -1,0 +1,218 @@
+/**
+ * Big event bodies read, and big answers written, on the Deno server's event
+ * codec (a worker of its own) are answered exactly as when read and written
+ * in place: decisions, reasons, coded `400`s, agents' answers and their
+ * fail-closed blocks.
+ */
+import assert from "node:assert/strict";
+import { createEventCodec } from "../../packages/deno/serve/event_codec.ts";
+import type { EventCodec } from "../../packages/service/event_body.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import { type Harness, harness, wasmFolder } from "./_api.ts";
+
+const wide = (n: number, prefix = "k") =>
+  Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]));
+const json = (value: unknown): Uint8Array<ArrayBuffer> =>
+  new TextEncoder().encode(JSON.stringify(value));
+
+/** Bodies at least 64 KiB, each as raw bytes, with the route they go to. */
+function bodies(): { name: string; path: string; raw: Uint8Array<ArrayBuffer> }[] {
+  const keys = wide(8000);
+  const event = (command: string, extra: Record<string, unknown> = {}) => ({
+    event_type: "pre-tool-call",
+    session_id: "s",
+    tool_name: "Bash",
+    tool_input: { command, ...keys },
+    ...extra,
+  });
+  const claude = (command: string) => ({
+    session_id: "s",
+    cwd: "/repo",
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command, ...keys },
+  });
+  const notUtf8 = json(event("ls"));
+  notUtf8[notUtf8.length - 20] = 0xff;
+  const { tool_name: _, ...nameless } = event("ls");
+  return [
+    { name: "blocked", path: "/v1/events", raw: json(event("rm -rf /")) },
+    { name: "allowed", path: "/v1/events", raw: json(event("ls")) },
+    { name: "invalid", path: "/v1/events", raw: json(nameless) },
+    { name: "not UTF-8", path: "/v1/events", raw: notUtf8 },
+    { name: "not JSON", path: "/v1/events", raw: json(event("ls")).slice(0, -1) },
+    { name: "too wide", path: "/v1/events", raw: json({ ...event("ls"), ...wide(1100, "x") }) },
+    { name: "claude deny", path: "/v1/agents/claude-code/events", raw: json(claude("rm -rf /")) },
+    { name: "claude allow", path: "/v1/agents/claude-code/events", raw: json(claude("ls")) },
+    {
+      name: "claude unreadable",
+      path: "/v1/agents/claude-code/events?event=PreToolUse",
+      raw: json({ ...claude("ls"), session_id: 7 }),
+    },
+    {
+      name: "claude not JSON",
+      path: "/v1/agents/claude-code/events?event=PreToolUse",
+      raw: json(claude("ls")).slice(1),
+    },
+  ];
+}
+
+/** An answer without what differs from call to call. */
+function comparable(body: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(body),
+    (key, value) => key === "decision_id" || key === "duration_ms" ? undefined : value,
+  );
+}
+
+async function service(
+  dir: string,
+  codec?: EventCodec,
+  plugin = "guard_wasi",
+): Promise<{ h: Harness; key: string }> {
+  const h = await harness(
+    openSqliteStore(`${dir}/${codec ? "apart" : "in-place"}.db`),
+    undefined,
+    1,
+    undefined,
+    codec ? { eventCodec: codec } : {},
+  );
+  const key = await h.tenant("t");
+  const up = await h.call("PUT", "/v1/hooks/guard", {
+    key,
+    body: await wasmFolder("guard", plugin, "on_error: closed\n"),
+  });
+  assert.equal(up.status, 201, JSON.stringify(up.body));
+  return { h, key };
+}
+
+/** The Deno codec, counting what it is given. */
+function counted() {
+  const codec = createEventCodec();
+  const counts = { read: 0, write: 0 };
+  const wrapped: EventCodec = {
+    minBytes: codec.minBytes,
+    read: (bytes, source) => (counts.read++, codec.read(bytes, source)),
+    write: (tenantId, value) => (counts.write++, codec.write(tenantId, value)),
+  };
+  return { codec, counts, wrapped };
+}
+
+Deno.test("big event bodies read on the codec's worker are answered as when read in place", async () => {
+  const dir = await Deno.makeTempDir();
+  const { codec, counts, wrapped } = counted();
+  const inPlace = await service(dir);
+  const apart = await service(dir, wrapped);
+  try {
+    const cases = bodies();
+    for (const { name, path, raw } of cases) {
+      assert.ok(raw.byteLength >= codec.minBytes, `${name} is a big body`);
+      const here = await inPlace.h.call("POST", path, { key: inPlace.key, raw: raw.slice() });
+      const there = await apart.h.call("POST", path, { key: apart.key, raw: raw.slice() });
+      assert.equal(there.status, here.status, `${name}: ${JSON.stringify(there.body)}`);
+      assert.deepEqual(comparable(there.body), comparable(here.body), name);
+    }
+    assert.equal(counts.read, cases.length, "every big body went to the codec");
+    // What the answers are, so that "the same" is not "the same failure".
+    const answer = async (name: string) => {
+      const { path, raw } = bodies().find((b) => b.name === name)!;
+      return await apart.h.call("POST", path, { key: apart.key, raw: raw.slice() });
+    };
+    const blocked = await answer("blocked");
+    assert.deepEqual([blocked.status, blocked.body.decision, blocked.body.reason], [
+      200,
+      "block",
+      "rm -rf is not allowed",
+    ]);
+    assert.equal((await answer("allowed")).body.decision, "allow");
+    const invalid = await answer("invalid");
+    assert.deepEqual([invalid.status, invalid.body.error.code], [400, "EVENT_INVALID"]);
+    assert.equal((await answer("not UTF-8")).body.error.code, "JSON_INVALID");
+    assert.equal((await answer("not JSON")).body.error.code, "JSON_INVALID");
+    const tooWide = await answer("too wide");
+    assert.match(tooWide.body.error.message, /more than 1024 top-level fields/);
+    const deny = await answer("claude deny");
+    assert.equal(deny.body.hookSpecificOutput.permissionDecision, "deny");
+    assert.deepEqual((await answer("claude allow")).body, {});
+    // A payload the service cannot evaluate is the agent's block where a closed guard applies.
+    const unreadable = await answer("claude unreadable");
+    assert.equal(unreadable.status, 200);
+    assert.equal(unreadable.body.hookSpecificOutput.permissionDecision, "deny");
+    assert.match(unreadable.body.hookSpecificOutput.permissionDecisionReason, /cannot evaluate/);
+    assert.equal(
+      (await answer("claude not JSON")).body.hookSpecificOutput.permissionDecision,
+      "deny",
+    );
+  } finally {
+    codec.close();
+    await inPlace.h.close();
+    await apart.h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a codec that is closed answers a body 503 SHUTTING_DOWN with Retry-After", async () => {
+  const dir = await Deno.makeTempDir();
+  const codec = createEventCodec({ minBytes: 1 });
+  codec.close();
+  const { h, key } = await service(dir, codec);
+  try {
+    const answer = await h.call("POST", "/v1/events", {
+      key,
+      body: { event_type: "pre-tool-call", session_id: "s", tool_name: "Bash", tool_input: {} },
+    });
+    assert.deepEqual([answer.status, answer.body.error.code], [503, "SHUTTING_DOWN"]);
+    assert.equal(answer.headers.get("retry-after"), "1");
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("big answers written on the codec's worker are the answers written in place", async () => {
+  const dir = await Deno.makeTempDir();
+  const { codec, counts, wrapped } = counted();
+  // A hook that blocks every event with a reason of a million characters.
+  const inPlace = await service(dir, undefined, "huge_reason");
+  const apart = await service(dir, wrapped, "huge_reason");
+  const small = {
+    session_id: "s",
+    cwd: "/repo",
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "ls" },
+  };
+  try {
+    const routes: [string, unknown][] = [
+      ["/v1/events", {
+        event_type: "pre-tool-call",
+        session_id: "s",
+        tool_name: "Bash",
+        tool_input: {},
+      }],
+      ["/v1/agents/claude-code/events", small],
+      ["/v1/agents/claude-code/events?form=command", small],
+      ["/v1/agents/windsurf/events", {
+        agent_action_name: "pre_run_command",
+        trajectory_id: "t1",
+        tool_info: { command_line: "ls", cwd: "/repo" },
+      }],
+    ];
+    for (const [path, body] of routes) {
+      const here = await inPlace.h.call("POST", path, { key: inPlace.key, body });
+      const there = await apart.h.call("POST", path, { key: apart.key, body });
+      assert.equal(there.status, 200, path);
+      assert.equal(there.headers.get("content-type"), "application/json");
+      assert.deepEqual(comparable(there.body), comparable(here.body), path);
+      assert.ok(JSON.stringify(there.body).includes("x".repeat(1_000_000)), path);
+    }
+    // The §1 answer, the command form and Windsurf's exit-2 block; Claude's JSON passes as it is.
+    assert.equal(counts.write, 3);
+    assert.equal(counts.read, 0);
+  } finally {
+    codec.close();
+    await inPlace.h.close();
+    await apart.h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
