@@ -1,0 +1,14 @@
+import { createEventCodec } from "../../packages/deno/serve/event_codec.ts";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import { harness, wasmFolder } from "../../tests/service/_api.ts";
+const dir = await Deno.makeTempDir();
+const codec = createEventCodec();
+const h = await harness(openSqliteStore(`${dir}/a.db`), undefined, 1, undefined, { eventCodec: codec });
+const key = await h.tenant("t");
+await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
+const keys = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
+const r = await h.call("POST", "/v1/agents/claude-code/events", { key, body: { session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls", ...keys } } });
+console.log(r.status, JSON.stringify(r.body).slice(0, 200));
+const r2 = await h.call("POST", "/v1/events", { key, body: { event_type: "pre-tool-call", session_id: "s", tool_name: "Bash", tool_input: { command: "ls", ...keys } } });
+console.log(r2.status, JSON.stringify(r2.body).slice(0, 100));
+codec.close(); await h.close();
