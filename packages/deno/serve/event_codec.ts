@@ -32,7 +32,10 @@ export interface DenoEventCodec extends EventCodec {
   close(): void;
 }
 
-/** Starts the codec (its worker starts with the first big body or answer). */
+/**
+ * Starts the codec and its worker (started now, not with the first big body:
+ * loading the worker's modules would make that request wait).
+ */
 export function createEventCodec(
   options: { minBytes?: number; timeoutMs?: number } = {},
 ): DenoEventCodec {
@@ -83,6 +86,7 @@ export function createEventCodec(
     timer = setTimeout(() => broke(`it took over ${timeoutMs} ms`), timeoutMs);
     worker.postMessage(current.job, current.transfer);
   };
+  worker = start();
   const run = (tenantId: string, job: CodecJob, transfer: Transferable[]) =>
     new Promise<CodecAnswer>((resolve) => {
       if (closed) return resolve({ failure: "the server is shutting down" });
