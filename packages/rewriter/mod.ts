@@ -50,6 +50,9 @@
  * @module
  */
 
+import { parseModule } from "./decode/_parse.ts";
+import { splitActiveData, type SplitData } from "./encode/_data.ts";
+
 export { inspectModule } from "./decode/_inspect.ts";
 export type {
   ExportInfo,
@@ -71,3 +74,13 @@ export { instrument, instrumentModule, MAX_DATA_RANGES } from "./instrument/_ins
 export type { InstrumentOptions, InstrumentReport } from "./instrument/_instrument.ts";
 export type { ImportedMemory } from "./instrument/_memory.ts";
 export { BULK_COST } from "./instrument/_code.ts";
+export type { SplitData } from "./encode/_data.ts";
+
+/**
+ * A module's code apart from the data its memory starts with (see
+ * `SplitData`) and the custom sections named in `leaveOut`, or null when that
+ * does not apply. Throws `PLUGIN_INVALID` for bytes that are not a module.
+ */
+export function splitData(bytes: Uint8Array, leaveOut: readonly string[] = []): SplitData | null {
+  return splitActiveData(parseModule(bytes), leaveOut);
+}

@@ -12,22 +12,30 @@ import {
   parseLineTable,
 } from "../core/runtime/lines.ts";
 import type { RunResult } from "../core/runtime/types.ts";
+import type { LoadedPlugin } from "./_loader.ts";
 
-const tables = new WeakMap<WebAssembly.Module, LineTable | null>();
+const tables = new WeakMap<object, LineTable | null>();
 
-function tableOf(module: WebAssembly.Module): LineTable | null {
-  let table = tables.get(module);
+/** The plugin's table: its own (a module shared by several plugins has none), else its module's. */
+function tableOf(loaded: LoadedPlugin): LineTable | null {
+  const key = loaded.lines !== undefined ? loaded : loaded.module;
+  let table = tables.get(key);
   if (table === undefined) {
-    const [section] = WebAssembly.Module.customSections(module, LINES_SECTION);
-    table = section === undefined ? null : parseLineTable(new TextDecoder().decode(section));
-    tables.set(module, table);
+    const text = loaded.lines ?? sectionText(loaded.module);
+    table = text === null ? null : parseLineTable(text);
+    tables.set(key, table);
   }
   return table;
 }
 
+function sectionText(module: WebAssembly.Module): string | null {
+  const [section] = WebAssembly.Module.customSections(module, LINES_SECTION);
+  return section === undefined ? null : new TextDecoder().decode(section);
+}
+
 /** Rewrites the engine's `hook.js:LINE` in `result.stderr` to the author's file and line. */
-export function atAuthorLines(module: WebAssembly.Module, result: RunResult): void {
+export function atAuthorLines(loaded: LoadedPlugin, result: RunResult): void {
   if (!result.stderr?.includes("hook.js:")) return;
-  const table = tableOf(module);
+  const table = tableOf(loaded);
   if (table !== null) result.stderr = authorLines(result.stderr, table);
 }

@@ -13,12 +13,14 @@ import {
   instrumentModule,
   MAX_TABLE_ENTRIES,
   type ModuleInfo,
+  splitData,
   TABLE_ENTRY_BYTES,
 } from "../rewriter/mod.ts";
 import { CAPTURED_HOOK, detectAbi, type PluginAbi } from "./_abi.ts";
 import { type CompileFn, type PromiseCache, sha256Hex } from "./_cache.ts";
 import { FUEL_SLICE } from "./_fuel.ts";
 import { checkImports } from "./_policy.ts";
+import { LINES_SECTION } from "../core/runtime/lines.ts";
 
 /**
  * Write tracking pays off from this initial memory size (64 KiB pages) up:
@@ -80,7 +82,41 @@ export interface LoadedPlugin {
    * absent, it is zeroed whole.
    */
   dataRanges?: readonly (readonly [number, number])[];
+  /**
+   * What the memory starts with, when the host writes it rather than the
+   * module's data segments ({@linkcode PrepareContext.shareCode}): written
+   * into the imported memory before instantiation.
+   */
+  image?: MemoryImage;
+  /**
+   * A JS hook's line table (`hookbox.lines`) when its module, shared, was
+   * made without it.
+   */
+  lines?: string;
 }
+
+/** A plugin's initial memory contents, written by the host. */
+export interface MemoryImage {
+  /** Writes the contents into `memory` (zeroed, at least the plugin's initial size). */
+  write(memory: Uint8Array): void;
+}
+
+/** An image made of runs of `[offset, bytes]` (`SplitData.runs`). */
+export interface RunsImage extends MemoryImage {
+  readonly runs: readonly (readonly [number, Uint8Array])[];
+}
+
+/** The image of `runs`. */
+export function runsImage(runs: readonly (readonly [number, Uint8Array])[]): RunsImage {
+  return { runs, write: (memory) => runs.forEach(([offset, bytes]) => memory.set(bytes, offset)) };
+}
+
+/**
+ * Largest memory an instrumented module shared by several plugins declares,
+ * pages (4 GiB): each plugin's own cap is the maximum of the memory the host
+ * hands it.
+ */
+export const SHARED_MAX_PAGES = 65536;
 
 /** Everything {@linkcode prepare} needs besides the bytes. */
 export interface PrepareContext {
@@ -97,6 +133,16 @@ export interface PrepareContext {
    * each one a zeroed memory it already has, see `_memories.ts`). @default false
    */
   importMemory?: boolean;
+  /**
+   * Share the instrumented module with every plugin that differs from this
+   * one only in the data its memory starts with (JS hooks: one QuickJS
+   * engine, each with its script's snapshot): the module is instrumented
+   * without that data and with no memory cap of its own, and the plugin gets
+   * its data as `image` and its cap as the maximum of the memory the host
+   * hands it. Not for modules it does not apply to (see `splitData`) or whose
+   * tables the cap limits: those load as without it. @default false
+   */
+  shareCode?: boolean;
   limits: LoadLimits;
   pin?: string | undefined;
   path?: string | undefined;
@@ -124,6 +170,44 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     throw new HookboxError("PLUGIN_FEATURE_DENIED", msg, where);
   }
   const { memoryPages, tableEntries, hostBytes } = splitBudget(info, ctx.limits.memoryMb, abi);
+  const shared = ctx.shareCode ? guard(() => splitData(bytes, [LINES_SECTION]), ctx.path) : null;
+  if (shared !== null && shared.pages <= memoryPages) {
+    const { bytes: instrumented, report } = guard(() =>
+      instrumentModule(shared.skeleton, {
+        memoryPages: SHARED_MAX_PAGES,
+        tableEntries,
+        meterFuel: ctx.meterFuel ?? true,
+        initialFuel: FUEL_SLICE,
+        exportGlobals: true,
+        signalGrowFailure: true,
+        captureReturn: abi === "extism" ? ["hook"] : [],
+        importMemory: true,
+      }), ctx.path);
+    if (report.memoryImport) {
+      const instrumentedSha256 = await sha256Hex(instrumented);
+      const module = await ctx.modules.get(
+        instrumentedSha256,
+        () => guardAsync(() => ctx.compile(instrumented, instrumentedSha256), ctx.path),
+      );
+      return {
+        abi,
+        entry: abi === "extism" ? CAPTURED_HOOK : "_start",
+        module,
+        sha256,
+        instrumentedSha256,
+        hostBytes,
+        exceptionHandling: report.exceptionHandling,
+        memoryImport: {
+          min: shared.pages,
+          max: Math.min(memoryPages, shared.maxPages ?? SHARED_MAX_PAGES),
+        },
+        image: runsImage(shared.runs),
+        ...(shared.custom[LINES_SECTION]
+          ? { lines: new TextDecoder().decode(shared.custom[LINES_SECTION]) }
+          : {}),
+      };
+    }
+  }
   const { bytes: instrumented, report } = guard(() =>
     instrumentModule(bytes, {
       memoryPages,

@@ -36,6 +36,8 @@ export interface RuntimeDeps {
   httpTransport?: HttpTransport;
   /** Cap on the bytes idle warm instances hold (LRU); 0 keeps none. @default 256 MiB */
   warmBytes?: number;
+  /** One module for plugins that differ only in their data (`WasmRuntimeOptions.shareCode`). */
+  shareCode?: boolean;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
   loadPrepared?: (
     hook: HookDefinition,
@@ -229,6 +231,7 @@ export class WasmRuntime implements Runtime {
           meterFuel: this.#deps.meterFuel ?? true,
           trackWrites: isolation === "warm",
           importMemory: isolation !== "warm",
+          shareCode: this.#deps.shareCode ?? false,
         }),
     );
   }
@@ -279,7 +282,8 @@ function warmKey(request: RunRequest, loaded: LoadedPlugin): string {
   if (byTenant === undefined) byHook.set(hook, byTenant = new Map());
   let key = byTenant.get(tenantId);
   if (key === undefined) {
-    key = `${tenantId}\0${hook.dir}\0${hook.name}\0${loaded.instrumentedSha256}`;
+    // Both hashes: plugins that share one instrumented module differ in their original bytes.
+    key = `${tenantId}\0${hook.dir}\0${hook.name}\0${loaded.sha256}\0${loaded.instrumentedSha256}`;
     // Bounded: a hook seen by very many tenants starts over rather than growing.
     if (byTenant.size >= MAX_KEYS_PER_HOOK) byTenant.clear();
     byTenant.set(tenantId, key);

@@ -21,12 +21,13 @@ import type { PluginAbi } from "./_abi.ts";
 import { compileBytes, PromiseCache, sha256Hex } from "./_cache.ts";
 import { TRAP_MODULE_BYTES } from "./instance/_halt.ts";
 import { RESTORE_MODULE_BYTES } from "./instance/_restore.ts";
-import { type LoadedPlugin, prepare } from "./_loader.ts";
+import { type LoadedPlugin, prepare, type RunsImage, runsImage } from "./_loader.ts";
 import { WasmRuntime } from "./_runtime.ts";
 import { WorkerRuntime } from "./worker/_worker_runtime.ts";
 
 export type { PluginAbi } from "./_abi.ts";
-export type { LoadedPlugin } from "./_loader.ts";
+export type { LoadedPlugin, MemoryImage, RunsImage } from "./_loader.ts";
+export { runsImage };
 export { FUEL_SLICE } from "./_fuel.ts";
 
 /** Options of {@linkcode createWasmRuntime}. */
@@ -81,6 +82,15 @@ export interface WasmRuntimeOptions {
     limits: EffectiveLimits,
     isolation: "fresh" | "warm",
   ) => Promise<LoadedPlugin>;
+  /**
+   * One instrumented, compiled module for all the plugins that differ only
+   * in the data their memory starts with (every JS hook is the QuickJS engine
+   * with its script's snapshot), each plugin keeping its data and its
+   * policy's memory cap apart (docs/runtime.md, "One engine, many hooks").
+   * Warm instances of such plugins restore their whole memory after a call
+   * instead of the blocks it wrote. Not in worker mode. @default false
+   */
+  shareCode?: boolean;
 }
 
 /** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
@@ -105,6 +115,9 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   }
   if (options.worker !== undefined && typeof options.worker !== "boolean") {
     throw new TypeError("createWasmRuntime: options.worker must be a boolean");
+  }
+  if (options.shareCode !== undefined && typeof options.shareCode !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.shareCode must be a boolean");
   }
   if (options.startWorkers !== undefined && typeof options.startWorkers !== "boolean") {
     throw new TypeError("createWasmRuntime: options.startWorkers must be a boolean");
@@ -179,9 +192,14 @@ export async function loadPlugin(
 }
 
 /** A plugin prepared ahead of time: its instrumented bytes and the metadata that loads them. */
-export interface PreparedPlugin extends Omit<LoadedPlugin, "module"> {
+export interface PreparedPlugin extends Omit<LoadedPlugin, "module" | "image"> {
   /** The instrumented module (named by `instrumentedSha256`). */
   bytes: Uint8Array;
+  /**
+   * With `shareCode`, when it applied: what the memory starts with, as runs
+   * of `[offset, bytes]` (the loader's `image` is `runsImage(runs)`).
+   */
+  runs?: [number, Uint8Array][];
 }
 
 /** Options of {@linkcode preparePlugin}: what shapes the instrumented bytes. */
@@ -194,6 +212,8 @@ export interface PreparePluginOptions {
   sha256?: string | undefined;
   /** For error messages. */
   path?: string;
+  /** Share the instrumented module among plugins that differ only in their data (`PrepareContext.shareCode`). */
+  shareCode?: boolean;
 }
 
 /**
@@ -215,14 +235,20 @@ export async function preparePlugin(
     path: options.path,
     trackWrites: options.isolation === "warm",
     importMemory: options.isolation !== "warm",
+    shareCode: options.shareCode ?? false,
     compile: (out, sha) => {
       instrumented = out;
       return compileBytes(out, sha);
     },
     modules: new PromiseCache(1),
   });
-  const { module: _, ...meta } = loaded;
-  return { ...meta, bytes: instrumented! };
+  const { module: _, image, ...meta } = loaded;
+  const runs = (image as RunsImage | undefined)?.runs;
+  return {
+    ...meta,
+    bytes: instrumented!,
+    ...(runs ? { runs: runs.map(([at, bytes]) => [at, bytes] as [number, Uint8Array]) } : {}),
+  };
 }
 
 /**

@@ -20,11 +20,13 @@ export async function runCases(
   fs: HostFs,
   root: string,
   cases: Case[],
+  options: { shareCode?: boolean } = {},
 ): Promise<Record<string, Observed[]>> {
   const executor = createCoreExecutor({
     fs,
     runtimes: {
       wasm: createWasmRuntime({
+        ...(options.shareCode ? { shareCode: true } : {}),
         loadBytes: (hook) =>
           hook.entry.runtime === "wasm"
             ? fs.readFile(hook.entry.path, READ_CAP)

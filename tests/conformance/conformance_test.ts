@@ -73,6 +73,11 @@ Deno.test("conformance: the library on Deno", async () => {
   check("deno", await runCases(denoFs, root, CASES));
 });
 
+Deno.test("conformance: the library on Deno, one module for plugins that differ in data", async () => {
+  await prepared;
+  check("deno", await runCases(denoFs, root, CASES, { shareCode: true }));
+});
+
 Deno.test("conformance: the library on Node", async () => {
   await prepared;
   try {

@@ -35,6 +35,7 @@ import { Reader } from "../decode/_reader.ts";
 import { SECTION } from "../decode/_module.ts";
 import type { ParsedModule } from "../decode/_parse.ts";
 import { Writer } from "./_writer.ts";
+import { assemble } from "./_assemble.ts";
 
 /** Largest run of zeros written to join two segments. */
 export const MAX_GAP = 64;
@@ -143,6 +144,95 @@ function mergeRanges(ranges: [number, number][]): [number, number][] {
     else merged.push([from, to]);
   }
   return merged;
+}
+
+/** A module's code apart from the data its memory starts with ({@linkcode splitActiveData}). */
+export interface SplitData {
+  /**
+   * The module with each active data segment replaced by an empty passive
+   * one (segment indices and the data count stay) and its memory's minimum
+   * 0: modules that differ only in their memory's initial contents and size
+   * (a snapshot engine with different scripts in it) become the same bytes.
+   */
+  skeleton: Uint8Array<ArrayBuffer>;
+  /** The memory's minimum in the module as given, pages. */
+  pages: number;
+  /** The memory's declared maximum, pages; null for none. */
+  maxPages: number | null;
+  /**
+   * What instantiation wrote into the (zeroed) memory, as runs of
+   * `[offset, bytes]`: sorted, disjoint, zeros between runs.
+   */
+  runs: [number, Uint8Array][];
+  /** The custom sections asked to be left out of the skeleton, by name (the last of a name). */
+  custom: Record<string, Uint8Array>;
+}
+
+/** Zero bytes inside one run of {@linkcode SplitData.runs} before it is split in two. */
+const RUN_GAP = 64;
+
+/**
+ * Splits a module's active data from the rest (see {@linkcode SplitData});
+ * null for a module this does not apply to: one that does not define exactly
+ * one 32-bit unshared memory, has data it cannot read (a computed offset,
+ * another memory) or data past its memory's minimum (which fails
+ * instantiation, and must go on failing).
+ */
+export function splitActiveData(
+  m: ParsedModule,
+  leaveOut: readonly string[] = [],
+): SplitData | null {
+  const memory = m.memories.length === 1 ? m.memories[0]! : null;
+  if (memory === null || memory.shared || memory.is64) return null;
+  if (m.imports.some((i) => i.kind === "memory")) return null;
+  const section = m.sections.find((s) => s.id === SECTION.data);
+  const segments = section === undefined
+    ? []
+    : readSegments(new Reader(m.bytes, section.start, section.end));
+  if (segments === null) return null;
+  const size = memory.min * 65536;
+  if (segments.some((s) => s.offset !== null && s.offset + s.data.length > size)) return null;
+  // Applied in order, as instantiation does: a later segment wins where two overlap.
+  let end = 0;
+  for (const s of segments) if (s.offset !== null) end = Math.max(end, s.offset + s.data.length);
+  const image = new Uint8Array(end);
+  for (const s of segments) if (s.offset !== null) image.set(s.data, s.offset);
+  const runs: [number, Uint8Array][] = [];
+  for (let at = 0; at < end;) {
+    if (image[at] === 0) {
+      at++;
+      continue;
+    }
+    let to = at + 1;
+    for (let zeros = 0; to < end && zeros <= RUN_GAP; to++) zeros = image[to] === 0 ? zeros + 1 : 0;
+    while (image[to - 1] === 0) to--;
+    runs.push([at, image.slice(at, to)]);
+    at = to;
+  }
+  const data = new Writer().u32(segments.length);
+  for (const s of segments) {
+    if (s.offset === null) data.u8(1).sized(s.data);
+    else data.u8(1).u32(0);
+  }
+  const limits = new Writer().u32(1).u8(memory.flags).u32(0);
+  if (memory.max !== null) limits.u32(memory.max);
+  const payloads = new Map<number, Uint8Array>([[SECTION.memory, limits.finish()]]);
+  if (section !== undefined) payloads.set(SECTION.data, data.finish());
+  const custom: Record<string, Uint8Array> = {};
+  const kept = m.sections.filter((s) => {
+    if (s.customName === undefined || !leaveOut.includes(s.customName)) return true;
+    const r = new Reader(m.bytes, s.start, s.end);
+    r.name();
+    custom[s.customName] = m.bytes.slice(r.pos, s.end);
+    return false;
+  });
+  return {
+    skeleton: assemble({ ...m, sections: kept }, payloads, false),
+    pages: memory.min,
+    maxPages: memory.max,
+    runs,
+    custom,
+  };
 }
 
 /** Every segment, or null if one is not of a form this rewrite handles. */

@@ -198,7 +198,7 @@ export class PluginInstance {
       result = classify(err, host);
     }
     if (result.failure !== undefined || this.#snapshot?.grown) this.reusable = false;
-    atAuthorLines(this.#loaded.module, result);
+    atAuthorLines(this.#loaded, result);
     result.fuel = host.meter.used();
     return result;
   }
@@ -277,7 +277,7 @@ function importedNames(module: WebAssembly.Module): Map<string, Set<string>> {
 
 /**
  * The memory import of a plugin that imports its memory: `memory`, else a
- * new one of the declared size. @extism/extism binds every import it is given
+ * new one of the declared size, with the plugin's image written into it. @extism/extism binds every import it is given
  * as a host function (`f.bind(null, context)`); this value answers that call
  * with the memory itself, so the instance imports it as it is.
  */
@@ -287,6 +287,8 @@ function memoryImport(
 ): (...args: unknown[]) => unknown {
   const limits = loaded.memoryImport!;
   const value = memory ?? new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
+  // Written before instantiation, as the module's own data segments would be.
+  loaded.image?.write(new Uint8Array(value.buffer));
   // Typed as a host function because that is the map's type; only `bind` is ever used.
   return { bind: () => value } as unknown as (...args: unknown[]) => unknown;
 }

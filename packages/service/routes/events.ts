@@ -27,9 +27,9 @@ import { ApiError, storeUnavailable, tenantNotFound } from "../errors.ts";
 import type { Quotas } from "../quota.ts";
 import { readBody } from "../request.ts";
 import {
+  type AgentSource,
   type EventBody,
   eventBodyOf,
-  type AgentSource,
   type EventBodySource,
   readEventBody,
 } from "../event_body.ts";
@@ -416,7 +416,9 @@ const UNREADABLE = new Set([
 /** Characters of text a result's answer carries in its reason and its hooks' output. */
 function resultChars(result: DispatchResult): number {
   let chars = result.reason?.length ?? 0;
-  for (const h of result.hooks) chars += h.stdout.length + h.stderr.length + (h.detail?.length ?? 0);
+  for (const h of result.hooks) {
+    chars += h.stdout.length + h.stderr.length + (h.detail?.length ?? 0);
+  }
   return chars;
 }
 
