@@ -3,8 +3,13 @@
  * store. Every plugin a bundled tenant can run is prepared here, once, under
  * that tenant's policy (validation, import policy, instrumentation, hashing)
  * and written as `plugins/<instrumented-sha256>.wasm`; the Worker imports
- * them as modules and loads them with no rewriter and no compilation. The
- * registry travels as data inside `worker.js` (keys as SHA-256 only).
+ * them as modules and loads them with no rewriter and no compilation.
+ * Plugins that differ only in the data their memory starts with (every JS
+ * hook: the QuickJS engine with its script's snapshot) share one module,
+ * whatever their tenants' policies; their images go in `images.bin`, each as
+ * what it differs in from the first of its module's (`shareCode` in the
+ * runtime). The registry travels as data inside `worker.js` (keys as SHA-256
+ * only).
  *
  * @module
  */
@@ -18,7 +23,13 @@ import {
   ZOD_TRIMMED,
 } from "./_esbuild_plugins.ts";
 import { matcherNeedsRegexEngine } from "../core/schema/matcher.ts";
-import { BUNDLE_VERSION, type BundleData, preparedKey } from "../edge/bundle_data.ts";
+import {
+  BUNDLE_VERSION,
+  type BundleData,
+  deltaRuns,
+  encodeRuns,
+  preparedKey,
+} from "../edge/bundle_data.ts";
 import { isHookboxError } from "../core/errors.ts";
 import { effectiveLimits } from "../core/policy.ts";
 import { preparePlugin, restoreModule, trapModule } from "../runtime-wasm/mod.ts";
@@ -71,8 +82,10 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     failures: {},
     trap: "",
     restore: "",
+    images: {},
   };
   const files = new Map<string, Uint8Array>();
+  const images = new Map<string, { module: string; runs: [number, Uint8Array][] }>();
   // The runtime's own small modules travel precompiled like the plugins.
   for (const [field, helper] of [["trap", trapModule], ["restore", restoreModule]] as const) {
     const { sha256, bytes } = await helper();
@@ -86,11 +99,15 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     const names = new Set(platform.map((h) => h.name));
     const own = enabled(await store.listHooks(tenant.id)).filter((h) => !names.has(h.name));
     data.hooks.push(...own.map(stripSources));
-    for (const row of [...platform, ...own]) await prepareFor(store, tenant, row, data, files);
+    for (const row of [...platform, ...own]) {
+      await prepareFor(store, tenant, row, data, files, images);
+    }
   }
+  const imageBytes = packImages(images, data);
 
   await Deno.mkdir(`${out}/plugins`, { recursive: true });
   for (const [sha, bytes] of files) await Deno.writeFile(`${out}/plugins/${sha}.wasm`, bytes);
+  await Deno.writeFile(`${out}/images.bin`, imageBytes);
   await Deno.writeTextFile(`${out}/bundle.json`, JSON.stringify(data));
   const shas = [...files.keys()];
   const entry = `${out}/_entry.js`;
@@ -102,8 +119,9 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
       // faster than the same data as an object literal (150 tenants: ~90 KB).
       `const data = JSON.parse(${JSON.stringify(JSON.stringify(data))});`,
       ...shas.map((sha, i) => `import m${i} from "./plugins/${sha}.wasm";`),
+      `import images from "./images.bin";`,
       `const modules = { ${shas.map((sha, i) => `"${sha}": m${i}`).join(", ")} };`,
-      `export default createEdgeWorker(data, modules);`,
+      `export default createEdgeWorker(data, modules, { images });`,
     ].join("\n"),
   );
   try {
@@ -116,7 +134,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
       target: "es2022",
       conditions: ["workerd", "worker", "browser"],
       mainFields: ["browser", "module", "main"],
-      external: ["./plugins/*"],
+      external: ["./plugins/*", "./images.bin"],
       plugins: [
         ZOD_ENGLISH_ONLY,
         ZOD_TRIMMED,
@@ -179,6 +197,7 @@ async function prepareFor(
   row: HookRow,
   data: BundleData,
   files: Map<string, Uint8Array>,
+  images: Map<string, { module: string; runs: [number, Uint8Array][] }>,
 ): Promise<void> {
   if (row.runtime !== "wasm") return;
   const limits = effectiveLimits(row.manifest, policyFor(tenant.policy));
@@ -187,18 +206,53 @@ async function prepareFor(
   const bytes = await store.getBlob(row.sha256);
   if (bytes === null) throw new Error(`plugin ${row.sha256} of "${row.name}" is missing`);
   try {
-    const { bytes: instrumented, ...meta } = await preparePlugin(bytes, {
+    const { bytes: instrumented, runs, ...meta } = await preparePlugin(bytes, {
       limits,
       isolation: row.manifest.isolation,
       sha256: row.manifest.sha256,
       path: `${row.name}/plugin.wasm`,
+      shareCode: true,
     });
     data.plugins[key] = meta;
     files.set(meta.instrumentedSha256, instrumented);
+    if (runs !== undefined && !images.has(meta.sha256)) {
+      images.set(meta.sha256, { module: meta.instrumentedSha256, runs });
+    }
   } catch (err) {
     if (!isHookboxError(err)) throw err;
     data.failures[key] = { code: err.code, message: err.message };
   }
+}
+
+/**
+ * `images.bin`: per shared module, the first plugin's image whole (its
+ * base), and each plugin's runs against that base (the first's: none);
+ * their offsets go in `data.images`.
+ */
+function packImages(
+  images: Map<string, { module: string; runs: [number, Uint8Array][] }>,
+  data: BundleData,
+): Uint8Array {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const append = (bytes: Uint8Array) => {
+    parts.push(bytes);
+    size += bytes.length;
+    return size - bytes.length;
+  };
+  const bases = new Map<string, { at: number; runs: [number, Uint8Array][] }>();
+  for (const [sha, { module, runs }] of images) {
+    let base = bases.get(module);
+    if (base === undefined) bases.set(module, base = { at: append(encodeRuns(runs)), runs });
+    data.images[sha] = { base: base.at, own: append(encodeRuns(deltaRuns(base.runs, runs))) };
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }
 
 function capnp(shas: string[], port: number, date: string, audit: URL | null): string {
@@ -219,6 +273,7 @@ function capnp(shas: string[], port: number, date: string, audit: URL | null): s
     : "";
   const modules = [
     `    (name = "worker.js", esModule = embed "worker.js"),`,
+    `    (name = "images.bin", data = embed "images.bin"),`,
     ...shas.map((sha) => `    (name = "plugins/${sha}.wasm", wasm = embed "plugins/${sha}.wasm"),`),
   ];
   return `# workerd config written by \`hookbox bundle\`: workerd serve config.capnp
@@ -261,6 +316,11 @@ no_bundle = true
 [[rules]]
 type = "CompiledWasm"
 globs = ["plugins/*.wasm"]
+fallthrough = false
+
+[[rules]]
+type = "Data"
+globs = ["images.bin"]
 fallthrough = false
 ${vars}`;
 }

@@ -12,7 +12,7 @@ import type { PreparedPlugin } from "../runtime-wasm/mod.ts";
 import type { HookRow, TenantRow } from "../store/store.ts";
 
 /** Format version of {@linkcode BundleData}. */
-export const BUNDLE_VERSION = 2;
+export const BUNDLE_VERSION = 3;
 
 /** The registry and plugin metadata a Worker serves from. */
 export interface BundleData {
@@ -34,6 +34,81 @@ export interface BundleData {
   trap: string;
   /** SHA-256 of the restorer helper module (warm instances). */
   restore: string;
+  /**
+   * Where each plugin's memory image is in `images.bin`, by the plugin's
+   * SHA-256, for plugins that share their instrumented module (JS hooks: one
+   * QuickJS engine): the byte offsets of the runs of its module's base image
+   * and of the runs it differs from that base in (see {@linkcode imageOf}).
+   */
+  images: Record<string, { base: number; own: number }>;
+}
+
+/** Runs of `[offset, bytes]`: what a memory image writes into a zeroed memory. */
+export type ImageRuns = readonly (readonly [number, Uint8Array])[];
+
+/** `runs` as bytes: a u32 count, then each run's u32 offset, u32 length and bytes (little-endian). */
+export function encodeRuns(runs: ImageRuns): Uint8Array {
+  const size = 4 + runs.reduce((sum, [, bytes]) => sum + 8 + bytes.length, 0);
+  const out = new Uint8Array(size);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, runs.length, true);
+  let at = 4;
+  for (const [offset, bytes] of runs) {
+    view.setUint32(at, offset, true);
+    view.setUint32(at + 4, bytes.length, true);
+    out.set(bytes, at + 8);
+    at += 8 + bytes.length;
+  }
+  return out;
+}
+
+/** The runs encoded at byte `at` of `buffer`, as views into it (nothing copied). */
+export function decodeRuns(buffer: ArrayBuffer, at: number): [number, Uint8Array][] {
+  const view = new DataView(buffer);
+  const runs: [number, Uint8Array][] = [];
+  const count = view.getUint32(at, true);
+  at += 4;
+  for (let i = 0; i < count; i++) {
+    const offset = view.getUint32(at, true);
+    const length = view.getUint32(at + 4, true);
+    runs.push([offset, new Uint8Array(buffer, at + 8, length)]);
+    at += 8 + length;
+  }
+  return runs;
+}
+
+/** Equal bytes inside one run of {@linkcode deltaRuns} before it is split in two. */
+const DELTA_GAP = 16;
+
+/**
+ * The runs that turn the image of `base` into the image of `own` (both
+ * written into zeroed memory): every byte where they differ, zeros included.
+ */
+export function deltaRuns(base: ImageRuns, own: ImageRuns): [number, Uint8Array][] {
+  const image = (runs: ImageRuns, size: number) => {
+    const bytes = new Uint8Array(size);
+    for (const [offset, data] of runs) bytes.set(data, offset);
+    return bytes;
+  };
+  const end = (runs: ImageRuns) => runs.reduce((max, [o, d]) => Math.max(max, o + d.length), 0);
+  const size = Math.max(end(base), end(own));
+  const from = image(base, size);
+  const to = image(own, size);
+  const runs: [number, Uint8Array][] = [];
+  for (let at = 0; at < size;) {
+    if (from[at] === to[at]) {
+      at++;
+      continue;
+    }
+    let stop = at + 1;
+    for (let same = 0; stop < size && same <= DELTA_GAP; stop++) {
+      same = from[stop] === to[stop] ? same + 1 : 0;
+    }
+    while (from[stop - 1] === to[stop - 1]) stop--;
+    runs.push([at, to.slice(at, stop)]);
+    at = stop;
+  }
+  return runs;
 }
 
 /** The key of a plugin prepared for some limits and isolation. */

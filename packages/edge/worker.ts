@@ -13,12 +13,17 @@
  */
 import { type ErrorCode, HookboxError } from "../core/errors.ts";
 import { createPromptRuntime } from "../core/runtime/prompt.ts";
-import { createWasmRuntime, type LoadedPlugin } from "../runtime-wasm/mod.ts";
+import {
+  createWasmRuntime,
+  type LoadedPlugin,
+  type MemoryImage,
+  runsImage,
+} from "../runtime-wasm/mod.ts";
 import { createService } from "../service/app.ts";
 import { createEngine } from "../service/engine.ts";
 import { ApiError } from "../service/errors.ts";
 import type { AuditRow } from "../store/store.ts";
-import { BUNDLE_VERSION, type BundleData, preparedKey } from "./bundle_data.ts";
+import { BUNDLE_VERSION, type BundleData, decodeRuns, preparedKey } from "./bundle_data.ts";
 import { type AuditPoster, createAuditPoster } from "./audit_post.ts";
 import { bundleStore } from "./store.ts";
 
@@ -34,6 +39,8 @@ export interface EdgeWorkerOptions {
   audit?: (rows: AuditRow[]) => Promise<void>;
   /** Fuel one event's synchronous hooks may burn together. @default EDGE_EVENT_FUEL */
   eventFuel?: number;
+  /** The bundle's `images.bin` (memory images of plugins that share a module). */
+  images?: ArrayBuffer;
 }
 
 /**
@@ -58,6 +65,29 @@ export const EDGE_WARM_BYTES = 32 * 1024 * 1024;
 
 const SERVED = new Set(["POST /v1/events", "GET /healthz"]);
 
+/**
+ * The memory image of each plugin that shares its module, by the plugin's
+ * SHA-256: its module's base runs, then its own (`bundle_data.ts`), read
+ * from `images.bin` as views the first time the plugin loads.
+ */
+function imagesOf(
+  data: BundleData,
+  buffer: ArrayBuffer | undefined,
+): (sha: string) => MemoryImage | null {
+  const made = new Map<string, MemoryImage>();
+  return (sha) => {
+    const where = data.images[sha];
+    if (where === undefined) return null;
+    if (buffer === undefined) throw new Error("images.bin is missing from the bundle");
+    let image = made.get(sha);
+    if (image === undefined) {
+      const runs = [...decodeRuns(buffer, where.base), ...decodeRuns(buffer, where.own)];
+      made.set(sha, image = runsImage(runs));
+    }
+    return image;
+  };
+}
+
 /** Builds the Worker from bundle data and its modules (instrumented SHA-256 → module). */
 export function createEdgeWorker(
   data: BundleData,
@@ -74,6 +104,7 @@ export function createEdgeWorker(
   };
   moduleOf(data.trap);
   moduleOf(data.restore);
+  const imageOf = imagesOf(data, options.images);
   // Workers forbid timers and randomness at global scope: build on the first request.
   let app: ((request: Request, env: unknown, ctx: unknown) => Promise<Response>) | null = null;
   let poster: AuditPoster | null = null;
@@ -111,7 +142,12 @@ export function createEdgeWorker(
             ),
           );
         }
-        const loaded: LoadedPlugin = { ...plugin, module: moduleOf(plugin.instrumentedSha256) };
+        const image = imageOf(plugin.sha256);
+        const loaded: LoadedPlugin = {
+          ...plugin,
+          module: moduleOf(plugin.instrumentedSha256),
+          ...(image === null ? {} : { image }),
+        };
         return Promise.resolve(loaded);
       },
     });

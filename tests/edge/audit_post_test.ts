@@ -126,6 +126,7 @@ Deno.test("a Worker given an audit URL but no admin key refuses requests, naming
     failures: {},
     trap: trap.sha256,
     restore: restore.sha256,
+    images: {},
   }, {
     [trap.sha256]: await WebAssembly.compile(trap.bytes as BufferSource),
     [restore.sha256]: await WebAssembly.compile(restore.bytes as BufferSource),

@@ -124,7 +124,14 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   assertEquals(made.code, 0, said);
   ok(said.includes(`workerd serve ${dir}/out/config.capnp`), said);
   const names = [...Deno.readDirSync(`${dir}/out`)].map((e) => e.name).sort();
-  assertEquals(names, ["bundle.json", "config.capnp", "plugins", "worker.js", "wrangler.toml"]);
+  assertEquals(names, [
+    "bundle.json",
+    "config.capnp",
+    "images.bin",
+    "plugins",
+    "worker.js",
+    "wrangler.toml",
+  ]);
   const plugins = [...Deno.readDirSync(`${dir}/out/plugins`)].map((e) => e.name);
   assertEquals(plugins.length, 3, "the guard and the trap and restorer helpers");
   const capnp = await Deno.readTextFile(`${dir}/out/config.capnp`);
@@ -188,4 +195,64 @@ Deno.test("with --audit-url the Worker posts its audit items to the service, bat
   }
   ok(!workerd.output().includes('{"audit":'), "delivered rows are not logged as well");
   await Deno.remove(dir, { recursive: true });
+});
+
+Deno.test("JS hooks of many tenants and policies share one engine module in a bundle", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-js-" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  // Three tenants, three scripts, three memory caps, fresh and warm.
+  const tenants = [
+    { id: "small", word: "alpha", policy: { max_memory_mb: 16 }, isolation: "fresh" },
+    { id: "medium", word: "beta", policy: { max_memory_mb: 32 }, isolation: "warm" },
+    { id: "large", word: "gamma", policy: {}, isolation: "fresh" },
+  ];
+  const keys = new Map<string, string>();
+  for (const t of tenants) {
+    const key = await h.tenant(t.id, t.policy);
+    keys.set(t.id, key);
+    const up = await h.call("PUT", "/v1/hooks/words", {
+      key,
+      body: {
+        files: {
+          "HOOK.md": `---\nname: words\ndescription: d\ntrigger: pre-tool-call\n` +
+            `isolation: ${t.isolation}\n---\n`,
+          "scripts/run.js": `const fs = require("fs");\n` +
+            `const e = JSON.parse(fs.readFileSync(0, "utf8"));\n` +
+            `if (e.tool_input.command.includes(${JSON.stringify(t.word)})) {\n` +
+            `  process.stderr.write("${t.id} refuses ${t.word}");\n  process.exit(2);\n}\n`,
+        },
+      },
+    });
+    assertEquals(up.status, 201, JSON.stringify(up.body));
+  }
+  await writeBundle({ store: h.store, out: `${dir}/out` });
+  await h.close();
+  const wasm = [...Deno.readDirSync(`${dir}/out/plugins`)]
+    .map((e) => Deno.statSync(`${dir}/out/plugins/${e.name}`).size)
+    .filter((size) => size > 100_000);
+  assertEquals(wasm.length, 1, "one QuickJS engine module for the three hooks");
+  const data = JSON.parse(await Deno.readTextFile(`${dir}/out/bundle.json`));
+  assertEquals(Object.keys(data.images).length, 3, "three images");
+  ok(Deno.statSync(`${dir}/out/images.bin`).size < wasm[0]!, "images smaller than the engine");
+  const workerd = await startWorkerd(`${dir}/out`);
+  try {
+    for (const t of tenants) {
+      for (const other of tenants) {
+        // Twice each: a warm instance answers its second call as its first.
+        for (let i = 0; i < 2; i++) {
+          const answer = await post(workerd.url, keys.get(t.id)!, toolEvent(`echo ${other.word}`));
+          assertEquals(answer.status, 200, JSON.stringify(answer.body));
+          if (other === t) {
+            assertEquals([answer.body.decision, answer.body.reason], [
+              "block",
+              `${t.id} refuses ${t.word}`,
+            ]);
+          } else assertEquals(answer.body.decision, "allow");
+        }
+      }
+    }
+  } finally {
+    await workerd.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

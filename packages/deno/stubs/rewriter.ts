@@ -22,3 +22,5 @@ const absent = (): never => {
 export const inspectModule = absent;
 /** Not in an edge Worker. */
 export const instrumentModule = absent;
+/** Not in an edge Worker. */
+export const splitData = absent;
