@@ -276,6 +276,13 @@ async function checkPackageFiles(
   }
 }
 
+/**
+ * Bundles under way in this process. esbuild runs one service process for
+ * all of them: the last to finish stops it (one that hit its deadline stops
+ * it at once, ending the others' builds too — they fail, and may be retried).
+ */
+let bundling = 0;
+
 /** {@linkcode bundleJsHook}, plus the absolute paths of the files the bundle read. */
 export async function bundleJsHookWithInputs(
   entryPath: string,
@@ -289,10 +296,12 @@ export async function bundleJsHookWithInputs(
   const esbuild = await import("esbuild");
   let functionStyle = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let overran = false;
   // A read esbuild blocks on (a FIFO deep in the tree) ends at the deadline: stopping
   // esbuild ends its process, and the build is answered COMPILE_FAILED.
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
+      overran = true;
       reject(
         new HookboxError(
           "COMPILE_FAILED",
@@ -306,6 +315,7 @@ export async function bundleJsHookWithInputs(
     work.catch(() => {}); // settled (or not) after the deadline: never an unhandled rejection
     return Promise.race([work, deadline]);
   };
+  bundling++;
   try {
     functionStyle = await bounded(hasDefaultExport(esbuild, entryPath));
     const options = { ...buildOptions(entryPath, roots, denied, functionStyle), metafile: true };
@@ -315,7 +325,7 @@ export async function bundleJsHookWithInputs(
   } finally {
     clearTimeout(timer);
     deadline.catch(() => {});
-    await esbuild.stop();
+    if (--bundling === 0 || overran) await esbuild.stop();
   }
   const outputs = result.outputFiles ?? [];
   // Without esbuild's closing `//# sourceMappingURL=` comment: the map is read here.

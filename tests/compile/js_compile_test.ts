@@ -121,3 +121,22 @@ Deno.test("a compiled JS hook's memory starts at 16 wasm pages (1 MiB: a warm in
     assert.deepEqual(inspectModule(bytes).memories.map((m) => m.min), [16], name);
   }
 });
+
+Deno.test("compileJsHook() builds several scripts at once in one process", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-together-" });
+  try {
+    const scripts = await Promise.all([0, 1, 2, 3].map(async (i) => {
+      const script = `${dir}/run${i}.js`;
+      await Deno.writeTextFile(script, `console.log("script ${i}");\n`);
+      return script;
+    }));
+    // Each bundle used to stop esbuild's one service process when it finished: the others died.
+    const built = await Promise.all(
+      scripts.map((script) => compileJsHook(script, { cacheDir: `${dir}/cache` })),
+    );
+    assert.equal(new Set(built.map((b) => b.sha256)).size, 4);
+    assert.ok(built.every((b) => !b.cached));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
