@@ -22,6 +22,7 @@ import { harness, hookMd, toolEvent, wasmFolder } from "../tests/service/_api.ts
 import { freePort, startWorkerd } from "../tests/_workerd.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { median, percentile } from "./_stats.ts";
+import { isolateMemory } from "./_workerd_inspect.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -200,37 +201,6 @@ Deno.kill(inspected.pid, "SIGKILL"); // with an inspector open, workerd does not
 await inspected.stop();
 if (!Deno.env.get("KEEP")) await Deno.remove(dir, { recursive: true });
 else console.log(dir);
-
-/** JS heap used (garbage included) and backing stores of the Worker's isolate, in MB. */
-async function isolateMemory(port: number): Promise<{ heap: number; backing: number }> {
-  const socket = new WebSocket(`ws://127.0.0.1:${port}/main`);
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = reject;
-  });
-  let next = 0;
-  const waiting = new Map<number, (result: Record<string, number>) => void>();
-  socket.onmessage = (e) => {
-    const message = JSON.parse(e.data);
-    waiting.get(message.id)?.(message.result ?? {});
-    waiting.delete(message.id);
-  };
-  const send = (method: string) =>
-    new Promise<Record<string, number>>((resolve) => {
-      const id = ++next;
-      waiting.set(id, resolve);
-      socket.send(JSON.stringify({ id, method, params: {} }));
-    });
-  // (workerd's inspector never answers HeapProfiler.collectGarbage: garbage is included.)
-  const usage = await Promise.race([
-    send("Runtime.getHeapUsage"),
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error("the inspector did not answer")), 10_000)
-    ),
-  ]);
-  socket.close();
-  return { heap: usage.usedSize! / 1e6, backing: (usage.backingStorageSize ?? NaN) / 1e6 };
-}
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 console.log(
