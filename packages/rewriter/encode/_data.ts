@@ -149,10 +149,13 @@ function mergeRanges(ranges: [number, number][]): [number, number][] {
 /** A module's code apart from the data its memory starts with ({@linkcode splitActiveData}). */
 export interface SplitData {
   /**
-   * The module with each active data segment replaced by an empty passive
-   * one (segment indices and the data count stay) and its memory's minimum
-   * 0: modules that differ only in their memory's initial contents and size
-   * (a snapshot engine with different scripts in it) become the same bytes.
+   * The module without its active data segments and with its memory's
+   * minimum 0: modules that differ only in their memory's initial contents
+   * and size (a snapshot engine with different scripts in it) become the
+   * same bytes. Active segments after the last passive one are left out
+   * (no index of a passive one moves; their number no longer shows); an
+   * active one before it becomes an empty passive one, and so does every
+   * active one when some code names one by index.
    */
   skeleton: Uint8Array<ArrayBuffer>;
   /** The memory's minimum in the module as given, pages. */
@@ -209,15 +212,8 @@ export function splitActiveData(
     runs.push([at, image.slice(at, to)]);
     at = to;
   }
-  const data = new Writer().u32(segments.length);
-  for (const s of segments) {
-    if (s.offset === null) data.u8(1).sized(s.data);
-    else data.u8(1).u32(0);
-  }
   const limits = new Writer().u32(1).u8(memory.flags).u32(0);
   if (memory.max !== null) limits.u32(memory.max);
-  const payloads = new Map<number, Uint8Array>([[SECTION.memory, limits.finish()]]);
-  if (section !== undefined) payloads.set(SECTION.data, data.finish());
   const custom: Record<string, Uint8Array> = {};
   const kept = m.sections.filter((s) => {
     if (s.customName === undefined || !leaveOut.includes(s.customName)) return true;
@@ -226,13 +222,27 @@ export function splitActiveData(
     custom[s.customName] = m.bytes.slice(r.pos, s.end);
     return false;
   });
-  return {
-    skeleton: assemble({ ...m, sections: kept }, payloads, false),
-    pages: memory.min,
-    maxPages: memory.max,
-    runs,
-    custom,
+  const skeletonOf = (count: number) => {
+    const data = new Writer().u32(count);
+    for (const s of segments.slice(0, count)) {
+      if (s.offset === null) data.u8(1).sized(s.data);
+      else data.u8(1).u32(0);
+    }
+    const payloads = new Map<number, Uint8Array>([[SECTION.memory, limits.finish()]]);
+    if (section !== undefined) payloads.set(SECTION.data, data.finish());
+    if (m.sections.some((s) => s.id === SECTION.dataCount)) {
+      payloads.set(SECTION.dataCount, new Writer().u32(count).finish());
+    }
+    return assemble({ ...m, sections: kept }, payloads, false);
   };
+  const last = segments.findLastIndex((s) => s.offset === null);
+  let skeleton = skeletonOf(last + 1);
+  // Code that names a segment left out (`data.drop` of an active one) no longer validates.
+  if (
+    last + 1 < segments.length && typeof WebAssembly !== "undefined" &&
+    !WebAssembly.validate(skeleton)
+  ) skeleton = skeletonOf(segments.length);
+  return { skeleton, pages: memory.min, maxPages: memory.max, runs, custom };
 }
 
 /** Every segment, or null if one is not of a form this rewrite handles. */
