@@ -225,7 +225,7 @@ const ms = (n: number) => `${n.toFixed(2)} ms`;
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 console.log(
-  `hookbox in workerd: ${TENANTS} tenants × 1 JS hook (${summary.plugins} prepared plugin files, ` +
+  `hookbox in workerd: ${TENANTS} tenants × 1 JS hook (${summary.plugins} prepared plugins in ${summary.modules} modules, ` +
     `bundled in ${bundleSeconds.toFixed(0)} s)`,
 );
 for (const [kind, [r, g]] of Object.entries(sizes)) {

@@ -46,7 +46,7 @@ export async function bundleCommand(args: string[]): Promise<number> {
       ...(auditUrl ? { auditUrl } : {}),
     });
     console.error(
-      `hookbox bundle: ${summary.tenants.length} tenants, ${summary.hooks} hooks, ${summary.plugins} prepared plugins` +
+      `hookbox bundle: ${summary.tenants.length} tenants, ${summary.hooks} hooks, ${summary.plugins} prepared plugins in ${summary.modules} modules` +
         `${
           summary.failures ? ` (${summary.failures} refused, reported per call)` : ""
         }, worker.js ${summary.workerBytes} bytes\n` +

@@ -59,7 +59,10 @@ export interface BundleOptions {
 export interface BundleSummary {
   tenants: string[];
   hooks: number;
+  /** Plugins prepared, one per plugin and the limits it runs under. */
   plugins: number;
+  /** Modules they were written as (plugins that differ only in data share one). */
+  modules: number;
   failures: number;
   workerBytes: number;
 }
@@ -161,7 +164,9 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
   return {
     tenants: tenants.map((t) => t.id),
     hooks: data.hooks.length,
-    plugins: shas.length - 1,
+    plugins: Object.keys(data.plugins).length,
+    // Without the trap and restorer helpers.
+    modules: shas.length - 2,
     failures: Object.keys(data.failures).length,
     workerBytes: (await Deno.stat(`${out}/worker.js`)).size,
   };

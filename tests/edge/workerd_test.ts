@@ -225,8 +225,9 @@ Deno.test("JS hooks of many tenants and policies share one engine module in a bu
     });
     assertEquals(up.status, 201, JSON.stringify(up.body));
   }
-  await writeBundle({ store: h.store, out: `${dir}/out` });
+  const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
   await h.close();
+  assertEquals([summary.plugins, summary.modules], [3, 1]);
   const wasm = [...Deno.readDirSync(`${dir}/out/plugins`)]
     .map((e) => Deno.statSync(`${dir}/out/plugins/${e.name}`).size)
     .filter((size) => size > 100_000);
