@@ -17,7 +17,7 @@ import {
   TABLE_ENTRY_BYTES,
 } from "../rewriter/mod.ts";
 import { CAPTURED_HOOK, detectAbi, type PluginAbi } from "./_abi.ts";
-import { type CompileFn, type PromiseCache, sha256Hex } from "./_cache.ts";
+import { type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
 import { FUEL_SLICE } from "./_fuel.ts";
 import { checkImports } from "./_policy.ts";
 import { LINES_SECTION } from "../core/runtime/lines.ts";
@@ -144,11 +144,16 @@ export interface PrepareContext {
    */
   shareCode?: boolean;
   limits: LoadLimits;
+  /** Receives the instrumented bytes (compiled or found compiled in `modules`). */
+  keepBytes?: (bytes: Uint8Array) => void;
   pin?: string | undefined;
   path?: string | undefined;
   compile: CompileFn;
   modules: PromiseCache<WebAssembly.Module>;
 }
+
+/** Shared modules instrumented, by skeleton and what shapes the instrumentation. */
+const SHARED = new PromiseCache<ReturnType<typeof instrumentModule>>(4);
 
 /** Validates, instruments and compiles plugin bytes. Throws `HookboxError`. */
 export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<LoadedPlugin> {
@@ -172,18 +177,23 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
   const { memoryPages, tableEntries, hostBytes } = splitBudget(info, ctx.limits.memoryMb, abi);
   const shared = ctx.shareCode ? guard(() => splitData(bytes, [LINES_SECTION]), ctx.path) : null;
   if (shared !== null && shared.pages <= memoryPages) {
-    const { bytes: instrumented, report } = guard(() =>
-      instrumentModule(shared.skeleton, {
-        memoryPages: SHARED_MAX_PAGES,
-        tableEntries,
-        meterFuel: ctx.meterFuel ?? true,
-        initialFuel: FUEL_SLICE,
-        exportGlobals: true,
-        signalGrowFailure: true,
-        captureReturn: abi === "extism" ? ["hook"] : [],
-        importMemory: true,
-      }), ctx.path);
+    const meterFuel = ctx.meterFuel ?? true;
+    // Every JS hook has the same skeleton: instrumented once, not once per hook.
+    const key = `${await sha256Hex(shared.skeleton)}:${tableEntries}:${meterFuel}:${abi}`;
+    const { bytes: instrumented, report } = await SHARED.get(key, () =>
+      Promise.resolve(guard(() =>
+        instrumentModule(shared.skeleton, {
+          memoryPages: SHARED_MAX_PAGES,
+          tableEntries,
+          meterFuel,
+          initialFuel: FUEL_SLICE,
+          exportGlobals: true,
+          signalGrowFailure: true,
+          captureReturn: abi === "extism" ? ["hook"] : [],
+          importMemory: true,
+        }), ctx.path)));
     if (report.memoryImport) {
+      ctx.keepBytes?.(instrumented);
       const instrumentedSha256 = await sha256Hex(instrumented);
       const module = await ctx.modules.get(
         instrumentedSha256,
@@ -221,6 +231,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
       captureReturn: abi === "extism" ? ["hook"] : [],
       importMemory: ctx.importMemory ?? false,
     }), ctx.path);
+  ctx.keepBytes?.(instrumented);
   const instrumentedSha256 = await sha256Hex(instrumented);
   const module = await ctx.modules.get(
     instrumentedSha256,

@@ -202,6 +202,9 @@ export interface PreparedPlugin extends Omit<LoadedPlugin, "module" | "image"> {
   runs?: [number, Uint8Array][];
 }
 
+/** Modules {@linkcode preparePlugin} compiled, by instrumented SHA-256. */
+const PREPARED_MODULES = new PromiseCache<WebAssembly.Module>(4);
+
 /** Options of {@linkcode preparePlugin}: what shapes the instrumented bytes. */
 export interface PreparePluginOptions {
   /** The limits that shape the instrumented bytes. */
@@ -236,11 +239,10 @@ export async function preparePlugin(
     trackWrites: options.isolation === "warm",
     importMemory: options.isolation !== "warm",
     shareCode: options.shareCode ?? false,
-    compile: (out, sha) => {
-      instrumented = out;
-      return compileBytes(out, sha);
-    },
-    modules: new PromiseCache(1),
+    keepBytes: (out) => instrumented = out,
+    compile: compileBytes,
+    // Compiled once as a check for every plugin that shares the module (a bundle's JS hooks).
+    modules: PREPARED_MODULES,
   });
   const { module: _, image, ...meta } = loaded;
   const runs = (image as RunsImage | undefined)?.runs;
