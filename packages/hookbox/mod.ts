@@ -51,6 +51,7 @@ export {
 export {
   createWasmRuntime,
   type LoadedPlugin,
+  type MemoryImage,
   type PluginAbi,
   type PreparedPlugin,
   type WasmRuntimeOptions,
@@ -69,6 +70,14 @@ export {
   type UploadLimits,
 } from "../service/app.ts";
 export { AuditWriter } from "../service/audit.ts";
+export type {
+  AgentSource,
+  EventBodyMessage,
+  EventBodySource,
+  EventCodec,
+} from "../service/event_body.ts";
+export type { ErrorStatus } from "../service/errors.ts";
+export type { LazyPack } from "../core/schema/lazy_json.ts";
 export { type ShadowCall, ShadowRunner } from "../service/replay.ts";
 export type { BuiltHook, HookBuilder, HookTestReport } from "../service/builder.ts";
 export {

@@ -103,6 +103,7 @@ export interface MemoryImage {
 
 /** An image made of runs of `[offset, bytes]` (`SplitData.runs`). */
 export interface RunsImage extends MemoryImage {
+  /** `[offset, bytes]`: sorted, disjoint. */
   readonly runs: readonly (readonly [number, Uint8Array])[];
 }
 
@@ -180,18 +181,21 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     const meterFuel = ctx.meterFuel ?? true;
     // Every JS hook has the same skeleton: instrumented once, not once per hook.
     const key = `${await sha256Hex(shared.skeleton)}:${tableEntries}:${meterFuel}:${abi}`;
-    const { bytes: instrumented, report } = await SHARED.get(key, () =>
-      Promise.resolve(guard(() =>
-        instrumentModule(shared.skeleton, {
-          memoryPages: SHARED_MAX_PAGES,
-          tableEntries,
-          meterFuel,
-          initialFuel: FUEL_SLICE,
-          exportGlobals: true,
-          signalGrowFailure: true,
-          captureReturn: abi === "extism" ? ["hook"] : [],
-          importMemory: true,
-        }), ctx.path)));
+    const { bytes: instrumented, report } = await SHARED.get(
+      key,
+      () =>
+        Promise.resolve(guard(() =>
+          instrumentModule(shared.skeleton, {
+            memoryPages: SHARED_MAX_PAGES,
+            tableEntries,
+            meterFuel,
+            initialFuel: FUEL_SLICE,
+            exportGlobals: true,
+            signalGrowFailure: true,
+            captureReturn: abi === "extism" ? ["hook"] : [],
+            importMemory: true,
+          }), ctx.path)),
+    );
     if (report.memoryImport) {
       ctx.keepBytes?.(instrumented);
       const instrumentedSha256 = await sha256Hex(instrumented);

@@ -16,20 +16,25 @@ import { type LazyPack, packLazy, unpackLazy } from "../core/schema/lazy_json.ts
 import type { HookEvent, ParseEventResult } from "../core/schema/event.ts";
 import { type EventText, parseEventText, rememberText } from "../core/schema/event_text.ts";
 import { agentEventOfText } from "../agents/event_text.ts";
-import type { AgentCall, AgentName } from "../agents/adapters.ts";
+import type { AgentCall } from "../agents/adapters.ts";
 import { ApiError, type ErrorStatus } from "./errors.ts";
 import { jsonOf, utf8Text } from "./request.ts";
 
 /** `/v1/agents/{agent}/events`: the agent, its `event` query and the event's timestamp. */
 export interface AgentSource {
-  name: AgentName;
+  /** The agent whose adapter reads the payload (`AGENTS`; another is `EVENT_INVALID`). */
+  name: string;
+  /** The `event` query: the agent's event name, when the payload does not say. */
   event?: string | undefined;
+  /** The timestamp of the event its adapter makes (RFC 3339). */
   at: string;
 }
 
 /** Whose body it is, and for an agent's route, which agent's. */
 export interface EventBodySource {
+  /** The tenant the event is for (its `tenant_id`). */
   tenantId: string;
+  /** For `/v1/agents/{agent}/events`. */
   agent?: AgentSource;
 }
 
@@ -100,7 +105,9 @@ export function readEventBody(bytes: Uint8Array, from: EventBodySource): EventBo
 
 /** An {@linkcode EventBody} as a worker sends it: structured-clone safe, big parts as text. */
 export interface EventBodyMessage {
+  /** The body as text ("" when it is not UTF-8). */
   text: string;
+  /** Why the body is no event (an `ApiError`'s parts). */
   error: { status: ErrorStatus; code: string; message: string; field?: string } | null;
   /** The event's error, when the event is invalid. */
   invalid: { code: string; message: string; field?: string } | null;
@@ -131,7 +138,7 @@ export function eventBodyMessage(body: EventBody): EventBodyMessage {
       ? null
       : packLazy({ call, event: parsed !== null && parsed.ok ? parsed.event : null }),
     agent: source?.agent === undefined ? null : {
-      name: source.agent.name as AgentName,
+      name: source.agent.name,
       event: source.agent.event,
       at: source.agent.at,
     },

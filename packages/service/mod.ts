@@ -34,6 +34,9 @@ export {
   ShadowRunner,
 } from "./replay.ts";
 export type { ServiceMetrics } from "./service_metrics.ts";
+export type { AgentSource, EventBodyMessage, EventBodySource, EventCodec } from "./event_body.ts";
+export type { ErrorStatus } from "./errors.ts";
+export type { LazyPack } from "../core/schema/lazy_json.ts";
 
 // Types the exports above refer to.
 export type { DispatchResult, HookRecord, Outcome } from "../core/dispatch/result.ts";
