@@ -139,6 +139,8 @@ async function first(workerd: Workerd, i: number): Promise<number> {
 
 const POLL = { pollMs: 2 };
 const starts: number[] = [];
+/** Start to the first `/healthz` answer (the Worker builds its service on its first request). */
+const healthy: number[] = [];
 const helloStarts: number[] = [];
 for (let round = 0; round < 5; round++) {
   const t0 = performance.now();
@@ -148,6 +150,7 @@ for (let round = 0; round < 5; round++) {
   await hello.stop();
   const t1 = performance.now();
   const w = await startWorkerd(`${dir}/out`, {}, POLL);
+  healthy.push(performance.now() - t1);
   await first(w, round);
   starts.push(performance.now() - t1);
   await w.stop();
@@ -235,7 +238,9 @@ console.log(`bundle as deployed: ${mb(raw)}, ${mb(gzip)} gzip (target ≤ 10 MB 
 console.log(
   `start to first answer: median ${ms(median(starts))}; an "ok" Worker: ${
     ms(median(helloStarts))
-  }; ${(median(starts) / median(helloStarts)).toFixed(2)}× (target ≤ 100 ms)`,
+  }; ${(median(starts) / median(helloStarts)).toFixed(2)}× (target ≤ 100 ms); to /healthz ${
+    ms(median(healthy))
+  }`,
 );
 console.log(
   `warm JS hook (tenant 0): p50 ${ms(warm.p50)}, p99 ${ms(warm.p99)}; "ok" Worker p50 ${

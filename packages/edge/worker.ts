@@ -68,21 +68,29 @@ const SERVED = new Set(["POST /v1/events", "GET /healthz"]);
 /**
  * The memory image of each plugin that shares its module, by the plugin's
  * SHA-256: its module's base runs, then its own (`bundle_data.ts`), read
- * from `images.bin` as views the first time the plugin loads.
+ * from `images.bin` as views the first time the plugin loads. A base is
+ * read once for all the plugins on it: a thousand hooks must not hold a
+ * thousand lists of the same runs.
  */
 function imagesOf(
   data: BundleData,
   buffer: ArrayBuffer | undefined,
 ): (sha: string) => MemoryImage | null {
   const made = new Map<string, MemoryImage>();
+  const bases = new Map<number, MemoryImage>();
   return (sha) => {
     const where = data.images[sha];
     if (where === undefined) return null;
     if (buffer === undefined) throw new Error("images.bin is missing from the bundle");
     let image = made.get(sha);
     if (image === undefined) {
-      const runs = [...decodeRuns(buffer, where.base), ...decodeRuns(buffer, where.own)];
-      made.set(sha, image = runsImage(runs));
+      let base = bases.get(where.base);
+      if (base === undefined) {
+        bases.set(where.base, base = runsImage(decodeRuns(buffer, where.base)));
+      }
+      const own = runsImage(decodeRuns(buffer, where.own));
+      const baseImage = base;
+      made.set(sha, image = { write: (memory) => (baseImage.write(memory), own.write(memory)) });
     }
     return image;
   };
