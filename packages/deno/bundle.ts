@@ -23,11 +23,14 @@ import {
   ZOD_TRIMMED,
 } from "./_esbuild_plugins.ts";
 import { matcherNeedsRegexEngine } from "../core/schema/matcher.ts";
+import { deflateRawSync } from "node:zlib";
 import {
   BUNDLE_VERSION,
   type BundleData,
   deltaRuns,
   encodeRuns,
+  type ImagePlace,
+  IMAGES_PER_CHUNK,
   preparedKey,
 } from "../edge/bundle_data.ts";
 import { isHookboxError } from "../core/errors.ts";
@@ -86,6 +89,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     trap: "",
     restore: "",
     images: {},
+    chunks: [],
   };
   const files = new Map<string, Uint8Array>();
   const images = new Map<string, { module: string; runs: [number, Uint8Array][] }>();
@@ -231,31 +235,51 @@ async function prepareFor(
 
 /**
  * `images.bin`: per shared module, the first plugin's image whole (its
- * base), and each plugin's runs against that base (the first's: none);
- * their offsets go in `data.images`.
+ * base, a chunk of its own), and each plugin's runs against that base (the
+ * first's: none), {@linkcode IMAGES_PER_CHUNK} to a chunk; each chunk
+ * compressed on its own. Where each is goes in `data.images` and
+ * `data.chunks`.
  */
 function packImages(
   images: Map<string, { module: string; runs: [number, Uint8Array][] }>,
   data: BundleData,
 ): Uint8Array {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  const append = (bytes: Uint8Array) => {
+  const chunks: Uint8Array[][] = [];
+  const place = (chunk: number, bytes: Uint8Array): ImagePlace => {
+    const parts = chunks[chunk]!;
+    const at = parts.reduce((sum, p) => sum + p.length, 0);
     parts.push(bytes);
-    size += bytes.length;
-    return size - bytes.length;
+    return { chunk, at };
   };
-  const bases = new Map<string, { at: number; runs: [number, Uint8Array][] }>();
+  const bases = new Map<string, { place: ImagePlace; runs: [number, Uint8Array][] }>();
+  let open = -1; // the chunk plugins' own runs go to
   for (const [sha, { module, runs }] of images) {
     let base = bases.get(module);
-    if (base === undefined) bases.set(module, base = { at: append(encodeRuns(runs)), runs });
-    data.images[sha] = { base: base.at, own: append(encodeRuns(deltaRuns(base.runs, runs))) };
+    if (base === undefined) {
+      chunks.push([]);
+      bases.set(module, base = { place: place(chunks.length - 1, encodeRuns(runs)), runs });
+    }
+    if (open < 0 || chunks[open]!.length >= IMAGES_PER_CHUNK) open = chunks.push([]) - 1;
+    data.images[sha] = {
+      base: base.place,
+      own: place(open, encodeRuns(deltaRuns(base.runs, runs))),
+    };
   }
-  const out = new Uint8Array(size);
+  const packed = chunks.map((parts) => {
+    const raw = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      raw.set(part, at);
+      at += part.length;
+    }
+    return deflateRawSync(raw, { level: 9 });
+  });
+  const out = new Uint8Array(packed.reduce((sum, p) => sum + p.length, 0));
   let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
+  for (const chunk of packed) {
+    data.chunks.push([at, chunk.length]);
+    out.set(chunk, at);
+    at += chunk.length;
   }
   return out;
 }

@@ -12,7 +12,7 @@ import type { PreparedPlugin } from "../runtime-wasm/mod.ts";
 import type { HookRow, TenantRow } from "../store/store.ts";
 
 /** Format version of {@linkcode BundleData}. */
-export const BUNDLE_VERSION = 3;
+export const BUNDLE_VERSION = 4;
 
 /** The registry and plugin metadata a Worker serves from. */
 export interface BundleData {
@@ -35,13 +35,30 @@ export interface BundleData {
   /** SHA-256 of the restorer helper module (warm instances). */
   restore: string;
   /**
-   * Where each plugin's memory image is in `images.bin`, by the plugin's
-   * SHA-256, for plugins that share their instrumented module (JS hooks: one
-   * QuickJS engine): the byte offsets of the runs of its module's base image
-   * and of the runs it differs from that base in (see {@linkcode imageOf}).
+   * Where each plugin's memory image is, by the plugin's SHA-256, for
+   * plugins that share their instrumented module (JS hooks: one QuickJS
+   * engine): the runs of its module's base image and the runs it differs
+   * from that base in, each as a chunk of `chunks` and a byte offset in it
+   * once inflated (see {@linkcode encodeRuns}).
    */
-  images: Record<string, { base: number; own: number }>;
+  images: Record<string, { base: ImagePlace; own: ImagePlace }>;
+  /**
+   * `images.bin` as byte ranges `[offset, length]`, each a chunk of runs
+   * compressed on its own (deflate-raw): a Worker inflates a chunk when one
+   * of its plugins first loads, and starts without reading the rest
+   * (workerd takes about 6 ms per megabyte of data modules at start).
+   */
+  chunks: [number, number][];
 }
+
+/** Where runs are: chunk `chunk` of `BundleData.chunks`, at byte `at` once inflated. */
+export interface ImagePlace {
+  chunk: number;
+  at: number;
+}
+
+/** Plugins' own runs per chunk of `images.bin` (a base image is a chunk of its own). */
+export const IMAGES_PER_CHUNK = 32;
 
 /** Runs of `[offset, bytes]`: what a memory image writes into a zeroed memory. */
 export type ImageRuns = readonly (readonly [number, Uint8Array])[];

@@ -23,7 +23,13 @@ import { createService } from "../service/app.ts";
 import { createEngine } from "../service/engine.ts";
 import { ApiError } from "../service/errors.ts";
 import type { AuditRow } from "../store/store.ts";
-import { BUNDLE_VERSION, type BundleData, decodeRuns, preparedKey } from "./bundle_data.ts";
+import {
+  BUNDLE_VERSION,
+  type BundleData,
+  decodeRuns,
+  type ImagePlace,
+  preparedKey,
+} from "./bundle_data.ts";
 import { type AuditPoster, createAuditPoster } from "./audit_post.ts";
 import { bundleStore } from "./store.ts";
 
@@ -68,29 +74,42 @@ const SERVED = new Set(["POST /v1/events", "GET /healthz"]);
 /**
  * The memory image of each plugin that shares its module, by the plugin's
  * SHA-256: its module's base runs, then its own (`bundle_data.ts`), read
- * from `images.bin` as views the first time the plugin loads. A base is
- * read once for all the plugins on it: a thousand hooks must not hold a
- * thousand lists of the same runs.
+ * as views into their chunk of `images.bin`, which is inflated the first
+ * time one of its plugins loads. A base is read once for all the plugins on
+ * it: a thousand hooks must not hold a thousand lists of the same runs.
  */
 function imagesOf(
   data: BundleData,
   buffer: ArrayBuffer | undefined,
-): (sha: string) => MemoryImage | null {
-  const made = new Map<string, MemoryImage>();
-  const bases = new Map<number, MemoryImage>();
+): (sha: string) => Promise<MemoryImage | null> {
+  const chunks = new Map<number, Promise<ArrayBuffer>>();
+  const inflated = (chunk: number) => {
+    let made = chunks.get(chunk);
+    if (made === undefined) {
+      const [offset, length] = data.chunks[chunk]!;
+      const stream = new Blob([new Uint8Array(buffer!, offset, length)]).stream()
+        .pipeThrough(new DecompressionStream("deflate-raw"));
+      chunks.set(chunk, made = new Response(stream).arrayBuffer());
+    }
+    return made;
+  };
+  const runsAt = ({ chunk, at }: ImagePlace) =>
+    inflated(chunk).then((bytes) => runsImage(decodeRuns(bytes, at)));
+  const bases = new Map<string, Promise<MemoryImage>>();
+  const images = new Map<string, Promise<MemoryImage>>();
   return (sha) => {
     const where = data.images[sha];
-    if (where === undefined) return null;
+    if (where === undefined) return Promise.resolve(null);
     if (buffer === undefined) throw new Error("images.bin is missing from the bundle");
-    let image = made.get(sha);
+    let image = images.get(sha);
     if (image === undefined) {
-      let base = bases.get(where.base);
-      if (base === undefined) {
-        bases.set(where.base, base = runsImage(decodeRuns(buffer, where.base)));
-      }
-      const own = runsImage(decodeRuns(buffer, where.own));
-      const baseImage = base;
-      made.set(sha, image = { write: (memory) => (baseImage.write(memory), own.write(memory)) });
+      const key = `${where.base.chunk}:${where.base.at}`;
+      let base = bases.get(key);
+      if (base === undefined) bases.set(key, base = runsAt(where.base));
+      image = Promise.all([base, runsAt(where.own)]).then(([b, own]) => ({
+        write: (memory: Uint8Array) => (b.write(memory), own.write(memory)),
+      }));
+      images.set(sha, image);
     }
     return image;
   };
@@ -150,13 +169,11 @@ export function createEdgeWorker(
             ),
           );
         }
-        const image = imageOf(plugin.sha256);
-        const loaded: LoadedPlugin = {
+        return imageOf(plugin.sha256).then((image): LoadedPlugin => ({
           ...plugin,
           module: moduleOf(plugin.instrumentedSha256),
           ...(image === null ? {} : { image }),
-        };
-        return Promise.resolve(loaded);
+        }));
       },
     });
     const engine = createEngine({

@@ -127,6 +127,7 @@ Deno.test("a Worker given an audit URL but no admin key refuses requests, naming
     trap: trap.sha256,
     restore: restore.sha256,
     images: {},
+    chunks: [],
   }, {
     [trap.sha256]: await WebAssembly.compile(trap.bytes as BufferSource),
     [restore.sha256]: await WebAssembly.compile(restore.bytes as BufferSource),
