@@ -53,7 +53,9 @@ export interface BundleData {
 
 /** Where runs are: chunk `chunk` of `BundleData.chunks`, at byte `at` once inflated. */
 export interface ImagePlace {
+  /** Index into `BundleData.chunks`. */
   chunk: number;
+  /** Byte offset of the runs in the inflated chunk. */
   at: number;
 }
 

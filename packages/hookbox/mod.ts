@@ -117,7 +117,7 @@ export type {
 export { VersionRefused } from "../store/store.ts";
 export type { ServiceMetrics } from "../service/service_metrics.ts";
 export { createEdgeWorker, type EdgeWorker, type EdgeWorkerOptions } from "../edge/worker.ts";
-export { BUNDLE_VERSION, type BundleData } from "../edge/bundle_data.ts";
+export { BUNDLE_VERSION, type BundleData, type ImagePlace } from "../edge/bundle_data.ts";
 export * from "../agent-loop/mod.ts";
 
 // Types the exports above refer to.
