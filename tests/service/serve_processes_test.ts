@@ -69,10 +69,14 @@ async function serveProcesses(db: string) {
 
 /** An event on a connection of its own (so the kernel picks a process for each). */
 async function event(url: string, key: string, command: string) {
+  // A client of its own: a new connection, so the kernel picks a process for each
+  // (fetch drops a `Connection: close` header and reuses its pool's connections).
+  using client = Deno.createHttpClient({});
   const res = await fetch(`${url}/v1/events`, {
     method: "POST",
-    headers: { authorization: `Bearer ${key}`, connection: "close" },
+    headers: { authorization: `Bearer ${key}` },
     body: JSON.stringify(toolEvent({ tool_input: { command } })),
+    client,
   });
   return { status: res.status, body: await res.json() };
 }
