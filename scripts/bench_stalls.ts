@@ -254,6 +254,22 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     for (const a of answers) by[a.status] = (by[a.status] ?? 0) + 1;
     console.log(`  uploads answered: ${JSON.stringify(by)}`);
   }],
+  ["JSON uploads of 12 MiB of base64, 3 at once, 3 times", async () => {
+    // Parsed, checked and decoded before anything else looks at them.
+    const files = {
+      "HOOK.md": "---\nname: bulk\ndescription: d\ntrigger: pre-tool-call\n---\n",
+      "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+      "docs/bulk.bin": { base64: "QUJD".repeat(3 * 1024 * 1024) },
+    };
+    const by: Record<number, number> = {};
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        [0, 1, 2].map((i) => call(url, "PUT", `/v1/hooks/bulk${i}`, hostile, { files })),
+      );
+      for (const a of answers) by[a.status] = (by[a.status] ?? 0) + 1;
+    }
+    console.log(`  uploads answered: ${JSON.stringify(by)}`);
+  }],
   ["gzip bombs (1 MiB to 1 GiB) uploaded, 3 at once, 4 times", async () => {
     for (let round = 0; round < 4; round++) {
       const answers = await Promise.all(Array.from({ length: 3 }, async () => {

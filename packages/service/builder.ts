@@ -54,6 +54,11 @@ export interface HookBuilder {
    */
   unpack?(archive: Uint8Array): Promise<Map<string, Uint8Array>>;
   /**
+   * Reads a big JSON upload body as `uploadFiles` does, somewhere other than
+   * the thread answering requests. @default none: the service reads it itself
+   */
+  parseUpload?(json: Uint8Array): Promise<Map<string, Uint8Array>>;
+  /**
    * Runs the folder's own tests (`tests/*.json`) through the sandbox, as
    * `hookbox test` does, and reports each case; absent: the service cannot
    * test versions (`POST /v1/hooks/{name}/versions/{version}/test` answers 501).

@@ -7,22 +7,24 @@
  */
 import { ApiError } from "../../service/errors.ts";
 import { unpackArchive } from "../../service/archive.ts";
-import type { UnpackAnswer } from "./unpack.ts";
+import type { UnpackAnswer, UnpackJob } from "./unpack.ts";
+import { uploadFiles } from "../../service/request.ts";
 import { lowerThreadPriority } from "../../host-deno/thread_priority.ts";
 
 interface UnpackScope {
   postMessage(message: UnpackAnswer, transfer?: Transferable[]): void;
-  onmessage: ((event: MessageEvent<Uint8Array>) => void) | null;
+  onmessage: ((event: MessageEvent<UnpackJob>) => void) | null;
 }
 
 const scope = globalThis as unknown as UnpackScope;
 const lowered = lowerThreadPriority().catch(() => false);
 
-scope.onmessage = async ({ data: archive }) => {
+scope.onmessage = async ({ data: job }) => {
   await lowered;
   try {
+    const read = job instanceof Uint8Array ? await unpackArchive(job) : uploadFiles(job.json);
     // Each file its own buffer (a tar's entries may share one), moved rather than copied.
-    const files = [...await unpackArchive(archive)].map(([path, bytes]) =>
+    const files = [...read].map(([path, bytes]) =>
       [path, bytes.slice()] as [string, Uint8Array]
     );
     scope.postMessage({ files }, files.map(([, bytes]) => bytes.buffer as ArrayBuffer));

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { unpackApart } from "./unpack.ts";
+import { parseUploadApart, unpackApart } from "./unpack.ts";
 import { z } from "zod";
 import { compileHook, runCommand } from "../../compile/mod.ts";
 import { allIssues } from "../../core/schema/issues.ts";
@@ -44,6 +44,7 @@ export interface DenoHookBuilderOptions {
 export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): HookBuilder {
   return {
     unpack: unpackApart,
+    parseUpload: parseUploadApart,
     test: (name, files) => testIn(name, files),
     async build(name, files) {
       try {

@@ -9,6 +9,9 @@
 import type { ErrorCode } from "../../core/errors.ts";
 import { ApiError, type ErrorStatus } from "../../service/errors.ts";
 
+/** What the worker is given: an archive, or a JSON upload body. */
+export type UnpackJob = Uint8Array | { json: Uint8Array };
+
 /** What the worker answers. */
 export type UnpackAnswer =
   | { files: [string, Uint8Array][] }
@@ -27,7 +30,16 @@ const ENTRY = new URL("./_unpack_worker.ts", import.meta.url);
 export const UNPACK_TIMEOUT_MS = 30_000;
 
 /** `unpackArchive` on a worker of its own (see the module doc). */
-export async function unpackApart(archive: Uint8Array): Promise<Map<string, Uint8Array>> {
+export function unpackApart(archive: Uint8Array): Promise<Map<string, Uint8Array>> {
+  return apart(archive);
+}
+
+/** `uploadFiles` of a big JSON upload body on a worker of its own, as an archive is. */
+export function parseUploadApart(json: Uint8Array): Promise<Map<string, Uint8Array>> {
+  return apart({ json });
+}
+
+async function apart(job: UnpackJob): Promise<Map<string, Uint8Array>> {
   const worker = new Worker(ENTRY, { type: "module" });
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
@@ -47,7 +59,7 @@ export async function unpackApart(archive: Uint8Array): Promise<Map<string, Uint
         );
       };
       worker.onmessageerror = () => reject(new Error("the unpack worker sent a bad answer"));
-      worker.postMessage(archive);
+      worker.postMessage(job);
     });
     if ("error" in answer) {
       const { status, code, message, extra } = answer.error;

@@ -127,7 +127,11 @@ async function uploadAdmitted(
   const { store, builder, storage, uploads, iso } = ctx;
   // ?stage=1: stored beside the active version, not instead of it (test it, then roll back to it).
   const stage = ["1", "true"].includes(c.req.query("stage") ?? "");
-  const files = await readFolder(c, builder.unpack?.bind(builder));
+  const files = await readFolder(
+    c,
+    builder.unpack?.bind(builder),
+    builder.parseUpload?.bind(builder),
+  );
   if (scope !== PLATFORM && (await store.getHook(PLATFORM, name))) {
     throw new ApiError(
       409,

@@ -1,0 +1,80 @@
+/**
+ * A big JSON upload (up to 16 MiB of text and base64) is read on a worker of
+ * its own by the Deno builder, with the answers of one read in place: the
+ * same files, the same refusals naming the same field.
+ */
+import assert from "node:assert/strict";
+import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import { parseUploadApart } from "../../packages/deno/serve/unpack.ts";
+import { createDenoHookBuilder } from "../../packages/deno/serve/hook_builder.ts";
+import { APART_UPLOAD_BYTES, uploadFiles } from "../../packages/service/request.ts";
+import { ApiError } from "../../packages/service/errors.ts";
+import { encodeBase64 } from "../_base64.ts";
+import { pluginBytes } from "../integration/_plugins.ts";
+import { harness, hookMd } from "./_api.ts";
+
+const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+/** What reading `body` gives: its files, or the error's status, code and field. */
+async function outcome(read: () => Map<string, Uint8Array> | Promise<Map<string, Uint8Array>>) {
+  try {
+    return { files: [...await read()].map(([path, bytes]) => [path, [...bytes].join(",")]) };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    return { error: [err.status, err.code, err.extra.field] };
+  }
+}
+
+Deno.test("a JSON upload read on the worker gives what it gives read in place", async () => {
+  const notes = "n".repeat(APART_UPLOAD_BYTES);
+  const bodies = [
+    json({ files: { "HOOK.md": hookMd("a"), "notes.txt": notes, "x.bin": { base64: "AAEC" } } }),
+    json({ files: { "HOOK.md": hookMd("a"), "notes.txt": notes, "x.bin": { base64: "@@@" } } }),
+    json({ files: { "notes.txt": 7 } }),
+    new TextEncoder().encode(`{"files": {"notes.txt": "${notes}"`),
+    new Uint8Array([0x7b, 0xff, 0x7d]),
+  ];
+  for (const body of bodies) {
+    const here = await outcome(() => uploadFiles(body));
+    const there = await outcome(() => parseUploadApart(body.slice()));
+    assert.deepEqual(there, here);
+  }
+  assert.deepEqual((await outcome(() => uploadFiles(bodies[1]!))).error, [
+    400,
+    "REQUEST_INVALID",
+    "files.x.bin",
+  ]);
+});
+
+Deno.test("the service reads a big JSON upload through its builder's parseUpload", async () => {
+  const dir = await Deno.makeTempDir();
+  const builder = createDenoHookBuilder();
+  let parsed = 0;
+  // The Deno builder, with its parseUpload counted.
+  const original = builder.parseUpload!;
+  builder.parseUpload = (bytes) => (parsed++, original(bytes));
+  const counted = await harness(openSqliteStore(`${dir}/counted.db`), undefined, 0, undefined, {
+    builder,
+  });
+  try {
+    const key = await counted.tenant("acme");
+    const files = {
+      "HOOK.md": hookMd("guard"),
+      "plugin.wasm": { base64: encodeBase64(await pluginBytes("guard_wasi")) },
+      "docs/notes.txt": "n".repeat(APART_UPLOAD_BYTES),
+    };
+    const up = await counted.call("PUT", "/v1/hooks/guard", { key, body: { files } });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    assert.equal(parsed, 1, "the big body went to parseUpload");
+    // A small one is read in place.
+    const small = await counted.call("PUT", "/v1/hooks/small", {
+      key,
+      body: { files: { ...files, "HOOK.md": hookMd("small"), "docs/notes.txt": "n" } },
+    });
+    assert.equal(small.status, 201, JSON.stringify(small.body));
+    assert.equal(parsed, 1);
+  } finally {
+    await counted.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
