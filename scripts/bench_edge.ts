@@ -22,7 +22,7 @@ import { harness, hookMd, toolEvent, wasmFolder } from "../tests/service/_api.ts
 import { freePort, startWorkerd } from "../tests/_workerd.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { median, percentile } from "./_stats.ts";
-import { isolateMemory } from "./_workerd_inspect.ts";
+import { isolateMemory, writeOkWorker } from "./_workerd_bench.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -76,24 +76,7 @@ const post = async (url: string, key: string, command: string) => {
 };
 
 // Baseline, side by side: a Worker that answers every request with "ok".
-await Deno.mkdir(`${dir}/hello`);
-await Deno.writeTextFile(
-  `${dir}/hello/worker.js`,
-  `export default { fetch() { return new Response("ok"); } };`,
-);
-await Deno.writeTextFile(
-  `${dir}/hello/config.capnp`,
-  `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .w) ],
-  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
-);
-const w :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2025-09-01",
-);
-`,
-);
+await writeOkWorker(`${dir}/hello`);
 const POLL = { pollMs: 2 };
 const helloStarts: number[] = [];
 const helloLatency: number[] = [];

@@ -24,7 +24,7 @@ import { harness, toolEvent } from "../tests/service/_api.ts";
 import { startWorkerd, type Workerd } from "../tests/_workerd.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { median, percentile } from "./_stats.ts";
-import { isolateMemory } from "./_workerd_inspect.ts";
+import { isolateMemory, writeOkWorker } from "./_workerd_bench.ts";
 import { blockedBy, tenantScript } from "./_tenant_hooks.ts";
 import { freePort } from "../tests/_workerd.ts";
 
@@ -100,24 +100,7 @@ for (const file of files) {
 }
 
 // An "ok" Worker, side by side: its start and its loopback latency are the floor.
-await Deno.mkdir(`${dir}/hello`);
-await Deno.writeTextFile(
-  `${dir}/hello/worker.js`,
-  `export default { fetch() { return new Response("ok"); } };`,
-);
-await Deno.writeTextFile(
-  `${dir}/hello/config.capnp`,
-  `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [ (name = "main", worker = .w) ],
-  sockets = [ (name = "http", address = "127.0.0.1:0", http = (), service = "main") ],
-);
-const w :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2025-09-01",
-);
-`,
-);
+await writeOkWorker(`${dir}/hello`);
 
 const body = (i: number, command = "ls") =>
   JSON.stringify(toolEvent(command, { session_id: `s${i}` }));
