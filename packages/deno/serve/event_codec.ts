@@ -48,9 +48,10 @@ export function createEventCodec(
 
   const settle = (answer: CodecAnswer) => {
     clearTimeout(timer);
-    const done = current!;
+    const done = current;
     current = null;
-    done.resolve(answer);
+    // A worker that failed with no job (while starting) is replaced by the next job.
+    done?.resolve(answer);
     pump();
   };
   const broke = (why: string) => {
