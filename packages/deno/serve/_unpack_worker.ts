@@ -24,9 +24,7 @@ scope.onmessage = async ({ data: job }) => {
   try {
     const read = job instanceof Uint8Array ? await unpackArchive(job) : uploadFiles(job.json);
     // Each file its own buffer (a tar's entries may share one), moved rather than copied.
-    const files = [...read].map(([path, bytes]) =>
-      [path, bytes.slice()] as [string, Uint8Array]
-    );
+    const files = [...read].map(([path, bytes]) => [path, bytes.slice()] as [string, Uint8Array]);
     scope.postMessage({ files }, files.map(([, bytes]) => bytes.buffer as ArrayBuffer));
   } catch (err) {
     scope.postMessage({

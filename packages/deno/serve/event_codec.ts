@@ -37,8 +37,15 @@ export interface DenoEventCodec extends EventCodec {
  * loading the worker's modules would make that request wait).
  */
 export function createEventCodec(
-  options: { minBytes?: number; timeoutMs?: number } = {},
+  options: {
+    minBytes?: number;
+    timeoutMs?: number;
+    /** Where a failure of the worker is reported (one line each). @default console.error */
+    log?: (entry: Record<string, unknown>) => void;
+  } = {},
 ): DenoEventCodec {
+  const log = options.log ??
+    ((entry: Record<string, unknown>) => console.error(JSON.stringify(entry)));
   const timeoutMs = options.timeoutMs ?? CODEC_TIMEOUT_MS;
   const queues = new Map<string, Pending[]>();
   let worker: Worker | null = null;
@@ -55,6 +62,7 @@ export function createEventCodec(
     pump();
   };
   const broke = (why: string) => {
+    log({ at: new Date().toISOString(), level: "error", msg: "event codec", error: why });
     worker?.terminate();
     worker = null;
     settle({ failure: why });

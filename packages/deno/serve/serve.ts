@@ -217,7 +217,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       report: decisionLogFailed,
     })
     : await jsonLinesFile(options.decisionLog, decisionLogFailed);
-  const eventCodec = createEventCodec();
+  const eventCodec = createEventCodec({ log });
   const service = createService({
     store,
     engine,
