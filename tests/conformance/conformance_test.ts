@@ -78,7 +78,7 @@ Deno.test("conformance: the library on Deno, one module for plugins that differ 
   check("deno", await runCases(denoFs, root, CASES, { shareCode: true }));
 });
 
-Deno.test("conformance: the library on Node", async () => {
+Deno.test("conformance: the library on Node, and with one module for plugins that differ in data", async () => {
   await prepared;
   try {
     await esbuild.build({
@@ -94,9 +94,13 @@ Deno.test("conformance: the library on Node", async () => {
   } finally {
     await esbuild.stop();
   }
-  const out = await new Deno.Command("node", { args: [`${root}/conformance.mjs`, root] }).output();
-  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
-  check("node", JSON.parse(new TextDecoder().decode(out.stdout)));
+  for (const mode of ["", "share-code"]) {
+    const out = await new Deno.Command("node", {
+      args: [`${root}/conformance.mjs`, root, mode],
+    }).output();
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    check("node", JSON.parse(new TextDecoder().decode(out.stdout)));
+  }
 });
 
 Deno.test("conformance: a bundle in workerd, over HTTP", async () => {
