@@ -6,7 +6,8 @@
  * its few top-level fields, while its hooks get the event as text anyway.
  *
  * {@linkcode packLazy} (on the thread that parsed the value) keeps small
- * parts as they are and turns each big subtree into its JSON text;
+ * parts as they are, up to {@linkcode INLINE_MAX_NODES} values in all, and
+ * turns each big subtree (and every one past that budget) into its JSON text;
  * {@linkcode unpackLazy} (on the receiving thread) puts each such subtree
  * back as an accessor that parses its text the first time it is read and
  * then becomes a plain data property. Nothing that reads the value can tell
@@ -24,6 +25,14 @@ export const LAZY_MIN_NODES = 1024;
  * as they are, its big ones as text); a wider one travels as text whole.
  */
 export const OPEN_MAX_KEYS = 1024;
+
+/**
+ * Most values that travel as values in all: past it, every further object
+ * or array travels as text, however small. Without it, an event of a hundred
+ * fields of a thousand values each would travel whole, each field being
+ * small on its own.
+ */
+export const INLINE_MAX_NODES = 4096;
 
 /** A value packed by {@linkcode packLazy}. Structured-clone safe. */
 export interface LazyPack {
@@ -64,12 +73,24 @@ export function packLazy(value: unknown): LazyPack {
     if (keys === undefined) keyLists.set(v, keys = Object.keys(v));
     return keys;
   };
+  let budget = INLINE_MAX_NODES;
   const walk = (v: unknown, path: string[]): unknown => {
-    if (typeof v !== "object" || v === null) return v;
+    if (typeof v !== "object" || v === null) {
+      budget--;
+      return v;
+    }
     let cell = cellOf.get(v);
     if (cell === undefined) {
-      if (fewNodes(v, LAZY_MIN_NODES, keysOf)) return v;
-      if (!Array.isArray(v) && keysOf(v).length <= OPEN_MAX_KEYS) {
+      const nodes = countNodes(v, LAZY_MIN_NODES, keysOf);
+      if (nodes <= LAZY_MIN_NODES && nodes <= budget) {
+        budget -= nodes;
+        return v;
+      }
+      const root = path.length === 0;
+      // Opened only when its fields fit what is left (the root always: its fields are read).
+      const keys = Array.isArray(v) ? null : keysOf(v).length;
+      if (keys !== null && keys <= OPEN_MAX_KEYS && (root || keys < budget)) {
+        budget--;
         const out: Record<string, unknown> = {};
         for (const key of keysOf(v)) {
           // Defined, not assigned: a `__proto__` key stays a key.
@@ -136,24 +157,22 @@ export function unpackLazy(pack: LazyPack): unknown {
   return root;
 }
 
-/**
- * True when `value` holds at most `max` values in all (itself included).
- */
-function fewNodes(value: object, max: number, keysOf: (v: object) => string[]): boolean {
+/** The values `value` holds in all (itself included); `max + 1` once there are more than `max`. */
+function countNodes(value: object, max: number, keysOf: (v: object) => string[]): number {
   let count = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const v = stack.pop();
-    if (++count > max) return false;
+    if (++count > max) return max + 1;
     if (typeof v !== "object" || v === null) continue;
     if (Array.isArray(v)) {
-      if (count + stack.length + v.length > max) return false;
+      if (count + stack.length + v.length > max) return max + 1;
       for (const item of v) stack.push(item);
     } else {
       const keys = keysOf(v);
-      if (count + stack.length + keys.length > max) return false;
+      if (count + stack.length + keys.length > max) return max + 1;
       for (const key of keys) stack.push((v as Record<string, unknown>)[key]);
     }
   }
-  return true;
+  return count;
 }

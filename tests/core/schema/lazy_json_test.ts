@@ -7,6 +7,7 @@
 import { deepStrictEqual as assertEquals, equal, ok } from "node:assert/strict";
 import fc from "fast-check";
 import {
+  INLINE_MAX_NODES,
   LAZY_MIN_NODES,
   OPEN_MAX_KEYS,
   packLazy,
@@ -103,4 +104,22 @@ Deno.test("any JSON value packs and unpacks to an equal one", () => {
     }),
     { numRuns: 200 },
   );
+});
+
+/** The values in `value`, itself included. */
+function nodes(value: unknown): number {
+  if (typeof value !== "object" || value === null) return 1;
+  return 1 + Object.values(value).reduce((sum: number, v) => sum + nodes(v), 0);
+}
+
+Deno.test("many small parts do not travel whole: past a budget they travel as text", () => {
+  // A hundred fields of a thousand values each: every field is small on its own.
+  const tool_input = Object.fromEntries(
+    Array.from({ length: 100 }, (_, i) => [`f${i}`, wide(1000, `k${i}_`)]),
+  );
+  const event = { event_type: "pre-tool-call", session_id: "s", tool_input };
+  const pack = packLazy(event);
+  ok(nodes(pack.tree) <= INLINE_MAX_NODES + 200, `${nodes(pack.tree)} values travel whole`);
+  ok(pack.texts.length >= 90, `${pack.texts.length} parts as text`);
+  assertEquals(unpackLazy(structuredClone(pack)), event);
 });
