@@ -96,6 +96,12 @@ async function load(
       statuses.push(res?.status ?? 0);
       if (res?.status === 200) decisions.push((await res.json()).decision_id);
       else await res?.body?.cancel();
+      // As a client should: a 503 says when to come back (without it, how many of the events
+      // land while the store is down would be a race against the restart).
+      if (res?.status === 503) {
+        const seconds = Number(res.headers.get("retry-after") ?? "1");
+        await new Promise((resolve) => setTimeout(resolve, Math.min(seconds, 5) * 1000));
+      }
       // Once, by whichever client first sees the count reached (several may see it at once).
       if (statuses.length >= at && fired === null) fired = during();
     }
