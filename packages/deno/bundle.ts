@@ -24,6 +24,7 @@ import {
 } from "./_esbuild_plugins.ts";
 import { matcherNeedsRegexEngine } from "../core/schema/matcher.ts";
 import { deflateRawSync } from "node:zlib";
+import { concatBytes } from "../core/bytes.ts";
 import {
   BUNDLE_VERSION,
   type BundleData,
@@ -265,23 +266,16 @@ function packImages(
       own: place(open, encodeRuns(deltaRuns(base.runs, runs))),
     };
   }
-  const packed = chunks.map((parts) => {
-    const raw = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-    let at = 0;
-    for (const part of parts) {
-      raw.set(part, at);
-      at += part.length;
-    }
-    return deflateRawSync(raw, { level: 9 });
-  });
-  const out = new Uint8Array(packed.reduce((sum, p) => sum + p.length, 0));
+  const size = (parts: Uint8Array[]) => parts.reduce((sum, p) => sum + p.length, 0);
+  const packed = chunks.map((parts) =>
+    deflateRawSync(concatBytes(parts, size(parts)), { level: 9 })
+  );
   let at = 0;
   for (const chunk of packed) {
     data.chunks.push([at, chunk.length]);
-    out.set(chunk, at);
     at += chunk.length;
   }
-  return out;
+  return concatBytes(packed, at);
 }
 
 function capnp(shas: string[], port: number, date: string, audit: URL | null): string {

@@ -11,8 +11,10 @@ import { HookboxError, isHookboxError } from "../core/errors.ts";
 import {
   inspectModule,
   instrumentModule,
+  type InstrumentOptions,
   MAX_TABLE_ENTRIES,
   type ModuleInfo,
+  type SplitData,
   splitData,
   TABLE_ENTRY_BYTES,
 } from "../rewriter/mod.ts";
@@ -176,65 +178,25 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     throw new HookboxError("PLUGIN_FEATURE_DENIED", msg, where);
   }
   const { memoryPages, tableEntries, hostBytes } = splitBudget(info, ctx.limits.memoryMb, abi);
-  const shared = ctx.shareCode ? guard(() => splitData(bytes, [LINES_SECTION]), ctx.path) : null;
-  if (shared !== null && shared.pages <= memoryPages) {
-    const meterFuel = ctx.meterFuel ?? true;
-    // Every JS hook has the same skeleton: instrumented once, not once per hook.
-    const key = `${await sha256Hex(shared.skeleton)}:${tableEntries}:${meterFuel}:${abi}`;
-    const { bytes: instrumented, report } = await SHARED.get(
-      key,
-      () =>
-        Promise.resolve(guard(() =>
-          instrumentModule(shared.skeleton, {
-            memoryPages: SHARED_MAX_PAGES,
-            tableEntries,
-            meterFuel,
-            initialFuel: FUEL_SLICE,
-            exportGlobals: true,
-            signalGrowFailure: true,
-            captureReturn: abi === "extism" ? ["hook"] : [],
-            importMemory: true,
-          }), ctx.path)),
-    );
-    if (report.memoryImport) {
-      ctx.keepBytes?.(instrumented);
-      const instrumentedSha256 = await sha256Hex(instrumented);
-      const module = await ctx.modules.get(
-        instrumentedSha256,
-        () => guardAsync(() => ctx.compile(instrumented, instrumentedSha256), ctx.path),
-      );
-      return {
-        abi,
-        entry: abi === "extism" ? CAPTURED_HOOK : "_start",
-        module,
-        sha256,
-        instrumentedSha256,
-        hostBytes,
-        exceptionHandling: report.exceptionHandling,
-        memoryImport: {
-          min: shared.pages,
-          max: Math.min(memoryPages, shared.maxPages ?? SHARED_MAX_PAGES),
-        },
-        image: runsImage(shared.runs),
-        ...(shared.custom[LINES_SECTION]
-          ? { lines: new TextDecoder().decode(shared.custom[LINES_SECTION]) }
-          : {}),
-      };
-    }
-  }
-  const { bytes: instrumented, report } = guard(() =>
-    instrumentModule(bytes, {
-      memoryPages,
-      tableEntries,
-      meterFuel: ctx.meterFuel ?? true,
-      initialFuel: FUEL_SLICE,
-      exportGlobals: true,
-      signalGrowFailure: true,
-      trackWrites: (ctx.trackWrites ?? false) && MULTI_MEMORY &&
-        ((info.memories[0]?.min ?? 0) >= TRACK_MIN_PAGES || bytes.byteLength <= TRACK_MAX_TINY),
-      captureReturn: abi === "extism" ? ["hook"] : [],
-      importMemory: ctx.importMemory ?? false,
-    }), ctx.path);
+  const options = {
+    meterFuel: ctx.meterFuel ?? true,
+    initialFuel: FUEL_SLICE,
+    exportGlobals: true,
+    signalGrowFailure: true,
+    captureReturn: abi === "extism" ? ["hook"] : [],
+  };
+  const made: ReturnType<typeof instrumentModule> & { split?: SplitData } =
+    (ctx.shareCode ? await sharedModule(bytes, ctx, memoryPages, tableEntries, options) : null) ??
+      guard(() =>
+        instrumentModule(bytes, {
+          ...options,
+          memoryPages,
+          tableEntries,
+          trackWrites: (ctx.trackWrites ?? false) && MULTI_MEMORY &&
+            ((info.memories[0]?.min ?? 0) >= TRACK_MIN_PAGES || bytes.byteLength <= TRACK_MAX_TINY),
+          importMemory: ctx.importMemory ?? false,
+        }), ctx.path);
+  const { bytes: instrumented, report } = made;
   ctx.keepBytes?.(instrumented);
   const instrumentedSha256 = await sha256Hex(instrumented);
   const module = await ctx.modules.get(
@@ -242,6 +204,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     () => guardAsync(() => ctx.compile(instrumented, instrumentedSha256), ctx.path),
   );
   const entry = abi === "extism" ? CAPTURED_HOOK : "_start";
+  const split = made.split ?? null;
   return {
     abi,
     entry,
@@ -250,9 +213,54 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     instrumentedSha256,
     hostBytes,
     exceptionHandling: report.exceptionHandling,
-    ...(report.memoryImport ? { memoryImport: report.memoryImport } : {}),
-    ...(report.dataRanges ? { dataRanges: report.dataRanges } : {}),
+    ...(split === null
+      ? {
+        ...(report.memoryImport ? { memoryImport: report.memoryImport } : {}),
+        ...(report.dataRanges ? { dataRanges: report.dataRanges } : {}),
+      }
+      : {
+        // The plugin's own initial size, and its cap as the memory's maximum.
+        memoryImport: {
+          min: split.pages,
+          max: Math.min(memoryPages, split.maxPages ?? SHARED_MAX_PAGES),
+        },
+        image: runsImage(split.runs),
+        ...(split.custom[LINES_SECTION]
+          ? { lines: new TextDecoder().decode(split.custom[LINES_SECTION]) }
+          : {}),
+      }),
   };
+}
+
+/**
+ * The instrumented module `bytes` shares with every plugin that differs from
+ * it only in its data (`PrepareContext.shareCode`), and the split it came
+ * from; null when that does not apply (the plugin then gets a module of its
+ * own) or the plugin's memory starts past its cap.
+ */
+async function sharedModule(
+  bytes: Uint8Array,
+  ctx: PrepareContext,
+  memoryPages: number,
+  tableEntries: number,
+  options: Omit<InstrumentOptions, "memoryPages">,
+): Promise<(ReturnType<typeof instrumentModule> & { split: SplitData }) | null> {
+  const split = guard(() => splitData(bytes, [LINES_SECTION]), ctx.path);
+  if (split === null || split.pages > memoryPages) return null;
+  // Every JS hook has the same skeleton: instrumented once, not once per hook.
+  const key = `${await sha256Hex(split.skeleton)}:${tableEntries}:${JSON.stringify(options)}`;
+  const made = await SHARED.get(
+    key,
+    () =>
+      Promise.resolve(guard(() =>
+        instrumentModule(split.skeleton, {
+          ...options,
+          memoryPages: SHARED_MAX_PAGES,
+          tableEntries,
+          importMemory: true,
+        }), ctx.path)),
+  );
+  return made.report.memoryImport ? { ...made, split } : null;
 }
 
 const MIB = 1024 * 1024;

@@ -5,7 +5,7 @@
  * {@linkcode EventCodec.minBytes} is read by the service's
  * {@linkcode EventCodec} when it has one (the Deno server: a worker of its
  * own), so that a megabyte of small keys costs the thread that answers every
- * tenant next to nothing: the reader sends back the text and the event
+ * tenant next to nothing: the codec sends back the text and the event
  * packed with its big parts as text (`core/schema/lazy_json.ts`), parsed on
  * this thread only if something here reads them. The hooks get the text.
  *
@@ -117,7 +117,7 @@ export interface EventBodyMessage {
   agent: AgentSource | null;
 }
 
-/** The message of `body` (on the reader's thread). */
+/** The message of `body` (on the codec's thread). */
 export function eventBodyMessage(body: EventBody): EventBodyMessage {
   const { text, error, call, parsed, source } = body;
   const invalid = parsed !== null && !parsed.ok ? parsed.error : null;

@@ -339,7 +339,7 @@ const eventLimit = (tenant: TenantRow) => (tenant.policy.input_kb ?? DEFAULT_INP
 
 /**
  * The request's body made into its event: in place, or by the service's
- * event reader for a big body (`event_body.ts`).
+ * event codec for a big body (`event_body.ts`).
  */
 async function eventBody(
   ctx: ServiceContext,
@@ -351,9 +351,9 @@ async function eventBody(
   const from: EventBodySource = agent === undefined
     ? { tenantId: tenant.id }
     : { tenantId: tenant.id, agent };
-  const reader = ctx.eventCodec;
-  if (reader === null || bytes.byteLength < reader.minBytes) return readEventBody(bytes, from);
-  return eventBodyOf(await reader.read(bytes, from), tenant.id);
+  const codec = ctx.eventCodec;
+  if (codec === null || bytes.byteLength < codec.minBytes) return readEventBody(bytes, from);
+  return eventBodyOf(await codec.read(bytes, from), tenant.id);
 }
 
 /**
