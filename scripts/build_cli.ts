@@ -199,10 +199,22 @@ const wrapper = `${OUT}hookbox`;
 // the main thread and its file and crypto work keep the other core.
 // DENO_DIR: the checkout's own Deno cache, primed below with the compilers' npm packages, so a
 // first compile never needs the network, even for an agent run with a private $HOME.
+// The daemon's small client (packages/cli/client/hookbox_client.c) answers `dispatch` calls that
+// go through the daemon without starting Deno; without a C compiler, the CLI's own client does.
+const client = await buildClient(`${OUT}hookbox-client`);
+// The wrapper finds its folder without a subprocess unless it is run through a link.
 await Deno.writeTextFile(
   wrapper,
   `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
-    `here="$(dirname "$(readlink -f "$0")")"\n` +
+    `case "$0" in */*) here="\${0%/*}" ;; *) here=. ;; esac\n` +
+    `if [ -L "$0" ]; then here="$(dirname "$(readlink -f "$0")")"; fi\n` +
+    (client
+      ? `if [ "$1" = dispatch ] && [ "\${HOOKBOX_DAEMON_CLIENT:-}" != off ]; then\n` +
+        `  daemon="\${HOOKBOX_DAEMON:-}"\n` +
+        `  for a; do [ "$a" = --daemon ] && daemon=1; done\n` +
+        `  [ "$daemon" = 1 ] && exec "$here/hookbox-client" "$@"\n` +
+        `fi\n`
+      : "") +
     `DENO_DIR="\${HOOKBOX_DENO_DIR:-$here/../../.cache/deno}" exec deno run -A --no-config ` +
     `--v8-flags=${
       ["--liftoff-only", "--min-semi-space-size=16", ...hints].join(",")
@@ -217,6 +229,30 @@ const outputs: esbuild.Metafile["outputs"] = Object.assign(
 );
 const bytes = Object.values(outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(`${wrapper}: ${Object.keys(outputs).length} modules, ${bytes} bytes`);
+
+/**
+ * Compiles the daemon's small client to `out` with the machine's C compiler
+ * (`cc`, else `clang`); false, with a line saying so, when there is none or
+ * it fails (the wrapper then hands daemon calls to the CLI's own client).
+ */
+async function buildClient(out: string): Promise<boolean> {
+  const source = new URL("packages/cli/client/hookbox_client.c", ROOT).pathname;
+  for (const compiler of ["cc", "clang"]) {
+    const made = await new Deno.Command(compiler, {
+      args: ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", out, source],
+      stdout: "piped",
+      stderr: "piped",
+    }).output().catch(() => null);
+    if (made?.success) return true;
+    if (made !== null) {
+      console.error(
+        `build_cli: ${compiler} failed on ${source}:\n${new TextDecoder().decode(made.stderr)}`,
+      );
+    }
+  }
+  console.error("build_cli: no C compiler built hookbox-client; daemon calls start Deno");
+  return false;
+}
 
 /**
  * Deno reads the whole static module graph before running anything, and that

@@ -23,7 +23,7 @@ import { useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
 import { ask, daemonDir, fingerprint, socketPath, unsafeDir } from "./daemon_client.ts";
 
-/** Largest request line read, bytes (stdin is capped below it by the client). */
+/** Largest request read, bytes (stdin is capped below it by the clients). */
 const MAX_REQUEST_BYTES = 20 * 1024 * 1024;
 
 /** Runs the command; returns the exit code. */
@@ -100,8 +100,20 @@ async function runDaemon(idleMs: number): Promise<number> {
   let queue: Promise<unknown> = Promise.resolve();
   const serve = async (conn: Deno.UnixConn) => {
     try {
-      const request = await readLine(conn);
+      const read = await readRequest(conn);
       rearm();
+      if (read.kind === "framed") {
+        // The small client's call (packages/cli/client/hookbox_client.c): its answer in bytes.
+        const work = queue.then(() =>
+          read.call === null ? { mismatch: true } : dispatch(read.call, own)
+        );
+        queue = work.catch(() => {});
+        const answer = await work;
+        if (typeof answer.exit === "number") answered++;
+        await writeAll(conn, framedAnswer(answer));
+        return;
+      }
+      const request = read.value;
       let answer: Record<string, unknown>;
       if (request.op === "status") {
         answer = { pid: Deno.pid, started_at: started, answered, socket: path };
@@ -163,25 +175,72 @@ async function dispatch(
   }
 }
 
-/** One JSON line from `conn`, at most {@linkcode MAX_REQUEST_BYTES}. */
-async function readLine(conn: Deno.UnixConn): Promise<Record<string, unknown>> {
+/** The bytes of a framed answer: what the CLI would write to stdout and stderr, and its exit code. */
+function framedAnswer(answer: Record<string, unknown>): Uint8Array {
+  const encoder = new TextEncoder();
+  if (typeof answer.exit !== "number") return encoder.encode("HBX1 no\n");
+  // As `hookbox dispatch --daemon` prints them: console.log and console.error, a line each.
+  const out = answer.stdout ? encoder.encode(`${answer.stdout}\n`) : new Uint8Array();
+  const err = answer.stderr ? encoder.encode(`${answer.stderr}\n`) : new Uint8Array();
+  const head = encoder.encode(`HBX1 ${answer.exit} ${out.length} ${err.length}\n`);
+  const bytes = new Uint8Array(head.length + out.length + err.length);
+  bytes.set(head);
+  bytes.set(out, head.length);
+  bytes.set(err, head.length + out.length);
+  return bytes;
+}
+
+async function writeAll(conn: Deno.UnixConn, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
+}
+
+/** A request: a JSON line (`daemon_client.ts`), or the small client's framed call. */
+type Request =
+  | { kind: "json"; value: Record<string, unknown> }
+  | { kind: "framed"; call: Record<string, unknown> | null };
+
+/**
+ * One request from `conn`, at most {@linkcode MAX_REQUEST_BYTES}: a JSON
+ * object on one line, or "HBX1 <length>\n" and that many bytes of fields
+ * (see the client's source). A framed call the daemon cannot take as it is
+ * (not UTF-8, malformed) has `call` null: the client runs it in the full CLI.
+ */
+async function readRequest(conn: Deno.UnixConn): Promise<Request> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const buffer = new Uint8Array(64 * 1024);
+  let framed: { start: number; length: number } | null = null;
   for (;;) {
+    if (framed !== null && size >= framed.start + framed.length) break;
     const n = await conn.read(buffer);
     if (n === null) break;
     const chunk = buffer.slice(0, n);
     chunks.push(chunk);
     size += n;
-    if (chunk.includes(10)) break;
-    if (size > MAX_REQUEST_BYTES) throw new Error("request too large");
+    if (size > MAX_REQUEST_BYTES + 64) throw new Error("request too large");
+    if (framed === null && size >= 5 && startsFramed(chunks)) {
+      const head = joined(chunks, size);
+      const end = head.indexOf(10);
+      if (end < 0) {
+        if (size > 32) throw new Error("no framed header");
+        continue;
+      }
+      const length = Number(new TextDecoder().decode(head.subarray(5, end)));
+      if (!Number.isSafeInteger(length) || length < 0 || length > MAX_REQUEST_BYTES) {
+        throw new Error("bad framed length");
+      }
+      framed = { start: end + 1, length };
+      continue;
+    }
+    if (framed === null && !startsFramed(chunks) && chunk.includes(10)) break;
   }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
+  const bytes = joined(chunks, size);
+  if (framed !== null) {
+    if (bytes.length < framed.start + framed.length) throw new Error("framed call cut short");
+    return {
+      kind: "framed",
+      call: framedCall(bytes.subarray(framed.start, framed.start + framed.length)),
+    };
   }
   const text = new TextDecoder().decode(bytes);
   const line = text.slice(0, text.indexOf("\n") >= 0 ? text.indexOf("\n") : text.length);
@@ -189,5 +248,59 @@ async function readLine(conn: Deno.UnixConn): Promise<Record<string, unknown>> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new Error("not an object");
   }
-  return value;
+  return { kind: "json", value };
+}
+
+const FRAMED = new TextEncoder().encode("HBX1 ");
+
+function startsFramed(chunks: Uint8Array[]): boolean {
+  const first = joined(chunks, Math.min(5, chunks.reduce((n, c) => n + c.length, 0)));
+  return first.length === 5 && first.every((b, i) => b === FRAMED[i]);
+}
+
+/** The first `size` bytes of `chunks`, as one array. */
+function joined(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!.subarray(0, size);
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    if (at >= size) break;
+    bytes.set(c.subarray(0, size - at), at);
+    at += Math.min(c.length, size - at);
+  }
+  return bytes;
+}
+
+/**
+ * The dispatch request in a framed payload: fields "dispatch", folder, stdin,
+ * argument count, the arguments, then variable names and values; null when
+ * it is not one, or a field is not UTF-8.
+ */
+function framedCall(payload: Uint8Array): Record<string, unknown> | null {
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const fields: string[] = [];
+  let at = 0;
+  try {
+    while (at < payload.length) {
+      let colon = at;
+      while (colon < payload.length && colon - at <= 10 && payload[colon] !== 58) colon++;
+      const digits = new TextDecoder().decode(payload.subarray(at, colon));
+      if (payload[colon] !== 58 || !/^\d{1,10}$/.test(digits)) return null;
+      const end = colon + 1 + Number(digits);
+      if (end > payload.length) return null;
+      fields.push(decoder.decode(payload.subarray(colon + 1, end)));
+      at = end;
+    }
+  } catch {
+    return null; // not UTF-8: the full CLI reads it as it reads any stdin
+  }
+  const [op, cwd, stdin, count, ...rest] = fields;
+  const n = Number(count);
+  if (op !== "dispatch" || cwd === undefined || stdin === undefined || !/^\d+$/.test(count ?? "")) {
+    return null;
+  }
+  if (n > rest.length || (rest.length - n) % 2 !== 0) return null;
+  const env: Record<string, string> = {};
+  for (let i = n; i < rest.length; i += 2) env[rest[i]!] = rest[i + 1]!;
+  return { op, fingerprint: fingerprint(env), args: rest.slice(0, n), cwd, stdin };
 }

@@ -58,8 +58,7 @@ export function unsafeDir(dir: string): string | null {
  * with another one (another HOME, XDG folder, PATH or `HOOKBOX_*` variable)
  * does not answer the call.
  */
-export function fingerprint(): string {
-  const env = Deno.env.toObject();
+export function fingerprint(env: Record<string, string> = Deno.env.toObject()): string {
   const keys = Object.keys(env).filter((k) =>
     ["HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].includes(k) ||
     (k.startsWith("HOOKBOX_") && !k.startsWith("HOOKBOX_DAEMON"))

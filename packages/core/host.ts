@@ -71,9 +71,16 @@ export async function readCapped(
     );
   const size = await file.size();
   if (size > maxBytes) throw tooLarge(size);
-  const out = new Uint8Array(maxBytes + 1);
+  // Sized for the file as it is now (a cap is often far larger than the file); grown, up to one
+  // byte past the cap, only if the file grows while it is read.
+  let out = new Uint8Array(Math.min(size, maxBytes) + 1);
   let length = 0;
   for (;;) {
+    if (length === out.length) {
+      const grown = new Uint8Array(Math.min(out.length * 2, maxBytes + 1));
+      grown.set(out);
+      out = grown;
+    }
     const n = await file.read(out.subarray(length));
     if (n === 0) break;
     length += n;

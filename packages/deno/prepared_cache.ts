@@ -22,11 +22,19 @@ import type { HookDefinition } from "../core/hook/types.ts";
 import type { EffectiveLimits } from "../core/runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../runtime-wasm/mod.ts";
 import { sha256Hex } from "../core/bytes.ts";
-import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
+import {
+  fileSignature,
+  readPrepared,
+  rememberPrepared,
+  takePrefetched,
+} from "./prepared_prefetch.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
 
 /** Format of the cache entries. */
 const FORMAT = 1;
+
+/** Most entries one loader keeps compiled in memory (a daemon's, between calls). */
+const KEPT_ENTRIES = 64;
 
 /** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode rewriterSourceHash} at build time. */
 declare const __HOOKBOX_REWRITER_HASH__: string | undefined;
@@ -94,6 +102,38 @@ export function preparedFromDiskCache(
   limits: EffectiveLimits,
   isolation?: "fresh" | "warm",
 ) => Promise<LoadedPlugin> {
+  // Entries read before, compiled, while their files keep their signatures: a process that
+  // discovers its hooks again (the daemon, once per call) neither reads nor compiles them again.
+  const kept = new Map<string, { seen: string; loaded: LoadedPlugin }>();
+  const signatureOf = (base: string) => {
+    try {
+      return `${fileSignature(Deno.statSync(`${base}.wasm`))}|${
+        fileSignature(Deno.statSync(`${base}.json`))
+      }`;
+    } catch {
+      return null;
+    }
+  };
+  const keep = (base: string, seen: string | null, loaded: LoadedPlugin) => {
+    kept.delete(base);
+    if (seen === null) return;
+    kept.set(base, { seen, loaded });
+    if (kept.size > KEPT_ENTRIES) kept.delete(kept.keys().next().value!);
+  };
+  const readEntry = async (base: string): Promise<LoadedPlugin | null> => {
+    const seen = signatureOf(base);
+    if (seen === null) return null;
+    const hit = kept.get(base);
+    if (hit?.seen === seen) {
+      takePrefetched(base)?.catch(() => {}); // read ahead for nothing: dropped
+      keep(base, seen, hit.loaded);
+      return hit.loaded;
+    }
+    const loaded = await readEntryFiles(base);
+    if (loaded === null) kept.delete(base);
+    else keep(base, seen, loaded);
+    return loaded;
+  };
   return async (hook, limits, runAs) => {
     // The runtime says how the hook runs (a warm hook runs fresh where no warm
     // instance is kept), which decides the instrumentation.
@@ -143,15 +183,20 @@ export function preparedFromDiskCache(
       sha256: pin,
       path,
     });
+    const loaded = { ...meta, module: await WebAssembly.compile(instrumented as BufferSource) };
     if (print !== null) {
-      await writeEntry(base, instrumented, meta).then(remember).catch(() => {});
+      const written = await writeEntry(base, instrumented, meta).then(remember).then(
+        () => true,
+        () => false,
+      );
+      if (written) keep(base, signatureOf(base), loaded);
       await rememberPrepared(cacheDir, key);
     }
-    return { ...meta, module: await WebAssembly.compile(instrumented as BufferSource) };
+    return loaded;
   };
 }
 
-async function readEntry(base: string): Promise<LoadedPlugin | null> {
+async function readEntryFiles(base: string): Promise<LoadedPlugin | null> {
   // Read ahead by a one-shot CLI (prepared_prefetch.ts), else (or when that read
   // was refused) now; a module whose bytes fail the corruption check is dropped.
   const early = takePrefetched(base);

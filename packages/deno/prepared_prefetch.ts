@@ -146,7 +146,7 @@ export function eventContext(args: string[], input: string): string {
 }
 
 /** A file's identity for trusting an earlier check of its bytes: size, times, inode, device. */
-function signature(info: Deno.FileInfo): string {
+export function fileSignature(info: Deno.FileInfo): string {
   return [info.size, info.mtime?.getTime(), info.ctime?.getTime(), info.ino, info.dev].join(":");
 }
 
@@ -180,7 +180,7 @@ export async function readPrepared(
       : Deno.readFileSync(`${base}.wasm`);
     // After the read: a file replaced before it was read has the new file's signature.
     const info = Deno.statSync(`${base}.wasm`);
-    const seen = signature(info);
+    const seen = fileSignature(info);
     const trusted = meta.verified === seen && info.size === bytes.length;
     const [sha256, module] = await Promise.all([
       trusted ? meta.instrumentedSha256 : sha256Hex(bytes),

@@ -245,3 +245,121 @@ function eagerImports(dir: string, target: string): string[] {
     )
   );
 }
+
+/** Runs `argv` with `stdin` bytes and `env`; its exit code, stdout and stderr. */
+async function runBytes(
+  argv: string[],
+  stdin: Uint8Array,
+  cwd: string,
+  env: Record<string, string>,
+) {
+  const child = new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
+    cwd,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(stdin).catch(() => {});
+  await writer.close().catch(() => {});
+  const out = await child.output();
+  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+}
+
+Deno.test("dist/cli/hookbox-client answers daemon calls as the CLI's own client does, else hands over", async () => {
+  const wrapper = await built();
+  ok((await Deno.stat(`${ROOT}/dist/cli/hookbox-client`)).isFile, "the client is built");
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_client_" });
+  const run = `${dir}/run`;
+  await Deno.mkdir(run, { mode: 0o700 });
+  const env = { XDG_RUNTIME_DIR: run, XDG_CONFIG_HOME: `${dir}/config` };
+  const status = async () => {
+    const out = await runBytes([wrapper, "daemon", "status"], new Uint8Array(), dir, env);
+    return out.code === 0 ? JSON.parse(out.stdout) as { pid: number; answered: number } : null;
+  };
+  let pid: number | null = null;
+  try {
+    await writeAgentHooks(`${dir}/hooks`);
+    const args = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${dir}/hooks`, "--daemon"];
+    const call = (stdin: Uint8Array | string, extra: Record<string, string> = {}) =>
+      runBytes(
+        [wrapper, ...args],
+        typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin,
+        dir,
+        { ...env, ...extra },
+      );
+    const ownClient = (stdin: Uint8Array | string, extra: Record<string, string> = {}) =>
+      call(stdin, { HOOKBOX_DAEMON_CLIENT: "off", ...extra });
+    const deny = claudeBash("rm -rf /", dir);
+    // No daemon yet: the full CLI answers and starts one for the next call.
+    const first = await call(deny);
+    assertEquals(first.code, 0, first.stderr);
+    match(first.stdout, /"permissionDecision":"deny"/);
+    let seen = null;
+    for (let i = 0; i < 100 && seen === null; i++) {
+      seen = await status();
+      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    ok(seen !== null, "the daemon answers its status");
+    pid = seen.pid;
+    // Through the client: the same bytes and exit code as through the CLI's own client.
+    for (const stdin of [deny, claudeBash("ls", dir), "{not json"]) {
+      const before = (await status())!.answered;
+      const small = await call(stdin);
+      assertEquals((await status())!.answered, before + 1, "answered by the daemon");
+      const own = await ownClient(stdin);
+      assertEquals(small, own, stdin);
+    }
+    // Not for the client (another environment, stdin that is not UTF-8 or more than it takes, a
+    // folder open to others): the full CLI gets the same stdin and answers as without the client
+    // (through the daemon where the CLI's own client would use it).
+    const notUtf8 = new Uint8Array([
+      ...new TextEncoder().encode(deny.slice(0, -2)),
+      0xff,
+      0x22,
+      0x7d,
+    ]);
+    const huge = new TextEncoder().encode(
+      JSON.stringify({ ...JSON.parse(deny), pad: "x".repeat(17 * 1024 * 1024) }),
+    );
+    const cases: [string, Uint8Array | string, Record<string, string>][] = [
+      ["another environment", deny, { HOOKBOX_GREETING: "hi" }],
+      ["not UTF-8", notUtf8, {}],
+      ["over 16 MiB", huge, {}],
+    ];
+    for (const [name, stdin, extra] of cases) {
+      const small = await call(stdin, extra);
+      const own = await ownClient(stdin, extra);
+      assertEquals(small, own, name);
+      // Every byte reached the CLI: past the cap, the whole input is refused as too large.
+      if (name === "over 16 MiB") match(small.stderr, /LIMIT_INPUT: stdin is over the/);
+      else match(small.stdout, /"permissionDecision":"deny"/, name);
+    }
+    const before = (await status())!.answered;
+    await call(deny, { HOOKBOX_GREETING: "hi" });
+    assertEquals((await status())!.answered, before, "another environment: not through the daemon");
+    await Deno.chmod(`${run}/hookbox`, 0o755);
+    const open = await call(deny);
+    match(open.stdout, /"permissionDecision":"deny"/);
+    match(open.stderr, /the daemon is not used: .* is open to others \(mode 755\)/);
+    await Deno.chmod(`${run}/hookbox`, 0o700);
+    // A framed call the daemon cannot parse is refused; the daemon goes on answering.
+    const conn = await Deno.connect({ transport: "unix", path: `${run}/hookbox/daemon.sock` });
+    await conn.write(new TextEncoder().encode("HBX1 9\n3:abc9:xx"));
+    const refused = new Uint8Array(64);
+    const n = await conn.read(refused);
+    conn.close();
+    assertEquals(decode(refused.subarray(0, n ?? 0)), "HBX1 no\n");
+    const after = await call(deny);
+    assertEquals(after, first);
+  } finally {
+    if (pid !== null) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -45,6 +45,9 @@ Deno.test("prepared plugins are cached on disk per bytes and limits; a corrupted
     const again = await load(hook("guard"), LIMITS);
     assertEquals(again.instrumentedSha256, first.instrumentedSha256);
     assertEquals(entries().length, 2, "served from the entry");
+    // The same loader (a daemon's, call after call) keeps the compiled module while the
+    // entry's files are unchanged.
+    ok(again.module === first.module, "the kept module");
     // Other limits or other bytes get their own entry.
     await load(hook("guard"), { ...LIMITS, memoryMb: LIMITS.memoryMb * 2 });
     const other = await load(hook("block"), LIMITS);
@@ -57,6 +60,7 @@ Deno.test("prepared plugins are cached on disk per bytes and limits; a corrupted
     }
     const repaired = await load(hook("guard"), LIMITS);
     assertEquals(repaired.instrumentedSha256, first.instrumentedSha256);
+    ok(repaired.module !== first.module, "a changed entry is read and checked again");
     ok(reads() >= 5);
   } finally {
     await Deno.remove(dir, { recursive: true });

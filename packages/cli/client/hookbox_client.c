@@ -1,0 +1,289 @@
+/*
+ * hookbox-client: the small client of the user's hookbox daemon
+ * (packages/cli/daemon.ts), built beside the bundled CLI by
+ * scripts/build_cli.ts. dist/cli/hookbox runs it for `dispatch` with
+ * `--daemon` or HOOKBOX_DAEMON=1, so an agent's hook call costs this
+ * program and the daemon's answer instead of starting Deno.
+ *
+ * It hands the call (its arguments, folder, stdin and the variables that
+ * change an answer) to the daemon over its Unix socket, in a folder that must
+ * be this user's own with no access for others, and writes the answer. When
+ * the daemon cannot answer (none runs, an unsafe folder, another
+ * environment, input it does not take, a malformed or late answer), nothing
+ * has been written yet: the call runs in the full CLI instead, `hookbox`
+ * beside this program with HOOKBOX_DAEMON_CLIENT=off, with the same
+ * arguments and the same stdin bytes. That CLI prints why the daemon is not
+ * used where it should say, and starts the daemon for the next call.
+ *
+ * Request (one connection, one call): "HBX1 <payload length>\n" and a
+ * payload of fields, each "<byte length>:<bytes>": "dispatch", the folder,
+ * stdin, the number of arguments, the arguments, then variable names and
+ * values in pairs. Answer: "HBX1 <exit> <stdout length> <stderr length>\n"
+ * and the bytes to write, or "HBX1 no\n".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* Most stdin bytes handed to the daemon (as daemon_client.ts); more runs in the full CLI. */
+#define MAX_STDIN (16UL * 1024 * 1024)
+/* Most answer bytes taken from the daemon. */
+#define MAX_ANSWER (64UL * 1024 * 1024)
+/* Longest wait for the daemon, seconds, before the call runs in the full CLI. */
+#define ANSWER_SECONDS 60
+
+extern char **environ;
+
+struct buf {
+  char *data;
+  size_t len, cap;
+};
+
+/* Appends n bytes; 0, or -1 when out of memory. */
+static int put(struct buf *b, const void *bytes, size_t n) {
+  if (n > SIZE_MAX - b->len - 1) return -1;
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n) cap = cap > SIZE_MAX / 2 ? b->len + n : cap * 2;
+    char *grown = realloc(b->data, cap);
+    if (!grown) return -1;
+    b->data = grown;
+    b->cap = cap;
+  }
+  if (n) memcpy(b->data + b->len, bytes, n);
+  b->len += n;
+  return 0;
+}
+
+/* Appends one field: its length, a colon, its bytes. */
+static int field(struct buf *b, const char *bytes, size_t n) {
+  char head[32];
+  int h = snprintf(head, sizeof head, "%zu:", n);
+  return put(b, head, (size_t)h) || put(b, bytes, n) ? -1 : 0;
+}
+
+static int write_all(int fd, const char *bytes, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, bytes, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    bytes += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+static char **args;        /* this program's arguments */
+static struct buf input;   /* stdin read so far */
+static int input_ended;    /* stdin was read to its end */
+
+/*
+ * Runs the call in the full CLI: `hookbox` in this program's folder, the same
+ * arguments, stdin replayed (what was read, then the rest). Never returns.
+ */
+static void run_full_cli(void) {
+  const char *self = args[0];
+  const char *slash = strrchr(self, '/');
+  size_t dir = slash ? (size_t)(slash - self) + 1 : 0;
+  char *path = malloc(dir + sizeof "hookbox");
+  if (!path) goto fail;
+  memcpy(path, self, dir);
+  memcpy(path + dir, "hookbox", sizeof "hookbox");
+  if (!slash) {
+    free(path);
+    path = strdup("./hookbox");
+    if (!path) goto fail;
+  }
+  if (setenv("HOOKBOX_DAEMON_CLIENT", "off", 1) != 0) goto fail;
+  if (input.len > 0 || input_ended) {
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) goto fail;
+    pid_t writer = fork();
+    if (writer < 0) goto fail;
+    if (writer == 0) {
+      /* The full CLI's stdin: the bytes read here, then whatever is still unread. */
+      close(pipe_fds[0]);
+      if (write_all(pipe_fds[1], input.data, input.len) != 0) _exit(0);
+      if (!input_ended) {
+        char chunk[65536];
+        for (;;) {
+          ssize_t n = read(0, chunk, sizeof chunk);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0 || write_all(pipe_fds[1], chunk, (size_t)n) != 0) break;
+        }
+      }
+      _exit(0);
+    }
+    close(pipe_fds[1]);
+    if (dup2(pipe_fds[0], 0) < 0) goto fail;
+    close(pipe_fds[0]);
+  }
+  signal(SIGPIPE, SIG_DFL);
+  args[0] = path;
+  execv(path, args);
+fail:
+  fprintf(stderr, "hookbox-client: cannot run the hookbox CLI beside %s: %s\n", self,
+          strerror(errno));
+  /* An error the agent must not read as "allow": its blocking code for most agents. */
+  _exit(2);
+}
+
+static int has_arg(const char *name) {
+  for (char **a = args + 1; *a; a++)
+    if (strcmp(*a, name) == 0) return 1;
+  return 0;
+}
+
+/* The call goes to the daemon only as `hookbox dispatch` would send it (packages/cli/main.ts). */
+static int for_daemon(void) {
+  if (!args[1] || strcmp(args[1], "dispatch") != 0 || !has_arg("--agent")) return 0;
+  for (char **a = args + 1; *a; a++)
+    if (strcmp(*a, "--remote") == 0 || strncmp(*a, "--remote=", 9) == 0) return 0;
+  const char *remote = getenv("HOOKBOX_REMOTE");
+  if (remote && *remote) return 0;
+  const char *daemon = getenv("HOOKBOX_DAEMON");
+  if (!has_arg("--daemon") && !(daemon && strcmp(daemon, "1") == 0)) return 0;
+  return !isatty(0);
+}
+
+/* Reads stdin up to MAX_STDIN + 1 bytes; 0 when it all fits. */
+static int read_input(void) {
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(0, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return -1;
+    if (n == 0) {
+      input_ended = 1;
+      return 0;
+    }
+    if (put(&input, chunk, (size_t)n) != 0) return -1;
+    if (input.len > MAX_STDIN) return -1;
+  }
+}
+
+/* The variables that change an answer (as `fingerprint()` in daemon_client.ts). */
+static int answer_changing(const char *name, size_t n) {
+  static const char *const fixed[] = {"HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+    if (strlen(fixed[i]) == n && memcmp(name, fixed[i], n) == 0) return 1;
+  return n >= 8 && memcmp(name, "HOOKBOX_", 8) == 0 &&
+         !(n >= 14 && memcmp(name, "HOOKBOX_DAEMON", 14) == 0);
+}
+
+static int request(struct buf *payload) {
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) return -1;
+  size_t count = 0;
+  for (char **a = args + 2; *a; a++)
+    if (strcmp(*a, "--daemon") != 0) count++;
+  char number[32];
+  int digits = snprintf(number, sizeof number, "%zu", count);
+  if (field(payload, "dispatch", 8) || field(payload, cwd, strlen(cwd)) ||
+      field(payload, input.data ? input.data : "", input.len) ||
+      field(payload, number, (size_t)digits))
+    return -1;
+  for (char **a = args + 2; *a; a++)
+    if (strcmp(*a, "--daemon") != 0 && field(payload, *a, strlen(*a))) return -1;
+  for (char **e = environ; *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (!eq || !answer_changing(*e, (size_t)(eq - *e))) continue;
+    if (field(payload, *e, (size_t)(eq - *e)) || field(payload, eq + 1, strlen(eq + 1)))
+      return -1;
+  }
+  return 0;
+}
+
+/* The daemon's folder, when it is this user's own directory with no access for others. */
+static int daemon_socket(struct sockaddr_un *addr) {
+  char dir[sizeof addr->sun_path];
+  const char *runtime = getenv("XDG_RUNTIME_DIR");
+  int n = runtime && *runtime ? snprintf(dir, sizeof dir, "%s/hookbox", runtime)
+                              : snprintf(dir, sizeof dir, "/tmp/hookbox-%lu",
+                                         (unsigned long)getuid());
+  if (n < 0 || (size_t)n >= sizeof dir) return -1;
+  struct stat info;
+  if (lstat(dir, &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != getuid() ||
+      (info.st_mode & 077) != 0)
+    return -1;
+  memset(addr, 0, sizeof *addr);
+  addr->sun_family = AF_UNIX;
+  n = snprintf(addr->sun_path, sizeof addr->sun_path, "%s/daemon.sock", dir);
+  return n < 0 || (size_t)n >= sizeof addr->sun_path ? -1 : 0;
+}
+
+/* Parses a decimal count of at most `max`; -1 when it is not one. */
+static long long count_of(const char *text, const char **end, unsigned long long max) {
+  unsigned long long value = 0;
+  const char *p = text;
+  if (*p < '0' || *p > '9') return -1;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    value = value * 10 + (unsigned)(*p - '0');
+    if (value > max) return -1;
+  }
+  *end = p;
+  return (long long)value;
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  args = argv;
+  if (!for_daemon()) run_full_cli();
+  signal(SIGPIPE, SIG_IGN);
+  if (read_input() != 0) run_full_cli();
+  struct sockaddr_un addr;
+  if (daemon_socket(&addr) != 0) run_full_cli();
+
+  struct buf payload = {0};
+  if (request(&payload) != 0) run_full_cli();
+  char head[48];
+  int h = snprintf(head, sizeof head, "HBX1 %zu\n", payload.len);
+
+  int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (sock < 0) run_full_cli();
+  struct timeval wait = {.tv_sec = ANSWER_SECONDS};
+  setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
+  if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+      write_all(sock, head, (size_t)h) != 0 || write_all(sock, payload.data, payload.len) != 0)
+    run_full_cli();
+  free(payload.data);
+
+  struct buf answer = {0};
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(sock, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) run_full_cli(); /* late: the full CLI answers */
+    if (n == 0) break;
+    if (put(&answer, chunk, (size_t)n) != 0 || answer.len > MAX_ANSWER + 64) run_full_cli();
+  }
+  close(sock);
+  if (put(&answer, "", 1) != 0) run_full_cli(); /* a terminator for the header's parse */
+  answer.len--;
+
+  const char *p = answer.data;
+  if (answer.len < 5 || memcmp(p, "HBX1 ", 5) != 0) run_full_cli();
+  p += 5;
+  long long code = count_of(p, &p, 255);
+  if (code < 0 || *p++ != ' ') run_full_cli();
+  long long out = count_of(p, &p, MAX_ANSWER);
+  if (out < 0 || *p++ != ' ') run_full_cli();
+  long long err = count_of(p, &p, MAX_ANSWER);
+  if (err < 0 || *p++ != '\n') run_full_cli();
+  size_t at = (size_t)(p - answer.data);
+  if (answer.len - at != (size_t)out + (size_t)err) run_full_cli();
+  if (write_all(1, answer.data + at, (size_t)out) != 0) return 2;
+  if (write_all(2, answer.data + at + out, (size_t)err) != 0) return 2;
+  return (int)code;
+}
