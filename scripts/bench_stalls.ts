@@ -11,8 +11,9 @@
  *   8 at once (each answer and audit row carries the reason);
  * - sends events of a megabyte of small keys (70,000 in `tool_input`, under
  *   the default `input_kb`), 4 at once, to one small WebAssembly hook; the
- *   same as Claude Code's payloads (`/v1/agents/claude-code/events`); and
- *   the same from a tenant past its `events_per_minute` (10);
+ *   same as Claude Code's payloads (`/v1/agents/claude-code/events`); the
+ *   same to a JS hook that rewrites each command, re-checked by the first;
+ *   and the same from a tenant past its `events_per_minute` (10);
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
  *   that ran a thousand hooks, ingested through the admin route);
  * - reads its audit with filters that match nothing, over 100,000 rows of its
@@ -75,6 +76,24 @@ const bulky = await keyOf("bulky");
   };
   const up = await call(url, "PUT", "/v1/hooks/small", bulky, { files });
   if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+}
+// One whose JS hook rewrites the command of every event its guard (the small hook) then re-checks.
+const rewriting = await keyOf("rewriting");
+{
+  const guard = await call(url, "PUT", "/v1/hooks/small", rewriting, {
+    files: {
+      "HOOK.md": "---\nname: small\ndescription: d\ntrigger: pre-tool-call\npriority: 900\n---\n",
+      "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+    },
+  });
+  if (guard.status !== 201) throw new Error(JSON.stringify(guard.body));
+  const rewriter = await call(url, "PUT", "/v1/hooks/rewrite", rewriting, {
+    files: {
+      "HOOK.md": "---\nname: rewrite\ndescription: d\ntrigger: pre-tool-call\npriority: 1\n---\n",
+      "scripts/run.mjs": `export default () => ({ modified_input: { command: "ls -l" } });\n`,
+    },
+  });
+  if (rewriter.status !== 201) throw new Error(JSON.stringify(rewriter.body));
 }
 // And one whose events_per_minute is 10.
 const capped = await keyOf("capped");
@@ -307,6 +326,10 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
   ["the same as Claude Code's payloads (/v1/agents)", async () => {
     const by = await bigEvents(bulky, 10, "/v1/agents/claude-code/events");
     if (by[200] !== 40) throw new Error(`bulky payloads answered ${JSON.stringify(by)}`);
+  }],
+  ["the same, rewritten by a hook and re-checked", async () => {
+    const by = await bigEvents(rewriting, 10);
+    if (by[200] !== 40) throw new Error(`rewritten events answered ${JSON.stringify(by)}`);
   }],
   ["the same past the tenant's events_per_minute", async () => {
     console.log(`  answered: ${JSON.stringify(await bigEvents(capped, 25))}`);

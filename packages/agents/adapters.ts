@@ -16,6 +16,7 @@
 import type { DispatchResult } from "../core/dispatch/result.ts";
 import { HookboxError } from "../core/errors.ts";
 import type { EventType } from "../core/schema/event_types.ts";
+import { copyLazy, stringifyLazy } from "../core/schema/lazy_json.ts";
 
 /** The agents hookbox answers for. */
 export const AGENTS = [
@@ -418,7 +419,8 @@ function allowAnswer(call: AgentCall): AgentAnswer {
 
 const answerJson = (value: Payload): AgentAnswer => ({
   exitCode: 0,
-  stdout: JSON.stringify(value),
+  // The agent's own big parts that hookbox has not read are copied as their text (lazy_json.ts).
+  stdout: stringifyLazy(value),
   stderr: "",
 });
 const exit2 = (reason: string): AgentAnswer => ({ exitCode: 2, stdout: "", stderr: reason });
@@ -434,7 +436,17 @@ function rewritten(call: AgentCall, result: DispatchResult): Payload | null {
   const modified = obj(result.modified_input);
   if (!modified) return null;
   const original = obj(call.event?.tool_input) ?? {};
-  return { ...original, ...modified };
+  // As `{ ...original, ...modified }`, with the agent's big fields left unread (lazy_json.ts).
+  const merged = copyLazy(original);
+  for (const key of Object.keys(modified)) {
+    Object.defineProperty(merged, key, {
+      value: modified[key],
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  }
+  return merged;
 }
 
 /** The tool output the hooks replaced, as the agent's model would read it (text), or null. */
@@ -552,7 +564,7 @@ function uncarried(call: AgentCall, parts: Parts): string[] {
 
 /** The block for a rewrite the agent cannot apply to this event (the original must not run). */
 function rewriteRefused(call: AgentCall, parts: Parts): string {
-  return `hookbox: a hook rewrote this call to ${JSON.stringify(parts.input)}, and ` +
+  return `hookbox: a hook rewrote this call to ${stringifyLazy(parts.input)}, and ` +
     `${call.agent} cannot apply a rewrite to ${call.agentEvent}; blocked instead`;
 }
 
@@ -652,7 +664,7 @@ function codexRewrite(call: AgentCall, input: Payload, context: string | null): 
       hookEventName,
       permissionDecision: "deny",
       permissionDecisionReason: `hookbox rewrote this call; Codex asks for approval here ` +
-        `(permission_mode ${mode ?? "unknown"}), so run it as ${JSON.stringify(input)}`,
+        `(permission_mode ${mode ?? "unknown"}), so run it as ${stringifyLazy(input)}`,
     },
   });
 }

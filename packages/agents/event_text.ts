@@ -39,6 +39,7 @@ export function agentEventOfText(
  * same text): a §1 event or an agent's payload; throws if it is not one.
  */
 export function eventOfText(source: EventText): HookEvent {
+  if (source.checked) return JSON.parse(source.text) as HookEvent;
   const { agent } = source;
   const parsed = agent ? agentEventOfText({ ...source, agent }).parsed : parseEventText(source);
   if (parsed === null) {

@@ -11,6 +11,7 @@ import type { EffectiveLimits, RunResult, Runtime, RuntimeKind } from "../runtim
 import type { HookEvent } from "../schema/event.ts";
 import { type Control, mayBeControl, readStdout } from "../schema/output.ts";
 import { loadZod, zodLoaded } from "../schema/_zod.ts";
+import { stringifyLazy } from "../schema/lazy_json.ts";
 import { hasKind, inputField } from "./fields.ts";
 import type { HookRecord, Outcome } from "./result.ts";
 
@@ -132,7 +133,8 @@ export async function callHook(
   if (budget !== undefined && budget.left <= 0) {
     return fail({}, "LIMIT_INPUT", "the event's input budget is spent");
   }
-  const text = JSON.stringify(event);
+  // Big parts of the request still unread are copied as their text, not parsed (lazy_json.ts).
+  const text = stringifyLazy(event);
   const buffer = runtime.borrowsInput && runtime.selfTimed ? INPUTS.take(text.length) : null;
   try {
     const input = buffer === null ? encoder.encode(text) : encodeInto(text, buffer);

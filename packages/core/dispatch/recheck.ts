@@ -19,6 +19,7 @@ import { readStdout } from "../schema/output.ts";
 import { inputField, outputField } from "./fields.ts";
 import type { DispatchResult, HookRecord } from "./result.ts";
 import { selectHooks } from "./select.ts";
+import { copyLazy, stringifyLazy, unreadToken } from "../schema/lazy_json.ts";
 
 /** Runs `hooks` as a chain on `event` (the dispatcher's own chain runner). */
 export type ChainRunner = (
@@ -54,12 +55,15 @@ export async function recheckRewrites(
     output: outputField(event.event_type),
   };
   const seen = seenInChain(result.hooks, event, fields);
-  const final: HookEvent = { ...withRewrites(event, fields, result), store: { ...result.store } };
+  const final: HookEvent = withRewrites(event, fields, result);
+  final.store = { ...result.store };
   const key = subjectKey(final, fields);
   const sync = hooks.filter((h) => !h.manifest.async && h.entry.runtime !== "prompt");
   for (const hook of selectHooks(sync, final)) {
     if (seen.get(idOf(hook)) === key) continue;
-    const check = await run([hook], { ...final, store: { ...result.store } });
+    const checked = copyLazy(final);
+    checked.store = { ...result.store };
+    const check = await run([hook], checked);
     for (const record of check.hooks) result.hooks.push(marked(record, check, fields, final));
     if (check.decision === "block") {
       result.decision = "block";
@@ -76,17 +80,21 @@ function idOf(hook: { level: string; name: string }): string {
   return `${hook.level}:${hook.name}`;
 }
 
-/** The rewritable fields of `event`, as text to compare. */
+/**
+ * The rewritable fields of `event`, as text to compare. A big part of the
+ * agent's event still unread (`lazy_json.ts`) is named, not parsed: a
+ * rewrite to an equal value then counts as a change, which costs a re-check,
+ * never a missed one.
+ */
 function subjectKey(event: HookEvent, fields: Fields): string {
-  return JSON.stringify([
-    fields.input === null ? null : event[fields.input] ?? null,
-    fields.output === null ? null : event[fields.output] ?? null,
-  ]);
+  const part = (field: string | null) =>
+    field === null ? "null" : unreadToken(event, field) ?? stringifyLazy(event[field] ?? null);
+  return `[${part(fields.input)},${part(fields.output)}]`;
 }
 
 /** `event` with a chain's rewrites applied. */
 function withRewrites(event: HookEvent, fields: Fields, result: DispatchResult): HookEvent {
-  const next: HookEvent = { ...event };
+  const next: HookEvent = copyLazy(event);
   if (fields.input !== null && result.modified_input !== null) {
     next[fields.input] = result.modified_input;
   }
@@ -107,6 +115,7 @@ function seenInChain(
 ): Map<string, string> {
   const seen = new Map<string, string>();
   let current = event;
+  let key = subjectKey(current, fields);
   for (const record of records) {
     if (record.outcome === "async") continue;
     if (record.outcome === "ok") {
@@ -117,9 +126,12 @@ function seenInChain(
           modified_input: modified_input ?? null,
           modified_output: modified_output ?? null,
         } as DispatchResult);
+        if (modified_input !== undefined || modified_output !== undefined) {
+          key = subjectKey(current, fields);
+        }
       }
     }
-    seen.set(idOf(record), subjectKey(current, fields));
+    seen.set(idOf(record), key);
   }
   return seen;
 }

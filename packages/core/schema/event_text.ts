@@ -24,6 +24,11 @@ export interface EventText {
   /** The tenant whose event it is. */
   tenantId: string;
   /**
+   * The text of an event already checked where it was made (not a
+   * request's): it is parsed as it is, neither checked nor given a tenant.
+   */
+  checked?: true;
+  /**
    * For an agent's payload: the agent, the event name it was given (the
    * `event` query) and the timestamp of the event its adapter made.
    */

@@ -114,6 +114,12 @@ export function packLazy(value: unknown): LazyPack {
   return pack;
 }
 
+/** Objects that hold an unread big part, or did (see {@linkcode holdsLazy}). */
+const HOLDERS = new WeakSet<object>();
+
+/** Set while {@linkcode stringifyLazy} runs: unread parts answer a token and are spliced in. */
+let splicing: { nonce: string; texts: string[] } | null = null;
+
 /** The value of a {@linkcode LazyPack}: see the module doc. */
 export function unpackLazy(pack: LazyPack): unknown {
   const cells = pack.texts.map((text) => ({ text, parsed: false, value: undefined as unknown }));
@@ -126,6 +132,14 @@ export function unpackLazy(pack: LazyPack): unknown {
     }
     return cell.value;
   };
+  // The object it is read through (a copy made by `copyLazy` too) gets the value.
+  const settle = (holder: object, key: string, value: unknown) =>
+    Object.defineProperty(holder, key, {
+      value,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   let root = pack.tree;
   pack.paths.forEach((path, i) => {
     const index = pack.cells[i]!;
@@ -134,27 +148,98 @@ export function unpackLazy(pack: LazyPack): unknown {
       return;
     }
     let parent = root as Record<string, unknown>;
-    for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
+    HOLDERS.add(parent);
+    for (const key of path.slice(0, -1)) {
+      parent = parent[key] as Record<string, unknown>;
+      HOLDERS.add(parent);
+    }
     const key = path[path.length - 1]!;
-    const settle = (value: unknown) =>
-      Object.defineProperty(parent, key, {
-        value,
-        writable: true,
-        enumerable: true,
-        configurable: true,
-      });
+    const getter = function (this: object) {
+      const cell = cells[index]!;
+      if (splicing !== null && !cell.parsed) {
+        splicing.texts.push(cell.text);
+        return `\u0000${splicing.nonce}:${splicing.texts.length - 1}\u0000`;
+      }
+      const value = read(index);
+      settle(this, key, value);
+      return value;
+    };
+    READERS.set(getter, ++readers);
     Object.defineProperty(parent, key, {
-      get() {
-        const value = read(index);
-        settle(value);
-        return value;
+      get: getter,
+      set(this: object, value: unknown) {
+        settle(this, key, value);
       },
-      set: settle,
       enumerable: true,
       configurable: true,
     });
   });
   return root;
+}
+
+/** A number for each reader of a part (see {@linkcode unreadToken}). */
+const READERS = new WeakMap<object, number>();
+let readers = 0;
+
+/**
+ * A name for the part at `holder[key]` while it is unread (the same in every
+ * copy of `holder`), or null when it is read or not such a part; the part is
+ * not read.
+ */
+export function unreadToken(holder: object, key: string): string | null {
+  const get = Object.getOwnPropertyDescriptor(holder, key)?.get;
+  if (get === undefined || !READERS.has(get)) return null;
+  return `lazy:${READERS.get(get)}`;
+}
+
+/**
+ * True when `value` is an object {@linkcode unpackLazy} made that holds (or
+ * held) a part still as text, or a {@linkcode copyLazy} of one.
+ */
+export function holdsLazy(value: unknown): boolean {
+  return typeof value === "object" && value !== null && HOLDERS.has(value);
+}
+
+/**
+ * A shallow copy of `source` that keeps its unread parts unread (a spread
+ * reads, so parses, each of them); a plain spread for any other object.
+ * Assigning a field of the copy changes the copy only.
+ */
+export function copyLazy<T extends object>(source: T): T {
+  if (!HOLDERS.has(source)) return { ...source };
+  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(source)) as T;
+  HOLDERS.add(copy);
+  return copy;
+}
+
+/**
+ * `JSON.stringify(value)`, with each part of it still unread (see
+ * {@linkcode unpackLazy}) written as its text instead of parsed and written
+ * again: the same text, at the cost of copying it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { packLazy, stringifyLazy, unpackLazy } from "./lazy_json.ts";
+ * const big = Array.from({ length: 2000 }, (_, i) => i);
+ * const value = unpackLazy(packLazy({ tool_input: { list: big } }));
+ * assert.equal(stringifyLazy({ answer: value }), JSON.stringify({ answer: { tool_input: { list: big } } }));
+ * ```
+ */
+export function stringifyLazy(value: unknown): string {
+  const outer = splicing;
+  const own = { nonce: crypto.randomUUID(), texts: [] as string[] };
+  splicing = own;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } finally {
+    splicing = outer;
+  }
+  if (own.texts.length === 0 || text === undefined) return text;
+  // Each token is a JSON string of a nonce no data can know: nothing else matches.
+  const token = new RegExp(`"\\\\u0000${own.nonce}:(\\d+)\\\\u0000"`, "g");
+  return text.replace(token, (_, i: string) => own.texts[Number(i)]!);
 }
 
 /** The values `value` holds in all (itself included); `max + 1` once there are more than `max`. */

@@ -14,7 +14,8 @@ import type { HookDefinition } from "../../core/hook/types.ts";
 import type { DispatchResult } from "../../core/dispatch/result.ts";
 import { effectiveLimits, type Policy } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/schema/event.ts";
-import { textOf } from "../../core/schema/event_text.ts";
+import { type EventText, textOf } from "../../core/schema/event_text.ts";
+import { holdsLazy, stringifyLazy } from "../../core/schema/lazy_json.ts";
 import type {
   ChainAnswer,
   ChainRequest,
@@ -466,7 +467,7 @@ export class WorkerRuntime implements Runtime {
           : { key: link.key, hook: link.hook, bytes: link.bytes };
       });
       const { event, policy, env } = chain!;
-      const eventText = textOf(event);
+      const eventText = textOf(event) ?? madeText(event);
       return eventText ? { links, eventText, policy, env } : { links, event, policy, env };
     });
     const message: WorkerJob = {
@@ -524,4 +525,15 @@ export class WorkerRuntime implements Runtime {
     }
     return bytes;
   }
+}
+
+/**
+ * The text of an event made on this thread that still holds big parts of
+ * the request as text (`lazy_json.ts`): a hook's rewrite of an agent's big
+ * event, re-checked. Sent as text, those parts are copied, not parsed and
+ * cloned; undefined for any other event, which is cloned as it is.
+ */
+function madeText(event: HookEvent): EventText | undefined {
+  if (!holdsLazy(event)) return undefined;
+  return { text: stringifyLazy(event), tenantId: event.tenant_id ?? "", checked: true };
 }
