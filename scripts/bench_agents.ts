@@ -72,6 +72,8 @@ async function bench(driver: Driver) {
       CLI,
       "--hooks-dir",
       `${ROOT}/hooks`,
+      // The plain command form; the daemon's form is the same with HOOKBOX_DAEMON=1.
+      "--no-daemon",
     ],
     cwd: dir,
     stderr: "piped",

@@ -211,7 +211,7 @@ await Deno.writeTextFile(
     (client
       ? `if [ "$1" = dispatch ] && [ "\${HOOKBOX_DAEMON_CLIENT:-}" != off ]; then\n` +
         `  daemon="\${HOOKBOX_DAEMON:-}"\n` +
-        `  for a; do [ "$a" = --daemon ] && daemon=1; done\n` +
+        `  for a; do [ "$a" = --daemon ] && [ "$daemon" != 0 ] && daemon=1; done\n` +
         `  [ "$daemon" = 1 ] && exec "$here/hookbox-client" "$@"\n` +
         `fi\n`
       : "") +

@@ -9,7 +9,8 @@
  * shared: its folder is the user's own (0700, checked by both sides), and a
  * call made in another environment (HOME, PATH, XDG folders, `HOOKBOX_*`)
  * is answered by its own process instead. It stops after `--idle` seconds
- * without a call (default 600), and answers one call at a time.
+ * without a call (default 600), or within seconds of its socket being
+ * removed or replaced, and answers one call at a time.
  *
  * @module
  */
@@ -22,6 +23,9 @@ import { asCall, errorLine, EXIT, UsageError } from "./_io.ts";
 import { useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
 import { ask, daemonDir, fingerprint, socketPath, unsafeDir } from "./daemon_client.ts";
+
+/** How often the daemon checks that its socket is still its own, ms. */
+const SOCKET_CHECK_MS = 2000;
 
 /** Largest request read, bytes (stdin is capped below it by the clients). */
 const MAX_REQUEST_BYTES = 20 * 1024 * 1024;
@@ -67,6 +71,7 @@ async function runDaemon(idleMs: number): Promise<number> {
   await Deno.remove(path).catch(() => {});
   const listener = Deno.listen({ transport: "unix", path });
   await Deno.chmod(path, 0o600);
+  const socket = Deno.lstatSync(path);
 
   const own = fingerprint();
   // Each call gets an executor of its own, so it discovers its hooks as a new process would
@@ -96,6 +101,15 @@ async function runDaemon(idleMs: number): Promise<number> {
     timer = setTimeout(stop, idleMs);
   };
   rearm();
+  // A socket removed or replaced (its folder deleted, another daemon in its place) leaves this
+  // daemon unreachable: it stops instead of waiting out its idle time.
+  const watch = setInterval(() => {
+    let now: Deno.FileInfo | null = null;
+    try {
+      now = Deno.lstatSync(path);
+    } catch { /* gone */ }
+    if (now === null || now.ino !== socket.ino || now.dev !== socket.dev) stop();
+  }, SOCKET_CHECK_MS);
   // One call at a time: `asCall` stands the call's stdin and directory in for the process's.
   let queue: Promise<unknown> = Promise.resolve();
   const serve = async (conn: Deno.UnixConn) => {
@@ -140,8 +154,18 @@ async function runDaemon(idleMs: number): Promise<number> {
   })().catch(() => {});
   await stopped;
   clearTimeout(timer);
+  clearInterval(watch);
   listener.close();
-  await Deno.remove(path).catch(() => {});
+  // Removed only while it is still this daemon's: never another's that took its place.
+  const still = (() => {
+    try {
+      const now = Deno.lstatSync(path);
+      return now.ino === socket.ino && now.dev === socket.dev;
+    } catch {
+      return false;
+    }
+  })();
+  if (still) await Deno.remove(path).catch(() => {});
   await queue;
   await Promise.all([...runtimes.values()].map((r) => r.close?.()));
   return EXIT.allow;

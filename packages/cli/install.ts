@@ -54,9 +54,16 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
   if (hooksDirs.length > 0 && (mode === "uninstall" || values.http !== undefined)) {
     throw new UsageError("--hooks-dir is for installing the command form only");
   }
-  if (values.daemon && (mode === "uninstall" || values.http !== undefined)) {
-    throw new UsageError("--daemon is for installing the command form only");
+  if (
+    (values.daemon || values["no-daemon"]) && (mode === "uninstall" || values.http !== undefined)
+  ) {
+    throw new UsageError("--daemon and --no-daemon are for installing the command form only");
   }
+  if (values.daemon && values["no-daemon"]) {
+    throw new UsageError("--daemon and --no-daemon contradict each other; pass one");
+  }
+  // The command form calls through the user's daemon unless told not to (docs/cli.md).
+  const daemon = values.http === undefined && !values["no-daemon"];
   const named = configPath(agent, values.user, values.project);
   if (!values.user) await insideProject(named, absolute(values.project ?? "."));
   const file = await writablePath(named);
@@ -82,7 +89,7 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
       ...(values.http ? { http: values.http } : {}),
       extraArgs: [
         ...hooksDirs.map((d) => `--hooks-dir ${shellQuote(absolute(d))}`),
-        ...(values.daemon ? ["--daemon"] : []),
+        ...(daemon ? ["--daemon"] : []),
       ].join(" "),
     });
     await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });

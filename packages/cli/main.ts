@@ -89,8 +89,9 @@ export async function main(args: string[]): Promise<number> {
     }
   }
   // An agent's call through the user's daemon (started on first use): the answer it gives.
-  const daemon = rest.includes("--agent") &&
-    (rest.includes("--daemon") || Deno.env.get("HOOKBOX_DAEMON") === "1");
+  const asked = Deno.env.get("HOOKBOX_DAEMON");
+  const daemon = rest.includes("--agent") && asked !== "0" &&
+    (rest.includes("--daemon") || asked === "1");
   if (name === "dispatch" && daemon && !Deno.stdin.isTerminal()) {
     const input = await stdinOnce().catch(() => null);
     if (input !== null) {

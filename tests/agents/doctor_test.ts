@@ -25,6 +25,10 @@ async function doctor(args: string[]): Promise<{ code: number; stdout: string }>
 
 Deno.test("hookbox doctor runs every installed event through the installed command", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-doctor-" });
+  // The installed command calls through the user's daemon: this test's own, gone with `dir`.
+  const runtime = Deno.env.get("XDG_RUNTIME_DIR");
+  await Deno.mkdir(`${dir}/run`, { mode: 0o700 });
+  Deno.env.set("XDG_RUNTIME_DIR", `${dir}/run`);
   try {
     await writeAgentHooks(`${dir}/platform`);
     const command = `${Deno.execPath()} run -A ${ROOT}/packages/cli/main.ts`;
@@ -56,6 +60,8 @@ Deno.test("hookbox doctor runs every installed event through the installed comma
     assertEquals(ignored.code, 1);
     match(ignored.stdout, /has a trailing comma; gemini-cli ignores the whole file/);
   } finally {
+    if (runtime === undefined) Deno.env.delete("XDG_RUNTIME_DIR");
+    else Deno.env.set("XDG_RUNTIME_DIR", runtime);
     await Deno.remove(dir, { recursive: true });
   }
 });

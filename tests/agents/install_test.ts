@@ -439,7 +439,8 @@ Deno.test("install --hooks-dir records the platform hook folders in the installe
     const settings = JSON.parse(await Deno.readTextFile(`${dir}/.claude/settings.json`));
     assertEquals(
       settings.hooks.PreToolUse[0].hooks[0].command,
-      `/opt/hookbox dispatch --agent claude-code --event PreToolUse --hooks-dir '${dir}/my hooks'`,
+      `/opt/hookbox dispatch --agent claude-code --event PreToolUse --hooks-dir '${dir}/my hooks' ` +
+        "--daemon",
     );
     assertEquals(await quiet(["uninstall", "--agent", "claude-code", "--project", dir]), 0);
     assertEquals(await Deno.readTextFile(`${dir}/.claude/settings.json`).catch(() => null), null);

@@ -110,24 +110,76 @@ Deno.test("hookbox daemon stops itself after --idle seconds without a call", asy
   }
 });
 
-Deno.test("install --daemon writes the command form that calls through the daemon", async () => {
+Deno.test("install writes the command form that calls through the daemon, unless --no-daemon", async () => {
   const project = await Deno.makeTempDir({ prefix: "hookbox-daemon-install-" });
   try {
     await Deno.mkdir(`${project}/.git`);
-    const made = await runCli(
-      ["install", "--agent", "claude-code", "--project", project, "--daemon"],
-      { cwd: project },
-    );
+    const settings = () => Deno.readTextFile(`${project}/.claude/settings.json`);
+    const install = (...extra: string[]) =>
+      runCli(["install", "--agent", "claude-code", "--project", project, ...extra], {
+        cwd: project,
+      });
+    const made = await install();
     assert.equal(made.code, 0, made.stderr);
-    const config = await Deno.readTextFile(`${project}/.claude/settings.json`);
-    assert.match(config, /hookbox dispatch --agent claude-code[^"]* --daemon/);
-    const http = await runCli(
-      ["install", "--agent", "claude-code", "--project", project, "--daemon", "--http", "http://x"],
-      { cwd: project },
-    );
+    assert.match(await settings(), /hookbox dispatch --agent claude-code[^"]* --daemon"/);
+    const explicit = await install("--daemon");
+    assert.equal(explicit.code, 0, explicit.stderr);
+    assert.match(await settings(), /hookbox dispatch --agent claude-code[^"]* --daemon"/);
+    const own = await install("--no-daemon");
+    assert.equal(own.code, 0, own.stderr);
+    assert.doesNotMatch(await settings(), /--daemon/);
+    const both = await install("--daemon", "--no-daemon");
+    assert.equal(both.code, 1);
+    assert.match(both.stderr, /--daemon and --no-daemon contradict each other/);
+    const http = await install("--daemon", "--http", "http://x");
     assert.equal(http.code, 1);
-    assert.match(http.stderr, /--daemon is for installing the command form only/);
+    assert.match(http.stderr, /--daemon and --no-daemon are for installing the command form only/);
+    // HTTP hooks have no daemon: installed without one.
+    const plain = await install("--http", "http://127.0.0.1:9/");
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.doesNotMatch(await settings(), /--daemon/);
   } finally {
     await Deno.remove(project, { recursive: true });
+  }
+});
+
+Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon whose socket goes stops", async () => {
+  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-off-" });
+  const run = `${root}/run`;
+  await Deno.mkdir(run, { mode: 0o700 });
+  const project = `${root}/project`;
+  await writePluginHook(`${project}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
+  const env = { XDG_RUNTIME_DIR: run };
+  try {
+    const off = await runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
+      cwd: project,
+      env: { ...env, HOOKBOX_DAEMON: "0" },
+      stdin: call("rm -rf /", project),
+    });
+    assert.match(off.stdout, /deny/);
+    assert.equal(await status(env, project), null, "no daemon was started");
+    // A daemon whose socket is removed stops by itself, within seconds.
+    const daemon = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        new URL("../../packages/cli/main.ts", import.meta.url).pathname,
+        "daemon",
+      ],
+      env,
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    let seen = null;
+    for (let i = 0; i < 100 && seen === null; i++) {
+      seen = await status(env, project);
+      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(seen !== null, "the daemon answers its status");
+    await Deno.remove(`${run}/hookbox`, { recursive: true });
+    const ended = await daemon.output();
+    assert.equal(ended.code, 0, new TextDecoder().decode(ended.stderr));
+  } finally {
+    await Deno.remove(root, { recursive: true });
   }
 });

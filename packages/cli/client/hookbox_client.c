@@ -152,6 +152,7 @@ static int for_daemon(void) {
   const char *remote = getenv("HOOKBOX_REMOTE");
   if (remote && *remote) return 0;
   const char *daemon = getenv("HOOKBOX_DAEMON");
+  if (daemon && strcmp(daemon, "0") == 0) return 0;
   if (!has_arg("--daemon") && !(daemon && strcmp(daemon, "1") == 0)) return 0;
   return !isatty(0);
 }

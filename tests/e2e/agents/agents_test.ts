@@ -20,6 +20,8 @@ type Script = (results: number, body: string, url: string) => Step;
 async function project(driver: Driver) {
   const dir = await Deno.makeTempDir({ prefix: `hookbox-e2e-${driver.agent}-` });
   await Deno.mkdir(`${dir}/.home`);
+  // The installed command calls through the user's daemon: the project's own, gone with it.
+  await Deno.mkdir(`${dir}/.run`, { mode: 0o700 });
   await writeRewriter(dir);
   await hookbox([
     "install",
@@ -48,6 +50,7 @@ async function run(driver: Driver, dir: string, script: Script) {
       HOME: `${dir}/.home`,
       DENO_DIR,
       HOOKBOX_CACHE_DIR: `${ROOT}/.cache/e2e-hookbox`,
+      XDG_RUNTIME_DIR: `${dir}/.run`,
       ...driver.env(model.url),
     },
     stdout: "piped",
