@@ -266,7 +266,8 @@ export const COMMANDS = {
       daemon: {
         type: "boolean",
         default: false,
-        help: "the command calls through the user's hookbox daemon (dispatch --daemon; the default)",
+        help:
+          "the command calls through the user's hookbox daemon (dispatch --daemon; the default)",
       },
       "no-daemon": {
         type: "boolean",
