@@ -417,12 +417,15 @@ function allowAnswer(call: AgentCall): AgentAnswer {
   return { exitCode: 0, stdout: json ? "{}" : "", stderr: "" };
 }
 
-const answerJson = (value: Payload): AgentAnswer => ({
-  exitCode: 0,
+/** The object each JSON answer was written from, for {@linkcode withNotices}. */
+const ANSWER_JSON = new WeakMap<AgentAnswer, Payload>();
+
+const answerJson = (value: Payload): AgentAnswer => {
   // The agent's own big parts that hookbox has not read are copied as their text (lazy_json.ts).
-  stdout: stringifyLazy(value),
-  stderr: "",
-});
+  const answer = { exitCode: 0, stdout: stringifyLazy(value), stderr: "" };
+  ANSWER_JSON.set(answer, value);
+  return answer;
+};
 const exit2 = (reason: string): AgentAnswer => ({ exitCode: 2, stdout: "", stderr: reason });
 
 /** The text the hooks asked to add to the agent's context, or null. */
@@ -584,14 +587,18 @@ export function withNotices(call: AgentCall, answer: AgentAnswer, lines: string[
   const text = lines.join("\n");
   const stderr = answer.stderr ? `${answer.stderr}\n${text}` : text;
   if (answer.exitCode !== 0 || !showsSystemMessage(call)) return { ...answer, stderr };
-  let json: Payload = {};
+  // The object the answer was written from, when it was (not parsed back: it may hold big
+  // parts of the agent's payload still unread, lazy_json.ts), else its stdout parsed.
+  let json: Payload | undefined = ANSWER_JSON.get(answer);
   try {
-    json = answer.stdout ? JSON.parse(answer.stdout) as Payload : {};
+    json ??= answer.stdout ? JSON.parse(answer.stdout) as Payload : {};
   } catch {
     return { ...answer, stderr };
   }
   const message = typeof json.systemMessage === "string" ? `${json.systemMessage}\n${text}` : text;
-  return { exitCode: 0, stdout: JSON.stringify({ ...json, systemMessage: message }), stderr };
+  const noticed = answerJson({ ...json, systemMessage: message });
+  noticed.stderr = stderr;
+  return noticed;
 }
 
 function claudeAnswer(call: AgentCall, type: EventType | undefined, parts: Parts): AgentAnswer {

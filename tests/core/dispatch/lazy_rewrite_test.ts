@@ -17,7 +17,7 @@ import {
   unpackLazy,
   unreadToken,
 } from "../../../packages/core/schema/lazy_json.ts";
-import { agentAnswer, agentCall } from "../../../packages/agents/adapters.ts";
+import { agentAnswer, agentCall, withNotices } from "../../../packages/agents/adapters.ts";
 import { allowResult } from "../../../packages/core/dispatch/result.ts";
 import { fakeHook, fakeRuntime, prints } from "../../_helpers.ts";
 
@@ -109,4 +109,23 @@ Deno.test("the agent's answer lays a rewrite over its big tool input without par
   const updated = JSON.parse(answer.stdout).hookSpecificOutput.updatedInput;
   assert.deepEqual(updated, { command: "timeout 60 make", big });
   assert.notEqual(unreadToken(call.event!.tool_input as object, "big"), null, "never parsed here");
+  // A failed hook's line added to the answer's systemMessage: the answer is not parsed back.
+  const parse = JSON.parse;
+  let parsed = 0;
+  JSON.parse = ((text: string, reviver?: never) => {
+    parsed = Math.max(parsed, text.length);
+    return parse(text, reviver);
+  }) as typeof JSON.parse;
+  let noticed;
+  try {
+    noticed = withNotices(call, answer, ["hookbox: hook x failed"]);
+  } finally {
+    JSON.parse = parse;
+  }
+  assert.equal(parsed, 0, "nothing parsed to add the line");
+  const json = JSON.parse(noticed.stdout);
+  assert.equal(json.systemMessage, "hookbox: hook x failed");
+  assert.deepEqual(json.hookSpecificOutput.updatedInput, { command: "timeout 60 make", big });
+  assert.match(noticed.stderr, /hook x failed/);
+  assert.notEqual(unreadToken(call.event!.tool_input as object, "big"), null, "still unread");
 });
