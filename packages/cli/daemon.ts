@@ -10,7 +10,8 @@
  * call made in another environment (HOME, PATH, XDG folders, `HOOKBOX_*`)
  * is answered by its own process instead. It stops after `--idle` seconds
  * without a call (default 600), or within seconds of its socket being
- * removed or replaced, and answers one call at a time.
+ * removed or replaced, and answers one call at a time (a call that would
+ * wait more than a quarter of a second runs in its own process instead).
  *
  * @module
  */
@@ -23,6 +24,9 @@ import { asCall, errorLine, EXIT, UsageError } from "./_io.ts";
 import { useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
 import { ask, daemonDir, fingerprint, socketPath, unsafeDir } from "./daemon_client.ts";
+
+/** Longest a call waits for the one before it, ms; then it runs in its client's own process. */
+const QUEUE_WAIT_MS = 250;
 
 /** How often the daemon checks that its socket is still its own, ms. */
 const SOCKET_CHECK_MS = 2000;
@@ -111,18 +115,43 @@ async function runDaemon(idleMs: number): Promise<number> {
     if (now === null || now.ino !== socket.ino || now.dev !== socket.dev) stop();
   }, SOCKET_CHECK_MS);
   // One call at a time: `asCall` stands the call's stdin and directory in for the process's.
-  let queue: Promise<unknown> = Promise.resolve();
+  // A call that cannot start within QUEUE_WAIT_MS (a long hook of another session or project
+  // runs) is answered `busy`: its client runs it in its own process instead of waiting.
+  let queue: Promise<void> = Promise.resolve();
+  let runningSince: number | null = null;
+  const inTurn = async (
+    call: () => Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> => {
+    const turn = queue;
+    let done!: () => void;
+    queue = new Promise<void>((resolve) => done = resolve);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const started = await Promise.race([
+      turn.then(() => true),
+      new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), QUEUE_WAIT_MS)),
+    ]);
+    clearTimeout(timer);
+    if (!started) {
+      // Its place in line passes on once the calls before it are done.
+      void turn.then(done);
+      return { busy: true };
+    }
+    runningSince = performance.now();
+    try {
+      return await call();
+    } finally {
+      runningSince = null;
+      done();
+    }
+  };
   const serve = async (conn: Deno.UnixConn) => {
     try {
       const read = await readRequest(conn);
       rearm();
       if (read.kind === "framed") {
         // The small client's call (packages/cli/client/hookbox_client.c): its answer in bytes.
-        const work = queue.then(() =>
-          read.call === null ? { mismatch: true } : dispatch(read.call, own)
-        );
-        queue = work.catch(() => {});
-        const answer = await work;
+        const call = read.call;
+        const answer = call === null ? { mismatch: true } : await inTurn(() => dispatch(call, own));
         if (typeof answer.exit === "number") answered++;
         await writeAll(conn, framedAnswer(answer));
         return;
@@ -130,14 +159,19 @@ async function runDaemon(idleMs: number): Promise<number> {
       const request = read.value;
       let answer: Record<string, unknown>;
       if (request.op === "status") {
-        answer = { pid: Deno.pid, started_at: started, answered, socket: path };
+        answer = {
+          pid: Deno.pid,
+          started_at: started,
+          answered,
+          socket: path,
+          // How long the call it is answering has run, ms; null when it answers none.
+          running_ms: runningSince === null ? null : Math.round(performance.now() - runningSince),
+        };
       } else if (request.op === "stop") {
         answer = { stopping: true, pid: Deno.pid };
         stop();
       } else if (request.op === "dispatch") {
-        const work = queue.then(() => dispatch(request, own));
-        queue = work.catch(() => {});
-        answer = await work;
+        answer = await inTurn(() => dispatch(request, own));
         if (typeof answer.exit === "number") answered++;
       } else answer = { error: `unknown op ${String(request.op)}` };
       await conn.write(new TextEncoder().encode(JSON.stringify(answer) + "\n"));

@@ -19,7 +19,9 @@ const call = (command: string, cwd: string) =>
 
 async function status(env: Record<string, string>, cwd: string) {
   const out = await runCli(["daemon", "status"], { cwd, env });
-  return out.code === 0 ? JSON.parse(out.stdout) as { pid: number; answered: number } : null;
+  return out.code === 0
+    ? JSON.parse(out.stdout) as { pid: number; answered: number; running_ms: number | null }
+    : null;
 }
 
 Deno.test("dispatch --daemon: started on first use, then answering the same, edits seen at once", async () => {
@@ -180,6 +182,64 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
     const ended = await daemon.output();
     assert.equal(ended.code, 0, new TextDecoder().decode(ended.stderr));
   } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a call the daemon cannot start at once, behind a long one, runs in its own process", async () => {
+  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-busy-" });
+  const run = `${root}/run`;
+  await Deno.mkdir(run, { mode: 0o700 });
+  const slow = `${root}/slow`;
+  const quick = `${root}/quick`;
+  // Hooks that each run to the policy's most fuel (seconds of calls in all), and a guard.
+  const spin = await pluginBytes("sleep_loop");
+  for (let i = 0; i < 12; i++) {
+    await writePluginHook(`${slow}/.agents/hooks`, `slow-${i}`, spin, {
+      timeout: 30_000,
+      limits: { fuel: 1e10 },
+    });
+  }
+  await writePluginHook(`${quick}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
+  const env = { XDG_RUNTIME_DIR: run };
+  const daemon = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../../packages/cli/main.ts", import.meta.url).pathname, "daemon"],
+    env,
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    let seen = null;
+    for (let i = 0; i < 100 && seen === null; i++) {
+      seen = await status(env, root);
+      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    assert.ok(seen !== null, "the daemon answers its status");
+    const dispatch = (cwd: string, command: string) =>
+      runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
+        cwd,
+        env,
+        stdin: call(command, cwd),
+      });
+    const long = dispatch(slow, "ls");
+    let running: number | null = null;
+    for (let i = 0; i < 200 && running === null; i++) {
+      running = (await status(env, root))?.running_ms ?? null;
+      if (running === null) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(running !== null, "the daemon runs the long call");
+    const denied = await dispatch(quick, "rm -rf /");
+    assert.match(denied.stdout, /deny/);
+    const after = (await status(env, root))!;
+    assert.notEqual(after.running_ms, null, "answered while the long call still runs");
+    assert.equal(after.answered, 0, "not by the daemon");
+    assert.equal((await long).code, 0);
+    assert.equal((await status(env, root))!.answered, 1);
+  } finally {
+    try {
+      daemon.kill("SIGKILL");
+    } catch { /* gone */ }
+    await daemon.status;
     await Deno.remove(root, { recursive: true });
   }
 });

@@ -9,7 +9,8 @@
  * change an answer) to the daemon over its Unix socket, in a folder that must
  * be this user's own with no access for others, and writes the answer. When
  * the daemon cannot answer (none runs, an unsafe folder, another
- * environment, input it does not take, a malformed or late answer), nothing
+ * environment, input it does not take, a long call of another still
+ * running, a malformed or late answer), nothing
  * has been written yet: the call runs in the full CLI instead, `hookbox`
  * beside this program with HOOKBOX_DAEMON_CLIENT=off, with the same
  * arguments and the same stdin bytes. That CLI prints why the daemon is not
@@ -91,6 +92,17 @@ static int input_ended;    /* stdin was read to its end */
  * Runs the call in the full CLI: `hookbox` in this program's folder, the same
  * arguments, stdin replayed (what was read, then the rest). Never returns.
  */
+static void run_full_cli(void);
+
+/*
+ * The daemon answered but will not take this call (another environment, input it does not take,
+ * busy with a long call): the full CLI runs it in its own process without asking again.
+ */
+static void run_full_cli_alone(void) {
+  if (setenv("HOOKBOX_DAEMON", "0", 1) != 0) run_full_cli();
+  run_full_cli();
+}
+
 static void run_full_cli(void) {
   const char *self = args[0];
   const char *slash = strrchr(self, '/');
@@ -275,6 +287,7 @@ int main(int argc, char **argv) {
 
   const char *p = answer.data;
   if (answer.len < 5 || memcmp(p, "HBX1 ", 5) != 0) run_full_cli();
+  if (strcmp(p, "HBX1 no\n") == 0) run_full_cli_alone();
   p += 5;
   long long code = count_of(p, &p, 255);
   if (code < 0 || *p++ != ' ') run_full_cli();
