@@ -236,3 +236,25 @@ export async function runWithStdin(
     stderr: withoutDenoNotices(text(out.stderr)),
   };
 }
+
+/** Kills process `pid` (a daemon a test started), if it still runs. */
+export function killIfRunning(pid: number | null): void {
+  if (pid === null) return;
+  try {
+    Deno.kill(pid, "SIGKILL");
+  } catch { /* gone already */ }
+}
+
+/** Calls `read` until it gives a value (at most `tries` times, `ms` apart); the value, or null. */
+export async function eventually<T>(
+  read: () => Promise<T | null>,
+  tries = 100,
+  ms = 200,
+): Promise<T | null> {
+  for (let i = 0; i < tries; i++) {
+    const value = await read();
+    if (value !== null) return value;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  }
+  return null;
+}

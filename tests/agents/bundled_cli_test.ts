@@ -7,7 +7,7 @@
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { ROOT, runWithStdin } from "../_helpers.ts";
 import { claudeBash, GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
-import { hookMd } from "../_helpers.ts";
+import { eventually, hookMd, killIfRunning } from "../_helpers.ts";
 import { corpus } from "../runtime-wasm/_corpus.ts";
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -297,11 +297,7 @@ Deno.test("dist/cli/hookbox-client answers daemon calls as the CLI's own client 
     const first = await call(deny);
     assertEquals(first.code, 0, first.stderr);
     match(first.stdout, /"permissionDecision":"deny"/);
-    let seen = null;
-    for (let i = 0; i < 100 && seen === null; i++) {
-      seen = await status();
-      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const seen = await eventually(status);
     ok(seen !== null, "the daemon answers its status");
     pid = seen.pid;
     // Through the client: the same bytes and exit code as through the CLI's own client.
@@ -355,11 +351,7 @@ Deno.test("dist/cli/hookbox-client answers daemon calls as the CLI's own client 
     const after = await call(deny);
     assertEquals(after, first);
   } finally {
-    if (pid !== null) {
-      try {
-        Deno.kill(pid, "SIGKILL");
-      } catch { /* gone */ }
-    }
+    killIfRunning(pid);
     await Deno.remove(dir, { recursive: true });
   }
 });

@@ -303,9 +303,12 @@ Deno.test("the installed command, run as the agent runs it, answers in the agent
     );
     const settings = JSON.parse(await Deno.readTextFile(`${dir}/.claude/settings.json`));
     const line = `${settings.hooks.PreToolUse[0].hooks[0].command} --hooks-dir ${dir}/hooks`;
+    // The installed command calls through the user's daemon: this test's own, gone with `dir`.
+    await Deno.mkdir(`${dir}/run`, { mode: 0o700 });
     const run = async (shellLine: string, input: unknown) => {
       const child = new Deno.Command("sh", {
         args: ["-c", shellLine],
+        env: { XDG_RUNTIME_DIR: `${dir}/run` },
         stdin: "piped",
         stdout: "piped",
         stderr: "piped",

@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "../_cli.ts";
+import { eventually, killIfRunning } from "../_helpers.ts";
 import { pluginBytes, writePluginHook } from "../integration/_plugins.ts";
 
 const call = (command: string, cwd: string) =>
@@ -24,14 +25,33 @@ async function status(env: Record<string, string>, cwd: string) {
     : null;
 }
 
-Deno.test("dispatch --daemon: started on first use, then answering the same, edits seen at once", async () => {
-  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-" });
+/** A temporary root with a daemon folder of its own (`run`, mode 700), and the env that names it. */
+async function daemonRoot(prefix: string) {
+  const root = await Deno.makeTempDir({ prefix });
   const run = `${root}/run`;
   await Deno.mkdir(run, { mode: 0o700 });
+  return { root, run, env: { XDG_RUNTIME_DIR: run } };
+}
+
+/** `hookbox daemon` started from source in `env`, once it answers its status. */
+async function startedDaemon(env: Record<string, string>, cwd: string) {
+  const daemon = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("../../packages/cli/main.ts", import.meta.url).pathname, "daemon"],
+    env,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const seen = await eventually(() => status(env, cwd));
+  assert.ok(seen !== null, "the daemon answers its status");
+  return daemon;
+}
+
+Deno.test("dispatch --daemon: started on first use, then answering the same, edits seen at once", async () => {
+  const { root, run, env: own } = await daemonRoot("hookbox-daemon-");
   const project = `${root}/project`;
   const hooks = `${project}/.agents/hooks`;
   await writePluginHook(hooks, "guard", await pluginBytes("guard_wasi"));
-  const env = { XDG_RUNTIME_DIR: run, XDG_CONFIG_HOME: `${root}/config` };
+  const env = { ...own, XDG_CONFIG_HOME: `${root}/config` };
   const dispatch = (command: string, extra: Record<string, string> = {}) =>
     runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
       cwd: project,
@@ -45,11 +65,7 @@ Deno.test("dispatch --daemon: started on first use, then answering the same, edi
     assert.equal(first.code, 0, first.stderr);
     const denied = JSON.parse(first.stdout).hookSpecificOutput;
     assert.equal(denied.permissionDecision, "deny");
-    let seen = null;
-    for (let i = 0; i < 100 && seen === null; i++) {
-      seen = await status(env, project);
-      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const seen = await eventually(() => status(env, project));
     assert.ok(seen !== null, "the daemon answers its status");
     pid = seen.pid;
     assert.equal(seen.answered, 0);
@@ -87,19 +103,13 @@ Deno.test("dispatch --daemon: started on first use, then answering the same, edi
     assert.equal(await Deno.stat(`${run}/hookbox/daemon.sock`).catch(() => null), null);
     pid = null;
   } finally {
-    if (pid !== null) {
-      try {
-        Deno.kill(pid, "SIGKILL");
-      } catch { /* gone */ }
-    }
+    killIfRunning(pid);
     await Deno.remove(root, { recursive: true });
   }
 });
 
 Deno.test("hookbox daemon stops itself after --idle seconds without a call", async () => {
-  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-" });
-  await Deno.mkdir(`${root}/run`, { mode: 0o700 });
-  const env = { XDG_RUNTIME_DIR: `${root}/run` };
+  const { root, env } = await daemonRoot("hookbox-daemon-");
   try {
     const daemon = await runCli(["daemon", "run", "--idle", "1"], { cwd: root, env });
     assert.equal(daemon.code, 0, daemon.stderr);
@@ -146,12 +156,9 @@ Deno.test("install writes the command form that calls through the daemon, unless
 });
 
 Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon whose socket goes stops", async () => {
-  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-off-" });
-  const run = `${root}/run`;
-  await Deno.mkdir(run, { mode: 0o700 });
+  const { root, run, env } = await daemonRoot("hookbox-daemon-off-");
   const project = `${root}/project`;
   await writePluginHook(`${project}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
-  const env = { XDG_RUNTIME_DIR: run };
   try {
     const off = await runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
       cwd: project,
@@ -161,23 +168,7 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
     assert.match(off.stdout, /deny/);
     assert.equal(await status(env, project), null, "no daemon was started");
     // A daemon whose socket is removed stops by itself, within seconds.
-    const daemon = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        new URL("../../packages/cli/main.ts", import.meta.url).pathname,
-        "daemon",
-      ],
-      env,
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    let seen = null;
-    for (let i = 0; i < 100 && seen === null; i++) {
-      seen = await status(env, project);
-      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    assert.ok(seen !== null, "the daemon answers its status");
+    const daemon = await startedDaemon(env, project);
     await Deno.remove(`${run}/hookbox`, { recursive: true });
     const ended = await daemon.output();
     assert.equal(ended.code, 0, new TextDecoder().decode(ended.stderr));
@@ -187,9 +178,7 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
 });
 
 Deno.test("a call the daemon cannot start at once, behind a long one, runs in its own process", async () => {
-  const root = await Deno.makeTempDir({ prefix: "hookbox-daemon-busy-" });
-  const run = `${root}/run`;
-  await Deno.mkdir(run, { mode: 0o700 });
+  const { root, env } = await daemonRoot("hookbox-daemon-busy-");
   const slow = `${root}/slow`;
   const quick = `${root}/quick`;
   // Hooks that each run to the policy's most fuel (seconds of calls in all), and a guard.
@@ -201,20 +190,8 @@ Deno.test("a call the daemon cannot start at once, behind a long one, runs in it
     });
   }
   await writePluginHook(`${quick}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
-  const env = { XDG_RUNTIME_DIR: run };
-  const daemon = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../../packages/cli/main.ts", import.meta.url).pathname, "daemon"],
-    env,
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const daemon = await startedDaemon(env, root);
   try {
-    let seen = null;
-    for (let i = 0; i < 100 && seen === null; i++) {
-      seen = await status(env, root);
-      if (seen === null) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    assert.ok(seen !== null, "the daemon answers its status");
     const dispatch = (cwd: string, command: string) =>
       runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
         cwd,
@@ -222,11 +199,7 @@ Deno.test("a call the daemon cannot start at once, behind a long one, runs in it
         stdin: call(command, cwd),
       });
     const long = dispatch(slow, "ls");
-    let running: number | null = null;
-    for (let i = 0; i < 200 && running === null; i++) {
-      running = (await status(env, root))?.running_ms ?? null;
-      if (running === null) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const running = await eventually(async () => (await status(env, root))?.running_ms ?? null);
     assert.ok(running !== null, "the daemon runs the long call");
     const denied = await dispatch(quick, "rm -rf /");
     assert.match(denied.stdout, /deny/);
@@ -236,10 +209,8 @@ Deno.test("a call the daemon cannot start at once, behind a long one, runs in it
     assert.equal((await long).code, 0);
     assert.equal((await status(env, root))!.answered, 1);
   } finally {
-    try {
-      daemon.kill("SIGKILL");
-    } catch { /* gone */ }
-    await daemon.status;
+    killIfRunning(daemon.pid);
+    await daemon.output();
     await Deno.remove(root, { recursive: true });
   }
 });
