@@ -216,3 +216,37 @@ Deno.test("big answers written on the codec's worker are the answers written in 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a hook's big output from a plugin worker is answered as when it runs in place", async () => {
+  const dir = await Deno.makeTempDir();
+  // The same hook in place and on a plugin worker, whose 192 KiB of output crosses as bytes.
+  const services = await Promise.all([0, 1].map(async (workers) => {
+    const h = await harness(openSqliteStore(`${dir}/w${workers}.db`), undefined, workers);
+    const key = await h.tenant("t");
+    const up = await h.call("PUT", "/v1/hooks/loud", {
+      key,
+      body: await wasmFolder("loud", "big_output", "limits:\n  output_kb: 1024\n"),
+    });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    return { h, key };
+  }));
+  try {
+    const event = {
+      event_type: "pre-tool-call",
+      session_id: "s",
+      tool_name: "Bash",
+      tool_input: {},
+    };
+    const [here, there] = await Promise.all(
+      services.map(({ h, key }) => h.call("POST", "/v1/events", { key, body: event })),
+    );
+    assert.equal(there!.status, 200);
+    assert.equal(there!.headers.get("content-type"), "application/json");
+    assert.deepEqual(comparable(there!.body), comparable(here!.body));
+    const stdout = (there!.body as { hooks: { stdout: string }[] }).hooks[0]!.stdout;
+    assert.equal(stdout, 'a"b\\c\nd\u00e9efghijk'.repeat(196_608 / 16));
+  } finally {
+    await Promise.all(services.map(({ h }) => h.close()));
+    await Deno.remove(dir, { recursive: true });
+  }
+});

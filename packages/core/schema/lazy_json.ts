@@ -118,7 +118,7 @@ export function packLazy(value: unknown): LazyPack {
 const HOLDERS = new WeakSet<object>();
 
 /** Set while {@linkcode stringifyLazy} runs: unread parts answer a token and are spliced in. */
-let splicing: { nonce: string; texts: string[] } | null = null;
+let splicing: { nonce: string; texts: (string | Uint8Array)[] } | null = null;
 
 /** The value of a {@linkcode LazyPack}: see the module doc. */
 export function unpackLazy(pack: LazyPack): unknown {
@@ -228,7 +228,7 @@ export function copyLazy<T extends object>(source: T): T {
  */
 export function stringifyLazy(value: unknown): string {
   const outer = splicing;
-  const own = { nonce: crypto.randomUUID(), texts: [] as string[] };
+  const own = { nonce: crypto.randomUUID(), texts: [] as (string | Uint8Array)[] };
   splicing = own;
   let text: string;
   try {
@@ -237,9 +237,13 @@ export function stringifyLazy(value: unknown): string {
     splicing = outer;
   }
   if (own.texts.length === 0 || text === undefined) return text;
+  const decoder = new TextDecoder();
   // Each token is a JSON string of a nonce no data can know: nothing else matches.
   const token = new RegExp(`"\\\\u0000${own.nonce}:(\\d+)\\\\u0000"`, "g");
-  return text.replace(token, (_, i: string) => own.texts[Number(i)]!);
+  return text.replace(token, (_, i: string) => {
+    const part = own.texts[Number(i)]!;
+    return typeof part === "string" ? part : decoder.decode(part);
+  });
 }
 
 /** The values `value` holds in all (itself included); `max + 1` once there are more than `max`. */
@@ -260,4 +264,156 @@ function countNodes(value: object, max: number, keysOf: (v: object) => string[])
     }
   }
   return count;
+}
+
+/** A hook's printed text of at least this many characters crosses threads as bytes. */
+export const BIG_TEXT_CHARS = 64 * 1024;
+
+/** A big text of a chain's result, as {@linkcode packBigTexts} sends it. */
+export interface BigText {
+  /** Which result (of the chains), which hook record, which field. */
+  at: [number, number, "stdout" | "stderr"];
+  /** The text as a JSON string literal, UTF-8. */
+  json: Uint8Array;
+  /** Its length in characters. */
+  length: number;
+}
+
+/** The text fields of a hook record this layer packs. */
+interface Printed {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Takes each hook's stdout and stderr of {@linkcode BIG_TEXT_CHARS} or more
+ * out of `results` (on the thread that ran the hooks) and returns them as
+ * JSON string literals in UTF-8, with the buffers to transfer: a megabyte
+ * of hook output then crosses to the thread that answers every tenant
+ * without a copy, and is written into an answer there without being decoded
+ * or escaped again ({@linkcode unpackBigTexts}, {@linkcode lazyJsonBytes}).
+ */
+export function packBigTexts(
+  results: readonly { hooks: readonly Printed[] }[],
+): { texts: BigText[]; transfer: ArrayBuffer[] } {
+  const texts: BigText[] = [];
+  const encoder = new TextEncoder();
+  results.forEach((result, r) =>
+    result.hooks.forEach((record, h) => {
+      for (const field of ["stdout", "stderr"] as const) {
+        const text = record[field];
+        if (text.length < BIG_TEXT_CHARS) continue;
+        texts.push({
+          at: [r, h, field],
+          json: encoder.encode(JSON.stringify(text)),
+          length: text.length,
+        });
+        (record as Printed)[field] = "";
+      }
+    })
+  );
+  return { texts, transfer: texts.map((t) => t.json.buffer as ArrayBuffer) };
+}
+
+/** The big texts still unread on this thread, by the accessor that reads each. */
+const BIG_TEXTS = new WeakMap<object, BigText>();
+
+/**
+ * Puts each text of {@linkcode packBigTexts} back into `results` as an
+ * accessor that decodes it on first read; its length is known without a
+ * read ({@linkcode printedLength}).
+ */
+export function unpackBigTexts(
+  results: readonly { hooks: readonly Printed[] }[],
+  texts: readonly BigText[],
+): void {
+  for (const text of texts) {
+    const [r, h, field] = text.at;
+    const record = results[r]?.hooks[h];
+    if (record === undefined) continue;
+    const getter = function (this: object) {
+      if (splicing !== null) {
+        splicing.texts.push(text.json);
+        return `\u0000${splicing.nonce}:${splicing.texts.length - 1}\u0000`;
+      }
+      const value = JSON.parse(new TextDecoder().decode(text.json)) as string;
+      Object.defineProperty(this, field, {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+      return value;
+    };
+    BIG_TEXTS.set(getter, text);
+    Object.defineProperty(record, field, {
+      get: getter,
+      set(this: object, value: unknown) {
+        Object.defineProperty(this, field, {
+          value,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      },
+      enumerable: true,
+      configurable: true,
+    });
+  }
+}
+
+/** `record[field].length`, without decoding a big text that is still unread. */
+export function printedLength(record: Printed, field: "stdout" | "stderr"): number {
+  const get = Object.getOwnPropertyDescriptor(record, field)?.get;
+  const big = get === undefined ? undefined : BIG_TEXTS.get(get);
+  return big?.length ?? record[field].length;
+}
+
+/** The characters of the hooks' big texts in `results` still unread (0: none; see {@linkcode lazyJsonBytes}). */
+export function unreadBigChars(results: readonly { hooks: readonly Printed[] }[]): number {
+  let chars = 0;
+  for (const result of results) {
+    for (const record of result.hooks) {
+      for (const field of ["stdout", "stderr"] as const) {
+        const get = Object.getOwnPropertyDescriptor(record, field)?.get;
+        chars += (get === undefined ? undefined : BIG_TEXTS.get(get))?.length ?? 0;
+      }
+    }
+  }
+  return chars;
+}
+
+/**
+ * `value` as JSON in UTF-8, as `new TextEncoder().encode(stringifyLazy(value))`,
+ * with each big text still unread copied in as the bytes it came as.
+ */
+export function lazyJsonBytes(value: unknown): Uint8Array {
+  const outer = splicing;
+  const own = { nonce: crypto.randomUUID(), texts: [] as (string | Uint8Array)[] };
+  splicing = own;
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } finally {
+    splicing = outer;
+  }
+  const encoder = new TextEncoder();
+  if (own.texts.length === 0) return encoder.encode(text);
+  const token = new RegExp(`"\\\\u0000${own.nonce}:(\\d+)\\\\u0000"`, "g");
+  const pieces: Uint8Array[] = [];
+  let at = 0;
+  for (const match of text.matchAll(token)) {
+    pieces.push(encoder.encode(text.slice(at, match.index)));
+    const part = own.texts[Number(match[1])]!;
+    pieces.push(typeof part === "string" ? encoder.encode(part) : part);
+    at = match.index + match[0].length;
+  }
+  pieces.push(encoder.encode(text.slice(at)));
+  const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of pieces) {
+    bytes.set(p, offset);
+    offset += p.length;
+  }
+  return bytes;
 }

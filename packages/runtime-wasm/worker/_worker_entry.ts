@@ -16,10 +16,11 @@ import { WasmRuntime } from "../_runtime.ts";
 import { watchLongCalls } from "../_host.ts";
 import { createPromptRuntime } from "../../core/runtime/prompt.ts";
 import { eventOfText } from "../../agents/event_text.ts";
+import { packBigTexts } from "../../core/schema/lazy_json.ts";
 import type { ChainLink, ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
 interface WorkerScope {
-  postMessage(message: WorkerMessage): void;
+  postMessage(message: WorkerMessage, transfer?: Transferable[]): void;
   onmessage: ((event: MessageEvent<WorkerJob>) => void) | null;
 }
 
@@ -116,12 +117,15 @@ const PROMPTS = createPromptRuntime();
 scope.onmessage = (event) => {
   const job = event.data;
   handle(job).finally(undemote).then(
-    (result) =>
+    (result) => {
+      if (!Array.isArray(result)) return scope.postMessage({ type: "result", id: job.id, result });
+      // Big hook output crosses as bytes, moved rather than copied (lazy_json.ts).
+      const { texts, transfer } = packBigTexts(result);
       scope.postMessage(
-        Array.isArray(result)
-          ? { type: "result", id: job.id, result: NO_RUN, chains: result }
-          : { type: "result", id: job.id, result },
-      ),
+        { type: "result", id: job.id, result: NO_RUN, chains: result, texts },
+        transfer,
+      );
+    },
     (err: unknown) => {
       const failure = runFailure("WORKER_FAILED", messageOf(err));
       scope.postMessage({

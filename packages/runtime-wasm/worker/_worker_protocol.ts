@@ -10,6 +10,7 @@ import type { HookDefinition } from "../../core/hook/types.ts";
 import type { Policy } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/schema/event.ts";
 import type { EventText } from "../../core/schema/event_text.ts";
+import type { BigText } from "../../core/schema/lazy_json.ts";
 import type { EffectiveLimits, RunResult } from "../../core/runtime/types.ts";
 import type { HttpAsk } from "../http/_http_wire.ts";
 
@@ -69,5 +70,12 @@ export type WorkerMessage =
   /** The plugin is loaded; the call's clock starts now. */
   | { type: "started"; id: number }
   /** A chain job's answers are `chains`, one per chain, in order. */
-  | { type: "result"; id: number; result: RunResult; chains?: DispatchResult[] }
+  | {
+    type: "result";
+    id: number;
+    result: RunResult;
+    chains?: DispatchResult[];
+    /** The chains' big hook texts, taken out of `chains` (core/schema/lazy_json.ts). */
+    texts?: BigText[];
+  }
   | HttpAsk;

@@ -10,6 +10,7 @@ import { runFailure } from "../../core/runtime/failure.ts";
 import type { DispatchResult } from "../../core/dispatch/result.ts";
 import type { RunFailure, RunResult } from "../../core/runtime/types.ts";
 import { serveHttp } from "../http/_http_fetch.ts";
+import { unpackBigTexts } from "../../core/schema/lazy_json.ts";
 import type { WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
 
 /** A job handed to a slot, with what the main side needs to police it. */
@@ -150,6 +151,9 @@ export class WorkerSlot {
       clearTimeout(this.#timer);
       this.#job = null;
       this.state = "idle";
+      if (message.chains !== undefined && message.texts !== undefined) {
+        unpackBigTexts(message.chains, message.texts);
+      }
       job.settle(message.result, message.chains);
       this.#events.idle(this);
     } else if (message.type === "http") {

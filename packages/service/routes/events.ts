@@ -12,6 +12,7 @@ import { clipped } from "../../core/runtime/failure.ts";
 import type { ParseEventResult } from "../../core/schema/event.ts";
 import { capturedText, redactedText } from "../replay.ts";
 import { storable } from "../../core/schema/storable.ts";
+import { lazyJsonBytes, printedLength, unreadBigChars } from "../../core/schema/lazy_json.ts";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -173,7 +174,17 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           );
           c.set("decision_id" as never, decisionId as never);
           const answer = { ...result, decision_id: decisionId };
-          return await jsonAnswer(ctx, c, tenant.id, answer, resultChars(result));
+          // Hook output that came from the plugin worker as JSON bytes is copied in as it is:
+          // nothing of it is decoded, escaped or encoded again on this thread. The rest of
+          // the answer must be small enough to write here; else the codec writes it all.
+          const chars = resultChars(result);
+          const bytes = unreadBigChars([result]);
+          if (bytes > 0 && chars - bytes < (ctx.eventCodec?.minBytes ?? Infinity)) {
+            return c.body(lazyJsonBytes(answer) as Uint8Array<ArrayBuffer>, 200, {
+              "content-type": "application/json",
+            });
+          }
+          return await jsonAnswer(ctx, c, tenant.id, answer, chars);
         });
       },
     },
@@ -417,7 +428,7 @@ const UNREADABLE = new Set([
 function resultChars(result: DispatchResult): number {
   let chars = result.reason?.length ?? 0;
   for (const h of result.hooks) {
-    chars += h.stdout.length + h.stderr.length + (h.detail?.length ?? 0);
+    chars += printedLength(h, "stdout") + printedLength(h, "stderr") + (h.detail?.length ?? 0);
   }
   return chars;
 }

@@ -12,9 +12,14 @@ import { createPromptRuntime } from "../../../packages/core/runtime/prompt.ts";
 import { type HookEvent, parseEvent } from "../../../packages/core/schema/event.ts";
 import {
   copyLazy,
+  lazyJsonBytes,
+  packBigTexts,
   packLazy,
+  printedLength,
   stringifyLazy,
+  unpackBigTexts,
   unpackLazy,
+  unreadBigChars,
   unreadToken,
 } from "../../../packages/core/schema/lazy_json.ts";
 import { agentAnswer, agentCall, withNotices } from "../../../packages/agents/adapters.ts";
@@ -128,4 +133,31 @@ Deno.test("the agent's answer lays a rewrite over its big tool input without par
   assert.deepEqual(json.hookSpecificOutput.updatedInput, { command: "timeout 60 make", big });
   assert.match(noticed.stderr, /hook x failed/);
   assert.notEqual(unreadToken(call.event!.tool_input as object, "big"), null, "still unread");
+});
+
+Deno.test("a hook's big output crosses as JSON bytes and is written into the answer as they are", () => {
+  // Quotes, escapes, non-ASCII, an astral character and a lone surrogate: all must come back.
+  const big = `say "hi"\n\t\u00e9\u{1F600}\ud800 `.repeat(10_000);
+  const small = "fine";
+  const results = [{ hooks: [{ stdout: big, stderr: small }, { stdout: small, stderr: big }] }];
+  const expected = JSON.stringify({ answer: results });
+  const { texts, transfer } = packBigTexts(results);
+  assert.equal(texts.length, 2);
+  assert.equal(transfer.length, 2);
+  // What travels: the records without their big texts, which go as bytes (moved, not copied).
+  const moved = structuredClone({ results, texts }, { transfer });
+  assert.equal(transfer[0]!.byteLength, 0, "transferred");
+  assert.equal(moved.results[0]!.hooks[0]!.stdout, "");
+  unpackBigTexts(moved.results, moved.texts);
+  const record = moved.results[0]!.hooks[0]!;
+  assert.equal(printedLength(record, "stdout"), big.length);
+  assert.equal(unreadBigChars(moved.results), 2 * big.length);
+  // Written into an answer without being read: byte for byte what encoding the whole gives.
+  assert.deepEqual(lazyJsonBytes({ answer: moved.results }), new TextEncoder().encode(expected));
+  assert.equal(stringifyLazy({ answer: moved.results }), expected);
+  assert.equal(unreadBigChars(moved.results), 2 * big.length, "still unread");
+  // Read, it is the text the hook printed.
+  assert.equal(record.stdout, big);
+  assert.equal(moved.results[0]!.hooks[1]!.stderr, big);
+  assert.equal(unreadBigChars(moved.results), 0);
 });
