@@ -378,6 +378,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   bad_import: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   bad_import_env: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   bad_import_extism: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
+  // 192 KiB of plain text, under a lifted output cap: all of it, as printed.
+  big_output: { plugin: "ok", exit: 0, limits: { output_kb: 1024 } },
   block_extism: { plugin: "block", exit: 2 },
   block_wasi: { plugin: "block", exit: 2 },
   nul_reason_wasi: { plugin: "block", exit: 2 },
