@@ -118,7 +118,21 @@ export function packLazy(value: unknown): LazyPack {
 const HOLDERS = new WeakSet<object>();
 
 /** Set while {@linkcode stringifyLazy} runs: unread parts answer a token and are spliced in. */
-let splicing: { nonce: string; texts: (string | Uint8Array)[] } | null = null;
+let splicing: Splice | null = null;
+
+/** The parts one {@linkcode stringifyLazy} or {@linkcode lazyJsonBytes} splices in. */
+interface Splice {
+  /** Made when the first part is met: a stringify that meets none costs no random bytes. */
+  nonce: string | null;
+  texts: (string | Uint8Array)[];
+}
+
+/** The token that stands for `part` in the splice under way. */
+function spliceToken(splice: Splice, part: string | Uint8Array): string {
+  splice.nonce ??= crypto.randomUUID();
+  splice.texts.push(part);
+  return `\u0000${splice.nonce}:${splice.texts.length - 1}\u0000`;
+}
 
 /** The value of a {@linkcode LazyPack}: see the module doc. */
 export function unpackLazy(pack: LazyPack): unknown {
@@ -157,8 +171,7 @@ export function unpackLazy(pack: LazyPack): unknown {
     const getter = function (this: object) {
       const cell = cells[index]!;
       if (splicing !== null && !cell.parsed) {
-        splicing.texts.push(cell.text);
-        return `\u0000${splicing.nonce}:${splicing.texts.length - 1}\u0000`;
+        return spliceToken(splicing, cell.text);
       }
       const value = read(index);
       settle(this, key, value);
@@ -228,7 +241,7 @@ export function copyLazy<T extends object>(source: T): T {
  */
 export function stringifyLazy(value: unknown): string {
   const outer = splicing;
-  const own = { nonce: crypto.randomUUID(), texts: [] as (string | Uint8Array)[] };
+  const own: Splice = { nonce: null, texts: [] };
   splicing = own;
   let text: string;
   try {
@@ -285,6 +298,9 @@ interface Printed {
   stderr: string;
 }
 
+const PRINTED = ["stdout", "stderr"] as const;
+const ENCODER = new TextEncoder();
+
 /**
  * Takes each hook's stdout and stderr of {@linkcode BIG_TEXT_CHARS} or more
  * out of `results` (on the thread that ran the hooks) and returns them as
@@ -297,26 +313,29 @@ export function packBigTexts(
   results: readonly { hooks: readonly Printed[] }[],
 ): { texts: BigText[]; transfer: ArrayBuffer[] } {
   const texts: BigText[] = [];
-  const encoder = new TextEncoder();
-  results.forEach((result, r) =>
-    result.hooks.forEach((record, h) => {
-      for (const field of ["stdout", "stderr"] as const) {
+  for (let r = 0; r < results.length; r++) {
+    const hooks = results[r]!.hooks;
+    for (let h = 0; h < hooks.length; h++) {
+      const record = hooks[h]!;
+      for (const field of PRINTED) {
         const text = record[field];
         if (text.length < BIG_TEXT_CHARS) continue;
         texts.push({
           at: [r, h, field],
-          json: encoder.encode(JSON.stringify(text)),
+          json: ENCODER.encode(JSON.stringify(text)),
           length: text.length,
         });
         (record as Printed)[field] = "";
       }
-    })
-  );
+    }
+  }
   return { texts, transfer: texts.map((t) => t.json.buffer as ArrayBuffer) };
 }
 
 /** The big texts still unread on this thread, by the accessor that reads each. */
 const BIG_TEXTS = new WeakMap<object, BigText>();
+/** The hook records that got one (the others are looked at no further). */
+const BIG_RECORDS = new WeakSet<object>();
 
 /**
  * Puts each text of {@linkcode packBigTexts} back into `results` as an
@@ -333,8 +352,7 @@ export function unpackBigTexts(
     if (record === undefined) continue;
     const getter = function (this: object) {
       if (splicing !== null) {
-        splicing.texts.push(text.json);
-        return `\u0000${splicing.nonce}:${splicing.texts.length - 1}\u0000`;
+        return spliceToken(splicing, text.json);
       }
       const value = JSON.parse(new TextDecoder().decode(text.json)) as string;
       Object.defineProperty(this, field, {
@@ -346,6 +364,7 @@ export function unpackBigTexts(
       return value;
     };
     BIG_TEXTS.set(getter, text);
+    BIG_RECORDS.add(record);
     Object.defineProperty(record, field, {
       get: getter,
       set(this: object, value: unknown) {
@@ -364,6 +383,7 @@ export function unpackBigTexts(
 
 /** `record[field].length`, without decoding a big text that is still unread. */
 export function printedLength(record: Printed, field: "stdout" | "stderr"): number {
+  if (!BIG_RECORDS.has(record)) return record[field].length;
   const get = Object.getOwnPropertyDescriptor(record, field)?.get;
   const big = get === undefined ? undefined : BIG_TEXTS.get(get);
   return big?.length ?? record[field].length;
@@ -374,7 +394,8 @@ export function unreadBigChars(results: readonly { hooks: readonly Printed[] }[]
   let chars = 0;
   for (const result of results) {
     for (const record of result.hooks) {
-      for (const field of ["stdout", "stderr"] as const) {
+      if (!BIG_RECORDS.has(record)) continue;
+      for (const field of PRINTED) {
         const get = Object.getOwnPropertyDescriptor(record, field)?.get;
         chars += (get === undefined ? undefined : BIG_TEXTS.get(get))?.length ?? 0;
       }
@@ -389,7 +410,7 @@ export function unreadBigChars(results: readonly { hooks: readonly Printed[] }[]
  */
 export function lazyJsonBytes(value: unknown): Uint8Array {
   const outer = splicing;
-  const own = { nonce: crypto.randomUUID(), texts: [] as (string | Uint8Array)[] };
+  const own: Splice = { nonce: null, texts: [] };
   splicing = own;
   let text: string;
   try {

@@ -121,6 +121,9 @@ scope.onmessage = (event) => {
       if (!Array.isArray(result)) return scope.postMessage({ type: "result", id: job.id, result });
       // Big hook output crosses as bytes, moved rather than copied (lazy_json.ts).
       const { texts, transfer } = packBigTexts(result);
+      if (texts.length === 0) {
+        return scope.postMessage({ type: "result", id: job.id, result: NO_RUN, chains: result });
+      }
       scope.postMessage(
         { type: "result", id: job.id, result: NO_RUN, chains: result, texts },
         transfer,
