@@ -1,7 +1,9 @@
 /**
  * Builds the one-shot CLI: `dist/cli/hookbox.js` (packages/cli/main.ts and everything
  * it loads, bundled by esbuild into a few ES modules) and `dist/cli/hookbox`,
- * a shell wrapper to register as an agent's hook command. An agent spawns
+ * the command to register as an agent's hook command: a small C program
+ * that starts Deno or answers a call through the user's daemon itself (a
+ * shell script that starts Deno where there is no C compiler). An agent spawns
  * its hook command once per event; loading ~200 TypeScript modules and npm
  * packages one by one costs more than the hooks themselves (scripts/bench_cli.ts).
  *
@@ -199,27 +201,21 @@ const wrapper = `${OUT}hookbox`;
 // the main thread and its file and crypto work keep the other core.
 // DENO_DIR: the checkout's own Deno cache, primed below with the compilers' npm packages, so a
 // first compile never needs the network, even for an agent run with a private $HOME.
-// The daemon's small client (packages/cli/client/hookbox_client.c) answers `dispatch` calls that
-// go through the daemon without starting Deno; without a C compiler, the CLI's own client does.
-const client = await buildClient(`${OUT}hookbox-client`);
-// The wrapper finds its folder without a subprocess unless it is run through a link.
-await Deno.writeTextFile(
-  wrapper,
-  `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
-    `case "$0" in */*) here="\${0%/*}" ;; *) here=. ;; esac\n` +
-    `if [ -L "$0" ]; then here="$(dirname "$(readlink -f "$0")")"; fi\n` +
-    (client
-      ? `if [ "$1" = dispatch ] && [ "\${HOOKBOX_DAEMON_CLIENT:-}" != off ]; then\n` +
-        `  daemon="\${HOOKBOX_DAEMON:-}"\n` +
-        `  for a; do [ "$a" = --daemon ] && [ "$daemon" != 0 ] && daemon=1; done\n` +
-        `  [ "$daemon" = 1 ] && exec "$here/hookbox-client" "$@"\n` +
-        `fi\n`
-      : "") +
-    `DENO_DIR="\${HOOKBOX_DENO_DIR:-$here/../../.cache/deno}" exec deno run -A --no-config ` +
-    `--v8-flags=${
-      ["--liftoff-only", "--min-semi-space-size=16", ...hints].join(",")
-    } "$here/hookbox.js" "$@"\n`,
-);
+const v8Flags = ["--liftoff-only", "--min-semi-space-size=16", ...hints].join(",");
+// The command is a small C program (packages/cli/client/hookbox_client.c) that starts Deno, or
+// answers a call through the user's daemon without it; without a C compiler, a shell script that
+// starts Deno (daemon calls then go through the CLI's own client). The script finds its folder
+// without a subprocess unless it is run through a link.
+if (!(await buildCommand(wrapper, v8Flags))) {
+  await Deno.writeTextFile(
+    wrapper,
+    `#!/bin/sh\n# hookbox one-shot CLI (built by scripts/build_cli.ts)\n` +
+      `case "$0" in */*) here="\${0%/*}" ;; *) here=. ;; esac\n` +
+      `if [ -L "$0" ]; then here="$(dirname "$(readlink -f "$0")")"; fi\n` +
+      `DENO_DIR="\${HOOKBOX_DENO_DIR:-$here/../../.cache/deno}" exec deno run -A --no-config ` +
+      `--v8-flags=${v8Flags} "$here/hookbox.js" "$@"\n`,
+  );
+}
 await primeCompilers();
 await Deno.chmod(wrapper, 0o755);
 const outputs: esbuild.Metafile["outputs"] = Object.assign(
@@ -231,15 +227,26 @@ const bytes = Object.values(outputs).reduce((n, o) => n + o.bytes, 0);
 console.log(`${wrapper}: ${Object.keys(outputs).length} modules, ${bytes} bytes`);
 
 /**
- * Compiles the daemon's small client to `out` with the machine's C compiler
- * (`cc`, else `clang`); false, with a line saying so, when there is none or
- * it fails (the wrapper then hands daemon calls to the CLI's own client).
+ * Compiles the command (packages/cli/client/hookbox_client.c) to `out` with
+ * the machine's C compiler (`cc`, else `clang`) and `v8Flags` built in; false,
+ * with a line saying so, when there is none or it fails.
  */
-async function buildClient(out: string): Promise<boolean> {
+async function buildCommand(out: string, v8Flags: string): Promise<boolean> {
+  if (!/^[\w,=.-]+$/.test(v8Flags)) throw new Error(`V8 flags not fit for a C string: ${v8Flags}`);
   const source = new URL("packages/cli/client/hookbox_client.c", ROOT).pathname;
   for (const compiler of ["cc", "clang"]) {
     const made = await new Deno.Command(compiler, {
-      args: ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-o", out, source],
+      args: [
+        "-O2",
+        "-std=c11",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        `-DHOOKBOX_V8_FLAGS="${v8Flags}"`,
+        "-o",
+        out,
+        source,
+      ],
       stdout: "piped",
       stderr: "piped",
     }).output().catch(() => null);
@@ -250,7 +257,7 @@ async function buildClient(out: string): Promise<boolean> {
       );
     }
   }
-  console.error("build_cli: no C compiler built hookbox-client; daemon calls start Deno");
+  console.error("build_cli: no C compiler built the command; dist/cli/hookbox is a shell script");
   return false;
 }
 

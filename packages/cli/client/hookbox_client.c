@@ -1,20 +1,23 @@
 /*
- * hookbox-client: the small client of the user's hookbox daemon
- * (packages/cli/daemon.ts), built beside the bundled CLI by
- * scripts/build_cli.ts. dist/cli/hookbox runs it for `dispatch` with
- * `--daemon` or HOOKBOX_DAEMON=1, so an agent's hook call costs this
- * program and the daemon's answer instead of starting Deno.
+ * dist/cli/hookbox, the bundled CLI's command (built by scripts/build_cli.ts
+ * with the machine's C compiler; without one, a shell script does its first
+ * part). An agent runs it once per event, so it does as little as it can:
  *
- * It hands the call (its arguments, folder, stdin and the variables that
- * change an answer) to the daemon over its Unix socket, in a folder that must
- * be this user's own with no access for others, and writes the answer. When
- * the daemon cannot answer (none runs, an unsafe folder, another
- * environment, input it does not take, a long call of another still
- * running, a malformed or late answer), nothing
- * has been written yet: the call runs in the full CLI instead, `hookbox`
- * beside this program with HOOKBOX_DAEMON_CLIENT=off, with the same
- * arguments and the same stdin bytes. That CLI prints why the daemon is not
- * used where it should say, and starts the daemon for the next call.
+ * - Every command runs the bundled CLI in Deno (`deno run` of hookbox.js
+ *   beside it, with the V8 flags it was built with and the checkout's own
+ *   Deno cache), as the shell script would.
+ * - A `dispatch` that goes through the user's daemon (`--daemon` or
+ *   HOOKBOX_DAEMON=1; packages/cli/daemon.ts) is answered without Deno: it
+ *   hands the call (its arguments, folder, stdin and the variables that
+ *   change an answer) to the daemon over its Unix socket, in a folder that
+ *   must be this user's own with no access for others, and writes the
+ *   answer. When the daemon cannot answer (none runs, an unsafe folder,
+ *   another environment, input it does not take, a long call of another
+ *   still running, a malformed or late answer), nothing has been written
+ *   yet: the call runs in Deno instead, with the same arguments and the same
+ *   stdin bytes. That CLI prints why the daemon is not used where it should
+ *   say, and starts the daemon for the next call. HOOKBOX_DAEMON_CLIENT=off
+ *   skips this part.
  *
  * Request (one connection, one call): "HBX1 <payload length>\n" and a
  * payload of fields, each "<byte length>:<bytes>": "dispatch", the folder,
@@ -22,7 +25,7 @@
  * values in pairs. Answer: "HBX1 <exit> <stdout length> <stderr length>\n"
  * and the bytes to write, or "HBX1 no\n".
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -35,6 +38,10 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#ifndef HOOKBOX_V8_FLAGS
+#error "build with -DHOOKBOX_V8_FLAGS='\"...\"' (scripts/build_cli.ts)"
+#endif
 
 /* Most stdin bytes handed to the daemon (as daemon_client.ts); more runs in the full CLI. */
 #define MAX_STDIN (16UL * 1024 * 1024)
@@ -103,20 +110,86 @@ static void run_full_cli_alone(void) {
   run_full_cli();
 }
 
-static void run_full_cli(void) {
-  const char *self = args[0];
-  const char *slash = strrchr(self, '/');
-  size_t dir = slash ? (size_t)(slash - self) + 1 : 0;
-  char *path = malloc(dir + sizeof "hookbox");
-  if (!path) goto fail;
-  memcpy(path, self, dir);
-  memcpy(path + dir, "hookbox", sizeof "hookbox");
-  if (!slash) {
-    free(path);
-    path = strdup("./hookbox");
-    if (!path) goto fail;
+/* This program's folder, every link resolved (the bundle's, dist/cli/); NULL if unknown. */
+static char *own_folder(void) {
+  char *real = realpath("/proc/self/exe", NULL);
+  if (!real && strchr(args[0], '/')) real = realpath(args[0], NULL);
+  if (!real) {
+    /* Found through PATH, on a system without /proc: look where the shell looked. */
+    const char *path = getenv("PATH");
+    while (path && *path && !real) {
+      const char *end = strchr(path, ':');
+      size_t n = end ? (size_t)(end - path) : strlen(path);
+      char candidate[PATH_MAX];
+      if (n > 0 && (size_t)snprintf(candidate, sizeof candidate, "%.*s/%s", (int)n, path,
+                                    args[0]) < sizeof candidate &&
+          access(candidate, X_OK) == 0)
+        real = realpath(candidate, NULL);
+      path = end ? end + 1 : NULL;
+    }
   }
-  if (setenv("HOOKBOX_DAEMON_CLIENT", "off", 1) != 0) goto fail;
+  if (!real) return NULL;
+  char *slash = strrchr(real, '/');
+  if (slash == real) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  return real;
+}
+
+/* Copies of `a` and `b` joined; exits on no memory. */
+static char *joined(const char *a, const char *b) {
+  char *out = malloc(strlen(a) + strlen(b) + 1);
+  if (!out) {
+    fprintf(stderr, "hookbox: out of memory\n");
+    _exit(2);
+  }
+  strcpy(out, a);
+  strcat(out, b);
+  return out;
+}
+
+/*
+ * Runs the bundled CLI in Deno with this program's arguments (stdin as it
+ * is now), as the shell form of this command would. Never returns.
+ */
+static void run_deno(void) {
+  char *here = own_folder();
+  if (!here) {
+    fprintf(stderr, "hookbox: cannot find the folder of %s: %s\n", args[0], strerror(errno));
+    /* An error the agent must not read as "allow": its blocking code for most agents. */
+    _exit(2);
+  }
+  const char *cache = getenv("HOOKBOX_DENO_DIR");
+  if (setenv("DENO_DIR", cache && *cache ? cache : joined(here, "/../../.cache/deno"), 1) != 0) {
+    fprintf(stderr, "hookbox: cannot set DENO_DIR: %s\n", strerror(errno));
+    _exit(2);
+  }
+  size_t count = 0;
+  while (args[count]) count++;
+  char **argv = calloc(count + 7, sizeof *argv);
+  if (!argv) {
+    fprintf(stderr, "hookbox: out of memory\n");
+    _exit(2);
+  }
+  size_t at = 0;
+  argv[at++] = "deno";
+  argv[at++] = "run";
+  argv[at++] = "-A";
+  argv[at++] = "--no-config";
+  argv[at++] = "--v8-flags=" HOOKBOX_V8_FLAGS;
+  argv[at++] = joined(here, "/hookbox.js");
+  for (size_t i = 1; i < count; i++) argv[at++] = args[i];
+  argv[at] = NULL;
+  signal(SIGPIPE, SIG_DFL);
+  execvp("deno", argv);
+  fprintf(stderr, "hookbox: cannot run deno: %s\n", strerror(errno));
+  _exit(errno == ENOENT ? 127 : 2);
+}
+
+/*
+ * Runs the call in Deno after all: the same arguments, stdin replayed (what
+ * was read here, then the rest). Never returns.
+ */
+static void run_full_cli(void) {
   if (input.len > 0 || input_ended) {
     int pipe_fds[2];
     if (pipe(pipe_fds) != 0) goto fail;
@@ -140,13 +213,9 @@ static void run_full_cli(void) {
     if (dup2(pipe_fds[0], 0) < 0) goto fail;
     close(pipe_fds[0]);
   }
-  signal(SIGPIPE, SIG_DFL);
-  args[0] = path;
-  execv(path, args);
+  run_deno();
 fail:
-  fprintf(stderr, "hookbox-client: cannot run the hookbox CLI beside %s: %s\n", self,
-          strerror(errno));
-  /* An error the agent must not read as "allow": its blocking code for most agents. */
+  fprintf(stderr, "hookbox: cannot hand stdin on to the CLI: %s\n", strerror(errno));
   _exit(2);
 }
 
@@ -159,6 +228,8 @@ static int has_arg(const char *name) {
 /* The call goes to the daemon only as `hookbox dispatch` would send it (packages/cli/main.ts). */
 static int for_daemon(void) {
   if (!args[1] || strcmp(args[1], "dispatch") != 0 || !has_arg("--agent")) return 0;
+  const char *client = getenv("HOOKBOX_DAEMON_CLIENT");
+  if (client && strcmp(client, "off") == 0) return 0;
   for (char **a = args + 1; *a; a++)
     if (strcmp(*a, "--remote") == 0 || strncmp(*a, "--remote=", 9) == 0) return 0;
   const char *remote = getenv("HOOKBOX_REMOTE");
@@ -251,7 +322,7 @@ static long long count_of(const char *text, const char **end, unsigned long long
 int main(int argc, char **argv) {
   (void)argc;
   args = argv;
-  if (!for_daemon()) run_full_cli();
+  if (!for_daemon()) run_deno();
   signal(SIGPIPE, SIG_IGN);
   if (read_input() != 0) run_full_cli();
   struct sockaddr_un addr;
