@@ -95,10 +95,7 @@ static char **args;        /* this program's arguments */
 static struct buf input;   /* stdin read so far */
 static int input_ended;    /* stdin was read to its end */
 
-/*
- * Runs the call in the full CLI: `hookbox` in this program's folder, the same
- * arguments, stdin replayed (what was read, then the rest). Never returns.
- */
+/* Runs the call in Deno after all (see its definition). Never returns. */
 static void run_full_cli(void);
 
 /*
