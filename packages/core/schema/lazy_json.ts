@@ -17,6 +17,7 @@
  *
  * @module
  */
+import { concatBytes } from "../bytes.ts";
 
 /** A subtree of more values than this travels as text. */
 export const LAZY_MIN_NODES = 1024;
@@ -240,6 +241,21 @@ export function copyLazy<T extends object>(source: T): T {
  * ```
  */
 export function stringifyLazy(value: unknown): string {
+  const { text, parts, token } = spliced(value);
+  if (token === null) return text;
+  const decoder = new TextDecoder();
+  return text.replace(token, (_, i: string) => {
+    const part = parts[Number(i)]!;
+    return typeof part === "string" ? part : decoder.decode(part);
+  });
+}
+
+/**
+ * `JSON.stringify(value)` with a token in place of each unread part, the
+ * parts in token order, and the pattern that finds the tokens (null when
+ * there are none).
+ */
+function spliced(value: unknown): { text: string; parts: Splice["texts"]; token: RegExp | null } {
   const outer = splicing;
   const own: Splice = { nonce: null, texts: [] };
   splicing = own;
@@ -249,14 +265,11 @@ export function stringifyLazy(value: unknown): string {
   } finally {
     splicing = outer;
   }
-  if (own.texts.length === 0 || text === undefined) return text;
-  const decoder = new TextDecoder();
   // Each token is a JSON string of a nonce no data can know: nothing else matches.
-  const token = new RegExp(`"\\\\u0000${own.nonce}:(\\d+)\\\\u0000"`, "g");
-  return text.replace(token, (_, i: string) => {
-    const part = own.texts[Number(i)]!;
-    return typeof part === "string" ? part : decoder.decode(part);
-  });
+  const token = own.nonce === null
+    ? null
+    : new RegExp(`"\\\\u0000${own.nonce}:(\\d+)\\\\u0000"`, "g");
+  return { text, parts: own.texts, token };
 }
 
 /** The values `value` holds in all (itself included); `max + 1` once there are more than `max`. */
@@ -409,32 +422,16 @@ export function unreadBigChars(results: readonly { hooks: readonly Printed[] }[]
  * with each big text still unread copied in as the bytes it came as.
  */
 export function lazyJsonBytes(value: unknown): Uint8Array {
-  const outer = splicing;
-  const own: Splice = { nonce: null, texts: [] };
-  splicing = own;
-  let text: string;
-  try {
-    text = JSON.stringify(value);
-  } finally {
-    splicing = outer;
-  }
-  const encoder = new TextEncoder();
-  if (own.texts.length === 0) return encoder.encode(text);
-  const token = new RegExp(`"\\\\u0000${own.nonce}:(\\d+)\\\\u0000"`, "g");
+  const { text, parts, token } = spliced(value);
+  if (token === null) return ENCODER.encode(text);
   const pieces: Uint8Array[] = [];
   let at = 0;
   for (const match of text.matchAll(token)) {
-    pieces.push(encoder.encode(text.slice(at, match.index)));
-    const part = own.texts[Number(match[1])]!;
-    pieces.push(typeof part === "string" ? encoder.encode(part) : part);
+    pieces.push(ENCODER.encode(text.slice(at, match.index)));
+    const part = parts[Number(match[1])]!;
+    pieces.push(typeof part === "string" ? ENCODER.encode(part) : part);
     at = match.index + match[0].length;
   }
-  pieces.push(encoder.encode(text.slice(at)));
-  const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of pieces) {
-    bytes.set(p, offset);
-    offset += p.length;
-  }
-  return bytes;
+  pieces.push(ENCODER.encode(text.slice(at)));
+  return concatBytes(pieces, pieces.reduce((n, p) => n + p.length, 0));
 }
