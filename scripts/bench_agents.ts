@@ -16,7 +16,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { agentBin, denoDir, writeRewriter } from "../tests/e2e/agents/_agents.ts";
+import { agentBin, agentProject, denoDir } from "../tests/e2e/agents/_agents.ts";
 import { type Driver, DRIVERS } from "../tests/e2e/agents/_drivers.ts";
 import { modelServer } from "../tests/e2e/agents/_model.ts";
 import { median } from "./_stats.ts";
@@ -55,30 +55,16 @@ type Form = "none" | "node -e 0" | "hookbox" | "hookbox --daemon";
 const FORMS: Form[] = ["none", "node -e 0", "hookbox", "hookbox --daemon"];
 
 async function bench(driver: Driver) {
-  const dir = await Deno.makeTempDir({ prefix: `hookbox-bench-${driver.agent}-` });
+  // The plain command form; the daemon's form is the same with HOOKBOX_DAEMON=1.
+  const dir = await agentProject(driver.agent, `hookbox-bench-${driver.agent}-`, [
+    "--command",
+    CLI,
+    "--hooks-dir",
+    `${ROOT}/hooks`,
+    "--no-daemon",
+  ]);
   const home = `${dir}/.home`;
   const runtime = `${dir}/.run`;
-  await Deno.mkdir(home);
-  await Deno.mkdir(runtime, { mode: 0o700 });
-  await writeRewriter(dir);
-  const install = await new Deno.Command(CLI, {
-    args: [
-      "install",
-      "--agent",
-      driver.agent,
-      "--project",
-      dir,
-      "--command",
-      CLI,
-      "--hooks-dir",
-      `${ROOT}/hooks`,
-      // The plain command form; the daemon's form is the same with HOOKBOX_DAEMON=1.
-      "--no-daemon",
-    ],
-    cwd: dir,
-    stderr: "piped",
-  }).output();
-  if (!install.success) throw new Error(new TextDecoder().decode(install.stderr));
   const config = `${dir}/${driver.config}`;
   const installed = JSON.parse(await Deno.readTextFile(config));
   const counter = `${dir}/calls`;

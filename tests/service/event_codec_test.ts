@@ -69,18 +69,19 @@ async function service(
   dir: string,
   codec?: EventCodec,
   plugin = "guard_wasi",
+  { workers = 1, manifest = "on_error: closed\n" } = {},
 ): Promise<{ h: Harness; key: string }> {
   const h = await harness(
-    openSqliteStore(`${dir}/${codec ? "apart" : "in-place"}.db`),
+    openSqliteStore(`${dir}/${codec ? "apart" : "in-place"}-${workers}.db`),
     undefined,
-    1,
+    workers,
     undefined,
     codec ? { eventCodec: codec } : {},
   );
   const key = await h.tenant("t");
   const up = await h.call("PUT", "/v1/hooks/guard", {
     key,
-    body: await wasmFolder("guard", plugin, "on_error: closed\n"),
+    body: await wasmFolder("guard", plugin, manifest),
   });
   assert.equal(up.status, 201, JSON.stringify(up.body));
   return { h, key };
@@ -220,16 +221,11 @@ Deno.test("big answers written on the codec's worker are the answers written in 
 Deno.test("a hook's big output from a plugin worker is answered as when it runs in place", async () => {
   const dir = await Deno.makeTempDir();
   // The same hook in place and on a plugin worker, whose 192 KiB of output crosses as bytes.
-  const services = await Promise.all([0, 1].map(async (workers) => {
-    const h = await harness(openSqliteStore(`${dir}/w${workers}.db`), undefined, workers);
-    const key = await h.tenant("t");
-    const up = await h.call("PUT", "/v1/hooks/loud", {
-      key,
-      body: await wasmFolder("loud", "big_output", "limits:\n  output_kb: 1024\n"),
-    });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    return { h, key };
-  }));
+  const services = await Promise.all(
+    [0, 1].map((workers) =>
+      service(dir, undefined, "big_output", { workers, manifest: "limits:\n  output_kb: 1024\n" })
+    ),
+  );
   try {
     const event = {
       event_type: "pre-tool-call",

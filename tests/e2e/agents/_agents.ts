@@ -131,3 +131,22 @@ export async function writeRewriter(project: string): Promise<void> {
     ].join("\n"),
   );
 }
+
+/**
+ * A project folder with hookbox installed for `agent` (`hookbox install
+ * --agent AGENT --project DIR` and `installArgs`), the rewriting project
+ * hook, a private HOME (`.home`) and a daemon folder of its own (`.run`,
+ * mode 700), all gone when the folder is removed.
+ */
+export async function agentProject(
+  agent: string,
+  prefix: string,
+  installArgs: string[],
+): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix });
+  await Deno.mkdir(`${dir}/.home`);
+  await Deno.mkdir(`${dir}/.run`, { mode: 0o700 });
+  await writeRewriter(dir);
+  await hookbox(["install", "--agent", agent, "--project", dir, ...installArgs], dir);
+  return dir;
+}

@@ -8,7 +8,7 @@
  */
 import { deepStrictEqual as assertEquals, doesNotMatch, match, ok } from "node:assert/strict";
 import { ROOT } from "../../_helpers.ts";
-import { agentBin, denoDir, hookbox, hookboxCommand, writeRewriter } from "./_agents.ts";
+import { agentBin, agentProject, denoDir, hookbox, hookboxCommand } from "./_agents.ts";
 import { type Driver, DRIVERS } from "./_drivers.ts";
 import { modelServer, type Step } from "./_model.ts";
 
@@ -17,24 +17,13 @@ const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 type Script = (results: number, body: string, url: string) => Step;
 
 /** A project with hookbox installed for `driver`'s agent, and its private HOME. */
-async function project(driver: Driver) {
-  const dir = await Deno.makeTempDir({ prefix: `hookbox-e2e-${driver.agent}-` });
-  await Deno.mkdir(`${dir}/.home`);
-  // The installed command calls through the user's daemon: the project's own, gone with it.
-  await Deno.mkdir(`${dir}/.run`, { mode: 0o700 });
-  await writeRewriter(dir);
-  await hookbox([
-    "install",
-    "--agent",
-    driver.agent,
-    "--project",
-    dir,
+function project(driver: Driver) {
+  return agentProject(driver.agent, `hookbox-e2e-${driver.agent}-`, [
     "--command",
     hookboxCommand(),
     "--hooks-dir",
     `${ROOT}/hooks`,
-  ], dir);
-  return dir;
+  ]);
 }
 
 /** One headless run of the agent in `dir` with the model answering by `script`. */
