@@ -6,7 +6,9 @@
  * (`hookbox install`, the bundled CLI `dist/cli/hookbox`, the built-in hooks
  * and a JS project hook, cached), with the same through the user's daemon
  * (`HOOKBOX_DAEMON=1`), with every one of those hook commands replaced by
- * `node -e 0`, and with no hooks at all, in interleaved rounds. A hook
+ * `node -e 0`, with every one replaced by `/bin/true` (the agent's own cost
+ * of running a hook command: the floor of any command form), and with no
+ * hooks at all, in interleaved rounds. A hook
  * call's cost is (median run − median run without hooks) ÷ the hook calls
  * of a run (counted once, with a command that counts); ratios are to
  * `node -e 0`. `--loaded` keeps two CPU-bound processes running meanwhile.
@@ -51,8 +53,8 @@ function replaced(value: unknown, command: string): unknown {
   return value;
 }
 
-type Form = "none" | "node -e 0" | "hookbox" | "hookbox --daemon";
-const FORMS: Form[] = ["none", "node -e 0", "hookbox", "hookbox --daemon"];
+type Form = "none" | "/bin/true" | "node -e 0" | "hookbox" | "hookbox --daemon";
+const FORMS: Form[] = ["none", "/bin/true", "node -e 0", "hookbox", "hookbox --daemon"];
 
 async function bench(driver: Driver) {
   // The plain command form; the daemon's form is the same with HOOKBOX_DAEMON=1.
@@ -70,6 +72,7 @@ async function bench(driver: Driver) {
   const counter = `${dir}/calls`;
   const configs: Record<Form | "count", string | null> = {
     none: null,
+    "/bin/true": JSON.stringify(replaced(installed, "/bin/true")),
     "node -e 0": JSON.stringify(replaced(installed, "node -e 0")),
     hookbox: JSON.stringify(installed),
     "hookbox --daemon": JSON.stringify(installed),
@@ -118,6 +121,7 @@ async function bench(driver: Driver) {
   const calls = (await Deno.readTextFile(counter)).length;
   const times: Record<Form, number[]> = {
     none: [],
+    "/bin/true": [],
     "node -e 0": [],
     hookbox: [],
     "hookbox --daemon": [],
@@ -149,7 +153,9 @@ try {
     rows.push(
       `${driver.agent}: ${calls} hook calls a run; run without hooks ${
         medians.none!.toFixed(0)
-      } ms; per call: node -e 0 ${node.toFixed(1)} ms, hookbox ${per("hookbox").toFixed(1)} ms (${
+      } ms; per call: /bin/true ${per("/bin/true").toFixed(1)} ms (${
+        (per("/bin/true") / node).toFixed(2)
+      }×), node -e 0 ${node.toFixed(1)} ms, hookbox ${per("hookbox").toFixed(1)} ms (${
         (per("hookbox") / node).toFixed(2)
       }×), hookbox --daemon ${per("hookbox --daemon").toFixed(1)} ms (${
         (per("hookbox --daemon") / node).toFixed(2)

@@ -17,7 +17,10 @@ const TRANSCRIPT_TAIL = 1024 * 1024;
 /**
  * This stop's `stop_count`: 0 for a stop the agent says is not a retry
  * (`stop_hook_active` false), else one more than the session's last count.
- * Kept in `<cache>/stops/<sha256(agent:session)>`.
+ * Kept in `<cache>/stops/<sha256(agent:session)>`, written only for a retry:
+ * a first stop removes the session's counter (a missing counter reads as 0),
+ * so the common stop costs one removal and the folder only holds sessions
+ * whose stop was bounced.
  */
 export async function stopCount(
   agent: string,
@@ -38,11 +41,17 @@ export async function stopCount(
     count = Number.isSafeInteger(last) && last >= 0 ? last + 1 : 1;
   }
   try {
+    if (count === 0) {
+      await Deno.remove(file).catch((err) => {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      });
+      return 0;
+    }
     await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
     const temp = `${file}.${crypto.randomUUID()}`;
     await Deno.writeTextFile(temp, String(count), { mode: 0o600 });
     await Deno.rename(temp, file);
-    if (count === 0) await prune(dir);
+    if (count === 1) await prune(dir);
   } catch (err) {
     console.error(`hookbox: could not keep the stop count in ${dir}: ${(err as Error).message}`);
   }

@@ -1,0 +1,72 @@
+/**
+ * The stop gate's `stop_count` across hook processes (packages/cli/_stop.ts):
+ * counted per session, reset by a stop that is not a retry, and kept only for
+ * sessions whose stop was bounced, so a stop costs no scan of the folder.
+ */
+import assert from "node:assert/strict";
+import { stopCount } from "../../packages/cli/_stop.ts";
+
+async function files(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) names.push(entry.name);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return names;
+}
+
+Deno.test("stop_count: retries count up, a new stop starts again at 0", async () => {
+  const cache = await Deno.makeTempDir();
+  try {
+    const counts = [];
+    for (const retry of [false, true, true, false, true]) {
+      counts.push(await stopCount("claude-code", "s1", retry, cache));
+    }
+    assert.deepEqual(counts, [0, 1, 2, 0, 1]);
+    // Another agent's session of the same id counts on its own.
+    assert.deepEqual(await stopCount("codex", "s1", true, cache), 1);
+    assert.deepEqual(await stopCount("claude-code", "s1", true, cache), 2);
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
+
+Deno.test("stop_count: stops that are never bounced leave nothing behind", async () => {
+  const cache = await Deno.makeTempDir();
+  try {
+    for (let i = 0; i < 50; i++) {
+      assert.deepEqual(await stopCount("gemini-cli", `session-${i}`, false, cache), 0);
+    }
+    assert.deepEqual(await files(`${cache}/stops`), []);
+    assert.deepEqual(await stopCount("gemini-cli", "session-7", true, cache), 1);
+    assert.deepEqual((await files(`${cache}/stops`)).length, 1);
+    // The session's next turn stops without a retry: its counter goes.
+    assert.deepEqual(await stopCount("gemini-cli", "session-7", false, cache), 0);
+    assert.deepEqual(await files(`${cache}/stops`), []);
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
+
+Deno.test("stop_count: a newly bounced session past 1,000 kept removes the oldest", async () => {
+  const cache = await Deno.makeTempDir();
+  const dir = `${cache}/stops`;
+  try {
+    await Deno.mkdir(dir);
+    const old = new Date("2026-01-01T00:00:00Z");
+    for (let i = 0; i < 1000; i++) {
+      const name = `${dir}/${i.toString(16).padStart(64, "0")}`;
+      await Deno.writeTextFile(name, "1");
+      const at = new Date(old.getTime() + i * 1000);
+      await Deno.utime(name, at, at);
+    }
+    assert.deepEqual(await stopCount("copilot", "new", true, cache), 1);
+    const left = await files(dir);
+    assert.deepEqual(left.length, 1000);
+    assert(!left.includes("0".repeat(64)), "the oldest counter is removed");
+    assert(left.includes(`${(1).toString(16).padStart(64, "0")}`), "newer counters are kept");
+  } finally {
+    await Deno.remove(cache, { recursive: true });
+  }
+});
