@@ -103,6 +103,8 @@ export async function lastAnswer(path: unknown, waitFor?: string): Promise<strin
 
 /** Longest wait for an agent to write its transcript up to the current hook call, ms. */
 const FLUSH_WAIT_MS = 2000;
+/** How often the transcript is looked at meanwhile (a `stat`; read only when it changed), ms. */
+const FLUSH_POLL_MS = 5;
 
 /**
  * Waits (at most {@linkcode FLUSH_WAIT_MS}) until the transcript's tail holds
@@ -113,13 +115,17 @@ const FLUSH_WAIT_MS = 2000;
  */
 async function flushed(path: string, marker: string): Promise<void> {
   const deadline = Date.now() + FLUSH_WAIT_MS;
+  let seen = "";
   for (;;) {
     const info = await Deno.lstat(path).catch(() => null);
-    if (info?.isFile) {
+    // Read again only when the file changed since the last look.
+    const now = info?.isFile ? `${info.size}:${info.mtime?.getTime()}` : "";
+    if (now !== "" && now !== seen) {
+      seen = now;
       const file = await Deno.open(path, { read: true });
       try {
-        const tail = new Uint8Array(Math.min(info.size, 64 * 1024));
-        await file.seek(Math.max(0, info.size - tail.length), Deno.SeekMode.Start);
+        const tail = new Uint8Array(Math.min(info!.size, 64 * 1024));
+        await file.seek(Math.max(0, info!.size - tail.length), Deno.SeekMode.Start);
         const n = await file.read(tail) ?? 0;
         if (new TextDecoder().decode(tail.subarray(0, n)).includes(marker)) return;
       } finally {
@@ -127,7 +133,7 @@ async function flushed(path: string, marker: string): Promise<void> {
       }
     }
     if (Date.now() >= deadline) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));
   }
 }
 

@@ -1,10 +1,12 @@
 /**
- * The stop gate's `stop_count` across hook processes (packages/cli/_stop.ts):
- * counted per session, reset by a stop that is not a retry, and kept only for
- * sessions whose stop was bounced, so a stop costs no scan of the folder.
+ * The stop gate's facts that agents' payloads lack (packages/cli/_stop.ts):
+ * `stop_count` across hook processes (counted per session, reset by a stop
+ * that is not a retry, kept only for sessions whose stop was bounced, so a
+ * stop costs no scan of the folder), and the last answer read from a
+ * transcript the agent writes after it started the hook (Copilot).
  */
 import assert from "node:assert/strict";
-import { stopCount } from "../../packages/cli/_stop.ts";
+import { lastAnswer, stopCount } from "../../packages/cli/_stop.ts";
 
 async function files(dir: string): Promise<string[]> {
   const names: string[] = [];
@@ -68,5 +70,55 @@ Deno.test("stop_count: a newly bounced session past 1,000 kept removes the oldes
     assert(left.includes(`${(1).toString(16).padStart(64, "0")}`), "newer counters are kept");
   } finally {
     await Deno.remove(cache, { recursive: true });
+  }
+});
+
+/** A Copilot events-file line. */
+function line(record: Record<string, unknown>): string {
+  return JSON.stringify(record) + "\n";
+}
+
+Deno.test("lastAnswer: waits for the hook's own start event before reading the answer", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/events.jsonl`;
+  try {
+    // The previous turn's answer is there already; this turn's comes with the hook's start.
+    await Deno.writeTextFile(
+      path,
+      line({ type: "assistant.message", data: { content: "the previous answer" } }),
+    );
+    const marker = `"timestamp":1795760203108`;
+    const writer = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await Deno.writeTextFile(path, line({ type: "user.message", data: { content: "go on" } }), {
+        append: true,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await Deno.writeTextFile(
+        path,
+        line({ type: "assistant.message", data: { content: "this turn's answer" } }) +
+          line({ type: "hook.start", data: { hookType: "agentStop" }, timestamp: 1795760203108 }),
+        { append: true },
+      );
+    })();
+    assert.equal(await lastAnswer(path, marker), "this turn's answer");
+    await writer;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("lastAnswer: a transcript that never shows the marker is read after the wait", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/events.jsonl`;
+  try {
+    await Deno.writeTextFile(
+      path,
+      line({ type: "assistant.message", data: { content: "all there is" } }),
+    );
+    assert.equal(await lastAnswer(path, `"timestamp":1`), "all there is");
+    assert.equal(await lastAnswer(`${dir}/missing.jsonl`, `"timestamp":1`), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
