@@ -29,6 +29,7 @@
  */
 import { parseArgs } from "node:util";
 import wabtInit from "wabt";
+import { createTar } from "nanotar";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { call, startServe } from "./_serve_process.ts";
 import { percentile } from "./_stats.ts";
@@ -240,6 +241,19 @@ const bomb = await new Response(
     new CompressionStream("gzip"),
   ),
 ).bytes();
+/** A hook folder of 60,000 one-line files, as a gzip'd tar and as JSON: refused where it is read. */
+const manyFiles = [
+  { name: "HOOK.md", data: "---\nname: many\ndescription: d\ntrigger: pre-tool-call\n---\n" },
+  ...Array.from({ length: 60_000 }, (_, i) => ({ name: `scripts/f${i}.txt`, data: `${i}` })),
+];
+const manyTar = await new Response(
+  new Blob([createTar(manyFiles) as Uint8Array<ArrayBuffer>]).stream().pipeThrough(
+    new CompressionStream("gzip"),
+  ),
+).bytes();
+const manyJson = JSON.stringify({
+  files: Object.fromEntries(manyFiles.map((f) => [f.name, f.data])),
+});
 /** An 80 KB event sent as one-byte chunks (chunked encoding) on its own connection. */
 async function trickle(): Promise<string> {
   const { hostname, port } = new URL(url);
@@ -302,6 +316,21 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
       }));
       if (answers.some((s) => s !== 413)) throw new Error(`bombs answered ${answers}`);
     }
+  }],
+  ["uploads of 60,000 files (tar and JSON), 2 of each at once", async () => {
+    const answers = await Promise.all([manyTar, manyTar, manyJson, manyJson].map(async (body) => {
+      const res = await fetch(`${url}/v1/hooks/many`, {
+        method: "PUT",
+        headers: {
+          authorization: `Bearer ${hostile}`,
+          "content-type": typeof body === "string" ? "application/json" : "application/gzip",
+        },
+        body,
+      });
+      await res.body?.cancel();
+      return res.status;
+    }));
+    console.log(`  uploads answered: ${JSON.stringify(answers)}`);
   }],
   ["80 KB events trickled in 1-byte chunks, 2 at once", async () => {
     const lines = await Promise.all([trickle(), trickle()]);

@@ -9,6 +9,7 @@
 import { parseTar } from "nanotar";
 import { readCapped } from "../core/bytes.ts";
 import { ApiError } from "./errors.ts";
+import { MAX_UPLOAD_FILES } from "../core/hook/files.ts";
 
 /** Most bytes an uploaded archive may unpack to. */
 export const MAX_UNPACKED_BYTES = 64 * 1024 * 1024;
@@ -52,6 +53,18 @@ async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   return out;
 }
 
+/**
+ * The refusal of an upload of `count` files, past {@linkcode MAX_UPLOAD_FILES}:
+ * the builder's own answer, given where the files are read, so tens of
+ * thousands of them never reach the thread that answers every tenant.
+ */
+export function tooManyFiles(count: number): ApiError {
+  const message = `a hook folder holds at most ${MAX_UPLOAD_FILES} files, got ${count}`;
+  return new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${message}`, {
+    problems: [{ code: "HOOK_TOO_MANY", path: null, field: "files", message }],
+  });
+}
+
 /** Tar entries that carry metadata only. */
 const IGNORED_TAR_TYPES = new Set(["extendedHeader", "globalExtendedHeader"]);
 
@@ -81,6 +94,7 @@ function untar(bytes: Uint8Array): Map<string, Uint8Array> {
     }
     files.set(name.replace(/^\.\//, ""), entry.data ?? new Uint8Array(0));
   }
+  if (files.size > MAX_UPLOAD_FILES) throw tooManyFiles(files.size);
   const tops = new Set([...files.keys()].map((p) => p.split("/")[0]));
   const [top] = tops;
   if (tops.size === 1 && top !== undefined && !files.has(top)) {

@@ -11,7 +11,8 @@ import type { z } from "@hono/zod-openapi";
 import { base64Bytes, concatBytes } from "../core/bytes.ts";
 import { messageOf } from "../core/runtime/failure.ts";
 import { unstorableAt } from "../core/schema/storable.ts";
-import { unpackArchive } from "./archive.ts";
+import { tooManyFiles, unpackArchive } from "./archive.ts";
+import { MAX_UPLOAD_FILES } from "../core/hook/files.ts";
 import { ApiError } from "./errors.ts";
 import { serverSchemas } from "./schemas.ts";
 
@@ -208,7 +209,14 @@ export const APART_UPLOAD_BYTES = 64 * 1024;
  */
 export function uploadFiles(json: Uint8Array): Map<string, Uint8Array> {
   const text = utf8Text(json);
-  const body = validate(serverSchemas().uploadSchema, jsonOf(text));
+  const parsed = jsonOf(text);
+  // Counted before the schema looks at each file.
+  const listed = (parsed as { files?: unknown } | null)?.files;
+  if (typeof listed === "object" && listed !== null && !Array.isArray(listed)) {
+    const count = Object.keys(listed).length;
+    if (count > MAX_UPLOAD_FILES) throw tooManyFiles(count);
+  }
+  const body = validate(serverSchemas().uploadSchema, parsed);
   const files = new Map<string, Uint8Array>();
   const encoder = new TextEncoder();
   for (const [path, value] of Object.entries(body.files)) {

@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
-import { parseUploadApart } from "../../packages/deno/serve/unpack.ts";
+import { parseUploadApart, unpackApart } from "../../packages/deno/serve/unpack.ts";
+import { unpackArchive } from "../../packages/service/archive.ts";
+import { createTar } from "nanotar";
 import { createDenoHookBuilder } from "../../packages/deno/serve/hook_builder.ts";
 import { APART_UPLOAD_BYTES, uploadFiles } from "../../packages/service/request.ts";
 import { ApiError } from "../../packages/service/errors.ts";
@@ -77,4 +79,43 @@ Deno.test("the service reads a big JSON upload through its builder's parseUpload
     await counted.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/** A hook folder of `count` files (HOOK.md and one-line scripts). */
+function folder(count: number): { name: string; data: string }[] {
+  return [
+    { name: "HOOK.md", data: hookMd("many") },
+    ...Array.from({ length: count - 1 }, (_, i) => ({ name: `scripts/f${i}.txt`, data: `${i}` })),
+  ];
+}
+
+async function gzipTar(files: { name: string; data: string }[]): Promise<Uint8Array> {
+  const tar = createTar(files) as Uint8Array<ArrayBuffer>;
+  return await new Response(new Blob([tar]).stream().pipeThrough(new CompressionStream("gzip")))
+    .bytes();
+}
+
+Deno.test("more files than a hook folder holds are refused where the upload is read", async () => {
+  // Refused on the reading worker: tens of thousands of files never reach the request thread.
+  const refusal = (files: { name: string; data: string }[]) =>
+    json({ files: Object.fromEntries(files.map((f) => [f.name, f.data])) });
+  const many = folder(20_000);
+  const reads: [string, () => Promise<Map<string, Uint8Array>> | Map<string, Uint8Array>][] = [
+    ["tar in place", async () => unpackArchive(await gzipTar(folder(65)))],
+    ["tar on the worker", async () => unpackApart(await gzipTar(many))],
+    ["JSON in place", () => uploadFiles(refusal(folder(65)))],
+    ["JSON on the worker", () => parseUploadApart(refusal(many))],
+  ];
+  for (const [how, read] of reads) {
+    const err = await Promise.resolve().then(read).then(() => null, (e: unknown) => e);
+    assert.ok(err instanceof ApiError, `${how}: refused`);
+    assert.equal(err.status, 422, how);
+    assert.equal(err.code, "HOOK_REJECTED", how);
+    const problems = err.extra.problems as { code: string; message: string }[];
+    assert.equal(problems[0]!.code, "HOOK_TOO_MANY", how);
+    assert.match(problems[0]!.message, /at most 64 files, got (65|20000)$/, how);
+  }
+  // 64 files are read, and left to the builder.
+  assert.equal((await unpackApart(await gzipTar(folder(64)))).size, 64);
+  assert.equal(uploadFiles(refusal(folder(64))).size, 64);
 });

@@ -14,6 +14,8 @@ export const MAX_MANIFEST_BYTES = 64 * 1024;
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
 /** Largest `.wasm` entry read; the policy's `moduleKb` then applies. */
 export const MAX_PLUGIN_BYTES = 64 * 1024 * 1024;
+/** Most files an uploaded hook folder may hold (`HOOK_TOO_MANY` past it). */
+export const MAX_UPLOAD_FILES = 64;
 /** Most hook folders taken from one folder of hooks; the rest are reported. */
 export const MAX_HOOKS_PER_FOLDER = 1000;
 

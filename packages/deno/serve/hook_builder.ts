@@ -12,7 +12,7 @@ import { compileHook, runCommand } from "../../compile/mod.ts";
 import { allIssues } from "../../core/schema/issues.ts";
 import { isErrorCode, isHookboxError } from "../../core/errors.ts";
 import { loadHook } from "../../core/hook/discover.ts";
-import { MAX_PLUGIN_BYTES } from "../../core/hook/files.ts";
+import { MAX_PLUGIN_BYTES, MAX_UPLOAD_FILES } from "../../core/hook/files.ts";
 import { DEFAULT_POLICY } from "../../core/policy.ts";
 import {
   type BuiltHook,
@@ -24,9 +24,6 @@ import {
 import { denoFs } from "../../host-deno/fs.ts";
 import { checkPluginApart } from "./plugin_check.ts";
 import { niceCommand } from "../../host-deno/thread_priority.ts";
-
-/** Most files an uploaded folder may hold. */
-export const MAX_UPLOAD_FILES = 64;
 
 /** Options of {@linkcode createDenoHookBuilder}. */
 export interface DenoHookBuilderOptions {
