@@ -21,7 +21,9 @@
  *
  * and, side by side in the same run, with the hostile tenant idle. Prints the
  * victim's p50 / p99 / max per phase and the ratio of its max to the idle
- * phase's. Loopback only, bounded in count and time.
+ * phase's. The victim runs on a thread of its own (`_stalls_victim.ts`), so
+ * building, sending and reading the hostile requests here never delays it.
+ * Loopback only, bounded in count and time.
  *
  *   deno run -A scripts/bench_stalls.ts [--rows 100000]
  *
@@ -149,28 +151,32 @@ async function bigEvents(
   return by;
 }
 
+// The victim runs on a thread of its own (scripts/_stalls_victim.ts) for the whole run.
+const victimThread = new Worker(new URL("./_stalls_victim.ts", import.meta.url), {
+  type: "module",
+});
+/** The victim thread's next answer. */
+const fromVictim = () =>
+  new Promise<unknown>((resolve) =>
+    victimThread.addEventListener("message", (m) => resolve(m.data), { once: true })
+  );
+{
+  const ready = fromVictim();
+  victimThread.postMessage({ url, key: victim, body: JSON.stringify(event) });
+  await ready;
+}
+
 /** The victim's latencies while `attack` runs (or for `ms` when it is null). */
 async function victimDuring(attack: (() => Promise<unknown>) | null, ms = 3000) {
-  const latencies: number[] = [];
-  let done = false;
-  // Its own connection: the hostile tenant's requests must not queue it in this client.
-  const conn = await RawHttpConnection.open(url);
-  const body = JSON.stringify(event);
-  const headers = { authorization: `Bearer ${victim}`, "content-type": "application/json" };
-  const sender = (async () => {
-    while (!done) {
-      const t0 = performance.now();
-      const answer = await conn.request("POST", "/v1/events", headers, body);
-      if (answer.status !== 200) throw new Error(`victim event answered ${answer.status}`);
-      latencies.push(performance.now() - t0);
-    }
-  })();
+  const now = () => performance.timeOrigin + performance.now();
+  const from = now();
   if (attack) await attack();
   else await new Promise((resolve) => setTimeout(resolve, ms));
-  done = true;
-  await sender;
-  conn.close();
-  return latencies.sort((a, b) => a - b);
+  const answer = fromVictim();
+  victimThread.postMessage({ from, to: now() });
+  const got = await answer;
+  if (typeof got === "string") throw new Error(got);
+  return (got as number[]).sort((a, b) => a - b);
 }
 
 // Warm the victim's path and fill the hostile tenant's audit (admin ingest, 1,000 per call).
@@ -241,6 +247,16 @@ const bomb = await new Response(
     new CompressionStream("gzip"),
   ),
 ).bytes();
+/** Three hook folders of 12 MiB of base64 each, as JSON (made here, not while the victim runs). */
+const bulkBodies = [0, 1, 2].map((i) =>
+  JSON.stringify({
+    files: {
+      "HOOK.md": `---\nname: bulk${i}\ndescription: d\ntrigger: pre-tool-call\n---\n`,
+      "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+      "docs/bulk.bin": { base64: "QUJD".repeat(3 * 1024 * 1024) },
+    },
+  })
+);
 /** A hook folder of 60,000 one-line files, as a gzip'd tar and as JSON: refused where it is read. */
 const manyFiles = [
   { name: "HOOK.md", data: "---\nname: many\ndescription: d\ntrigger: pre-tool-call\n---\n" },
@@ -288,18 +304,19 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     console.log(`  uploads answered: ${JSON.stringify(by)}`);
   }],
   ["JSON uploads of 12 MiB of base64, 3 at once, 3 times", async () => {
-    // Parsed, checked and decoded before anything else looks at them.
-    const files = {
-      "HOOK.md": "---\nname: bulk\ndescription: d\ntrigger: pre-tool-call\n---\n",
-      "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
-      "docs/bulk.bin": { base64: "QUJD".repeat(3 * 1024 * 1024) },
-    };
+    // Parsed, checked and decoded before anything else looks at them, then stored.
     const by: Record<number, number> = {};
     for (let round = 0; round < 3; round++) {
-      const answers = await Promise.all(
-        [0, 1, 2].map((i) => call(url, "PUT", `/v1/hooks/bulk${i}`, hostile, { files })),
-      );
-      for (const a of answers) by[a.status] = (by[a.status] ?? 0) + 1;
+      const answers = await Promise.all(bulkBodies.map(async (body, i) => {
+        const res = await fetch(`${url}/v1/hooks/bulk${i}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${hostile}`, "content-type": "application/json" },
+          body,
+        });
+        await res.body?.cancel();
+        return res.status;
+      }));
+      for (const status of answers) by[status] = (by[status] ?? 0) + 1;
     }
     console.log(`  uploads answered: ${JSON.stringify(by)}`);
   }],
@@ -400,5 +417,10 @@ for (const [name, attack] of phases) {
       (max / idleMax).toFixed(1)
     }× idle max)`,
   );
+}
+{
+  const stopped = fromVictim();
+  victimThread.postMessage("stop");
+  await stopped;
 }
 await server.stop();

@@ -50,12 +50,14 @@ export interface HookBuilder {
   /**
    * Unpacks an uploaded gzip'd tar as `unpackArchive` does, somewhere other
    * than the thread that answers events (a worker); absent: the service
-   * unpacks it itself.
+   * unpacks it itself. The service does not read `archive` afterwards: it may
+   * be moved.
    */
   unpack?(archive: Uint8Array): Promise<Map<string, Uint8Array>>;
   /**
    * Reads a big JSON upload body as `uploadFiles` does, somewhere other than
-   * the thread answering requests. @default none: the service reads it itself
+   * the thread answering requests (the service does not read `json`
+   * afterwards: it may be moved). @default none: the service reads it itself
    */
   parseUpload?(json: Uint8Array): Promise<Map<string, Uint8Array>>;
   /**

@@ -4,11 +4,32 @@
  * reports what the runtime would: the same codes, a size cap, a deadline.
  */
 import assert from "node:assert/strict";
-import { checkPluginApart } from "../../packages/deno/serve/plugin_check.ts";
+import {
+  checkPluginApart,
+  pluginCheckWorkersStarted,
+} from "../../packages/deno/serve/plugin_check.ts";
 import { HookboxError } from "../../packages/core/errors.ts";
-import { corpus } from "../runtime-wasm/_corpus.ts";
+import { corpus, watBytes } from "../runtime-wasm/_corpus.ts";
 
 const LIMITS = { memoryMb: 64, moduleKb: 4096 };
+
+/**
+ * A plugin of 100,000 small functions (about 1 MB): its check takes hundreds
+ * of milliseconds, so a deadline of 1 ms always passes first.
+ */
+const slowToCheck = (() => {
+  let bytes: Uint8Array | undefined;
+  return () => {
+    const fns = Array.from(
+      { length: 100_000 },
+      (_, i) => `(func (result i32) (i32.add (i32.const ${i}) (i32.const 2)))`,
+    );
+    return bytes ??= watBytes(
+      "slow_to_check",
+      `(module (memory (export "memory") 1) ${fns.join("\n")} (func (export "_start")))`,
+    );
+  };
+})();
 
 async function codeOf(work: Promise<void>): Promise<string> {
   const err = await work.then(() => null, (e) => e);
@@ -48,10 +69,25 @@ Deno.test("the plugin check passes a plugin the runtime loads and names what is 
 
 Deno.test("a plugin check past its deadline is stopped and refused", async () => {
   const err = await checkPluginApart(
-    { bytes: await corpus("guard_wasi"), limits: LIMITS, path: "plugin.wasm" },
+    { bytes: slowToCheck(), limits: LIMITS, path: "plugin.wasm" },
     1,
   ).then(() => null, (e) => e);
   assert.ok(err instanceof HookboxError);
   assert.equal(err.code, "COMPILE_FAILED");
   assert.match(err.message, /did not finish in 1 ms/);
+});
+
+Deno.test("plugin checks share their workers; one stopped at its deadline is replaced", async () => {
+  const guard = { bytes: await corpus("guard_wasi"), limits: LIMITS, path: "plugin.wasm" };
+  const before = pluginCheckWorkersStarted();
+  for (let i = 0; i < 5; i++) await checkPluginApart(guard);
+  // Starting a worker holds the server's request thread ~10 ms: one serves them all.
+  assert.ok(pluginCheckWorkersStarted() - before <= 1, "the checks reuse a worker");
+  const late = await checkPluginApart({ ...guard, bytes: slowToCheck() }, 1)
+    .then(() => null, (e) => e);
+  assert.equal(late?.code, "COMPILE_FAILED");
+  // The overrun worker was stopped; the next check gets a new one and passes.
+  const started = pluginCheckWorkersStarted();
+  await checkPluginApart(guard);
+  assert.equal(pluginCheckWorkersStarted(), started + 1);
 });

@@ -5,7 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
-import { parseUploadApart, unpackApart } from "../../packages/deno/serve/unpack.ts";
+import {
+  parseUploadApart,
+  unpackApart,
+  unpackWorkersStarted,
+} from "../../packages/deno/serve/unpack.ts";
 import { unpackArchive } from "../../packages/service/archive.ts";
 import { createTar } from "nanotar";
 import { createDenoHookBuilder } from "../../packages/deno/serve/hook_builder.ts";
@@ -118,4 +122,18 @@ Deno.test("more files than a hook folder holds are refused where the upload is r
   // 64 files are read, and left to the builder.
   assert.equal((await unpackApart(await gzipTar(folder(64)))).size, 64);
   assert.equal(uploadFiles(refusal(folder(64))).size, 64);
+});
+
+Deno.test("uploads read apart share their workers, and the bytes are moved there", async () => {
+  const body = json({
+    files: { "HOOK.md": hookMd("a"), "notes.txt": "n".repeat(APART_UPLOAD_BYTES) },
+  });
+  const before = unpackWorkersStarted();
+  for (let i = 0; i < 5; i++) {
+    const sent = body.slice();
+    assert.equal((await parseUploadApart(sent)).size, 2);
+    assert.equal(sent.byteLength, 0, "moved, not copied");
+  }
+  // Starting a worker holds the server's request thread ~10 ms: one serves them all.
+  assert.ok(unpackWorkersStarted() - before <= 1, "the uploads reuse a worker");
 });

@@ -3,14 +3,15 @@
  * a plugin takes the thread that runs it about 70 ms per MB (a 4 MiB plugin,
  * the default cap, over 250 ms), and in the service an upload arrives on the
  * thread that answers every tenant's events: a tenant uploading big plugins
- * one after another would hold everyone's dispatches. Each check runs in a
- * worker of its own, at the priority of the plugin workers, and is stopped
- * after a deadline.
+ * one after another would hold everyone's dispatches. Checks run on workers
+ * of their own, at the priority of the plugin workers, kept between uploads
+ * ({@linkcode WorkerPool}), and one that overruns its deadline is stopped.
  *
  * @module
  */
 import { type ErrorCode, HookboxError } from "../../core/errors.ts";
 import type { EffectiveLimits } from "../../core/runtime/types.ts";
+import { WorkerPool } from "./worker_pool.ts";
 
 /** What the worker is asked. */
 export interface CheckJob {
@@ -40,40 +41,34 @@ export async function checkPluginApart(
   job: CheckJob,
   timeoutMs = PLUGIN_CHECK_TIMEOUT_MS,
 ): Promise<void> {
-  const worker = new Worker(ENTRY, { type: "module" });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const answer = await new Promise<CheckAnswer>((resolve, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new HookboxError(
-              "COMPILE_FAILED",
-              `the plugin check did not finish in ${timeoutMs} ms`,
-              {
-                ...(job.path ? { path: job.path } : {}),
-              },
-            ),
-          ),
-        timeoutMs,
-      );
-      worker.onmessage = (event: MessageEvent<CheckAnswer>) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(`the plugin check failed: ${event.message}`));
-      };
-      worker.onmessageerror = () => reject(new Error("the plugin check sent a bad answer"));
-      worker.postMessage(job);
-    });
-    if (answer.error !== null) {
-      const { code, message, path, field } = answer.error;
-      throw new HookboxError(code, message, {
-        ...(path ? { path } : {}),
-        ...(field ? { field } : {}),
-      });
+  const result = await POOL.run(job, job.bytes.byteLength, timeoutMs);
+  if (!result.ok) {
+    if (result.failure.kind === "error") {
+      throw new Error(`the plugin check failed: ${result.failure.message}`);
     }
-  } finally {
-    clearTimeout(timer);
-    worker.terminate();
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `the plugin check did not finish in ${timeoutMs} ms`,
+      job.path ? { path: job.path } : {},
+    );
   }
+  if (result.answer.error !== null) {
+    const { code, message, path, field } = result.answer.error;
+    throw new HookboxError(code, message, {
+      ...(path ? { path } : {}),
+      ...(field ? { field } : {}),
+    });
+  }
+}
+
+/** Two at a time, as a server builds at most two uploads at once. */
+const POOL = new WorkerPool<CheckJob, CheckAnswer>(ENTRY, {
+  size: 2,
+  recycleBytes: 256 * 1024 * 1024,
+  idleMs: 5000,
+});
+
+/** The plugin check workers started so far (tests). */
+export function pluginCheckWorkersStarted(): number {
+  return POOL.started;
 }

@@ -1,13 +1,17 @@
 /**
  * Uploaded archives unpacked off the thread that answers events: a gzip'd
  * tar inflates to at most 64 MiB, which still costs a thread tens of
- * milliseconds — on a worker of its own, a hostile tenant's archives cost
- * other tenants' events nothing. A worker per archive: its memory goes with it.
+ * milliseconds — on workers of their own, a hostile tenant's archives cost
+ * other tenants' events nothing. The workers are kept between uploads
+ * ({@linkcode WorkerPool}: starting one holds the starting thread ~10 ms);
+ * one is ended after 256 MiB of uploads, so what big ones left goes with it,
+ * or after 5 s without one.
  *
  * @module
  */
 import type { ErrorCode } from "../../core/errors.ts";
 import { ApiError, type ErrorStatus } from "../../service/errors.ts";
+import { WorkerPool } from "./worker_pool.ts";
 
 /** What the worker is given: an archive, or a JSON upload body. */
 export type UnpackJob = Uint8Array | { json: Uint8Array };
@@ -29,45 +33,48 @@ const ENTRY = new URL("./_unpack_worker.ts", import.meta.url);
 /** Longest an archive may take to unpack, ms. */
 export const UNPACK_TIMEOUT_MS = 30_000;
 
-/** `unpackArchive` on a worker of its own (see the module doc). */
+/** `unpackArchive` on a worker of its own (see the module doc); `archive` is moved there. */
 export function unpackApart(archive: Uint8Array): Promise<Map<string, Uint8Array>> {
   return apart(archive);
 }
 
-/** `uploadFiles` of a big JSON upload body on a worker of its own, as an archive is. */
+/** `uploadFiles` of a big JSON upload body on a worker of its own, as an archive is (moved). */
 export function parseUploadApart(json: Uint8Array): Promise<Map<string, Uint8Array>> {
   return apart({ json });
 }
 
+/** Two at a time, as the upload gate lets a tenant's uploads in. */
+const POOL = new WorkerPool<UnpackJob, UnpackAnswer>(ENTRY, {
+  size: 2,
+  recycleBytes: 256 * 1024 * 1024,
+  idleMs: 5000,
+});
+
 async function apart(job: UnpackJob): Promise<Map<string, Uint8Array>> {
-  const worker = new Worker(ENTRY, { type: "module" });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const answer = await new Promise<UnpackAnswer>((resolve, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new ApiError(400, "ARCHIVE_INVALID", `unpacking took over ${UNPACK_TIMEOUT_MS} ms`),
-          ),
-        UNPACK_TIMEOUT_MS,
-      );
-      worker.onmessage = (event: MessageEvent<UnpackAnswer>) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(
-          new ApiError(400, "ARCHIVE_INVALID", `the archive could not be read: ${event.message}`),
-        );
-      };
-      worker.onmessageerror = () => reject(new Error("the unpack worker sent a bad answer"));
-      worker.postMessage(job);
-    });
-    if ("error" in answer) {
-      const { status, code, message, extra } = answer.error;
-      throw new ApiError(status, code, message, extra);
-    }
-    return new Map(answer.files);
-  } finally {
-    clearTimeout(timer);
-    worker.terminate();
+  const bytes = job instanceof Uint8Array ? job : job.json;
+  // Moved, not copied (up to 16 MiB): the caller's view is left empty.
+  const whole = bytes.byteOffset === 0 && bytes.buffer instanceof ArrayBuffer &&
+    bytes.byteLength === bytes.buffer.byteLength;
+  const size = bytes.byteLength;
+  const result = await POOL.run(job, size, UNPACK_TIMEOUT_MS, whole ? [bytes.buffer] : []);
+  if (!result.ok) {
+    throw new ApiError(
+      400,
+      "ARCHIVE_INVALID",
+      result.failure.kind === "timeout"
+        ? `unpacking took over ${UNPACK_TIMEOUT_MS} ms`
+        : `the archive could not be read: ${result.failure.message}`,
+    );
   }
+  const answer = result.answer;
+  if ("error" in answer) {
+    const { status, code, message, extra } = answer.error;
+    throw new ApiError(status, code, message, extra);
+  }
+  return new Map(answer.files);
+}
+
+/** The unpacking workers started so far (tests). */
+export function unpackWorkersStarted(): number {
+  return POOL.started;
 }

@@ -1,0 +1,115 @@
+/**
+ * Workers kept between jobs, for the service's work off the request thread
+ * (unpacking uploads, checking plugins). Starting a Deno worker holds the
+ * thread that starts it about 10 ms, and in the service that is the thread
+ * that answers every tenant's events: a worker per upload made each upload a
+ * stall for everyone. A pool starts a worker when no idle one is left (up to
+ * its size; past it jobs wait their turn), and ends one whose job overran its
+ * deadline or failed (the next job starts a new one) or that has been handed
+ * {@linkcode WorkerPoolOptions.recycleBytes} of input, so the memory a big
+ * job left behind goes with it. A worker idle for
+ * {@linkcode WorkerPoolOptions.idleMs} ends too: an idle worker keeps its
+ * process running.
+ *
+ * @module
+ */
+
+/** Options of {@linkcode WorkerPool}. */
+export interface WorkerPoolOptions {
+  /** Most workers at once; jobs past it wait. */
+  size: number;
+  /** Input bytes after which a worker is ended once its job is done. */
+  recycleBytes: number;
+  /** How long a worker waits idle before it ends, ms. */
+  idleMs: number;
+}
+
+interface Member {
+  worker: Worker;
+  /** Input bytes handed to it so far. */
+  bytes: number;
+  /** Ends it once it has been idle too long. */
+  idle?: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** What a job's answer failed with: the deadline, or the worker itself. */
+export type PoolFailure = { kind: "timeout" } | { kind: "error"; message: string };
+
+/** A job's answer, or why there is none. */
+export type PoolResult<A> = { ok: true; answer: A } | { ok: false; failure: PoolFailure };
+
+/** A pool of workers running `entry`, one job at a time each (see the module doc). */
+export class WorkerPool<J, A> {
+  readonly #entry: URL | string;
+  readonly #options: WorkerPoolOptions;
+  #idle: Member[] = [];
+  #busy = 0;
+  #waiting: (() => void)[] = [];
+  /** Workers started so far. */
+  started = 0;
+
+  constructor(entry: URL | string, options: WorkerPoolOptions) {
+    this.#entry = entry;
+    this.#options = options;
+  }
+
+  /** Runs `job` (`bytes` of input, moving `transfer`) on a worker, answered within `timeoutMs`. */
+  async run(
+    job: J,
+    bytes: number,
+    timeoutMs: number,
+    transfer: Transferable[] = [],
+  ): Promise<PoolResult<A>> {
+    while (this.#idle.length === 0 && this.#busy >= this.#options.size) {
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    }
+    this.#busy++;
+    const member = this.#idle.pop() ?? this.#start();
+    clearTimeout(member.idle);
+    member.bytes += bytes;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let result: PoolResult<A>;
+    try {
+      result = await new Promise<PoolResult<A>>((resolve) => {
+        timer = setTimeout(() => resolve({ ok: false, failure: { kind: "timeout" } }), timeoutMs);
+        member.worker.onmessage = (event: MessageEvent<A>) =>
+          resolve({ ok: true, answer: event.data });
+        member.worker.onerror = (event) => {
+          event.preventDefault();
+          resolve({ ok: false, failure: { kind: "error", message: event.message } });
+        };
+        member.worker.onmessageerror = () =>
+          resolve({ ok: false, failure: { kind: "error", message: "a bad answer" } });
+        member.worker.postMessage(job, transfer);
+      });
+    } finally {
+      clearTimeout(timer);
+      this.#busy--;
+    }
+    member.worker.onmessage = member.worker.onerror = member.worker.onmessageerror = null;
+    if (!result.ok || member.bytes >= this.#options.recycleBytes) member.worker.terminate();
+    else {
+      this.#idle.push(member);
+      member.idle = setTimeout(() => {
+        const at = this.#idle.indexOf(member);
+        if (at >= 0) this.#idle.splice(at, 1);
+        member.worker.terminate();
+      }, this.#options.idleMs);
+    }
+    this.#waiting.shift()?.();
+    return result;
+  }
+
+  /** Ends every idle worker (busy ones end with their jobs' deadlines). */
+  close(): void {
+    for (const member of this.#idle.splice(0)) {
+      clearTimeout(member.idle);
+      member.worker.terminate();
+    }
+  }
+
+  #start(): Member {
+    this.started++;
+    return { worker: new Worker(this.#entry, { type: "module" }), bytes: 0 };
+  }
+}
