@@ -61,7 +61,7 @@ export async function checkPluginApart(
   }
 }
 
-/** Two at a time, as a server builds at most two uploads at once. */
+/** Two kept idle, as a server builds at most two uploads at once. */
 const POOL = new WorkerPool<CheckJob, CheckAnswer>(ENTRY, {
   size: 2,
   recycleBytes: 256 * 1024 * 1024,

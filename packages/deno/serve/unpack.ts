@@ -43,7 +43,7 @@ export function parseUploadApart(json: Uint8Array): Promise<Map<string, Uint8Arr
   return apart({ json });
 }
 
-/** Two at a time, as the upload gate lets a tenant's uploads in. */
+/** Two kept idle, as the upload gate lets a tenant's uploads in two at a time. */
 const POOL = new WorkerPool<UnpackJob, UnpackAnswer>(ENTRY, {
   size: 2,
   recycleBytes: 256 * 1024 * 1024,

@@ -3,9 +3,11 @@
  * (unpacking uploads, checking plugins). Starting a Deno worker holds the
  * thread that starts it about 10 ms, and in the service that is the thread
  * that answers every tenant's events: a worker per upload made each upload a
- * stall for everyone. A pool starts a worker when no idle one is left (up to
- * its size; past it jobs wait their turn), and ends one whose job overran its
- * deadline or failed (the next job starts a new one) or that has been handed
+ * stall for everyone. A pool starts a worker when no idle one is left (a job
+ * never waits for another's: how many run at once is for the callers' gates
+ * to bound), keeps up to {@linkcode WorkerPoolOptions.size} idle ones, and
+ * ends one whose job overran its deadline or failed (the next job starts a
+ * new one) or that has been handed
  * {@linkcode WorkerPoolOptions.recycleBytes} of input, so the memory a big
  * job left behind goes with it. A worker idle for
  * {@linkcode WorkerPoolOptions.idleMs} ends too: an idle worker keeps its
@@ -16,7 +18,7 @@
 
 /** Options of {@linkcode WorkerPool}. */
 export interface WorkerPoolOptions {
-  /** Most workers at once; jobs past it wait. */
+  /** Most idle workers kept for the next jobs. */
   size: number;
   /** Input bytes after which a worker is ended once its job is done. */
   recycleBytes: number;
@@ -38,13 +40,11 @@ export type PoolFailure = { kind: "timeout" } | { kind: "error"; message: string
 /** A job's answer, or why there is none. */
 export type PoolResult<A> = { ok: true; answer: A } | { ok: false; failure: PoolFailure };
 
-/** A pool of workers running `entry`, one job at a time each (see the module doc). */
+/** Workers running `entry`, one job at a time each, kept between jobs (see the module doc). */
 export class WorkerPool<J, A> {
   readonly #entry: URL | string;
   readonly #options: WorkerPoolOptions;
   #idle: Member[] = [];
-  #busy = 0;
-  #waiting: (() => void)[] = [];
   /** Workers started so far. */
   started = 0;
 
@@ -60,10 +60,6 @@ export class WorkerPool<J, A> {
     timeoutMs: number,
     transfer: Transferable[] = [],
   ): Promise<PoolResult<A>> {
-    while (this.#idle.length === 0 && this.#busy >= this.#options.size) {
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    }
-    this.#busy++;
     const member = this.#idle.pop() ?? this.#start();
     clearTimeout(member.idle);
     member.bytes += bytes;
@@ -84,10 +80,11 @@ export class WorkerPool<J, A> {
       });
     } finally {
       clearTimeout(timer);
-      this.#busy--;
     }
     member.worker.onmessage = member.worker.onerror = member.worker.onmessageerror = null;
-    if (!result.ok || member.bytes >= this.#options.recycleBytes) member.worker.terminate();
+    const keep = result.ok && member.bytes < this.#options.recycleBytes &&
+      this.#idle.length < this.#options.size;
+    if (!keep) member.worker.terminate();
     else {
       this.#idle.push(member);
       member.idle = setTimeout(() => {
@@ -96,11 +93,10 @@ export class WorkerPool<J, A> {
         member.worker.terminate();
       }, this.#options.idleMs);
     }
-    this.#waiting.shift()?.();
     return result;
   }
 
-  /** Ends every idle worker (busy ones end with their jobs' deadlines). */
+  /** Ends every idle worker (a busy one ends with its job). */
   close(): void {
     for (const member of this.#idle.splice(0)) {
       clearTimeout(member.idle);
