@@ -1,6 +1,7 @@
 /** Shared CLI plumbing: exit codes, error lines, stdin. */
 import { HookboxError, isHookboxError } from "../core/errors.ts";
 import { concatBytes } from "../core/bytes.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
 
 /** Exit codes of the CLI. */
 export const EXIT = { allow: 0, block: 2, bad: 1 } as const;
@@ -40,35 +41,27 @@ export class StdinTooLarge extends HookboxError {
 
 let stdinRead: Promise<string> | null = null;
 
-/** A daemon's request (`daemon.ts`): its stdin and working directory stand in for the process's. */
-let request: { stdin: string; cwd: string } | null = null;
+/**
+ * The daemon's calls (`daemon.ts`), each its stdin and working directory
+ * standing in for the process's within the call, however many run at once.
+ */
+const calls = new AsyncLocalStorage<{ stdin: string; cwd: string }>();
 
 /** {@linkcode readStdin} once per process: every call gets the same text (or error). */
 export function stdinOnce(): Promise<string> {
-  if (request !== null) return Promise.resolve(request.stdin);
+  const call = calls.getStore();
+  if (call !== undefined) return Promise.resolve(call.stdin);
   return stdinRead ??= readStdin();
 }
 
-/** The working directory of the call: the daemon's request's, else the process's. */
+/** The working directory of the call: the daemon's call's, else the process's. */
 export function callerCwd(): string {
-  return request?.cwd ?? Deno.cwd();
+  return calls.getStore()?.cwd ?? Deno.cwd();
 }
 
-/**
- * Runs `fn` as the call `io` describes (the daemon runs one at a time:
- * `stdinOnce` and `callerCwd` answer for it meanwhile).
- */
-export async function asCall<T>(
-  io: { stdin: string; cwd: string },
-  fn: () => Promise<T>,
-): Promise<T> {
-  if (request !== null) throw new Error("asCall: one call at a time");
-  request = io;
-  try {
-    return await fn();
-  } finally {
-    request = null;
-  }
+/** Runs `fn` as the call `io` describes: `stdinOnce` and `callerCwd` answer for it within. */
+export function asCall<T>(io: { stdin: string; cwd: string }, fn: () => Promise<T>): Promise<T> {
+  return calls.run(io, fn);
 }
 
 /** Reads `stream` to its end; past `maxBytes` it stops reading and throws `tooBig()`. */

@@ -112,6 +112,12 @@ export const COMMANDS = {
         value: "SECONDS",
         help: "stop after this long without a call",
       },
+      calls: {
+        type: "string",
+        default: "4",
+        value: "N",
+        help: "answer up to N calls at once; a call that waits over 250 ms runs in its own process",
+      },
     },
     env: {
       XDG_RUNTIME_DIR:

@@ -1,5 +1,5 @@
 /**
- * `hookbox daemon [run|status|stop] [--idle SECONDS]`: the user's hookbox
+ * `hookbox daemon [run|status|stop] [--idle SECONDS] [--calls N]`: the user's hookbox
  * daemon. It answers `hookbox dispatch --agent NAME --daemon` calls over a
  * Unix socket in a folder only its user can enter (`daemon_client.ts`). Each
  * call discovers its hooks (user, project, platform) as a new process would,
@@ -10,8 +10,9 @@
  * call made in another environment (HOME, PATH, XDG folders, `HOOKBOX_*`)
  * is answered by its own process instead. It stops after `--idle` seconds
  * without a call (default 600), or within seconds of its socket being
- * removed or replaced, and answers one call at a time (a call that would
- * wait more than a quarter of a second runs in its own process instead).
+ * removed or replaced, and answers up to `--calls` calls at once (default 4;
+ * a call that would wait more than a quarter of a second for a turn runs in
+ * its own process instead).
  *
  * @module
  */
@@ -25,7 +26,7 @@ import { useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
 import { ask, daemonDir, fingerprint, socketPath, unsafeDir } from "./daemon_client.ts";
 
-/** Longest a call waits for the one before it, ms; then it runs in its client's own process. */
+/** Longest a call waits for a turn, ms; then it runs in its client's own process. */
 const QUEUE_WAIT_MS = 250;
 
 /** How often the daemon checks that its socket is still its own, ms. */
@@ -59,10 +60,14 @@ export async function daemonCommand(args: string[]): Promise<number> {
   if (!(idle > 0 && idle <= 86_400)) {
     throw new UsageError(`--idle must be 1-86400, got ${values.idle}`);
   }
-  return await runDaemon(idle * 1000);
+  const calls = Number(values.calls);
+  if (!(Number.isInteger(calls) && calls >= 1 && calls <= 64)) {
+    throw new UsageError(`--calls must be 1-64, got ${values.calls}`);
+  }
+  return await runDaemon(idle * 1000, calls);
 }
 
-async function runDaemon(idleMs: number): Promise<number> {
+async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   const dir = daemonDir();
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const unsafe = unsafeDir(dir);
@@ -114,34 +119,50 @@ async function runDaemon(idleMs: number): Promise<number> {
     } catch { /* gone */ }
     if (now === null || now.ino !== socket.ino || now.dev !== socket.dev) stop();
   }, SOCKET_CHECK_MS);
-  // One call at a time: `asCall` stands the call's stdin and directory in for the process's.
-  // A call that cannot start within QUEUE_WAIT_MS (a long hook of another session or project
-  // runs) is answered `busy`: its client runs it in its own process instead of waiting.
-  let queue: Promise<void> = Promise.resolve();
-  let runningSince: number | null = null;
+  // Up to `maxCalls` calls at once (`asCall` gives each its own stdin and directory; one waiting
+  // for a file, such as Copilot's events, holds up no other). A call that cannot start within
+  // QUEUE_WAIT_MS (long hooks of other sessions or projects run) is answered `busy`: its client
+  // runs it in its own process instead of waiting.
+  let running = 0;
+  /** When each running call started. */
+  const starts = new Set<{ at: number }>();
+  /** Calls waiting for a turn: each is handed one by a call that ends. */
+  const waiting: (() => void)[] = [];
+  /** Every call under way (awaited before the daemon ends). */
+  const underWay = new Set<Promise<unknown>>();
   const inTurn = async (
     call: () => Promise<Record<string, unknown>>,
   ): Promise<Record<string, unknown>> => {
-    const turn = queue;
-    let done!: () => void;
-    queue = new Promise<void>((resolve) => done = resolve);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const started = await Promise.race([
-      turn.then(() => true),
-      new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), QUEUE_WAIT_MS)),
-    ]);
-    clearTimeout(timer);
-    if (!started) {
-      // Its place in line passes on once the calls before it are done.
-      void turn.then(done);
-      return { busy: true };
+    if (running < maxCalls) running++;
+    else {
+      let handed = false;
+      let wake!: () => void;
+      const woken = new Promise<void>((resolve) => wake = () => (handed = true, resolve()));
+      waiting.push(wake);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        woken,
+        new Promise((resolve) => timer = setTimeout(resolve, QUEUE_WAIT_MS)),
+      ]);
+      clearTimeout(timer);
+      if (!handed) {
+        waiting.splice(waiting.indexOf(wake), 1);
+        return { busy: true };
+      }
     }
-    runningSince = performance.now();
+    const start = { at: performance.now() };
+    starts.add(start);
+    const work = call();
+    underWay.add(work);
     try {
-      return await call();
+      return await work;
     } finally {
-      runningSince = null;
-      done();
+      underWay.delete(work);
+      starts.delete(start);
+      // The turn passes to the longest waiting call, if any.
+      const next = waiting.shift();
+      if (next !== undefined) next();
+      else running--;
     }
   };
   const serve = async (conn: Deno.UnixConn) => {
@@ -164,8 +185,11 @@ async function runDaemon(idleMs: number): Promise<number> {
           started_at: started,
           answered,
           socket: path,
-          // How long the call it is answering has run, ms; null when it answers none.
-          running_ms: runningSince === null ? null : Math.round(performance.now() - runningSince),
+          // Calls it is answering, and how long the longest of them has run, ms (null: none).
+          running: starts.size,
+          running_ms: starts.size === 0
+            ? null
+            : Math.round(performance.now() - Math.min(...[...starts].map((s) => s.at))),
         };
       } else if (request.op === "stop") {
         answer = { stopping: true, pid: Deno.pid };
@@ -200,7 +224,7 @@ async function runDaemon(idleMs: number): Promise<number> {
     }
   })();
   if (still) await Deno.remove(path).catch(() => {});
-  await queue;
+  await Promise.allSettled([...underWay]);
   await Promise.all([...runtimes.values()].map((r) => r.close?.()));
   return EXIT.allow;
 }

@@ -21,7 +21,12 @@ const call = (command: string, cwd: string) =>
 async function status(env: Record<string, string>, cwd: string) {
   const out = await runCli(["daemon", "status"], { cwd, env });
   return out.code === 0
-    ? JSON.parse(out.stdout) as { pid: number; answered: number; running_ms: number | null }
+    ? JSON.parse(out.stdout) as {
+      pid: number;
+      answered: number;
+      running: number;
+      running_ms: number | null;
+    }
     : null;
 }
 
@@ -34,9 +39,16 @@ async function daemonRoot(prefix: string) {
 }
 
 /** `hookbox daemon` started from source in `env`, once it answers its status. */
-async function startedDaemon(env: Record<string, string>, cwd: string) {
+async function startedDaemon(env: Record<string, string>, cwd: string, args: string[] = []) {
   const daemon = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL("../../packages/cli/main.ts", import.meta.url).pathname, "daemon"],
+    args: [
+      "run",
+      "-A",
+      new URL("../../packages/cli/main.ts", import.meta.url).pathname,
+      "daemon",
+      "run",
+      ...args,
+    ],
     env,
     stdout: "null",
     stderr: "piped",
@@ -177,7 +189,7 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
   }
 });
 
-Deno.test("a call the daemon cannot start at once, behind a long one, runs in its own process", async () => {
+Deno.test("a call the daemon has no turn for, behind long ones, runs in its own process", async () => {
   const { root, env } = await daemonRoot("hookbox-daemon-busy-");
   const slow = `${root}/slow`;
   const quick = `${root}/quick`;
@@ -190,7 +202,7 @@ Deno.test("a call the daemon cannot start at once, behind a long one, runs in it
     });
   }
   await writePluginHook(`${quick}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
-  const daemon = await startedDaemon(env, root);
+  const daemon = await startedDaemon(env, root, ["--calls", "1"]);
   try {
     const dispatch = (cwd: string, command: string) =>
       runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
@@ -208,6 +220,44 @@ Deno.test("a call the daemon cannot start at once, behind a long one, runs in it
     assert.equal(after.answered, 0, "not by the daemon");
     assert.equal((await long).code, 0);
     assert.equal((await status(env, root))!.answered, 1);
+  } finally {
+    killIfRunning(daemon.pid);
+    await daemon.output();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("the daemon answers a quick call while another session's long one runs", async () => {
+  const { root, env } = await daemonRoot("hookbox-daemon-calls-");
+  const slow = `${root}/slow`;
+  const quick = `${root}/quick`;
+  const spin = await pluginBytes("sleep_loop");
+  for (let i = 0; i < 12; i++) {
+    await writePluginHook(`${slow}/.agents/hooks`, `slow-${i}`, spin, {
+      timeout: 30_000,
+      limits: { fuel: 1e10 },
+    });
+  }
+  await writePluginHook(`${quick}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
+  const daemon = await startedDaemon(env, root); // the default: 4 calls at once
+  try {
+    const dispatch = (cwd: string, command: string) =>
+      runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
+        cwd,
+        env,
+        stdin: call(command, cwd),
+      });
+    const long = dispatch(slow, "ls");
+    const running = await eventually(async () => (await status(env, root))?.running_ms ?? null);
+    assert.ok(running !== null, "the daemon runs the long call");
+    // Each call sees its own stdin and folder: the quick project's guard blocks its command.
+    const denied = await dispatch(quick, "rm -rf /");
+    assert.match(denied.stdout, /deny/);
+    const after = (await status(env, root))!;
+    assert.equal(after.running, 1, "the long call still runs");
+    assert.equal(after.answered, 1, "answered by the daemon, beside it");
+    assert.equal((await long).code, 0);
+    assert.equal((await status(env, root))!.answered, 2);
   } finally {
     killIfRunning(daemon.pid);
     await daemon.output();
