@@ -76,7 +76,9 @@ async function answerFor(
     return await unreadable(agent, values, extra, err.toLine(), readHead(text));
   }
   if (call.event === null) return passThrough(call);
-  if (call.event.event_type === "pre-agent-turn-stop") await stopFacts(call);
+  // Lines for the agent's stderr and systemMessage (a daemon's own stderr is nobody's).
+  const notices: string[] = [];
+  if (call.event.event_type === "pre-agent-turn-stop") await stopFacts(call, notices);
   // Guards keep running on a payload nested too deep: the deep subtrees are cut, and what
   // the guards could not see counts as unreadable once they have all allowed.
   const { value, cut } = cutDeep(call.event, MAX_JSON_DEPTH);
@@ -97,7 +99,7 @@ async function answerFor(
     const problems = await executor.problems(workDir);
     const hooks = await executor.hooks(workDir);
     result = failClosed(result, hooks, problems, cut, values.strict === true);
-    const lines = failureLines(result, problems);
+    const lines = [...notices, ...failureLines(result, problems)];
     if (cut.length > 0 && result.decision === "allow") {
       lines.push(
         `hookbox: the payload nests deeper than ${MAX_JSON_DEPTH} levels at ${cut.join(", ")}; ` +
@@ -142,11 +144,17 @@ async function unreadable(
  * answer from the transcript where the payload lacks it (Copilot) or holds the
  * whole turn (Gemini's `prompt_response`).
  */
-async function stopFacts(call: AgentCall): Promise<void> {
+async function stopFacts(call: AgentCall, notices: string[]): Promise<void> {
   const event = call.event!;
   if (call.agent !== "cursor") {
     const retry = call.input.stop_hook_active === true;
-    event.stop_count = await stopCount(call.agent, String(event.session_id), retry);
+    event.stop_count = await stopCount(
+      call.agent,
+      String(event.session_id),
+      retry,
+      undefined,
+      notices,
+    );
   }
   if (call.agent === "copilot" || call.agent === "gemini-cli") {
     // Copilot writes its transcript after it starts the hook: wait for the hook's own start

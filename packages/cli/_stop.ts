@@ -20,13 +20,15 @@ const TRANSCRIPT_TAIL = 1024 * 1024;
  * Kept in `<cache>/stops/<sha256(agent:session)>`, written only for a retry:
  * a first stop removes the session's counter (a missing counter reads as 0),
  * so the common stop costs one removal and the folder only holds sessions
- * whose stop was bounced.
+ * whose stop was bounced. A counter that cannot be kept is a line in
+ * `problems` (else on stderr); the count is still given.
  */
 export async function stopCount(
   agent: string,
   session: string,
   retry: boolean,
   cacheDir: string = defaultCacheDir(),
+  problems?: string[],
 ): Promise<number> {
   const dir = `${cacheDir}/stops`;
   const digest = await crypto.subtle.digest(
@@ -53,7 +55,9 @@ export async function stopCount(
     await Deno.rename(temp, file);
     if (count === 1) await prune(dir);
   } catch (err) {
-    console.error(`hookbox: could not keep the stop count in ${dir}: ${(err as Error).message}`);
+    const line = `hookbox: could not keep the stop count in ${dir}: ${(err as Error).message}`;
+    if (problems === undefined) console.error(line);
+    else problems.push(line);
   }
   return count;
 }

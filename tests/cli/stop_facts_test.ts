@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { lastAnswer, stopCount } from "../../packages/cli/_stop.ts";
+import { runCli } from "../_cli.ts";
 
 async function files(dir: string): Promise<string[]> {
   const names: string[] = [];
@@ -118,6 +119,53 @@ Deno.test("lastAnswer: a transcript that never shows the marker is read after th
     );
     assert.equal(await lastAnswer(path, `"timestamp":1`), "all there is");
     assert.equal(await lastAnswer(`${dir}/missing.jsonl`, `"timestamp":1`), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("stop_count: a counter that cannot be kept is a line for the agent, and counts on", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    // A cache "folder" that is a file: no counter can be written or removed under it.
+    const cache = `${dir}/not-a-folder`;
+    await Deno.writeTextFile(cache, "");
+    const problems: string[] = [];
+    assert.equal(await stopCount("claude-code", "s1", false, cache, problems), 0);
+    assert.equal(await stopCount("claude-code", "s1", true, cache, problems), 1);
+    assert.equal(problems.length, 2);
+    assert.match(
+      problems[0]!,
+      /^hookbox: could not keep the stop count in .*not-a-folder\/stops: /,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a stop count that cannot be kept reaches the agent as a notice", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const cache = `${dir}/not-a-folder`;
+    await Deno.writeTextFile(cache, "");
+    await Deno.mkdir(`${dir}/hooks`);
+    const out = await runCli(
+      ["dispatch", "--agent", "claude-code", "--event", "Stop", "--hooks-dir", `${dir}/hooks`],
+      {
+        cwd: dir,
+        env: { HOOKBOX_CACHE_DIR: cache, HOME: dir },
+        stdin: JSON.stringify({
+          session_id: "s1",
+          cwd: dir,
+          hook_event_name: "Stop",
+          stop_hook_active: false,
+          last_assistant_message: "Done.",
+        }),
+      },
+    );
+    assert.equal(out.code, 0);
+    assert.match(out.stderr, /could not keep the stop count/);
+    assert.match(JSON.parse(out.stdout).systemMessage, /could not keep the stop count/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
