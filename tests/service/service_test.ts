@@ -893,6 +893,45 @@ Deno.test("a body sent a byte per chunk is refused by its count of pieces (400 B
   }
 });
 
+Deno.test("a body refused for its pieces is left unread, not read on to its end", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()), undefined, 0, undefined, {
+    bodyReadMs: 120_000,
+  });
+  try {
+    const key = await h.tenant("acme", { input_kb: 16 });
+    // A sender that would go on for ever, a byte at a time.
+    let pulls = 0;
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        controller.enqueue(new Uint8Array([0x20]));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    }, { highWaterMark: 0 });
+    const res = await h.service.app.fetch(
+      new Request("http://local/v1/events", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+        body,
+        duplex: "half",
+      } as RequestInit),
+    );
+    const answer = await res.json();
+    assert.deepEqual([res.status, answer.error.code], [400, "BODY_UNREADABLE"]);
+    const cap = Number(/more than (\d+) pieces/.exec(answer.error.message)?.[1]);
+    // Cancelled, Deno.serve would read the rest to its end on the thread that answers events.
+    assert.equal(cancelled, false, "the body is not cancelled");
+    const seen = pulls;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(pulls <= cap + 2 && pulls === seen, `read no further than the cap (${pulls})`);
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("a tar entry with a long name (a pax header) is stored under that name", async () => {
   await onService(async (h) => {
     const key = await h.tenant("acme");
