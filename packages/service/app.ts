@@ -44,6 +44,34 @@ export { AUDIT_REASON_CHARS } from "./routes/events.ts";
 
 /** Quota usage kept after its minute by {@linkcode Service.pruneUsage}. */
 const USAGE_KEPT_MS = 3_600_000;
+/** A body a route did not read, up to this size declared, is read after the answer, bytes. */
+const UNREAD_READ_BYTES = 64 * 1024;
+
+/**
+ * After an answer that did not read its request's body (refused before it:
+ * `401`, `404`, `429`, a declared length over the cap): a small declared body
+ * is read, so the connection serves the next request; any other is left
+ * unread, and the connection closes with the answer. Left alone, `Deno.serve`
+ * would read it to its end on the thread that answers every tenant, a piece
+ * at a time for as long as its sender goes on (one unauthenticated
+ * connection trickling one-byte chunks cost it ~1 s per 240,000); started
+ * and left, it is not read on, and its sender meets back-pressure.
+ */
+function leaveUnread(c: Context): void {
+  const raw = c.req.raw;
+  if (raw.body === null || raw.bodyUsed || raw.body.locked) return;
+  const length = raw.headers.get("content-length");
+  if (
+    length !== null && /^\d{1,15}$/.test(length) && Number(length) <= UNREAD_READ_BYTES &&
+    !raw.headers.has("transfer-encoding")
+  ) {
+    raw.arrayBuffer().catch(() => {});
+    return;
+  }
+  // Started and left (Deno.serve then closes the connection after the answer).
+  const reader = raw.body.getReader();
+  reader.read().then(() => reader.releaseLock(), () => {});
+}
 
 /** Blobs no version refers to are deleted by {@linkcode Service.sweepBlobs} once this old. */
 export const BLOB_GRACE_MS = 3_600_000;
@@ -164,6 +192,7 @@ export function createService(deps: ServerDeps): Service {
     const id = given && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : newId("req");
     c.header("x-request-id", id);
     await next();
+    leaveUnread(c);
     // The route as declared (a pattern, never the raw path: one series per route).
     const matched = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path;
     const route = matched === undefined ? "unmatched" : declaredPath(matched);

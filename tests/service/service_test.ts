@@ -4,6 +4,8 @@
  * and two services on one store acting as one.
  */
 import assert from "node:assert/strict";
+import { RawHttpConnection } from "../../scripts/_raw_http.ts";
+import { startServe } from "../../scripts/_serve_process.ts";
 import { ROOT } from "../_helpers.ts";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
@@ -929,6 +931,82 @@ Deno.test("a body refused for its pieces is left unread, not read on to its end"
     assert.ok(pulls <= cap + 2 && pulls === seen, `read no further than the cap (${pulls})`);
   } finally {
     await h.close();
+  }
+});
+
+Deno.test("a body a refusal did not read is left unread; a small one keeps the connection", async () => {
+  // In the app: an endless body of an unauthenticated request is not cancelled, not read on.
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  try {
+    let pulls = 0;
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        controller.enqueue(new Uint8Array([0x20]));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    }, { highWaterMark: 0 });
+    const res = await h.service.app.fetch(
+      new Request("http://local/v1/events", {
+        method: "POST",
+        headers: { authorization: "Bearer not-a-key-0123456789abcdef" },
+        body,
+        duplex: "half",
+      } as RequestInit),
+    );
+    assert.equal(res.status, 401);
+    await res.body?.cancel();
+    assert.equal(cancelled, false, "the body is not cancelled");
+    assert.ok(pulls <= 2, `read no further than its first piece (${pulls})`);
+  } finally {
+    await h.close();
+  }
+  // Through `hookbox serve` (its own process): cancelled or left alone, Deno.serve would read the
+  // body on to its end, as fast as it came, on the thread that answers every tenant.
+  const dir = await Deno.makeTempDir();
+  const server = await startServe({
+    db: `${dir}/h.db`,
+    adminKey: "unread-admin-key-0123456789abcdef",
+  });
+  try {
+    let sent = 0;
+    const abort = new AbortController();
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += 65_536;
+        controller.enqueue(new Uint8Array(65_536));
+      },
+    });
+    const over = await fetch(`${server.url}/v1/events`, {
+      method: "POST",
+      headers: { authorization: "Bearer not-a-key-0123456789abcdef" },
+      body: endless,
+      signal: abort.signal,
+    });
+    assert.equal(over.status, 401);
+    await over.body?.cancel();
+    // Left unread, its sender stops at the sockets' buffers (a few MiB); read on, it would not.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    abort.abort();
+    assert.ok(sent < 64 * 1024 * 1024, `the server read on: ${sent} bytes sent`);
+    // A small declared body is read after the refusal: the same connection serves the next.
+    const conn = await RawHttpConnection.open(server.url);
+    try {
+      const refused = await conn.request("POST", "/v1/events", {
+        authorization: "Bearer not-a-key-0123456789abcdef",
+        "content-type": "application/json",
+      }, JSON.stringify(toolEvent("ls")));
+      assert.equal(refused.status, 401);
+      assert.equal((await conn.request("GET", "/healthz", {}, "")).status, 200);
+    } finally {
+      conn.close();
+    }
+  } finally {
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
