@@ -23,7 +23,7 @@ import type { Engine } from "./engine.ts";
 import { ApiError, forbidden, unauthenticated } from "./errors.ts";
 import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { Quotas } from "./quota.ts";
-import { BODY_DEADLINES } from "./request.ts";
+import { BODY_DEADLINES, MAX_UPLOAD_BYTES } from "./request.ts";
 import { UploadGate, type UploadLimits } from "./upload_gate.ts";
 import { type Store, StoreUnavailable, type TenantRow } from "../store/store.ts";
 import type { ServiceContext } from "./routes/context.ts";
@@ -44,29 +44,28 @@ export { AUDIT_REASON_CHARS } from "./routes/events.ts";
 
 /** Quota usage kept after its minute by {@linkcode Service.pruneUsage}. */
 const USAGE_KEPT_MS = 3_600_000;
-/** A body a route did not read, up to this size declared, is read after the answer, bytes. */
-const UNREAD_READ_BYTES = 64 * 1024;
-
 /**
  * After an answer that did not read its request's body (refused before it:
- * `401`, `404`, `429`, a declared length over the cap): a small declared body
- * is read, so the connection serves the next request; any other is left
- * unread, and the connection closes with the answer. Left alone, `Deno.serve`
- * would read it to its end on the thread that answers every tenant, a piece
- * at a time for as long as its sender goes on (one unauthenticated
- * connection trickling one-byte chunks cost it ~1 s per 240,000); started
- * and left, it is not read on, and its sender meets back-pressure.
+ * `401`, `404`, `429`, a declared length over the cap): a body of a declared
+ * length up to the largest any route takes ({@linkcode MAX_UPLOAD_BYTES}) is
+ * left to `Deno.serve`, which reads it in bulk to its declared end, so its
+ * sender gets the answer and the connection serves the next request; any
+ * other (chunked, or declared bigger) is left unread.
+ * Left alone, `Deno.serve` would read a chunked body to its end on the thread
+ * that answers every tenant, a chunk at a time, for as long as its sender
+ * goes on (one unauthenticated connection trickling one-byte chunks cost it
+ * ~1 s per 240,000); started and left, it is not read on: its sender meets
+ * back-pressure, and the connection serves nothing more.
  */
 function leaveUnread(c: Context): void {
   const raw = c.req.raw;
   if (raw.body === null || raw.bodyUsed || raw.body.locked) return;
   const length = raw.headers.get("content-length");
   if (
-    length !== null && /^\d{1,15}$/.test(length) && Number(length) <= UNREAD_READ_BYTES &&
+    length !== null && /^\d{1,15}$/.test(length) && Number(length) <= MAX_UPLOAD_BYTES &&
     !raw.headers.has("transfer-encoding")
   ) {
-    raw.arrayBuffer().catch(() => {});
-    return;
+    return; // Deno.serve reads it on in bulk, bounded by its length.
   }
   // Started and left (Deno.serve then closes the connection after the answer).
   const reader = raw.body.getReader();
