@@ -48,10 +48,10 @@ const USAGE_KEPT_MS = 3_600_000;
  * After an answer that did not read its request's body (refused before it:
  * `401`, `404`, `429`, a declared length over the cap): a body of a declared
  * length up to the largest any route takes ({@linkcode MAX_UPLOAD_BYTES}) is
- * left to `Deno.serve`, which reads it in bulk to its declared end, so its
+ * left to the Deno server, which reads it in bulk to its declared end, so its
  * sender gets the answer and the connection serves the next request; any
  * other (chunked, or declared bigger) is left unread.
- * Left alone, `Deno.serve` would read a chunked body to its end on the thread
+ * Left alone, the Deno server would read a chunked body to its end on the thread
  * that answers every tenant, a chunk at a time, for as long as its sender
  * goes on (one unauthenticated connection trickling one-byte chunks cost it
  * ~1 s per 240,000); started and left, it is not read on: its sender meets
@@ -65,9 +65,9 @@ function leaveUnread(c: Context): void {
     length !== null && /^\d{1,15}$/.test(length) && Number(length) <= MAX_UPLOAD_BYTES &&
     !raw.headers.has("transfer-encoding")
   ) {
-    return; // Deno.serve reads it on in bulk, bounded by its length.
+    return; // the Deno server reads it on in bulk, bounded by its length.
   }
-  // Started and left (Deno.serve then closes the connection after the answer).
+  // Started and left (the Deno server then closes the connection after the answer).
   const reader = raw.body.getReader();
   reader.read().then(() => reader.releaseLock(), () => {});
 }

@@ -131,7 +131,7 @@ async function readPieces(
     if (done) break;
     total += value.byteLength;
     if (total > max || chunks.length >= pieces) {
-      // Left unread, not cancelled: under Deno.serve a cancelled body is read on to its end,
+      // Left unread, not cancelled: under the Deno server a cancelled body is read on to its end,
       // a turn of this thread per piece for as long as its sender goes on (240,000 more
       // one-byte chunks: ~0.9 s); unread, the sender meets back-pressure instead.
       reader.releaseLock();
