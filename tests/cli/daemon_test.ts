@@ -189,46 +189,13 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
   }
 });
 
-Deno.test("a call the daemon has no turn for, behind long ones, runs in its own process", async () => {
-  const { root, env } = await daemonRoot("hookbox-daemon-busy-");
-  const slow = `${root}/slow`;
-  const quick = `${root}/quick`;
-  // Hooks that each run to the policy's most fuel (seconds of calls in all), and a guard.
-  const spin = await pluginBytes("sleep_loop");
-  for (let i = 0; i < 12; i++) {
-    await writePluginHook(`${slow}/.agents/hooks`, `slow-${i}`, spin, {
-      timeout: 30_000,
-      limits: { fuel: 1e10 },
-    });
-  }
-  await writePluginHook(`${quick}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
-  const daemon = await startedDaemon(env, root, ["--calls", "1"]);
-  try {
-    const dispatch = (cwd: string, command: string) =>
-      runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
-        cwd,
-        env,
-        stdin: call(command, cwd),
-      });
-    const long = dispatch(slow, "ls");
-    const running = await eventually(async () => (await status(env, root))?.running_ms ?? null);
-    assert.ok(running !== null, "the daemon runs the long call");
-    const denied = await dispatch(quick, "rm -rf /");
-    assert.match(denied.stdout, /deny/);
-    const after = (await status(env, root))!;
-    assert.notEqual(after.running_ms, null, "answered while the long call still runs");
-    assert.equal(after.answered, 0, "not by the daemon");
-    assert.equal((await long).code, 0);
-    assert.equal((await status(env, root))!.answered, 1);
-  } finally {
-    killIfRunning(daemon.pid);
-    await daemon.output();
-    await Deno.remove(root, { recursive: true });
-  }
-});
-
-Deno.test("the daemon answers a quick call while another session's long one runs", async () => {
-  const { root, env } = await daemonRoot("hookbox-daemon-calls-");
+/**
+ * A daemon (run with `args`) answering a long call of one project (12 hooks that each run to the
+ * policy's most fuel: seconds in all) when a quick call of another project arrives, whose guard
+ * denies its command: the daemon's status just after the quick call, and once the long one ended.
+ */
+async function quickBesideLong(prefix: string, args: string[]) {
+  const { root, env } = await daemonRoot(prefix);
   const slow = `${root}/slow`;
   const quick = `${root}/quick`;
   const spin = await pluginBytes("sleep_loop");
@@ -239,7 +206,7 @@ Deno.test("the daemon answers a quick call while another session's long one runs
     });
   }
   await writePluginHook(`${quick}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
-  const daemon = await startedDaemon(env, root); // the default: 4 calls at once
+  const daemon = await startedDaemon(env, root, args);
   try {
     const dispatch = (cwd: string, command: string) =>
       runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
@@ -253,14 +220,26 @@ Deno.test("the daemon answers a quick call while another session's long one runs
     // Each call sees its own stdin and folder: the quick project's guard blocks its command.
     const denied = await dispatch(quick, "rm -rf /");
     assert.match(denied.stdout, /deny/);
-    const after = (await status(env, root))!;
-    assert.equal(after.running, 1, "the long call still runs");
-    assert.equal(after.answered, 1, "answered by the daemon, beside it");
+    const during = (await status(env, root))!;
     assert.equal((await long).code, 0);
-    assert.equal((await status(env, root))!.answered, 2);
+    return { during, after: (await status(env, root))! };
   } finally {
     killIfRunning(daemon.pid);
     await daemon.output();
     await Deno.remove(root, { recursive: true });
   }
+}
+
+Deno.test("a call the daemon has no turn for, behind long ones, runs in its own process", async () => {
+  const { during, after } = await quickBesideLong("hookbox-daemon-busy-", ["--calls", "1"]);
+  assert.notEqual(during.running_ms, null, "answered while the long call still runs");
+  assert.equal(during.answered, 0, "not by the daemon");
+  assert.equal(after.answered, 1);
+});
+
+Deno.test("the daemon answers a quick call while another session's long one runs", async () => {
+  const { during, after } = await quickBesideLong("hookbox-daemon-calls-", []); // 4 at once
+  assert.equal(during.running, 1, "the long call still runs");
+  assert.equal(during.answered, 1, "answered by the daemon, beside it");
+  assert.equal(after.answered, 2);
 });

@@ -895,40 +895,47 @@ Deno.test("a body sent a byte per chunk is refused by its count of pieces (400 B
   }
 });
 
+/**
+ * POSTs to /v1/events in the app (no server) with `key` and a body that would go on for ever, a
+ * byte at a time; the answer, how many bytes the service took and whether it cancelled the body.
+ */
+async function endlessPost(h: Awaited<ReturnType<typeof harness>>, key: string) {
+  const seen = { pulls: 0, cancelled: false };
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      seen.pulls++;
+      controller.enqueue(new Uint8Array([0x20]));
+    },
+    cancel() {
+      seen.cancelled = true;
+    },
+  }, { highWaterMark: 0 });
+  const res = await h.service.app.fetch(
+    new Request("http://local/v1/events", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body,
+      duplex: "half",
+    } as RequestInit),
+  );
+  return { res, seen };
+}
+
 Deno.test("a body refused for its pieces is left unread, not read on to its end", async () => {
   const h = await harness(openSqliteStore(await sqlitePath()), undefined, 0, undefined, {
     bodyReadMs: 120_000,
   });
   try {
     const key = await h.tenant("acme", { input_kb: 16 });
-    // A sender that would go on for ever, a byte at a time.
-    let pulls = 0;
-    let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulls++;
-        controller.enqueue(new Uint8Array([0x20]));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    }, { highWaterMark: 0 });
-    const res = await h.service.app.fetch(
-      new Request("http://local/v1/events", {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}` },
-        body,
-        duplex: "half",
-      } as RequestInit),
-    );
+    const { res, seen } = await endlessPost(h, key);
     const answer = await res.json();
     assert.deepEqual([res.status, answer.error.code], [400, "BODY_UNREADABLE"]);
     const cap = Number(/more than (\d+) pieces/.exec(answer.error.message)?.[1]);
     // Cancelled, Deno.serve would read the rest to its end on the thread that answers events.
-    assert.equal(cancelled, false, "the body is not cancelled");
-    const seen = pulls;
+    assert.equal(seen.cancelled, false, "the body is not cancelled");
+    const pulls = seen.pulls;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.ok(pulls <= cap + 2 && pulls === seen, `read no further than the cap (${pulls})`);
+    assert.ok(pulls <= cap + 2 && seen.pulls === pulls, `read no further than the cap (${pulls})`);
   } finally {
     await h.close();
   }
@@ -938,29 +945,11 @@ Deno.test("a body a refusal did not read: chunked is left unread, declared is re
   // In the app: an endless body of an unauthenticated request is not cancelled, not read on.
   const h = await harness(openSqliteStore(await sqlitePath()));
   try {
-    let pulls = 0;
-    let cancelled = false;
-    const body = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulls++;
-        controller.enqueue(new Uint8Array([0x20]));
-      },
-      cancel() {
-        cancelled = true;
-      },
-    }, { highWaterMark: 0 });
-    const res = await h.service.app.fetch(
-      new Request("http://local/v1/events", {
-        method: "POST",
-        headers: { authorization: "Bearer not-a-key-0123456789abcdef" },
-        body,
-        duplex: "half",
-      } as RequestInit),
-    );
+    const { res, seen } = await endlessPost(h, "not-a-key-0123456789abcdef");
     assert.equal(res.status, 401);
     await res.body?.cancel();
-    assert.equal(cancelled, false, "the body is not cancelled");
-    assert.ok(pulls <= 2, `read no further than its first piece (${pulls})`);
+    assert.equal(seen.cancelled, false, "the body is not cancelled");
+    assert.ok(seen.pulls <= 2, `read no further than its first piece (${seen.pulls})`);
   } finally {
     await h.close();
   }
