@@ -112,12 +112,17 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   rearm();
   // A socket removed or replaced (its folder deleted, another daemon in its place) leaves this
   // daemon unreachable: it stops instead of waiting out its idle time.
-  const watch = setInterval(() => {
-    let now: Deno.FileInfo | null = null;
+  /** The socket at `path` is still the one this daemon listens on. */
+  const ownSocket = () => {
     try {
-      now = Deno.lstatSync(path);
-    } catch { /* gone */ }
-    if (now === null || now.ino !== socket.ino || now.dev !== socket.dev) stop();
+      const now = Deno.lstatSync(path);
+      return now.ino === socket.ino && now.dev === socket.dev;
+    } catch {
+      return false; // gone
+    }
+  };
+  const watch = setInterval(() => {
+    if (!ownSocket()) stop();
   }, SOCKET_CHECK_MS);
   // Up to `maxCalls` calls at once (`asCall` gives each its own stdin and directory; one waiting
   // for a file, such as Copilot's events, holds up no other). A call that cannot start within
@@ -215,15 +220,7 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   clearInterval(watch);
   listener.close();
   // Removed only while it is still this daemon's: never another's that took its place.
-  const still = (() => {
-    try {
-      const now = Deno.lstatSync(path);
-      return now.ino === socket.ino && now.dev === socket.dev;
-    } catch {
-      return false;
-    }
-  })();
-  if (still) await Deno.remove(path).catch(() => {});
+  if (ownSocket()) await Deno.remove(path).catch(() => {});
   await Promise.allSettled([...underWay]);
   await Promise.all([...runtimes.values()].map((r) => r.close?.()));
   return EXIT.allow;

@@ -9,6 +9,7 @@
 import { parseTar } from "nanotar";
 import { readCapped } from "../core/bytes.ts";
 import { ApiError } from "./errors.ts";
+import type { Problem } from "./builder.ts";
 import { MAX_UPLOAD_FILES } from "../core/hook/files.ts";
 
 /** Most bytes an uploaded archive may unpack to. */
@@ -53,15 +54,21 @@ async function gunzip(bytes: Uint8Array): Promise<Uint8Array> {
   return out;
 }
 
+/** The problem of an uploaded folder of `count` files, past {@linkcode MAX_UPLOAD_FILES}. */
+export function tooManyFilesProblem(count: number): Problem {
+  const message = `a hook folder holds at most ${MAX_UPLOAD_FILES} files, got ${count}`;
+  return { code: "HOOK_TOO_MANY", path: null, field: "files", message };
+}
+
 /**
- * The refusal of an upload of `count` files, past {@linkcode MAX_UPLOAD_FILES}:
- * the builder's own answer, given where the files are read, so tens of
- * thousands of them never reach the thread that answers every tenant.
+ * The builder's refusal of an upload of too many files, given where the
+ * files are read, so tens of thousands of them never reach the thread that
+ * answers every tenant.
  */
 export function tooManyFiles(count: number): ApiError {
-  const message = `a hook folder holds at most ${MAX_UPLOAD_FILES} files, got ${count}`;
-  return new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${message}`, {
-    problems: [{ code: "HOOK_TOO_MANY", path: null, field: "files", message }],
+  const problem = tooManyFilesProblem(count);
+  return new ApiError(422, "HOOK_REJECTED", `the hook was rejected: ${problem.message}`, {
+    problems: [problem],
   });
 }
 

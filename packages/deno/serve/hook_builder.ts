@@ -23,6 +23,7 @@ import {
 } from "../../service/builder.ts";
 import { denoFs } from "../../host-deno/fs.ts";
 import { checkPluginApart } from "./plugin_check.ts";
+import { tooManyFilesProblem } from "../../service/archive.ts";
 import { niceCommand } from "../../host-deno/thread_priority.ts";
 
 /** Options of {@linkcode createDenoHookBuilder}. */
@@ -283,14 +284,7 @@ const ENCODER = new TextEncoder();
  */
 function checkPaths(files: ReadonlyMap<string, Uint8Array>): Problem[] {
   const problems: Problem[] = [];
-  if (files.size > MAX_UPLOAD_FILES) {
-    problems.push({
-      code: "HOOK_TOO_MANY",
-      path: null,
-      field: "files",
-      message: `a hook folder holds at most ${MAX_UPLOAD_FILES} files, got ${files.size}`,
-    });
-  }
+  if (files.size > MAX_UPLOAD_FILES) problems.push(tooManyFilesProblem(files.size));
   const folders = new Set<string>();
   for (const path of files.keys()) {
     const parts = path.split("/");
