@@ -25,13 +25,16 @@
  * building, sending and reading the hostile requests here never delays it.
  * Loopback only, bounded in count and time.
  *
- *   deno run -A scripts/bench_stalls.ts [--rows 100000]
+ *   deno run -A scripts/bench_stalls.ts [--rows 100000] [--db sqlite|postgres|URL]
+ *
+ * `--db postgres` starts a throwaway PostgreSQL cluster (Debian's package).
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import wabtInit from "wabt";
 import { createTar } from "nanotar";
+import { freshDatabase } from "../tests/_pg.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { call, startServe } from "./_serve_process.ts";
 import { percentile } from "./_stats.ts";
@@ -39,13 +42,20 @@ import { WARM_UP_PLUGIN_BASE64 } from "../packages/deno/serve/_warm_up_plugin.ts
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { rows: { type: "string", default: "100000" } },
+  options: {
+    rows: { type: "string", default: "100000" },
+    db: { type: "string", default: "sqlite" },
+  },
 });
 const ROWS = Number(values.rows);
 const ADMIN = "bench-stalls-admin-key-0123456789";
 
-const dir = await Deno.makeTempDir({ prefix: "hookbox-stalls-" });
-const server = await startServe({ db: `sqlite:${dir}/hookbox.db`, adminKey: ADMIN });
+const db = values.db === "sqlite"
+  ? `sqlite:${await Deno.makeTempDir({ prefix: "hookbox-stalls-" })}/hookbox.db`
+  : values.db === "postgres"
+  ? await freshDatabase()
+  : values.db!;
+const server = await startServe({ db, adminKey: ADMIN });
 const { url } = server;
 const keyOf = async (id: string) => {
   await call(url, "POST", "/v1/tenants", ADMIN, { id });
@@ -403,7 +413,7 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
 ];
 let idleMax = NaN;
 console.log(
-  `hookbox stalls: a victim's events while a hostile tenant sends requests (${ROWS} audit rows)`,
+  `hookbox stalls: a victim's events while a hostile tenant sends requests (${ROWS} audit rows, db ${values.db})`,
 );
 for (const [name, attack] of phases) {
   const t0 = performance.now();

@@ -8,12 +8,20 @@
  * would commit them one by one. A failed commit rejects every row in it — their requests answer
  * `503 STORE_UNAVAILABLE` — and nothing acknowledged is ever lost.
  *
+ * Rows over 16 KiB (a hook's long reason, a captured event) are committed in
+ * a lane of their own, a few at a time, each after a turn of the loop: on
+ * PostgreSQL another tenant's small rows commit beside them rather than
+ * behind them, and on SQLite (which writes on this thread) answers already
+ * settled go out before the next big write.
+ *
  * @module
  */
 import type { AuditRow, Store } from "../store/store.ts";
 
 interface Pending {
   row: AuditRow;
+  /** About how many bytes the row stores ({@linkcode rowBytes}). */
+  bytes: number;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -25,11 +33,29 @@ export class TenantGone extends Error {
 
 /** Most rows one commit carries. */
 const MAX_BATCH = 512;
+/** About the most bytes one commit carries, unless one row alone is bigger. */
+const BATCH_BYTES = 256 * 1024;
+/** A row over this goes in the lane of big rows. */
+const BIG_ROW = 16 * 1024;
+
+/** About how many bytes `row` stores: its texts, and a little for each field. */
+export function rowBytes(row: AuditRow): number {
+  let bytes = 256 + row.session_id.length + (row.reason?.length ?? 0) + (row.event?.length ?? 0);
+  for (const h of row.hooks) bytes += 128 + h.name.length + (h.detail?.length ?? 0);
+  return bytes;
+}
+
+/** Rows waiting for one lane's commits, and the lane's commit loop while it runs. */
+interface Lane {
+  queue: Pending[];
+  flushing: Promise<void> | null;
+  big: boolean;
+}
 
 /** Writes audit rows in group commits. */
 export class AuditWriter {
-  #queue: Pending[] = [];
-  #flushing: Promise<void> | null = null;
+  #small: Lane = { queue: [], flushing: null, big: false };
+  #big: Lane = { queue: [], flushing: null, big: true };
   #expected = 0;
   /** Rows committed and commits made, for metrics. */
   committed = 0;
@@ -58,14 +84,18 @@ export class AuditWriter {
   /** Resolves once `row` is committed; rejects when the store cannot write it. */
   write(row: AuditRow): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ row, resolve, reject });
-      this.#flushing ??= this.#drain();
+      const bytes = rowBytes(row);
+      const lane = bytes > BIG_ROW ? this.#big : this.#small;
+      lane.queue.push({ row, bytes, resolve, reject });
+      lane.flushing ??= this.#drain(lane);
     });
   }
 
   /** Waits until every row written so far is committed (or failed). */
   async flush(): Promise<void> {
-    while (this.#flushing) await this.#flushing;
+    while (this.#small.flushing || this.#big.flushing) {
+      await Promise.all([this.#small.flushing, this.#big.flushing]);
+    }
   }
 
   /**
@@ -86,12 +116,13 @@ export class AuditWriter {
     }
   }
 
-  async #drain(): Promise<void> {
+  async #drain(lane: Lane): Promise<void> {
     // Let the rows of requests finishing in this turn of the loop join the batch.
-    if (this.#expected > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (this.#expected > 0 && !lane.big) await turn();
     try {
-      while (this.#queue.length > 0) {
-        const batch = this.#queue.splice(0, MAX_BATCH);
+      while (lane.queue.length > 0) {
+        if (lane.big) await turn();
+        const batch = take(lane.queue);
         try {
           const gone = new Set(await this.store.appendAudit(batch.map((p) => p.row)));
           this.committed += batch.length - gone.size;
@@ -103,9 +134,27 @@ export class AuditWriter {
         }
       }
     } finally {
-      this.#flushing = null;
+      lane.flushing = null;
     }
   }
+}
+
+/** One turn of the event loop (a zero-delay timer). */
+function turn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * The next commit's rows, taken from the front of `queue`: up to
+ * {@linkcode MAX_BATCH} rows and about {@linkcode BATCH_BYTES}; at least one.
+ */
+function take(queue: Pending[]): Pending[] {
+  let bytes = 0;
+  let n = 0;
+  while (
+    n < queue.length && n < MAX_BATCH && (n === 0 || bytes + queue[n]!.bytes <= BATCH_BYTES)
+  ) bytes += queue[n++]!.bytes;
+  return queue.splice(0, n);
 }
 
 /** Resolves a written row, or rejects it with {@linkcode TenantGone}. */

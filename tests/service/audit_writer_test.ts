@@ -17,7 +17,8 @@ function recordingStore() {
   return { commits, store };
 }
 
-const row = (id: string) => ({ decision_id: id }) as AuditRow;
+const row = (id: string) =>
+  ({ decision_id: id, session_id: "s", reason: null, hooks: [] }) as unknown as AuditRow;
 
 Deno.test("AuditWriter commits a lone row at once: a row written just after gets its own commit", async () => {
   const { commits, store } = recordingStore();
@@ -84,4 +85,37 @@ Deno.test("AuditWriter: a row whose tenant is gone is rejected with TenantGone, 
     true,
   );
   assertEquals(audit.committed, 1);
+});
+
+Deno.test("AuditWriter: a small row commits while a big row's commit is still in flight", async () => {
+  const order: string[] = [];
+  let release = () => {};
+  const store = {
+    appendAudit: (rows: AuditRow[]) => {
+      const ids = rows.map((r) => r.decision_id).join(",");
+      order.push(`commit ${ids}`);
+      if (!ids.startsWith("big")) return Promise.resolve([]);
+      return new Promise<string[]>((resolve) => release = () => resolve([]));
+    },
+  } as unknown as Store;
+  const audit = new AuditWriter(store);
+  const written = (r: AuditRow) =>
+    audit.write(r).then(() => order.push(`settled ${r.decision_id}`));
+  const big = written({ ...row("big"), reason: "x".repeat(1 << 20) });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assertEquals(order, ["commit big"]);
+  await written(row("small"));
+  assertEquals(order, ["commit big", "commit small", "settled small"]);
+  const flushed = audit.flush().then(() => order.push("flushed"));
+  release();
+  await Promise.all([big, flushed]);
+  assertEquals(order.slice(3), ["settled big", "flushed"]);
+});
+
+Deno.test("AuditWriter: big rows are committed about 256 KiB at a time", async () => {
+  const { commits, store } = recordingStore();
+  const audit = new AuditWriter(store);
+  const rows = ["a", "b", "c"].map((id) => ({ ...row(id), reason: "x".repeat(100_000) }));
+  await Promise.all(rows.map((r) => audit.write(r)));
+  assertEquals(commits, [["a", "b"], ["c"]]);
 });
