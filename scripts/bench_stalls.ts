@@ -6,6 +6,8 @@
  * - uploads 30 JS hooks at once (each a compile: at most two run, the rest
  *   wait or get 429);
  * - uploads gzip bombs (a 1 MiB gzip of 1 GiB of zeros), 3 at once;
+ * - uploads hook folders of 60 MiB (a 60 KB gzip'd tar each, every one
+ *   different), 2 at once: each is stored, hashed and written for the build;
  * - sends 80 KB events as one-byte chunks, 2 at once;
  * - sends events that its hook blocks with a reason of a million characters,
  *   8 at once (each answer and audit row carries the reason);
@@ -267,6 +269,26 @@ const bulkBodies = [0, 1, 2].map((i) =>
     },
   })
 );
+/** Six hook folders of 60 MiB of text, each different, as gzip'd tars of about 60 KB. */
+const hoarder = await keyOf("hoarder");
+const hoards = await Promise.all(Array.from({ length: 6 }, (_, i) => {
+  const big = new Uint8Array(60 * 1024 * 1024).fill(0x61 + i);
+  return new Response(
+    new Blob([
+      createTar([
+        {
+          name: "HOOK.md",
+          data: "---\nname: hoard\ndescription: d\ntrigger: pre-tool-call\n---\n",
+        },
+        {
+          name: "plugin.wasm",
+          data: Uint8Array.from(atob(WARM_UP_PLUGIN_BASE64), (c) => c.charCodeAt(0)),
+        },
+        { name: "docs/big.txt", data: big },
+      ]) as Uint8Array<ArrayBuffer>,
+    ]).stream().pipeThrough(new CompressionStream("gzip")),
+  ).bytes();
+}));
 /** A hook folder of 60,000 one-line files, as a gzip'd tar and as JSON: refused where it is read. */
 const manyFiles = [
   { name: "HOOK.md", data: "---\nname: many\ndescription: d\ntrigger: pre-tool-call\n---\n" },
@@ -342,6 +364,22 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
         return res.status;
       }));
       if (answers.some((s) => s !== 413)) throw new Error(`bombs answered ${answers}`);
+    }
+  }],
+  ["uploads of 60 MiB folders (60 KB gzip'd tars), 2 at once, 3 times", async () => {
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        hoards.slice(round * 2, round * 2 + 2).map(async (body) => {
+          const res = await fetch(`${url}/v1/hooks/hoard`, {
+            method: "PUT",
+            headers: { authorization: `Bearer ${hoarder}`, "content-type": "application/gzip" },
+            body,
+          });
+          await res.body?.cancel();
+          return res.status;
+        }),
+      );
+      if (answers.some((s) => s !== 201)) throw new Error(`60 MiB uploads answered ${answers}`);
     }
   }],
   ["uploads of 60,000 files (tar and JSON), 2 of each at once", async () => {

@@ -11,7 +11,7 @@ import type { HookDefinition } from "../core/hook/types.ts";
 import { confined, MAX_PLUGIN_BYTES, MAX_SOURCE_BYTES } from "../core/hook/files.ts";
 import { denoFs, readCappedFile } from "../host-deno/fs.ts";
 import { defaultCacheDir } from "../host-deno/cache_dir.ts";
-import { sha256Hex } from "../core/bytes.ts";
+import { sha256HexInPieces } from "../host-deno/sha256.ts";
 
 /** A compiled (or read) plugin. */
 export interface CompiledPlugin {
@@ -56,7 +56,7 @@ export async function compileHook(
     return await compileAsHook(real, { cacheDir });
   }
   const bytes = await readCappedFile(real, MAX_PLUGIN_BYTES);
-  return { bytes, sha256: await sha256Hex(bytes), cached: true };
+  return { bytes, sha256: await sha256HexInPieces(bytes), cached: true };
 }
 
 /**

@@ -61,6 +61,11 @@ export interface HookBuilder {
    */
   parseUpload?(json: Uint8Array): Promise<Map<string, Uint8Array>>;
   /**
+   * Lowercase hex SHA-256 of uploaded or built bytes (up to 64 MiB), without
+   * holding the thread that answers events for long. @default `sha256Hex`
+   */
+  sha256?(bytes: Uint8Array): Promise<string>;
+  /**
    * Runs the folder's own tests (`tests/*.json`) through the sandbox, as
    * `hookbox test` does, and reports each case; absent: the service cannot
    * test versions (`POST /v1/hooks/{name}/versions/{version}/test` answers 501).

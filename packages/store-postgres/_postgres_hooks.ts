@@ -6,6 +6,7 @@
 import type postgres from "postgres";
 import type { Manifest } from "../core/schema/manifest.ts";
 import {
+  BLOB_PART_BYTES,
   capsRefusal,
   type HookDetail,
   type HookRow,
@@ -14,7 +15,10 @@ import {
   VersionRefused,
 } from "../store/store.ts";
 import { GENERATION, type PgContext } from "./_postgres_context.ts";
-import { headFields } from "../store/rows.ts";
+import { headFields, joinParts } from "../store/rows.ts";
+
+/** A blob stored in parts has no bytes in its own row. */
+const NO_BYTES = new Uint8Array(0);
 
 /** The store's methods for hooks, their versions and the blobs they are built from. */
 export function hookMethods(c: PgContext): Pick<
@@ -53,13 +57,33 @@ export function hookMethods(c: PgContext): Pick<
   };
   return {
     async putBlob(sha256, bytes) {
-      await sql`INSERT INTO blobs (sha256, bytes, stored_at) VALUES (${sha256}, ${bytes}, ${Date.now()})
+      const now = Date.now();
+      // Stored already (another upload of the same file): only marked stored now.
+      const renewed = await sql`UPDATE blobs SET stored_at = ${now} WHERE sha256 = ${sha256}`;
+      if (renewed.count > 0) return;
+      const parts = bytes.byteLength > BLOB_PART_BYTES
+        ? Math.ceil(bytes.byteLength / BLOB_PART_BYTES)
+        : 0;
+      // A part at a time: each is encoded for the wire on this thread, which answers every
+      // tenant's events (a 64 MiB blob in one statement held it for a quarter of a second).
+      for (let part = 0; part < parts; part++) {
+        const at = part * BLOB_PART_BYTES;
+        await sql`INSERT INTO blob_parts (sha256, part, stored_at, bytes)
+          VALUES (${sha256}, ${part}, ${now}, ${bytes.subarray(at, at + BLOB_PART_BYTES)})
+          ON CONFLICT (sha256, part) DO UPDATE SET stored_at = EXCLUDED.stored_at`;
+      }
+      await sql`INSERT INTO blobs (sha256, bytes, stored_at, parts)
+        VALUES (${sha256}, ${parts > 0 ? NO_BYTES : bytes}, ${now}, ${parts})
         ON CONFLICT (sha256) DO UPDATE SET stored_at = EXCLUDED.stored_at`;
     },
     async sweepBlobs(before) {
       const r = await sql`DELETE FROM blobs WHERE stored_at < ${before}
         AND sha256 NOT IN (SELECT sha256 FROM hook_versions)
         AND sha256 NOT IN (SELECT s.value FROM hook_versions v, jsonb_each_text(v.sources) s)`;
+      // The parts no blob counts (its blob deleted, or an upload that never finished); a part
+      // written since `before` (an upload under way) is kept.
+      await sql`DELETE FROM blob_parts p WHERE p.stored_at < ${before}
+        AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = p.sha256)`;
       return r.count;
     },
     async storedBytes(tenantId) {
@@ -79,8 +103,18 @@ export function hookMethods(c: PgContext): Pick<
       return r.count;
     },
     async getBlob(sha256) {
-      const [r] = await sql`SELECT bytes FROM blobs WHERE sha256 = ${sha256}`;
-      return r ? new Uint8Array(r.bytes as Uint8Array) : null;
+      const [r] = await sql`SELECT bytes, parts FROM blobs WHERE sha256 = ${sha256}`;
+      if (!r) return null;
+      const parts = Number(r.parts);
+      if (parts === 0) return new Uint8Array(r.bytes as Uint8Array);
+      const pieces: Uint8Array[] = [];
+      for (let part = 0; part < parts; part++) {
+        const [p] = await sql`SELECT bytes FROM blob_parts
+          WHERE sha256 = ${sha256} AND part = ${part}`;
+        if (!p) return null; // swept meanwhile
+        pieces.push(p.bytes as Uint8Array);
+      }
+      return joinParts(pieces);
     },
     addHookVersion(tenantId, name, v) {
       return sql.begin(async (tx) => {

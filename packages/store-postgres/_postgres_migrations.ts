@@ -6,6 +6,7 @@
  */
 import type postgres from "postgres";
 import {
+  BLOB_PARTS_STORED_INDEX,
   BLOBS_STORED_INDEX,
   CAPTURES_TENANT_INDEX,
   HOOK_VERSIONS_HEAD_INDEX,
@@ -61,6 +62,11 @@ const MIGRATIONS: string[] = [
      agreed BOOLEAN NOT NULL, differs JSONB);`,
   CAPTURES_TENANT_INDEX,
   SHADOW_RUNS_HOOK_INDEX,
+  `ALTER TABLE blobs ADD COLUMN parts INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE blob_parts (
+     sha256 TEXT NOT NULL, part INTEGER NOT NULL, stored_at BIGINT NOT NULL,
+     bytes BYTEA NOT NULL, PRIMARY KEY (sha256, part));`,
+  BLOB_PARTS_STORED_INDEX,
 ];
 
 /** Arbitrary key of the advisory lock that serialises migrations. */

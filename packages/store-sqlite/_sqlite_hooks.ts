@@ -4,10 +4,15 @@
  * @module
  */
 import type { HookDetail, HookRow, NewHookVersion, RollbackResult, Store } from "../store/store.ts";
-import { capsRefusal, VersionRefused } from "../store/store.ts";
-import { headFields, type Row } from "../store/rows.ts";
+import { BLOB_PART_BYTES, capsRefusal, VersionRefused } from "../store/store.ts";
+import { headFields, joinParts, type Row } from "../store/rows.ts";
 import type { Manifest } from "../core/schema/manifest.ts";
 import { nextTurn, type SqliteContext, SWEEP_STEP } from "./_sqlite_context.ts";
+
+/** A blob stored in parts has no bytes in its own row. */
+const NO_BYTES = new Uint8Array(0);
+/** Blob parts one step of the sweep deletes (each frees a mebibyte's pages). */
+const PARTS_SWEEP_STEP = 4;
 
 /** The store's methods for hooks, their versions and the content-addressed blobs they are built from. */
 export function hookMethods(
@@ -41,11 +46,28 @@ export function hookMethods(
     return r ? hookRow(r as Row) : null;
   };
   return {
-    putBlob(sha256, bytes) {
-      q(`INSERT INTO blobs (sha256, bytes, stored_at) VALUES (?, ?, ?)
+    async putBlob(sha256, bytes) {
+      const now = Date.now();
+      // Stored already (another upload of the same file): only marked stored now.
+      if (Number(q("UPDATE blobs SET stored_at = ? WHERE sha256 = ?").run(now, sha256).changes)) {
+        return;
+      }
+      const parts = bytes.byteLength > BLOB_PART_BYTES
+        ? Math.ceil(bytes.byteLength / BLOB_PART_BYTES)
+        : 0;
+      // A part at a time, each its own commit, with a turn of the loop in between: this thread
+      // answers every tenant's events, and a 64 MiB write would hold it for a fifth of a second.
+      for (let part = 0; part < parts; part++) {
+        if (part > 0) await nextTurn();
+        const at = part * BLOB_PART_BYTES;
+        q(`INSERT INTO blob_parts (sha256, part, stored_at, bytes) VALUES (?, ?, ?, ?)
+           ON CONFLICT (sha256, part) DO UPDATE SET stored_at = excluded.stored_at`)
+          .run(sha256, part, now, bytes.subarray(at, at + BLOB_PART_BYTES));
+      }
+      if (parts > 0) await nextTurn();
+      q(`INSERT INTO blobs (sha256, bytes, stored_at, parts) VALUES (?, ?, ?, ?)
          ON CONFLICT (sha256) DO UPDATE SET stored_at = excluded.stored_at`)
-        .run(sha256, bytes, Date.now());
-      return Promise.resolve();
+        .run(sha256, parts > 0 ? NO_BYTES : bytes, now, parts);
     },
     async sweepBlobs(before) {
       const doomed = q(`SELECT sha256 FROM blobs INDEXED BY blobs_stored WHERE stored_at < ?
@@ -69,6 +91,16 @@ export function hookMethods(
           )
         );
       }
+      // Then the parts no blob counts (its blob deleted, or an upload that never finished),
+      // a few at a time. A part written since `before` (an upload under way) is kept.
+      for (;;) {
+        await nextTurn();
+        const gone = q(`DELETE FROM blob_parts WHERE rowid IN (
+            SELECT p.rowid FROM blob_parts p INDEXED BY blob_parts_stored WHERE p.stored_at < ?
+              AND NOT EXISTS (SELECT 1 FROM blobs b WHERE b.sha256 = p.sha256) LIMIT ?)`)
+          .run(before, PARTS_SWEEP_STEP).changes;
+        if (Number(gone) === 0) break;
+      }
       return removed;
     },
     storedBytes(tenantId) {
@@ -87,9 +119,20 @@ export function hookMethods(
         .run(tenantId, name, tenantId, name, keep, tenantId, name, tenantId, name);
       return Promise.resolve(Number(r.changes));
     },
-    getBlob(sha256) {
-      const r = q("SELECT bytes FROM blobs WHERE sha256 = ?").get(sha256) as Row | undefined;
-      return Promise.resolve(r ? new Uint8Array(r.bytes as Uint8Array) : null);
+    async getBlob(sha256) {
+      const r = q("SELECT bytes, parts FROM blobs WHERE sha256 = ?").get(sha256) as Row | undefined;
+      if (!r) return null;
+      const parts = Number(r.parts);
+      if (parts === 0) return new Uint8Array(r.bytes as Uint8Array);
+      const pieces: Uint8Array[] = [];
+      for (let part = 0; part < parts; part++) {
+        if (part > 0) await nextTurn();
+        const p = q("SELECT bytes FROM blob_parts WHERE sha256 = ? AND part = ?")
+          .get(sha256, part) as Row | undefined;
+        if (!p) return null; // swept meanwhile
+        pieces.push(p.bytes as Uint8Array);
+      }
+      return joinParts(pieces);
     },
 
     addHookVersion(tenantId, name, v: NewHookVersion) {

@@ -7,6 +7,7 @@
  * @module
  */
 import {
+  BLOB_PARTS_STORED_INDEX,
   BLOBS_STORED_INDEX,
   CAPTURES_TENANT_INDEX,
   HOOK_VERSIONS_HEAD_INDEX,
@@ -74,6 +75,11 @@ const MIGRATIONS: string[] = [
      agreed INTEGER NOT NULL, differs TEXT);`,
   CAPTURES_TENANT_INDEX,
   SHADOW_RUNS_HOOK_INDEX,
+  `ALTER TABLE blobs ADD COLUMN parts INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE blob_parts (
+     sha256 TEXT NOT NULL, part INTEGER NOT NULL, stored_at INTEGER NOT NULL,
+     bytes BLOB NOT NULL, PRIMARY KEY (sha256, part));`,
+  BLOB_PARTS_STORED_INDEX,
 ];
 
 /** Options of {@link openSqliteStore}. */

@@ -27,3 +27,10 @@ export const CAPTURES_TENANT_INDEX = "CREATE INDEX captures_tenant ON captures (
 /** A hook's shadow runs are counted and paged by hook. */
 export const SHADOW_RUNS_HOOK_INDEX =
   "CREATE INDEX shadow_runs_hook ON shadow_runs (tenant_id, name, seq);";
+
+/**
+ * The parts of blobs over `BLOB_PART_BYTES` (a blob's row then holds no bytes
+ * and counts its parts); the sweep finds parts whose blob is gone by time.
+ */
+export const BLOB_PARTS_STORED_INDEX =
+  "CREATE INDEX blob_parts_stored ON blob_parts (stored_at, sha256);";

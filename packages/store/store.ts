@@ -240,6 +240,9 @@ export interface AuditHook {
   fuel: number;
 }
 
+/** Blobs over this many bytes are stored (and read) in parts of this many. */
+export const BLOB_PART_BYTES = 1024 * 1024;
+
 /** An audit item (SPEC §6), plus the tenant it belongs to. */
 export interface AuditRow {
   /** Unique id of the decision. */
@@ -457,7 +460,10 @@ export interface Store {
 
   /**
    * Stores bytes under their SHA-256 (when present, only marks them stored
-   * now, so a sweep running meanwhile spares them).
+   * now, so a sweep running meanwhile spares them). Bytes over
+   * {@linkcode BLOB_PART_BYTES} are written a part at a time, each its own
+   * write, with a turn of the loop in between on a store that writes on the
+   * calling thread: a 64 MiB upload never holds that thread for its whole write.
    */
   putBlob(sha256: string, bytes: Uint8Array): Promise<void>;
   /** A stored plugin or source by SHA-256, or null. */

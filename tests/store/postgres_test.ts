@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import postgres from "postgres";
 import { openPostgresStore } from "../../packages/store-postgres/postgres.ts";
+import { BLOB_PART_BYTES } from "../../packages/store/store.ts";
 import { freshDatabase } from "../_pg.ts";
 import { storeSuite } from "./_suite.ts";
 
@@ -17,6 +18,27 @@ Deno.test("postgres store: the migrations both stores share (the indexes) are ap
     for (const index of ["blobs_stored", "hook_versions_head"]) {
       assert.ok(names.includes(index), `${index} in ${names.join(", ")}`);
     }
+  } finally {
+    await sql.end();
+    await store.close();
+  }
+});
+
+Deno.test("postgres store: a big blob's parts go with it, and parts of an unfinished upload go too", async () => {
+  const url = await freshDatabase();
+  const store = openPostgresStore(url);
+  const sql = postgres(url, { onnotice: () => {} });
+  try {
+    await store.migrate();
+    await store.putBlob("big", new Uint8Array(BLOB_PART_BYTES * 3));
+    const count = async () => Number((await sql`SELECT COUNT(*) AS n FROM blob_parts`)[0]!.n);
+    assert.equal(await count(), 3);
+    await store.sweepBlobs(Date.now() + 1);
+    assert.equal(await count(), 0);
+    await store.putBlob("unfinished", new Uint8Array(BLOB_PART_BYTES * 2));
+    await sql`DELETE FROM blobs`;
+    await store.sweepBlobs(Date.now() + 1);
+    assert.equal(await count(), 0);
   } finally {
     await sql.end();
     await store.close();

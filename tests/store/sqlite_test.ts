@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
-import type { Store } from "../../packages/store/store.ts";
+import { BLOB_PART_BYTES, type Store } from "../../packages/store/store.ts";
 import { storeSuite } from "./_suite.ts";
 
 storeSuite("sqlite", async () => {
@@ -338,5 +338,37 @@ Deno.test("sqlite store: the migrations both stores share (the indexes) are appl
     }
   } finally {
     db.close();
+  }
+});
+
+Deno.test("sqlite store: a big blob is written a part at a time, letting other work in between", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const store = openSqliteStore(`${dir}/hookbox.db`);
+  try {
+    await store.migrate();
+    const bytes = new Uint8Array(BLOB_PART_BYTES * 8);
+    let turns = 0;
+    let writing = true;
+    const ticker = (async () => {
+      while (writing) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        turns++;
+      }
+    })();
+    await store.putBlob("big", bytes);
+    writing = false;
+    await ticker;
+    assert.ok(turns >= 7, `the loop turned ${turns} times during the write`);
+    const db = new DatabaseSync(`${dir}/hookbox.db`);
+    const count = () =>
+      Number((db.prepare("SELECT COUNT(*) AS n FROM blob_parts").get() as { n: number }).n);
+    assert.equal(count(), 8);
+    // An upload that never finished leaves parts without a blob: the sweep removes them too.
+    db.prepare("DELETE FROM blobs").run();
+    await store.sweepBlobs(Date.now() + 1);
+    assert.equal(count(), 0);
+    db.close();
+  } finally {
+    await store.close();
   }
 });

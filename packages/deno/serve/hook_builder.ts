@@ -7,6 +7,7 @@
  * @module
  */
 import { parseUploadApart, unpackApart } from "./unpack.ts";
+import { sha256HexInPieces } from "../../host-deno/sha256.ts";
 import { z } from "zod";
 import { compileHook, runCommand } from "../../compile/mod.ts";
 import { allIssues } from "../../core/schema/issues.ts";
@@ -43,6 +44,7 @@ export function createDenoHookBuilder(options: DenoHookBuilderOptions = {}): Hoo
   return {
     unpack: unpackApart,
     parseUpload: parseUploadApart,
+    sha256: sha256HexInPieces,
     test: (name, files) => testIn(name, files),
     async build(name, files) {
       try {
@@ -150,7 +152,7 @@ async function uploadFolder(
     for (const [path, bytes] of files) {
       const target = `${dir}/${path}`;
       await Deno.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
-      await Deno.writeFile(target, bytes, { createNew: true });
+      await writeInPieces(target, bytes);
     }
   } catch (err) {
     await Deno.remove(root, { recursive: true }).catch(() => {});
@@ -158,6 +160,19 @@ async function uploadFolder(
   }
   return { root, dir };
 }
+
+/**
+ * Writes a new file a mebibyte at a time: `Deno.writeFile` copies all its
+ * bytes on the calling thread before it writes (about 25 ms for 60 MiB, on
+ * the thread that answers every tenant's events).
+ */
+async function writeInPieces(path: string, bytes: Uint8Array): Promise<void> {
+  using file = await Deno.open(path, { write: true, createNew: true });
+  for (let at = 0; at < bytes.byteLength;) {
+    at += await file.write(bytes.subarray(at, Math.min(at + WRITE_PIECE_BYTES, bytes.byteLength)));
+  }
+}
+const WRITE_PIECE_BYTES = 1024 * 1024;
 
 /** `text` without any upload folder's path (`/tmp/hookbox-upload-…/NAME/`). */
 function withoutUploadRoot(text: string): string {

@@ -158,12 +158,13 @@ async function uploadAdmitted(
     throw err;
   }
   const artefact = built.plugin ?? files.get("HOOK.md")!;
-  const sha256 = await sha256Hex(artefact);
+  const hash = builder.sha256?.bind(builder) ?? sha256Hex;
+  const sha256 = await hash(artefact);
   await store.putBlob(sha256, artefact);
   // The sources too, content-addressed: tenants uploading the same file share it.
   const sources: Record<string, string> = {};
   for (const [path, bytes] of files) {
-    sources[path] = await sha256Hex(bytes);
+    sources[path] = await hash(bytes);
     await store.putBlob(sources[path], bytes);
   }
   const row = await addVersion(ctx, scope, name, tenant, {
