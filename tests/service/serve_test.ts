@@ -27,7 +27,7 @@ interface Proc {
 async function serve(
   args: string[],
   env: Record<string, string> = { HOOKBOX_ADMIN_KEY: ADMIN },
-  { closeStderr = false } = {},
+  { closeStderr = false, stderrRead = Promise.resolve() } = {},
 ): Promise<Proc> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CLI, "serve", "--port", "0", ...args],
@@ -50,8 +50,9 @@ async function serve(
           resolve(match[1]!);
           // The reader goes away: later writes to stderr meet a broken pipe.
           if (closeStderr) return void reader.cancel();
-          // keep draining so the pipe never fills
+          // keep draining so the pipe never fills (once `stderrRead` lets it)
           (async () => {
+            await stderrRead;
             for (;;) {
               const more = await reader.read();
               if (more.done) return;
@@ -327,6 +328,42 @@ Deno.test("hookbox serve keeps answering when its stderr reader goes away, and c
     assert.equal(status.code, 0, "the process was still running and shut down cleanly");
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("hookbox serve keeps answering while nobody reads its stderr, and its log comes out once read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  let read = () => {};
+  const server = await serve(
+    ["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"],
+    undefined,
+    { stderrRead: new Promise<void>((resolve) => read = resolve) },
+  );
+  try {
+    // Each API request logs a line of ~250 bytes: 2,000 are several times what a pipe holds
+    // (64 KiB), and a server writing to it synchronously would stop answering.
+    for (let i = 0; i < 2000; i += 50) {
+      const answers = await Promise.all(Array.from({ length: 50 }, async () => {
+        // Bounded: a server stopped in a write answers nothing, and the test fails, not hangs.
+        const res = await fetch(`${server.url}/v1/tenants`, {
+          headers: { authorization: `Bearer ${ADMIN}` },
+          signal: AbortSignal.timeout(30_000),
+        });
+        await res.body?.cancel();
+        return res.status;
+      }));
+      assert.ok(answers.every((status) => status === 200));
+    }
+  } finally {
+    read();
+    const status = await server.stop();
+    assert.equal(status.code, 0, "the process shut down cleanly");
+    await Deno.remove(dir, { recursive: true });
+  }
+  const lines = server.stderr().split("\n").filter((l) => l.startsWith("{")).map((l) =>
+    JSON.parse(l)
+  );
+  assert.equal(lines.filter((l) => l.msg === "request" && l.path === "/v1/tenants").length, 2000);
+  assert.equal(lines.at(-1).msg, "stopped", "every line, to the last, written before it exited");
 });
 
 Deno.test("a client that never finishes its request body cannot hold hookbox serve's shutdown: it exits after --shutdown-grace", async () => {

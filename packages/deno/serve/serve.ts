@@ -254,8 +254,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     onListen: ({ hostname, port }) => {
       const url = `http://${hostname}:${port}`;
       log({ at: new Date().toISOString(), level: "info", msg: "ready", url });
-      sink?.flush();
-      console.error(`listening on ${url}`);
+      // After the ready line, through the same queue.
+      if (sink) sink.flush(`listening on ${url}\n`);
+      else console.error(`listening on ${url}`);
       resolveReady(url);
     },
   }, service.app.fetch);
@@ -287,6 +288,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await decisions?.close();
       log({ at: new Date().toISOString(), level: "info", msg: "stopped" });
       sink?.flush();
+      await sink?.drained();
     })().finally(() => stopped());
   return {
     url,
@@ -392,28 +394,82 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
   }
 }
 
-/**
- * JSON log lines to stderr, written in batches ({@linkcode batchedLines}).
- * When stderr cannot be written (its reader went away: a broken pipe) the
- * service keeps answering: the lines are counted by `dropped` instead, and
- * later ones are not even formatted.
- */
-function stderrLines(
-  dropped: (lines: number) => void,
-): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
-  return batchedLines((bytes) => {
-    for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
-  }, (lines) => dropped(lines));
+/** Most log bytes waiting for stderr; past it, lines are dropped (and counted). */
+const LOG_QUEUE_BYTES = 8 * 1024 * 1024;
+/** Longest shutdown waits for the log lines still queued, ms. */
+const LOG_DRAIN_MS = 2000;
+
+/** The request log's sink: JSON lines to stderr ({@linkcode stderrLines}). */
+interface StderrLines {
+  write(entry: Record<string, unknown>): void;
+  /** Queues what is batched, then `text` (a line outside the JSON log), in that order. */
+  flush(text?: string): void;
+  /** Resolves once every queued line is written, or after {@linkcode LOG_DRAIN_MS}. */
+  drained(): Promise<void>;
 }
 
 /**
- * JSON lines written by `writeSync` in batches: one write per 50 ms or 64 KB
+ * JSON log lines to stderr, batched ({@linkcode batchedLines}) and written
+ * by asynchronous writes from a queue of at most {@linkcode LOG_QUEUE_BYTES}:
+ * a slow reader of stderr (a log shipper behind, a pipe nobody reads) never
+ * holds the thread that answers requests, as a synchronous write to a full
+ * pipe did; past the queue's size lines are dropped and counted by
+ * `dropped`. When stderr cannot be written at all (its reader went away: a
+ * broken pipe) the service keeps answering and counts every later line.
+ */
+function stderrLines(dropped: (lines: number) => void): StderrLines {
+  const queue: { bytes: Uint8Array; lines: number }[] = [];
+  let queued = 0;
+  let writing: Promise<void> | null = null;
+  let broken = false;
+  const write = async () => {
+    try {
+      while (queue.length > 0) {
+        const { bytes } = queue[0]!;
+        for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
+        queue.shift();
+        queued -= bytes.length;
+      }
+    } catch {
+      broken = true;
+      dropped(queue.reduce((n, q) => n + q.lines, 0));
+      queue.length = 0;
+      queued = 0;
+    } finally {
+      writing = null;
+    }
+  };
+  const enqueue = (bytes: Uint8Array, lines: number) => {
+    if (broken) throw new Error("stderr cannot be written");
+    if (queued + bytes.length > LOG_QUEUE_BYTES) return dropped(lines);
+    queue.push({ bytes, lines });
+    queued += bytes.length;
+    writing ??= write();
+  };
+  const lines = batchedLines(enqueue, (n) => dropped(n));
+  return {
+    write: lines.write,
+    flush(text) {
+      lines.flush();
+      if (text !== undefined && !broken) enqueue(new TextEncoder().encode(text), 0);
+    },
+    async drained() {
+      const until = Date.now() + LOG_DRAIN_MS;
+      while (writing !== null && Date.now() < until) {
+        await settlesWithin(writing, until - Date.now());
+      }
+    },
+  };
+}
+
+/**
+ * JSON lines handed to `writeSync` in batches: one write per 50 ms or 64 KB
  * instead of one per line; `flush` writes what is pending. Once a write
  * throws, `failed` hears how many lines it held (and then of each later
  * line, which is not even formatted).
  */
 function batchedLines(
-  writeSync: (bytes: Uint8Array) => void,
+  writeSync: (bytes: Uint8Array, lines: number) => void,
   failed: (lines: number, err: unknown) => void,
 ): { write: (entry: Record<string, unknown>) => void; flush: () => void } {
   const encoder = new TextEncoder();
@@ -430,7 +486,7 @@ function batchedLines(
     pending = [];
     size = 0;
     try {
-      writeSync(bytes);
+      writeSync(bytes, lines);
     } catch (err) {
       broken = err ?? new Error("write failed");
       failed(lines, broken);
