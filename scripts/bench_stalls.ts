@@ -16,6 +16,7 @@
  *   same as Claude Code's payloads (`/v1/agents/claude-code/events`); the
  *   same to a JS hook that rewrites each command, re-checked by the first;
  *   and the same from a tenant past its `events_per_minute` (10);
+ * - lists its 500 hooks, each with a manifest of 16 KiB, 4 at once;
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
  *   that ran a thousand hooks, ingested through the admin route);
  * - reads its audit with filters that match nothing, over 100,000 rows of its
@@ -218,6 +219,21 @@ for (let i = 0; i < ROWS; i += 1000) {
   const items = Array.from({ length: Math.min(1000, ROWS - i) }, (_, j) => row(i + j));
   const answer = await call(url, "POST", "/v1/audit/ingest", ADMIN, { items });
   if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
+}
+
+// A tenant with 500 prompt hooks whose manifests are 16 KiB each (the frontmatter's cap).
+const lister = await keyOf("lister");
+for (let i = 0; i < 500; i += 8) {
+  await Promise.all(Array.from({ length: 8 }, async (_, j) => {
+    const name = `p${i + j}`;
+    const up = await call(url, "PUT", `/v1/hooks/${name}`, lister, {
+      files: {
+        "HOOK.md": `---\nname: ${name}\ndescription: ${"d".repeat(16_200)}\n` +
+          `trigger: pre-agent-turn\ninject: {}\n---\nhello\n`,
+      },
+    });
+    if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+  }));
 }
 
 // A tenant whose rows look like those of events that ran a thousand hooks (~190 KB each).
@@ -427,6 +443,11 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
   }],
   ["the same past the tenant's events_per_minute", async () => {
     console.log(`  answered: ${JSON.stringify(await bigEvents(capped, 25))}`);
+  }],
+  ["listings of 500 hooks with 16 KiB manifests, 4 at once, 10 times", async () => {
+    for (let i = 0; i < 10; i++) {
+      await Promise.all(Array.from({ length: 4 }, () => call(url, "GET", "/v1/hooks", lister)));
+    }
   }],
   ["audit pages of up to 1,000 rows of ~190 KB, 5 reads", async () => {
     for (let i = 0; i < 5; i++) await call(url, "GET", "/v1/audit?limit=1000", wide);

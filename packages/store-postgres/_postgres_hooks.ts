@@ -171,10 +171,15 @@ export function hookMethods(c: PgContext): Pick<
       return rows.map(hookRow);
     },
     async listHookItems(tenantId) {
-      const rows = await activeHeads(sql, tenantId, "manifest");
+      // The two fields a listing shows, taken out by PostgreSQL, not whole manifests.
+      const rows = await sql`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256,
+          v.manifest->'trigger' AS trigger, v.manifest->'priority' AS priority
+        FROM hooks h JOIN hook_versions v
+          ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
+        WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
       return rows.map((r) => ({
         ...headFields(r, r.enabled as boolean),
-        manifest: r.manifest as Manifest,
+        manifest: { trigger: r.trigger as Manifest["trigger"], priority: Number(r.priority) },
       }));
     },
     async listHookHeads(tenantId) {
@@ -243,7 +248,7 @@ export function hookMethods(c: PgContext): Pick<
 }
 
 /** A tenant's active versions: the head columns and one more of the version's. */
-function activeHeads(sql: postgres.Sql, tenantId: string, column: "manifest" | "created_at") {
+function activeHeads(sql: postgres.Sql, tenantId: string, column: "created_at") {
   return sql`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256, ${sql(`v.${column}`)}
     FROM hooks h JOIN hook_versions v
       ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version

@@ -153,7 +153,7 @@ export function storeSuite(kind: string, open: () => Promise<Store>): void {
         enabled,
         version,
         sha256,
-        manifest,
+        manifest: { trigger: manifest.trigger, priority: manifest.priority },
       })),
     );
     assert.deepEqual(await s.activeHook!("t", "a"), whole[0]);

@@ -286,6 +286,45 @@ Deno.test("sqlite store: audit pages are read on the checkpointer thread once it
   }
 });
 
+Deno.test("sqlite store: a hook listing is read on the checkpointer thread, with each hook's trigger and priority", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const where: string[] = [];
+  const ready = Promise.withResolvers<void>();
+  const store = openSqliteStore(`${dir}/hookbox.db`, {
+    onCheckpointer: (s) => s === "ready" && ready.resolve(),
+    onRead: (w) => where.push(w),
+  });
+  try {
+    await store.migrate();
+    await store.appendAudit(auditRows(0, 1)); // starts the thread
+    await ready.promise;
+    await store.createTenant({ id: "t", policy: {}, created_at: "x" });
+    await store.addHookVersion("t", "guard", {
+      sha256: "s1",
+      runtime: "wasm",
+      size_bytes: 1,
+      manifest: {
+        name: "guard",
+        description: "d".repeat(16_000),
+        trigger: ["pre-tool-call", "post-tool-call"],
+        priority: 7,
+      } as never,
+      body: "",
+      built_from: "wasm",
+      sources: {},
+      created_at: "x",
+    });
+    const items = await store.listHookItems!("t");
+    assert.deepEqual(items.map((i) => i.manifest), [
+      { trigger: ["pre-tool-call", "post-tool-call"], priority: 7 },
+    ]);
+    assert.deepEqual(where, ["thread"], "read off the thread that answers events");
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("sqlite store: an audit page whose rows are deleted between its two reads ends where they were", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
   const path = `${dir}/hookbox.db`;
