@@ -15,8 +15,9 @@
  * Protocol: `{ path, intervalMs }` starts it; it answers `"ready"` once the
  * file is open, and `"copied"` after a tick that copied a long log through
  * (see `checkpoint`); `{ read, sql, args }` runs one query and answers `{ read,
- * rows }` or `{ read, error }`; `"close"` checkpoints a last time and ends
- * the thread.
+ * rows }` or `{ read, error }`; `{ checkpoint }` runs a tick's checkpoint now
+ * and answers `{ checkpointed }` (a long write waits for it between its
+ * steps); `"close"` checkpoints a last time and ends the thread.
  *
  * @module
  */
@@ -93,7 +94,16 @@ interface Read {
   args: (string | number)[];
 }
 
-self.onmessage = (e: MessageEvent<Start | Read | "close">) => {
+interface CatchUp {
+  checkpoint: number;
+}
+
+self.onmessage = (e: MessageEvent<Start | Read | CatchUp | "close">) => {
+  if (typeof e.data === "object" && "checkpoint" in e.data) {
+    checkpoint();
+    self.postMessage({ checkpointed: e.data.checkpoint });
+    return;
+  }
   if (typeof e.data === "object" && "read" in e.data) {
     const { read, sql, args } = e.data;
     try {

@@ -13,6 +13,15 @@ import type { Row } from "../store/rows.ts";
 export interface Checkpoints {
   /** Starts the thread (on the first audit write). */
   start(): void;
+  /** After a write outside `tx` (a blob's part): what `tx` does after its commits. */
+  committed(): void;
+  /**
+   * Resolves once the thread has copied the log into the file, as far as it
+   * could (at once while the thread is not up): a long write waits for it
+   * between its steps, so the log never grows past the point where this
+   * connection would copy it back itself, on the thread that answers events.
+   */
+  caughtUp(): Promise<void>;
 }
 
 /** See the module doc. */

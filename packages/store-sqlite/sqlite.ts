@@ -265,9 +265,13 @@ function checkpointer(
   };
   let nextRead = 0;
   const reads = new Map<number, { resolve: (rows: Row[]) => void; reject: (e: Error) => void }>();
+  let nextCatchUp = 0;
+  const catchUps = new Map<number, () => void>();
   const failReads = (why: string) => {
     for (const { reject } of reads.values()) reject(new Error(why));
     reads.clear();
+    for (const resolve of catchUps.values()) resolve();
+    catchUps.clear();
   };
   const automatic = (on: boolean) => {
     if (!closed) db.exec(`PRAGMA wal_autocheckpoint = ${on ? 1000 : 0}`);
@@ -284,6 +288,16 @@ function checkpointer(
       return new Promise<Row[]>((resolve, reject) => {
         reads.set(read, { resolve, reject });
         thread.postMessage({ read, sql, args });
+      });
+    },
+    /** See {@linkcode Checkpoints.caughtUp}. */
+    caughtUp(): Promise<void> {
+      if (!ready || failed || closed || worker === null) return Promise.resolve();
+      const id = nextCatchUp++;
+      const thread = worker;
+      return new Promise<void>((resolve) => {
+        catchUps.set(id, resolve);
+        thread.postMessage({ checkpoint: id });
       });
     },
     /**
@@ -317,6 +331,11 @@ function checkpointer(
       });
       worker.onmessage = (e) => {
         const data = e.data;
+        if (typeof data === "object" && data !== null && "checkpointed" in data) {
+          catchUps.get(data.checkpointed)?.();
+          catchUps.delete(data.checkpointed);
+          return;
+        }
         if (typeof data === "object" && data !== null && "read" in data) {
           const pending = reads.get(data.read);
           reads.delete(data.read);

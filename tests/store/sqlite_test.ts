@@ -286,6 +286,33 @@ Deno.test("sqlite store: audit pages are read on the checkpointer thread once it
   }
 });
 
+Deno.test("sqlite store: a big blob waits for the checkpointer thread, so the log never outgrows its limit", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const told: string[] = [];
+  const ready = Promise.withResolvers<void>();
+  const store = openSqliteStore(`${dir}/hookbox.db`, {
+    logLimitBytes: 8 * 1024 * 1024,
+    onCheckpointer: (s) => {
+      told.push(s);
+      if (s === "ready") ready.resolve();
+    },
+  });
+  try {
+    await store.migrate();
+    await store.appendAudit(auditRows(0, 1)); // starts the thread
+    await ready.promise;
+    const bytes = new Uint8Array(BLOB_PART_BYTES * 40);
+    for (let i = 0; i < bytes.length; i += 4096) bytes[i] = i & 0xff;
+    await store.putBlob("big", bytes);
+    await store.appendAudit(auditRows(1, 1)); // a commit looks at the log again
+    assert.deepEqual(told, ["ready"], "the serving connection never had to copy the log itself");
+    assert.deepEqual(await store.getBlob("big"), bytes);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("sqlite store: a hook listing is read on the checkpointer thread, with each hook's trigger and priority", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
   const where: string[] = [];
