@@ -239,7 +239,7 @@ export interface AuditHook {
   fuel: number;
 }
 
-/** Blobs over this many bytes are stored (and read) in parts of this many. */
+/** Blobs over this many bytes are stored (and read) in parts of at most this many. */
 export const BLOB_PART_BYTES = 1024 * 1024;
 
 /** An audit item (SPEC §6), plus the tenant it belongs to. */
