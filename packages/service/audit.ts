@@ -8,7 +8,7 @@
  * would commit them one by one. A failed commit rejects every row in it — their requests answer
  * `503 STORE_UNAVAILABLE` — and nothing acknowledged is ever lost.
  *
- * Rows over 16 KiB (a hook's long reason, a captured event) are committed in
+ * Rows over 16 KiB (a captured event, a row of a thousand hooks) are committed in
  * a lane of their own, a few at a time, each after a turn of the loop: on
  * PostgreSQL another tenant's small rows commit beside them rather than
  * behind them, and on SQLite (which writes on this thread) answers already
