@@ -526,6 +526,37 @@ Deno.test("an upload whose compilation runs too long is refused (compiled in its
   });
 });
 
+Deno.test("a chunked body in pieces of every size from 1 byte to 4 KiB is read whole", async () => {
+  const h = await harness(openSqliteStore(await sqlitePath()));
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, h.service.app.fetch);
+  try {
+    const key = await h.tenant("acme");
+    const text = JSON.stringify(toolEvent(`echo ${"y".repeat(200_000)}`));
+    const bytes = new TextEncoder().encode(text);
+    // Sizes 1, 2, 3, … bytes, then back to 1 past 4 KiB: the reader's buffer grows and is
+    // offered every amount of room.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0, size = 1; at < bytes.length; at += size, size = size % 4096 + 1) {
+          controller.enqueue(bytes.slice(at, at + size));
+        }
+        controller.close();
+      },
+    });
+    const res = await fetch(`http://127.0.0.1:${server.addr.port}/v1/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}` },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    const answer = await res.json();
+    assert.deepEqual([res.status, answer.decision], [200, "allow"], JSON.stringify(answer));
+  } finally {
+    await server.shutdown();
+    await h.close();
+  }
+});
+
 Deno.test("request bodies over real HTTP: declared, chunked and lying lengths are all held to the cap", async () => {
   const h = await harness(openSqliteStore(await sqlitePath()));
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, h.service.app.fetch);
