@@ -24,6 +24,8 @@ import { headFields, joinParts } from "../store/rows.ts";
  * p99 50–56 ms during 60 MiB uploads; 33–37 ms with 256 KiB parts).
  */
 const PART_BYTES = 256 * 1024;
+/** A manifest's priority when it names none (what the manifest schema fills in). */
+const DEFAULT_PRIORITY = 100;
 /** A blob stored in parts has no bytes in its own row. */
 const NO_BYTES = new Uint8Array(0);
 
@@ -155,10 +157,13 @@ export function hookMethods(c: PgContext): Pick<
           WHERE tenant_id = ${tenantId} AND name = ${name}`;
         const version = Number(max!.v) + 1;
         await tx`INSERT INTO hook_versions (tenant_id, name, version, sha256, runtime, size_bytes,
-            manifest, body, built_from, sources, created_at, stored_bytes)
+            manifest, body, built_from, sources, created_at, stored_bytes, triggers, priority)
           VALUES (${tenantId}, ${name}, ${version}, ${v.sha256}, ${v.runtime}, ${v.size_bytes},
             ${tx.json(v.manifest as unknown as postgres.JSONValue)}, ${v.body}, ${v.built_from},
-            ${tx.json(v.sources)}, ${v.created_at}, ${v.stored_bytes ?? 0})`;
+            ${tx.json(v.sources)}, ${v.created_at}, ${v.stored_bytes ?? 0},
+            ${JSON.stringify(v.manifest.trigger ?? [])}, ${
+          v.manifest.priority ?? DEFAULT_PRIORITY
+        })`;
         if (v.stage) return (await versionRow(tx, tenantId, name, version))!;
         await tx`INSERT INTO hooks (tenant_id, name, active_version, enabled)
           VALUES (${tenantId}, ${name}, ${version}, true)
@@ -178,15 +183,19 @@ export function hookMethods(c: PgContext): Pick<
       return rows.map(hookRow);
     },
     async listHookItems(tenantId) {
-      // The two fields a listing shows, taken out by PostgreSQL, not whole manifests.
+      // The two fields a listing shows, kept beside the manifest: never the whole manifest,
+      // which PostgreSQL would decompress for every row.
       const rows = await sql`SELECT h.tenant_id, h.name, h.enabled, v.version, v.sha256,
-          v.manifest->'trigger' AS trigger, v.manifest->'priority' AS priority
+          v.triggers, v.priority
         FROM hooks h JOIN hook_versions v
           ON v.tenant_id = h.tenant_id AND v.name = h.name AND v.version = h.active_version
         WHERE h.tenant_id = ${tenantId} ORDER BY h.name`;
       return rows.map((r) => ({
         ...headFields(r, r.enabled as boolean),
-        manifest: { trigger: r.trigger as Manifest["trigger"], priority: Number(r.priority) },
+        manifest: {
+          trigger: JSON.parse(r.triggers as string) as Manifest["trigger"],
+          priority: Number(r.priority),
+        },
       }));
     },
     async listHookHeads(tenantId) {

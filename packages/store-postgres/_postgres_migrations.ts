@@ -10,6 +10,7 @@ import {
   BLOBS_STORED_INDEX,
   CAPTURES_TENANT_INDEX,
   HOOK_VERSIONS_HEAD_INDEX,
+  HOOK_VERSIONS_ITEM_INDEX,
   SHADOW_RUNS_HOOK_INDEX,
 } from "../store/migrations.ts";
 
@@ -67,6 +68,11 @@ const MIGRATIONS: string[] = [
      sha256 TEXT NOT NULL, part INTEGER NOT NULL, stored_at BIGINT NOT NULL,
      bytes BYTEA NOT NULL, PRIMARY KEY (sha256, part));`,
   BLOB_PARTS_STORED_INDEX,
+  `ALTER TABLE hook_versions ADD COLUMN triggers TEXT NOT NULL DEFAULT '[]',
+     ADD COLUMN priority INTEGER NOT NULL DEFAULT 100;
+   UPDATE hook_versions SET triggers = (manifest->'trigger')::text,
+     priority = (manifest->>'priority')::int;`,
+  HOOK_VERSIONS_ITEM_INDEX,
 ];
 
 /** Arbitrary key of the advisory lock that serialises migrations. */

@@ -11,6 +11,7 @@ import {
   BLOBS_STORED_INDEX,
   CAPTURES_TENANT_INDEX,
   HOOK_VERSIONS_HEAD_INDEX,
+  HOOK_VERSIONS_ITEM_INDEX,
   SHADOW_RUNS_HOOK_INDEX,
 } from "../store/migrations.ts";
 import { statSync } from "node:fs";
@@ -80,6 +81,11 @@ const MIGRATIONS: string[] = [
      sha256 TEXT NOT NULL, part INTEGER NOT NULL, stored_at INTEGER NOT NULL,
      bytes BLOB NOT NULL, PRIMARY KEY (sha256, part));`,
   BLOB_PARTS_STORED_INDEX,
+  `ALTER TABLE hook_versions ADD COLUMN triggers TEXT NOT NULL DEFAULT '[]';
+   ALTER TABLE hook_versions ADD COLUMN priority INTEGER NOT NULL DEFAULT 100;
+   UPDATE hook_versions SET triggers = json_extract(manifest, '$.trigger'),
+     priority = json_extract(manifest, '$.priority');`,
+  HOOK_VERSIONS_ITEM_INDEX,
 ];
 
 /** Options of {@link openSqliteStore}. */

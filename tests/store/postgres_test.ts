@@ -15,7 +15,14 @@ Deno.test("postgres store: the migrations both stores share (the indexes) are ap
     await store.migrate();
     const rows = await sql`SELECT indexname FROM pg_indexes WHERE schemaname = 'public'`;
     const names = rows.map((r) => String(r.indexname));
-    for (const index of ["blobs_stored", "hook_versions_head"]) {
+    for (
+      const index of [
+        "blobs_stored",
+        "hook_versions_head",
+        "hook_versions_item",
+        "blob_parts_stored",
+      ]
+    ) {
       assert.ok(names.includes(index), `${index} in ${names.join(", ")}`);
     }
   } finally {
@@ -39,6 +46,45 @@ Deno.test("postgres store: a big blob's parts go with it, and parts of an unfini
     await sql`DELETE FROM blobs`;
     await store.sweepBlobs(Date.now() + 1);
     assert.equal(await count(), 0);
+  } finally {
+    await sql.end();
+    await store.close();
+  }
+});
+
+Deno.test("postgres store: hook versions stored before their listing fields had columns list with them", async () => {
+  const url = await freshDatabase();
+  let store = openPostgresStore(url);
+  const sql = postgres(url, { onnotice: () => {} });
+  try {
+    await store.migrate();
+    await store.createTenant({ id: "t", policy: {}, created_at: "x" });
+    await store.addHookVersion("t", "guard", {
+      sha256: "s1",
+      runtime: "wasm",
+      size_bytes: 1,
+      manifest: {
+        name: "guard",
+        description: "d",
+        trigger: ["post-tool-call"],
+        priority: 5,
+      } as never,
+      body: "",
+      built_from: "wasm",
+      sources: {},
+      created_at: "x",
+    });
+    await store.close();
+    // The database as it was before the last two migrations.
+    const v = (await sql`SELECT MAX(version) AS v FROM schema_migrations`)[0]!.v;
+    await sql.unsafe(`DROP INDEX hook_versions_item;
+      ALTER TABLE hook_versions DROP COLUMN triggers, DROP COLUMN priority;
+      DELETE FROM schema_migrations WHERE version >= ${Number(v) - 1};`);
+    store = openPostgresStore(url);
+    await store.migrate();
+    assert.deepEqual((await store.listHookItems!("t")).map((i) => i.manifest), [
+      { trigger: ["post-tool-call"], priority: 5 },
+    ]);
   } finally {
     await sql.end();
     await store.close();

@@ -438,3 +438,47 @@ Deno.test("sqlite store: a big blob is written a part at a time, letting other w
     await store.close();
   }
 });
+
+Deno.test("sqlite store: hook versions stored before their listing fields had columns list with them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const path = `${dir}/hookbox.db`;
+  let store = openSqliteStore(path);
+  try {
+    await store.migrate();
+    await store.createTenant({ id: "t", policy: {}, created_at: "x" });
+    await store.addHookVersion("t", "guard", {
+      sha256: "s1",
+      runtime: "wasm",
+      size_bytes: 1,
+      manifest: {
+        name: "guard",
+        description: "d",
+        trigger: ["post-tool-call"],
+        priority: 5,
+      } as never,
+      body: "",
+      built_from: "wasm",
+      sources: {},
+      created_at: "x",
+    });
+    await store.close();
+    // The database as it was before the last two migrations.
+    const db = new DatabaseSync(path);
+    const last = Number(
+      (db.prepare("SELECT MAX(version) AS v FROM schema_migrations").get() as { v: number }).v,
+    );
+    db.exec(`DROP INDEX hook_versions_item;
+      ALTER TABLE hook_versions DROP COLUMN triggers;
+      ALTER TABLE hook_versions DROP COLUMN priority;
+      DELETE FROM schema_migrations WHERE version >= ${last - 1};`);
+    db.close();
+    store = openSqliteStore(path);
+    await store.migrate();
+    assert.deepEqual((await store.listHookItems!("t")).map((i) => i.manifest), [
+      { trigger: ["post-tool-call"], priority: 5 },
+    ]);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
