@@ -469,6 +469,54 @@ Deno.test("hookbox serve --decision-log appends each decision with its hooks' st
   assert.equal((await Deno.stat(logFile)).mode! & 0o777, 0o600);
 });
 
+Deno.test("hookbox serve keeps answering while its --decision-log pipe is not read, and writes every line once it is", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const fifo = `${dir}/decisions.fifo`;
+  const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+  assert.ok(made.success, "mkfifo");
+  // The server's open of the pipe waits for a reader: this one, which reads nothing yet.
+  const reader = Deno.open(fifo, { read: true });
+  const server = await serve([
+    "--db",
+    `sqlite:${dir}/hookbox.db`,
+    "--workers",
+    "0",
+    "--warm-up",
+    "0",
+    "--decision-log",
+    fifo,
+    "--decision-log-events",
+  ]);
+  const pipe = await reader;
+  let read: Promise<string> | null = null;
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    // 300 decisions of ~1.3 KB each: several times what a pipe holds (64 KiB).
+    for (let i = 0; i < 300; i += 50) {
+      const statuses = await Promise.all(Array.from({ length: 50 }, async () => {
+        // Bounded: a server stopped in a write answers nothing, and the test fails, not hangs.
+        const res = await fetch(`${server.url}/v1/events`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}` },
+          body: JSON.stringify(toolEvent(`echo ${"z".repeat(1000)}`)),
+          signal: AbortSignal.timeout(30_000),
+        });
+        await res.body?.cancel();
+        return res.status;
+      }));
+      assert.ok(statuses.every((status) => status === 200), String(statuses));
+    }
+    read = new Response(pipe.readable).text();
+  } finally {
+    read ??= new Response(pipe.readable).text();
+    assert.equal((await server.stop()).code, 0);
+  }
+  const lines = (await read).trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 300, "every decision, once the pipe was read");
+  await Deno.remove(dir, { recursive: true });
+});
+
 Deno.test("hookbox serve --decision-log URL posts each decision to a collector, with its token", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
   const received: { auth: string | null; lines: Record<string, unknown>[] }[] = [];

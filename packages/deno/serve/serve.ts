@@ -351,9 +351,13 @@ export async function adminKeyOf(
 
 /**
  * JSON lines appended to `path` (made 0600 if missing), batched as the log
- * lines are ({@linkcode batchedLines}): a decision costs the request thread
- * one string, not a write. A failed write is reported once through `failed`
- * and the lines after it are dropped.
+ * lines are ({@linkcode batchedLines}) and written from a
+ * {@linkcode queuedWrites} queue: a decision costs the request thread one
+ * string, not a write, and a file that is slow to take them (a named pipe
+ * whose reader is behind, a slow disk) never holds that thread. Lines
+ * dropped because the queue is full are reported through `failed`, once
+ * until the queue has emptied again; a failed write is reported once, and
+ * the lines after it are dropped.
  */
 async function jsonLinesFile(
   path: string,
@@ -361,18 +365,28 @@ async function jsonLinesFile(
 ): Promise<{ write: (entry: Record<string, unknown>) => void; close: () => Promise<void> }> {
   const file = await Deno.open(path, { append: true, create: true, mode: 0o600 });
   let reported = false;
-  const lines = batchedLines((bytes) => {
-    for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+  let behind = 0;
+  const queue = queuedWrites((bytes) => file.write(bytes), (lines, why) => {
+    if (queue.broken) {
+      if (!reported) failed(why);
+      reported = true;
+    } else {
+      if (behind === 0) failed(new Error(`${lines} lines dropped: ${why.message}`));
+      behind += lines;
+    }
+  });
+  const lines = batchedLines((bytes, n) => {
+    if (queue.enqueue(bytes, n)) behind = 0; // room again: the next drop is reported
   }, (_lines, err) => {
     if (!reported) failed(err);
     reported = true;
   });
   return {
     write: lines.write,
-    close() {
+    async close() {
       lines.flush();
+      await queue.drained();
       file.close();
-      return Promise.resolve();
     },
   };
 }
@@ -409,56 +423,85 @@ interface StderrLines {
 }
 
 /**
- * JSON log lines to stderr, batched ({@linkcode batchedLines}) and written
- * by asynchronous writes from a queue of at most {@linkcode LOG_QUEUE_BYTES}:
- * a slow reader of stderr (a log shipper behind, a pipe nobody reads) never
- * holds the thread that answers requests, as a synchronous write to a full
- * pipe did; past the queue's size lines are dropped and counted by
- * `dropped`. When stderr cannot be written at all (its reader went away: a
- * broken pipe) the service keeps answering and counts every later line.
+ * Bytes written by asynchronous writes, in order, from a queue of at most
+ * {@linkcode LOG_QUEUE_BYTES}: a slow reader (a log shipper behind, a pipe
+ * nobody reads, a slow disk) never holds the thread that answers requests,
+ * as a synchronous write to a full pipe did. Past the queue's size a batch
+ * is dropped: `dropped` hears of its lines, with why. Once a write fails, the
+ * queue is dropped and `enqueue` throws from then on.
  */
-function stderrLines(dropped: (lines: number) => void): StderrLines {
+function queuedWrites(
+  write: (bytes: Uint8Array) => Promise<number>,
+  dropped: (lines: number, why: Error) => void,
+) {
   const queue: { bytes: Uint8Array; lines: number }[] = [];
   let queued = 0;
   let writing: Promise<void> | null = null;
-  let broken = false;
-  const write = async () => {
+  let broken: Error | null = null;
+  const run = async () => {
     try {
       while (queue.length > 0) {
         const { bytes } = queue[0]!;
-        for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
+        for (let at = 0; at < bytes.length;) at += await write(bytes.subarray(at));
         queue.shift();
         queued -= bytes.length;
       }
-    } catch {
-      broken = true;
-      dropped(queue.reduce((n, q) => n + q.lines, 0));
+    } catch (err) {
+      broken = err instanceof Error ? err : new Error(String(err));
+      dropped(queue.reduce((n, q) => n + q.lines, 0), broken);
       queue.length = 0;
       queued = 0;
     } finally {
       writing = null;
     }
   };
-  const enqueue = (bytes: Uint8Array, lines: number) => {
-    if (broken) throw new Error("stderr cannot be written");
-    if (queued + bytes.length > LOG_QUEUE_BYTES) return dropped(lines);
-    queue.push({ bytes, lines });
-    queued += bytes.length;
-    writing ??= write();
-  };
-  const lines = batchedLines(enqueue, (n) => dropped(n));
   return {
-    write: lines.write,
-    flush(text) {
-      lines.flush();
-      if (text !== undefined && !broken) enqueue(new TextEncoder().encode(text), 0);
+    /**
+     * Queues `bytes` (holding `lines` lines); false when they were dropped
+     * instead (the queue is full). Throws once a write has failed.
+     */
+    enqueue(bytes: Uint8Array, lines: number): boolean {
+      if (broken !== null) throw broken;
+      if (queued + bytes.length > LOG_QUEUE_BYTES) {
+        dropped(lines, new Error(`${LOG_QUEUE_BYTES} bytes wait to be written`));
+        return false;
+      }
+      queue.push({ bytes, lines });
+      queued += bytes.length;
+      writing ??= run();
+      return true;
     },
-    async drained() {
+    /** Resolves once every queued byte is written, or after {@linkcode LOG_DRAIN_MS}. */
+    async drained(): Promise<void> {
       const until = Date.now() + LOG_DRAIN_MS;
       while (writing !== null && Date.now() < until) {
         await settlesWithin(writing, until - Date.now());
       }
     },
+    /** Whether a write has failed. */
+    get broken(): boolean {
+      return broken !== null;
+    },
+  };
+}
+
+/**
+ * JSON log lines to stderr, batched ({@linkcode batchedLines}) and written
+ * from a {@linkcode queuedWrites} queue: past its size lines are dropped and
+ * counted by `dropped`. When stderr cannot be written at all (its reader
+ * went away: a broken pipe) the service keeps answering and counts every
+ * later line.
+ */
+function stderrLines(dropped: (lines: number) => void): StderrLines {
+  const queue = queuedWrites((bytes) => Deno.stderr.write(bytes), (n) => dropped(n));
+  const lines = batchedLines((bytes, n) => void queue.enqueue(bytes, n), (n) => dropped(n));
+  return {
+    write: lines.write,
+    flush(text) {
+      lines.flush();
+      if (text !== undefined && !queue.broken) queue.enqueue(new TextEncoder().encode(text), 0);
+    },
+    drained: queue.drained,
   };
 }
 
