@@ -1,3 +1,5 @@
+import { concatBytes } from "../core/bytes.ts";
+
 /** Reads a byte stream into text, keeping at most `cap` bytes. */
 export interface CappedReader {
   /** Waits for the stream to end (at most `graceMs` more once asked), then returns the text. */
@@ -35,17 +37,9 @@ export function readCapped(
       await Promise.race([done, late]);
       clearTimeout(timer);
       await reader.cancel().catch(() => {});
-      return new TextDecoder().decode(concat(chunks));
+      return new TextDecoder().decode(
+        concatBytes(chunks, chunks.reduce((n, c) => n + c.byteLength, 0)),
+      );
     },
   };
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

@@ -15,7 +15,8 @@ import {
   VersionRefused,
 } from "../store/store.ts";
 import { GENERATION, type PgContext } from "./_postgres_context.ts";
-import { headFields, joinParts } from "../store/rows.ts";
+import { headFields } from "../store/rows.ts";
+import { concatBytes } from "../core/bytes.ts";
 
 /**
  * Blobs over `BLOB_PART_BYTES` are stored in parts of this many bytes here:
@@ -123,7 +124,7 @@ export function hookMethods(c: PgContext): Pick<
         if (!p) return null; // swept meanwhile
         pieces.push(p.bytes as Uint8Array);
       }
-      return joinParts(pieces);
+      return concatBytes(pieces, pieces.reduce((n, p) => n + p.byteLength, 0));
     },
     addHookVersion(tenantId, name, v) {
       return sql.begin(async (tx) => {

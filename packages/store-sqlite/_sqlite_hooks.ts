@@ -5,7 +5,8 @@
  */
 import type { HookDetail, HookRow, NewHookVersion, RollbackResult, Store } from "../store/store.ts";
 import { BLOB_PART_BYTES, capsRefusal, VersionRefused } from "../store/store.ts";
-import { headFields, joinParts, type Row } from "../store/rows.ts";
+import { headFields, type Row } from "../store/rows.ts";
+import { concatBytes } from "../core/bytes.ts";
 import type { Manifest } from "../core/schema/manifest.ts";
 import { nextTurn, type SqliteContext, SWEEP_STEP } from "./_sqlite_context.ts";
 
@@ -141,7 +142,7 @@ export function hookMethods(
         if (!p) return null; // swept meanwhile
         pieces.push(p.bytes as Uint8Array);
       }
-      return joinParts(pieces);
+      return concatBytes(pieces, pieces.reduce((n, p) => n + p.byteLength, 0));
     },
 
     addHookVersion(tenantId, name, v: NewHookVersion) {

@@ -159,14 +159,3 @@ export function shadowReport(
     next_cursor: rows.length > limit ? encodeCursor(Number(page.at(-1)!.seq)) : null,
   };
 }
-
-/** The parts of a blob (`BLOB_PART_BYTES` each, the last maybe fewer) as one array. */
-export function joinParts(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
