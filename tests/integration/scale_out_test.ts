@@ -93,9 +93,13 @@ async function load(
           tool_input: { command: i % 2 ? "rm -rf /" : "ls" },
         }),
       }).catch(() => null);
-      statuses.push(res?.status ?? 0);
-      if (res?.status === 200) decisions.push((await res.json()).decision_id);
-      else await res?.body?.cancel();
+      // An answer is its body too: an instance killed between its headers and its body (the
+      // balancer had relayed the headers) answered nothing, as a dropped connection.
+      const decision = res?.status === 200
+        ? await res.json().then((b) => b.decision_id as string, () => null)
+        : (await res?.body?.cancel(), null);
+      statuses.push(res === null || (res.status === 200 && decision === null) ? 0 : res.status);
+      if (decision !== null) decisions.push(decision);
       // As a client should: a 503 says when to come back (without it, how many of the events
       // land while the store is down would be a race against the restart).
       if (res?.status === 503) {
