@@ -9,7 +9,7 @@ import { call } from "../../scripts/_serve_process.ts";
 
 const ADMIN = "processes-test-admin-key-0123456789";
 
-async function serveProcesses(db: string) {
+async function serveProcesses(db: string, stderrRead: Promise<void> = Promise.resolve()) {
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -40,7 +40,10 @@ async function serveProcesses(db: string) {
       if (done) return;
       text += value;
       const match = /listening on (http:\/\/\S+)/.exec(text);
-      if (match) ready(match[1]!);
+      if (match) {
+        ready(match[1]!);
+        await stderrRead; // not read on until then
+      }
     }
   })();
   const url = await Promise.race([
@@ -167,6 +170,76 @@ Deno.test("serve --processes 2: a process that dies is started again and the por
       await health.body?.cancel();
     }
   } finally {
+    assert.equal(await server.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** 2,000 API requests of ~250 bytes of log each: several times what a pipe holds. */
+async function manyLoggedRequests(url: string) {
+  for (let i = 0; i < 2000; i += 50) {
+    const statuses = await Promise.all(Array.from({ length: 50 }, async () => {
+      // Bounded: a server stopped in a write answers nothing, and the test fails, not hangs.
+      const res = await fetch(`${url}/v1/tenants`, {
+        headers: { authorization: `Bearer ${ADMIN}` },
+        signal: AbortSignal.timeout(30_000),
+      });
+      await res.body?.cancel();
+      return res.status;
+    }));
+    assert.ok(statuses.every((status) => status === 200), String(statuses));
+  }
+}
+
+Deno.test("serve --processes keeps answering while nobody reads its stderr, and every line comes out once read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  let read = () => {};
+  const server = await serveProcesses(
+    `sqlite:${dir}/hookbox.db`,
+    new Promise<void>((resolve) => read = resolve),
+  );
+  try {
+    await manyLoggedRequests(server.url);
+  } finally {
+    read();
+    assert.equal(await server.stop(), 0);
+    await Deno.remove(dir, { recursive: true });
+  }
+  const requests = server.lines().filter((l) => l.msg === "request" && l.path === "/v1/tenants");
+  assert.equal(requests.length, 2000);
+});
+
+Deno.test("serve --processes starts a dead process again while nobody reads its stderr", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  let read = () => {};
+  const server = await serveProcesses(
+    `sqlite:${dir}/hookbox.db`,
+    new Promise<void>((resolve) => read = resolve),
+  );
+  try {
+    await manyLoggedRequests(server.url);
+    // The supervisor's own stderr is full now: it must not be stuck in a write.
+    const pids = new Set(
+      server.lines().filter((l) => l.msg === "starting").map((l) => Number(l.pid)),
+    );
+    assert.equal(pids.size, 2);
+    Deno.kill([...pids][0]!, "SIGKILL");
+    const children = () =>
+      Deno.readTextFileSync(`/proc/${server.pid}/task/${server.pid}/children`).trim().split(/\s+/)
+        .filter((p) => p !== "").map(Number);
+    let fresh: number[] = [];
+    for (let i = 0; i < 300 && fresh.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      fresh = children().filter((pid) => !pids.has(pid));
+    }
+    assert.equal(fresh.length, 1, "a new process in the place of the dead one");
+    read();
+    for (let i = 0; i < 300; i++) {
+      if (server.lines().filter((l) => l.msg === "ready").length >= 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    read();
     assert.equal(await server.stop(), 0);
     await Deno.remove(dir, { recursive: true });
   }

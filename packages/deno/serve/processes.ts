@@ -13,6 +13,7 @@
  */
 import { HookboxError } from "../../core/errors.ts";
 import { adminKeyOf, openStore, type ServeOptions } from "./serve.ts";
+import { queuedWrites } from "./log_queue.ts";
 
 /** The environment variable that makes a `hookbox serve` one of N (its index). */
 export const PROCESS_ENV = "HOOKBOX_SERVE_PROCESS";
@@ -35,8 +36,27 @@ export interface SuperviseOptions {
 /** Runs N server processes until SIGINT or SIGTERM; returns the exit code. */
 export async function superviseServe(options: SuperviseOptions): Promise<number> {
   const { processes, serve } = options;
+  // Its own lines and its processes' go out from a queue: a slow reader of its stderr never
+  // stops it reading its processes' lines or starting one again.
+  let dropped = 0;
+  const out = queuedWrites((bytes) => Deno.stderr.write(bytes), (lines) => dropped += lines);
+  const encoder = new TextEncoder();
+  const say = (line: string) => {
+    try {
+      if (out.enqueue(encoder.encode(`${line}\n`), 1) && dropped > 0) {
+        const lines = dropped;
+        dropped = 0;
+        say(JSON.stringify({
+          at: new Date().toISOString(),
+          level: "error",
+          msg: "log lines dropped: stderr was 8 MiB behind",
+          lines,
+        }));
+      }
+    } catch { /* stderr cannot be written: nobody is there to tell */ }
+  };
   const log = (entry: Record<string, unknown>) =>
-    console.error(JSON.stringify({ at: new Date().toISOString(), ...entry }));
+    say(JSON.stringify({ at: new Date().toISOString(), ...entry }));
   // Once, here: a key file made by N processes at once would be N keys.
   const { key } = await adminKeyOf(serve);
   // Migrations once, before any process opens the store.
@@ -81,10 +101,10 @@ export async function superviseServe(options: SuperviseOptions): Promise<number>
               everReady = true;
               resolveReady();
             }
-          } else console.error(line);
+          } else say(line);
         }
       }
-      if (rest !== "") console.error(rest);
+      if (rest !== "") say(rest);
     })().catch(() => {});
     exits[i] = child.status.then(async (status) => {
       listening.delete(i);
@@ -119,9 +139,10 @@ export async function superviseServe(options: SuperviseOptions): Promise<number>
     await ready;
   } catch (err) {
     await stopAll();
+    await out.drained(); // what the processes said about it, before the error
     throw err;
   }
-  console.error(`listening on http://${hostname}:${port}`);
+  say(`listening on http://${hostname}:${port}`);
   const done = new Promise<number>((resolve) => {
     const stop = () => void stopAll().then(resolve);
     Deno.addSignalListener("SIGINT", stop);
@@ -129,6 +150,7 @@ export async function superviseServe(options: SuperviseOptions): Promise<number>
   });
   const code = await done;
   log({ level: "info", msg: "processes stopped", code });
+  await out.drained();
   return code;
 }
 

@@ -21,6 +21,7 @@ import { createDenoHookBuilder } from "./hook_builder.ts";
 import { createEventCodec } from "./event_codec.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 import { decisionWebhook } from "./decision_webhook.ts";
+import { queuedWrites, settlesWithin } from "./log_queue.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface ServeOptions {
@@ -397,92 +398,13 @@ function redactedDb(db: string | undefined): string {
   return db.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, "$1:***@");
 }
 
-/** True when `work` settles within `ms`, false when the time runs out first. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), ms));
-  try {
-    return await Promise.race([work.then(() => true, () => true), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Most log bytes waiting for stderr; past it, lines are dropped (and counted). */
-const LOG_QUEUE_BYTES = 8 * 1024 * 1024;
-/** Longest shutdown waits for the log lines still queued, ms. */
-const LOG_DRAIN_MS = 2000;
-
 /** The request log's sink: JSON lines to stderr ({@linkcode stderrLines}). */
 interface StderrLines {
   write(entry: Record<string, unknown>): void;
   /** Queues what is batched, then `text` (a line outside the JSON log), in that order. */
   flush(text?: string): void;
-  /** Resolves once every queued line is written, or after {@linkcode LOG_DRAIN_MS}. */
+  /** Resolves once every queued line is written, or after 2 s (`LOG_DRAIN_MS`). */
   drained(): Promise<void>;
-}
-
-/**
- * Bytes written by asynchronous writes, in order, from a queue of at most
- * {@linkcode LOG_QUEUE_BYTES}: a slow reader (a log shipper behind, a pipe
- * nobody reads, a slow disk) never holds the thread that answers requests,
- * as a synchronous write to a full pipe did. Past the queue's size a batch
- * is dropped: `dropped` hears of its lines, with why. Once a write fails, the
- * queue is dropped and `enqueue` throws from then on.
- */
-function queuedWrites(
-  write: (bytes: Uint8Array) => Promise<number>,
-  dropped: (lines: number, why: Error) => void,
-) {
-  const queue: { bytes: Uint8Array; lines: number }[] = [];
-  let queued = 0;
-  let writing: Promise<void> | null = null;
-  let broken: Error | null = null;
-  const run = async () => {
-    try {
-      while (queue.length > 0) {
-        const { bytes } = queue[0]!;
-        for (let at = 0; at < bytes.length;) at += await write(bytes.subarray(at));
-        queue.shift();
-        queued -= bytes.length;
-      }
-    } catch (err) {
-      broken = err instanceof Error ? err : new Error(String(err));
-      dropped(queue.reduce((n, q) => n + q.lines, 0), broken);
-      queue.length = 0;
-      queued = 0;
-    } finally {
-      writing = null;
-    }
-  };
-  return {
-    /**
-     * Queues `bytes` (holding `lines` lines); false when they were dropped
-     * instead (the queue is full). Throws once a write has failed.
-     */
-    enqueue(bytes: Uint8Array, lines: number): boolean {
-      if (broken !== null) throw broken;
-      if (queued + bytes.length > LOG_QUEUE_BYTES) {
-        dropped(lines, new Error(`${LOG_QUEUE_BYTES} bytes wait to be written`));
-        return false;
-      }
-      queue.push({ bytes, lines });
-      queued += bytes.length;
-      writing ??= run();
-      return true;
-    },
-    /** Resolves once every queued byte is written, or after {@linkcode LOG_DRAIN_MS}. */
-    async drained(): Promise<void> {
-      const until = Date.now() + LOG_DRAIN_MS;
-      while (writing !== null && Date.now() < until) {
-        await settlesWithin(writing, until - Date.now());
-      }
-    },
-    /** Whether a write has failed. */
-    get broken(): boolean {
-      return broken !== null;
-    },
-  };
 }
 
 /**
