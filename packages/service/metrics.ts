@@ -12,6 +12,15 @@ import type { ServiceMetrics } from "./service_metrics.ts";
 
 /** Series kept per metric by `Metrics.#child` before the cache starts again. */
 const MAX_CHILDREN = 10_000;
+/**
+ * Most series one metric has. Tenants name their hooks, and prom-client keeps
+ * every series it was asked for: a tenant renaming its hooks would grow the
+ * process's memory and every scrape without end. Past it, a new series is
+ * counted under `_other` in each label but the last (an outcome, a code).
+ */
+export const MAX_SERIES = 10_000;
+/** The label value of the series past {@linkcode MAX_SERIES}. */
+export const OTHER = "_other";
 
 /** The service's metrics, on a registry of their own. */
 export class Metrics implements ServiceMetrics {
@@ -80,7 +89,8 @@ export class Metrics implements ServiceMetrics {
   /** Log lines not written because stderr could not take them (a closed pipe, say). */
   readonly logLinesDropped = new Counter({
     name: "hookbox_log_lines_dropped_total",
-    help: "JSON log lines dropped because stderr could not be written (the reader went away)",
+    help: "JSON log lines dropped because stderr could not take them " +
+      "(its reader went away, or fell 8 MiB behind)",
     registers: [this.registry],
   });
   readonly auditCommits = new Gauge({
@@ -91,18 +101,18 @@ export class Metrics implements ServiceMetrics {
 
   /** Records an event of a capturing tenant: kept, or too large to keep. */
   captured(tenant: string, result: "kept" | "too_large"): void {
-    this.#captures.inc({ tenant, result });
+    this.#child(this.#captures, [tenant, result]).inc();
   }
 
   /** Records a shadow version's run beside a live event. */
   shadowed(tenant: string, hook: string, result: "agreed" | "disagreed" | "skipped"): void {
-    this.#shadowRuns.inc({ tenant, hook, result });
+    this.#child(this.#shadowRuns, [tenant, hook, result]).inc();
   }
 
   /** Records one dispatch that was answered. */
   dispatched(tenant: string, result: DispatchResult, seconds: number, dryRun: boolean): void {
-    this.#dispatches.inc({ tenant, decision: result.decision, dry_run: String(dryRun) });
-    this.#latency.observe({ tenant }, seconds);
+    this.#child(this.#dispatches, [tenant, result.decision, String(dryRun)]).inc();
+    this.#child(this.#latency, [tenant]).observe(seconds);
     // Counted per outcome and code first: an event of a tenant with a thousand hooks
     // is a few increments, not a thousand label lookups on the request thread.
     for (const hook of result.hooks) {
@@ -132,7 +142,8 @@ export class Metrics implements ServiceMetrics {
   /**
    * The series of `metric` for `values` (its label values, in order), kept:
    * prom-client hashes a label object on every call, which is most of what
-   * counting costs on the request thread. At most MAX_CHILDREN are kept.
+   * counting costs on the request thread. At most MAX_CHILDREN are kept; a
+   * metric has at most {@linkcode MAX_SERIES} series.
    */
   #child<T extends { labels(...values: string[]): unknown }>(
     metric: T,
@@ -145,13 +156,24 @@ export class Metrics implements ServiceMetrics {
     let child = byKey.get(key) as C | undefined;
     if (child === undefined) {
       if (byKey.size >= MAX_CHILDREN) byKey.clear();
-      child = metric.labels(...values) as C;
+      let made = this.#series.get(metric);
+      if (made === undefined) this.#series.set(metric, made = new Set());
+      let labels = values;
+      if (!made.has(key)) {
+        if (made.size >= MAX_SERIES) {
+          labels = values.map((v, i) => i === values.length - 1 && i > 0 ? v : OTHER);
+        }
+        made.add(labels.join("\0"));
+      }
+      child = metric.labels(...labels) as C;
       byKey.set(key, child);
     }
     return child;
   }
 
   readonly #children = new Map<object, Map<string, unknown>>();
+  /** The series each metric has (their label values joined). */
+  readonly #series = new Map<object, Set<string>>();
 
   /** The text exposition. */
   text(): Promise<string> {

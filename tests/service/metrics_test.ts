@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { DispatchResult } from "../../packages/core/dispatch/result.ts";
-import { Metrics } from "../../packages/service/metrics.ts";
+import { MAX_SERIES, Metrics, OTHER } from "../../packages/service/metrics.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { harness, toolEvent } from "./_api.ts";
 
@@ -43,6 +43,36 @@ Deno.test("each hook of an event counts once in its outcome, and limit hits by h
   assert.equal(value('hookbox_limit_hits_total\\{tenant="acme",hook="e",code="LIMIT_FUEL"\\}'), 2);
   assert.equal(value('hookbox_limit_hits_total\\{tenant="acme",hook="d",code="TIMEOUT"\\}'), 2);
   assert.doesNotMatch(text, /process_cpu/, "no process metrics when asked for none");
+});
+
+Deno.test("a tenant renaming its hooks cannot grow the metrics without end: past the cap, series count as _other", async () => {
+  const metrics = new Metrics({ processMetrics: false });
+  const calls = MAX_SERIES + 500;
+  for (let i = 0; i < calls; i++) {
+    const result = {
+      decision: "allow",
+      hooks: [{ name: `h${i}`, outcome: "ok", code: null }],
+    } as unknown as DispatchResult;
+    metrics.dispatched(`t${i}`, result, 0.001, false);
+  }
+  const text = await metrics.text();
+  const series = (name: string) => text.split("\n").filter((l) => l.startsWith(`${name}{`));
+  const outcomes = series("hookbox_hook_outcomes_total");
+  assert.ok(outcomes.length <= MAX_SERIES + 1, `${outcomes.length} series`);
+  // Nothing is lost: the calls past the cap are counted under _other.
+  assert.equal(
+    outcomes.reduce((n, l) => n + Number(l.split(" ").at(-1)), 0),
+    calls,
+  );
+  assert.equal(
+    valueIn(
+      text,
+      `hookbox_hook_outcomes_total\\{tenant="${OTHER}",hook="${OTHER}",outcome="ok"\\}`,
+    ),
+    500,
+  );
+  assert.ok(series("hookbox_dispatches_total").length <= MAX_SERIES + 2);
+  assert.ok(series("hookbox_decision_seconds_count").length <= MAX_SERIES + 1);
 });
 
 Deno.test("GET /metrics: requests by declared route and status, and the process's own figures", async () => {
