@@ -128,6 +128,11 @@ interface Splice {
   texts: (string | Uint8Array)[];
 }
 
+/** The tokens of `nonce` in JSON text (each a JSON string of a nonce no data can know). */
+function tokenPattern(nonce: string): RegExp {
+  return new RegExp(`"\\\\u0000${nonce}:(\\d+)\\\\u0000"`, "g");
+}
+
 /** The token that stands for `part` in the splice under way. */
 function spliceToken(splice: Splice, part: string | Uint8Array): string {
   splice.nonce ??= crypto.randomUUID();
@@ -266,9 +271,7 @@ function spliced(value: unknown): { text: string; parts: Splice["texts"]; token:
     splicing = outer;
   }
   // Each token is a JSON string of a nonce no data can know: nothing else matches.
-  const token = own.nonce === null
-    ? null
-    : new RegExp(`"\\\\u0000${own.nonce}:(\\d+)\\\\u0000"`, "g");
+  const token = own.nonce === null ? null : tokenPattern(own.nonce);
   return { text, parts: own.texts, token };
 }
 
@@ -423,6 +426,11 @@ export function unreadBigChars(results: readonly { hooks: readonly Printed[] }[]
  */
 export function lazyJsonBytes(value: unknown): Uint8Array {
   const { text, parts, token } = spliced(value);
+  return joinedBytes(text, parts, token);
+}
+
+/** `text` as UTF-8 with each token's part in its place (bytes as they are). */
+function joinedBytes(text: string, parts: Splice["texts"], token: RegExp | null): Uint8Array {
   if (token === null) return ENCODER.encode(text);
   const pieces: Uint8Array[] = [];
   let at = 0;
@@ -434,4 +442,53 @@ export function lazyJsonBytes(value: unknown): Uint8Array {
   }
   pieces.push(ENCODER.encode(text.slice(at)));
   return concatBytes(pieces, pieces.reduce((n, p) => n + p.length, 0));
+}
+
+/** A value to write as JSON on another thread: see {@linkcode tokenizedClone}. */
+export interface TokenizedValue {
+  /** The clone, each unread part a token. */
+  value: unknown;
+  /** The parts, in token order: JSON text, or JSON bytes. */
+  parts: (string | Uint8Array)[];
+  /** What the tokens carry (null: none). */
+  nonce: string | null;
+}
+
+/**
+ * A copy of the JSON value `value` (its objects and arrays; strings are
+ * shared, not copied) with each unread part (a big part of an event, a
+ * hook's big output) a token and the part beside it, as it is: sent to
+ * another thread to be written as JSON ({@linkcode tokenizedJsonBytes}), it
+ * is never parsed here first, as the value itself would be (the structured
+ * clone reads every accessor).
+ */
+export function tokenizedClone(value: unknown): TokenizedValue {
+  const outer = splicing;
+  const own: Splice = { nonce: null, texts: [] };
+  splicing = own;
+  let copy: unknown;
+  try {
+    copy = jsonCopy(value);
+  } finally {
+    splicing = outer;
+  }
+  return { value: copy, parts: own.texts, nonce: own.nonce };
+}
+
+/** Objects and arrays of a JSON value copied, read through their accessors. */
+function jsonCopy(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(jsonCopy);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    out[key] = jsonCopy((value as Record<string, unknown>)[key]);
+  }
+  return out;
+}
+
+/** The JSON bytes of a {@linkcode tokenizedClone}'s value, each part spliced in. */
+export function tokenizedJsonBytes(tokenized: TokenizedValue): Uint8Array {
+  const text = JSON.stringify(tokenized.value);
+  const token = tokenized.nonce === null ? null : tokenPattern(tokenized.nonce);
+  return joinedBytes(text, tokenized.parts, token);
 }

@@ -13,11 +13,12 @@ import {
   readEventBody,
 } from "../../service/event_body.ts";
 import { lowerThreadPriority } from "../../host-deno/thread_priority.ts";
+import { tokenizedJsonBytes, type TokenizedValue } from "../../core/schema/lazy_json.ts";
 
 /** One body to read, or one answer to write. */
 export type CodecJob =
   | { read: Uint8Array; source: EventBodySource }
-  | { write: unknown };
+  | { write: TokenizedValue };
 
 /** The answer to a {@linkcode CodecJob}. */
 export type CodecAnswer =
@@ -32,7 +33,6 @@ interface CodecScope {
 
 const scope = globalThis as unknown as CodecScope;
 const lowered = lowerThreadPriority().catch(() => false);
-const encoder = new TextEncoder();
 
 scope.onmessage = async ({ data: job }) => {
   await lowered;
@@ -40,8 +40,8 @@ scope.onmessage = async ({ data: job }) => {
     if ("read" in job) {
       scope.postMessage({ message: eventBodyMessage(readEventBody(job.read, job.source)) });
     } else {
-      const bytes = encoder.encode(JSON.stringify(job.write));
-      scope.postMessage({ bytes }, [bytes.buffer]);
+      const bytes = tokenizedJsonBytes(job.write);
+      scope.postMessage({ bytes }, [bytes.buffer as ArrayBuffer]);
     }
   } catch (err) {
     scope.postMessage({ failure: err instanceof Error ? err.message : String(err) });

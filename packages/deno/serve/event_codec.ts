@@ -13,6 +13,7 @@
 import type { EventBodyMessage, EventBodySource, EventCodec } from "../../service/event_body.ts";
 import { ApiError } from "../../service/errors.ts";
 import type { CodecAnswer, CodecJob } from "./_event_codec_worker.ts";
+import { tokenizedClone } from "../../core/schema/lazy_json.ts";
 
 /** Bodies and answers of at least this many bytes (characters) go to the worker. */
 export const CODEC_MIN_BYTES = 64 * 1024;
@@ -119,7 +120,9 @@ export function createEventCodec(
       throw new ApiError(400, "BODY_UNREADABLE", `the event body could not be read: ${why}`);
     },
     async write(tenantId: string, value: unknown): Promise<Uint8Array> {
-      const answer = closed ? null : await run(tenantId, { write: value }, []);
+      // Cloned now with its unread parts (a hook's big output) as tokens: posting the value
+      // itself would read, and parse here, every one of them.
+      const answer = closed ? null : await run(tenantId, { write: tokenizedClone(value) }, []);
       // Written here after all: an answer is never lost to the worker.
       return answer !== null && "bytes" in answer
         ? answer.bytes

@@ -17,6 +17,8 @@ import {
   packLazy,
   printedLength,
   stringifyLazy,
+  tokenizedClone,
+  tokenizedJsonBytes,
   unpackBigTexts,
   unpackLazy,
   unreadBigChars,
@@ -160,4 +162,36 @@ Deno.test("a hook's big output crosses as JSON bytes and is written into the ans
   assert.equal(record.stdout, big);
   assert.equal(moved.results[0]!.hooks[1]!.stderr, big);
   assert.equal(unreadBigChars(moved.results), 0);
+});
+
+Deno.test("an answer cloned for the codec's thread carries big output and event parts as they are, unread", () => {
+  const big = `say "hi"\n\t\u00e9\u{1F600}\ud800 `.repeat(10_000);
+  const printed = [{ stdout: big, stderr: "fine" }];
+  const input = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i]));
+  const reason = "r".repeat(100_000);
+  const expected = JSON.stringify({
+    decision: "block",
+    reason,
+    hooks: printed,
+    modified_input: { tool_input: input },
+  });
+  // The hook's big output as it comes from the plugin worker: JSON bytes, unread.
+  const results = [{ hooks: printed.map((h) => ({ ...h })) }];
+  const { texts, transfer } = packBigTexts(results);
+  const moved = structuredClone({ results, texts }, { transfer });
+  unpackBigTexts(moved.results, moved.texts);
+  // And a big part of an event (a rewritten tool input) that is still text.
+  const holder = unpackLazy(structuredClone(packLazy({ tool_input: input }))) as object;
+  const answer = {
+    decision: "block",
+    reason,
+    hooks: moved.results[0]!.hooks,
+    modified_input: holder,
+  };
+  // Posting the answer itself would read every accessor (the structured clone does).
+  const tokenized = structuredClone(tokenizedClone(answer));
+  assert.equal(unreadBigChars(moved.results), big.length, "the output is still unread");
+  assert.notEqual(unreadToken(holder, "tool_input"), null, "the event part is still unread");
+  const written = new TextDecoder().decode(tokenizedJsonBytes(tokenized));
+  assert.ok(written === expected, "the same JSON as the whole value's");
 });
