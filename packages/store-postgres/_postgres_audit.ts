@@ -22,10 +22,12 @@ export function auditMethods(c: PgContext): Pick<
     async appendAudit(rows: AuditRow[]) {
       if (rows.length === 0) return [];
       const guarded = rows.filter((a) => a.tenant_created_at !== undefined);
-      if (guarded.length === 0 && !rows.some((a) => a.event !== undefined)) {
+      const captures = rows.some((a) => a.event !== undefined);
+      if (guarded.length === 0 && !captures) {
         await insertAudit(sql, rows);
         return [];
       }
+      if (!captures) return await guardedInsert(sql, rows);
       return await sql.begin(async (tx) => {
         // The tenants' rows, shared-locked: a deletion waits for this commit, or this sees it.
         const ids = [...new Set(guarded.map((a) => a.tenant_id))];
@@ -113,6 +115,49 @@ export function auditMethods(c: PgContext): Pick<
       return Number(r!.n);
     },
   };
+}
+
+/**
+ * Inserts audit rows whose tenants must still be the ones their events came
+ * to, in one statement (one round trip instead of a transaction's four):
+ * the tenants' rows are share-locked, so a deletion waits for this commit or
+ * is seen by it; rows whose tenant is gone (or made again) are not stored
+ * and their decision ids returned. A batch sent twice is stored once.
+ */
+async function guardedInsert(q: postgres.Sql, rows: AuditRow[]): Promise<string[]> {
+  const data = rows.map((a) => ({
+    decision_id: a.decision_id,
+    tenant_id: a.tenant_id,
+    at: a.at,
+    session_id: a.session_id,
+    event_type: a.event_type,
+    decision: a.decision,
+    reason: a.reason,
+    blocked_by: a.blocked_by,
+    dry_run: a.dry_run,
+    hooks: a.hooks,
+    born: a.tenant_created_at ?? null,
+  }));
+  const gone = await q`
+    WITH rows AS (
+      SELECT * FROM jsonb_to_recordset(${q.json(data as unknown as postgres.JSONValue)}) AS r(
+        decision_id text, tenant_id text, at text, session_id text, event_type text,
+        decision text, reason text, blocked_by text, dry_run boolean, hooks jsonb, born text)
+    ), live AS (
+      SELECT id, created_at FROM tenants
+      WHERE id IN (SELECT tenant_id FROM rows WHERE born IS NOT NULL) FOR SHARE
+    ), kept AS (
+      SELECT * FROM rows r WHERE r.born IS NULL
+        OR EXISTS (SELECT 1 FROM live l WHERE l.id = r.tenant_id AND l.created_at = r.born)
+    ), stored AS (
+      INSERT INTO audit (decision_id, tenant_id, at, session_id, event_type, decision, reason,
+        blocked_by, dry_run, hooks)
+      SELECT decision_id, tenant_id, at, session_id, event_type, decision, reason, blocked_by,
+        dry_run, hooks FROM kept
+      ON CONFLICT (decision_id) DO NOTHING
+    )
+    SELECT decision_id FROM rows WHERE decision_id NOT IN (SELECT decision_id FROM kept)`;
+  return gone.map((r) => String(r.decision_id));
 }
 
 /** Inserts audit rows (a batch sent twice is stored once). */
