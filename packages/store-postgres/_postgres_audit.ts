@@ -125,19 +125,7 @@ export function auditMethods(c: PgContext): Pick<
  * and their decision ids returned. A batch sent twice is stored once.
  */
 async function guardedInsert(q: postgres.Sql, rows: AuditRow[]): Promise<string[]> {
-  const data = rows.map((a) => ({
-    decision_id: a.decision_id,
-    tenant_id: a.tenant_id,
-    at: a.at,
-    session_id: a.session_id,
-    event_type: a.event_type,
-    decision: a.decision,
-    reason: a.reason,
-    blocked_by: a.blocked_by,
-    dry_run: a.dry_run,
-    hooks: a.hooks,
-    born: a.tenant_created_at ?? null,
-  }));
+  const data = rows.map((a) => ({ ...columnsOf(a), born: a.tenant_created_at ?? null }));
   const gone = await q`
     WITH rows AS (
       SELECT * FROM jsonb_to_recordset(${q.json(data as unknown as postgres.JSONValue)}) AS r(
@@ -160,9 +148,9 @@ async function guardedInsert(q: postgres.Sql, rows: AuditRow[]): Promise<string[
   return gone.map((r) => String(r.decision_id));
 }
 
-/** Inserts audit rows (a batch sent twice is stored once). */
-async function insertAudit(q: postgres.Sql | Tx, rows: AuditRow[]) {
-  const values = rows.map((a) => ({
+/** The columns an audit row stores. */
+function columnsOf(a: AuditRow) {
+  return {
     decision_id: a.decision_id,
     tenant_id: a.tenant_id,
     at: a.at,
@@ -172,6 +160,14 @@ async function insertAudit(q: postgres.Sql | Tx, rows: AuditRow[]) {
     reason: a.reason,
     blocked_by: a.blocked_by,
     dry_run: a.dry_run,
+    hooks: a.hooks,
+  };
+}
+
+/** Inserts audit rows (a batch sent twice is stored once). */
+async function insertAudit(q: postgres.Sql | Tx, rows: AuditRow[]) {
+  const values = rows.map((a) => ({
+    ...columnsOf(a),
     hooks: q.json(a.hooks as unknown as postgres.JSONValue),
   }));
   await q`INSERT INTO audit ${
