@@ -151,3 +151,77 @@ Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than
     await store.close();
   }
 });
+
+Deno.test("POST …/test: a tenant's parallel test runs never run more than the bounds either", async () => {
+  const store = openSqliteStore(
+    `${await Deno.makeTempDir({ prefix: "hookbox-gate-" })}/hookbox.db`,
+  );
+  await store.migrate();
+  let running = 0;
+  let most = 0;
+  const waiting: (() => void)[] = [];
+  // A builder whose test runs (each a process, in the Deno builder) wait until the test lets them go.
+  const builder: HookBuilder = {
+    build: (name) =>
+      Promise.resolve({
+        manifest: { name } as BuiltHook["manifest"],
+        body: "",
+        runtime: "prompt",
+        plugin: null,
+        builtFrom: "prompt",
+      } as BuiltHook),
+    async test() {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      running--;
+      return { cases: [{ file: "tests/a.json", passed: true, failures: [] }] };
+    },
+  };
+  const engine = createEngine({ store, runtimes: {} });
+  const service = createService({
+    store,
+    engine,
+    builder,
+    adminKeyHash: await hashKey(ADMIN),
+    uploads: { waitingPerTenant: 8 },
+  });
+  const call = async (method: string, path: string, key: string, body?: unknown) => {
+    const res = await service.app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${key}` },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  try {
+    await call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const files = { "HOOK.md": hookMd("h"), "tests/a.json": "{}" };
+    assert.equal((await call("PUT", "/v1/hooks/h", key, { files })).status, 201);
+    const answers: { status: number; code?: string }[] = [];
+    const runs = Array.from(
+      { length: 14 },
+      () =>
+        call("POST", "/v1/hooks/h/versions/1/test", key)
+          .then((a) => answers.push({ status: a.status, code: a.body.error?.code })),
+    );
+    // Four are refused while the runs are held (2 under way + 8 waiting).
+    for (let i = 0; i < 10_000 && (answers.length < 4 || waiting.length < 2); i++) {
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    assert.equal(running, 2, "two test runs under way, the rest held back");
+    assert.deepEqual(answers, Array(4).fill({ status: 429, code: "QUOTA_EXCEEDED" }));
+    for (let i = 0; i < 100_000 && answers.length < 14; i++) {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await Promise.all(runs);
+    assert.deepEqual(answers.slice(4).map((a) => a.status), Array(10).fill(200));
+    assert.equal(most, 2, "at most two test runs at once");
+  } finally {
+    await engine.close();
+    await service.audit.flush();
+    await store.close();
+  }
+});

@@ -18,6 +18,7 @@ import {
   type Store,
   type TenantRow,
 } from "../../store/store.ts";
+import type { HookBuilder } from "../builder.ts";
 import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
 import { upload } from "./upload.ts";
@@ -177,7 +178,10 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
           "Run a version's own tests (tests/*.json) through the sandbox, active or staged (?stage=1)",
         params: { name: s.hookNameSchema, version: z.string().regex(/^\d+$/) },
         ok: { status: 200, schema: s.hookTestReportSchema },
-        extra: { 501: "NOT_IMPLEMENTED: this service cannot run tests (an edge Worker)" },
+        extra: {
+          429: "QUOTA_EXCEEDED: the tenant's uploads and test runs are at their bound",
+          501: "NOT_IMPLEMENTED: this service cannot run tests (an edge Worker)",
+        },
       }),
       handler: async (c, { tenant }) => {
         const name = hookName(c);
@@ -196,25 +200,18 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
             },
           );
         }
-        if (ctx.builder.test === undefined) {
+        const test = ctx.builder.test?.bind(ctx.builder);
+        if (test === undefined) {
           throw new ApiError(501, "NOT_IMPLEMENTED", "this service cannot run hook tests");
         }
-        const files = new Map<string, Uint8Array>();
-        for (const [path, sha256] of Object.entries(row.sources)) {
-          const bytes = await store.getBlob(sha256);
-          if (bytes === null) {
-            throw new ApiError(500, "INTERNAL", `a file of version ${version} is gone`);
-          }
-          files.set(path, bytes);
+        // A test run starts a process as a build does: it takes one of the tenant's upload
+        // slots (past its queue, 429) and one of the server's build slots.
+        const release = await ctx.uploads.admit(tenant.id);
+        try {
+          return await testVersion(ctx, c, name, version, row.sources, test);
+        } finally {
+          release();
         }
-        const hasCases = [...files.keys()].some((p) => /^tests\/[^/]+\.json$/.test(p));
-        const report = hasCases ? await ctx.builder.test(name, files) : { cases: [] };
-        return c.json({
-          name,
-          version,
-          passed: report.cases.length > 0 && report.cases.every((r) => r.passed),
-          cases: report.cases,
-        });
       },
     },
     {
@@ -237,6 +234,36 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
 }
 
 /** A hook with its build and every version (`GET /v1/hooks/{name}`, and a rollback's answer). */
+/**
+ * The answer of a version's own tests (`tests/*.json`): its files read from
+ * the store, then `test` run in one of the server's build slots.
+ */
+async function testVersion(
+  ctx: ServiceContext,
+  c: Context,
+  name: string,
+  version: number,
+  sources: Record<string, string>,
+  test: NonNullable<HookBuilder["test"]>,
+): Promise<Response> {
+  const files = new Map<string, Uint8Array>();
+  for (const [path, sha256] of Object.entries(sources)) {
+    const bytes = await ctx.store.getBlob(sha256);
+    if (bytes === null) {
+      throw new ApiError(500, "INTERNAL", `a file of version ${version} is gone`);
+    }
+    files.set(path, bytes);
+  }
+  const hasCases = [...files.keys()].some((p) => /^tests\/[^/]+\.json$/.test(p));
+  const report = hasCases ? await ctx.uploads.build(() => test(name, files)) : { cases: [] };
+  return c.json({
+    name,
+    version,
+    passed: report.cases.length > 0 && report.cases.every((r) => r.passed),
+    cases: report.cases,
+  });
+}
+
 function hookDetail(hook: HookDetail) {
   return {
     ...hookItem(hook),
