@@ -8,9 +8,11 @@
  *
  * - per tenant, a few uploads at once (body read, build, store); the next ones
  *   wait in order, and past a short queue an upload is `429 QUOTA_EXCEEDED`;
- * - per server, a few builds at once whoever asks, first come first served.
- *   A tenant has at most its own few uploads in that queue, so no tenant can
- *   push the others' builds back by more than those.
+ * - per server, a few builds at once whoever asks, first come first served,
+ *   and a few unpackings (each a worker thread with its own heap: many tenants
+ *   uploading at once must not start a thread each). A tenant has at most its
+ *   own few uploads in those queues, so no tenant can push the others' back by
+ *   more than those.
  *
  * @module
  */
@@ -24,6 +26,11 @@ export interface UploadLimits {
   waitingPerTenant: number;
   /** Builds (compiles and plugin checks) under way at once in this server. @default 2 */
   builds: number;
+  /**
+   * Uploads being unpacked or parsed (each on a worker thread of its own) at
+   * once in this server, whoever sent them. @default 4
+   */
+  unpacks: number;
 }
 
 /** The default {@linkcode UploadLimits}. */
@@ -31,6 +38,7 @@ export const DEFAULT_UPLOAD_LIMITS: Readonly<UploadLimits> = Object.freeze({
   perTenant: 2,
   waitingPerTenant: 64,
   builds: 2,
+  unpacks: 4,
 });
 
 /** A counting semaphore whose waiters go in the order they came. */
@@ -72,6 +80,7 @@ export class UploadGate {
   readonly #limits: UploadLimits;
   readonly #tenants = new Map<string, Slots>();
   readonly #builds: Slots;
+  readonly #unpacks: Slots;
 
   /** A gate with `limits` (each at least 1). */
   constructor(limits: Partial<UploadLimits> = {}) {
@@ -83,6 +92,7 @@ export class UploadGate {
     }
     this.#limits = all;
     this.#builds = new Slots(all.builds);
+    this.#unpacks = new Slots(all.unpacks);
   }
 
   /**
@@ -110,12 +120,22 @@ export class UploadGate {
   }
 
   /** Runs `work` in one of the server's build slots. */
-  async build<T>(work: () => Promise<T>): Promise<T> {
-    const release = await this.#builds.take();
-    try {
-      return await work();
-    } finally {
-      release();
-    }
+  build<T>(work: () => Promise<T>): Promise<T> {
+    return inSlot(this.#builds, work);
+  }
+
+  /** Runs `work` (an upload's unpacking or parsing) in one of the server's unpack slots. */
+  unpack<T>(work: () => Promise<T>): Promise<T> {
+    return inSlot(this.#unpacks, work);
+  }
+}
+
+/** `work` run once one of `slots` is free, the slot given back when it ends. */
+async function inSlot<T>(slots: Slots, work: () => Promise<T>): Promise<T> {
+  const release = await slots.take();
+  try {
+    return await work();
+  } finally {
+    release();
   }
 }

@@ -225,3 +225,80 @@ Deno.test("POST …/test: a tenant's parallel test runs never run more than the 
     await store.close();
   }
 });
+
+Deno.test("PUT /v1/hooks: many tenants' archives are unpacked a few at a time in the server", async () => {
+  const store = openSqliteStore(
+    `${await Deno.makeTempDir({ prefix: "hookbox-gate-" })}/hookbox.db`,
+  );
+  await store.migrate();
+  let running = 0;
+  let most = 0;
+  const waiting: (() => void)[] = [];
+  // A builder whose unpacking (a worker thread each, in the Deno builder) waits for the test.
+  const builder: HookBuilder = {
+    async unpack() {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+      running--;
+      return new Map([["HOOK.md", new TextEncoder().encode(hookMd("h"))]]);
+    },
+    build: (name) =>
+      Promise.resolve({
+        manifest: { name } as BuiltHook["manifest"],
+        body: "",
+        runtime: "prompt",
+        plugin: null,
+        builtFrom: "prompt",
+      } as BuiltHook),
+  };
+  const engine = createEngine({ store, runtimes: {} });
+  const service = createService({
+    store,
+    engine,
+    builder,
+    adminKeyHash: await hashKey(ADMIN),
+    uploads: { unpacks: 3 },
+  });
+  const call = async (
+    method: string,
+    path: string,
+    key: string,
+    body?: BodyInit,
+    type?: string,
+  ) => {
+    const res = await service.app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(type ? { "content-type": type } : {}) },
+      ...(body === undefined ? {} : { body }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  try {
+    const keys: string[] = [];
+    for (const id of ["a", "b", "c", "d"]) {
+      await call("POST", "/v1/tenants", ADMIN, JSON.stringify({ id }));
+      keys.push((await call("POST", `/v1/tenants/${id}/keys`, ADMIN, "{}")).body.key);
+    }
+    // Two uploads from each of four tenants: eight within every tenant's own bound.
+    const uploads = keys.flatMap((key) =>
+      [0, 1].map(() => call("PUT", "/v1/hooks/h", key, new Uint8Array(8), "application/gzip"))
+    );
+    for (let i = 0; i < 10_000 && waiting.length < 3; i++) {
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(running, 3, "three unpacking, the rest waiting for a slot");
+    for (let i = 0; i < 100_000 && (waiting.length > 0 || running > 0); i++) {
+      waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    const answers = await Promise.all(uploads);
+    assert.deepEqual(answers.map((a) => a.status), Array(8).fill(201));
+    assert.equal(most, 3, "at most three at once");
+  } finally {
+    await engine.close();
+    await service.audit.flush();
+    await store.close();
+  }
+});

@@ -5,7 +5,7 @@
  * that answers every tenant's events: a worker per upload made each upload a
  * stall for everyone. A pool starts a worker when no idle one is left (a job
  * never waits for another's: how many run at once is for the callers' gates
- * to bound), keeps up to {@linkcode WorkerPoolOptions.size} idle ones, and
+ * to bound, the upload gate's build and unpack slots), keeps up to {@linkcode WorkerPoolOptions.size} idle ones, and
  * ends one whose job overran its deadline or failed (the next job starts a
  * new one) or that has been handed
  * {@linkcode WorkerPoolOptions.recycleBytes} of input, so the memory a big

@@ -127,10 +127,12 @@ async function uploadAdmitted(
   const { store, builder, storage, uploads, iso } = ctx;
   // ?stage=1: stored beside the active version, not instead of it (test it, then roll back to it).
   const stage = ["1", "true"].includes(c.req.query("stage") ?? "");
+  // Unpacked and parsed on worker threads, a few at once in the server (UploadGate.unpack).
+  const { unpack, parseUpload } = builder;
   const files = await readFolder(
     c,
-    builder.unpack?.bind(builder),
-    builder.parseUpload?.bind(builder),
+    unpack && ((archive) => uploads.unpack(() => unpack.call(builder, archive))),
+    parseUpload && ((json) => uploads.unpack(() => parseUpload.call(builder, json))),
   );
   if (scope !== PLATFORM && (await store.getHook(PLATFORM, name))) {
     throw new ApiError(
