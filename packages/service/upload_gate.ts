@@ -9,7 +9,8 @@
  * - per tenant, a few uploads at once (body read, build, store); the next ones
  *   wait in order, and past a short queue an upload is `429 QUOTA_EXCEEDED`;
  * - per server, a few builds at once whoever asks, first come first served,
- *   and a few unpackings (each a worker thread with its own heap: many tenants
+ *   one tenant never holding all of them (the last is kept for another's: a
+ *   tenant's compiles may each take two minutes), and a few unpackings (each a worker thread with its own heap: many tenants
  *   uploading at once must not start a thread each). A tenant has at most its
  *   own few uploads in those queues, so no tenant can push the others' back by
  *   more than those.
@@ -24,7 +25,10 @@ export interface UploadLimits {
   perTenant: number;
   /** Uploads of one tenant that may wait for those (holding only a connection); past it `429`. @default 64 */
   waitingPerTenant: number;
-  /** Builds (compiles and plugin checks) under way at once in this server. @default 2 */
+  /**
+   * Builds (compiles, plugin checks and test runs) under way at once in this
+   * server; one tenant holds at most all but one of them. @default 2
+   */
   builds: number;
   /**
    * Uploads being unpacked or parsed (each on a worker thread of its own) at
@@ -80,6 +84,7 @@ export class UploadGate {
   readonly #limits: UploadLimits;
   readonly #tenants = new Map<string, Slots>();
   readonly #builds: Slots;
+  readonly #tenantBuilds = new Map<string, Slots>();
   readonly #unpacks: Slots;
 
   /** A gate with `limits` (each at least 1). */
@@ -119,9 +124,21 @@ export class UploadGate {
     };
   }
 
-  /** Runs `work` in one of the server's build slots. */
-  build<T>(work: () => Promise<T>): Promise<T> {
-    return inSlot(this.#builds, work);
+  /**
+   * Runs `work` in one of the server's build slots; `tenant`'s builds hold
+   * at most all but one of them.
+   */
+  async build<T>(tenant: string, work: () => Promise<T>): Promise<T> {
+    const size = Math.max(1, this.#limits.builds - 1);
+    let own = this.#tenantBuilds.get(tenant);
+    if (own === undefined) this.#tenantBuilds.set(tenant, own = new Slots(size));
+    const release = await own.take();
+    try {
+      return await inSlot(this.#builds, work);
+    } finally {
+      release();
+      if (this.#tenantBuilds.get(tenant)?.idle(size)) this.#tenantBuilds.delete(tenant);
+    }
   }
 
   /** Runs `work` (an upload's unpacking or parsing) in one of the server's unpack slots. */

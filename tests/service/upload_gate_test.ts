@@ -62,8 +62,8 @@ Deno.test("builds are bounded server-wide, whoever asks", async () => {
   let running = 0;
   let most = 0;
   const gates: (() => void)[] = [];
-  const builds = Array.from({ length: 6 }, () =>
-    gate.build(async () => {
+  const builds = Array.from({ length: 6 }, (_, i) =>
+    gate.build(`t${i}`, async () => {
       running++;
       most = Math.max(most, running);
       await new Promise<void>((resolve) => gates.push(resolve));
@@ -77,9 +77,35 @@ Deno.test("builds are bounded server-wide, whoever asks", async () => {
   await Promise.all(builds);
   assert.equal(most, 2);
   // A build that throws frees its slot.
-  await assert.rejects(gate.build(() => Promise.reject(new Error("broken"))), /broken/);
-  await gate.build(() => Promise.resolve());
+  await assert.rejects(gate.build("t0", () => Promise.reject(new Error("broken"))), /broken/);
+  await gate.build("t0", () => Promise.resolve());
   assert.throws(() => new UploadGate({ builds: 0 }), RangeError);
+});
+
+Deno.test("one tenant never holds every build slot: the last is kept for another tenant", async () => {
+  const gate = new UploadGate({ builds: 2 });
+  const running: string[] = [];
+  const gates: (() => void)[] = [];
+  const build = (tenant: string) =>
+    gate.build(tenant, async () => {
+      running.push(tenant);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running.splice(running.indexOf(tenant), 1);
+    });
+  const a = [build("a"), build("a"), build("a")];
+  await settle();
+  assert.deepEqual(running, ["a"], "a's builds go one at a time");
+  const b = build("b");
+  await settle();
+  assert.deepEqual(running, ["a", "b"], "b starts at once, in the slot a could not take");
+  while (gates.length > 0) {
+    gates.shift()!();
+    await settle();
+  }
+  await Promise.all([...a, b]);
+  // A gate of one build lets a lone tenant use it.
+  const one = new UploadGate({ builds: 1 });
+  await one.build("a", () => Promise.resolve());
 });
 
 Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than the bounds", async () => {
@@ -132,11 +158,12 @@ Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than
         call("PUT", `/v1/hooks/h${i}`, key, { files: { "HOOK.md": hookMd(`h${i}`) } })
           .then((a) => answers.push({ status: a.status, code: a.body.error?.code })),
     );
-    // Four are refused while the builds are held (2 under way + 8 waiting).
-    for (let i = 0; i < 10_000 && (answers.length < 4 || waiting.length < 2); i++) {
+    // Four are refused while the builds are held (2 uploads under way + 8 waiting); of the two
+    // under way one builds: the server's other build slot is kept for other tenants.
+    for (let i = 0; i < 10_000 && (answers.length < 4 || waiting.length < 1); i++) {
       await new Promise((r) => setTimeout(r, 1));
     }
-    assert.equal(running, 2, "two builds under way, the rest held back");
+    assert.equal(running, 1, "one build under way, the rest held back");
     assert.deepEqual(answers, Array(4).fill({ status: 429, code: "QUOTA_EXCEEDED" }));
     for (let i = 0; i < 100_000 && answers.length < 14; i++) {
       waiting.shift()?.();
@@ -144,7 +171,7 @@ Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than
     }
     await Promise.all(uploads);
     assert.deepEqual(answers.slice(4).map((a) => a.status), Array(10).fill(201));
-    assert.equal(most, 2, "at most two builds at once");
+    assert.equal(most, 1, "one tenant's builds never take every build slot");
   } finally {
     await engine.close();
     await service.audit.flush();
@@ -206,11 +233,11 @@ Deno.test("POST …/test: a tenant's parallel test runs never run more than the 
         call("POST", "/v1/hooks/h/versions/1/test", key)
           .then((a) => answers.push({ status: a.status, code: a.body.error?.code })),
     );
-    // Four are refused while the runs are held (2 under way + 8 waiting).
-    for (let i = 0; i < 10_000 && (answers.length < 4 || waiting.length < 2); i++) {
+    // Four are refused while the runs are held (2 under way + 8 waiting); one of them runs.
+    for (let i = 0; i < 10_000 && (answers.length < 4 || waiting.length < 1); i++) {
       await new Promise((r) => setTimeout(r, 1));
     }
-    assert.equal(running, 2, "two test runs under way, the rest held back");
+    assert.equal(running, 1, "one test run under way, the rest held back");
     assert.deepEqual(answers, Array(4).fill({ status: 429, code: "QUOTA_EXCEEDED" }));
     for (let i = 0; i < 100_000 && answers.length < 14; i++) {
       waiting.shift()?.();
@@ -218,7 +245,7 @@ Deno.test("POST …/test: a tenant's parallel test runs never run more than the 
     }
     await Promise.all(runs);
     assert.deepEqual(answers.slice(4).map((a) => a.status), Array(10).fill(200));
-    assert.equal(most, 2, "at most two test runs at once");
+    assert.equal(most, 1, "one tenant's test runs never take every build slot");
   } finally {
     await engine.close();
     await service.audit.flush();

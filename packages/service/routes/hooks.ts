@@ -208,7 +208,7 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
         // slots (past its queue, 429) and one of the server's build slots.
         const release = await ctx.uploads.admit(tenant.id);
         try {
-          return await testVersion(ctx, c, name, version, row.sources, test);
+          return await testVersion(ctx, c, tenant.id, name, version, row.sources, test);
         } finally {
           release();
         }
@@ -241,6 +241,7 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
 async function testVersion(
   ctx: ServiceContext,
   c: Context,
+  tenantId: string,
   name: string,
   version: number,
   sources: Record<string, string>,
@@ -255,7 +256,9 @@ async function testVersion(
     files.set(path, bytes);
   }
   const hasCases = [...files.keys()].some((p) => /^tests\/[^/]+\.json$/.test(p));
-  const report = hasCases ? await ctx.uploads.build(() => test(name, files)) : { cases: [] };
+  const report = hasCases
+    ? await ctx.uploads.build(tenantId, () => test(name, files))
+    : { cases: [] };
   return c.json({
     name,
     version,

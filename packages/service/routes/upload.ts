@@ -145,7 +145,7 @@ async function uploadAdmitted(
   if (scope !== PLATFORM) await withinStorage(ctx, scope, name, uploaded);
   let built;
   try {
-    built = await uploads.build(() => builder.build(name, files));
+    built = await uploads.build(scope, () => builder.build(name, files));
   } catch (err) {
     if (err instanceof HookRejected) {
       const compile = err.problems.find((p) => p.code.startsWith("COMPILE"));
