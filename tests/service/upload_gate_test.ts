@@ -10,7 +10,7 @@ import { createEngine } from "../../packages/service/engine.ts";
 import { createService } from "../../packages/service/app.ts";
 import { hashKey } from "../../packages/service/auth.ts";
 import type { BuiltHook, HookBuilder } from "../../packages/service/builder.ts";
-import { UploadGate } from "../../packages/service/upload_gate.ts";
+import { UploadGate, type UploadLimits } from "../../packages/service/upload_gate.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ADMIN, hookMd } from "./_api.ts";
 
@@ -108,224 +108,176 @@ Deno.test("one tenant never holds every build slot: the last is kept for another
   await one.build("a", () => Promise.resolve());
 });
 
-Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than the bounds", async () => {
+/** Work that waits until the test lets it go, counting how much is under way. */
+function heldWork() {
+  const held = { running: 0, most: 0, waiting: [] as (() => void)[] };
+  const hold = async () => {
+    held.running++;
+    held.most = Math.max(held.most, held.running);
+    await new Promise<void>((resolve) => held.waiting.push(resolve));
+    held.running--;
+  };
+  /** Lets the held work go, one at a time, until `done()`. */
+  const letGo = async (done: () => boolean) => {
+    for (let i = 0; i < 100_000 && !done(); i++) {
+      held.waiting.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  };
+  return { held, hold, letGo };
+}
+
+/** Waits, a millisecond at a time (10 s at most), until `ready()`. */
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !ready(); i++) await new Promise((r) => setTimeout(r, 1));
+}
+
+/** What a builder returns for an uploaded prompt hook. */
+const promptBuilt = (name: string) =>
+  ({
+    manifest: { name } as BuiltHook["manifest"],
+    body: "",
+    runtime: "prompt",
+    plugin: null,
+    builtFrom: "prompt",
+  }) as BuiltHook;
+
+/** A service on a store of its own with `builder` and upload bounds `uploads`. */
+async function gatedService(builder: HookBuilder, uploads: Partial<UploadLimits>) {
   const store = openSqliteStore(
     `${await Deno.makeTempDir({ prefix: "hookbox-gate-" })}/hookbox.db`,
   );
   await store.migrate();
-  let running = 0;
-  let most = 0;
-  const waiting: (() => void)[] = [];
-  // A builder that holds each build until the test lets it go.
-  const builder: HookBuilder = {
-    async build(name) {
-      running++;
-      most = Math.max(most, running);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      running--;
-      return {
-        manifest: { name } as BuiltHook["manifest"],
-        body: "",
-        runtime: "prompt",
-        plugin: null,
-        builtFrom: "prompt",
-      } as BuiltHook;
-    },
-  };
   const engine = createEngine({ store, runtimes: {} });
   const service = createService({
     store,
     engine,
     builder,
     adminKeyHash: await hashKey(ADMIN),
-    uploads: { waitingPerTenant: 8 },
+    uploads,
   });
-  const call = async (method: string, path: string, key: string, body: unknown) => {
+  /** One request with `key`; a JSON value as the body unless `type` names another. */
+  const call = async (method: string, path: string, key: string, body?: unknown, type?: string) => {
     const res = await service.app.request(path, {
       method,
-      headers: { authorization: `Bearer ${key}` },
-      body: JSON.stringify(body),
+      headers: { authorization: `Bearer ${key}`, ...(type ? { "content-type": type } : {}) },
+      ...(body === undefined ? {} : { body: type ? body as BodyInit : JSON.stringify(body) }),
     });
     return { status: res.status, body: await res.json() };
   };
+  return {
+    call,
+    /** A new tenant's key. */
+    async tenantKey(id: string): Promise<string> {
+      await call("POST", "/v1/tenants", ADMIN, { id });
+      return (await call("POST", `/v1/tenants/${id}/keys`, ADMIN, {})).body.key;
+    },
+    async close() {
+      await engine.close();
+      await service.audit.flush();
+      await store.close();
+    },
+  };
+}
+
+Deno.test("PUT /v1/hooks: a tenant's parallel uploads never run more builds than the bounds", async () => {
+  const { held, hold, letGo } = heldWork();
+  // A builder that holds each build until the test lets it go.
+  const builder: HookBuilder = {
+    async build(name) {
+      await hold();
+      return promptBuilt(name);
+    },
+  };
+  const service = await gatedService(builder, { waitingPerTenant: 8 });
   try {
-    await call("POST", "/v1/tenants", ADMIN, { id: "acme" });
-    const key = (await call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const key = await service.tenantKey("acme");
     const answers: { status: number; code?: string }[] = [];
     const uploads = Array.from(
       { length: 14 },
       (_, i) =>
-        call("PUT", `/v1/hooks/h${i}`, key, { files: { "HOOK.md": hookMd(`h${i}`) } })
+        service.call("PUT", `/v1/hooks/h${i}`, key, { files: { "HOOK.md": hookMd(`h${i}`) } })
           .then((a) => answers.push({ status: a.status, code: a.body.error?.code })),
     );
     // Four are refused while the builds are held (2 uploads under way + 8 waiting); of the two
     // under way one builds: the server's other build slot is kept for other tenants.
-    for (let i = 0; i < 10_000 && (answers.length < 4 || waiting.length < 1); i++) {
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    assert.equal(running, 1, "one build under way, the rest held back");
+    await until(() => answers.length >= 4 && held.waiting.length >= 1);
+    assert.equal(held.running, 1, "one build under way, the rest held back");
     assert.deepEqual(answers, Array(4).fill({ status: 429, code: "QUOTA_EXCEEDED" }));
-    for (let i = 0; i < 100_000 && answers.length < 14; i++) {
-      waiting.shift()?.();
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
+    await letGo(() => answers.length === 14);
     await Promise.all(uploads);
     assert.deepEqual(answers.slice(4).map((a) => a.status), Array(10).fill(201));
-    assert.equal(most, 1, "one tenant's builds never take every build slot");
+    assert.equal(held.most, 1, "one tenant's builds never take every build slot");
   } finally {
-    await engine.close();
-    await service.audit.flush();
-    await store.close();
+    await service.close();
   }
 });
 
 Deno.test("POST …/test: a tenant's parallel test runs never run more than the bounds either", async () => {
-  const store = openSqliteStore(
-    `${await Deno.makeTempDir({ prefix: "hookbox-gate-" })}/hookbox.db`,
-  );
-  await store.migrate();
-  let running = 0;
-  let most = 0;
-  const waiting: (() => void)[] = [];
+  const { held, hold, letGo } = heldWork();
   // A builder whose test runs (each a process, in the Deno builder) wait until the test lets them go.
   const builder: HookBuilder = {
-    build: (name) =>
-      Promise.resolve({
-        manifest: { name } as BuiltHook["manifest"],
-        body: "",
-        runtime: "prompt",
-        plugin: null,
-        builtFrom: "prompt",
-      } as BuiltHook),
+    build: (name) => Promise.resolve(promptBuilt(name)),
     async test() {
-      running++;
-      most = Math.max(most, running);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      running--;
+      await hold();
       return { cases: [{ file: "tests/a.json", passed: true, failures: [] }] };
     },
   };
-  const engine = createEngine({ store, runtimes: {} });
-  const service = createService({
-    store,
-    engine,
-    builder,
-    adminKeyHash: await hashKey(ADMIN),
-    uploads: { waitingPerTenant: 8 },
-  });
-  const call = async (method: string, path: string, key: string, body?: unknown) => {
-    const res = await service.app.request(path, {
-      method,
-      headers: { authorization: `Bearer ${key}` },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const service = await gatedService(builder, { waitingPerTenant: 8 });
   try {
-    await call("POST", "/v1/tenants", ADMIN, { id: "acme" });
-    const key = (await call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const key = await service.tenantKey("acme");
     const files = { "HOOK.md": hookMd("h"), "tests/a.json": "{}" };
-    assert.equal((await call("PUT", "/v1/hooks/h", key, { files })).status, 201);
+    assert.equal((await service.call("PUT", "/v1/hooks/h", key, { files })).status, 201);
     const answers: { status: number; code?: string }[] = [];
     const runs = Array.from(
       { length: 14 },
       () =>
-        call("POST", "/v1/hooks/h/versions/1/test", key)
+        service.call("POST", "/v1/hooks/h/versions/1/test", key)
           .then((a) => answers.push({ status: a.status, code: a.body.error?.code })),
     );
     // Four are refused while the runs are held (2 under way + 8 waiting); one of them runs.
-    for (let i = 0; i < 10_000 && (answers.length < 4 || waiting.length < 1); i++) {
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    assert.equal(running, 1, "one test run under way, the rest held back");
+    await until(() => answers.length >= 4 && held.waiting.length >= 1);
+    assert.equal(held.running, 1, "one test run under way, the rest held back");
     assert.deepEqual(answers, Array(4).fill({ status: 429, code: "QUOTA_EXCEEDED" }));
-    for (let i = 0; i < 100_000 && answers.length < 14; i++) {
-      waiting.shift()?.();
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
+    await letGo(() => answers.length === 14);
     await Promise.all(runs);
     assert.deepEqual(answers.slice(4).map((a) => a.status), Array(10).fill(200));
-    assert.equal(most, 1, "one tenant's test runs never take every build slot");
+    assert.equal(held.most, 1, "one tenant's test runs never take every build slot");
   } finally {
-    await engine.close();
-    await service.audit.flush();
-    await store.close();
+    await service.close();
   }
 });
 
 Deno.test("PUT /v1/hooks: many tenants' archives are unpacked a few at a time in the server", async () => {
-  const store = openSqliteStore(
-    `${await Deno.makeTempDir({ prefix: "hookbox-gate-" })}/hookbox.db`,
-  );
-  await store.migrate();
-  let running = 0;
-  let most = 0;
-  const waiting: (() => void)[] = [];
+  const { held, hold, letGo } = heldWork();
   // A builder whose unpacking (a worker thread each, in the Deno builder) waits for the test.
   const builder: HookBuilder = {
     async unpack() {
-      running++;
-      most = Math.max(most, running);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-      running--;
+      await hold();
       return new Map([["HOOK.md", new TextEncoder().encode(hookMd("h"))]]);
     },
-    build: (name) =>
-      Promise.resolve({
-        manifest: { name } as BuiltHook["manifest"],
-        body: "",
-        runtime: "prompt",
-        plugin: null,
-        builtFrom: "prompt",
-      } as BuiltHook),
+    build: (name) => Promise.resolve(promptBuilt(name)),
   };
-  const engine = createEngine({ store, runtimes: {} });
-  const service = createService({
-    store,
-    engine,
-    builder,
-    adminKeyHash: await hashKey(ADMIN),
-    uploads: { unpacks: 3 },
-  });
-  const call = async (
-    method: string,
-    path: string,
-    key: string,
-    body?: BodyInit,
-    type?: string,
-  ) => {
-    const res = await service.app.request(path, {
-      method,
-      headers: { authorization: `Bearer ${key}`, ...(type ? { "content-type": type } : {}) },
-      ...(body === undefined ? {} : { body }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const service = await gatedService(builder, { unpacks: 3 });
   try {
-    const keys: string[] = [];
-    for (const id of ["a", "b", "c", "d"]) {
-      await call("POST", "/v1/tenants", ADMIN, JSON.stringify({ id }));
-      keys.push((await call("POST", `/v1/tenants/${id}/keys`, ADMIN, "{}")).body.key);
-    }
+    const keys = [];
+    for (const id of ["a", "b", "c", "d"]) keys.push(await service.tenantKey(id));
     // Two uploads from each of four tenants: eight within every tenant's own bound.
     const uploads = keys.flatMap((key) =>
-      [0, 1].map(() => call("PUT", "/v1/hooks/h", key, new Uint8Array(8), "application/gzip"))
+      [0, 1].map(() =>
+        service.call("PUT", "/v1/hooks/h", key, new Uint8Array(8), "application/gzip")
+      )
     );
-    for (let i = 0; i < 10_000 && waiting.length < 3; i++) {
-      await new Promise((r) => setTimeout(r, 1));
-    }
+    await until(() => held.waiting.length >= 3);
     await new Promise((r) => setTimeout(r, 20));
-    assert.equal(running, 3, "three unpacking, the rest waiting for a slot");
-    for (let i = 0; i < 100_000 && (waiting.length > 0 || running > 0); i++) {
-      waiting.shift()?.();
-      await new Promise((resolve) => setTimeout(resolve, 0));
-    }
+    assert.equal(held.running, 3, "three unpacking, the rest waiting for a slot");
+    let answered = 0;
+    for (const upload of uploads) upload.then(() => answered++);
+    await letGo(() => answered === uploads.length);
     const answers = await Promise.all(uploads);
     assert.deepEqual(answers.map((a) => a.status), Array(8).fill(201));
-    assert.equal(most, 3, "at most three at once");
+    assert.equal(held.most, 3, "at most three at once");
   } finally {
-    await engine.close();
-    await service.audit.flush();
-    await store.close();
+    await service.close();
   }
 });
