@@ -191,13 +191,19 @@ async function manyLoggedRequests(url: string) {
   }
 }
 
-Deno.test("serve --processes keeps answering while nobody reads its stderr, and every line comes out once read", async () => {
+/** `serve --processes 2` on a store of its own whose stderr is not read until `read()`. */
+async function unreadServer() {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
   let read = () => {};
   const server = await serveProcesses(
     `sqlite:${dir}/hookbox.db`,
     new Promise<void>((resolve) => read = resolve),
   );
+  return { dir, server, read: () => read() };
+}
+
+Deno.test("serve --processes keeps answering while nobody reads its stderr, and every line comes out once read", async () => {
+  const { dir, server, read } = await unreadServer();
   try {
     await manyLoggedRequests(server.url);
   } finally {
@@ -210,12 +216,7 @@ Deno.test("serve --processes keeps answering while nobody reads its stderr, and 
 });
 
 Deno.test("serve --processes starts a dead process again while nobody reads its stderr", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
-  let read = () => {};
-  const server = await serveProcesses(
-    `sqlite:${dir}/hookbox.db`,
-    new Promise<void>((resolve) => read = resolve),
-  );
+  const { dir, server, read } = await unreadServer();
   try {
     await manyLoggedRequests(server.url);
     // The supervisor's own stderr is full now: it must not be stuck in a write.
