@@ -39,7 +39,7 @@ const BATCH_BYTES = 256 * 1024;
 const BIG_ROW = 16 * 1024;
 
 /** About how many bytes `row` stores: its texts, and a little for each field. */
-export function rowBytes(row: AuditRow): number {
+function rowBytes(row: AuditRow): number {
   let bytes = 256 + row.session_id.length + (row.reason?.length ?? 0) + (row.event?.length ?? 0);
   for (const h of row.hooks) bytes += 128 + h.name.length + (h.detail?.length ?? 0);
   return bytes;
