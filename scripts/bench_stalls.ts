@@ -29,6 +29,10 @@
  * Loopback only, bounded in count and time.
  *
  *   deno run -A scripts/bench_stalls.ts [--rows 100000] [--db sqlite|postgres|URL]
+ *     [--only TEXT] [--server-flag=--cpu-prof ...]
+ *
+ * `--only TEXT` runs the idle phase and the phases whose names hold TEXT;
+ * each `--server-flag` is passed to the server's `deno run` (profiling).
  *
  * `--db postgres` starts a throwaway PostgreSQL cluster (Debian's package).
  *
@@ -48,6 +52,8 @@ const { values } = parseArgs({
   options: {
     rows: { type: "string", default: "100000" },
     db: { type: "string", default: "sqlite" },
+    only: { type: "string" },
+    "server-flag": { type: "string", multiple: true },
   },
 });
 const ROWS = Number(values.rows);
@@ -58,7 +64,7 @@ const db = values.db === "sqlite"
   : values.db === "postgres"
   ? await freshDatabase()
   : values.db!;
-const server = await startServe({ db, adminKey: ADMIN });
+const server = await startServe({ db, adminKey: ADMIN, denoFlags: values["server-flag"] });
 const { url } = server;
 const keyOf = async (id: string) => {
   await call(url, "POST", "/v1/tenants", ADMIN, { id });
@@ -475,6 +481,7 @@ console.log(
   `hookbox stalls: a victim's events while a hostile tenant sends requests (${ROWS} audit rows, db ${values.db})`,
 );
 for (const [name, attack] of phases) {
+  if (attack !== null && values.only !== undefined && !name.includes(values.only)) continue;
   const t0 = performance.now();
   const l = await victimDuring(attack);
   const max = l.at(-1)!;

@@ -54,6 +54,15 @@ Deno.test("a bundle served by workerd answers events as the service does", async
     );
     const allowed = await post(workerd.url, keyA, toolEvent("ls"));
     assertEquals(allowed.body.decision, "allow");
+    // A body past one native read is read piece by piece, and still capped.
+    const padded = await post(
+      workerd.url,
+      keyA,
+      toolEvent("rm -rf /", { pad: "x".repeat(200_000) }),
+    );
+    assertEquals([padded.status, padded.body.blocked_by], [200, "guard"]);
+    const huge = await post(workerd.url, keyA, toolEvent("ls", { pad: "x".repeat(1_100_000) }));
+    assertEquals([huge.status, huge.body.error.code], [413, "BODY_TOO_LARGE"]);
     // The runaway plugin is stopped by the fuel derived from its 100 ms timeout (100 million at the
     // edge rate), the chain fails open. A deployed Worker's clock stands still during CPU work, so
     // there only fuel can stop it; a local workerd's clock runs, and on a loaded machine the 100 ms

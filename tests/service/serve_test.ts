@@ -409,6 +409,52 @@ Deno.test("a client that never finishes its request body cannot hold hookbox ser
   assert.match(server.stderr(), /requests still open after 1000 ms are cut off/);
 });
 
+Deno.test("a tenant's connections that declare big bodies and send little hold memory for what arrived, not what they declared", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const server = await serve(["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"]);
+  const port = Number(new URL(server.url).port);
+  const CONNECTIONS = 200;
+  const DECLARED = 1_000_000; // under the 1 MiB cap of an event
+  const stalled: Deno.TcpConn[] = [];
+  const rss = () => {
+    const status = Deno.readTextFileSync(`/proc/${server.child.pid}/status`);
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+  };
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    // Every request takes a lease before its body is read: the one past them is refused.
+    await server.call("PUT", "/v1/tenants/acme/policy", ADMIN, { max_concurrent: CONNECTIONS });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const before = rss();
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      stalled.push(conn);
+      await conn.write(new TextEncoder().encode(
+        `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\n` +
+          `content-type: application/json\r\ncontent-length: ${DECLARED}\r\n\r\n{"id":1`,
+      ));
+    }
+    // Once an event is refused for max_concurrent, every stalled body is being read.
+    for (let refused = false; !refused;) {
+      const answer = await server.call("POST", "/v1/events", key, toolEvent("ls"));
+      refused = answer.status === 429;
+    }
+    let most = 0;
+    for (let i = 0; i < 10; i++) {
+      most = Math.max(most, rss() - before);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Reading a declared body into a buffer of its declared size took ~1 MB a connection.
+    assert.ok(
+      most < (CONNECTIONS * DECLARED) / 3,
+      `${CONNECTIONS} bodies of 7 bytes grew the server by ${(most / 2 ** 20).toFixed(0)} MiB`,
+    );
+  } finally {
+    for (const conn of stalled) conn.close();
+    await server.stop();
+  }
+});
+
 Deno.test("hookbox serve on PostgreSQL without an admin key refuses to start, saying why", async () => {
   const db = await freshDatabase();
   const out = await new Deno.Command(Deno.execPath(), {
