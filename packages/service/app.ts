@@ -24,6 +24,7 @@ import { ApiError, forbidden, unauthenticated } from "./errors.ts";
 import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { Quotas } from "./quota.ts";
 import { BODY_DEADLINES, MAX_UPLOAD_BYTES } from "./request.ts";
+import { UnreadAnswers } from "./unread_answers.ts";
 import { UploadGate, type UploadLimits } from "./upload_gate.ts";
 import { type Store, StoreUnavailable, type TenantRow } from "../store/store.ts";
 import type { ServiceContext } from "./routes/context.ts";
@@ -115,6 +116,11 @@ export interface ServerDeps {
    * thread answering requests (the Deno server: a worker). @default none: in place
    */
   eventCodec?: EventCodec;
+  /**
+   * Bytes of a tenant's answers its clients may leave unread before its
+   * requests are refused (`429`). @default UNREAD_ANSWER_BYTES
+   */
+  unreadAnswerBytes?: number;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -164,6 +170,7 @@ export function createService(deps: ServerDeps): Service {
   const stops = new StopCounts();
   const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
   const uploads = new UploadGate(deps.uploads);
+  const unread = new UnreadAnswers(deps.unreadAnswerBytes);
   const app = new Hono();
   const bodyReadMs = deps.bodyReadMs;
   if (bodyReadMs !== undefined) {
@@ -236,6 +243,7 @@ export function createService(deps: ServerDeps): Service {
     metrics,
     storage,
     uploads,
+    unread,
     stops,
     decisionLog: deps.decisionLog ?? null,
     decisionLogEvents: deps.decisionLogEvents === true,
@@ -246,7 +254,7 @@ export function createService(deps: ServerDeps): Service {
     draining: () => shuttingDown ? shuttingDownError() : null,
     routes: () => groups.flat(),
   };
-  const gate = keyGate(store, deps.adminKeyHash);
+  const gate = keyGate(store, deps.adminKeyHash, unread);
   const groups: Route[][] = [
     platformRoutes(ctx),
     tenantRoutes(ctx),
@@ -313,7 +321,7 @@ function declaredPath(path: string): string {
  * recently seen keys are kept; the key's row is still read from the store on
  * every request, so a revoked key stops working at once.
  */
-function keyGate(store: Store, adminKeyHash: string): Gate {
+function keyGate(store: Store, adminKeyHash: string, unread: UnreadAnswers): Gate {
   const hashes = new Map<string, string>();
   const hashOf = async (key: string): Promise<string> => {
     let hash = hashes.get(key);
@@ -353,6 +361,7 @@ function keyGate(store: Store, adminKeyHash: string): Gate {
     async tenant(c, withGeneration): Promise<Caller> {
       const w = await who(c, withGeneration);
       if (w === null) throw forbidden("this route needs a tenant key");
+      unread.check(w.tenant.id);
       return { tenant: w.tenant, generation: w.generation ?? undefined };
     },
   };

@@ -180,9 +180,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           const chars = resultChars(result);
           const bytes = unreadBigChars([result]);
           if (bytes > 0 && chars - bytes < (ctx.eventCodec?.minBytes ?? Infinity)) {
-            return c.body(lazyJsonBytes(answer) as Uint8Array<ArrayBuffer>, 200, {
-              "content-type": "application/json",
-            });
+            return ctx.unread.json(c, tenant.id, lazyJsonBytes(answer));
           }
           return await jsonAnswer(ctx, c, tenant.id, answer, chars);
         });
@@ -236,7 +234,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
             return await jsonAnswer(ctx, c, tenant.id, value, chars);
           }
           // The agent's JSON as it is: one object, never parsed again here.
-          if (stdout) return c.body(stdout, 200, { "content-type": "application/json" });
+          if (stdout) return ctx.unread.json(c, tenant.id, stdout);
           const value = exitCode === 2 ? { decision: "block", reason: stderr } : {};
           return await jsonAnswer(ctx, c, tenant.id, value, chars);
         };
@@ -447,7 +445,7 @@ async function jsonAnswer(
   chars: number,
 ): Promise<Response> {
   const codec = ctx.eventCodec;
-  if (codec === null || chars < codec.minBytes) return c.json(value);
-  const bytes = await codec.write(tenantId, value);
-  return c.body(bytes as Uint8Array<ArrayBuffer>, 200, { "content-type": "application/json" });
+  if (codec === null) return ctx.unread.json(c, tenantId, JSON.stringify(value));
+  if (chars < codec.minBytes) return c.json(value);
+  return ctx.unread.json(c, tenantId, await codec.write(tenantId, value));
 }

@@ -62,9 +62,12 @@ export function replayRoutes(ctx: ServiceContext): Route[] {
         await ownHook(store, tenant, name);
         const version = Number(c.req.param("version"));
         // Under one of the tenant's leases, as its events are: a replay is its hooks running.
-        return c.json(
-          await leased(quotas, tenant, () => replayPage(ctx, tenant, name, version, query)),
+        const page = await leased(
+          quotas,
+          tenant,
+          () => replayPage(ctx, tenant, name, version, query),
         );
+        return ctx.unread.value(c, tenant.id, page);
       },
     },
     {
@@ -109,7 +112,7 @@ export function replayRoutes(ctx: ServiceContext): Route[] {
       handler: async (c, { tenant }) => {
         const name = hookName(c);
         await ownHook(store, tenant, name);
-        return c.json(await report(tenant.id, name, c.req.query()));
+        return ctx.unread.value(c, tenant.id, await report(tenant.id, name, c.req.query()));
       },
     },
     {

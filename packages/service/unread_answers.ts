@@ -1,0 +1,122 @@
+/**
+ * Answers a tenant's clients have not taken yet. An answer is made whole
+ * before it is written, and one whose client does not read it stays in the
+ * server's memory for as long as the connection stays open. A few bytes of
+ * request can ask for megabytes of answer (an event whose hooks print 4 MiB
+ * is answered with up to 24 MiB once escaped; an audit page is up to 4 MiB),
+ * so a tenant's connections that send and never read made the server hold
+ * about a gigabyte per hundred, and enough of them would end it for everyone.
+ *
+ * Each answer of at least {@linkcode COUNTED_MIN_BYTES} is counted against
+ * its tenant from when it is made until the HTTP layer has taken its last
+ * byte or its client has gone. A tenant whose count has reached its allowance
+ * ({@linkcode UNREAD_ANSWER_BYTES} by default) is refused, `429
+ * QUOTA_EXCEEDED` with `Retry-After`, before anything of a request is read or
+ * run, until its clients read what they asked for. A big answer made while
+ * its tenant is at the allowance (requests sent at once all passed that
+ * check) is dropped for the same `429`; an event's decision is audited all
+ * the same, as for a client that went away before its answer.
+ *
+ * The answer is handed over a slice at a time as the connection takes it (a
+ * body given whole would be held by the HTTP layer, unseen, until written).
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import { ApiError } from "./errors.ts";
+
+/** Smallest answer counted, bytes: smaller ones cost no more than their connection. */
+export const COUNTED_MIN_BYTES = 64 * 1024;
+
+/** What a tenant's answers may hold unread before its requests are refused, bytes. */
+export const UNREAD_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** Bytes handed to the HTTP layer per read of a counted answer. */
+const SLICE_BYTES = 256 * 1024;
+
+const UTF8 = new TextEncoder();
+
+/** Unread answer bytes per tenant (see the module doc). */
+export class UnreadAnswers {
+  readonly #held = new Map<string, number>();
+  readonly #allowance: number;
+
+  constructor(allowance: number = UNREAD_ANSWER_BYTES) {
+    this.#allowance = allowance;
+  }
+
+  /** Bytes of `tenant`'s answers made and not yet taken by its clients. */
+  held(tenant: string): number {
+    return this.#held.get(tenant) ?? 0;
+  }
+
+  /** Throws the `429` for a tenant at its allowance. */
+  check(tenant: string): void {
+    const held = this.#held.get(tenant);
+    if (held === undefined || held < this.#allowance) return;
+    throw new ApiError(
+      429,
+      "QUOTA_EXCEEDED",
+      `over the tenant's quota of unread answers: its clients have not read ${
+        mib(held)
+      } of answers (at most ${mib(this.#allowance)}); read them, or close those connections`,
+      { retryAfter: 1 },
+    );
+  }
+
+  /** `body` as a JSON answer of `tenant`'s, counted while unread when it is big. */
+  json(c: Context, tenant: string, body: Uint8Array | string): Response {
+    const headers = { "content-type": "application/json" };
+    // A string of fewer characters than the threshold's third is fewer bytes than it.
+    if (typeof body === "string" && body.length * 3 < COUNTED_MIN_BYTES) {
+      return c.body(body, 200, headers);
+    }
+    const bytes = typeof body === "string" ? UTF8.encode(body) : body;
+    if (bytes.byteLength < COUNTED_MIN_BYTES) {
+      return c.body(bytes as Uint8Array<ArrayBuffer>, 200, headers);
+    }
+    // Checked again now that it is made: requests sent together all passed the first check.
+    this.check(tenant);
+    return c.body(this.#counted(tenant, bytes), 200, {
+      ...headers,
+      "content-length": String(bytes.byteLength),
+    });
+  }
+
+  /** `value` as a JSON answer of `tenant`'s (see {@linkcode json}). */
+  value(c: Context, tenant: string, value: unknown): Response {
+    return this.json(c, tenant, JSON.stringify(value));
+  }
+
+  /** `bytes` as a stream read a slice at a time, counted against `tenant` until it ends. */
+  #counted(tenant: string, bytes: Uint8Array): ReadableStream<Uint8Array> {
+    this.#add(tenant, bytes.byteLength);
+    let at = 0;
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      this.#add(tenant, -bytes.byteLength);
+    };
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const end = Math.min(at + SLICE_BYTES, bytes.byteLength);
+        controller.enqueue(bytes.slice(at, end));
+        at = end;
+        if (at === bytes.byteLength) {
+          controller.close();
+          release();
+        }
+      },
+      cancel: release,
+    }, { highWaterMark: 0 });
+  }
+
+  #add(tenant: string, bytes: number): void {
+    const held = (this.#held.get(tenant) ?? 0) + bytes;
+    if (held > 0) this.#held.set(tenant, held);
+    else this.#held.delete(tenant);
+  }
+}
+
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
