@@ -23,8 +23,8 @@ import type { Engine } from "./engine.ts";
 import { ApiError, forbidden, unauthenticated } from "./errors.ts";
 import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { Quotas } from "./quota.ts";
-import { BODY_DEADLINES, MAX_UPLOAD_BYTES } from "./request.ts";
-import { UnreadAnswers } from "./unread_answers.ts";
+import { BODY_DEADLINES, BODY_HOLDS, MAX_UPLOAD_BYTES } from "./request.ts";
+import { HeldBytes } from "./held_bytes.ts";
 import { UploadGate, type UploadLimits } from "./upload_gate.ts";
 import { type Store, StoreUnavailable, type TenantRow } from "../store/store.ts";
 import type { ServiceContext } from "./routes/context.ts";
@@ -117,10 +117,10 @@ export interface ServerDeps {
    */
   eventCodec?: EventCodec;
   /**
-   * Bytes of a tenant's answers its clients may leave unread before its
-   * requests are refused (`429`). @default UNREAD_ANSWER_BYTES
+   * Bytes a tenant's requests may hold (bodies arriving, big answers unread)
+   * before they are refused (`429`). @default TENANT_HELD_BYTES
    */
-  unreadAnswerBytes?: number;
+  tenantHeldBytes?: number;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -170,7 +170,7 @@ export function createService(deps: ServerDeps): Service {
   const stops = new StopCounts();
   const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
   const uploads = new UploadGate(deps.uploads);
-  const unread = new UnreadAnswers(deps.unreadAnswerBytes);
+  const held = new HeldBytes(deps.tenantHeldBytes);
   const app = new Hono();
   const bodyReadMs = deps.bodyReadMs;
   if (bodyReadMs !== undefined) {
@@ -198,6 +198,7 @@ export function createService(deps: ServerDeps): Service {
     const id = given && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : newId("req");
     c.header("x-request-id", id);
     await next();
+    BODY_HOLDS.get(c.req.raw)?.release();
     leaveUnread(c);
     // The route as declared (a pattern, never the raw path: one series per route).
     const matched = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path;
@@ -243,7 +244,7 @@ export function createService(deps: ServerDeps): Service {
     metrics,
     storage,
     uploads,
-    unread,
+    held,
     stops,
     decisionLog: deps.decisionLog ?? null,
     decisionLogEvents: deps.decisionLogEvents === true,
@@ -254,7 +255,7 @@ export function createService(deps: ServerDeps): Service {
     draining: () => shuttingDown ? shuttingDownError() : null,
     routes: () => groups.flat(),
   };
-  const gate = keyGate(store, deps.adminKeyHash, unread);
+  const gate = keyGate(store, deps.adminKeyHash, held);
   const groups: Route[][] = [
     platformRoutes(ctx),
     tenantRoutes(ctx),
@@ -321,7 +322,7 @@ function declaredPath(path: string): string {
  * recently seen keys are kept; the key's row is still read from the store on
  * every request, so a revoked key stops working at once.
  */
-function keyGate(store: Store, adminKeyHash: string, unread: UnreadAnswers): Gate {
+function keyGate(store: Store, adminKeyHash: string, held: HeldBytes): Gate {
   const hashes = new Map<string, string>();
   const hashOf = async (key: string): Promise<string> => {
     let hash = hashes.get(key);
@@ -361,7 +362,8 @@ function keyGate(store: Store, adminKeyHash: string, unread: UnreadAnswers): Gat
     async tenant(c, withGeneration): Promise<Caller> {
       const w = await who(c, withGeneration);
       if (w === null) throw forbidden("this route needs a tenant key");
-      unread.check(w.tenant.id);
+      held.check(w.tenant.id);
+      BODY_HOLDS.set(c.req.raw, held.body(w.tenant.id));
       return { tenant: w.tenant, generation: w.generation ?? undefined };
     },
   };

@@ -67,11 +67,11 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
       description: "STORE_UNAVAILABLE or SHUTTING_DOWN; Retry-After says when to try again",
       ...json(errorSchema),
     };
-    // Any tenant route may answer 429 while the tenant's clients leave its answers unread.
+    // Any tenant route may answer 429 while the tenant's requests hold too much memory.
     if (r.who === "tenant") {
       responses[429] = {
-        description: "QUOTA_EXCEEDED: the tenant's clients have left too much of its answers " +
-          "unread; Retry-After says when to try again",
+        description: "QUOTA_EXCEEDED: the tenant's requests hold too much (bodies arriving, " +
+          "answers unread); Retry-After says when to try again",
         ...json(errorSchema),
       };
     }

@@ -13,6 +13,7 @@ import { messageOf } from "../core/runtime/failure.ts";
 import { unstorableAt } from "../core/schema/storable.ts";
 import { tooManyFiles, unpackArchive } from "./archive.ts";
 import { MAX_UPLOAD_FILES } from "../core/hook/files.ts";
+import type { BodyHold } from "./held_bytes.ts";
 import { ApiError } from "./errors.ts";
 import { serverSchemas } from "./schemas.ts";
 
@@ -85,6 +86,8 @@ export async function readBody(c: Context, max: number): Promise<Uint8Array> {
 export const BODY_READ_MS = 10_000;
 /** A service's own `bodyReadMs`, per request (set only when the service names one). */
 export const BODY_DEADLINES = new WeakMap<Request, number>();
+/** Each tenant request's hold on its body's bytes as they arrive (`held_bytes.ts`). */
+export const BODY_HOLDS = new WeakMap<Request, BodyHold>();
 /**
  * Most pieces a streamed body may arrive in, past a floor: each piece costs
  * the thread that answers every tenant a turn of JavaScript (80,000 one-byte
@@ -107,13 +110,15 @@ async function readBodyBytes(request: Request, max: number): Promise<Uint8Array>
   });
   try {
     const streamed = request.headers.has("transfer-encoding");
+    const hold = BODY_HOLDS.get(request);
     if (declared >= 0 && declared <= WHOLE_READ_BYTES && !streamed) {
+      hold?.add(declared);
       const bytes = new Uint8Array(await Promise.race([request.arrayBuffer(), slow]));
       if (bytes.byteLength > max) throw tooLarge(max);
       return bytes;
     }
     const fits = declared >= 0 && !streamed ? declared + MIN_VIEW_BYTES : Infinity;
-    return await Promise.race([readPieces(request.body, max, fits), slow]);
+    return await Promise.race([readPieces(request.body, max, fits, hold), slow]);
   } finally {
     clearTimeout(timer);
   }
@@ -124,13 +129,14 @@ async function readPieces(
   stream: ReadableStream<Uint8Array> | null,
   max: number,
   fits = Infinity,
+  hold?: BodyHold,
 ): Promise<Uint8Array> {
   if (stream === null) return new Uint8Array(0);
   let reader: ReadableStreamBYOBReader;
   try {
     reader = stream.getReader({ mode: "byob" });
   } catch {
-    return await readChunks(stream, max); // not a byte stream
+    return await readChunks(stream, max, hold); // not a byte stream
   }
   // Read into one buffer of ours, grown as it fills: a default reader has the stream allocate a
   // buffer of 64 KiB for every piece, however small (~20 µs a piece under the Deno server,
@@ -161,6 +167,7 @@ async function readPieces(
       if (used > max) throw tooLarge(max);
       throw tooManyPieces(pieces);
     }
+    counted(hold, value.byteLength, reader);
   }
   // Not much bigger than the body: a caller may keep it a while.
   return used * 2 < buffer.byteLength ? buffer.slice(0, used) : buffer.subarray(0, used);
@@ -180,7 +187,11 @@ const FIRST_BUFFER_BYTES = 16 * 1024;
 const MIN_VIEW_BYTES = 1024;
 
 /** `readPieces` for a stream that is not a byte stream: chunk by chunk. */
-async function readChunks(stream: ReadableStream<Uint8Array>, max: number): Promise<Uint8Array> {
+async function readChunks(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+  hold?: BodyHold,
+): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -197,9 +208,24 @@ async function readChunks(stream: ReadableStream<Uint8Array>, max: number): Prom
       if (total > max) throw tooLarge(max);
       throw tooManyPieces(pieces);
     }
+    counted(hold, value.byteLength, reader);
     chunks.push(value);
   }
   return concatBytes(chunks, total);
+}
+
+/** Counts a piece against its tenant; past its allowance, the rest is left unread (`429`). */
+function counted(
+  hold: BodyHold | undefined,
+  bytes: number,
+  reader: { releaseLock(): void },
+): void {
+  try {
+    hold?.add(bytes);
+  } catch (err) {
+    reader.releaseLock();
+    throw err;
+  }
 }
 
 function tooManyPieces(pieces: number): ApiError {

@@ -10,7 +10,7 @@ import type { Store } from "../../store/store.ts";
 import { ApiError, storeUnavailable } from "../errors.ts";
 import { MAX_INGEST_BODY, readJson, stripUndefined, validate } from "../request.ts";
 import { serverSchemas } from "../schemas.ts";
-import type { UnreadAnswers } from "../unread_answers.ts";
+import type { HeldBytes } from "../held_bytes.ts";
 import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
 
@@ -37,7 +37,7 @@ export async function auditPage(
   store: Store,
   c: Context,
   tenantId: string | null,
-  unread: UnreadAnswers | null = null,
+  held: HeldBytes | null = null,
 ): Promise<Response> {
   const query = validate(serverSchemas().auditQuerySchema, c.req.query());
   // Rows hold UTC instants as ISO text: `since` is compared as an instant, whatever its offset.
@@ -50,7 +50,7 @@ export async function auditPage(
       bytes: AUDIT_PAGE_BYTES,
     });
     // A tenant's page is counted while its client leaves it unread; the admin's is not.
-    return tenantId !== null && unread !== null ? unread.value(c, tenantId, page) : c.json(page);
+    return tenantId !== null && held !== null ? held.value(c, tenantId, page) : c.json(page);
   } catch (err) {
     if (isHookboxError(err, "CURSOR_INVALID")) {
       throw new ApiError(400, "CURSOR_INVALID", err.message, { field: "cursor" });
@@ -60,7 +60,7 @@ export async function auditPage(
 }
 
 /** The routes of `/v1/audit`. */
-export function auditRoutes({ store, iso, log, unread }: ServiceContext): Route[] {
+export function auditRoutes({ store, iso, log, held }: ServiceContext): Route[] {
   return [
     {
       method: "get",
@@ -72,7 +72,7 @@ export function auditRoutes({ store, iso, log, unread }: ServiceContext): Route[
         query: s.auditQuerySchema,
         ok: { status: 200, schema: s.auditPageSchema },
       }),
-      handler: (c, { tenant }) => auditPage(store, c, tenant.id, unread),
+      handler: (c, { tenant }) => auditPage(store, c, tenant.id, held),
     },
     {
       method: "get",

@@ -13,7 +13,7 @@ import type { ServiceMetrics } from "../service_metrics.ts";
 import type { StopCounts } from "../stop_counts.ts";
 import type { Store } from "../../store/store.ts";
 import type { UploadGate } from "../upload_gate.ts";
-import type { UnreadAnswers } from "../unread_answers.ts";
+import type { HeldBytes } from "../held_bytes.ts";
 import type { StorageLimits } from "../storage.ts";
 import type { Route } from "./route.ts";
 import type { ShadowRunner } from "../replay.ts";
@@ -29,8 +29,8 @@ export interface ServiceContext {
   metrics: ServiceMetrics;
   storage: StorageLimits;
   uploads: UploadGate;
-  /** Big answers a tenant's clients have not read yet (see `unread_answers.ts`). */
-  unread: UnreadAnswers;
+  /** What each tenant's requests hold: bodies arriving, big answers unread (`held_bytes.ts`). */
+  held: HeldBytes;
   stops: StopCounts;
   /** Runs shadow versions beside live events. */
   shadows: ShadowRunner;

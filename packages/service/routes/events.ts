@@ -180,7 +180,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           const chars = resultChars(result);
           const bytes = unreadBigChars([result]);
           if (bytes > 0 && chars - bytes < (ctx.eventCodec?.minBytes ?? Infinity)) {
-            return ctx.unread.json(c, tenant.id, lazyJsonBytes(answer));
+            return ctx.held.json(c, tenant.id, lazyJsonBytes(answer));
           }
           return await jsonAnswer(ctx, c, tenant.id, answer, chars);
         });
@@ -234,7 +234,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
             return await jsonAnswer(ctx, c, tenant.id, value, chars);
           }
           // The agent's JSON as it is: one object, never parsed again here.
-          if (stdout) return ctx.unread.json(c, tenant.id, stdout);
+          if (stdout) return ctx.held.json(c, tenant.id, stdout);
           const value = exitCode === 2 ? { decision: "block", reason: stderr } : {};
           return await jsonAnswer(ctx, c, tenant.id, value, chars);
         };
@@ -445,7 +445,7 @@ async function jsonAnswer(
   chars: number,
 ): Promise<Response> {
   const codec = ctx.eventCodec;
-  if (codec === null) return ctx.unread.json(c, tenantId, JSON.stringify(value));
+  if (codec === null) return ctx.held.json(c, tenantId, JSON.stringify(value));
   if (chars < codec.minBytes) return c.json(value);
-  return ctx.unread.json(c, tenantId, await codec.write(tenantId, value));
+  return ctx.held.json(c, tenantId, await codec.write(tenantId, value));
 }

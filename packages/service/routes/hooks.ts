@@ -101,7 +101,7 @@ export function hookRoutes(ctx: ServiceContext): Route[] {
       handler: async (c, { tenant }) => {
         const list = (id: string) => store.listHookItems?.(id) ?? store.listHooks(id);
         const [platform, own] = await Promise.all([list(PLATFORM), list(tenant.id)]);
-        return ctx.unread.value(c, tenant.id, { items: [...platform, ...own].map(hookItem) });
+        return ctx.held.value(c, tenant.id, { items: [...platform, ...own].map(hookItem) });
       },
     },
     {

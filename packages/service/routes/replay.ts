@@ -67,7 +67,7 @@ export function replayRoutes(ctx: ServiceContext): Route[] {
           tenant,
           () => replayPage(ctx, tenant, name, version, query),
         );
-        return ctx.unread.value(c, tenant.id, page);
+        return ctx.held.value(c, tenant.id, page);
       },
     },
     {
@@ -112,7 +112,7 @@ export function replayRoutes(ctx: ServiceContext): Route[] {
       handler: async (c, { tenant }) => {
         const name = hookName(c);
         await ownHook(store, tenant, name);
-        return ctx.unread.value(c, tenant.id, await report(tenant.id, name, c.req.query()));
+        return ctx.held.value(c, tenant.id, await report(tenant.id, name, c.req.query()));
       },
     },
     {

@@ -1,11 +1,11 @@
 /**
- * A tenant's clients that ask for big answers and never read them cannot make
- * the server hold more than the tenant's allowance: past it, its requests are
- * refused until they read (`packages/service/unread_answers.ts`).
+ * A tenant's requests cannot make the server hold more than the tenant's
+ * allowance, in bodies still arriving or in big answers its clients leave
+ * unread: past it, its requests are refused (`packages/service/held_bytes.ts`).
  */
 import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
-import { harness, toolEvent, wasmFolder } from "./_api.ts";
+import { type Harness, harness, toolEvent, wasmFolder } from "./_api.ts";
 
 const ALLOWANCE = 1024 * 1024;
 
@@ -13,7 +13,7 @@ const ALLOWANCE = 1024 * 1024;
 async function loudTenant() {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-unread-" });
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
-    unreadAnswerBytes: ALLOWANCE,
+    tenantHeldBytes: ALLOWANCE,
   });
   const key = await h.tenant("acme");
   const quiet = await h.tenant("globex");
@@ -46,7 +46,10 @@ Deno.test("a tenant whose clients leave its big answers unread is refused past i
     assert.equal(refused.headers.get("retry-after"), "1");
     const error = (await refused.json()).error;
     assert.equal(error.code, "QUOTA_EXCEEDED");
-    assert.match(error.message, /unread answers.*read them, or close those connections/);
+    assert.match(
+      error.message,
+      /answers not yet read.*read the answers, or close those connections/,
+    );
     // Every route of the tenant's, not only events; no other tenant.
     assert.equal((await h.call("GET", "/v1/hooks", { key })).status, 429);
     assert.equal((await send(quiet)).status, 200);
@@ -81,6 +84,64 @@ Deno.test("big answers made for requests sent at once are dropped past the allow
       if (res.status === 429) assert.equal((await res.json()).error.code, "QUOTA_EXCEEDED");
       else await res.body?.cancel();
     }
+  } finally {
+    await h.close();
+  }
+});
+
+/**
+ * A request whose body sends `first` bytes and then waits; `counted` settles
+ * once the server has read (and counted) them and asked for more.
+ */
+function stalledBody(h: Harness, key: string, first: number) {
+  let asked = 0;
+  let counted!: () => void;
+  const seen = new Promise<void>((resolve) => counted = resolve);
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => finish = resolve);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (++asked === 1) return controller.enqueue(new Uint8Array(first).fill(0x20));
+      counted();
+      await finished;
+      controller.enqueue(new TextEncoder().encode(JSON.stringify(toolEvent("ls"))));
+      controller.close();
+    },
+  });
+  const answer = Promise.resolve(h.service.app.request("/v1/events", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body,
+    duplex: "half",
+  } as RequestInit));
+  return { seen, finish, answer };
+}
+
+Deno.test("a tenant's bodies still arriving count against its allowance: the one that reaches it is refused unread", async () => {
+  const { h, key, quiet, send } = await loudTenant();
+  try {
+    // Two bodies of 400 KB each arrive and wait (leading spaces: valid JSON once finished).
+    const one = stalledBody(h, key, 400_000);
+    await one.seen;
+    const two = stalledBody(h, key, 400_000);
+    await two.seen;
+    // The third brings the tenant past 1 MiB: refused, without waiting for the rest of it.
+    const three = stalledBody(h, key, 400_000);
+    const refused = await three.answer;
+    assert.equal(refused.status, 429);
+    assert.match((await refused.json()).error.message, /bodies still arriving/);
+    assert.equal((await send(quiet)).status, 200);
+    // Finished and answered, the first two hold nothing any more.
+    one.finish();
+    two.finish();
+    for (const { answer } of [one, two]) {
+      const res = await answer;
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    const after = await send();
+    assert.equal(after.status, 200);
+    await after.body?.cancel();
   } finally {
     await h.close();
   }

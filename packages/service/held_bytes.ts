@@ -1,24 +1,31 @@
 /**
- * Answers a tenant's clients have not taken yet. An answer is made whole
- * before it is written, and one whose client does not read it stays in the
- * server's memory for as long as the connection stays open. A few bytes of
+ * What a tenant's requests hold in the server's memory: bodies as they
+ * arrive, and answers its clients have not taken yet.
+ *
+ * A body is held until its request is answered, and one that arrives slowly
+ * is held for up to the body deadline: a tenant's connections each sending
+ * most of a 1 MiB event and then waiting held a mebibyte each. An answer is
+ * made whole before it is written, and one whose client does not read it
+ * stays in memory for as long as the connection stays open: a few bytes of
  * request can ask for megabytes of answer (an event whose hooks print 4 MiB
  * is answered with up to 24 MiB once escaped; an audit page is up to 4 MiB),
- * so a tenant's connections that send and never read made the server hold
- * about a gigabyte per hundred, and enough of them would end it for everyone.
+ * so a tenant's connections that send and never read held about a gigabyte
+ * per hundred. Enough of either would end the server for every tenant.
  *
- * Each answer of at least {@linkcode COUNTED_MIN_BYTES} is counted against
- * its tenant from when it is made until the HTTP layer has taken its last
- * byte or its client has gone. A tenant whose count has reached its allowance
- * ({@linkcode UNREAD_ANSWER_BYTES} by default) is refused, `429
- * QUOTA_EXCEEDED` with `Retry-After`, before anything of a request is read or
- * run, until its clients read what they asked for. A big answer made while
- * its tenant is at the allowance (requests sent at once all passed that
- * check) is dropped for the same `429`; an event's decision is audited all
- * the same, as for a client that went away before its answer.
+ * So each body's bytes count against its tenant as they arrive, until the
+ * request is answered, and each answer of at least
+ * {@linkcode COUNTED_MIN_BYTES} from when it is made until the HTTP layer has
+ * taken its last byte or its client has gone. A tenant whose count has
+ * reached its allowance ({@linkcode TENANT_HELD_BYTES} by default) is refused
+ * `429 QUOTA_EXCEEDED` with `Retry-After` before anything of a request is
+ * read or run; a body that reaches it is refused without reading the rest;
+ * and a big answer made while the tenant is at it (requests sent at once all
+ * passed the first check) is dropped for the same `429` — an event's decision
+ * is audited all the same, as for a client that went away before its answer.
  *
- * The answer is handed over a slice at a time as the connection takes it (a
- * body given whole would be held by the HTTP layer, unseen, until written).
+ * A counted answer is handed over a slice at a time as the connection takes
+ * it: a body given whole would be held by the HTTP layer, unseen, until it is
+ * written.
  *
  * @module
  */
@@ -28,24 +35,32 @@ import { ApiError } from "./errors.ts";
 /** Smallest answer counted, bytes: smaller ones cost no more than their connection. */
 export const COUNTED_MIN_BYTES = 64 * 1024;
 
-/** What a tenant's answers may hold unread before its requests are refused, bytes. */
-export const UNREAD_ANSWER_BYTES = 64 * 1024 * 1024;
+/** What a tenant's requests may hold before they are refused, bytes. */
+export const TENANT_HELD_BYTES = 64 * 1024 * 1024;
 
 /** Bytes handed to the HTTP layer per read of a counted answer. */
 const SLICE_BYTES = 256 * 1024;
 
 const UTF8 = new TextEncoder();
 
-/** Unread answer bytes per tenant (see the module doc). */
-export class UnreadAnswers {
+/** Counts a body's bytes against its tenant as they arrive (see `readBody`). */
+export interface BodyHold {
+  /** Counts `bytes` more; throws the `429` once the tenant is at its allowance. */
+  add(bytes: number): void;
+  /** Uncounts all it counted (once the request is answered). */
+  release(): void;
+}
+
+/** Bytes held per tenant (see the module doc). */
+export class HeldBytes {
   readonly #held = new Map<string, number>();
   readonly #allowance: number;
 
-  constructor(allowance: number = UNREAD_ANSWER_BYTES) {
+  constructor(allowance: number = TENANT_HELD_BYTES) {
     this.#allowance = allowance;
   }
 
-  /** Bytes of `tenant`'s answers made and not yet taken by its clients. */
+  /** Bytes `tenant`'s requests hold now. */
   held(tenant: string): number {
     return this.#held.get(tenant) ?? 0;
   }
@@ -57,11 +72,29 @@ export class UnreadAnswers {
     throw new ApiError(
       429,
       "QUOTA_EXCEEDED",
-      `over the tenant's quota of unread answers: its clients have not read ${
+      `over the tenant's quota of memory held for its requests: ${
         mib(held)
-      } of answers (at most ${mib(this.#allowance)}); read them, or close those connections`,
+      } of bodies still arriving and answers not yet read (at most ${
+        mib(this.#allowance)
+      }); read the answers, or close those connections`,
       { retryAfter: 1 },
     );
+  }
+
+  /** A hold for one request body of `tenant`'s. */
+  body(tenant: string): BodyHold {
+    let counted = 0;
+    return {
+      add: (bytes) => {
+        counted += bytes;
+        this.#add(tenant, bytes);
+        this.check(tenant);
+      },
+      release: () => {
+        this.#add(tenant, -counted);
+        counted = 0;
+      },
+    };
   }
 
   /** `body` as a JSON answer of `tenant`'s, counted while unread when it is big. */
