@@ -134,7 +134,7 @@ export class HeldBytes {
     return new ReadableStream<Uint8Array>({
       pull: (controller) => {
         const end = Math.min(at + SLICE_BYTES, bytes.byteLength);
-        controller.enqueue(bytes.slice(at, end));
+        controller.enqueue(bytes.subarray(at, end));
         at = end;
         if (at === bytes.byteLength) {
           controller.close();

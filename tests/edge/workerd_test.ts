@@ -39,10 +39,13 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   await put(keyA, "spin", "loop_forever", "timeout: 100\nlimits:\n  fuel: 200000000\n");
   await put(keyB, "blocker", "block_extism", "isolation: warm\n");
   await put(keyB, "later", "guard_wasi", "async: true\n");
+  // A hook printing 192 KiB: its answers go out a slice at a time.
+  const keyC = await h.tenant("initech");
+  await put(keyC, "loud", "big_output");
   const expected = await h.call("POST", "/v1/events", { key: keyA, body: toolEvent("rm -rf /") });
   const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
   await h.close();
-  assertEquals(summary.tenants.sort(), ["acme", "globex"]);
+  assertEquals(summary.tenants.sort(), ["acme", "globex", "initech"]);
 
   const workerd = await startWorkerd(`${dir}/out`);
   try {
@@ -61,6 +64,8 @@ Deno.test("a bundle served by workerd answers events as the service does", async
       toolEvent("rm -rf /", { pad: "x".repeat(200_000) }),
     );
     assertEquals([padded.status, padded.body.blocked_by], [200, "guard"]);
+    const loud = await post(workerd.url, keyC, toolEvent("ls"));
+    assertEquals(loud.body.hooks[0].stdout.length, (192 * 1024 / 16) * 15);
     const huge = await post(workerd.url, keyA, toolEvent("ls", { pad: "x".repeat(1_100_000) }));
     assertEquals([huge.status, huge.body.error.code], [413, "BODY_TOO_LARGE"]);
     // The runaway plugin is stopped by the fuel derived from its 100 ms timeout (100 million at the
