@@ -121,6 +121,11 @@ export interface ServerDeps {
    * before they are refused (`429`). @default TENANT_HELD_BYTES
    */
   tenantHeldBytes?: number;
+  /**
+   * Bytes all tenants' requests may hold before a tenant holding its even
+   * share of them is refused too. @default SERVER_HELD_BYTES
+   */
+  serverHeldBytes?: number;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -170,7 +175,7 @@ export function createService(deps: ServerDeps): Service {
   const stops = new StopCounts();
   const storage: StorageLimits = { ...DEFAULT_STORAGE_LIMITS, ...deps.storage };
   const uploads = new UploadGate(deps.uploads);
-  const held = new HeldBytes(deps.tenantHeldBytes);
+  const held = new HeldBytes(deps.tenantHeldBytes, deps.serverHeldBytes);
   const app = new Hono();
   const bodyReadMs = deps.bodyReadMs;
   if (bodyReadMs !== undefined) {

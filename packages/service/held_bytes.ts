@@ -16,7 +16,9 @@
  * request is answered, and each answer of at least
  * {@linkcode COUNTED_MIN_BYTES} from when it is made until the HTTP layer has
  * taken its last byte or its client has gone. A tenant whose count has
- * reached its allowance ({@linkcode TENANT_HELD_BYTES} by default) is refused
+ * reached its allowance ({@linkcode TENANT_HELD_BYTES} by default), or its
+ * even share of the server's ({@linkcode SERVER_HELD_BYTES}) while all
+ * tenants together hold that much, is refused
  * `429 QUOTA_EXCEEDED` with `Retry-After` before anything of a request is
  * read or run; a body that reaches it is refused without reading the rest;
  * and a big answer made while the tenant is at it (requests sent at once all
@@ -32,11 +34,17 @@
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
 
-/** Smallest answer counted, bytes: smaller ones cost no more than their connection. */
-export const COUNTED_MIN_BYTES = 64 * 1024;
+/** Smallest answer counted, bytes: smaller ones cost about what their connection does. */
+export const COUNTED_MIN_BYTES = 16 * 1024;
 
 /** What a tenant's requests may hold before they are refused, bytes. */
 export const TENANT_HELD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What all tenants' requests may hold, bytes: past it, a tenant holding at
+ * least its even share of it is refused too.
+ */
+export const SERVER_HELD_BYTES = 1024 * 1024 * 1024;
 
 /** Bytes handed to the HTTP layer per read of a counted answer. */
 const SLICE_BYTES = 256 * 1024;
@@ -55,9 +63,12 @@ export interface BodyHold {
 export class HeldBytes {
   readonly #held = new Map<string, number>();
   readonly #allowance: number;
+  readonly #serverAllowance: number;
+  #total = 0;
 
-  constructor(allowance: number = TENANT_HELD_BYTES) {
+  constructor(allowance: number = TENANT_HELD_BYTES, serverAllowance = SERVER_HELD_BYTES) {
     this.#allowance = allowance;
+    this.#serverAllowance = serverAllowance;
   }
 
   /** Bytes `tenant`'s requests hold now. */
@@ -65,10 +76,17 @@ export class HeldBytes {
     return this.#held.get(tenant) ?? 0;
   }
 
-  /** Throws the `429` for a tenant at its allowance. */
+  /**
+   * Throws the `429` for a tenant at its allowance, or at its even share of
+   * the server's while all tenants together are at that.
+   */
   check(tenant: string): void {
     const held = this.#held.get(tenant);
-    if (held === undefined || held < this.#allowance) return;
+    if (held === undefined) return;
+    if (held < this.#allowance) {
+      if (this.#total < this.#serverAllowance) return;
+      if (held < this.#serverAllowance / this.#held.size) return;
+    }
     throw new ApiError(
       429,
       "QUOTA_EXCEEDED",
@@ -76,7 +94,9 @@ export class HeldBytes {
         mib(held)
       } of bodies still arriving and answers not yet read (at most ${
         mib(this.#allowance)
-      }); read the answers, or close those connections`,
+      }, less while the server holds ${
+        mib(this.#serverAllowance)
+      } for all tenants); read the answers, or close those connections`,
       { retryAfter: 1 },
     );
   }
@@ -146,6 +166,7 @@ export class HeldBytes {
   }
 
   #add(tenant: string, bytes: number): void {
+    this.#total += bytes;
     const held = (this.#held.get(tenant) ?? 0) + bytes;
     if (held > 0) this.#held.set(tenant, held);
     else this.#held.delete(tenant);

@@ -146,3 +146,49 @@ Deno.test("a tenant's bodies still arriving count against its allowance: the one
     await h.close();
   }
 });
+
+Deno.test("past the server's allowance, a tenant holding its even share is refused and the others are served", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
+    tenantHeldBytes: 8 * ALLOWANCE,
+    serverHeldBytes: ALLOWANCE,
+  });
+  try {
+    const keys: Record<string, string> = {};
+    for (const id of ["acme", "initech", "globex"]) keys[id] = await h.tenant(id);
+    for (const id of ["acme", "initech"]) {
+      const up = await h.call("PUT", "/v1/hooks/loud", {
+        key: keys[id]!,
+        body: await wasmFolder("loud", "big_output"),
+      });
+      assert.equal(up.status, 201, JSON.stringify(up.body));
+    }
+    const send = (id: string) =>
+      h.service.app.request("/v1/events", {
+        method: "POST",
+        headers: { authorization: `Bearer ${keys[id]}` },
+        body: JSON.stringify(toolEvent("ls")),
+      });
+    // ~230 KB answers left unread: acme three, initech two (1.15 MB in all, over 1 MiB).
+    const unread: Response[] = [];
+    for (const id of ["acme", "acme", "acme", "initech", "initech"]) {
+      const res = await send(id);
+      assert.equal(res.status, 200);
+      unread.push(res);
+    }
+    // The even share is 512 KiB: acme holds more, initech less, globex nothing.
+    const acme = await send("acme");
+    assert.equal(acme.status, 429);
+    assert.match((await acme.json()).error.message, /less while the server holds 1\.0 MiB/);
+    const initech = await send("initech");
+    assert.notEqual(initech.status, 429);
+    await initech.body?.cancel();
+    assert.equal((await h.call("GET", "/v1/hooks", { key: keys.globex! })).status, 200);
+    for (const res of unread) await res.body?.cancel();
+    const again = await send("acme");
+    assert.equal(again.status, 200);
+    await again.body?.cancel();
+  } finally {
+    await h.close();
+  }
+});
