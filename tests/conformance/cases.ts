@@ -380,6 +380,7 @@ const CORPUS: Record<string, CorpusExpect> = {
   bad_import_extism: { plugin: ERROR("PLUGIN_IMPORT_DENIED") },
   // 192 KiB of plain text, under a lifted output cap: all of it, as printed.
   big_output: { plugin: "ok", exit: 0, limits: { output_kb: 1024 } },
+  mid_output: { plugin: "ok", exit: 0, limits: { output_kb: 64 } },
   block_extism: { plugin: "block", exit: 2 },
   block_wasi: { plugin: "block", exit: 2 },
   nul_reason_wasi: { plugin: "block", exit: 2 },

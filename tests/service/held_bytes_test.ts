@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
+import { createEventCodec } from "../../packages/deno/serve/event_codec.ts";
 import { type Harness, harness, toolEvent, wasmFolder } from "./_api.ts";
 
 const ALLOWANCE = 1024 * 1024;
@@ -190,5 +191,42 @@ Deno.test("past the server's allowance, a tenant holding its even share is refus
     await again.body?.cancel();
   } finally {
     await h.close();
+  }
+});
+
+Deno.test("answers too small for the event codec but over 16 KiB count too", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
+  const codec = createEventCodec();
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
+    tenantHeldBytes: 100 * 1024,
+    eventCodec: codec,
+  });
+  try {
+    const key = await h.tenant("acme");
+    const up = await h.call("PUT", "/v1/hooks/mid", {
+      key,
+      body: await wasmFolder("mid", "mid_output"),
+    });
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    const send = () =>
+      h.service.app.request("/v1/events", {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}` },
+        body: JSON.stringify(toolEvent("ls")),
+      });
+    // Answers of ~41 KB, written in place (under the codec's 64 KiB), left unread.
+    const unread: Response[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await send();
+      assert.equal(res.status, 200);
+      unread.push(res);
+    }
+    assert.equal((await send()).status, 429);
+    const answer = await unread[0]!.json();
+    assert.equal(answer.hooks[0].stdout.length, 40 * 1024);
+    for (const res of unread.slice(1)) await res.body?.cancel();
+  } finally {
+    await h.close();
+    codec.close();
   }
 });

@@ -445,7 +445,6 @@ async function jsonAnswer(
   chars: number,
 ): Promise<Response> {
   const codec = ctx.eventCodec;
-  if (codec === null) return ctx.held.json(c, tenantId, JSON.stringify(value));
-  if (chars < codec.minBytes) return c.json(value);
+  if (codec === null || chars < codec.minBytes) return ctx.held.value(c, tenantId, value);
   return ctx.held.json(c, tenantId, await codec.write(tenantId, value));
 }

@@ -94,7 +94,7 @@ export function replayRoutes(ctx: ServiceContext): Route[] {
             field: "version",
           });
         }
-        return c.json(await report(tenant.id, name, {}));
+        return ctx.held.value(c, tenant.id, await report(tenant.id, name, {}));
       },
     },
     {
