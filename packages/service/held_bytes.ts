@@ -46,6 +46,13 @@ export const TENANT_HELD_BYTES = 64 * 1024 * 1024;
  */
 export const SERVER_HELD_BYTES = 1024 * 1024 * 1024;
 
+/**
+ * Whom the answers of routes open to anyone (the OpenAPI document and its
+ * page) count against: together, unauthenticated clients may leave as much
+ * of them unread as one tenant.
+ */
+export const ANYONE = "\u0000anyone";
+
 /** Bytes handed to the HTTP layer per read of a counted answer. */
 const SLICE_BYTES = 256 * 1024;
 
@@ -118,8 +125,13 @@ export class HeldBytes {
   }
 
   /** `body` as a JSON answer of `tenant`'s, counted while unread when it is big. */
-  json(c: Context, tenant: string, body: Uint8Array | string): Response {
-    const headers = { "content-type": "application/json" };
+  json(
+    c: Context,
+    tenant: string,
+    body: Uint8Array | string,
+    contentType = "application/json",
+  ): Response {
+    const headers = { "content-type": contentType };
     // A string of fewer characters than the threshold's third is fewer bytes than it.
     if (typeof body === "string" && body.length * 3 < COUNTED_MIN_BYTES) {
       return c.body(body, 200, headers);

@@ -230,3 +230,30 @@ Deno.test("answers too small for the event codec but over 16 KiB count too", asy
     codec.close();
   }
 });
+
+Deno.test("the OpenAPI document is written once, and what anyone leaves unread of it counts as a tenant's would", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
+    tenantHeldBytes: 100 * 1024,
+  });
+  try {
+    const get = (path: string) => h.service.app.request(path);
+    const first = await get("/openapi.json");
+    const second = await get("/openapi.json");
+    assert.deepEqual([first.status, second.status], [200, 200]);
+    // Two documents of ~76 KB unread pass 100 KiB: the next is refused, and so is the page.
+    const refused = await get("/openapi.json");
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    assert.equal((await get("/docs")).status, 429);
+    const text = await first.text();
+    assert.equal(JSON.parse(text).openapi.startsWith("3."), true);
+    assert.equal(await second.text(), text);
+    const page = await get("/docs");
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(await page.text(), /<html/i);
+  } finally {
+    await h.close();
+  }
+});
