@@ -114,13 +114,33 @@ const NO_RUN: RunResult = { exitCode: 0, stdout: "", stderr: "" };
 /** Prompt hooks in a chain: nothing runs, their body is their answer. */
 const PROMPTS = createPromptRuntime();
 
+/** Printed characters past which packing an answer is bulk work, done below the other workers. */
+const BULK_PRINTED_CHARS = 1024 * 1024;
+
+/** Lowers this thread for packing `results` when their hooks printed megabytes. */
+function demoteForBulk(results: readonly DispatchResult[]): void {
+  if (demoted || priority === null) return;
+  let chars = 0;
+  for (const r of results) for (const h of r.hooks) chars += h.stdout.length + h.stderr.length;
+  if (chars >= BULK_PRINTED_CHARS) demoted = priority.setThreadNice(priority.LONG_CALL_NICE);
+}
+
 scope.onmessage = (event) => {
   const job = event.data;
   handle(job).finally(undemote).then(
     (result) => {
       if (!Array.isArray(result)) return scope.postMessage({ type: "result", id: job.id, result });
-      // Big hook output crosses as bytes, moved rather than copied (lazy_json.ts).
-      const { texts, transfer } = packBigTexts(result);
+      // Escaping megabytes of a tenant's output is its own cost, not other tenants' hooks';
+      // raised back before the result goes, as after a long call.
+      demoteForBulk(result);
+      let packed: ReturnType<typeof packBigTexts>;
+      try {
+        // Big hook output crosses as bytes, moved rather than copied (lazy_json.ts).
+        packed = packBigTexts(result);
+      } finally {
+        undemote();
+      }
+      const { texts, transfer } = packed;
       if (texts.length === 0) {
         return scope.postMessage({ type: "result", id: job.id, result: NO_RUN, chains: result });
       }
