@@ -49,6 +49,11 @@ export interface EdgeWorkerOptions {
   images?: ArrayBuffer;
 }
 
+/** What one tenant's requests may hold in a Worker's isolate, bytes (`held_bytes.ts`). */
+export const EDGE_TENANT_HELD_BYTES = 16 * 1024 * 1024;
+/** What all tenants' requests may hold in a Worker's isolate, bytes. */
+export const EDGE_SERVER_HELD_BYTES = 48 * 1024 * 1024;
+
 /**
  * Fuel per millisecond of a hook's timeout in a Worker, whose clock stands
  * still during CPU work: a hook's fuel is capped at timeout × this, so its
@@ -190,6 +195,9 @@ export function createEdgeWorker(
       builder: { build: () => Promise.reject(new Error("uploads go to the hookbox service")) },
       // No key hashes to this: the admin routes are not served here anyway.
       adminKeyHash: "-",
+      // An isolate has 128 MB: what requests hold (bodies, unread answers) stays well under it.
+      tenantHeldBytes: EDGE_TENANT_HELD_BYTES,
+      serverHeldBytes: EDGE_SERVER_HELD_BYTES,
     });
     return (request: Request, env: unknown, ctx: unknown) =>
       Promise.resolve(service.app.fetch(request, env, ctx as never));
