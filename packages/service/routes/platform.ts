@@ -13,7 +13,8 @@ import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
 
 const UNREAD_DOCUMENTS =
-  "QUOTA_EXCEEDED: unauthenticated clients have left 64 MiB of these documents unread";
+  "QUOTA_EXCEEDED: unauthenticated clients have left as much of these documents unread as a " +
+  "tenant may leave of its answers";
 
 /** `/healthz`, `/metrics`, `/openapi.json` and `/docs`. */
 export function platformRoutes(ctx: ServiceContext): Route[] {
