@@ -14,6 +14,8 @@ export interface ServeProcess {
   cpu(): Promise<number>;
   /** The same for its main thread alone (the one that answers requests). */
   mainThreadCpu(): Promise<number>;
+  /** Its resident memory now, bytes (`/proc/<pid>/status`). */
+  rss(): number;
   stop(): Promise<void>;
   /** `kill -9`: the process dies with whatever it held. */
   kill(): Promise<void>;
@@ -70,6 +72,10 @@ export async function startServe(options: {
         url: match[1]!,
         cpu: () => processCpu(child.pid),
         mainThreadCpu: () => processCpu(child.pid, child.pid),
+        rss: () => {
+          const status = Deno.readTextFileSync(`/proc/${child.pid}/status`);
+          return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
+        },
         async stop() {
           child.kill("SIGTERM");
           await child.status;

@@ -11,6 +11,8 @@
  * - sends 80 KB events as one-byte chunks, 2 at once;
  * - sends events that its hook blocks with a reason of a million characters,
  *   8 at once (each answer and audit row carries the reason);
+ * - sends a hundred events whose answers carry a 1 MB reason and never reads
+ *   them, and two hundred 1 MB events of which it sends 900 KB and waits;
  * - sends events of a megabyte of small keys (70,000 in `tool_input`, under
  *   the default `input_kb`), 4 at once, to one small WebAssembly hook; the
  *   same as Claude Code's payloads (`/v1/agents/claude-code/events`); the
@@ -64,7 +66,11 @@ const db = values.db === "sqlite"
   : values.db === "postgres"
   ? await freshDatabase()
   : values.db!;
-const server = await startServe({ db, adminKey: ADMIN, denoFlags: values["server-flag"] });
+const server = await startServe({
+  db,
+  adminKey: ADMIN,
+  ...(values["server-flag"] ? { denoFlags: values["server-flag"] } : {}),
+});
 const { url } = server;
 const keyOf = async (id: string) => {
   await call(url, "POST", "/v1/tenants", ADMIN, { id });
@@ -347,6 +353,44 @@ async function trickle(): Promise<string> {
   return new TextDecoder().decode(buffer.subarray(0, n ?? 0)).split("\r\n")[0]!;
 }
 
+/**
+ * `count` raw connections of `key`'s, each sending `head` and then `body`
+ * (not awaited: a body the server stops reading stays in the kernel), held
+ * `ms`; the status line each got by then (a few bytes read, no more), and how
+ * much the server grew meanwhile.
+ */
+async function heldConnections(
+  count: number,
+  head: string,
+  body: Uint8Array | null,
+  ms: number,
+): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const before = server.rss();
+  const conns: Deno.TcpConn[] = [];
+  const statuses: Record<string, number> = {};
+  const seen: Promise<void>[] = [];
+  for (let i = 0; i < count; i++) {
+    const conn = await Deno.connect({ hostname, port: Number(port) });
+    conns.push(conn);
+    await conn.write(new TextEncoder().encode(head));
+    if (body !== null) conn.write(body).catch(() => {});
+    const line = new Uint8Array(16);
+    seen.push(
+      conn.read(line).then((n) => {
+        const status = n ? new TextDecoder().decode(line.subarray(0, n)).split(" ")[1]! : "closed";
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }, () => {}),
+    );
+  }
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  const grew = server.rss() - before;
+  for (const conn of conns) conn.close();
+  await Promise.all(seen);
+  // Resident memory counts garbage not yet collected too: a second round can find less.
+  return `answered ${JSON.stringify(statuses)}, server RSS +${(grew / 2 ** 20).toFixed(0)} MiB`;
+}
+
 const phases: [string, (() => Promise<unknown>) | null][] = [
   ["hostile tenant idle", null],
   ["30 JS uploads at once", async () => {
@@ -434,6 +478,17 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
       }
       conn.close();
     }));
+  }],
+  ["events blocked with a 1 MB reason, 100 at once, never read", async () => {
+    const text = JSON.stringify(event);
+    const head = `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${loud}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${text.length}\r\n\r\n${text}`;
+    console.log(`  ${await heldConnections(100, head, null, 3000)}`);
+  }],
+  ["events of 1 MB sent 900 KB in and left waiting, 200 at once", async () => {
+    const head = `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${hostile}\r\n` +
+      `content-type: application/json\r\ncontent-length: 1000000\r\n\r\n`;
+    console.log(`  ${await heldConnections(200, head, new Uint8Array(900_000).fill(0x20), 3000)}`);
   }],
   ["events of a megabyte of small keys, 4 at once", async () => {
     const by = await bigEvents(bulky, 10);
