@@ -259,7 +259,7 @@ async function testVersion(
   const report = hasCases
     ? await ctx.uploads.build(tenantId, () => test(name, files))
     : { cases: [] };
-  return c.json({
+  return ctx.held.value(c, tenantId, {
     name,
     version,
     passed: report.cases.length > 0 && report.cases.every((r) => r.passed),
