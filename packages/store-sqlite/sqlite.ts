@@ -115,6 +115,12 @@ export interface SqliteStoreOptions {
    * restarts) or has caught up again (tests).
    */
   onCheckpointer?: (state: "ready" | "failed" | "behind" | "caught up") => void;
+  /**
+   * Told each time the checkpointer thread has copied a long log through,
+   * after which the serving connection copies the few frames since, so that
+   * its next commit restarts the log (tests).
+   */
+  onLogCopied?: () => void;
   /** Told where each long read ran: on the checkpointer thread, or on the caller's (tests). */
   onRead?: (where: "thread" | "here") => void;
 }
@@ -133,6 +139,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     logLimit,
     options.checkpointer ?? new URL("./_sqlite_checkpointer.ts", import.meta.url),
     options.onCheckpointer,
+    options.onLogCopied,
   );
   const cache = new Map<string, StatementSync>();
   const q = (sql: string): StatementSync => {
@@ -255,6 +262,7 @@ function checkpointer(
   logLimit: number,
   module: URL,
   told: (state: "ready" | "failed" | "behind" | "caught up") => void = () => {},
+  toldCopied: () => void = () => {},
 ) {
   let worker: Worker | null = null;
   let closed = false;
@@ -351,6 +359,7 @@ function checkpointer(
         }
         if (data === "copied") {
           copied = true;
+          toldCopied();
           return;
         }
         if (data !== "ready") return;
