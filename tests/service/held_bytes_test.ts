@@ -7,29 +7,41 @@ import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { createEventCodec } from "../../packages/deno/serve/event_codec.ts";
 import { type Harness, harness, toolEvent, wasmFolder } from "./_api.ts";
+import type { ServerDeps } from "../../packages/service/app.ts";
 
 const ALLOWANCE = 1024 * 1024;
 
-/** A service whose tenant "acme" has a hook printing 192 KiB (answers of ~230 KB). */
-async function loudTenant() {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-unread-" });
-  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
-    tenantHeldBytes: ALLOWANCE,
-  });
-  const key = await h.tenant("acme");
-  const quiet = await h.tenant("globex");
-  const up = await h.call("PUT", "/v1/hooks/loud", {
+/** A service on a fresh SQLite store, with `more` of `createService`'s options. */
+async function service(more: Partial<ServerDeps>): Promise<Harness> {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
+  return await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, more);
+}
+
+/** Uploads `plugin` of the corpus as `key`'s hook `name`. */
+async function upload(h: Harness, key: string, name: string, plugin: string) {
+  const up = await h.call("PUT", `/v1/hooks/${name}`, {
     key,
-    body: await wasmFolder("loud", "big_output"),
+    body: await wasmFolder(name, plugin),
   });
   assert.equal(up.status, 201, JSON.stringify(up.body));
-  const send = (as = key) =>
-    h.service.app.request("/v1/events", {
-      method: "POST",
-      headers: { authorization: `Bearer ${as}` },
-      body: JSON.stringify(toolEvent("ls")),
-    });
-  return { h, key, quiet, send };
+}
+
+/** Sends one event of `key`'s; the answer is left for the caller to read (or not). */
+function send(h: Harness, key: string): Promise<Response> {
+  return Promise.resolve(h.service.app.request("/v1/events", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}` },
+    body: JSON.stringify(toolEvent("ls")),
+  }));
+}
+
+/** A service whose tenant "acme" has a hook printing 192 KiB (answers of ~230 KB). */
+async function loudTenant() {
+  const h = await service({ tenantHeldBytes: ALLOWANCE });
+  const key = await h.tenant("acme");
+  const quiet = await h.tenant("globex");
+  await upload(h, key, "loud", "big_output");
+  return { h, key, quiet, send: (as = key) => send(h, as) };
 }
 
 Deno.test("a tenant whose clients leave its big answers unread is refused past its allowance, and served again once they read", async () => {
@@ -149,44 +161,29 @@ Deno.test("a tenant's bodies still arriving count against its allowance: the one
 });
 
 Deno.test("past the server's allowance, a tenant holding its even share is refused and the others are served", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
-  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
-    tenantHeldBytes: 8 * ALLOWANCE,
-    serverHeldBytes: ALLOWANCE,
-  });
+  const h = await service({ tenantHeldBytes: 8 * ALLOWANCE, serverHeldBytes: ALLOWANCE });
   try {
     const keys: Record<string, string> = {};
     for (const id of ["acme", "initech", "globex"]) keys[id] = await h.tenant(id);
-    for (const id of ["acme", "initech"]) {
-      const up = await h.call("PUT", "/v1/hooks/loud", {
-        key: keys[id]!,
-        body: await wasmFolder("loud", "big_output"),
-      });
-      assert.equal(up.status, 201, JSON.stringify(up.body));
-    }
-    const send = (id: string) =>
-      h.service.app.request("/v1/events", {
-        method: "POST",
-        headers: { authorization: `Bearer ${keys[id]}` },
-        body: JSON.stringify(toolEvent("ls")),
-      });
+    for (const id of ["acme", "initech"]) await upload(h, keys[id]!, "loud", "big_output");
+    const sendAs = (id: string) => send(h, keys[id]!);
     // ~230 KB answers left unread: acme three, initech two (1.15 MB in all, over 1 MiB).
     const unread: Response[] = [];
     for (const id of ["acme", "acme", "acme", "initech", "initech"]) {
-      const res = await send(id);
+      const res = await sendAs(id);
       assert.equal(res.status, 200);
       unread.push(res);
     }
     // The even share is 512 KiB: acme holds more, initech less, globex nothing.
-    const acme = await send("acme");
+    const acme = await sendAs("acme");
     assert.equal(acme.status, 429);
     assert.match((await acme.json()).error.message, /less while the server holds 1\.0 MiB/);
-    const initech = await send("initech");
+    const initech = await sendAs("initech");
     assert.notEqual(initech.status, 429);
     await initech.body?.cancel();
     assert.equal((await h.call("GET", "/v1/hooks", { key: keys.globex! })).status, 200);
     for (const res of unread) await res.body?.cancel();
-    const again = await send("acme");
+    const again = await sendAs("acme");
     assert.equal(again.status, 200);
     await again.body?.cancel();
   } finally {
@@ -195,33 +192,19 @@ Deno.test("past the server's allowance, a tenant holding its even share is refus
 });
 
 Deno.test("answers too small for the event codec but over 16 KiB count too", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
   const codec = createEventCodec();
-  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
-    tenantHeldBytes: 100 * 1024,
-    eventCodec: codec,
-  });
+  const h = await service({ tenantHeldBytes: 100 * 1024, eventCodec: codec });
   try {
     const key = await h.tenant("acme");
-    const up = await h.call("PUT", "/v1/hooks/mid", {
-      key,
-      body: await wasmFolder("mid", "mid_output"),
-    });
-    assert.equal(up.status, 201, JSON.stringify(up.body));
-    const send = () =>
-      h.service.app.request("/v1/events", {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}` },
-        body: JSON.stringify(toolEvent("ls")),
-      });
+    await upload(h, key, "mid", "mid_output");
     // Answers of ~41 KB, written in place (under the codec's 64 KiB), left unread.
     const unread: Response[] = [];
     for (let i = 0; i < 3; i++) {
-      const res = await send();
+      const res = await send(h, key);
       assert.equal(res.status, 200);
       unread.push(res);
     }
-    assert.equal((await send()).status, 429);
+    assert.equal((await send(h, key)).status, 429);
     const answer = await unread[0]!.json();
     assert.equal(answer.hooks[0].stdout.length, 40 * 1024);
     for (const res of unread.slice(1)) await res.body?.cancel();
@@ -232,10 +215,7 @@ Deno.test("answers too small for the event codec but over 16 KiB count too", asy
 });
 
 Deno.test("the OpenAPI document is written once, and what anyone leaves unread of it counts as a tenant's would", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
-  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
-    tenantHeldBytes: 100 * 1024,
-  });
+  const h = await service({ tenantHeldBytes: 100 * 1024 });
   try {
     const get = (path: string) => h.service.app.request(path);
     const first = await get("/openapi.json");
