@@ -78,6 +78,11 @@ export class HeldBytes {
     this.#serverAllowance = serverAllowance;
   }
 
+  /** Bytes all tenants' requests hold now. */
+  get total(): number {
+    return this.#total;
+  }
+
   /** Bytes `tenant`'s requests hold now. */
   held(tenant: string): number {
     return this.#held.get(tenant) ?? 0;

@@ -123,6 +123,18 @@ export class Metrics implements ServiceMetrics {
     }
   }
 
+  readonly heldBytes = new Gauge({
+    name: "hookbox_held_bytes",
+    help:
+      "Bytes tenants' requests hold in this process: bodies still arriving and answers of 16 KiB or more not yet read",
+    registers: [this.registry],
+  });
+
+  /** Sets the gauge of what requests hold. */
+  held(bytes: number): void {
+    this.heldBytes.set(bytes);
+  }
+
   /** Sets the audit gauges. */
   audit(rows: number, commits: number): void {
     this.audited.set(rows);

@@ -22,6 +22,8 @@ export interface ServiceMetrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** Audit rows and commits so far (set before each exposition). */
   audit(rows: number, commits: number): void;
+  /** Bytes all tenants' requests hold now: bodies arriving, big answers unread (the same). */
+  held(bytes: number): void;
   /** The text exposition of `GET /metrics`. */
   text(): Promise<string>;
 }
@@ -34,5 +36,6 @@ export const NO_METRICS: ServiceMetrics = {
   rejected: () => {},
   request: () => {},
   audit: () => {},
+  held: () => {},
   text: () => Promise.resolve(""),
 };

@@ -67,6 +67,10 @@ Deno.test("a tenant whose clients leave its big answers unread is refused past i
     assert.equal((await h.call("GET", "/v1/hooks", { key })).status, 429);
     assert.equal((await send(quiet)).status, 200);
 
+    // Operators see it: the process's held bytes, five answers of ~230 KB.
+    const metrics = await h.call("GET", "/metrics", {});
+    const held = Number(/^hookbox_held_bytes (\d+)$/m.exec(String(metrics.body))?.[1]);
+    assert.ok(held > 5 * 200_000 && held < 5 * 300_000, `hookbox_held_bytes ${held}`);
     // Read whole, an answer frees its bytes: the tenant is served again.
     const answer = await unread.pop()!.json();
     // 192 KiB of a 16-byte pattern of 15 characters (one of them two bytes in UTF-8), whole.

@@ -87,6 +87,7 @@ export function platformRoutes(ctx: ServiceContext): Route[] {
       docs: () => ({ summary: "Prometheus metrics", ok: { status: 200, text: true } }),
       handler: async (c) => {
         metrics.audit(audit.committed, audit.commits);
+        metrics.held(ctx.held.total);
         return c.text(await metrics.text(), 200, {
           "content-type": "text/plain; version=0.0.4; charset=utf-8",
         });
