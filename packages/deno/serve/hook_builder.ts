@@ -25,7 +25,7 @@ import {
 import { denoFs } from "../../host-deno/fs.ts";
 import { checkPluginApart } from "./plugin_check.ts";
 import { tooManyFilesProblem } from "../../service/archive.ts";
-import { niceCommand } from "../../host-deno/thread_priority.ts";
+import { LONG_CALL_NICE, niceCommand } from "../../host-deno/thread_priority.ts";
 
 /** Options of {@linkcode createDenoHookBuilder}. */
 export interface DenoHookBuilderOptions {
@@ -194,7 +194,8 @@ async function compileApart(
 ): Promise<{ bytes: Uint8Array }> {
   const out = `${root}/.out`;
   const timeoutMs = options.compileTimeoutMs ?? COMPILE_TIMEOUT_MS;
-  // At the plugin workers' priority: a compiler never takes a core from the request thread.
+  // Below the plugin workers: a compiler never takes a core from the request thread, nor from
+  // other tenants' hooks.
   const { cmd, args } = niceCommand(Deno.execPath(), [
     "run",
     "-A",
@@ -205,7 +206,7 @@ async function compileApart(
     "--out",
     out,
     ...(options.cacheDir ? ["--cache-dir", options.cacheDir] : []),
-  ]);
+  ], LONG_CALL_NICE);
   const result = await runCommand(
     cmd,
     args,
@@ -256,7 +257,7 @@ async function runTestsApart(
     dir,
     "--json",
     ...(options.cacheDir ? ["--cache-dir", options.cacheDir] : []),
-  ]);
+  ], LONG_CALL_NICE);
   const result = await runCommand(cmd, args, undefined, { timeoutMs, maxOutput: 1024 * 1024 });
   const failed = (message: string): never => {
     throw new HookRejected([{ code: "HOOK_TEST_FAILED", path: "tests", field: null, message }]);
