@@ -12,7 +12,8 @@
  * so a tenant's connections that send and never read held about a gigabyte
  * per hundred. Enough of either would end the server for every tenant.
  *
- * So each body's bytes count against its tenant as they arrive, until the
+ * So each body counts against its tenant by the buffer it is read into
+ * (grown as its bytes arrive), until the
  * request is answered, and each answer of at least
  * {@linkcode COUNTED_MIN_BYTES} from when it is made until the HTTP layer has
  * taken its last byte or its client has gone. A tenant whose count has
@@ -58,7 +59,7 @@ const SLICE_BYTES = 256 * 1024;
 
 const UTF8 = new TextEncoder();
 
-/** Counts a body's bytes against its tenant as they arrive (see `readBody`). */
+/** Counts a body's buffer against its tenant as it grows (see `readBody`). */
 export interface BodyHold {
   /** Counts `bytes` more; throws the `429` once the tenant is at its allowance. */
   add(bytes: number): void;

@@ -86,7 +86,7 @@ export async function readBody(c: Context, max: number): Promise<Uint8Array> {
 export const BODY_READ_MS = 10_000;
 /** A service's own `bodyReadMs`, per request (set only when the service names one). */
 export const BODY_DEADLINES = new WeakMap<Request, number>();
-/** Each tenant request's hold on its body's bytes as they arrive (`held_bytes.ts`). */
+/** Each tenant request's hold on its body's buffer as it grows (`held_bytes.ts`). */
 export const BODY_HOLDS = new WeakMap<Request, BodyHold>();
 /**
  * Most pieces a streamed body may arrive in, past a floor: each piece costs
@@ -145,13 +145,18 @@ async function readPieces(
   // server's byte streams never answer a read into a few bytes).
   const limit = max + MIN_VIEW_BYTES;
   const pieces = bodyPieces(max);
-  let buffer = new Uint8Array(Math.min(FIRST_BUFFER_BYTES, limit, fits));
+  // What is held is the buffer: counted against the tenant as it is allocated.
+  const first = Math.min(FIRST_BUFFER_BYTES, limit, fits);
+  counted(hold, first, reader);
+  let buffer = new Uint8Array(first);
   let used = 0;
   for (let count = 0;; count++) {
     if (buffer.byteLength - used < MIN_VIEW_BYTES) {
       // Grown as bytes arrive, never ahead of them, and to the declared length when it is reached.
       const doubled = Math.min(buffer.byteLength * 2, limit);
-      const grown = new Uint8Array(buffer.byteLength < fits ? Math.min(doubled, fits) : doubled);
+      const grow = buffer.byteLength < fits ? Math.min(doubled, fits) : doubled;
+      counted(hold, grow - buffer.byteLength, reader);
+      const grown = new Uint8Array(grow);
       grown.set(buffer.subarray(0, used));
       buffer = grown;
     }
@@ -167,7 +172,6 @@ async function readPieces(
       if (used > max) throw tooLarge(max);
       throw tooManyPieces(pieces);
     }
-    counted(hold, value.byteLength, reader);
   }
   // Not much bigger than the body: a caller may keep it a while.
   return used * 2 < buffer.byteLength ? buffer.slice(0, used) : buffer.subarray(0, used);
