@@ -22,7 +22,7 @@ export interface ServiceMetrics {
   request(method: string, route: string, status: number, seconds: number): void;
   /** Audit rows and commits so far (set before each exposition). */
   audit(rows: number, commits: number): void;
-  /** Bytes all tenants' requests hold now: bodies arriving, big answers unread (the same). */
+  /** Bytes all tenants' requests hold: bodies arriving, big answers unread (set as the audit's). */
   held(bytes: number): void;
   /** The text exposition of `GET /metrics`. */
   text(): Promise<string>;
