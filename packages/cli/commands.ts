@@ -209,6 +209,16 @@ export const COMMANDS = {
         value: "EVENTS",
         help: "synthetic events run before the port opens (default 2000; 0 starts cold)",
       },
+      "held-mb": {
+        type: "string",
+        value: "MIB",
+        help: "what one tenant's requests may hold, bodies and unread answers (default 64)",
+      },
+      "server-held-mb": {
+        type: "string",
+        value: "MIB",
+        help: "what all tenants' requests may hold before shares apply (default 1024)",
+      },
       "admin-key-file": {
         type: "string",
         value: "PATH",

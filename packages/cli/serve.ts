@@ -64,6 +64,18 @@ export async function serveCommand(args: string[]): Promise<number> {
     );
     return EXIT.bad;
   }
+  const held: Record<string, number> = {};
+  for (
+    const [flag, option] of [["held-mb", "tenantHeldBytes"], ["server-held-mb", "serverHeldBytes"]]
+  ) {
+    if (values[flag!] === undefined) continue;
+    const mib = Number(values[flag!]);
+    if (!Number.isInteger(mib) || mib < 1 || mib > 1_048_576) {
+      console.error(`hookbox serve: --${flag} must be 1-1048576 MiB, got ${values[flag!]}`);
+      return EXIT.bad;
+    }
+    held[option!] = mib * 1024 * 1024;
+  }
   const processes = values.processes === undefined ? 1 : Number(values.processes);
   if (!Number.isInteger(processes) || processes < 1 || processes > 64) {
     console.error(`hookbox serve: --processes must be 1-64, got ${values.processes}`);
@@ -85,6 +97,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ...(values.db === undefined ? {} : { db: values.db }),
     ...(grace === undefined ? {} : { shutdownGraceMs: Math.round(grace * 1000) }),
     ...(warmUp === undefined ? {} : { warmUpEvents: warmUp }),
+    ...held,
   };
   if (processes > 1 && !child) {
     try {

@@ -455,6 +455,49 @@ Deno.test("a tenant's connections that declare big bodies and send little hold m
   }
 });
 
+Deno.test("hookbox serve --held-mb bounds what one tenant's requests hold: a body past it is refused with 429", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const server = await serve([
+    "--db",
+    `sqlite:${dir}/hookbox.db`,
+    "--workers",
+    "0",
+    "--held-mb",
+    "1",
+  ]);
+  const port = Number(new URL(server.url).port);
+  let conn: Deno.TcpConn | undefined;
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    // 900 KB of an event declared just under the 1 MiB cap, then nothing: its buffer reaches
+    // 1 MiB, so it is refused at once (with the default 64 MiB it would wait for the rest until
+    // the body deadline).
+    conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(new TextEncoder().encode(
+      `POST /v1/events HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\n` +
+        `content-type: application/json\r\ncontent-length: 1048000\r\n\r\n`,
+    ));
+    conn.write(new Uint8Array(900_000).fill(0x20)).catch(() => {});
+    const head = new Uint8Array(512);
+    const n = await conn.read(head);
+    const answer = new TextDecoder().decode(head.subarray(0, n ?? 0));
+    assert.match(answer, /^HTTP\/1\.1 429/);
+    assert.match(answer, /retry-after: 1/i);
+  } finally {
+    conn?.close();
+    await server.stop();
+  }
+  const bad = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, "serve", "--port", "0", "--held-mb", "0"],
+    env: { HOOKBOX_ADMIN_KEY: ADMIN },
+    stderr: "piped",
+    stdout: "null",
+  }).output();
+  assert.equal(bad.code, 1);
+  assert.match(new TextDecoder().decode(bad.stderr), /--held-mb must be 1-1048576 MiB, got 0/);
+});
+
 Deno.test("hookbox serve on PostgreSQL without an admin key refuses to start, saying why", async () => {
   const db = await freshDatabase();
   const out = await new Deno.Command(Deno.execPath(), {

@@ -71,6 +71,10 @@ export interface ServeOptions {
    * `warm_up.ts`); 0 starts cold. @default WARM_UP_EVENTS
    */
   warmUpEvents?: number;
+  /** What one tenant's requests may hold, bytes (`createService`'s `tenantHeldBytes`). */
+  tenantHeldBytes?: number;
+  /** What all tenants' requests may hold, bytes (`createService`'s `serverHeldBytes`). */
+  serverHeldBytes?: number;
   /**
    * How long `shutdown()` waits for requests in flight before it flushes the
    * audit, closes the store and lets the process end regardless. A client
@@ -227,6 +231,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     adminKeyHash: await hashKey(adminKey),
     log,
     metrics,
+    ...(options.tenantHeldBytes === undefined ? {} : { tenantHeldBytes: options.tenantHeldBytes }),
+    ...(options.serverHeldBytes === undefined ? {} : { serverHeldBytes: options.serverHeldBytes }),
     ...(decisions === null ? {} : {
       decisionLog: decisions.write,
       decisionLogEvents: options.decisionLogEvents === true,
