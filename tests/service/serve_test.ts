@@ -456,15 +456,8 @@ Deno.test("a tenant's connections that declare big bodies and send little hold m
 });
 
 Deno.test("hookbox serve --held-mb bounds what one tenant's requests hold: a body past it is refused with 429", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
-  const server = await serve([
-    "--db",
-    `sqlite:${dir}/hookbox.db`,
-    "--workers",
-    "0",
-    "--held-mb",
-    "1",
-  ]);
+  const db = `sqlite:${await Deno.makeTempDir({ prefix: "hookbox-serve-" })}/hookbox.db`;
+  const server = await serve(["--db", db, "--workers", "0", "--held-mb", "1"]);
   const port = Number(new URL(server.url).port);
   let conn: Deno.TcpConn | undefined;
   try {
