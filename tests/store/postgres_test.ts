@@ -4,6 +4,7 @@ import { openPostgresStore } from "../../packages/store-postgres/postgres.ts";
 import { BLOB_PART_BYTES } from "../../packages/store/store.ts";
 import { freshDatabase } from "../_pg.ts";
 import { storeSuite } from "./_suite.ts";
+import { addGuardVersion } from "./_versions.ts";
 
 storeSuite("postgres", async () => openPostgresStore(await freshDatabase()));
 
@@ -59,21 +60,7 @@ Deno.test("postgres store: hook versions stored before their listing fields had 
   try {
     await store.migrate();
     await store.createTenant({ id: "t", policy: {}, created_at: "x" });
-    await store.addHookVersion("t", "guard", {
-      sha256: "s1",
-      runtime: "wasm",
-      size_bytes: 1,
-      manifest: {
-        name: "guard",
-        description: "d",
-        trigger: ["post-tool-call"],
-        priority: 5,
-      } as never,
-      body: "",
-      built_from: "wasm",
-      sources: {},
-      created_at: "x",
-    });
+    await addGuardVersion(store, { trigger: ["post-tool-call"], priority: 5 });
     await store.close();
     // The database as it was before the last two migrations.
     const v = (await sql`SELECT MAX(version) AS v FROM schema_migrations`)[0]!.v;

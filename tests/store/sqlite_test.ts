@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { BLOB_PART_BYTES, type Store } from "../../packages/store/store.ts";
 import { storeSuite } from "./_suite.ts";
+import { addGuardVersion } from "./_versions.ts";
 
 storeSuite("sqlite", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
@@ -33,16 +34,7 @@ Deno.test("sqlite store: remembered keys and hook generation follow writes from 
     assert.equal((await a.tenantForKey("h2"))?.id, "t", "a key unknown a moment ago");
     await b.revokeKey("t", "k1");
     assert.equal(await a.tenantForKey("h1"), null, "revoked elsewhere");
-    await b.addHookVersion("t", "guard", {
-      sha256: "s1",
-      runtime: "wasm",
-      size_bytes: 1,
-      manifest: { name: "guard", description: "d", trigger: "pre-tool-call" } as never,
-      body: "",
-      built_from: "wasm",
-      sources: {},
-      created_at: "x",
-    });
+    await addGuardVersion(b, { trigger: "pre-tool-call" });
     const g1 = await a.hooksGeneration();
     assert.ok(g1 > g0, "a hook uploaded elsewhere moves the generation");
 
@@ -337,20 +329,10 @@ Deno.test("sqlite store: a hook listing is read on the checkpointer thread, with
     await store.appendAudit(auditRows(0, 1)); // starts the thread
     await ready.promise;
     await store.createTenant({ id: "t", policy: {}, created_at: "x" });
-    await store.addHookVersion("t", "guard", {
-      sha256: "s1",
-      runtime: "wasm",
-      size_bytes: 1,
-      manifest: {
-        name: "guard",
-        description: "d".repeat(16_000),
-        trigger: ["pre-tool-call", "post-tool-call"],
-        priority: 7,
-      } as never,
-      body: "",
-      built_from: "wasm",
-      sources: {},
-      created_at: "x",
+    await addGuardVersion(store, {
+      description: "d".repeat(16_000),
+      trigger: ["pre-tool-call", "post-tool-call"],
+      priority: 7,
     });
     const items = await store.listHookItems!("t");
     assert.deepEqual(items.map((i) => i.manifest), [
@@ -457,21 +439,7 @@ Deno.test("sqlite store: hook versions stored before their listing fields had co
   try {
     await store.migrate();
     await store.createTenant({ id: "t", policy: {}, created_at: "x" });
-    await store.addHookVersion("t", "guard", {
-      sha256: "s1",
-      runtime: "wasm",
-      size_bytes: 1,
-      manifest: {
-        name: "guard",
-        description: "d",
-        trigger: ["post-tool-call"],
-        priority: 5,
-      } as never,
-      body: "",
-      built_from: "wasm",
-      sources: {},
-      created_at: "x",
-    });
+    await addGuardVersion(store, { trigger: ["post-tool-call"], priority: 5 });
     await store.close();
     // The database as it was before the last two migrations.
     const db = new DatabaseSync(path);
