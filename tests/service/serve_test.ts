@@ -24,6 +24,16 @@ interface Proc {
   stop(): Promise<Deno.CommandStatus>;
 }
 
+/** `serve` arguments for a SQLite store in `dir`, no plugin workers, no warm-up. */
+const coldSqlite = (dir: string) => [
+  "--db",
+  `sqlite:${dir}/hookbox.db`,
+  "--workers",
+  "0",
+  "--warm-up",
+  "0",
+];
+
 async function serve(
   args: string[],
   env: Record<string, string> = { HOOKBOX_ADMIN_KEY: ADMIN },
@@ -510,12 +520,7 @@ Deno.test("hookbox serve --decision-log appends each decision with its hooks' st
   const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
   const logFile = `${dir}/decisions.jsonl`;
   const server = await serve([
-    "--db",
-    `sqlite:${dir}/hookbox.db`,
-    "--workers",
-    "0",
-    "--warm-up",
-    "0",
+    ...coldSqlite(dir),
     "--decision-log",
     logFile,
     "--decision-log-events",
@@ -558,17 +563,7 @@ Deno.test("hookbox serve keeps answering while its --decision-log pipe is not re
   assert.ok(made.success, "mkfifo");
   // The server's open of the pipe waits for a reader: this one, which reads nothing yet.
   const reader = Deno.open(fifo, { read: true });
-  const server = await serve([
-    "--db",
-    `sqlite:${dir}/hookbox.db`,
-    "--workers",
-    "0",
-    "--warm-up",
-    "0",
-    "--decision-log",
-    fifo,
-    "--decision-log-events",
-  ]);
+  const server = await serve([...coldSqlite(dir), "--decision-log", fifo, "--decision-log-events"]);
   const pipe = await reader;
   let read: Promise<string> | null = null;
   try {
@@ -611,16 +606,7 @@ Deno.test("hookbox serve --decision-log URL posts each decision to a collector, 
     },
   );
   const server = await serve(
-    [
-      "--db",
-      `sqlite:${dir}/hookbox.db`,
-      "--workers",
-      "0",
-      "--warm-up",
-      "0",
-      "--decision-log",
-      `http://127.0.0.1:${collector.addr.port}/decisions`,
-    ],
+    [...coldSqlite(dir), "--decision-log", `http://127.0.0.1:${collector.addr.port}/decisions`],
     { HOOKBOX_ADMIN_KEY: ADMIN, HOOKBOX_DECISION_LOG_TOKEN: "collector-token" },
   );
   let answer: { decision_id: string } | null = null;
