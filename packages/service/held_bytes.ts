@@ -146,6 +146,11 @@ export class HeldBytes {
     if (bytes.byteLength < COUNTED_MIN_BYTES) {
       return c.body(bytes as Uint8Array<ArrayBuffer>, 200, headers);
     }
+    // Hono answers `HEAD` with the `GET` handler's headers and drops its body
+    // unread and never cancelled: a counted one would stay counted for ever.
+    if (c.req.method === "HEAD") {
+      return c.body(null, 200, { ...headers, "content-length": String(bytes.byteLength) });
+    }
     // Checked again now that it is made: requests sent together all passed the first check.
     this.check(tenant);
     return c.body(this.#counted(tenant, bytes), 200, {

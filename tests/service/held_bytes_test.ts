@@ -241,3 +241,32 @@ Deno.test("the OpenAPI document is written once, and what anyone leaves unread o
     await h.close();
   }
 });
+
+Deno.test("HEAD requests for big answers hold nothing: neither anyone nor a tenant is refused for them", async () => {
+  const h = await service({ tenantHeldBytes: 100 * 1024 });
+  try {
+    const key = await h.tenant("acme");
+    await upload(h, key, "reasons", "huge_reason");
+    for (let i = 0; i < 5; i++) await (await send(h, key)).arrayBuffer();
+    const auth = { authorization: `Bearer ${key}` };
+    for (const [path, headers] of [["/openapi.json", {}], ["/v1/audit", auth]] as const) {
+      const length = (await (await h.service.app.request(path, { headers })).arrayBuffer())
+        .byteLength;
+      assert.ok(length > 16 * 1024, `${path}: ${length} bytes, too small to be counted`);
+      // Ten HEADs of a counted answer, each over a tenth of the allowance: none is held.
+      for (let i = 0; i < 10; i++) {
+        const head = await h.service.app.request(path, { method: "HEAD", headers });
+        assert.equal(head.status, 200, `${path}: HEAD ${i + 1}`);
+        assert.equal(head.headers.get("content-length"), String(length));
+        assert.equal(head.body, null);
+      }
+      const get = await h.service.app.request(path, { headers });
+      assert.equal(get.status, 200, path);
+      await get.arrayBuffer();
+    }
+    const metrics = await h.call("GET", "/metrics", {});
+    assert.match(String(metrics.body), /^hookbox_held_bytes 0$/m);
+  } finally {
+    await h.close();
+  }
+});
