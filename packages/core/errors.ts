@@ -85,6 +85,7 @@ export const ERROR_CODES = [
   "QUOTA_EXCEEDED",
   "STORE_UNAVAILABLE",
   "SHUTTING_DOWN",
+  "OUT_OF_FILES",
   "CONFIG_INVALID",
   "NOT_IMPLEMENTED",
   // Anywhere: a bug of hookbox's own.

@@ -305,9 +305,29 @@ function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void
       retryAfter: 1,
     });
   }
+  if (outOfFiles(err)) {
+    log({ at: new Date().toISOString(), level: "error", msg: "files", error: String(err) });
+    return new ApiError(
+      503,
+      "OUT_OF_FILES",
+      "the server is out of file descriptors (too many connections open); retry later",
+      { retryAfter: 1 },
+    );
+  }
   log({ at: new Date().toISOString(), level: "error", msg: "unhandled", error: String(err) });
   if (isHookboxError(err)) return new ApiError(400, err.code, err.message);
   return new ApiError(500, "INTERNAL", "internal error; see the server log");
+}
+
+/**
+ * The process (or the system) out of file descriptors: any client can bring
+ * it there by holding connections open, and it passes once they close, so it
+ * is a `503` to retry, not a fault of hookbox's (Deno says it in the message,
+ * Node in `code`).
+ */
+function outOfFiles(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === "EMFILE" || code === "ENFILE" || /too many open files/i.test(String(message));
 }
 
 const DECLARED = new Map<string, string>();

@@ -64,7 +64,8 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
     if (r.who !== "anyone") Object.assign(responses, ERRORS);
     // Any route may answer 503 (the store unreachable, the server draining), with Retry-After.
     responses[503] = {
-      description: "STORE_UNAVAILABLE or SHUTTING_DOWN; Retry-After says when to try again",
+      description:
+        "STORE_UNAVAILABLE, SHUTTING_DOWN or OUT_OF_FILES; Retry-After says when to try again",
       ...json(errorSchema),
     };
     // Any tenant route may answer 429 while the tenant's requests hold too much memory.

@@ -37,10 +37,14 @@ const coldSqlite = (dir: string) => [
 async function serve(
   args: string[],
   env: Record<string, string> = { HOOKBOX_ADMIN_KEY: ADMIN },
-  { closeStderr = false, stderrRead = Promise.resolve() } = {},
+  { closeStderr = false, stderrRead = Promise.resolve(), fileLimit = 0 } = {},
 ): Promise<Proc> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, "serve", "--port", "0", ...args],
+  const command = ["run", "-A", CLI, "serve", "--port", "0", ...args];
+  // util-linux's prlimit: the process's file descriptors capped (Deno raises its soft limit to the hard one).
+  const child = new Deno.Command(fileLimit > 0 ? "prlimit" : Deno.execPath(), {
+    args: fileLimit > 0
+      ? [`--nofile=${fileLimit}:${fileLimit}`, Deno.execPath(), ...command]
+      : command,
     env,
     stdout: "null",
     stderr: "piped",
@@ -622,4 +626,102 @@ Deno.test("hookbox serve --decision-log URL posts each decision to a collector, 
   const lines = received.flatMap((r) => r.lines);
   assert.deepEqual(lines.map((l) => [l.decision_id, l.tenant_id]), [[answer!.decision_id, "acme"]]);
   assert.deepEqual(received.map((r) => r.auth), ["Bearer collector-token"]);
+});
+
+/** Sends one request on a kept connection; the answer's status and body text. */
+async function exchange(
+  conn: Deno.TcpConn,
+  method: string,
+  path: string,
+  key: string,
+  body = "",
+): Promise<{ status: number; body: string }> {
+  const payload = new TextEncoder().encode(body);
+  await conn.write(new TextEncoder().encode(
+    `${method} ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\n` +
+      `content-type: application/json\r\ncontent-length: ${payload.byteLength}\r\n\r\n`,
+  ));
+  await conn.write(payload);
+  let text = "";
+  const chunk = new Uint8Array(64 * 1024);
+  for (;;) {
+    const head = text.indexOf("\r\n\r\n");
+    if (head >= 0) {
+      const length = Number(/content-length: (\d+)/i.exec(text.slice(0, head))?.[1] ?? 0);
+      if (new TextEncoder().encode(text.slice(head + 4)).byteLength >= length) {
+        return { status: Number(text.slice(9, 12)), body: text.slice(head + 4) };
+      }
+    }
+    const n = await conn.read(chunk);
+    if (n === null) throw new Error(`connection closed: ${text}`);
+    text += new TextDecoder().decode(chunk.subarray(0, n));
+  }
+}
+
+Deno.test("a client that holds connections until hookbox serve is out of file descriptors cannot stop it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const server = await serve(coldSqlite(dir), undefined, { fileLimit: 256 });
+  const port = Number(new URL(server.url).port);
+  const flood: Deno.TcpConn[] = [];
+  const kept: Deno.TcpConn[] = [];
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const event = JSON.stringify(toolEvent("ls"));
+    const open = await Deno.connect({ hostname: "127.0.0.1", port });
+    kept.push(open);
+    assert.equal((await exchange(open, "POST", "/v1/events", key, event)).status, 200);
+    // Connections held open, until the server can accept no more (its accept fails).
+    for (let i = 0; i < 1000; i++) {
+      try {
+        flood.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+      } catch {
+        break;
+      }
+    }
+    let ended: Deno.CommandStatus | null = null;
+    server.child.status.then((status) => ended = status);
+    while (!server.stderr().includes('"msg":"accept"')) {
+      if (ended !== null) assert.fail(`the server ended: ${server.stderr()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.match(
+      server.stderr(),
+      /"msg":"accept","error":"[^"]*Too many open files[^"]*accepting again/,
+    );
+    // The connections it has are still served; what needs a file is a 503 to retry, never a 500.
+    assert.equal((await exchange(open, "POST", "/v1/events", key, event)).status, 200);
+    const upload = await exchange(
+      open,
+      "PUT",
+      "/v1/hooks/guard",
+      key,
+      JSON.stringify(await wasmFolder("guard", "guard_wasi")),
+    );
+    assert.ok([201, 503].includes(upload.status), `upload: ${upload.status} ${upload.body}`);
+    if (upload.status === 503) assert.equal(JSON.parse(upload.body).error.code, "OUT_OF_FILES");
+    // Once those connections close, new ones are accepted again: the process never ended.
+    for (const conn of flood.splice(0)) conn.close();
+    for (;;) {
+      try {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+        kept.push(conn);
+        const answer = await exchange(conn, "POST", "/v1/events", key, event);
+        assert.equal(answer.status, 200, answer.body);
+        break;
+      } catch (err) {
+        if (err instanceof assert.AssertionError) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const status = await server.stop();
+    assert.equal(status.code, 0, server.stderr());
+  } finally {
+    for (const conn of [...flood, ...kept]) {
+      try {
+        conn.close();
+      } catch { /* closed */ }
+    }
+    await server.stop();
+  }
 });

@@ -92,6 +92,27 @@ Deno.test("an embedded store that fails answers 503 STORE_UNAVAILABLE with Retry
   });
 });
 
+Deno.test("a server out of file descriptors answers 503 OUT_OF_FILES with Retry-After, never 500", async () => {
+  await onService(async (h) => {
+    const key = await h.tenant("acme");
+    const list = h.store.listHookItems!.bind(h.store);
+    // As Deno and Node say it: in the message, or as the error's code.
+    const failures = [
+      new Error("Too many open files (os error 24): open '/tmp/hookbox-upload-x/HOOK.md'"),
+      Object.assign(new Error("EMFILE: too many open files, scandir"), { code: "EMFILE" }),
+    ];
+    for (const failure of failures) {
+      h.store.listHookItems = () => Promise.reject(failure);
+      const answer = await h.call("GET", "/v1/hooks", { key });
+      assert.deepEqual([answer.status, answer.body.error.code], [503, "OUT_OF_FILES"]);
+      assert.equal(answer.headers.get("retry-after"), "1");
+      assert.match(answer.body.error.message, /out of file descriptors/);
+    }
+    h.store.listHookItems = list;
+    assert.equal((await h.call("GET", "/v1/hooks", { key })).status, 200);
+  });
+});
+
 Deno.test("a request body that breaks off is 400 BODY_UNREADABLE, and 503 SHUTTING_DOWN once the server stops", async () => {
   await onService(async (h) => {
     const key = await h.tenant("acme");

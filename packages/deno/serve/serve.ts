@@ -22,6 +22,7 @@ import { createEventCodec } from "./event_codec.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 import { decisionWebhook } from "./decision_webhook.ts";
 import { queuedWrites, settlesWithin } from "./log_queue.ts";
+import { keepServing } from "./listener.ts";
 
 /** Options of {@linkcode startServer}. */
 export interface ServeOptions {
@@ -254,10 +255,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   Deno.unrefTimer(retention);
   let resolveReady: (url: string) => void;
   const ready = new Promise<string>((r) => resolveReady = r);
-  const server = Deno.serve({
+  const server = keepServing({
     port: options.port ?? 8787,
     hostname: options.hostname ?? "127.0.0.1",
-    ...(options.reusePort ? { reusePort: true } : {}),
+    reusePort: options.reusePort === true,
+    log,
     onListen: ({ hostname, port }) => {
       const url = `http://${hostname}:${port}`;
       log({ at: new Date().toISOString(), level: "info", msg: "ready", url });
