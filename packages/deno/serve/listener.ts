@@ -29,8 +29,6 @@ export interface KeepServingOptions {
   log: (entry: Record<string, unknown>) => void;
   /** @default ACCEPT_RETRY_MS */
   retryMs?: number;
-  /** Starts a server: `Deno.serve` (tests make accepting fail). */
-  serve?: typeof Deno.serve;
 }
 
 /** A port served until {@linkcode KeptServer.shutdown}. */
@@ -46,7 +44,6 @@ export function keepServing(
   options: KeepServingOptions,
   handler: Deno.ServeHandler,
 ): KeptServer {
-  const serve = options.serve ?? Deno.serve;
   const servers = new Set<Deno.HttpServer>();
   let port = options.port;
   let stopping = false;
@@ -54,6 +51,7 @@ export function keepServing(
   let finish: () => void;
   const finished = new Promise<void>((resolve) => finish = resolve);
   let retry: ReturnType<typeof setTimeout> | undefined;
+  const retryMs = options.retryMs ?? ACCEPT_RETRY_MS;
   const later = (error: unknown) => {
     options.log({
       at: new Date().toISOString(),
@@ -65,13 +63,12 @@ export function keepServing(
     });
     retry = setTimeout(start, retryMs);
   };
-  const retryMs = options.retryMs ?? ACCEPT_RETRY_MS;
   const start = () => {
     retry = undefined;
     if (stopping) return;
     let server: Deno.HttpServer;
     try {
-      server = serve({
+      server = Deno.serve({
         port,
         hostname: options.hostname,
         ...(options.reusePort ? { reusePort: true } : {}),
@@ -93,12 +90,16 @@ export function keepServing(
     }
     servers.add(server);
     if (servers.size > KEPT_SERVERS) servers.delete(servers.values().next().value!);
-    const ended = (err: unknown) => {
-      servers.delete(server);
-      if (stopping) finish();
-      else later(err ?? "the server stopped accepting");
-    };
-    server.finished.then(() => ended(undefined), ended);
+    // A server whose accept failed still serves what it accepted: it is kept for the shutdown.
+    server.finished.then(
+      () => {
+        servers.delete(server);
+        if (!stopping) later("the server stopped accepting");
+      },
+      (err) => {
+        if (!stopping) later(err);
+      },
+    );
   };
   start();
   return {
