@@ -212,9 +212,15 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
       } catch { /* closed */ }
     }
   };
+  // An accept that fails (the process out of file descriptors) ends the listening for good: the
+  // daemon stops, its socket goes, and callers run in their own processes at once (the next one
+  // starts a daemon again) instead of waiting out their answer time on a socket nobody accepts on.
   (async () => {
     for await (const conn of listener) void serve(conn as Deno.UnixConn);
-  })().catch(() => {});
+  })().catch((err) => {
+    console.error(`hookbox daemon: stopping: accepting failed: ${(err as Error)?.message ?? err}`);
+    stop();
+  });
   await stopped;
   clearTimeout(timer);
   clearInterval(watch);

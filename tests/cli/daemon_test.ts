@@ -243,3 +243,53 @@ Deno.test("the daemon answers a quick call while another session's long one runs
   assert.equal(during.answered, 1, "answered by the daemon, beside it");
   assert.equal(after.answered, 2);
 });
+
+Deno.test("a daemon that can accept no more (out of file descriptors) stops and takes its socket with it", async () => {
+  const { root, env } = await daemonRoot("hookbox-daemon-files-");
+  // util-linux's prlimit: the daemon's file descriptors capped.
+  const daemon = new Deno.Command("prlimit", {
+    args: [
+      "--nofile=128:128",
+      Deno.execPath(),
+      "run",
+      "-A",
+      new URL("../../packages/cli/main.ts", import.meta.url).pathname,
+      "daemon",
+      "run",
+      "--idle",
+      "3600",
+    ],
+    env,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(daemon.stderr).text();
+  const held: Deno.UnixConn[] = [];
+  try {
+    assert.ok((await eventually(() => status(env, root))) !== null, "the daemon answers");
+    const socket = JSON.parse((await runCli(["daemon", "status"], { cwd: root, env })).stdout)
+      .socket as string;
+    // Connections that send nothing, held until the daemon cannot accept another.
+    for (let i = 0; i < 400; i++) {
+      try {
+        held.push(await Deno.connect({ transport: "unix", path: socket }));
+      } catch {
+        break;
+      }
+    }
+    // Callers waited out their answer time on a socket nobody accepted on; now it is gone.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = await Promise.race([
+      daemon.status,
+      new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), 60_000)),
+    ]);
+    clearTimeout(timer);
+    assert.ok(ended !== null, "the daemon still runs, accepting nothing");
+    assert.equal(ended.code, 0);
+    assert.match(await stderr, /hookbox daemon: stopping: accepting failed: .*Too many open files/);
+    await assert.rejects(Deno.lstat(socket), Deno.errors.NotFound);
+  } finally {
+    for (const conn of held) conn.close();
+    killIfRunning(daemon.pid);
+  }
+});
