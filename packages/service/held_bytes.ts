@@ -34,6 +34,8 @@
  */
 import type { Context } from "hono";
 import { ApiError } from "./errors.ts";
+import { concatBytes } from "../core/bytes.ts";
+import { piecesLength } from "../core/schema/lazy_json.ts";
 
 /** Smallest answer counted, bytes: smaller ones cost about what their connection does. */
 export const COUNTED_MIN_BYTES = 16 * 1024;
@@ -130,11 +132,15 @@ export class HeldBytes {
     };
   }
 
-  /** `body` as a JSON answer of `tenant`'s, counted while unread when it is big. */
+  /**
+   * `body` as a JSON answer of `tenant`'s, counted while unread when it is
+   * big. Pieces (`lazyJsonPieces`) are written one after another, never
+   * joined: a big answer is not copied again on this thread.
+   */
   json(
     c: Context,
     tenant: string,
-    body: Uint8Array | string,
+    body: Uint8Array | string | readonly Uint8Array[],
     contentType = "application/json",
   ): Response {
     const headers = { "content-type": contentType };
@@ -142,21 +148,23 @@ export class HeldBytes {
     if (typeof body === "string" && body.length * 3 < COUNTED_MIN_BYTES) {
       return c.body(body, 200, headers);
     }
-    const bytes = typeof body === "string" ? UTF8.encode(body) : body;
-    if (bytes.byteLength < COUNTED_MIN_BYTES) {
+    const pieces = typeof body === "string"
+      ? [UTF8.encode(body)]
+      : body instanceof Uint8Array
+      ? [body]
+      : body;
+    const length = piecesLength(pieces);
+    if (length < COUNTED_MIN_BYTES) {
+      const bytes = pieces.length === 1 ? pieces[0]! : concatBytes(pieces, length);
       return c.body(bytes as Uint8Array<ArrayBuffer>, 200, headers);
     }
+    const sized = { ...headers, "content-length": String(length) };
     // Hono answers `HEAD` with the `GET` handler's headers and drops its body
     // unread and never cancelled: a counted one would stay counted for ever.
-    if (c.req.method === "HEAD") {
-      return c.body(null, 200, { ...headers, "content-length": String(bytes.byteLength) });
-    }
+    if (c.req.method === "HEAD") return c.body(null, 200, sized);
     // Checked again now that it is made: requests sent together all passed the first check.
     this.check(tenant);
-    return c.body(this.#counted(tenant, bytes), 200, {
-      ...headers,
-      "content-length": String(bytes.byteLength),
-    });
+    return c.body(this.#counted(tenant, pieces, length), 200, sized);
   }
 
   /** `value` as a JSON answer of `tenant`'s (see {@linkcode json}). */
@@ -164,22 +172,39 @@ export class HeldBytes {
     return this.json(c, tenant, JSON.stringify(value));
   }
 
-  /** `bytes` as a stream read a slice at a time, counted against `tenant` until it ends. */
-  #counted(tenant: string, bytes: Uint8Array): ReadableStream<Uint8Array> {
-    this.#add(tenant, bytes.byteLength);
+  /** `pieces` as a stream read a slice at a time, counted against `tenant` until it ends. */
+  #counted(
+    tenant: string,
+    pieces: readonly Uint8Array[],
+    length: number,
+  ): ReadableStream<Uint8Array> {
+    this.#add(tenant, length);
+    let piece = 0;
     let at = 0;
     let counted = true;
     const release = () => {
       if (!counted) return;
       counted = false;
-      this.#add(tenant, -bytes.byteLength);
+      this.#add(tenant, -length);
     };
     return new ReadableStream<Uint8Array>({
       pull: (controller) => {
-        const end = Math.min(at + SLICE_BYTES, bytes.byteLength);
-        controller.enqueue(bytes.subarray(at, end));
-        at = end;
-        if (at === bytes.byteLength) {
+        // Empty pieces are skipped: an empty chunk would end nothing and look like a write.
+        while (piece < pieces.length && at === pieces[piece]!.byteLength) {
+          piece++;
+          at = 0;
+        }
+        if (piece < pieces.length) {
+          const bytes = pieces[piece]!;
+          const end = Math.min(at + SLICE_BYTES, bytes.byteLength);
+          controller.enqueue(bytes.subarray(at, end));
+          at = end;
+          while (piece < pieces.length && at === pieces[piece]!.byteLength) {
+            piece++;
+            at = 0;
+          }
+        }
+        if (piece === pieces.length) {
           controller.close();
           release();
         }

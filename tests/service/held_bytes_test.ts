@@ -8,6 +8,9 @@ import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { createEventCodec } from "../../packages/deno/serve/event_codec.ts";
 import { type Harness, harness, toolEvent, wasmFolder } from "./_api.ts";
 import type { ServerDeps } from "../../packages/service/app.ts";
+import { HeldBytes } from "../../packages/service/held_bytes.ts";
+import { concatBytes } from "../../packages/core/bytes.ts";
+import { Hono } from "hono";
 
 const ALLOWANCE = 1024 * 1024;
 
@@ -269,4 +272,27 @@ Deno.test("HEAD requests for big answers hold nothing: neither anyone nor a tena
   } finally {
     await h.close();
   }
+});
+
+Deno.test("an answer given in pieces is written whole, in order, without joining them, and counted until read", async () => {
+  const held = new HeldBytes();
+  const piece = (length: number, byte: number) => new Uint8Array(length).fill(byte);
+  // Empty pieces, pieces across the 256 KiB slices, one of a single byte.
+  const pieces = [piece(3, 65), piece(0, 0), piece(600 * 1024, 66), piece(0, 0), piece(1, 67)];
+  pieces.push(piece(300 * 1024, 68), piece(0, 0));
+  const app = new Hono().get("/", (c) => held.json(c, "acme", pieces));
+  const res = await app.request("/");
+  const length = pieces.reduce((n, p) => n + p.byteLength, 0);
+  assert.equal(res.headers.get("content-length"), String(length));
+  assert.equal(held.held("acme"), length, "counted while unread");
+  const slices: Uint8Array[] = [];
+  for await (const slice of res.body!) slices.push(slice);
+  assert.ok(slices.every((s) => s.byteLength > 0 && s.byteLength <= 256 * 1024));
+  // The big pieces' own bytes go out: views of them, not copies.
+  assert.ok(slices.some((s) => s.buffer === pieces[2]!.buffer));
+  const whole = new Uint8Array(length);
+  let at = 0;
+  for (const slice of slices) whole.set(slice, (at += slice.byteLength) - slice.byteLength);
+  assert.deepEqual(whole, concatBytes(pieces, length));
+  assert.equal(held.held("acme"), 0, "released once read");
 });

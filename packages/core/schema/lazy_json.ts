@@ -121,7 +121,7 @@ const HOLDERS = new WeakSet<object>();
 /** Set while {@linkcode stringifyLazy} runs: unread parts answer a token and are spliced in. */
 let splicing: Splice | null = null;
 
-/** The parts one {@linkcode stringifyLazy} or {@linkcode lazyJsonBytes} splices in. */
+/** The parts one {@linkcode stringifyLazy} or {@linkcode lazyJsonPieces} splices in. */
 interface Splice {
   /** Made when the first part is met: a stringify that meets none costs no random bytes. */
   nonce: string | null;
@@ -323,7 +323,7 @@ const ENCODER = new TextEncoder();
  * JSON string literals in UTF-8, with the buffers to transfer: a megabyte
  * of hook output then crosses to the thread that answers every tenant
  * without a copy, and is written into an answer there without being decoded
- * or escaped again ({@linkcode unpackBigTexts}, {@linkcode lazyJsonBytes}).
+ * or escaped again ({@linkcode unpackBigTexts}, {@linkcode lazyJsonPieces}).
  */
 export function packBigTexts(
   results: readonly { hooks: readonly Printed[] }[],
@@ -405,7 +405,7 @@ export function printedLength(record: Printed, field: "stdout" | "stderr"): numb
   return big?.length ?? record[field].length;
 }
 
-/** The characters of the hooks' big texts in `results` still unread (0: none; see {@linkcode lazyJsonBytes}). */
+/** The characters of the hooks' big texts in `results` still unread (0: none; see {@linkcode lazyJsonPieces}). */
 export function unreadBigChars(results: readonly { hooks: readonly Printed[] }[]): number {
   let chars = 0;
   for (const result of results) {
@@ -421,17 +421,19 @@ export function unreadBigChars(results: readonly { hooks: readonly Printed[] }[]
 }
 
 /**
- * `value` as JSON in UTF-8, as `new TextEncoder().encode(stringifyLazy(value))`,
- * with each big text still unread copied in as the bytes it came as.
+ * `value` as JSON in UTF-8, as `new TextEncoder().encode(stringifyLazy(value))`
+ * gives it, in pieces: each big text still unread is a piece of its own, the
+ * bytes it came as, never copied (an answer of megabytes of hook output is
+ * written out piece by piece).
  */
-export function lazyJsonBytes(value: unknown): Uint8Array {
+export function lazyJsonPieces(value: unknown): Uint8Array[] {
   const { text, parts, token } = spliced(value);
-  return joinedBytes(text, parts, token);
+  return splicedPieces(text, parts, token);
 }
 
-/** `text` as UTF-8 with each token's part in its place (bytes as they are). */
-function joinedBytes(text: string, parts: Splice["texts"], token: RegExp | null): Uint8Array {
-  if (token === null) return ENCODER.encode(text);
+/** `text` as UTF-8 pieces with each token's part in its place (bytes as they are). */
+function splicedPieces(text: string, parts: Splice["texts"], token: RegExp | null): Uint8Array[] {
+  if (token === null) return [ENCODER.encode(text)];
   const pieces: Uint8Array[] = [];
   let at = 0;
   for (const match of text.matchAll(token)) {
@@ -441,7 +443,19 @@ function joinedBytes(text: string, parts: Splice["texts"], token: RegExp | null)
     at = match.index + match[0].length;
   }
   pieces.push(ENCODER.encode(text.slice(at)));
-  return concatBytes(pieces, pieces.reduce((n, p) => n + p.length, 0));
+  return pieces;
+}
+
+/** `pieces` as one array (the one itself when there is one). */
+function joined(pieces: Uint8Array[]): Uint8Array {
+  return pieces.length === 1 ? pieces[0]! : concatBytes(pieces, piecesLength(pieces));
+}
+
+/** The bytes of `pieces` together. */
+export function piecesLength(pieces: readonly Uint8Array[]): number {
+  let length = 0;
+  for (const piece of pieces) length += piece.byteLength;
+  return length;
 }
 
 /** A value to write as JSON on another thread: see {@linkcode tokenizedClone}. */
@@ -490,5 +504,5 @@ function jsonCopy(value: unknown): unknown {
 export function tokenizedJsonBytes(tokenized: TokenizedValue): Uint8Array {
   const text = JSON.stringify(tokenized.value);
   const token = tokenized.nonce === null ? null : tokenPattern(tokenized.nonce);
-  return joinedBytes(text, tokenized.parts, token);
+  return joined(splicedPieces(text, tokenized.parts, token));
 }

@@ -12,7 +12,7 @@ import { clipped } from "../../core/runtime/failure.ts";
 import type { ParseEventResult } from "../../core/schema/event.ts";
 import { capturedText, redactedText } from "../replay.ts";
 import { storable } from "../../core/schema/storable.ts";
-import { lazyJsonBytes, printedLength, unreadBigChars } from "../../core/schema/lazy_json.ts";
+import { lazyJsonPieces, printedLength, unreadBigChars } from "../../core/schema/lazy_json.ts";
 import {
   type AgentAnswer,
   agentAnswer,
@@ -180,7 +180,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           const chars = resultChars(result);
           const bytes = unreadBigChars([result]);
           if (bytes > 0 && chars - bytes < (ctx.eventCodec?.minBytes ?? Infinity)) {
-            return ctx.held.json(c, tenant.id, lazyJsonBytes(answer));
+            return ctx.held.json(c, tenant.id, lazyJsonPieces(answer));
           }
           return await jsonAnswer(ctx, c, tenant.id, answer, chars);
         });

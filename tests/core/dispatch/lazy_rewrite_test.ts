@@ -12,9 +12,10 @@ import { createPromptRuntime } from "../../../packages/core/runtime/prompt.ts";
 import { type HookEvent, parseEvent } from "../../../packages/core/schema/event.ts";
 import {
   copyLazy,
-  lazyJsonBytes,
+  lazyJsonPieces,
   packBigTexts,
   packLazy,
+  piecesLength,
   printedLength,
   stringifyLazy,
   tokenizedClone,
@@ -27,6 +28,7 @@ import {
 import { agentAnswer, agentCall, withNotices } from "../../../packages/agents/adapters.ts";
 import { allowResult } from "../../../packages/core/dispatch/result.ts";
 import { fakeHook, fakeRuntime, prints } from "../../_helpers.ts";
+import { concatBytes } from "../../../packages/core/bytes.ts";
 
 /** 3,000 small keys: more than travel as values. */
 const big = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`k${i}`, `v${i}`]));
@@ -155,7 +157,13 @@ Deno.test("a hook's big output crosses as JSON bytes and is written into the ans
   assert.equal(printedLength(record, "stdout"), big.length);
   assert.equal(unreadBigChars(moved.results), 2 * big.length);
   // Written into an answer without being read: byte for byte what encoding the whole gives.
-  assert.deepEqual(lazyJsonBytes({ answer: moved.results }), new TextEncoder().encode(expected));
+  const pieces = lazyJsonPieces({ answer: moved.results });
+  assert.deepEqual(
+    concatBytes(pieces, piecesLength(pieces)),
+    new TextEncoder().encode(expected),
+  );
+  // Each big text is a piece of its own, the very bytes that came: never copied.
+  for (const text of moved.texts) assert.ok(pieces.includes(text.json));
   assert.equal(stringifyLazy({ answer: moved.results }), expected);
   assert.equal(unreadBigChars(moved.results), 2 * big.length, "still unread");
   // Read, it is the text the hook printed.
