@@ -418,6 +418,25 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     }
     console.log(`  uploads answered: ${JSON.stringify(by)}`);
   }],
+  ["uploads whose HOOK.md is 16 KiB of nested YAML, 4 at once, 5 times", async () => {
+    // Refused, after the YAML parser has run out of stack: tens of ms of a thread each.
+    const body = {
+      files: {
+        "HOOK.md": `---\nname: deep\ndescription: d\ntrigger: pre-tool-call\nx: ${
+          "[".repeat(16_000)
+        }\n---\n`,
+        "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+      },
+    };
+    const by: Record<number, number> = {};
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => call(url, "PUT", "/v1/hooks/deep", hostile, body)),
+      );
+      for (const a of answers) by[a.status] = (by[a.status] ?? 0) + 1;
+    }
+    console.log(`  uploads answered: ${JSON.stringify(by)}`);
+  }],
   ["gzip bombs (1 MiB to 1 GiB) uploaded, 3 at once, 4 times", async () => {
     for (let round = 0; round < 4; round++) {
       const answers = await Promise.all(Array.from({ length: 3 }, async () => {

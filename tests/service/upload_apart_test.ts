@@ -6,10 +6,15 @@
 import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import {
+  loadHookApart,
   parseUploadApart,
   unpackApart,
   unpackWorkersStarted,
 } from "../../packages/deno/serve/unpack.ts";
+import { loadHook } from "../../packages/core/hook/discover.ts";
+import { denoFs } from "../../packages/host-deno/fs.ts";
+import { hookProblems } from "../../packages/deno/serve/hook_problems.ts";
+import { HookRejected } from "../../packages/service/builder.ts";
 import { unpackArchive } from "../../packages/service/archive.ts";
 import { createTar } from "nanotar";
 import { createDenoHookBuilder } from "../../packages/deno/serve/hook_builder.ts";
@@ -136,4 +141,52 @@ Deno.test("uploads read apart share their workers, and the bytes are moved there
   }
   // Starting a worker holds the server's request thread ~10 ms: one serves them all.
   assert.ok(unpackWorkersStarted() - before <= 1, "the uploads reuse a worker");
+});
+
+Deno.test("an uploaded folder's manifest read on the worker gives what reading it in place gives", async () => {
+  const wasm = await pluginBytes("guard_wasi");
+  const folders: Record<string, Record<string, string | Uint8Array>> = {
+    "a valid hook": { "HOOK.md": hookMd("guard", "priority: 7\n"), "plugin.wasm": wasm },
+    "several bad fields": {
+      "HOOK.md": hookMd("guard", "priority: high\ntimeout: -1\n"),
+      "plugin.wasm": wasm,
+    },
+    // 16 KiB of nesting: the YAML parser runs out of stack after tens of milliseconds.
+    "nested brackets": { "HOOK.md": hookMd("guard", `x: ${"[".repeat(16_000)}\n`) },
+    "another name": { "HOOK.md": hookMd("other"), "plugin.wasm": wasm },
+    "no HOOK.md": { "plugin.wasm": wasm },
+  };
+  const outcomes = new Map<string, unknown>();
+  for (const [what, files] of Object.entries(folders)) {
+    const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+    const dir = `${root}/guard`;
+    await Deno.mkdir(dir);
+    for (const [path, data] of Object.entries(files)) {
+      if (typeof data === "string") await Deno.writeTextFile(`${dir}/${path}`, data);
+      else await Deno.writeFile(`${dir}/${path}`, data);
+    }
+    const here = await loadHook(denoFs, dir, "tenant").then(
+      (hook) => ({ hook }),
+      (err: unknown) => ({ problems: hookProblems(err) }),
+    );
+    const there = await loadHookApart(dir).then(
+      (hook) => ({ hook }),
+      (err: unknown) => ({ problems: err instanceof HookRejected ? err.problems : err }),
+    );
+    // Where the parser runs out of stack depends on the thread's stack: the message says where.
+    const where = (v: unknown) =>
+      JSON.parse(JSON.stringify(v).replace(/ at line \d+, column \d+:[^"]*/g, ""));
+    assert.deepEqual(where(there), where(here), what);
+    outcomes.set(what, there);
+  }
+  assert.equal(
+    (outcomes.get("a valid hook") as { hook: { manifest: { priority: number } } }).hook
+      .manifest.priority,
+    7,
+  );
+  const bad = (what: string) => (outcomes.get(what) as { problems: { code: string }[] }).problems;
+  assert.equal(bad("several bad fields").length, 2);
+  assert.equal(bad("nested brackets")[0]!.code, "HOOK_MANIFEST_INVALID");
+  assert.equal(bad("another name")[0]!.code, "HOOK_NAME_MISMATCH");
+  assert.equal(bad("no HOOK.md")[0]!.code, "HOOK_MANIFEST_MISSING");
 });
