@@ -90,7 +90,14 @@ export function strictResult(
   return result;
 }
 
-/** One line per failed hook and per skipped hook folder. */
+/** Skipped hook folders named one by one; past them, one line counts the rest. */
+const PROBLEM_LINES = 20;
+
+/**
+ * One line per failed hook and per skipped hook folder (a problem's code
+ * frame left out: `hookbox validate` prints it), at most
+ * {@linkcode PROBLEM_LINES} folders and then one line for the rest.
+ */
 export function failureLines(result: DispatchResult, problems: readonly HookProblem[]): string[] {
   const lines = result.hooks.filter((h) => FAILED.has(h.outcome)).map((h) =>
     `hookbox: hook "${h.name}" (${h.level}) ${h.outcome}: ${h.detail ?? "no detail"}`
@@ -101,6 +108,15 @@ export function failureLines(result: DispatchResult, problems: readonly HookProb
       lines.push(`hookbox: warning: hook "${h.name}" (${h.level}): ${h.detail}`);
     }
   }
-  for (const p of problems) lines.push(`hookbox: warning: ${problemLine(p)} (skipped)`);
+  for (const p of problems.slice(0, PROBLEM_LINES)) {
+    const line = problemLine(p).split("\n")[0]!;
+    lines.push(`hookbox: warning: ${line} (skipped)`);
+  }
+  if (problems.length > PROBLEM_LINES) {
+    lines.push(
+      `hookbox: warning: ${problems.length - PROBLEM_LINES} more hook folders skipped ` +
+        `(hookbox validate lists them all)`,
+    );
+  }
   return lines;
 }

@@ -11,6 +11,8 @@ import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { hookMd, ROOT, withoutDenoNotices } from "../_helpers.ts";
 import { corpus } from "../runtime-wasm/_corpus.ts";
 import { lastAnswerIn } from "../../packages/cli/_stop.ts";
+import { failureLines } from "../../packages/cli/_fail_closed.ts";
+import { allowResult } from "../../packages/core/dispatch/result.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-fail-closed-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -294,4 +296,24 @@ Deno.test("an unreadable tool output is withheld from the model where a closed h
   assertEquals(out.code, 0, out.stderr);
   const answer = JSON.parse(out.stdout).hookSpecificOutput;
   match(answer.updatedToolOutput, /^\[hookbox: the tool's output was withheld: .*LIMIT_INPUT/);
+});
+
+Deno.test("skipped hook folders are one line each in the agent's message, twenty at most and a count", () => {
+  const problems = Array.from({ length: 25 }, (_, i) => ({
+    code: "HOOK_MANIFEST_INVALID" as const,
+    path: `/repo/.agents/hooks/h${i}/HOOK.md`,
+    // A YAML error's code frame: two more lines, which `hookbox validate` prints.
+    message: `frontmatter is not valid YAML at line 5, column 3\n5 | x: [\n  |   ^`,
+  }));
+  const lines = failureLines(allowResult("pre-tool-call"), problems);
+  assertEquals(lines.length, 21);
+  ok(lines.every((line) => !line.includes("\n")), "one line each");
+  match(
+    lines[0]!,
+    /^hookbox: warning: HOOK_MANIFEST_INVALID \/repo\/\.agents\/hooks\/h0\/HOOK\.md: frontmatter is not valid YAML at line 5, column 3 \(skipped\)$/,
+  );
+  assertEquals(
+    lines[20],
+    "hookbox: warning: 5 more hook folders skipped (hookbox validate lists them all)",
+  );
 });

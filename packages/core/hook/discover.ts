@@ -6,7 +6,12 @@
  */
 import { type ErrorCode, HookboxError, isHookboxError } from "../errors.ts";
 import { type DirEntry, type HostFs, joinPath } from "../host.ts";
-import { confined, MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "./files.ts";
+import {
+  confined,
+  MAX_FOLDER_MANIFEST_CHARS,
+  MAX_HOOKS_PER_FOLDER,
+  MAX_MANIFEST_BYTES,
+} from "./files.ts";
 import { resolveEntry } from "./entry.ts";
 import type { HookDefinition, HookLevel } from "./types.ts";
 import { loadZod } from "../schema/_zod.ts";
@@ -34,8 +39,16 @@ export interface Discovery {
   problems: HookProblem[];
 }
 
-/** Loads one hook folder; throws a HookboxError with code, path and field. */
-export async function loadHook(fs: HostFs, dir: string, level: HookLevel): Promise<HookDefinition> {
+/**
+ * Loads one hook folder; throws a HookboxError with code, path and field.
+ * `read` counts the characters of HOOK.md read (a folder scan's budget).
+ */
+export async function loadHook(
+  fs: HostFs,
+  dir: string,
+  level: HookLevel,
+  read?: { chars: number },
+): Promise<HookDefinition> {
   const mdPath = joinPath(dir, "HOOK.md");
   if ((await fs.stat(mdPath))?.kind !== "file") {
     throw new HookboxError("HOOK_MANIFEST_MISSING", "hook folder has no HOOK.md", { path: dir });
@@ -45,7 +58,9 @@ export async function loadHook(fs: HostFs, dir: string, level: HookLevel): Promi
   // Validating the manifest needs zod and, for a matcher pattern, RE2 (loaded on
   // demand in the bundled CLI, see `schema/_zod.ts`).
   const [{ parseHookMd }] = await Promise.all([import("./frontmatter.ts"), loadZod(), loadRe2()]);
-  const { manifest, body } = parseHookMd(await fs.readTextFile(mdPath, MAX_MANIFEST_BYTES), mdPath);
+  const text = await fs.readTextFile(mdPath, MAX_MANIFEST_BYTES);
+  if (read !== undefined) read.chars += text.length;
+  const { manifest, body } = parseHookMd(text, mdPath);
   const folder = dir.replace(/\/+$/, "").split("/").pop() ?? "";
   if (manifest.name !== folder) {
     throw new HookboxError(
@@ -132,11 +147,25 @@ async function looksLikeHook(fs: HostFs, path: string): Promise<boolean> {
 /** Hook folders read at once: start-up latency without opening a thousand files together. */
 const PARALLEL_LOADS = 16;
 
+/**
+ * Loads `dirs` in batches. Past {@linkcode MAX_FOLDER_MANIFEST_CHARS} of
+ * HOOK.md text read, the folders after the batch are reported as one
+ * `HOOK_TOO_MANY` problem (checked between batches: which folders are read
+ * never depends on which read finished first).
+ */
 async function collect(fs: HostFs, dirs: string[], level: HookLevel): Promise<Discovery> {
   const found: Discovery = { hooks: [], problems: [] };
+  const read = { chars: 0 };
   for (let i = 0; i < dirs.length; i += PARALLEL_LOADS) {
+    if (read.chars > MAX_FOLDER_MANIFEST_CHARS) {
+      const msg = `skipped, with the ${dirs.length - i - 1} hook folders after it: the ` +
+        `HOOK.md files read before it hold ${read.chars} characters (at most ` +
+        `${MAX_FOLDER_MANIFEST_CHARS} are read from one folder)`;
+      found.problems.push(problem("HOOK_TOO_MANY", msg, dirs[i]!, level));
+      break;
+    }
     const batch = dirs.slice(i, i + PARALLEL_LOADS);
-    const loaded = await Promise.allSettled(batch.map((dir) => loadHook(fs, dir, level)));
+    const loaded = await Promise.allSettled(batch.map((dir) => loadHook(fs, dir, level, read)));
     for (const [j, result] of loaded.entries()) {
       if (result.status === "fulfilled") found.hooks.push(result.value);
       else if (isHookboxError(result.reason)) {

@@ -18,6 +18,14 @@ export const MAX_PLUGIN_BYTES = 64 * 1024 * 1024;
 export const MAX_UPLOAD_FILES = 64;
 /** Most hook folders taken from one folder of hooks; the rest are reported. */
 export const MAX_HOOKS_PER_FOLDER = 1000;
+/**
+ * Most HOOK.md text read from one folder of hooks, in characters, before the
+ * hook folders after it are reported instead of read. Parsing YAML costs up
+ * to ~1.5 µs a character: a repository's 1,000 manifests of 16 KiB would
+ * hold every hook call's first discovery for 10-60 s, past an agent's hook
+ * timeout. Real manifests are under 2 KB.
+ */
+export const MAX_FOLDER_MANIFEST_CHARS = 1024 * 1024;
 
 /**
  * Throws `HOOK_PATH_OUTSIDE` unless `path` resolves inside `dir` (both with

@@ -21,6 +21,12 @@ const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 export const MAX_FRONTMATTER_CHARS = 16 * 1024;
 /** Aliases a frontmatter may expand; bounds "billion laughs" documents. */
 const MAX_ALIASES = 100;
+/**
+ * Deepest nesting of `[` and `{` in a frontmatter (counted in quoted text
+ * too: a real manifest nests two or three). The YAML parser recurses per
+ * level: 16,000 brackets took it 30-70 ms to run out of stack.
+ */
+export const MAX_FLOW_DEPTH = 64;
 
 /** A parsed HOOK.md. */
 export interface HookDocument {
@@ -115,8 +121,29 @@ function where(source: string, at: number): { line: number; column: number; fram
   const column = at - before.lastIndexOf("\n");
   const text = source.split("\n")[line - 2] ?? "";
   const gutter = " ".repeat(String(line).length);
-  const frame = `\n${line} | ${text.slice(0, 200)}\n${gutter} | ${" ".repeat(column - 1)}^`;
+  // At most 200 characters of the line, around the column.
+  const from = Math.max(0, Math.min(column - 100, text.length - 200));
+  const frame = `\n${line} | ${text.slice(from, from + 200)}\n${gutter} | ${
+    " ".repeat(column - 1 - from)
+  }^`;
   return { line, column, frame };
+}
+
+/** The deepest nesting of `[` and `{` in `source`, and where it first passes the cap. */
+function flowDepth(source: string): { deepest: number; at: number } {
+  let depth = 0;
+  let deepest = 0;
+  let at = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (depth === MAX_FLOW_DEPTH + 1) at = i;
+      }
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return { deepest, at };
 }
 
 /**
@@ -131,6 +158,14 @@ function readYaml(source: string, path: string): unknown {
   if (source.length > MAX_FRONTMATTER_CHARS) {
     throw invalid(
       `frontmatter is ${source.length} characters, over the ${MAX_FRONTMATTER_CHARS} cap`,
+    );
+  }
+  const depth = flowDepth(source);
+  if (depth.deepest > MAX_FLOW_DEPTH) {
+    const { line, column } = where(source, depth.at);
+    throw invalid(
+      `frontmatter nests [ and { more than ${MAX_FLOW_DEPTH} deep ` +
+        `(at line ${line}, column ${column})`,
     );
   }
   try {

@@ -7,8 +7,16 @@
 import assert from "node:assert/strict";
 import { denoFs } from "../../../packages/host-deno/fs.ts";
 import { scanPath } from "../../../packages/core/hook/discover.ts";
-import { MAX_FRONTMATTER_CHARS, parseHookMd } from "../../../packages/core/hook/frontmatter.ts";
-import { MAX_HOOKS_PER_FOLDER, MAX_MANIFEST_BYTES } from "../../../packages/core/hook/files.ts";
+import {
+  MAX_FLOW_DEPTH,
+  MAX_FRONTMATTER_CHARS,
+  parseHookMd,
+} from "../../../packages/core/hook/frontmatter.ts";
+import {
+  MAX_FOLDER_MANIFEST_CHARS,
+  MAX_HOOKS_PER_FOLDER,
+  MAX_MANIFEST_BYTES,
+} from "../../../packages/core/hook/files.ts";
 import { compileHook } from "../../../packages/compile/mod.ts";
 import { isHookboxError } from "../../../packages/core/errors.ts";
 import { tempTree, WASM_STUB } from "../../_helpers.ts";
@@ -132,6 +140,57 @@ Deno.test("`scanPath()` reads at most MAX_HOOKS_PER_FOLDER hook folders and repo
   const tooMany = found.problems.filter((p) => p.code === "HOOK_TOO_MANY");
   assert.equal(tooMany.length, 1);
   assert.equal(found.problems.length, MAX_HOOKS_PER_FOLDER + 1, "one problem per folder read");
+});
+
+Deno.test("`parseHookMd()` refuses deep nesting before the YAML parser recurses, and frames errors briefly", () => {
+  // Source of the attack: 16,000 brackets, under the size cap. The YAML parser recursed
+  // through them for 30-70 ms before running out of stack, for every such HOOK.md.
+  const fm = (x: string) => `---\nname: a\ndescription: d\ntrigger: pre-tool-call\nx: ${x}\n---\n`;
+  for (const open of ["[", "{a: "]) {
+    assert.throws(
+      () => parseHookMd(fm(open.repeat(16_000 / open.length))),
+      (err) =>
+        isHookboxError(err, "HOOK_MANIFEST_INVALID") &&
+        err.message.includes(`nests [ and { more than ${MAX_FLOW_DEPTH} deep`) &&
+        !err.message.includes("stack"),
+    );
+  }
+  // As deep as the cap, it is read (and refused by the schema for its unknown key).
+  const deep = "[".repeat(MAX_FLOW_DEPTH) + "]".repeat(MAX_FLOW_DEPTH);
+  assert.throws(() => parseHookMd(fm(deep)), /unknown key\(s\) "x"/);
+  // An error far along a long line: its frame shows 200 characters around it, not the line.
+  const far = `"${"a".repeat(12_000)}" b`;
+  assert.throws(
+    () => parseHookMd(fm(far)),
+    (err) =>
+      isHookboxError(err, "HOOK_MANIFEST_INVALID") && /column 12007/.test(err.message) &&
+      err.message.split("\n").every((line) => line.length < 220),
+  );
+});
+
+Deno.test("`scanPath()` reads at most MAX_FOLDER_MANIFEST_CHARS of HOOK.md from a folder and reports the rest", async () => {
+  await using tree = await tempTree();
+  // Source of the attack: a repository's 1,000 hook folders of 16 KiB manifests, whose YAML
+  // held every hook call's first discovery for 10-60 s.
+  const description = "d".repeat(15 * 1024);
+  const names = Array.from({ length: 100 }, (_, i) => `h${String(i).padStart(3, "0")}`);
+  for (const name of names) {
+    const dir = await tree.dir(`project/${name}`);
+    await Deno.writeTextFile(
+      `${dir}/HOOK.md`,
+      `---\nname: ${name}\ndescription: "${description}"\ntrigger: pre-tool-call\n---\n`,
+    );
+    await Deno.writeTextFile(`${dir}/plugin.wasm`, "");
+  }
+  const found = await scanPath(denoFs, `${tree.root}/project`, "project");
+  // Read in batches of 16, the budget looked at between them: 5 batches pass 1 MiB.
+  const read = Math.ceil(MAX_FOLDER_MANIFEST_CHARS / (15 * 1024 + 60) / 16) * 16;
+  assert.deepEqual(found.hooks.map((h) => h.name), names.slice(0, read));
+  assert.equal(found.problems.length, 1);
+  const [skipped] = found.problems;
+  assert.equal(skipped!.code, "HOOK_TOO_MANY");
+  assert.equal(skipped!.path, `${tree.root}/project/${names[read]}`);
+  assert.match(skipped!.message, new RegExp(`with the ${99 - read} hook folders after it`));
 });
 
 Deno.test("`createExecutor()` matches a catastrophic matcher regex in linear time", async () => {
