@@ -21,6 +21,7 @@ import { createDenoWasmRuntime, createExecutor, type ExecutorOptions } from "../
 import type { Runtime } from "../core/runtime/types.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
 import { parseOptions } from "./commands.ts";
+import { boundBuildTime } from "../compile/mod.ts";
 import { asCall, errorLine, EXIT, UsageError } from "./_io.ts";
 import { useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
@@ -82,6 +83,8 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   await Deno.chmod(path, 0o600);
   const socket = Deno.lstatSync(path);
 
+  // Agents wait for its calls: building the hooks they find must not hold one past a timeout.
+  boundBuildTime();
   const own = fingerprint();
   // Each call gets an executor of its own, so it discovers its hooks as a new process would
   // (the scan cache checks every path discovery read: an edit is seen at once), and all of them

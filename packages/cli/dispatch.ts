@@ -5,6 +5,7 @@ import { parseEventObject } from "../core/schema/event.ts";
 import type { DispatchResult } from "../core/dispatch/result.ts";
 import type { ExecutorOptions } from "../deno/executor.ts";
 import { EXIT, stdinOnce, UsageError } from "./_io.ts";
+import { boundBuildTime } from "../compile/mod.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
 import { blockedResult, readHead } from "../agents/unreadable.ts";
 import { isHookboxError } from "../core/errors.ts";
@@ -27,6 +28,8 @@ export async function dispatchCommand(
   });
   // --remote is taken by main.ts before this command loads; what is left of it is a mistake.
   if (values["timeout-ms"] !== undefined) throw new UsageError("--timeout-ms needs --remote URL");
+  // An agent waits for this call: building the hooks it finds must not hold it past its timeout.
+  boundBuildTime();
   if (values.agent !== undefined) {
     if (!isAgentName(values.agent)) {
       throw new UsageError(`unknown agent "${values.agent}"; one of ${AGENTS.join(", ")}`);

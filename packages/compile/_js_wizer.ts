@@ -8,14 +8,20 @@
  */
 import { HookboxError } from "../core/errors.ts";
 import { runCommand, WIZER_BIN } from "./_js_toolchain.ts";
+import { BUILD_BUDGET_MS, buildTime } from "./_build_time.ts";
 import { ENGINE_SRC } from "./_js_engine.ts";
 
 /**
- * How long building one plugin may take. A function-style hook's top level
- * runs here, at build time: a hostile one must not hold the compiler (or the
- * service uploading it) forever.
+ * How long building one plugin may take (a real hook's takes well under a
+ * second). A function-style hook's top level runs here, at build time: a
+ * hostile one must not hold the compiler, the service uploading it, or an
+ * agent's hook call (Copilot ends one after 30 s, and lets its tool run).
  */
-export const SNAPSHOT_TIMEOUT_MS = 30_000;
+export const SNAPSHOT_TIMEOUT_MS = 10_000;
+
+/** Marks a build that stopped for want of this process's building time (tried again later). */
+export const OUT_OF_BUDGET = Symbol("out of building time");
+
 /** Output kept from Wizer (a hook's top level may print). */
 const MAX_BUILD_OUTPUT = 64 * 1024;
 
@@ -25,6 +31,15 @@ export async function snapshotEngine(
   bundle: string,
   timeoutMs = SNAPSHOT_TIMEOUT_MS,
 ): Promise<Uint8Array> {
+  const limit = Math.min(timeoutMs, buildTime.left());
+  if (limit < 100) {
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `not built: this process has spent its ${BUILD_BUDGET_MS} ms of building on other hooks; ` +
+        "a later call builds it",
+      { cause: OUT_OF_BUDGET },
+    );
+  }
   const out = await Deno.makeTempFile({ suffix: ".wasm" });
   try {
     const result = await runCommand(
@@ -41,8 +56,15 @@ export async function snapshotEngine(
         `hookbox=${ENGINE_SRC}/interrupt_stub.wat`,
       ],
       new TextEncoder().encode(bundle),
-      { timeoutMs, maxOutput: MAX_BUILD_OUTPUT },
+      { timeoutMs: limit, maxOutput: MAX_BUILD_OUTPUT },
     );
+    if (result.timedOut && limit < timeoutMs) {
+      throw new HookboxError(
+        "COMPILE_FAILED",
+        `not built: this process's ${BUILD_BUDGET_MS} ms of building ran out; a later call builds it`,
+        { cause: OUT_OF_BUDGET },
+      );
+    }
     if (result.timedOut) {
       throw new HookboxError(
         "COMPILE_FAILED",

@@ -11,8 +11,9 @@ import { buildEngine, type EngineBuild } from "./_js_engine.ts";
 import { bundleJsHookWithInputs } from "./_js_bundle.ts";
 import { withLineTable } from "./_js_lines.ts";
 import { sha256Hex } from "../core/bytes.ts";
-import { cachePath, readCached, writeCached } from "./_js_cache.ts";
-import { snapshotEngine } from "./_js_wizer.ts";
+import { cachePath, readCached, readFailure, writeCached, writeFailure } from "./_js_cache.ts";
+import { OUT_OF_BUDGET, snapshotEngine } from "./_js_wizer.ts";
+import { BUILD_BUDGET_MS, buildTime } from "./_build_time.ts";
 import { REPO_ROOT } from "./_js_toolchain.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
 
@@ -29,7 +30,7 @@ export interface CompileJsOptions {
    * @default [the hook folder (parent of `scripts/`), hookbox's `plugins/` directory]
    */
   allowedRoots?: string[];
-  /** Time the snapshot build may take (a function-style hook's top level runs in it). @default 30000 */
+  /** Time the snapshot build may take (a function-style hook's top level runs in it). @default 10000 */
   buildTimeoutMs?: number;
   /** Time bundling the sources may take before esbuild is stopped. @default 60000 */
   bundleTimeoutMs?: number;
@@ -89,12 +90,23 @@ export async function compileJsHook(
   if (known !== null) {
     const hit = await readCached(options.cacheDir, known);
     if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
+    await failedBefore(options.cacheDir, known, entryPath);
   }
+  // Building costs this process's building time (`_build_time.ts`); a cached build costs none.
+  if (buildTime.left() < 100) {
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `not built: this process has spent its ${BUILD_BUDGET_MS} ms of building on other hooks; ` +
+        "a later call builds it",
+      { path: entryPath, cause: OUT_OF_BUDGET },
+    );
+  }
+  const started = performance.now();
   const { code: bundle, inputs, lines } = await bundleJsHookWithInputs(
     entry,
     roots,
     options.bundleTimeoutMs,
-  );
+  ).finally(() => buildTime.spend(performance.now() - started));
   if (bundle.length > MAX_BUNDLE_CHARS) {
     const msg = `the bundle is ${bundle.length} characters, over the ${MAX_BUNDLE_CHARS} cap`;
     throw new HookboxError("COMPILE_FAILED", msg, { path: entryPath });
@@ -107,13 +119,38 @@ export async function compileJsHook(
   const hit = await readCached(options.cacheDir, key);
   if (hit) result = { bytes: hit, sha256: await sha256Hex(hit), cached: true };
   else {
-    const snapshot = await snapshotEngine(built.path, bundle, options.buildTimeoutMs);
+    await failedBefore(options.cacheDir, key, entryPath);
+    let snapshot: Uint8Array;
+    const snapshotStarted = performance.now();
+    try {
+      snapshot = await snapshotEngine(built.path, bundle, options.buildTimeoutMs);
+    } catch (err) {
+      // The same bundle fails the same way: recorded, so no later call builds it again.
+      if (err instanceof HookboxError && err.cause !== OUT_OF_BUDGET) {
+        await writeFailure(options.cacheDir, key, err.message).catch(() => {});
+        await writeIndex(indexPath, key, inputs).catch(() => {});
+      }
+      throw err;
+    } finally {
+      buildTime.spend(performance.now() - snapshotStarted);
+    }
     const bytes = lines === null ? snapshot : withLineTable(snapshot, lines);
     await writeCached(options.cacheDir, key, bytes);
     result = { bytes, sha256: await sha256Hex(bytes), cached: false };
   }
   await writeIndex(indexPath, key, inputs).catch(() => {});
   return result;
+}
+
+/** Throws the failure recorded for the plugin `key`, if any (see `readFailure`). */
+async function failedBefore(cacheDir: string, key: string, entryPath: string): Promise<void> {
+  const failure = await readFailure(cacheDir, key);
+  if (failure === null) return;
+  throw new HookboxError(
+    "COMPILE_FAILED",
+    `${failure} (as when these sources were last built; change them to build again)`,
+    { path: entryPath },
+  );
 }
 
 /**

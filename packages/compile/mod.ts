@@ -30,6 +30,17 @@ export interface CompileHookOptions {
 }
 
 export { defaultCacheDir } from "../host-deno/cache_dir.ts";
+export { BUILD_BUDGET_MS } from "./_build_time.ts";
+import { buildTime } from "./_build_time.ts";
+
+/**
+ * Bounds the building time of this process's JS hooks from now on (an agent's
+ * hook call, the daemon): past {@linkcode BUILD_BUDGET_MS}, refilled 12 s a
+ * minute, a hook not built yet fails at once and a later call builds it.
+ */
+export function boundBuildTime(): void {
+  buildTime.bound();
+}
 export { runCommand } from "./_js_toolchain.ts";
 
 /** Plugin bytes for a WebAssembly-runtime hook; throws `COMPILE_*` / `TOOLCHAIN_MISSING`. */

@@ -317,3 +317,33 @@ Deno.test("skipped hook folders are one line each in the agent's message, twenty
     "hookbox: warning: 5 more hook folders skipped (hookbox validate lists them all)",
   );
 });
+
+Deno.test("a repository's hooks that never finish building cannot hold the guard's answer past an agent's timeout", async () => {
+  // Source of the attack: three JS hooks (a repository's, here given with --hooks-dir), run
+  // before the guard, whose top levels never end.
+  // Each build ran until its timeout (30 s then), one after another: Copilot ends a hook call
+  // after 30 s and Gemini CLI after 60 s, and then let the tool run.
+  const root = await hooks("unbuildable", "closed");
+  for (let i = 1; i <= 3; i++) {
+    await Deno.mkdir(`${root}/loop${i}/scripts`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/loop${i}/HOOK.md`,
+      hookMd({ name: `loop${i}`, trigger: "pre-tool-call", priority: 1000 }),
+    );
+    await Deno.writeTextFile(
+      `${root}/loop${i}/scripts/run.mjs`,
+      `let n = ${i};\nwhile (true) n++;\nexport default function () { return { reason: String(n) }; }\n`,
+    );
+  }
+  const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
+  assertEquals(denied(out), "rm -rf is not allowed");
+  const message = JSON.parse(out.stdout).systemMessage as string;
+  // One build ran to its own timeout; the process's building time then ran out for the rest,
+  // which a later call builds (the call answered within about 12 s of building).
+  match(
+    message,
+    /hook "loop\d" \(platform\) error: load: COMPILE_FAILED: the hook did not finish building in 10000 ms/,
+  );
+  match(message, /COMPILE_FAILED: not built: this process('s| has spent its) 12000 ms of building/);
+  assertEquals(message.split("\n").filter((line) => /loop\d/.test(line)).length, 3);
+});

@@ -99,6 +99,32 @@ Deno.test("function-style: a top level that never ends fails the build at its ti
   );
 });
 
+Deno.test("function-style: a build that failed is not tried again until its sources change", async () => {
+  const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-failed-builds-" });
+  const scripts = `${await Deno.makeTempDir({ prefix: "hookbox-hook-" })}/loop/scripts`;
+  await Deno.mkdir(scripts, { recursive: true });
+  const entry = `${scripts}/run.mjs`;
+  await Deno.copyFile(fixture("fn_top_level_loop.mjs"), entry);
+  const build = () => compileJsHook(entry, { cacheDir, buildTimeoutMs: 1500 });
+  const failure = (pattern: RegExp) => (err: unknown) => {
+    assert.ok(isHookboxError(err, "COMPILE_FAILED"), String(err));
+    assert.match(err.message, pattern);
+    return true;
+  };
+  await assert.rejects(build(), failure(/did not finish building in 1500 ms \(a function-style/));
+  // The same sources: the recorded failure, without running the top level again.
+  await assert.rejects(
+    build(),
+    failure(
+      /did not finish building in 1500 ms .* \(as when these sources were last built; change them to build again\)$/,
+    ),
+  );
+  // Fixed, it builds.
+  await Deno.writeTextFile(entry, "export default function () { return { reason: 'fixed' }; }\n");
+  const built = await build();
+  assert.equal(built.cached, false);
+});
+
 Deno.test("function-style: a top level that allocates without end fails the build", async () => {
   await assert.rejects(
     compileJsHook(fixture("fn_top_level_memory.mjs"), { cacheDir: TEST_CACHE }),
