@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { HookboxError } from "../core/errors.ts";
 
 /** Building time a process starts with, and holds at most, ms. */
 export const BUILD_BUDGET_MS = 12_000;
@@ -43,3 +44,16 @@ export const buildTime = {
     this.budget -= ms;
   },
 };
+
+/** Marks a build that stopped for want of the process's building time (tried again later). */
+export const OUT_OF_BUDGET = Symbol("out of building time");
+
+/** The failure of a build this process has no building time left for. */
+export function outOfBudget(path?: string): HookboxError {
+  return new HookboxError(
+    "COMPILE_FAILED",
+    `not built: this process has spent its ${BUILD_BUDGET_MS} ms of building on other hooks; ` +
+      "a later call builds it",
+    { ...(path === undefined ? {} : { path }), cause: OUT_OF_BUDGET },
+  );
+}

@@ -8,7 +8,7 @@
  */
 import { HookboxError } from "../core/errors.ts";
 import { runCommand, WIZER_BIN } from "./_js_toolchain.ts";
-import { BUILD_BUDGET_MS, buildTime } from "./_build_time.ts";
+import { BUILD_BUDGET_MS, buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build_time.ts";
 import { ENGINE_SRC } from "./_js_engine.ts";
 
 /**
@@ -18,9 +18,6 @@ import { ENGINE_SRC } from "./_js_engine.ts";
  * agent's hook call (Copilot ends one after 30 s, and lets its tool run).
  */
 export const SNAPSHOT_TIMEOUT_MS = 10_000;
-
-/** Marks a build that stopped for want of this process's building time (tried again later). */
-export const OUT_OF_BUDGET = Symbol("out of building time");
 
 /** Output kept from Wizer (a hook's top level may print). */
 const MAX_BUILD_OUTPUT = 64 * 1024;
@@ -32,14 +29,7 @@ export async function snapshotEngine(
   timeoutMs = SNAPSHOT_TIMEOUT_MS,
 ): Promise<Uint8Array> {
   const limit = Math.min(timeoutMs, buildTime.left());
-  if (limit < 100) {
-    throw new HookboxError(
-      "COMPILE_FAILED",
-      `not built: this process has spent its ${BUILD_BUDGET_MS} ms of building on other hooks; ` +
-        "a later call builds it",
-      { cause: OUT_OF_BUDGET },
-    );
-  }
+  if (limit < 100) throw outOfBudget();
   const out = await Deno.makeTempFile({ suffix: ".wasm" });
   try {
     const result = await runCommand(

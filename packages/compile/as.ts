@@ -15,6 +15,8 @@ import { AS_FLAGS, compileAsSource } from "./_as_compile.ts";
 import { type CompileHost, denoCompileHost } from "./_as_host.ts";
 import { loadAsLibrary } from "./_as_library.ts";
 import { sha256Hex } from "../core/bytes.ts";
+import { HookboxError } from "../core/errors.ts";
+import { buildTime, outOfBudget } from "./_build_time.ts";
 
 export type { CompileHost } from "./_as_host.ts";
 
@@ -61,10 +63,32 @@ export async function compileAsHook(
   if (hit !== null && WebAssembly.validate(hit as Uint8Array<ArrayBuffer>)) {
     return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
   }
-  const bytes = await compileAsSource(source, library, entryPath);
+  // In a process that answers agents, compiling runs on its thread and costs its building
+  // time (`_build_time.ts`): a source small enough to compile in about a second or two, only.
+  if (buildTime.bounded) {
+    if (source.length > BOUNDED_AS_SOURCE_CHARS) {
+      throw new HookboxError(
+        "COMPILE_FAILED",
+        `the source is ${source.length} characters: an agent's hook call compiles at most ` +
+          `${BOUNDED_AS_SOURCE_CHARS} (about 2 s); run \`hookbox compile\` on the hook once`,
+        { path: entryPath },
+      );
+    }
+    if (buildTime.left() < 100) throw outOfBudget(entryPath);
+  }
+  const started = performance.now();
+  const bytes = await compileAsSource(source, library, entryPath)
+    .finally(() => buildTime.spend(performance.now() - started));
   await host.writeBytes(cachePath, bytes);
   return { bytes, sha256: await sha256Hex(bytes), cached: false };
 }
+
+/**
+ * Longest AssemblyScript source a process that answers agents compiles: the
+ * compiler takes about 25 µs a character on this thread (564 KB took 14 s),
+ * and cannot be stopped part-way.
+ */
+export const BOUNDED_AS_SOURCE_CHARS = 64 * 1024;
 
 /**
  * The cache key of the plugin {@linkcode compileAsHook} would return for

@@ -12,8 +12,8 @@ import { bundleJsHookWithInputs } from "./_js_bundle.ts";
 import { withLineTable } from "./_js_lines.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { cachePath, readCached, readFailure, writeCached, writeFailure } from "./_js_cache.ts";
-import { OUT_OF_BUDGET, snapshotEngine } from "./_js_wizer.ts";
-import { BUILD_BUDGET_MS, buildTime } from "./_build_time.ts";
+import { snapshotEngine } from "./_js_wizer.ts";
+import { buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build_time.ts";
 import { REPO_ROOT } from "./_js_toolchain.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
 
@@ -93,14 +93,7 @@ export async function compileJsHook(
     await failedBefore(options.cacheDir, known, entryPath);
   }
   // Building costs this process's building time (`_build_time.ts`); a cached build costs none.
-  if (buildTime.left() < 100) {
-    throw new HookboxError(
-      "COMPILE_FAILED",
-      `not built: this process has spent its ${BUILD_BUDGET_MS} ms of building on other hooks; ` +
-        "a later call builds it",
-      { path: entryPath, cause: OUT_OF_BUDGET },
-    );
-  }
+  if (buildTime.left() < 100) throw outOfBudget(entryPath);
   const started = performance.now();
   const { code: bundle, inputs, lines } = await bundleJsHookWithInputs(
     entry,

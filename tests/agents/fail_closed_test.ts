@@ -347,3 +347,28 @@ Deno.test("a repository's hooks that never finish building cannot hold the guard
   match(message, /COMPILE_FAILED: not built: this process('s| has spent its) 12000 ms of building/);
   assertEquals(message.split("\n").filter((line) => /loop\d/.test(line)).length, 3);
 });
+
+Deno.test("an AssemblyScript hook too big to compile within a hook call is refused at once, the guard still answers", async () => {
+  // Source of the attack: a 564 KB AssemblyScript source took the compiler 14 s on the
+  // call's own thread, where it cannot be stopped part-way.
+  const root = await hooks("big-as", "closed");
+  await Deno.mkdir(`${root}/big/scripts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/big/HOOK.md`,
+    hookMd({ name: "big", trigger: "pre-tool-call", priority: 1000 }),
+  );
+  const fns = Array.from(
+    { length: 3000 },
+    (_, i) => `function f${i}(x: i32): i32 { return x + ${i}; }`,
+  );
+  await Deno.writeTextFile(
+    `${root}/big/scripts/run.as.ts`,
+    `${fns.join("\n")}\nexport function hook(): i32 { return f1(0); }\n`,
+  );
+  const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
+  assertEquals(denied(out), "rm -rf is not allowed");
+  match(
+    JSON.parse(out.stdout).systemMessage,
+    /hook "big" \(platform\) error: load: COMPILE_FAILED: the source is \d+ characters: an agent's hook call compiles at most 65536 \(about 2 s\); run `hookbox compile` on the hook once/,
+  );
+});
