@@ -8,7 +8,7 @@
 import { HookboxError } from "../core/errors.ts";
 import { isInside } from "../core/host.ts";
 import { buildEngine, type EngineBuild } from "./_js_engine.ts";
-import { bundleJsHookWithInputs } from "./_js_bundle.ts";
+import { BUNDLE_DEADLINE_MS, bundleJsHookWithInputs } from "./_js_bundle.ts";
 import { withLineTable } from "./_js_lines.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { cachePath, readCached, readFailure, writeCached, writeFailure } from "./_js_cache.ts";
@@ -98,7 +98,7 @@ export async function compileJsHook(
   const { code: bundle, inputs, lines } = await bundleJsHookWithInputs(
     entry,
     roots,
-    options.bundleTimeoutMs,
+    Math.min(options.bundleTimeoutMs ?? BUNDLE_DEADLINE_MS, buildTime.left()),
   ).finally(() => buildTime.spend(performance.now() - started));
   if (bundle.length > MAX_BUNDLE_CHARS) {
     const msg = `the bundle is ${bundle.length} characters, over the ${MAX_BUNDLE_CHARS} cap`;
