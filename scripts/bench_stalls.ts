@@ -418,13 +418,13 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     }
     console.log(`  uploads answered: ${JSON.stringify(by)}`);
   }],
-  ["uploads whose HOOK.md is 16 KiB of nested YAML, 4 at once, 5 times", async () => {
-    // Refused, after the YAML parser has run out of stack: tens of ms of a thread each.
+  ["uploads whose HOOK.md is a 16 KiB YAML list, 4 at once, 5 times", async () => {
+    // Refused for its unknown key, after 25-50 ms of a thread's parsing each.
     const body = {
       files: {
-        "HOOK.md": `---\nname: deep\ndescription: d\ntrigger: pre-tool-call\nx: ${
-          "[".repeat(16_000)
-        }\n---\n`,
+        "HOOK.md": `---\nname: deep\ndescription: d\ntrigger: pre-tool-call\nx: [${
+          "1,".repeat(7_900)
+        }1]\n---\n`,
         "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
       },
     };
