@@ -22,6 +22,14 @@ export interface DispatchFlags {
 }
 
 /**
+ * Wall time the hooks of one event may take together in a dispatch, ms
+ * (`Policy.eventTimeoutMs`). With the building time of hooks not built yet
+ * (12 s at most, `boundBuildTime`), a call answers within about 25 s, under
+ * the shortest agent hook timeout (Copilot's 30 s).
+ */
+export const EVENT_TIME_MS = 15_000;
+
+/**
  * The executor for `event`: its work dir is `--work-dir`, else the event's,
  * else the current directory (written back into the event).
  */
@@ -43,6 +51,9 @@ export function executorFor(
     // One event per process: a warm instance would never be called again.
     warmBytes: 0,
     ...extra,
+    // An agent lets the action through once its hook call times out (Copilot after 30 s):
+    // the hooks of an event answer within 15 s, whatever a repository's hooks do.
+    policy: { eventTimeoutMs: EVENT_TIME_MS, ...extra.policy },
     platformDirs: (values["hooks-dir"] ?? []).map((d) =>
       d.startsWith("/") ? d : `${callerCwd()}/${d}`
     ),

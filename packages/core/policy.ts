@@ -50,6 +50,15 @@ export interface Policy {
    */
   eventFuel?: number;
   /**
+   * Wall time the synchronous hooks of one event may take together, ms (from
+   * the start of its dispatch): each hook's timeout is lowered to what is
+   * left, and once it is spent the rest end as `timeout` without running,
+   * `on_error` applied. An agent waits for its hook call a set time and then
+   * lets the action through (Copilot after 30 s): many hooks at their own
+   * limits must not take longer. Unset: only each hook's own timeout.
+   */
+  eventTimeoutMs?: number;
+  /**
    * What the synchronous hooks of one event may print together (stdout and
    * stderr), KiB: each hook's output caps are lowered to what the hooks before
    * it left, and once it is spent the rest end as `limit` (`LIMIT_OUTPUT`)
@@ -103,7 +112,7 @@ export function resolvePolicy(partial: Partial<Policy> = {}): Policy {
       throw new TypeError(`policy.${key} must be a positive number, got ${String(value)}`);
     }
   }
-  for (const key of ["fuelPerMs", "eventFuel"] as const) {
+  for (const key of ["fuelPerMs", "eventFuel", "eventTimeoutMs"] as const) {
     const value = policy[key];
     if (value !== undefined && (!Number.isFinite(value) || value <= 0)) {
       throw new TypeError(`policy.${key} must be a positive number, got ${value}`);

@@ -372,3 +372,30 @@ Deno.test("an AssemblyScript hook too big to compile within a hook call is refus
     /hook "big" \(platform\) error: load: COMPILE_FAILED: the source is \d+ characters: an agent's hook call compiles at most 65536 \(about 2 s\); run `hookbox compile` on the hook once/,
   );
 });
+
+Deno.test("a repository's hooks at their own limits cannot hold the call past an agent's timeout", async () => {
+  // Source of the attack: 20 hooks run before the guard, each looping through 10 billion
+  // instructions (its own most, about 2 s): 40 s together, past Copilot's 30 s.
+  const root = await hooks("spinning", "closed");
+  const loop = await corpus("loop_forever");
+  for (let i = 0; i < 20; i++) {
+    await Deno.mkdir(`${root}/spin${i}`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/spin${i}/HOOK.md`,
+      hookMd({
+        name: `spin${i}`,
+        trigger: "pre-tool-call",
+        priority: 1000,
+        timeout: 600_000,
+        limits: { fuel: 10_000_000_000 },
+      }),
+    );
+    await Deno.writeFile(`${root}/spin${i}/plugin.wasm`, loop);
+  }
+  const out = await dispatch(claudeArgs(root), claude({ command: "ls" }));
+  // The event's 15 s are spent before the guard's turn: as a closed guard, it blocks.
+  assertEquals(
+    denied(out),
+    'hook "guard" failed (timeout: time: the event\'s time budget is spent) and is on_error: closed',
+  );
+});

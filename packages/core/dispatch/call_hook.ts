@@ -25,6 +25,8 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Fuel left in the event's budget (`Policy.eventFuel`): caps this hook's fuel. */
   fuelLeft?: number;
+  /** When the event's time runs out (`Policy.eventTimeoutMs`), `performance.now()` ms. */
+  deadline?: number;
   /** Output left in the event's budget (`Policy.eventOutputKb`), bytes: caps this hook's output. */
   outputLeft?: number;
   /**
@@ -129,6 +131,9 @@ export async function callHook(
     limits = { ...limits, outputKb: Math.floor(ctx.outputLeft / 1024) };
   }
   applied = limits;
+  if (ctx.deadline !== undefined && ctx.deadline <= performance.now()) {
+    return fail({}, "TIMEOUT", "the event's time budget is spent");
+  }
   const budget = ctx.inputBudget;
   if (budget !== undefined && budget.left <= 0) {
     return fail({}, "LIMIT_INPUT", "the event's input budget is spent");
@@ -148,6 +153,12 @@ export async function callHook(
 
     const prepared = await prepare(runtime, hook, limits);
     if (prepared) return finish(prepared.outcome, {}, prepared);
+    // After preparing (which may compile): what is left of the event's time caps the call.
+    if (ctx.deadline !== undefined) {
+      const left = Math.floor(ctx.deadline - performance.now());
+      if (left < 1) return fail({}, "TIMEOUT", "the event's time budget is spent");
+      if (left < limits.timeoutMs) applied = limits = { ...limits, timeoutMs: left };
+    }
     started = performance.now();
     const running = runtime.run({
       hook,

@@ -48,6 +48,11 @@ export async function dispatchEvent(
     await loadRe2();
   }
   const selected = selectHooks(hooks, event);
+  // One deadline for the whole event: the chain, its re-checks and its async hooks' share.
+  const timeLimit = options.policy.eventTimeoutMs;
+  if (timeLimit !== undefined && options.deadline === undefined) {
+    options = { ...options, deadline: performance.now() + timeLimit };
+  }
   // Re-checks draw on what is left of the event's fuel budget, not a budget of their own.
   const recheck = (result: DispatchResult, shared: DispatchOptions) =>
     recheckRewrites(hooks, event, result, (some, changed) => {
@@ -139,7 +144,8 @@ async function chainOf(
   const runtime = options.runtimes.wasm;
   // Prompt hooks ride along: what a chain's hooks print is parsed where the
   // chain runs, and in a service that must not be the thread answering requests.
-  const whole = runtime?.runChain !== undefined &&
+  // A deadline is this thread's clock: a chain with one runs here, hook by hook.
+  const whole = runtime?.runChain !== undefined && options.deadline === undefined &&
     hooks.some((h) => h.entry.runtime === "wasm") &&
     hooks.every((h) =>
       h.entry.runtime === "prompt" ||
