@@ -5,7 +5,7 @@ import type { HookDefinition } from "../../../packages/core/hook/types.ts";
 import { type Policy, resolvePolicy } from "../../../packages/core/policy.ts";
 import { createPromptRuntime } from "../../../packages/core/runtime/prompt.ts";
 import { type HookEvent, parseEvent } from "../../../packages/core/schema/event.ts";
-import { type Behaviour, type FakeRuntime, fakeRuntime } from "../../_helpers.ts";
+import { type Behaviour, fakeHook, type FakeRuntime, fakeRuntime } from "../../_helpers.ts";
 
 /** What one dispatch produced, plus what the fake runtimes saw. */
 export interface Run {
@@ -50,4 +50,19 @@ export function recordOf(result: DispatchResult, name: string): HookRecord {
   const record = result.hooks.find((h) => h.name === name);
   if (!record) throw new Error(`no record for ${name} in ${JSON.stringify(names(result))}`);
   return record;
+}
+
+/** A shell call's event (`ls`), parsed. */
+export const LS_EVENT: HookEvent = parseEvent({
+  event_type: "pre-tool-call",
+  session_id: "s",
+  tool_name: "Bash",
+  tool_input: { command: "ls" },
+});
+
+/** A hook of `frontmatter` whose plugin is the corpus's `loop_forever` (`corpusRuntime`). */
+export function loopHook(frontmatter: Record<string, unknown> & { name: string }): HookDefinition {
+  return fakeHook(frontmatter, {
+    entry: { runtime: "wasm", format: "wasm", path: "/fake/loop_forever.wasm" },
+  });
 }

@@ -7,23 +7,15 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { dispatchEvent } from "../../../packages/core/dispatch/dispatch.ts";
 import { resolvePolicy } from "../../../packages/core/policy.ts";
-import { parseEvent } from "../../../packages/core/schema/event.ts";
-import { fakeHook } from "../../_helpers.ts";
 import { corpusRuntime } from "../../runtime-wasm/_corpus.ts";
+import { loopHook, LS_EVENT } from "./_run.ts";
 
 const OWN_FUEL = 5_000_000;
 const EVENT_FUEL = 8_000_000;
 
 const spin = (name: string, extra: Record<string, unknown> = {}) =>
-  fakeHook({ name, priority: 100 - name.length, limits: { fuel: OWN_FUEL }, ...extra }, {
-    entry: { runtime: "wasm", format: "wasm", path: `/fake/loop_forever.wasm` },
-  });
-const event = parseEvent({
-  event_type: "pre-tool-call",
-  session_id: "s",
-  tool_name: "Bash",
-  tool_input: { command: "ls" },
-});
+  loopHook({ name, priority: 100 - name.length, limits: { fuel: OWN_FUEL }, ...extra });
+const event = LS_EVENT;
 
 for (const workers of [0, 1]) {
   const mode = workers ? "on a worker" : "in-process";

@@ -8,24 +8,15 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { dispatchEvent } from "../../../packages/core/dispatch/dispatch.ts";
 import { resolvePolicy } from "../../../packages/core/policy.ts";
-import { parseEvent } from "../../../packages/core/schema/event.ts";
-import { fakeHook } from "../../_helpers.ts";
+import { loopHook, LS_EVENT } from "./_run.ts";
 import { corpusRuntime } from "../../runtime-wasm/_corpus.ts";
 
 const EVENT_TIME_MS = 300;
 
 /** A hook that loops until stopped, with a long timeout and fuel for seconds. */
 const spin = (name: string, priority: number, extra: Record<string, unknown> = {}) =>
-  fakeHook(
-    { name, priority, timeout: 600_000, limits: { fuel: 10_000_000_000 }, ...extra },
-    { entry: { runtime: "wasm", format: "wasm", path: `/fake/loop_forever.wasm` } },
-  );
-const event = parseEvent({
-  event_type: "pre-tool-call",
-  session_id: "s",
-  tool_name: "Bash",
-  tool_input: { command: "ls" },
-});
+  loopHook({ name, priority, timeout: 600_000, limits: { fuel: 10_000_000_000 }, ...extra });
+const event = LS_EVENT;
 
 for (const workers of [0, 1]) {
   const mode = workers ? "on a worker" : "in-process";
