@@ -32,7 +32,7 @@ import { type Caller, type Gate, mount, type Route } from "./routes/route.ts";
 import { platformRoutes } from "./routes/platform.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 import { hookRoutes } from "./routes/hooks.ts";
-import { eventRoutes } from "./routes/events.ts";
+import { AGENT_EVENT_MS, eventRoutes } from "./routes/events.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { replayRoutes } from "./routes/replay.ts";
 import { CAPTURE_RETENTION_DAYS, ShadowRunner } from "./replay.ts";
@@ -126,6 +126,11 @@ export interface ServerDeps {
    * share of them is refused too. @default SERVER_HELD_BYTES
    */
   serverHeldBytes?: number;
+  /**
+   * Wall time the hooks of an agent's event (`/v1/agents/…`) may take
+   * together, ms. @default AGENT_EVENT_MS (15 s)
+   */
+  agentEventMs?: number;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -254,6 +259,7 @@ export function createService(deps: ServerDeps): Service {
     decisionLog: deps.decisionLog ?? null,
     decisionLogEvents: deps.decisionLogEvents === true,
     eventCodec: deps.eventCodec ?? null,
+    agentEventMs: deps.agentEventMs ?? AGENT_EVENT_MS,
     now,
     iso,
     log,

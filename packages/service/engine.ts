@@ -49,7 +49,8 @@ export interface Engine {
   /**
    * Runs `event` for the tenant; `hooks` as from {@linkcode hooks}.
    * `fuelCap`: fuel the event's synchronous hooks may burn together at most
-   * (what its `fuel_per_minute` reservation granted).
+   * (what its `fuel_per_minute` reservation granted). `timeLimitMs`: wall
+   * time they may take together (`Policy.eventTimeoutMs`).
    */
   dispatch(
     tenantId: string,
@@ -57,6 +58,7 @@ export interface Engine {
     hooks: ServedHook[],
     event: HookEvent,
     fuelCap?: number,
+    timeLimitMs?: number,
   ): Promise<DispatchResult>;
   /** The most fuel one event can burn with these hooks under the policy (for a reservation). */
   fuelCeiling(policy: TenantPolicy, hooks: ServedHook[]): number;
@@ -247,13 +249,19 @@ export function createEngine(options: EngineOptions): Engine {
       );
       return Math.min(sum, ceiling.eventFuel ?? Infinity);
     },
-    dispatch(tenantId, policy, hooks, event, fuelCap) {
+    dispatch(tenantId, policy, hooks, event, fuelCap, timeLimitMs) {
       const base = resolved(policy);
       return dispatchEvent(hooks.map((h) => h.definition), event, {
         runtimes: options.runtimes,
-        policy: fuelCap === undefined
-          ? base
-          : { ...base, eventFuel: Math.max(1, Math.min(fuelCap, base.eventFuel ?? Infinity)) },
+        policy: fuelCap === undefined && timeLimitMs === undefined ? base : {
+          ...base,
+          ...(fuelCap === undefined
+            ? {}
+            : { eventFuel: Math.max(1, Math.min(fuelCap, base.eventFuel ?? Infinity)) }),
+          ...(timeLimitMs === undefined
+            ? {}
+            : { eventTimeoutMs: Math.min(timeLimitMs, base.eventTimeoutMs ?? Infinity) }),
+        },
         tenantId,
         env: {},
         signal: abort.signal,

@@ -1219,3 +1219,47 @@ Deno.test("a hook folder whose own tests never finish is refused when the build'
     return true;
   });
 });
+
+Deno.test("POST /v1/agents/*: a tenant's hooks cannot hold the call until the agent gives up on a platform's closed guard", async () => {
+  // One plugin worker, as the server runs chains: the deadline crosses to its thread.
+  const h = await harness(openSqliteStore(await sqlitePath()), undefined, 1, undefined, {
+    agentEventMs: 300,
+  });
+  try {
+    const key = await h.tenant("acme");
+    const guard = await h.call("PUT", "/v1/platform/hooks/guard", {
+      body: await wasmFolder("guard", "guard_wasi", "on_error: closed\n"),
+    });
+    assert.equal(guard.status, 201, JSON.stringify(guard.body));
+    // The tenant's hook runs first and loops through 10 billion instructions (about 2 s, and
+    // twenty of them past Copilot's 30 s), with a 600 s timeout of its own.
+    const spin = await h.call("PUT", "/v1/hooks/spin", {
+      key,
+      body: await wasmFolder(
+        "spin",
+        "loop_forever",
+        "priority: 1000\ntimeout: 600000\nlimits:\n  fuel: 10000000000\n",
+      ),
+    });
+    assert.equal(spin.status, 201, JSON.stringify(spin.body));
+    const res = await h.call("POST", "/v1/agents/claude-code/events", {
+      key,
+      body: {
+        session_id: "s",
+        hook_event_name: "PreToolUse",
+        tool_name: "Bash",
+        tool_input: { command: "ls" },
+      },
+    });
+    assert.equal(res.status, 200);
+    // The event's time was spent before the guard's turn: as a closed guard, it blocks.
+    const answer = res.body.hookSpecificOutput;
+    assert.equal(answer.permissionDecision, "deny");
+    assert.match(
+      answer.permissionDecisionReason,
+      /"guard" failed \(timeout: time: the event's time budget is spent\)/,
+    );
+  } finally {
+    await h.close();
+  }
+});

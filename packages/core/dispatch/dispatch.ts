@@ -144,15 +144,19 @@ async function chainOf(
   const runtime = options.runtimes.wasm;
   // Prompt hooks ride along: what a chain's hooks print is parsed where the
   // chain runs, and in a service that must not be the thread answering requests.
-  // A deadline is this thread's clock: a chain with one runs here, hook by hook.
-  const whole = runtime?.runChain !== undefined && options.deadline === undefined &&
+  const whole = runtime?.runChain !== undefined &&
     hooks.some((h) => h.entry.runtime === "wasm") &&
     hooks.every((h) =>
       h.entry.runtime === "prompt" ||
       (h.entry.runtime === "wasm" && grantedHosts(h, options.policy).length === 0)
     );
   if (!whole) return await runChain(hooks, event, options);
-  const { runtimes: _, track: __, onAsyncResult: ___, ...context } = options;
+  const { runtimes: _, track: __, onAsyncResult: ___, deadline, ...context } = options;
+  // A deadline is this thread's clock: the chain's own thread is told the time left instead.
+  if (deadline !== undefined) {
+    const left = Math.max(1, Math.floor(deadline - performance.now()));
+    context.policy = { ...context.policy, eventTimeoutMs: left };
+  }
   const answer = await runtime.runChain!({ hooks, event, ...context });
   if (answer === null) return await runChain(hooks, event, options);
   if ("result" in answer) return answer.result;

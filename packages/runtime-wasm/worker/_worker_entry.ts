@@ -102,11 +102,14 @@ async function chain(tenantId: string, spec: ChainSpec): Promise<DispatchResult>
   const defs = spec.links.map(known);
   const { policy, env } = spec;
   const event = spec.event ?? eventOfText(spec.eventText!);
+  // The event's time left when the chain was sent (`Policy.eventTimeoutMs`), on this clock.
+  const timeLeft = policy.eventTimeoutMs;
   return await runChain(defs, event, {
     runtimes: { wasm: runtime, prompt: PROMPTS },
     policy,
     tenantId,
     env,
+    ...(timeLeft === undefined ? {} : { deadline: performance.now() + timeLeft }),
   });
 }
 

@@ -36,6 +36,8 @@ export interface ServiceContext {
   shadows: ShadowRunner;
   /** Reads big event bodies off the thread answering requests, if the service has one. */
   eventCodec: EventCodec | null;
+  /** Wall time the hooks of an agent's event may take together, ms (`ServerDeps.agentEventMs`). */
+  agentEventMs: number;
   /** The decision log's sink, if any (see `ServerDeps.decisionLog`). */
   decisionLog: ((entry: Record<string, unknown>) => void) | null;
   /** Whether decision-log entries carry the event. */

@@ -43,6 +43,14 @@ import type { Route } from "./route.ts";
 const DEFAULT_INPUT_KB = 1024;
 
 /**
+ * Wall time the hooks of an agent's event may take together, ms
+ * (`Policy.eventTimeoutMs`): an agent lets the action through once its HTTP
+ * hook times out (Copilot after 30 s), so a tenant's hooks run before a
+ * platform guard must not outlast that; past it a closed guard blocks.
+ */
+export const AGENT_EVENT_MS = 15_000;
+
+/**
  * Runs an event for `tenant` (answering `400` if it did not validate):
  * per-minute quotas, hooks, audit (committed first), metrics. The caller
  * holds the tenant's concurrency lease ({@linkcode leased}).
@@ -54,6 +62,7 @@ async function dispatchFor(
   dryRun: boolean,
   started: number,
   generation: number | undefined,
+  timeLimitMs?: number,
 ): Promise<{ result: DispatchResult; decisionId: string }> {
   const { engine, quotas, audit, metrics, iso, now, log } = ctx;
   if (!parsed.ok) {
@@ -73,7 +82,14 @@ async function dispatchFor(
       tenant.policy,
       engine.fuelCeiling(tenant.policy, served),
     );
-    result = await engine.dispatch(tenant.id, tenant.policy, served, parsed.event, fuel?.granted);
+    result = await engine.dispatch(
+      tenant.id,
+      tenant.policy,
+      served,
+      parsed.event,
+      fuel?.granted,
+      timeLimitMs,
+    );
     if (fuel !== null) {
       // Settled now, whatever the audit write does: the fuel was burnt.
       const used = result.hooks.reduce((sum, h) => sum + h.fuel, 0);
@@ -269,6 +285,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
               false,
               started,
               generation,
+              ctx.agentEventMs,
             );
             c.header("x-hookbox-decision-id", decisionId);
             c.set("decision_id" as never, decisionId as never);
