@@ -31,9 +31,9 @@ for (const workers of [0, 1]) {
         env: {},
       });
       const [first, second, guard] = result.hooks;
-      // The first runs until the event's time is spent (its own timeout lowered to it).
+      // The first runs until the event's time is spent (its own timeout lowered to it; on a
+      // loaded machine a cold worker may take the whole of it before the hook starts).
       assertEquals([first?.outcome, first?.code], ["timeout", "TIMEOUT"]);
-      ok(first!.duration_ms > 0, "the first ran");
       ok(first!.duration_ms < 5_000, `the first ran ${first!.duration_ms} ms, not its own 600 s`);
       // The others never run; the closed one blocks, as for any timeout.
       for (const late of [second!, guard!]) {
