@@ -90,7 +90,11 @@ export const COMMANDS = {
         value: "URL",
         help: "ask a running hookbox serve instead (with --agent; key in $HOOKBOX_KEY)",
       },
-      "timeout-ms": { type: "string", value: "MS", help: "with --remote: how long to wait" },
+      "timeout-ms": {
+        type: "string",
+        value: "MS",
+        help: "with --remote: how long to wait (default 20000, past the service's 15 s for hooks)",
+      },
     },
     env: {
       HOOKBOX_STRICT: "1: any failed hook blocks",

@@ -13,8 +13,13 @@
  */
 import { readAllCapped, readStdin, StdinTooLarge, UsageError } from "./_io.ts";
 
-/** Time the server gets to answer, unless `--timeout-ms` says otherwise. */
-const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * Time the server gets to answer, unless `--timeout-ms` says otherwise: more
+ * than the 15 s the service gives an agent's hooks (`AGENT_EVENT_MS`), so the
+ * answer a deadline makes (a closed guard's block) reaches the agent instead
+ * of a failed call it lets through; less than Copilot's 30 s.
+ */
+export const REMOTE_TIMEOUT_MS = 20_000;
 /** Largest answer read from the server. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const AGENT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
@@ -112,7 +117,7 @@ function parseRemoteArgs(args: string[]): RemoteArgs {
     throw new UsageError("--remote must be an http:// or https:// URL");
   }
   if (!remote.pathname.endsWith("/")) remote.pathname += "/";
-  const timeoutMs = Number(values.get("--timeout-ms") ?? DEFAULT_TIMEOUT_MS);
+  const timeoutMs = Number(values.get("--timeout-ms") ?? REMOTE_TIMEOUT_MS);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 600_000) {
     throw new UsageError("--timeout-ms must be an integer from 1 to 600000");
   }

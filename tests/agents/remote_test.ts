@@ -3,11 +3,13 @@
  * agent's hook command answered by a running service over HTTP, printing and
  * exiting exactly as the in-process command does on the same hooks.
  */
-import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ROOT, runWithStdin } from "../_helpers.ts";
 import { type Harness, harness, wasmFolder } from "../service/_api.ts";
 import { claudeBash } from "./_agent_hooks.ts";
+import { REMOTE_TIMEOUT_MS } from "../../packages/cli/remote.ts";
+import { AGENT_EVENT_MS } from "../../packages/service/routes/events.ts";
 
 const CLI = [Deno.execPath(), "run", "-A", `${ROOT}/packages/cli/main.ts`];
 
@@ -198,4 +200,14 @@ Deno.test("dispatch --remote sends the head of a payload over the stdin cap; a c
     assertEquals(answer.permissionDecision, "deny");
     match(answer.permissionDecisionReason, /hook "guard" guards it and fails closed/);
   });
+});
+
+Deno.test("dispatch --remote waits longer than the service gives an agent's hooks", () => {
+  // Past the deadline the service answers with a closed guard's block; a client that gave up
+  // first would fail the call, which the agent lets through.
+  ok(
+    REMOTE_TIMEOUT_MS >= AGENT_EVENT_MS + 5_000,
+    `${REMOTE_TIMEOUT_MS} ms against the service's ${AGENT_EVENT_MS} ms`,
+  );
+  ok(REMOTE_TIMEOUT_MS < 30_000, "under Copilot's 30 s hook timeout");
 });
