@@ -190,15 +190,16 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
 });
 
 /**
- * A daemon (run with `args`) answering a long call of one project (12 hooks that each run to the
- * policy's most fuel: seconds in all) when a quick call of another project arrives, whose guard
- * denies its command: the daemon's status just after the quick call, and once the long one ended.
+ * A daemon (run with `args`) answering a long call of one project (12 hooks that each loop to the
+ * policy's most fuel, about 2 s each: the call runs to the event's 15 s deadline) when a quick
+ * call of another project arrives, whose guard denies its command: the daemon's status just after
+ * the quick call, and once the long one ended.
  */
 async function quickBesideLong(prefix: string, args: string[]) {
   const { root, env } = await daemonRoot(prefix);
   const slow = `${root}/slow`;
   const quick = `${root}/quick`;
-  const spin = await pluginBytes("sleep_loop");
+  const spin = await pluginBytes("loop_forever");
   for (let i = 0; i < 12; i++) {
     await writePluginHook(`${slow}/.agents/hooks`, `slow-${i}`, spin, {
       timeout: 30_000,
