@@ -27,8 +27,6 @@ export interface KeepServingOptions {
   /** Called once, when the port first listens. */
   onListen: (addr: { hostname: string; port: number }) => void;
   log: (entry: Record<string, unknown>) => void;
-  /** @default ACCEPT_RETRY_MS */
-  retryMs?: number;
 }
 
 /** A port served until {@linkcode KeptServer.shutdown}. */
@@ -51,7 +49,6 @@ export function keepServing(
   let finish: () => void;
   const finished = new Promise<void>((resolve) => finish = resolve);
   let retry: ReturnType<typeof setTimeout> | undefined;
-  const retryMs = options.retryMs ?? ACCEPT_RETRY_MS;
   const later = (error: unknown) => {
     options.log({
       at: new Date().toISOString(),
@@ -59,9 +56,9 @@ export function keepServing(
       msg: "accept",
       error: `${
         String(error)
-      }; accepting again in ${retryMs} ms (connections already open are still served). If the process is out of file descriptors, raise its limit (ulimit -n) or cap connections per client in a proxy in front`,
+      }; accepting again in ${ACCEPT_RETRY_MS} ms (connections already open are still served). If the process is out of file descriptors, raise its limit (ulimit -n) or cap connections per client in a proxy in front`,
     });
-    retry = setTimeout(start, retryMs);
+    retry = setTimeout(start, ACCEPT_RETRY_MS);
   };
   const start = () => {
     retry = undefined;
