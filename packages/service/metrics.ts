@@ -19,8 +19,17 @@ const MAX_CHILDREN = 10_000;
  * counted under `_other` in each label but the last (an outcome, a code).
  */
 export const MAX_SERIES = 10_000;
-/** The label value of the series past {@linkcode MAX_SERIES}. */
+/**
+ * Most series one tenant has in a metric labelled by tenant. Past it, that
+ * tenant's new series count under `_other` in the labels between the tenant
+ * and the last, so one tenant naming hooks without end never pushes another
+ * tenant's series into `_other`.
+ */
+export const MAX_TENANT_SERIES = 1_000;
+/** The label value of the series past {@linkcode MAX_SERIES} or {@linkcode MAX_TENANT_SERIES}. */
 export const OTHER = "_other";
+/** HTTP methods counted by name; any other (a client may send any token) counts as `_other`. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** The service's metrics, on a registry of their own. */
 export class Metrics implements ServiceMetrics {
@@ -148,7 +157,8 @@ export class Metrics implements ServiceMetrics {
 
   /** Records one HTTP request. */
   request(method: string, route: string, status: number, seconds: number): void {
-    this.#child(this.#requests, [method, route, String(status)]).observe(seconds);
+    const named = METHODS.has(method) ? method : OTHER;
+    this.#child(this.#requests, [named, route, String(status)]).observe(seconds);
   }
 
   /**
@@ -172,8 +182,17 @@ export class Metrics implements ServiceMetrics {
       if (made === undefined) this.#series.set(metric, made = new Set());
       let labels = values;
       if (!made.has(key)) {
+        const last = values.length - 1;
         if (made.size >= MAX_SERIES) {
-          labels = values.map((v, i) => i === values.length - 1 && i > 0 ? v : OTHER);
+          labels = values.map((v, i) => i === last && i > 0 ? v : OTHER);
+        } else if (this.#byTenant.has(metric) && last > 1) {
+          let counts = this.#tenantSeries.get(metric);
+          if (counts === undefined) this.#tenantSeries.set(metric, counts = new Map());
+          const tenant = values[0]!;
+          const had = counts.get(tenant) ?? 0;
+          if (had >= MAX_TENANT_SERIES) {
+            labels = values.map((v, i) => i === 0 || i === last ? v : OTHER);
+          } else counts.set(tenant, had + 1);
         }
         made.add(labels.join("\0"));
       }
@@ -186,6 +205,10 @@ export class Metrics implements ServiceMetrics {
   readonly #children = new Map<object, Map<string, unknown>>();
   /** The series each metric has (their label values joined). */
   readonly #series = new Map<object, Set<string>>();
+  /** Metrics whose first label is the tenant and whose middle labels a tenant names. */
+  readonly #byTenant = new Set<object>([this.#outcomes, this.#limits, this.#shadowRuns]);
+  /** Per metric of {@linkcode #byTenant}, the series each tenant has made. */
+  readonly #tenantSeries = new Map<object, Map<string, number>>();
 
   /** The text exposition. */
   text(): Promise<string> {

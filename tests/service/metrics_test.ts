@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { DispatchResult } from "../../packages/core/dispatch/result.ts";
-import { MAX_SERIES, Metrics, OTHER } from "../../packages/service/metrics.ts";
+import { MAX_SERIES, MAX_TENANT_SERIES, Metrics, OTHER } from "../../packages/service/metrics.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { harness, toolEvent } from "./_api.ts";
 
@@ -73,6 +73,71 @@ Deno.test("a tenant renaming its hooks cannot grow the metrics without end: past
   );
   assert.ok(series("hookbox_dispatches_total").length <= MAX_SERIES + 2);
   assert.ok(series("hookbox_decision_seconds_count").length <= MAX_SERIES + 1);
+});
+
+Deno.test("one tenant naming hooks without end keeps to its own share: another tenant's series stay its own", async () => {
+  const metrics = new Metrics({ processMetrics: false });
+  const run = (tenant: string, hook: string, outcome = "ok") =>
+    metrics.dispatched(
+      tenant,
+      {
+        decision: "allow",
+        hooks: [{ name: hook, outcome, code: null }],
+      } as unknown as DispatchResult,
+      0.001,
+      false,
+    );
+  // More names than the whole metric may have: alone, they would push every later series to _other.
+  const calls = MAX_SERIES + 300;
+  for (let i = 0; i < calls; i++) run("noisy", `h${i}`);
+  run("quiet", "guard");
+  run("quiet", "guard", "error");
+  const text = await metrics.text();
+  const outcomes = text.split("\n").filter((l) => l.startsWith("hookbox_hook_outcomes_total{"));
+  const noisy = outcomes.filter((l) => l.includes('tenant="noisy"'));
+  assert.equal(noisy.length, MAX_TENANT_SERIES + 1);
+  assert.equal(
+    valueIn(text, `hookbox_hook_outcomes_total\\{tenant="noisy",hook="${OTHER}",outcome="ok"\\}`),
+    calls - MAX_TENANT_SERIES,
+  );
+  assert.equal(
+    valueIn(text, 'hookbox_hook_outcomes_total\\{tenant="quiet",hook="guard",outcome="ok"\\}'),
+    1,
+  );
+  assert.equal(
+    valueIn(text, 'hookbox_hook_outcomes_total\\{tenant="quiet",hook="guard",outcome="error"\\}'),
+    1,
+  );
+  // Nothing is lost: every call is counted somewhere.
+  assert.equal(noisy.reduce((n, l) => n + Number(l.split(" ").at(-1)), 0), calls);
+});
+
+Deno.test("requests with made-up methods share one series: a client cannot fill the request metric", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-metrics-" });
+  const metrics = new Metrics({ processMetrics: false });
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
+    metrics,
+  });
+  try {
+    for (let i = 0; i < 50; i++) await h.call(`X${i}`, "/v1/events");
+    await h.call("GET", "/healthz");
+    const text = (await h.call("GET", "/metrics")).body as string;
+    const counts = text.split("\n").filter((l) =>
+      l.startsWith("hookbox_http_request_seconds_count{")
+    );
+    assert.ok(!counts.some((l) => /method="X\d+"/.test(l)), counts.join("\n"));
+    const other = counts.filter((l) => l.includes(`method="${OTHER}"`));
+    assert.equal(other.reduce((n, l) => n + Number(l.split(" ").at(-1)), 0), 50);
+    assert.equal(
+      valueIn(
+        text,
+        'hookbox_http_request_seconds_count\\{method="GET",route="/healthz",status="200"\\}',
+      ),
+      1,
+    );
+  } finally {
+    await h.close();
+  }
 });
 
 Deno.test("GET /metrics: requests by declared route and status, and the process's own figures", async () => {
