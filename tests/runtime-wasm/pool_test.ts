@@ -82,6 +82,36 @@ Deno.test("WarmPool caps the bytes idle instances hold: the least recently used 
   assert.equal(pool.acquire("big"), null);
 });
 
+Deno.test("WarmPool past its cap closes the instances of the tenant holding the most, not every tenant's", async () => {
+  const pool = new WarmPool(250);
+  const quiet = [fake(40), fake(40), fake(40)];
+  for (const [i, instance] of quiet.entries()) {
+    pool.add(`quiet\0h${i}`, instance);
+    await pool.release(`quiet\0h${i}`, instance);
+  }
+  // Another tenant's hook ends each call holding a big memory: alone over the cap,
+  // and the most recently used, so a plain LRU would close the quiet tenant's first.
+  for (let round = 0; round < 3; round++) {
+    const big = fake(1000);
+    const key = "noisy\0bomb";
+    assert.equal(pool.acquire(key), null);
+    pool.add(key, big);
+    await pool.release(key, big);
+    assert.equal(big.closed, true, "the tenant over the cap loses its own instance");
+  }
+  assert.deepEqual(quiet.map((q) => q.closed), [false, false, false]);
+  assert.equal(pool.idleBytes, 120);
+  // Tenants under the cap share it: the one holding the most gives way first.
+  const mid = fake(100), small = fake(40);
+  for (const [key, instance] of [["mid\0h", mid], ["small\0h", small]] as const) {
+    pool.add(key, instance);
+    await pool.release(key, instance);
+  }
+  assert.deepEqual(quiet.map((q) => q.closed), [true, false, false], "quiet held 120, mid 100");
+  assert.deepEqual([mid.closed, small.closed], [false, false]);
+  assert.equal(pool.idleBytes, 220);
+});
+
 Deno.test("a runtime with warmBytes 0 prepares a warm hook as a fresh one: no write tracking, a host-supplied memory", async () => {
   const hook = wasmHook("guard_wasi", { isolation: "warm" });
   const compiled: WebAssembly.Module[] = [];

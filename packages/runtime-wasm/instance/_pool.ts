@@ -3,9 +3,12 @@
  * {@linkcode MAX_WARM_PER_KEY} of them, so concurrent calls of one hook each
  * get a warm instance instead of instantiating a throw-away one. An instance
  * is never shared while busy; a failed one is closed and forgotten. What idle
- * instances hold (memory plus snapshot) is capped in bytes: past the cap the
- * least recently used idle ones are closed (an edge isolate has 128 MB for
- * everything; 150 tenants' warm JS hooks must not add up past it).
+ * instances hold (memory plus snapshot) is capped in bytes (an edge isolate
+ * has 128 MB for everything; 150 tenants' warm JS hooks must not add up past
+ * it). Past the cap, the instance closed is the least recently used of the
+ * tenant whose idle instances hold the most: one tenant's big memories close
+ * its own instances, never every other tenant's. A key begins with its
+ * tenant's id and a NUL (a key without one is a tenant of its own).
  *
  * @module
  */
@@ -31,6 +34,8 @@ export class WarmPool<T extends Pooled = PluginInstance> {
   readonly #entries = new Map<string, Entry<T>>();
   /** Idle instances, least recently used first, with their key and size. */
   readonly #lru = new Map<T, { key: string; bytes: number }>();
+  /** Idle bytes per tenant. */
+  readonly #owned = new Map<string, number>();
   readonly #maxBytes: number;
   #idleBytes = 0;
 
@@ -58,7 +63,7 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     if (entry === undefined) return null;
     const instance = entry.idle.pop();
     if (instance !== undefined) {
-      this.#idleBytes -= this.#lru.get(instance)?.bytes ?? 0;
+      this.#own(key, -(this.#lru.get(instance)?.bytes ?? 0));
       this.#lru.delete(instance);
       instance.busy = true;
       return instance;
@@ -85,7 +90,7 @@ export class WarmPool<T extends Pooled = PluginInstance> {
       entry.idle.push(instance);
       const bytes = instance.byteLength;
       this.#lru.set(instance, { key, bytes });
-      this.#idleBytes += bytes;
+      this.#own(key, bytes);
       // Nothing to wait for on the common path (no promise, no extra turn).
       return this.#idleBytes > this.#maxBytes ? this.#trim() : undefined;
     }
@@ -98,22 +103,42 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     const all = [...this.#entries.values()].flatMap((e) => e.idle);
     this.#entries.clear();
     this.#lru.clear();
+    this.#owned.clear();
     this.#idleBytes = 0;
     await Promise.all(all.map((instance) => instance.close()));
   }
 
   async #trim(): Promise<void> {
     const closing: T[] = [];
-    for (const [instance, { key, bytes }] of this.#lru) {
-      if (this.#idleBytes <= this.#maxBytes) break;
-      this.#lru.delete(instance);
-      this.#idleBytes -= bytes;
-      const entry = this.#entries.get(key);
-      if (entry !== undefined) entry.idle = entry.idle.filter((i) => i !== instance);
-      this.#forget(key);
-      closing.push(instance);
+    while (this.#idleBytes > this.#maxBytes && this.#lru.size > 0) {
+      let heaviest = "", most = -1;
+      for (const [owner, bytes] of this.#owned) {
+        if (bytes > most) [heaviest, most] = [owner, bytes];
+      }
+      // Its least recently used idle instance (the map iterates oldest first).
+      const before = closing.length;
+      for (const [instance, { key, bytes }] of this.#lru) {
+        if (ownerOf(key) !== heaviest) continue;
+        this.#lru.delete(instance);
+        this.#own(key, -bytes);
+        const entry = this.#entries.get(key);
+        if (entry !== undefined) entry.idle = entry.idle.filter((i) => i !== instance);
+        this.#forget(key);
+        closing.push(instance);
+        break;
+      }
+      if (closing.length === before) break; // not reached: every idle byte has its tenant
     }
     await Promise.all(closing.map((instance) => instance.close()));
+  }
+
+  /** Counts `bytes` (negative: no longer) as idle, in all and for the key's tenant. */
+  #own(key: string, bytes: number): void {
+    this.#idleBytes += bytes;
+    const owner = ownerOf(key);
+    const left = (this.#owned.get(owner) ?? 0) + bytes;
+    if (left > 0) this.#owned.set(owner, left);
+    else this.#owned.delete(owner);
   }
 
   #forget(key: string): void {
@@ -122,4 +147,10 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     entry.count--;
     if (entry.count <= 0) this.#entries.delete(key);
   }
+}
+
+/** The tenant a pool key belongs to: what comes before its first NUL. */
+function ownerOf(key: string): string {
+  const end = key.indexOf("\0");
+  return end < 0 ? key : key.slice(0, end);
 }
