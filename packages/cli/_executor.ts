@@ -23,9 +23,10 @@ export interface DispatchFlags {
 
 /**
  * Wall time the hooks of one event may take together in a dispatch, ms
- * (`Policy.eventTimeoutMs`). With the building time of hooks not built yet
- * (12 s at most, `boundBuildTime`), a call answers within about 25 s, under
- * the shortest agent hook timeout (Copilot's 30 s).
+ * (`Policy.eventTimeoutMs`), building the hooks not built yet included (a
+ * hook still being built then ends as `TIMEOUT`): a call answers within
+ * about 15 s after its discovery, under the shortest agent hook timeout
+ * (Copilot's 30 s).
  */
 export const EVENT_TIME_MS = 15_000;
 

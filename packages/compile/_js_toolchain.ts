@@ -58,6 +58,24 @@ export interface CommandLimits {
   maxOutput?: number;
 }
 
+/**
+ * Commands under way. A hook call may answer while one of its builds still runs
+ * (the event's deadline passed): when the process exits, they are killed, or a
+ * build of a hook whose top level never ends would run on without anyone to
+ * stop it.
+ */
+const live = new Set<Deno.ChildProcess>();
+let killOnExit = false;
+
+function killLive(): void {
+  for (const child of live) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }
+  live.clear();
+}
+
 /** Runs `cmd args...`, feeding `stdin` if given; never throws for a non-zero exit. */
 export async function runCommand(
   cmd: string,
@@ -71,6 +89,11 @@ export async function runCommand(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  if (!killOnExit) {
+    killOnExit = true;
+    globalThis.addEventListener("unload", killLive);
+  }
+  live.add(child);
   let timedOut = false;
   const timer = limits.timeoutMs === undefined ? undefined : setTimeout(() => {
     timedOut = true;
@@ -98,6 +121,7 @@ export async function runCommand(
     };
   } finally {
     clearTimeout(timer);
+    live.delete(child);
   }
 }
 

@@ -386,17 +386,33 @@ Deno.test("a repository's hooks at their own limits cannot hold the call past an
       hookMd({
         name: `spin${i}`,
         trigger: "pre-tool-call",
-        priority: 1000,
+        priority: i < 4 ? 1000 : 980,
         timeout: 600_000,
         limits: { fuel: 10_000_000_000 },
       }),
     );
     await Deno.writeFile(`${root}/spin${i}/plugin.wasm`, loop);
   }
+  // After four of them (5 s or more), a JS hook whose top level never ends: its build would
+  // run its own 10 s, past the event's 15 s (the call then took about 25 s).
+  await Deno.mkdir(`${root}/builder/scripts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/builder/HOOK.md`,
+    hookMd({ name: "builder", trigger: "pre-tool-call", priority: 990 }),
+  );
+  await Deno.writeTextFile(
+    `${root}/builder/scripts/run.mjs`,
+    "let n = 0;\nwhile (true) n++;\nexport default function () { return {}; }\n",
+  );
   const out = await dispatch(claudeArgs(root), claude({ command: "ls" }));
   // The event's 15 s are spent before the guard's turn: as a closed guard, it blocks.
   assertEquals(
     denied(out),
     'hook "guard" failed (timeout: time: the event\'s time budget is spent) and is on_error: closed',
+  );
+  // The build is inside the event's time: still under way at the deadline, the hook ends there.
+  match(
+    JSON.parse(out.stdout).systemMessage,
+    /hook "builder" \(platform\) timeout: time: the event's time budget (ran out while the hook was being built|is spent)/,
   );
 });

@@ -151,7 +151,7 @@ export async function callHook(
     }
     if (input.byteLength > limits.inputKb * 1024) return fail({}, "LIMIT_INPUT");
 
-    const prepared = await prepare(runtime, hook, limits);
+    const prepared = await prepare(runtime, hook, limits, ctx.deadline);
     if (prepared) return finish(prepared.outcome, {}, prepared);
     // After preparing (which may compile): what is left of the event's time caps the call.
     if (ctx.deadline !== undefined) {
@@ -255,14 +255,41 @@ function envFor(hook: HookDefinition, event: HookEvent, ctx: CallContext): Recor
   return env;
 }
 
-/** Runs the runtime's untimed preparation; a failure becomes the hook's record. */
+/** Not settled within a turn of the microtask queue (see {@linkcode prepare}). */
+const PENDING = Symbol("pending");
+
+/**
+ * Runs the runtime's preparation, untimed by the hook's own limits; a failure
+ * becomes the hook's record. With the event's `deadline`, a preparation still
+ * under way when it passes (building a JS hook found in this call) ends the
+ * hook as `TIMEOUT`, `on_error` applied; the build goes on, and a later call
+ * uses it. The event's deadline covers building, so a call answers in it.
+ */
 async function prepare(
   runtime: Runtime,
   hook: HookDefinition,
   limits: EffectiveLimits,
+  deadline: number | undefined,
 ): Promise<RunFailure | null> {
   try {
-    return await runtime.prepare?.(hook, limits) ?? null;
+    const preparing = runtime.prepare?.(hook, limits);
+    if (preparing === undefined) return null;
+    if (deadline === undefined) return await preparing;
+    // Prepared already (every call after the first): no timer.
+    const settled = await Promise.race([preparing, Promise.resolve(PENDING)]);
+    if (settled !== PENDING) return settled;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<typeof PENDING>((resolve) => {
+      timer = setTimeout(() => resolve(PENDING), Math.max(0, deadline - performance.now()));
+    });
+    // What the build ends in after the deadline is for a later call to see.
+    preparing.catch(() => {});
+    const first = await Promise.race([preparing, late]).finally(() => clearTimeout(timer));
+    if (first !== PENDING) return first;
+    return runFailure(
+      "TIMEOUT",
+      "the event's time budget ran out while the hook was being built; a later call uses the build",
+    );
   } catch (err) {
     return runFailure("HOST_FAULT", messageOf(err));
   }

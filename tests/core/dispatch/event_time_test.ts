@@ -10,6 +10,7 @@ import { dispatchEvent } from "../../../packages/core/dispatch/dispatch.ts";
 import { resolvePolicy } from "../../../packages/core/policy.ts";
 import { loopHook, LS_EVENT } from "./_run.ts";
 import { corpusRuntime } from "../../runtime-wasm/_corpus.ts";
+import { fakeHook, fakeRuntime } from "../../_helpers.ts";
 
 const EVENT_TIME_MS = 300;
 
@@ -48,6 +49,38 @@ for (const workers of [0, 1]) {
     }
   });
 }
+
+Deno.test("the event's deadline covers building: a hook still being built then ends as timeout", async () => {
+  // A JS hook found in this call is built before it runs (its top level runs in the build);
+  // this runtime's builds end only when the test says so.
+  const runtime = fakeRuntime();
+  const builds = new Map<string, () => void>();
+  const prepare = (hook: { name: string }) =>
+    hook.name === "built"
+      ? Promise.resolve(null)
+      : new Promise<null>((resolve) => builds.set(hook.name, () => resolve(null)));
+  const hooks = [
+    fakeHook({ name: "built", priority: 3 }),
+    fakeHook({ name: "slow", priority: 2 }),
+    fakeHook({ name: "guard", priority: 1, on_error: "closed" }),
+  ];
+  const result = await dispatchEvent(hooks, event, {
+    runtimes: { wasm: { ...runtime, prepare } },
+    policy: resolvePolicy({ eventTimeoutMs: EVENT_TIME_MS }),
+    tenantId: "t",
+    env: {},
+  });
+  // Before, the call waited for the build whatever the deadline (a build may take 10 s).
+  assertEquals(runtime.calls.map((c) => c.hook), ["built"]);
+  const [built, slow, guard] = result.hooks;
+  assertEquals(built?.outcome, "ok");
+  assertEquals([slow?.outcome, slow?.code], ["timeout", "TIMEOUT"]);
+  ok(/being built; a later call uses the build/.test(slow!.detail ?? ""), slow!.detail ?? "");
+  assertEquals([guard?.outcome, guard?.code], ["timeout", "TIMEOUT"]);
+  assertEquals([result.decision, result.blocked_by], ["block", "guard"]);
+  // The build ends after the answer; nothing waits on it, and nothing is left unhandled.
+  for (const finish of builds.values()) finish();
+});
 
 Deno.test("a policy's eventTimeoutMs must be a positive number", () => {
   for (const bad of [0, -1, Number.NaN, Infinity]) {
