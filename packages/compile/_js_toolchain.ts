@@ -58,6 +58,23 @@ export interface CommandLimits {
   maxOutput?: number;
 }
 
+/** coreutils' `timeout`, which bounds a command whatever happens to this process. */
+const TIMEOUT_BIN = "/usr/bin/timeout";
+/** Seconds the wrapper gives a command past its limit before it kills it itself. */
+const WRAPPER_GRACE_S = 2;
+let timeoutCommand: boolean | undefined;
+
+function hasTimeoutCommand(): boolean {
+  if (timeoutCommand === undefined) {
+    try {
+      timeoutCommand = Deno.build.os === "linux" && Deno.statSync(TIMEOUT_BIN).isFile;
+    } catch {
+      timeoutCommand = false;
+    }
+  }
+  return timeoutCommand;
+}
+
 /**
  * Commands under way. A hook call may answer while one of its builds still runs
  * (the event's deadline passed): when the process exits, they are killed, or a
@@ -83,8 +100,14 @@ export async function runCommand(
   stdin?: Uint8Array,
   limits: CommandLimits = {},
 ): Promise<CommandOutput> {
-  const child = new Deno.Command(cmd, {
-    args,
+  // With a time limit, under coreutils' `timeout` where there is one: a process killed
+  // before it could stop its command (an agent ending a hook call, Ctrl-C) leaves
+  // nothing running past the limit, and killing the wrapper ends the command too.
+  const wrapped = limits.timeoutMs !== undefined && hasTimeoutCommand();
+  const child = new Deno.Command(wrapped ? TIMEOUT_BIN : cmd, {
+    args: wrapped
+      ? ["-s", "KILL", `${Math.ceil(limits.timeoutMs! / 1000) + WRAPPER_GRACE_S}s`, cmd, ...args]
+      : args,
     stdin: stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
@@ -98,7 +121,8 @@ export async function runCommand(
   const timer = limits.timeoutMs === undefined ? undefined : setTimeout(() => {
     timedOut = true;
     try {
-      child.kill("SIGKILL");
+      // The wrapper passes SIGTERM on to the command (and kills it at its own limit).
+      child.kill(wrapped ? "SIGTERM" : "SIGKILL");
     } catch { /* already gone */ }
   }, limits.timeoutMs);
   try {

@@ -1,0 +1,96 @@
+/**
+ * A build's subprocess never outlives its limit, even when the process that
+ * started it is killed before it could stop it (an agent ending a hook call,
+ * Ctrl-C in the agent, a daemon killed). A function-style hook's top level
+ * runs in the build (Wizer): one that never ends used to keep running, a core
+ * busy for good, after every interrupted call.
+ */
+import assert from "node:assert/strict";
+import { fixture } from "./_js_runner.ts";
+import { ROOT } from "../_helpers.ts";
+
+/** The live descendants of `pid` (zombies left out), with their command lines. */
+function descendants(pid: number): { pid: number; cmd: string }[] {
+  const children = new Map<number, number[]>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+      const [state, ppid] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (state === "Z") continue;
+      const list = children.get(Number(ppid)) ?? [];
+      list.push(Number(entry.name));
+      children.set(Number(ppid), list);
+    } catch { /* gone meanwhile */ }
+  }
+  const found: { pid: number; cmd: string }[] = [];
+  const walk = (parent: number) => {
+    for (const child of children.get(parent) ?? []) {
+      const cmd = alive(child);
+      if (cmd !== null) found.push({ pid: child, cmd });
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+/** The command line of `pid` while it runs (not a zombie), else null. */
+function alive(pid: number): string | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return null;
+    return Deno.readTextFileSync(`/proc/${pid}/cmdline`).replaceAll("\0", " ");
+  } catch {
+    return null;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+Deno.test({
+  name: "a build whose process is killed mid-way stops at its own limit: nothing runs on",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "hookbox-killed-build-" });
+    const script = `${dir}/build.ts`;
+    await Deno.writeTextFile(
+      script,
+      `import { compileJsHook } from ${JSON.stringify(`${ROOT}/packages/compile/js.ts`)};\n` +
+        `await compileJsHook(${JSON.stringify(fixture("fn_top_level_loop.mjs"))}, ` +
+        `{ cacheDir: ${JSON.stringify(`${dir}/cache`)}, buildTimeoutMs: 1000 });\n`,
+    );
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--config", `${ROOT}/deno.json`, script],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    let wizer: { pid: number; cmd: string } | undefined;
+    try {
+      // The engine may be built first on a cold cache: wait for the snapshot to start.
+      for (let i = 0; i < 1200 && wizer === undefined; i++) {
+        wizer = descendants(child.pid).find((p) =>
+          /\/wizer /.test(p.cmd) && !/timeout/.test(p.cmd)
+        );
+        if (wizer === undefined) await sleep(100);
+      }
+      assert.ok(wizer, "the build started Wizer");
+    } finally {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* it ended by itself: the assertion above says why */ }
+      await child.status;
+    }
+    try {
+      // Its limit is 1 s; the wrapper kills it 2 s after that at the latest.
+      for (let i = 0; i < 300 && alive(wizer.pid) !== null; i++) await sleep(100);
+      assert.equal(alive(wizer.pid), null, `Wizer (${wizer.pid}) still runs its top level`);
+    } finally {
+      try {
+        Deno.kill(wizer.pid, "SIGKILL");
+      } catch { /* gone, as it should be */ }
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
