@@ -10,6 +10,7 @@
  */
 import { HookboxError } from "../core/errors.ts";
 import { concatBytes } from "../core/bytes.ts";
+import { boundedCommand, canBoundCommands } from "../host-deno/outlive.ts";
 
 /** Exact apt command printed when the C toolchain is missing. */
 export const APT_HINT = "apt-get install -y clang lld wasi-libc libclang-rt-14-dev-wasm32";
@@ -58,23 +59,6 @@ export interface CommandLimits {
   maxOutput?: number;
 }
 
-/** coreutils' `timeout`, which bounds a command whatever happens to this process. */
-const TIMEOUT_BIN = "/usr/bin/timeout";
-/** Seconds the wrapper gives a command past its limit before it kills it itself. */
-const WRAPPER_GRACE_S = 2;
-let timeoutCommand: boolean | undefined;
-
-function hasTimeoutCommand(): boolean {
-  if (timeoutCommand === undefined) {
-    try {
-      timeoutCommand = Deno.build.os === "linux" && Deno.statSync(TIMEOUT_BIN).isFile;
-    } catch {
-      timeoutCommand = false;
-    }
-  }
-  return timeoutCommand;
-}
-
 /**
  * Commands under way. A hook call may answer while one of its builds still runs
  * (the event's deadline passed): when the process exits, they are killed, or a
@@ -100,14 +84,13 @@ export async function runCommand(
   stdin?: Uint8Array,
   limits: CommandLimits = {},
 ): Promise<CommandOutput> {
-  // With a time limit, under coreutils' `timeout` where there is one: a process killed
-  // before it could stop its command (an agent ending a hook call, Ctrl-C) leaves
-  // nothing running past the limit, and killing the wrapper ends the command too.
-  const wrapped = limits.timeoutMs !== undefined && hasTimeoutCommand();
-  const child = new Deno.Command(wrapped ? TIMEOUT_BIN : cmd, {
-    args: wrapped
-      ? ["-s", "KILL", `${Math.ceil(limits.timeoutMs! / 1000) + WRAPPER_GRACE_S}s`, cmd, ...args]
-      : args,
+  // With a time limit, nothing runs past it even if this process is killed first.
+  const wrapped = limits.timeoutMs !== undefined && canBoundCommands();
+  const [program, programArgs] = wrapped
+    ? boundedCommand(cmd, args, limits.timeoutMs!)
+    : [cmd, args];
+  const child = new Deno.Command(program, {
+    args: programArgs,
     stdin: stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",

@@ -11,12 +11,16 @@
  * limit — the kernel kills every process left in the namespace, whatever
  * session or group it moved to. Where no namespace can be made, hooks run in
  * a process group only and {@linkcode SubprocessRuntime.containment} says so.
+ * On Linux the hook also runs under coreutils' `timeout` (`host-deno/outlive.ts`):
+ * if this process dies before its timer fires, the hook still ends 2 s after
+ * its timeout.
  *
  * @module
  */
 import { type FailureCode, messageOf, runFailure } from "../core/runtime/failure.ts";
 import type { RunRequest, RunResult, Runtime } from "../core/runtime/types.ts";
 import { readCapped } from "../host-deno/capped_reader.ts";
+import { boundedCommand } from "../host-deno/outlive.ts";
 
 /** How long to keep reading pipes after the process and its group are gone. */
 const DRAIN_MS = 250;
@@ -89,10 +93,12 @@ async function probeNamespace(path: string): Promise<string[] | null> {
 async function runProcess(request: RunRequest, path: string, prefix: string[]): Promise<RunResult> {
   const { entry, dir } = request.hook;
   if (entry.runtime !== "subprocess") throw new TypeError("not a subprocess hook");
-  const [program, ...args] = [...prefix, ...entry.command];
+  const [first, ...rest] = [...prefix, ...entry.command];
+  // Killed by the coreutils wrapper a little past its timeout, even if this process dies first.
+  const [program, args] = boundedCommand(first!, rest, request.limits.timeoutMs);
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(program!, {
+    child = new Deno.Command(program, {
       args,
       cwd: dir,
       clearEnv: true,

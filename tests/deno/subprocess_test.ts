@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createSubprocessRuntime } from "../../packages/deno/subprocess.ts";
 import { createExecutor, type Runtime } from "../../packages/hookbox/deno.ts";
-import { type HookSpec, sh, type TempTree, tempTree, toolEvent } from "../_helpers.ts";
+import { type HookSpec, ROOT, sh, type TempTree, tempTree, toolEvent } from "../_helpers.ts";
 
 /** An executor that runs real subprocesses from `<tree>/project` only. */
 function executorFor(tree: TempTree, allowSubprocess = true, subprocess?: Runtime) {
@@ -196,6 +196,49 @@ Deno.test("a subprocess hook that sleeps past its timeout is killed with its who
     assert.deepEqual(await survivors(mark), [], "the background sleep still runs");
   } finally {
     await executor.close();
+    for (const pid of await processesWith(mark)) Deno.kill(pid, "SIGKILL");
+  }
+});
+
+Deno.test("a subprocess hook whose dispatch is killed mid-call still ends at its timeout", async () => {
+  // Source of the attack: the process running the hook dies first (an agent ends the hook
+  // call, Ctrl-C), so its timer never fires; the hook ran on for good.
+  await using tree = await tempTree();
+  const mark = marker();
+  await shHook(tree, "sleeper", `sleep ${mark}`, { timeout: 1000 });
+  const script = `${tree.root}/dispatch.ts`;
+  await Deno.writeTextFile(
+    script,
+    `import { createExecutor } from ${JSON.stringify(`${ROOT}/packages/hookbox/deno.ts`)};\n` +
+      `const executor = createExecutor(${
+        JSON.stringify({
+          allowSubprocess: true,
+          userDir: null,
+          projectDir: `${tree.root}/project`,
+          workDir: tree.root,
+        })
+      });\nawait executor.dispatch(${JSON.stringify(toolEvent())});\n`,
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", `${ROOT}/deno.json`, script],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    for (let i = 0; i < 600 && (await processesWith(mark)).length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok((await processesWith(mark)).length > 0, "the hook started");
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* ended by itself: the assertion above says why */ }
+    await child.status;
+  }
+  try {
+    // Its timeout is 1 s; the wrapper kills it 2 s after that at the latest.
+    assert.deepEqual(await survivors(mark, 15_000), [], "the hook outlived its timeout");
+  } finally {
     for (const pid of await processesWith(mark)) Deno.kill(pid, "SIGKILL");
   }
 });
