@@ -2,7 +2,12 @@
 import { parseArgs } from "node:util";
 import { parseOptionsGiven, withOtherSources } from "./commands.ts";
 import { startServer } from "../deno/serve/serve.ts";
-import { PORT_ENV, PROCESS_ENV, superviseServe } from "../deno/serve/processes.ts";
+import {
+  PORT_ENV,
+  PROCESS_ENV,
+  superviseServe,
+  untilSupervisorGone,
+} from "../deno/serve/processes.ts";
 import { MAX_WARM_UP_EVENTS } from "../deno/serve/warm_up.ts";
 import { EXIT } from "./_io.ts";
 
@@ -116,6 +121,17 @@ export async function serveCommand(args: string[]): Promise<number> {
   };
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
+  if (child) {
+    void untilSupervisorGone().then(() => {
+      console.error(JSON.stringify({
+        at: new Date().toISOString(),
+        level: "error",
+        msg: "the supervising process is gone; stopping",
+        process: Number(index),
+      }));
+      stop();
+    });
+  }
   await server.finished;
   await server.shutdown();
   return EXIT.allow;

@@ -175,6 +175,38 @@ Deno.test("serve --processes 2: a process that dies is started again and the por
   }
 });
 
+Deno.test("serve --processes 2: when the supervisor is killed, its processes stop too", async () => {
+  // Source of the fault: the supervisor killed with kill -9 (or by the OOM killer). Its
+  // processes served on unsupervised, and beside those of a supervisor started again.
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
+  const pids = server.lines().filter((l) => l.msg === "starting").map((l) => Number(l.pid));
+  try {
+    assert.equal(pids.length, 2, JSON.stringify(server.lines()));
+    Deno.kill(server.pid, "SIGKILL");
+    const running = () =>
+      pids.filter((pid) => {
+        try {
+          return !/\) Z /.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
+        } catch {
+          return false;
+        }
+      });
+    for (let i = 0; i < 300 && running().length > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(running(), [], "processes still serving without their supervisor");
+  } finally {
+    for (const pid of pids) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* stopped, as they should */ }
+    }
+    await server.stop().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 /** 2,000 API requests of ~250 bytes of log each: several times what a pipe holds. */
 async function manyLoggedRequests(url: string) {
   for (let i = 0; i < 2000; i += 50) {

@@ -5,7 +5,9 @@
  * store and settles the admin key once, starts the N processes, says
  * `listening on …` when all of them listen, passes their log lines on,
  * starts again one that dies, and on SIGINT/SIGTERM stops them all (each
- * drains, flushes its audit and exits). Quotas and leases are counted in
+ * drains, flushes its audit and exits). A process whose supervisor is gone,
+ * however it ended, stops the same way: none serves on, unsupervised, beside
+ * the processes of a supervisor started again. Quotas and leases are counted in
  * the store and every process commits its own audit rows, so N processes
  * admit what one would and lose no audit row.
  *
@@ -19,6 +21,16 @@ import { queuedWrites } from "./log_queue.ts";
 export const PROCESS_ENV = "HOOKBOX_SERVE_PROCESS";
 /** The port the supervisor chose, for its processes. */
 export const PORT_ENV = "HOOKBOX_SERVE_PORT";
+
+/**
+ * Resolves when this process's supervisor has gone: its stdin, a pipe the
+ * supervisor holds open and never writes, ends (or fails) only then.
+ */
+export async function untilSupervisorGone(): Promise<void> {
+  try {
+    for await (const _ of Deno.stdin.readable) { /* nothing is sent */ }
+  } catch { /* a failed read: the pipe is gone all the same */ }
+}
 
 /** Shortest time between two starts of the same process after it died. */
 const RESTART_MS = 1000;
@@ -80,7 +92,9 @@ export async function superviseServe(options: SuperviseOptions): Promise<number>
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", "--unstable-net", Deno.mainModule, "serve", ...options.args],
       env: { [PROCESS_ENV]: String(i), [PORT_ENV]: String(port), HOOKBOX_ADMIN_KEY: key },
-      stdin: "null",
+      // Never written or closed here: it ends only when this process does, however it ends
+      // (`kill -9`, out of memory), and then the process stops (`untilSupervisorGone`).
+      stdin: "piped",
       stdout: "inherit",
       stderr: "piped",
     }).spawn();
