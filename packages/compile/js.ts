@@ -80,7 +80,30 @@ function engineOnce(): Promise<EngineBuild> {
  * });
  * ```
  */
-export async function compileJsHook(
+export function compileJsHook(
+  entryPath: string,
+  options: CompileJsOptions,
+): Promise<CompiledJsHook> {
+  // One build at a time per hook and cache: a call that finds the hook being built (a daemon's
+  // calls at once, or a build that outlived its call's deadline) waits for that build.
+  const key = JSON.stringify([
+    options.cacheDir,
+    entryPath,
+    options.buildTimeoutMs ?? null,
+    options.bundleTimeoutMs ?? null,
+  ]);
+  let building = inFlight.get(key);
+  if (building === undefined) {
+    building = compileOnce(entryPath, options).finally(() => inFlight.delete(key));
+    inFlight.set(key, building);
+  }
+  return building;
+}
+
+/** Builds under way, by cache, entry and time limit (see {@linkcode compileJsHook}). */
+const inFlight = new Map<string, Promise<CompiledJsHook>>();
+
+async function compileOnce(
   entryPath: string,
   options: CompileJsOptions,
 ): Promise<CompiledJsHook> {

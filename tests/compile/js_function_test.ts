@@ -125,6 +125,19 @@ Deno.test("function-style: a build that failed is not tried again until its sour
   assert.equal(built.cached, false);
 });
 
+Deno.test("function-style: calls that find a hook being built wait for that build, not a build each", async () => {
+  const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-one-build-" });
+  const build = () =>
+    compileJsHook(fixture("fn_top_level_loop.mjs"), { cacheDir, buildTimeoutMs: 1000 });
+  // A daemon's calls at once, or a build that outlived its call's deadline and the next call.
+  const failures = await Promise.all([build(), build(), build()].map((b) => b.catch((e) => e)));
+  assert.ok(isHookboxError(failures[0], "COMPILE_FAILED"), String(failures[0]));
+  // One build ran: the three calls share its one failure.
+  assert.equal(failures[1], failures[0]);
+  assert.equal(failures[2], failures[0]);
+  await Deno.remove(cacheDir, { recursive: true });
+});
+
 Deno.test("function-style: a top level that allocates without end fails the build", async () => {
   await assert.rejects(
     compileJsHook(fixture("fn_top_level_memory.mjs"), { cacheDir: TEST_CACHE }),
