@@ -21,7 +21,7 @@ import { createDenoWasmRuntime, createExecutor, type ExecutorOptions } from "../
 import type { Runtime } from "../core/runtime/types.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
 import { parseOptions } from "./commands.ts";
-import { boundBuildTime } from "../compile/mod.ts";
+import { boundBuildTime, withBuildTimeOf } from "../compile/mod.ts";
 import { asCall, errorLine, EXIT, UsageError } from "./_io.ts";
 import { useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
@@ -256,7 +256,12 @@ async function dispatch(
     if (agent === undefined || !isAgentName(agent)) {
       throw new UsageError(`unknown agent "${agent}"; one of ${AGENTS.join(", ")}`);
     }
-    const answer = await asCall({ stdin, cwd }, () => agentAnswerOf(agent, values, {}));
+    // Each project builds within its own building time: a repository's hooks that never
+    // finish building cannot use up the time the user's other projects build in.
+    const answer = await asCall(
+      { stdin, cwd },
+      () => withBuildTimeOf(cwd, () => agentAnswerOf(agent, values, {})),
+    );
     return { exit: answer.exitCode, stdout: answer.stdout, stderr: answer.stderr };
   } catch (err) {
     return { exit: EXIT.bad, stdout: "", stderr: errorLine(err) };

@@ -5,13 +5,15 @@
  * would each take the snapshot's whole timeout: past this budget a build
  * fails at once and a later call tries it again, so no call is held past an
  * agent's hook timeout (Copilot ends one after 30 s, and then lets its tool
- * run). Builds already done are cached and cost nothing. Only processes
+ * run). Builds already done are cached and cost nothing. The daemon gives
+ * each project (its calls' folder) building time of its own (`withBuildTimeOf`). Only processes
  * that answer agents' calls bound it (`dispatch`, the daemon); `compile`,
  * `validate`, `bundle` and the service's builds take the time they need, each
  * build within its own timeouts.
  *
  * @module
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { HookboxError } from "../core/errors.ts";
 
 /** Building time a process starts with, and holds at most, ms. */
@@ -19,29 +21,58 @@ export const BUILD_BUDGET_MS = 12_000;
 /** Building time given back per ms (12 s a minute). */
 const REFILL_PER_MS = 0.2;
 
-/** The process's building time. */
+/** Building time left at a moment. */
+interface Bucket {
+  budget: number;
+  at: number;
+}
+
+const processBucket: Bucket = { budget: BUILD_BUDGET_MS, at: performance.now() };
+/** The bucket of the call under way (`withBuildTimeOf`), where one is given. */
+const current = new AsyncLocalStorage<Bucket>();
+/** Buckets by project, least recently used first. */
+const projects = new Map<string, Bucket>();
+/** Projects whose building time is remembered; past it the least recently seen starts anew. */
+const MAX_PROJECTS = 256;
+
+/**
+ * Runs `fn` with the building time of `project` (a folder): the daemon's
+ * calls each spend their own project's time, so one repository's hooks never
+ * use up the building time of the user's other projects.
+ */
+export function withBuildTimeOf<T>(project: string, fn: () => T): T {
+  let bucket = projects.get(project);
+  if (bucket === undefined) {
+    if (projects.size >= MAX_PROJECTS) projects.delete(projects.keys().next().value!);
+    bucket = { budget: BUILD_BUDGET_MS, at: performance.now() };
+  } else projects.delete(project);
+  projects.set(project, bucket);
+  return current.run(bucket, fn);
+}
+
+/** The process's building time (or, inside `withBuildTimeOf`, the project's). */
 export const buildTime = {
   bounded: false,
-  budget: BUILD_BUDGET_MS,
-  at: performance.now(),
   /** Bounds this process's building time from now on. */
   bound(): void {
     this.bounded = true;
-    this.budget = BUILD_BUDGET_MS;
-    this.at = performance.now();
+    processBucket.budget = BUILD_BUDGET_MS;
+    processBucket.at = performance.now();
+    projects.clear();
   },
   /** Building time left now, ms (unbounded: Infinity). */
   left(): number {
     if (!this.bounded) return Infinity;
+    const bucket = current.getStore() ?? processBucket;
     const now = performance.now();
-    this.budget = Math.min(BUILD_BUDGET_MS, this.budget + (now - this.at) * REFILL_PER_MS);
-    this.at = now;
-    return this.budget;
+    bucket.budget = Math.min(BUILD_BUDGET_MS, bucket.budget + (now - bucket.at) * REFILL_PER_MS);
+    bucket.at = now;
+    return bucket.budget;
   },
   /** Spends `ms` of it. */
   spend(ms: number): void {
     this.left();
-    this.budget -= ms;
+    (current.getStore() ?? processBucket).budget -= ms;
   },
 };
 

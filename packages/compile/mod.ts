@@ -41,6 +41,7 @@ import { buildTime } from "./_build_time.ts";
 export function boundBuildTime(): void {
   buildTime.bound();
 }
+export { withBuildTimeOf } from "./_build_time.ts";
 export { runCommand } from "./_js_toolchain.ts";
 
 /** Plugin bytes for a WebAssembly-runtime hook; throws `COMPILE_*` / `TOOLCHAIN_MISSING`. */

@@ -195,6 +195,58 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
  * call of another project arrives, whose guard denies its command: the daemon's status just after
  * the quick call, and once the long one ended.
  */
+Deno.test("one project's hooks that never finish building leave the other projects' building time alone", async () => {
+  // Source of the attack: a repository's JS hooks whose top levels never end spent the
+  // daemon's 12 s of building, and every other project's hooks were "not built" for a minute
+  // after (a guard that fails open then let everything through).
+  const { root, env: own } = await daemonRoot("hookbox-daemon-build-time-");
+  const env = { ...own, XDG_CACHE_HOME: `${root}/cache`, XDG_CONFIG_HOME: `${root}/config` };
+  const js = async (project: string, name: string, source: string) => {
+    const dir = `${root}/${project}/.agents/hooks/${name}`;
+    await Deno.mkdir(`${dir}/scripts`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/HOOK.md`,
+      `---\nname: ${name}\ndescription: test hook\ntrigger: pre-tool-call\n---\n`,
+    );
+    await Deno.writeTextFile(`${dir}/scripts/run.mjs`, source);
+  };
+  for (let i = 0; i < 3; i++) {
+    await js(
+      "hostile",
+      `loop${i}`,
+      `let n = ${i};\nwhile (true) n++;\nexport default function () {}\n`,
+    );
+  }
+  await js(
+    "good",
+    "guard",
+    'export default function (e) {\n  if (/rm -rf/.test(e.tool_input?.command ?? "")) ' +
+      'return { decision: "block", reason: "no rm -rf" };\n}\n',
+  );
+  const daemon = await startedDaemon(env, root);
+  try {
+    const dispatch = (project: string, command: string) =>
+      runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
+        cwd: `${root}/${project}`,
+        env,
+        stdin: call(command, `${root}/${project}`),
+      });
+    const hostile = await dispatch("hostile", "ls");
+    assert.match(hostile.stdout, /not built: this process('s| has spent its) 12000 ms/);
+    const good = await dispatch("good", "rm -rf /");
+    assert.equal(
+      JSON.parse(good.stdout).hookSpecificOutput?.permissionDecision,
+      "deny",
+      good.stdout,
+    );
+    assert.equal((await status(env, root))!.answered, 2, "both through the daemon");
+  } finally {
+    killIfRunning(daemon.pid);
+    await daemon.output();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 async function quickBesideLong(prefix: string, args: string[]) {
   const { root, env } = await daemonRoot(prefix);
   const slow = `${root}/slow`;
