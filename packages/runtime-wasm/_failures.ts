@@ -18,7 +18,9 @@ export function loadFailure(err: unknown): RunResult {
   if (!isHookboxError(err)) return failed("LOAD_FAILED", messageOf(err));
   switch (err.code) {
     case "LIMIT_MODULE":
-      return failed("LIMIT_MODULE");
+      // Over the size cap: the record names the cap and the setting. Any other limit of the
+      // module's shape (tables, nesting, an engine's counts) says which.
+      return err.field === "module_kb" ? failed("LIMIT_MODULE") : failed(err.code, err.message);
     case "LIMIT_MEMORY":
       return failed("LIMIT_MEMORY");
     case "PLUGIN_HASH_MISMATCH":

@@ -163,7 +163,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
   const where = ctx.path === undefined ? {} : { path: ctx.path };
   if (bytes.byteLength > ctx.limits.moduleKb * 1024) {
     const msg = `module is ${bytes.byteLength} bytes, over the ${ctx.limits.moduleKb} KiB cap`;
-    throw new HookboxError("LIMIT_MODULE", msg, where);
+    throw new HookboxError("LIMIT_MODULE", msg, { ...where, field: "module_kb" });
   }
   const sha256 = await sha256Hex(bytes);
   if (ctx.pin !== undefined && ctx.pin !== sha256) {

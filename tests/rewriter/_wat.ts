@@ -59,3 +59,38 @@ export async function instantiate(
   exports = instance.exports;
   return { exports, refuels: () => refuels, growFailures: () => growFailures };
 }
+
+/** LEB128 of `value`. */
+const leb = (value: number): number[] => {
+  const out: number[] = [];
+  do {
+    let byte = value & 0x7f;
+    value = Math.floor(value / 128);
+    if (value > 0) byte |= 0x80;
+    out.push(byte);
+  } while (value > 0);
+  return out;
+};
+
+/**
+ * A valid module at one of the engine's limits, built from bytes: one function
+ * with 50,000 i32 locals, or a million i32 globals.
+ */
+export function atEngineLimit(what: "locals" | "globals"): Uint8Array {
+  const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
+  const body = what === "locals" ? [1, ...leb(50_000), 0x7f, 0x0b] : [0, 0x0b];
+  const globals: number[] = [];
+  if (what === "globals") {
+    globals.push(...leb(1_000_000));
+    for (let i = 0; i < 1_000_000; i++) globals.push(0x7f, 0, 0x41, 0, 0x0b);
+  }
+  return new Uint8Array([
+    ...[0, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
+    ...section(1, [1, 0x60, 0, 0]),
+    ...section(3, [1, 0]),
+    ...section(5, [1, 0, 1]),
+    ...(what === "globals" ? section(6, globals) : []),
+    ...section(7, [1, 6, ...new TextEncoder().encode("_start"), 0, 0]),
+    ...section(10, [1, ...leb(body.length), ...body]),
+  ]);
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { instrument } from "../../packages/rewriter/mod.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
-import { fixture, instantiate, OutOfFuel, wat } from "./_wat.ts";
+import { atEngineLimit, fixture, instantiate, OutOfFuel, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number;
 
@@ -77,6 +77,21 @@ Deno.test("`instrument()` refuses a memory whose minimum exceeds the cap", async
     (e) => isHookboxError(e, "LIMIT_MEMORY"),
   );
 });
+
+for (const what of ["locals", "globals"] as const) {
+  Deno.test(`\`instrument()\` refuses a module whose ${what} metering would take past the engine's limit`, () => {
+    const bytes = atEngineLimit(what);
+    assert.ok(WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>), "valid as it is");
+    // Before, the metered module failed to validate and the error was INTERNAL (a bug of ours).
+    assert.throws(
+      () => instrument(bytes, { memoryPages: 1 }),
+      (e) =>
+        isHookboxError(e, "LIMIT_MODULE") &&
+        /at a limit of WebAssembly engines that metering takes it past \(.*(local count too large|globals count of 1000001 exceeds internal limit)/
+          .test(e.message),
+    );
+  });
+}
 
 Deno.test("`instrument()` refuses imported memories", async () => {
   const bytes = await fixture("imported_memory.wat");

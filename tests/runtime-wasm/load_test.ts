@@ -4,6 +4,7 @@ import { isHookboxError } from "../../packages/core/errors.ts";
 import { loadPlugin } from "../../packages/runtime-wasm/mod.ts";
 import { corpus, corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
 import { runFailure } from "../../packages/core/runtime/failure.ts";
+import { atEngineLimit } from "../rewriter/_wat.ts";
 
 const GARBAGE = new TextEncoder().encode("this is not a wasm module, it is a text file\n");
 
@@ -82,6 +83,13 @@ Deno.test("loadPlugin() reports the ABI and both hashes of a valid plugin", asyn
   ok(/^[0-9a-f]{64}$/.test(info.sha256));
   ok(info.instrumentedSha256 !== info.sha256);
   assertEquals((await loadPlugin(await corpus("guard_wasi"))).abi, "wasi");
+});
+
+Deno.test("run() says which limit of its shape a module breaks, not the size cap it is under", async () => {
+  const runtime = corpusRuntime({ locals: atEngineLimit("locals") });
+  const result = await runtime.run(request(wasmHook("locals")));
+  assertEquals([result.failure?.outcome, result.failure?.code], ["limit", "LIMIT_MODULE"]);
+  ok(/local count too large/.test(result.failure?.message ?? ""), result.failure?.detail);
 });
 
 const CODES: [string, () => Promise<Uint8Array>, Record<string, unknown>, string][] = [

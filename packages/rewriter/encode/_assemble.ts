@@ -68,11 +68,38 @@ export function assemble(
   return w.finish();
 }
 
-/** Throws unless `out` validates; blames the input when that is invalid too. */
+/**
+ * Throws unless `out` validates; blames the input when that is invalid too,
+ * and the input's size when it sits at one of the engine's limits that the
+ * metering's few additions (a global, locals, a function, an export) push
+ * it over: 50,000 locals in a function, a million globals, and so on.
+ */
 export function checkValid(input: Uint8Array, out: Uint8Array<ArrayBuffer>): void {
   if (typeof WebAssembly === "undefined" || WebAssembly.validate(out)) return;
   if (!WebAssembly.validate(input as Uint8Array<ArrayBuffer>)) {
     throw new HookboxError("PLUGIN_INVALID", "module does not validate as WebAssembly");
   }
+  const limit = engineLimit(out);
+  if (limit !== null) {
+    throw new HookboxError(
+      "LIMIT_MODULE",
+      `the module is at a limit of WebAssembly engines that metering takes it past (${limit}); ` +
+        "make it smaller there",
+    );
+  }
   throw new HookboxError("INTERNAL", "instrumentation produced an invalid module");
+}
+
+/** The engine's words for the limit `out` breaks, or null when it breaks none (then it is ours). */
+function engineLimit(out: Uint8Array<ArrayBuffer>): string | null {
+  try {
+    // Only on this failure path: compiling tells what validation does not.
+    new WebAssembly.Module(out);
+    return null;
+  } catch (err) {
+    const message = String((err as Error)?.message ?? err).replace(/^WebAssembly\.Module\(\): /, "");
+    return /exceeds internal limit|too large|maximum|too many/i.test(message)
+      ? message.slice(0, 200)
+      : null;
+  }
 }
