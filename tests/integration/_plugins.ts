@@ -30,7 +30,8 @@ export function hugeModule(kb: number): Uint8Array {
   return out;
 }
 
-function leb(value: number): number[] {
+/** LEB128 of `value`. */
+export function leb(value: number): number[] {
   const bytes: number[] = [];
   do {
     let byte = value & 0x7f;

@@ -1,5 +1,6 @@
 /** Test helper: compiles `.wat` fixtures with npm `wabt`. */
 import wabtInit from "wabt";
+import { leb } from "../integration/_plugins.ts";
 
 const wabt = await wabtInit();
 const FEATURES = {
@@ -59,18 +60,6 @@ export async function instantiate(
   exports = instance.exports;
   return { exports, refuels: () => refuels, growFailures: () => growFailures };
 }
-
-/** LEB128 of `value`. */
-const leb = (value: number): number[] => {
-  const out: number[] = [];
-  do {
-    let byte = value & 0x7f;
-    value = Math.floor(value / 128);
-    if (value > 0) byte |= 0x80;
-    out.push(byte);
-  } while (value > 0);
-  return out;
-};
 
 /**
  * A valid module at one of the engine's limits, built from bytes: one function
