@@ -62,7 +62,7 @@ export type {
   TableInfo,
 } from "./decode/_inspect.ts";
 export { EXTERNAL_KINDS, type ExternalKind } from "./decode/_module.ts";
-export { MAX_NESTING, MAX_TABLES } from "./decode/_limits.ts";
+export { MAX_COUNTS, MAX_NESTING, MAX_TABLES } from "./decode/_limits.ts";
 export {
   HOOKBOX_EXPORTS,
   MAX_TABLE_ENTRIES,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { instrument } from "../../packages/rewriter/mod.ts";
+import { instrument, MAX_COUNTS } from "../../packages/rewriter/mod.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
-import { atEngineLimit, fixture, instantiate, OutOfFuel, wat } from "./_wat.ts";
+import { atEngineLimit, fixture, instantiate, manyOf, OutOfFuel, wat } from "./_wat.ts";
 
 type Fn = (...args: number[]) => number;
 
@@ -78,7 +78,7 @@ Deno.test("`instrument()` refuses a memory whose minimum exceeds the cap", async
   );
 });
 
-for (const what of ["locals", "globals"] as const) {
+for (const what of ["locals", "body"] as const) {
   Deno.test(`\`instrument()\` refuses a module whose ${what} metering would take past the engine's limit`, () => {
     const bytes = atEngineLimit(what);
     assert.ok(WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>), "valid as it is");
@@ -87,8 +87,27 @@ for (const what of ["locals", "globals"] as const) {
       () => instrument(bytes, { memoryPages: 1 }),
       (e) =>
         isHookboxError(e, "LIMIT_MODULE") &&
-        /at a limit of WebAssembly engines that metering takes it past \(.*(local count too large|globals count of 1000001 exceeds internal limit)/
+        /at a limit of WebAssembly engines that metering takes it past \(.*(local count too large|maximum function size)/
           .test(e.message),
+    );
+  });
+}
+
+for (const what of ["functions", "globals", "exports", "imports"] as const) {
+  Deno.test(`\`instrument()\` takes ${MAX_COUNTS[what]} ${what} and refuses one more`, () => {
+    // Source of the attack: counts no fuel pays for (a million empty functions held 95 MiB
+    // compiled; 800,000 globals took 50–70 ms to instantiate, on every fresh call).
+    const at = manyOf(what, MAX_COUNTS[what]);
+    assert.ok(WebAssembly.validate(at as Uint8Array<ArrayBuffer>));
+    instrument(at, { memoryPages: 1 });
+    const over = manyOf(what, MAX_COUNTS[what] + 1);
+    assert.ok(WebAssembly.validate(over as Uint8Array<ArrayBuffer>));
+    assert.throws(
+      () => instrument(over, { memoryPages: 1 }),
+      (e) =>
+        isHookboxError(e, "LIMIT_MODULE") &&
+        e.message ===
+          `module has ${MAX_COUNTS[what] + 1} ${what}, at most ${MAX_COUNTS[what]} are allowed`,
     );
   });
 }

@@ -14,14 +14,15 @@ import { corpus, watBytes } from "../runtime-wasm/_corpus.ts";
 const LIMITS = { memoryMb: 64, moduleKb: 4096 };
 
 /**
- * A plugin of 100,000 small functions (about 1 MB): its check takes hundreds
- * of milliseconds, so a deadline of 1 ms always passes first.
+ * A plugin of 100,000 small functions (about 1 MB, the most a module may
+ * have): its check takes hundreds of milliseconds, so a deadline of 1 ms
+ * always passes first.
  */
 const slowToCheck = (() => {
   let bytes: Uint8Array | undefined;
   return () => {
     const fns = Array.from(
-      { length: 100_000 },
+      { length: 99_999 }, // and `_start`
       (_, i) => `(func (result i32) (i32.add (i32.const ${i}) (i32.const 2)))`,
     );
     return bytes ??= watBytes(

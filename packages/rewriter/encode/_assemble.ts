@@ -97,7 +97,10 @@ function engineLimit(out: Uint8Array<ArrayBuffer>): string | null {
     new WebAssembly.Module(out);
     return null;
   } catch (err) {
-    const message = String((err as Error)?.message ?? err).replace(/^WebAssembly\.Module\(\): /, "");
+    const message = String((err as Error)?.message ?? err).replace(
+      /^WebAssembly\.Module\(\): /,
+      "",
+    );
     return /exceeds internal limit|too large|maximum|too many/i.test(message)
       ? message.slice(0, 200)
       : null;
