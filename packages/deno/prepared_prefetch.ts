@@ -21,6 +21,7 @@
 
 import type { LoadedPlugin } from "../runtime-wasm/mod.ts";
 import { sha256Hex } from "../core/bytes.ts";
+import { admitTypes } from "../rewriter/mod.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
 
 /** Entries recorded per kind of event. */
@@ -182,6 +183,13 @@ export async function readPrepared(
     const info = Deno.statSync(`${base}.wasm`);
     const seen = fileSignature(info);
     const trusted = meta.verified === seen && info.size === bytes.length;
+    // The engine keeps every function type it sees: a cached module counts against this
+    // thread's types as a checked one does (a refusal: prepared again, and refused there).
+    try {
+      admitTypes(bytes);
+    } catch {
+      return null;
+    }
     const [sha256, module] = await Promise.all([
       trusted ? meta.instrumentedSha256 : sha256Hex(bytes),
       WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>),

@@ -64,6 +64,14 @@ export type {
 export { EXTERNAL_KINDS, type ExternalKind } from "./decode/_module.ts";
 export { MAX_COUNTS, MAX_NESTING, MAX_TABLES } from "./decode/_limits.ts";
 export {
+  admittedTypes,
+  admitTypes,
+  MAX_MODULE_TYPES,
+  MAX_PROCESS_TYPES,
+  shareTypeBudget,
+  typeBudgetBuffer,
+} from "./decode/_type_budget.ts";
+export {
   HOOKBOX_EXPORTS,
   MAX_TABLE_ENTRIES,
   TABLE_ENTRY_BYTES,

@@ -10,6 +10,7 @@
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { hookMd, ROOT, withoutDenoNotices } from "../_helpers.ts";
 import { corpus } from "../runtime-wasm/_corpus.ts";
+import { manyTypes } from "../rewriter/_modules.ts";
 import { lastAnswerIn } from "../../packages/cli/_stop.ts";
 import { failureLines } from "../../packages/cli/_fail_closed.ts";
 import { allowResult } from "../../packages/core/dispatch/result.ts";
@@ -347,6 +348,28 @@ Deno.test("a repository's hooks that never finish building cannot hold the guard
     /hook "loop\d" \(platform\) error: load: COMPILE_FAILED: (the hook did not finish building in 10000 ms|not built: this process('s| has spent its) 12000 ms of building)/;
   ok(loops.every((line) => built.test(line)), message);
   match(message, /COMPILE_FAILED: not built: this process('s| has spent its) 12000 ms of building/);
+});
+
+Deno.test("a repository's plugins with many function types cannot crash the hook call", async () => {
+  // Source of the attack: V8 keeps every distinct function type it sees and ends the process
+  // past about 1.9 million. 480 hooks of 4,095 types each ran before the guard: the call
+  // died ("too many canonicalized types"), which an agent reads as a non-blocking error.
+  const root = await hooks("many-types", "closed");
+  for (let i = 0; i < 480; i++) {
+    await Deno.mkdir(`${root}/types${i}`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/types${i}/HOOK.md`,
+      hookMd({ name: `types${i}`, trigger: "pre-tool-call", priority: 1000 }),
+    );
+    await Deno.writeFile(`${root}/types${i}/plugin.wasm`, manyTypes(i, 4095));
+  }
+  const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
+  assertEquals(denied(out), "rm -rf is not allowed");
+  // The process's budget of types runs out on the way: the rest are refused, by name.
+  match(
+    JSON.parse(out.stdout).systemMessage,
+    /hook "types\d+" \(platform\) limit: module: module brings 4095 function types this process has not seen/,
+  );
 });
 
 Deno.test("an AssemblyScript hook too big to compile within a hook call is refused at once, the guard still answers", async () => {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { instrument, MAX_COUNTS } from "../../packages/rewriter/mod.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
-import { atEngineLimit, fixture, instantiate, manyOf, OutOfFuel, wat } from "./_wat.ts";
+import { fixture, instantiate, OutOfFuel, wat } from "./_wat.ts";
+import { atEngineLimit, manyOf } from "./_modules.ts";
 
 type Fn = (...args: number[]) => number;
 

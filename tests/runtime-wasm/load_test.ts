@@ -4,7 +4,7 @@ import { isHookboxError } from "../../packages/core/errors.ts";
 import { loadPlugin } from "../../packages/runtime-wasm/mod.ts";
 import { corpus, corpusRuntime, request, shellEvent, wasmHook } from "./_corpus.ts";
 import { runFailure } from "../../packages/core/runtime/failure.ts";
-import { atEngineLimit } from "../rewriter/_wat.ts";
+import { atEngineLimit } from "../rewriter/_modules.ts";
 
 const GARBAGE = new TextEncoder().encode("this is not a wasm module, it is a text file\n");
 

@@ -10,10 +10,11 @@ import { messageOf } from "../../core/runtime/failure.ts";
 import { checkPlugin } from "../../runtime-wasm/mod.ts";
 import type { CheckAnswer, CheckJob } from "./plugin_check.ts";
 import { lowerThreadPriority } from "../../host-deno/thread_priority.ts";
+import { shareTypeBudget } from "../../rewriter/mod.ts";
 
 interface CheckScope {
   postMessage(message: CheckAnswer): void;
-  onmessage: ((event: MessageEvent<CheckJob>) => void) | null;
+  onmessage: ((event: MessageEvent<CheckJob & { types?: ArrayBufferLike }>) => void) | null;
 }
 
 const scope = globalThis as unknown as CheckScope;
@@ -21,6 +22,7 @@ const lowered = lowerThreadPriority().catch(() => false);
 
 scope.onmessage = async ({ data: job }) => {
   await lowered;
+  if (job.types !== undefined) shareTypeBudget(job.types);
   try {
     await checkPlugin(job.bytes, { limits: job.limits, path: job.path });
     scope.postMessage({ error: null });

@@ -12,6 +12,7 @@
 import { type ErrorCode, HookboxError } from "../../core/errors.ts";
 import type { EffectiveLimits } from "../../core/runtime/types.ts";
 import { WorkerPool } from "./worker_pool.ts";
+import { typeBudgetBuffer } from "../../rewriter/mod.ts";
 
 /** What the worker is asked. */
 export interface CheckJob {
@@ -41,7 +42,9 @@ export async function checkPluginApart(
   job: CheckJob,
   timeoutMs = PLUGIN_CHECK_TIMEOUT_MS,
 ): Promise<void> {
-  const result = await POOL.run(job, job.bytes.byteLength, timeoutMs);
+  // The types the plugin brings count on the process's one counter (rewriter `_type_budget.ts`).
+  const sent: CheckJob & { types: ArrayBufferLike } = { ...job, types: typeBudgetBuffer() };
+  const result = await POOL.run(sent, job.bytes.byteLength, timeoutMs);
   if (!result.ok) {
     if (result.failure.kind === "error") {
       throw new Error(`the plugin check failed: ${result.failure.message}`);

@@ -28,6 +28,7 @@ import { ATOMIC, OP } from "./_op.ts";
 import { SECTION } from "./_module.ts";
 import type { ParsedModule } from "./_parse.ts";
 import { Reader } from "./_reader.ts";
+import { admitTypes } from "./_type_budget.ts";
 
 /** Most tables a module may define. */
 export const MAX_TABLES = 16;
@@ -41,7 +42,9 @@ export const TABLE_ENTRY_BYTES = 32;
 /** Deepest block nesting accepted (the QuickJS engine needs 279). */
 export const MAX_NESTING = 2048;
 /** Most functions (imported and defined), globals, exports and imports a module may have. */
-export const MAX_COUNTS = Object.freeze({
+export const MAX_COUNTS: Readonly<
+  Record<"functions" | "globals" | "exports" | "imports", number>
+> = Object.freeze({
   functions: 100_000,
   globals: 4_096,
   exports: 4_096,
@@ -88,6 +91,8 @@ export function checkModule(m: ParsedModule): void {
     );
   }
   checkBodies(m);
+  // Last, so a module refused for anything else spends none of the thread's types.
+  admitTypes(m.bytes);
 }
 
 function denied(message: string, offset?: number): never {

@@ -17,11 +17,18 @@ import { watchLongCalls } from "../_host.ts";
 import { createPromptRuntime } from "../../core/runtime/prompt.ts";
 import { eventOfText } from "../../agents/event_text.ts";
 import { packBigTexts } from "../../core/schema/lazy_json.ts";
-import type { ChainLink, ChainSpec, WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
+import type {
+  ChainLink,
+  ChainSpec,
+  WorkerJob,
+  WorkerMessage,
+  WorkerTypes,
+} from "./_worker_protocol.ts";
+import { shareTypeBudget } from "../../rewriter/mod.ts";
 
 interface WorkerScope {
   postMessage(message: WorkerMessage, transfer?: Transferable[]): void;
-  onmessage: ((event: MessageEvent<WorkerJob>) => void) | null;
+  onmessage: ((event: MessageEvent<WorkerJob | WorkerTypes>) => void) | null;
 }
 
 const scope = globalThis as unknown as WorkerScope;
@@ -130,6 +137,7 @@ function demoteForBulk(results: readonly DispatchResult[]): void {
 
 scope.onmessage = (event) => {
   const job = event.data;
+  if (job.type === "types") return shareTypeBudget(job.buffer);
   handle(job).finally(undemote).then(
     (result) => {
       if (!Array.isArray(result)) return scope.postMessage({ type: "result", id: job.id, result });

@@ -35,6 +35,15 @@ export interface ChainSpec {
 }
 
 /**
+ * Main → worker, once, before any job: the process's count of the function
+ * types its threads have handed the engine (rewriter `shareTypeBudget`).
+ */
+export interface WorkerTypes {
+  type: "types";
+  buffer: ArrayBufferLike;
+}
+
+/**
  * Main → worker: prepare a hook, run one call, or run whole synchronous
  * chains, one after another (`chains`, all of one tenant; `key`, `hook`,
  * `bytes` and `limits` are unused). One job at a time per worker.

@@ -11,7 +11,8 @@ import type { DispatchResult } from "../../core/dispatch/result.ts";
 import type { RunFailure, RunResult } from "../../core/runtime/types.ts";
 import { serveHttp } from "../http/_http_fetch.ts";
 import { unpackBigTexts } from "../../core/schema/lazy_json.ts";
-import type { WorkerJob, WorkerMessage } from "./_worker_protocol.ts";
+import type { WorkerJob, WorkerMessage, WorkerTypes } from "./_worker_protocol.ts";
+import { typeBudgetBuffer } from "../../rewriter/mod.ts";
 
 /** A job handed to a slot, with what the main side needs to police it. */
 export interface SlotJob {
@@ -76,6 +77,8 @@ export class WorkerSlot {
       this.kill(runFailure("WORKER_FAILED", event.message));
     };
     this.#worker.onmessageerror = () => this.kill(runFailure("WORKER_FAILED", "bad message"));
+    // The types its plugins bring count on the process's one counter (rewriter `_type_budget.ts`).
+    this.#worker.postMessage({ type: "types", buffer: typeBudgetBuffer() } satisfies WorkerTypes);
     this.#arm(START_TIMEOUT_MS, runFailure("WORKER_FAILED", "did not start"));
   }
 
