@@ -65,16 +65,29 @@ export interface CommandLimits {
  * build of a hook whose top level never ends would run on without anyone to
  * stop it.
  */
-const live = new Set<Deno.ChildProcess>();
+const live = new Map<Deno.ChildProcess, boolean>();
 let killOnExit = false;
 
 function killLive(): void {
-  for (const child of live) {
+  for (const [child, wrapped] of live) stop(child, wrapped);
+  live.clear();
+}
+
+/**
+ * Kills `child` and what it started: a wrapped command is the process group
+ * the wrapper leads (killing the wrapper alone would leave the command
+ * running with nobody to stop it).
+ */
+function stop(child: Deno.ChildProcess, wrapped: boolean): void {
+  try {
+    if (wrapped) Deno.kill(-child.pid, "SIGKILL");
+    else child.kill("SIGKILL");
+  } catch {
+    // Not yet a group (the wrapper had not set it up): it passes SIGTERM on once it runs.
     try {
-      child.kill("SIGKILL");
+      child.kill("SIGTERM");
     } catch { /* already gone */ }
   }
-  live.clear();
 }
 
 /** Runs `cmd args...`, feeding `stdin` if given; never throws for a non-zero exit. */
@@ -99,14 +112,11 @@ export async function runCommand(
     killOnExit = true;
     globalThis.addEventListener("unload", killLive);
   }
-  live.add(child);
+  live.set(child, wrapped);
   let timedOut = false;
   const timer = limits.timeoutMs === undefined ? undefined : setTimeout(() => {
     timedOut = true;
-    try {
-      // The wrapper passes SIGTERM on to the command (and kills it at its own limit).
-      child.kill(wrapped ? "SIGTERM" : "SIGKILL");
-    } catch { /* already gone */ }
+    stop(child, wrapped);
   }, limits.timeoutMs);
   try {
     if (stdin) {

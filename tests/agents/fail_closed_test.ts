@@ -352,24 +352,25 @@ Deno.test("a repository's hooks that never finish building cannot hold the guard
 
 Deno.test("a repository's plugins with many function types cannot crash the hook call", async () => {
   // Source of the attack: V8 keeps every distinct function type it sees and ends the process
-  // past about 1.9 million. 480 hooks of 4,095 types each ran before the guard: the call
+  // past about 1.9 million. 20 hooks of 100,000 types each ran before the guard: the call
   // died ("too many canonicalized types"), which an agent reads as a non-blocking error.
   const root = await hooks("many-types", "closed");
-  for (let i = 0; i < 480; i++) {
+  for (let i = 0; i < 20; i++) {
     await Deno.mkdir(`${root}/types${i}`, { recursive: true });
     await Deno.writeTextFile(
       `${root}/types${i}/HOOK.md`,
       hookMd({ name: `types${i}`, trigger: "pre-tool-call", priority: 1000 }),
     );
-    await Deno.writeFile(`${root}/types${i}/plugin.wasm`, manyTypes(i, 4095));
+    await Deno.writeFile(`${root}/types${i}/plugin.wasm`, manyTypes(i, 100_000));
   }
   const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
   assertEquals(denied(out), "rm -rf is not allowed");
-  // The process's budget of types runs out on the way: the rest are refused, by name.
-  match(
-    JSON.parse(out.stdout).systemMessage,
-    /hook "types\d+" \(platform\) limit: module: module brings 4095 function types this process has not seen/,
-  );
+  // Each is refused before the engine sees it (the process's budget: type_budget_test.ts).
+  const refused = (JSON.parse(out.stdout).systemMessage as string).split("\n")
+    .filter((line) =>
+      /limit: module: module has 100001 types, at most 4096 are allowed$/.test(line)
+    );
+  assertEquals(refused.length, 20);
 });
 
 Deno.test("an AssemblyScript hook too big to compile within a hook call is refused at once, the guard still answers", async () => {

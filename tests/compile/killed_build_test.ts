@@ -94,3 +94,56 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "a process that exits mid-build takes the build with it",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    // Source of the fault: a hook call answers at its deadline while a build still runs, and
+    // exits. Killing the wrapper alone left Wizer running its top level, for good.
+    const dir = await Deno.makeTempDir({ prefix: "hookbox-exit-build-" });
+    const script = `${dir}/build.ts`;
+    const flag = `${dir}/exit`;
+    await Deno.writeTextFile(
+      script,
+      `import { compileJsHook } from ${JSON.stringify(`${ROOT}/packages/compile/js.ts`)};\n` +
+        `compileJsHook(${JSON.stringify(fixture("fn_top_level_loop.mjs"))}, ` +
+        `{ cacheDir: ${
+          JSON.stringify(`${dir}/cache`)
+        }, buildTimeoutMs: 120000 }).catch(() => {});\n` +
+        `setInterval(() => { try { Deno.statSync(${JSON.stringify(flag)}); Deno.exit(0); } ` +
+        `catch { /* not yet */ } }, 50);\n`,
+    );
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--config", `${ROOT}/deno.json`, script],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    let wizer: { pid: number; cmd: string } | undefined;
+    try {
+      for (let i = 0; i < 1200 && wizer === undefined; i++) {
+        wizer = descendants(child.pid).find((p) =>
+          /\/wizer /.test(p.cmd) && !/timeout/.test(p.cmd)
+        );
+        if (wizer === undefined) await sleep(100);
+      }
+      assert.ok(wizer, "the build started Wizer");
+      await Deno.writeTextFile(flag, "");
+      assert.equal((await child.status).code, 0);
+      // Killed as the process exited: its own limit (122 s) is far off.
+      for (let i = 0; i < 50 && alive(wizer.pid) !== null; i++) await sleep(100);
+      assert.equal(alive(wizer.pid), null, `Wizer (${wizer.pid}) outlived the process`);
+    } finally {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* exited */ }
+      await child.status;
+      if (wizer !== undefined) {
+        try {
+          Deno.kill(wizer.pid, "SIGKILL");
+        } catch { /* gone, as it should be */ }
+      }
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
