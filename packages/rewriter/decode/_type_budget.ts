@@ -57,11 +57,11 @@ export function shareTypeBudget(buffer: ArrayBufferLike): void {
  * Malformed type sections are left for the parser to refuse.
  */
 export function admitTypes(bytes: Uint8Array): void {
-  const keys = typeKeys(bytes);
-  if (keys.length > MAX_MODULE_TYPES) {
+  const { declared, keys } = typeKeys(bytes);
+  if (declared > MAX_MODULE_TYPES) {
     throw new HookboxError(
       "LIMIT_MODULE",
-      `module has ${keys.length} types, at most ${MAX_MODULE_TYPES} are allowed`,
+      `module has ${declared} types, at most ${MAX_MODULE_TYPES} are allowed`,
     );
   }
   const fresh = new Set(keys.filter((k) => !admitted.has(k)));
@@ -84,31 +84,36 @@ export function admittedTypes(): number {
   return Atomics.load(counter, 0);
 }
 
-/** The encoded bytes of each entry of the type section, as text; [] when there is none. */
-function typeKeys(bytes: Uint8Array): string[] {
+/**
+ * How many types the type section declares, and the encoded bytes of each
+ * (as text; not read past {@linkcode MAX_MODULE_TYPES}); none without one.
+ */
+function typeKeys(bytes: Uint8Array): { declared: number; keys: string[] } {
+  const keys: string[] = [];
   let sections;
   try {
     sections = splitSections(bytes);
   } catch {
-    return []; // not a module: the parser says why
+    return { declared: 0, keys }; // not a module: the parser says why
   }
   const section = sections.find((s) => s.id === SECTION.type);
-  if (section === undefined) return [];
-  const keys: string[] = [];
+  if (section === undefined) return { declared: 0, keys };
   const decoder = new TextDecoder("latin1");
+  let declared = 0;
   try {
     const r = new Reader(bytes, section.start, section.end);
-    for (let n = r.u32(); n > 0 && !r.done; n--) {
+    declared = r.u32();
+    if (declared > MAX_MODULE_TYPES) return { declared, keys };
+    for (let n = declared; n > 0 && !r.done; n--) {
       const at = r.pos;
-      if (r.u8() !== 0x60) return keys; // not a plain function type: the parser refuses it
+      if (r.u8() !== 0x60) break; // not a plain function type: the parser refuses it
       for (let vectors = 0; vectors < 2; vectors++) {
         for (let count = r.u32(); count > 0; count--) readValType(r);
       }
       keys.push(decoder.decode(bytes.subarray(at, r.pos)));
-      if (keys.length > MAX_MODULE_TYPES) return keys;
     }
   } catch {
     // A truncated section or a type the parser refuses: what was read counts.
   }
-  return keys;
+  return { declared, keys };
 }
