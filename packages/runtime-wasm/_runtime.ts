@@ -22,7 +22,7 @@ import type { CallSetup } from "./_host.ts";
 import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "./http/_http.ts";
 import { PluginInstance } from "./instance/_instance.ts";
 import { type LoadedPlugin, prepare } from "./_loader.ts";
-import { WARM_POOL_BYTES, WarmPool } from "./instance/_pool.ts";
+import { MAX_IDLE_INSTANCES, WARM_POOL_BYTES, WarmPool } from "./instance/_pool.ts";
 import { RESTORE_MODULE_BYTES } from "./instance/_restore.ts";
 import type { SnapshotImage } from "./instance/_snapshot.ts";
 
@@ -36,6 +36,11 @@ export interface RuntimeDeps {
   httpTransport?: HttpTransport;
   /** Cap on the bytes idle warm instances hold (LRU); 0 keeps none. @default 256 MiB */
   warmBytes?: number;
+  /**
+   * Of how many runtimes of one process this is one (a worker pool's workers):
+   * its share of the process's idle instances (`MAX_IDLE_INSTANCES`). @default 1
+   */
+  shareOf?: number;
   /** One module for plugins that differ only in their data (`WasmRuntimeOptions.shareCode`). */
   shareCode?: boolean;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
@@ -86,9 +91,16 @@ export class WasmRuntime implements Runtime {
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
     this.#compile = deps.compile ?? compileBytes;
-    this.#pool = new WarmPool(deps.warmBytes);
-    // Zeroed memories for fresh instances share the warm instances' allowance: a quarter of it.
-    this.#memories = new MemoryPool(Math.floor((deps.warmBytes ?? WARM_POOL_BYTES) / 4));
+    const shareOf = deps.shareOf ?? 1;
+    this.#pool = new WarmPool(deps.warmBytes, Math.floor(MAX_IDLE_INSTANCES / shareOf));
+    // Zeroed memories for fresh instances share the warm instances' allowance: a quarter of it
+    // (each counted as a page at least, so at most MAX_IDLE_INSTANCES / 4 of them).
+    this.#memories = new MemoryPool(
+      Math.min(
+        Math.floor((deps.warmBytes ?? WARM_POOL_BYTES) / 4),
+        Math.floor(MAX_IDLE_INSTANCES / 4 / shareOf) * 65536,
+      ),
+    );
     this.#keepWarm = deps.warmBytes !== 0;
   }
 

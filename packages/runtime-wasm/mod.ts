@@ -138,6 +138,7 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   return new WorkerRuntime({
     loadBytes: options.loadBytes,
     workers,
+    ...(options.warmBytes === undefined ? {} : { warmBytes: options.warmBytes }),
     ...(options.startWorkers ? { start: true } : {}),
   });
 }

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { MAX_WARM_PER_KEY, WarmPool } from "../../packages/runtime-wasm/instance/_pool.ts";
+import {
+  MAX_WARM_PER_KEY,
+  MIN_INSTANCE_BYTES,
+  WarmPool,
+} from "../../packages/runtime-wasm/instance/_pool.ts";
+
+/** A unit of size: every idle instance counts at least MIN_INSTANCE_BYTES. */
+const U = MIN_INSTANCE_BYTES;
 import {
   type PluginInstance,
   PluginInstance as PluginInstanceClass,
@@ -57,25 +64,25 @@ Deno.test("WarmPool closes and forgets an instance that failed, and closes idle 
 });
 
 Deno.test("WarmPool caps the bytes idle instances hold: the least recently used are closed first", async () => {
-  const pool = new WarmPool(250);
-  const a = fake(100), b = fake(100), c = fake(100);
+  const pool = new WarmPool(250 * U);
+  const a = fake(100 * U), b = fake(100 * U), c = fake(100 * U);
   for (const [key, instance] of [["a", a], ["b", b], ["c", c]] as const) {
     assert.equal(pool.acquire(key), null);
     pool.add(key, instance);
   }
   await pool.release("a", a);
   await pool.release("b", b);
-  assert.equal(pool.idleBytes, 200);
+  assert.equal(pool.idleBytes, 200 * U);
   // a is used again, so b is now the least recently used.
   assert.equal(pool.acquire("a"), a);
   await pool.release("a", a);
   await pool.release("c", c);
   assert.deepEqual([a.closed, b.closed, c.closed], [false, true, false]);
-  assert.equal(pool.idleBytes, 200);
+  assert.equal(pool.idleBytes, 200 * U);
   assert.equal(pool.acquire("b"), null, "b's warm instance is gone: the next call makes one");
   assert.equal(pool.acquire("c"), c);
   // One instance over the whole cap is not kept at all.
-  const big = fake(1000);
+  const big = fake(1000 * U);
   pool.add("big", big);
   await pool.release("big", big);
   assert.equal(big.closed, true);
@@ -83,8 +90,8 @@ Deno.test("WarmPool caps the bytes idle instances hold: the least recently used 
 });
 
 Deno.test("WarmPool past its cap closes the instances of the tenant holding the most, not every tenant's", async () => {
-  const pool = new WarmPool(250);
-  const quiet = [fake(40), fake(40), fake(40)];
+  const pool = new WarmPool(250 * U);
+  const quiet = [fake(40 * U), fake(40 * U), fake(40 * U)];
   for (const [i, instance] of quiet.entries()) {
     pool.add(`quiet\0h${i}`, instance);
     await pool.release(`quiet\0h${i}`, instance);
@@ -92,7 +99,7 @@ Deno.test("WarmPool past its cap closes the instances of the tenant holding the 
   // Another tenant's hook ends each call holding a big memory: alone over the cap,
   // and the most recently used, so a plain LRU would close the quiet tenant's first.
   for (let round = 0; round < 3; round++) {
-    const big = fake(1000);
+    const big = fake(1000 * U);
     const key = "noisy\0bomb";
     assert.equal(pool.acquire(key), null);
     pool.add(key, big);
@@ -100,16 +107,37 @@ Deno.test("WarmPool past its cap closes the instances of the tenant holding the 
     assert.equal(big.closed, true, "the tenant over the cap loses its own instance");
   }
   assert.deepEqual(quiet.map((q) => q.closed), [false, false, false]);
-  assert.equal(pool.idleBytes, 120);
+  assert.equal(pool.idleBytes, 120 * U);
   // Tenants under the cap share it: the one holding the most gives way first.
-  const mid = fake(100), small = fake(40);
+  const mid = fake(100 * U), small = fake(40 * U);
   for (const [key, instance] of [["mid\0h", mid], ["small\0h", small]] as const) {
     pool.add(key, instance);
     await pool.release(key, instance);
   }
   assert.deepEqual(quiet.map((q) => q.closed), [true, false, false], "quiet held 120, mid 100");
   assert.deepEqual([mid.closed, small.closed], [false, false]);
-  assert.equal(pool.idleBytes, 220);
+  assert.equal(pool.idleBytes, 220 * U);
+});
+
+Deno.test("WarmPool counts an instance of an empty memory too, and keeps at most maxCount", async () => {
+  // Source of the attack: instances of 0-page memories counted 0 bytes and were kept
+  // without number; each engine memory holds kernel mappings, and V8 ends the process
+  // when it cannot map another (about 32,000 live memories).
+  const pool = new WarmPool(10 * U, 1_000);
+  const empty = Array.from({ length: 12 }, () => fake(0));
+  for (const [i, instance] of empty.entries()) {
+    pool.add(`t\0h${i}`, instance);
+    await pool.release(`t\0h${i}`, instance);
+  }
+  assert.equal(pool.idleCount, 10, "ten of MIN_INSTANCE_BYTES fill 10 × U");
+  assert.deepEqual(empty.map((e) => e.closed).filter(Boolean).length, 2);
+  const counted = new WarmPool(1_000 * U, 3);
+  const small = Array.from({ length: 5 }, () => fake(U));
+  for (const [i, instance] of small.entries()) {
+    counted.add(`t\0h${i}`, instance);
+    await counted.release(`t\0h${i}`, instance);
+  }
+  assert.equal(counted.idleCount, 3, "at most maxCount idle, whatever the bytes allow");
 });
 
 Deno.test("a runtime with warmBytes 0 prepares a warm hook as a fresh one: no write tracking, a host-supplied memory", async () => {

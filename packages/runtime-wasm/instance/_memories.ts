@@ -65,7 +65,7 @@ export class MemoryPool {
     const limits = loaded.memoryImport!;
     const kept = this.#free.get(loaded)?.pop();
     if (kept !== undefined) {
-      this.#bytes -= kept.buffer.byteLength;
+      this.#bytes -= Math.max(kept.buffer.byteLength, PAGE);
       return kept;
     }
     return new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
@@ -73,8 +73,10 @@ export class MemoryPool {
 
   /** Gives back the memory of a finished fresh instance: zeroed and kept, or dropped. */
   give(loaded: LoadedPlugin, memory: WebAssembly.Memory): void {
-    const size = memory.buffer.byteLength;
-    if (size !== loaded.memoryImport!.min * PAGE || size > MAX_POOLED_MEMORY) return;
+    const length = memory.buffer.byteLength;
+    if (length !== loaded.memoryImport!.min * PAGE || length > MAX_POOLED_MEMORY) return;
+    // An empty memory holds mappings too (MIN_INSTANCE_BYTES): counted as a page at least.
+    const size = Math.max(length, PAGE);
     if (size > this.maxBytes) return;
     let free = this.#free.get(loaded);
     if (free !== undefined && free.length >= KEPT_PER_PLUGIN) return;
@@ -97,6 +99,6 @@ export class MemoryPool {
   #dropOldest(): void {
     const [plugin, memories] = this.#free.entries().next().value!;
     this.#free.delete(plugin);
-    for (const m of memories) this.#bytes -= m.buffer.byteLength;
+    for (const m of memories) this.#bytes -= Math.max(m.buffer.byteLength, PAGE);
   }
 }

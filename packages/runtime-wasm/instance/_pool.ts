@@ -20,6 +20,23 @@ export const MAX_WARM_PER_KEY = 4;
 /** Default cap on the bytes idle warm instances hold. */
 export const WARM_POOL_BYTES = 256 * 1024 * 1024;
 
+/**
+ * What an idle instance counts against the cap at the least, bytes. Each
+ * memory an engine makes holds address space and kernel mappings whatever
+ * its size: a process has about 65,000 mappings (Linux `vm.max_map_count`),
+ * and V8 ends the process when it cannot map a memory (about 32,000 live
+ * memories). Instances of empty memories counted 0 and were kept without
+ * number.
+ */
+export const MIN_INSTANCE_BYTES = 64 * 1024;
+
+/**
+ * Idle instances a process keeps at most (each may hold two memories), shared
+ * out among the runtimes of its threads (`WarmPool`'s `maxCount`), whatever
+ * `warmBytes` allows.
+ */
+export const MAX_IDLE_INSTANCES = 8_192;
+
 /** The part of a plugin instance the pool needs. */
 export type Pooled = Pick<PluginInstance, "busy" | "reusable" | "byteLength" | "close">;
 
@@ -37,10 +54,12 @@ export class WarmPool<T extends Pooled = PluginInstance> {
   /** Idle bytes per tenant. */
   readonly #owned = new Map<string, number>();
   readonly #maxBytes: number;
+  readonly #maxCount: number;
   #idleBytes = 0;
 
-  constructor(maxBytes: number = WARM_POOL_BYTES) {
+  constructor(maxBytes: number = WARM_POOL_BYTES, maxCount: number = MAX_IDLE_INSTANCES) {
     this.#maxBytes = maxBytes;
+    this.#maxCount = maxCount;
   }
 
   /** Bytes the idle instances hold. */
@@ -88,11 +107,11 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     const entry = this.#entries.get(key);
     if (instance.reusable && entry !== undefined) {
       entry.idle.push(instance);
-      const bytes = instance.byteLength;
+      const bytes = Math.max(instance.byteLength, MIN_INSTANCE_BYTES);
       this.#lru.set(instance, { key, bytes });
       this.#own(key, bytes);
       // Nothing to wait for on the common path (no promise, no extra turn).
-      return this.#idleBytes > this.#maxBytes ? this.#trim() : undefined;
+      return this.#over() ? this.#trim() : undefined;
     }
     this.#forget(key);
     return instance.close();
@@ -110,7 +129,7 @@ export class WarmPool<T extends Pooled = PluginInstance> {
 
   async #trim(): Promise<void> {
     const closing: T[] = [];
-    while (this.#idleBytes > this.#maxBytes && this.#lru.size > 0) {
+    while (this.#over() && this.#lru.size > 0) {
       let heaviest = "", most = -1;
       for (const [owner, bytes] of this.#owned) {
         if (bytes > most) [heaviest, most] = [owner, bytes];
@@ -130,6 +149,10 @@ export class WarmPool<T extends Pooled = PluginInstance> {
       if (closing.length === before) break; // not reached: every idle byte has its tenant
     }
     await Promise.all(closing.map((instance) => instance.close()));
+  }
+
+  #over(): boolean {
+    return this.#idleBytes > this.#maxBytes || this.#lru.size > this.#maxCount;
   }
 
   /** Counts `bytes` (negative: no longer) as idle, in all and for the key's tenant. */

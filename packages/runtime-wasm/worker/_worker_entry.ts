@@ -66,14 +66,21 @@ function undemote(): void {
 const hooks = new Map<number, HookDefinition>();
 const bytesOf = new WeakMap<HookDefinition, Uint8Array>();
 
-const runtime = new WasmRuntime({
-  loadBytes: (hook) => {
-    const bytes = bytesOf.get(hook);
-    return bytes ? Promise.resolve(bytes) : Promise.reject(new Error("plugin bytes were not sent"));
-  },
-  httpTransport: (call, maxBytes, timeoutMs) =>
-    askHttp((ask: HttpAsk) => scope.postMessage(ask), call, maxBytes, timeoutMs),
-});
+/** This worker's runtime: made with its share of `warmBytes` (the first message). */
+let runtime: WasmRuntime | undefined;
+const runtimeOf = (warmBytes?: number, shareOf?: number): WasmRuntime =>
+  runtime ??= new WasmRuntime({
+    loadBytes: (hook) => {
+      const bytes = bytesOf.get(hook);
+      return bytes
+        ? Promise.resolve(bytes)
+        : Promise.reject(new Error("plugin bytes were not sent"));
+    },
+    httpTransport: (call, maxBytes, timeoutMs) =>
+      askHttp((ask: HttpAsk) => scope.postMessage(ask), call, maxBytes, timeoutMs),
+    ...(warmBytes === undefined ? {} : { warmBytes }),
+    ...(shareOf === undefined ? {} : { shareOf }),
+  });
 
 async function handle(job: WorkerJob): Promise<RunResult | DispatchResult[]> {
   for (const key of job.forget) hooks.delete(key);
@@ -84,13 +91,13 @@ async function handle(job: WorkerJob): Promise<RunResult | DispatchResult[]> {
   }
   const hook = known(job);
   // Loading is the host's cost: done before the call's clock starts.
-  const failure = await runtime.prepare(hook, job.limits);
+  const failure = await runtimeOf().prepare(hook, job.limits);
   if (failure !== null) return { exitCode: null, stdout: "", stderr: "", failure };
   if (job.type === "prepare") return { exitCode: 0, stdout: "", stderr: "" };
   if (job.announce) scope.postMessage({ type: "started", id: job.id });
   const { input, env, limits, tenantId } = job;
   const allowedHosts = job.allowedHosts ?? [];
-  return await runtime.run({ hook, input, env, limits, tenantId, allowedHosts });
+  return await runtimeOf().run({ hook, input, env, limits, tenantId, allowedHosts });
 }
 
 /** The hook a job or chain link names, remembering its definition and bytes when sent. */
@@ -112,7 +119,7 @@ async function chain(tenantId: string, spec: ChainSpec): Promise<DispatchResult>
   // The event's time left when the chain was sent (`Policy.eventTimeoutMs`), on this clock.
   const timeLeft = policy.eventTimeoutMs;
   return await runChain(defs, event, {
-    runtimes: { wasm: runtime, prompt: PROMPTS },
+    runtimes: { wasm: runtimeOf(), prompt: PROMPTS },
     policy,
     tenantId,
     env,
@@ -137,7 +144,10 @@ function demoteForBulk(results: readonly DispatchResult[]): void {
 
 scope.onmessage = (event) => {
   const job = event.data;
-  if (job.type === "types") return shareTypeBudget(job.buffer);
+  if (job.type === "types") {
+    shareTypeBudget(job.buffer);
+    return void runtimeOf(job.warmBytes, job.shareOf);
+  }
   handle(job).finally(undemote).then(
     (result) => {
       if (!Array.isArray(result)) return scope.postMessage({ type: "result", id: job.id, result });

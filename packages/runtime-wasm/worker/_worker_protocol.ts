@@ -36,11 +36,15 @@ export interface ChainSpec {
 
 /**
  * Main → worker, once, before any job: the process's count of the function
- * types its threads have handed the engine (rewriter `shareTypeBudget`).
+ * types its threads have handed the engine (rewriter `shareTypeBudget`), and
+ * the worker's share of the runtime's `warmBytes`.
  */
 export interface WorkerTypes {
   type: "types";
   buffer: ArrayBufferLike;
+  warmBytes: number;
+  /** The runtime's workers: this one keeps its share of the process's idle instances. */
+  shareOf: number;
 }
 
 /**

@@ -28,6 +28,7 @@ import type {
 import { failed, loadFailure } from "../_failures.ts";
 import { type SlotJob, WorkerSlot } from "./_worker_slot.ts";
 import type { ChainLink, ChainSpec, WorkerJob } from "./_worker_protocol.ts";
+import { WARM_POOL_BYTES } from "../instance/_pool.ts";
 
 /** Options of {@linkcode WorkerRuntime}. */
 export interface WorkerRuntimeOptions {
@@ -44,6 +45,12 @@ export interface WorkerRuntimeOptions {
   onDispatch?: (type: WorkerJob["type"], tenantId: string) => void;
   /** Start every worker now rather than when calls first need them. @default false */
   start?: boolean;
+  /**
+   * Bytes idle warm instances may hold in all the workers together: each gets
+   * its share, so more workers never hold more (nor more engine memories).
+   * @default WARM_POOL_BYTES
+   */
+  warmBytes?: number;
 }
 
 /** Default time a worker may take to load a plugin it has not loaded yet. */
@@ -488,25 +495,31 @@ export class WorkerRuntime implements Runtime {
 
   #spawn(): void {
     this.workersStarted++;
-    const slot = new WorkerSlot(this.#entry, {
-      idle: () => this.#pump(),
-      dead: (dead, starting, failure) => {
-        this.#slots = this.#slots.filter((s) => s !== dead);
-        // Jobs only that worker could take end with it.
-        if (this.#queue.some((p) => p.pin === dead)) {
-          const orphans = this.#queue.filter((p) => p.pin === dead);
-          this.#queue = this.#queue.filter((p) => p.pin !== dead);
-          for (const pending of orphans) pending.settle(failed("ABORTED"));
-        }
-        if (!starting) return this.#pump();
-        // A worker that cannot start: fail what waits instead of retrying forever.
-        const queued = this.#queue;
-        this.#queue = [];
-        for (const pending of queued) {
-          pending.settle(failed(failure.code, failure.message ?? undefined));
-        }
+    const share = Math.floor((this.#options.warmBytes ?? WARM_POOL_BYTES) / this.#size);
+    const slot = new WorkerSlot(
+      this.#entry,
+      {
+        idle: () => this.#pump(),
+        dead: (dead, starting, failure) => {
+          this.#slots = this.#slots.filter((s) => s !== dead);
+          // Jobs only that worker could take end with it.
+          if (this.#queue.some((p) => p.pin === dead)) {
+            const orphans = this.#queue.filter((p) => p.pin === dead);
+            this.#queue = this.#queue.filter((p) => p.pin !== dead);
+            for (const pending of orphans) pending.settle(failed("ABORTED"));
+          }
+          if (!starting) return this.#pump();
+          // A worker that cannot start: fail what waits instead of retrying forever.
+          const queued = this.#queue;
+          this.#queue = [];
+          for (const pending of queued) {
+            pending.settle(failed(failure.code, failure.message ?? undefined));
+          }
+        },
       },
-    });
+      share,
+      this.#size,
+    );
     this.#slots.push(slot);
   }
 

@@ -13,6 +13,7 @@ import { serveHttp } from "../http/_http_fetch.ts";
 import { unpackBigTexts } from "../../core/schema/lazy_json.ts";
 import type { WorkerJob, WorkerMessage, WorkerTypes } from "./_worker_protocol.ts";
 import { typeBudgetBuffer } from "../../rewriter/mod.ts";
+import { WARM_POOL_BYTES } from "../instance/_pool.ts";
 
 /** A job handed to a slot, with what the main side needs to police it. */
 export interface SlotJob {
@@ -68,7 +69,7 @@ export class WorkerSlot {
   #job: SlotJob | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(url: URL, events: SlotEvents) {
+  constructor(url: URL, events: SlotEvents, warmBytes: number = WARM_POOL_BYTES, shareOf = 1) {
     this.#events = events;
     this.#worker = new Worker(url, { type: "module" });
     this.#worker.onmessage = (event: MessageEvent<WorkerMessage>) => this.#receive(event.data);
@@ -78,7 +79,9 @@ export class WorkerSlot {
     };
     this.#worker.onmessageerror = () => this.kill(runFailure("WORKER_FAILED", "bad message"));
     // The types its plugins bring count on the process's one counter (rewriter `_type_budget.ts`).
-    this.#worker.postMessage({ type: "types", buffer: typeBudgetBuffer() } satisfies WorkerTypes);
+    this.#worker.postMessage(
+      { type: "types", buffer: typeBudgetBuffer(), warmBytes, shareOf } satisfies WorkerTypes,
+    );
     this.#arm(START_TIMEOUT_MS, runFailure("WORKER_FAILED", "did not start"));
   }
 
