@@ -690,7 +690,10 @@ Deno.test("a client that holds connections until hookbox serve is out of file de
       /"msg":"accept","error":"[^"]*Too many open files[^"]*accepting again/,
     );
     // The connections it has are still served; what needs a file is a 503 to retry, never a 500.
-    assert.equal((await exchange(open, "POST", "/v1/events", key, event)).status, 200);
+    const served = await exchange(open, "POST", "/v1/events", key, event).catch((err) =>
+      assert.fail(`${err}; the server said: ${server.stderr().slice(-3000)}`)
+    );
+    assert.equal(served.status, 200);
     const upload = await exchange(
       open,
       "PUT",
