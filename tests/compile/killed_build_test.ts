@@ -49,32 +49,41 @@ function alive(pid: number): string | null {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Runs `body` (after an import of `compileJsHook`) as a script in a process of
+ * its own, and waits for the Wizer its build starts (the engine may be built
+ * first on a cold cache); `wizer` is undefined if none started.
+ */
+async function buildApart(dir: string, body: string) {
+  const script = `${dir}/build.ts`;
+  await Deno.writeTextFile(
+    script,
+    `import { compileJsHook } from ${JSON.stringify(`${ROOT}/packages/compile/js.ts`)};\n${body}`,
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", `${ROOT}/deno.json`, script],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let wizer: { pid: number; cmd: string } | undefined;
+  for (let i = 0; i < 1200 && wizer === undefined; i++) {
+    wizer = descendants(child.pid).find((p) => /\/wizer /.test(p.cmd) && !/timeout/.test(p.cmd));
+    if (wizer === undefined) await sleep(100);
+  }
+  return { child, wizer };
+}
+
 Deno.test({
   name: "a build whose process is killed mid-way stops at its own limit: nothing runs on",
   ignore: Deno.build.os !== "linux",
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "hookbox-killed-build-" });
-    const script = `${dir}/build.ts`;
-    await Deno.writeTextFile(
-      script,
-      `import { compileJsHook } from ${JSON.stringify(`${ROOT}/packages/compile/js.ts`)};\n` +
-        `await compileJsHook(${JSON.stringify(fixture("fn_top_level_loop.mjs"))}, ` +
+    const { child, wizer } = await buildApart(
+      dir,
+      `await compileJsHook(${JSON.stringify(fixture("fn_top_level_loop.mjs"))}, ` +
         `{ cacheDir: ${JSON.stringify(`${dir}/cache`)}, buildTimeoutMs: 1000 });\n`,
     );
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--config", `${ROOT}/deno.json`, script],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    let wizer: { pid: number; cmd: string } | undefined;
     try {
-      // The engine may be built first on a cold cache: wait for the snapshot to start.
-      for (let i = 0; i < 1200 && wizer === undefined; i++) {
-        wizer = descendants(child.pid).find((p) =>
-          /\/wizer /.test(p.cmd) && !/timeout/.test(p.cmd)
-        );
-        if (wizer === undefined) await sleep(100);
-      }
       assert.ok(wizer, "the build started Wizer");
     } finally {
       try {
@@ -102,31 +111,17 @@ Deno.test({
     // Source of the fault: a hook call answers at its deadline while a build still runs, and
     // exits. Killing the wrapper alone left Wizer running its top level, for good.
     const dir = await Deno.makeTempDir({ prefix: "hookbox-exit-build-" });
-    const script = `${dir}/build.ts`;
     const flag = `${dir}/exit`;
-    await Deno.writeTextFile(
-      script,
-      `import { compileJsHook } from ${JSON.stringify(`${ROOT}/packages/compile/js.ts`)};\n` +
-        `compileJsHook(${JSON.stringify(fixture("fn_top_level_loop.mjs"))}, ` +
+    const { child, wizer } = await buildApart(
+      dir,
+      `compileJsHook(${JSON.stringify(fixture("fn_top_level_loop.mjs"))}, ` +
         `{ cacheDir: ${
           JSON.stringify(`${dir}/cache`)
         }, buildTimeoutMs: 120000 }).catch(() => {});\n` +
         `setInterval(() => { try { Deno.statSync(${JSON.stringify(flag)}); Deno.exit(0); } ` +
         `catch { /* not yet */ } }, 50);\n`,
     );
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--config", `${ROOT}/deno.json`, script],
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
-    let wizer: { pid: number; cmd: string } | undefined;
     try {
-      for (let i = 0; i < 1200 && wizer === undefined; i++) {
-        wizer = descendants(child.pid).find((p) =>
-          /\/wizer /.test(p.cmd) && !/timeout/.test(p.cmd)
-        );
-        if (wizer === undefined) await sleep(100);
-      }
       assert.ok(wizer, "the build started Wizer");
       await Deno.writeTextFile(flag, "");
       assert.equal((await child.status).code, 0);
