@@ -27,10 +27,12 @@ export function atEngineLimit(what: "locals" | "body"): Uint8Array {
 /**
  * A valid module with `n` of one thing beside one exported `_start`: `n`
  * defined functions, `n` i32 globals, `n` exports (of `_start` under other
- * names) or `n` imports (of WASI's `sched_yield`, a name plugins may import).
+ * names), `n` imports (of WASI's `sched_yield`, a name plugins may import),
+ * `n` element segments (each putting `_start` in a one-entry table) or `n`
+ * exception tags.
  */
 export function manyOf(
-  what: "functions" | "globals" | "exports" | "imports",
+  what: "functions" | "globals" | "exports" | "imports" | "elements" | "tags",
   n: number,
 ): Uint8Array {
   const section = (id: number, body: number[]) => [id, ...leb(body.length), ...body];
@@ -57,14 +59,27 @@ export function manyOf(
   for (let i = 1; i < exportCount; i++) exports.push(...text(`e${i}`), 0, ...leb(start));
   const code: number[] = [...leb(defined)];
   for (let i = 0; i < defined; i++) code.push(2, 0, 0x0b);
+  const elements: number[] = [];
+  if (what === "elements") {
+    elements.push(...leb(n));
+    for (let i = 0; i < n; i++) elements.push(0, 0x41, 0, 0x0b, 1, ...leb(start));
+  }
+  const tags: number[] = [];
+  if (what === "tags") {
+    tags.push(...leb(n));
+    for (let i = 0; i < n; i++) tags.push(0, 0);
+  }
   return new Uint8Array([
     ...[0, 0x61, 0x73, 0x6d, 1, 0, 0, 0],
     ...section(1, [2, 0x60, 0, 0, 0x60, 0, 1, 0x7f]),
     ...(imports.length > 0 ? section(2, imports) : []),
     ...section(3, [...leb(defined), ...new Array(defined).fill(0)]),
+    ...(what === "elements" ? section(4, [1, 0x70, 0, 1]) : []),
     ...section(5, [1, 0, 1]),
+    ...(tags.length > 0 ? section(13, tags) : []),
     ...(globals.length > 0 ? section(6, globals) : []),
     ...section(7, exports),
+    ...(elements.length > 0 ? section(9, elements) : []),
     ...section(10, code),
   ]);
 }

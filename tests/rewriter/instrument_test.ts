@@ -94,7 +94,7 @@ for (const what of ["locals", "body"] as const) {
   });
 }
 
-for (const what of ["functions", "globals", "exports", "imports"] as const) {
+for (const what of ["functions", "globals", "exports", "imports", "elements", "tags"] as const) {
   Deno.test(`\`instrument()\` takes ${MAX_COUNTS[what]} ${what} and refuses one more`, () => {
     // Source of the attack: counts no fuel pays for (a million empty functions held 95 MiB
     // compiled; 800,000 globals took 50–70 ms to instantiate, on every fresh call).
@@ -108,7 +108,10 @@ for (const what of ["functions", "globals", "exports", "imports"] as const) {
       (e) =>
         isHookboxError(e, "LIMIT_MODULE") &&
         e.message ===
-          `module has ${MAX_COUNTS[what] + 1} ${what}, at most ${MAX_COUNTS[what]} are allowed`,
+          `module has ${MAX_COUNTS[what] + 1} ${
+              what === "elements" ? "element segments" : what
+            }, ` +
+            `at most ${MAX_COUNTS[what]} are allowed`,
     );
   });
 }
