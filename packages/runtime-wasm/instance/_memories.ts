@@ -65,7 +65,7 @@ export class MemoryPool {
     const limits = loaded.memoryImport!;
     const kept = this.#free.get(loaded)?.pop();
     if (kept !== undefined) {
-      this.#bytes -= Math.max(kept.buffer.byteLength, PAGE);
+      this.#bytes -= counted(kept);
       return kept;
     }
     return new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
@@ -75,8 +75,7 @@ export class MemoryPool {
   give(loaded: LoadedPlugin, memory: WebAssembly.Memory): void {
     const length = memory.buffer.byteLength;
     if (length !== loaded.memoryImport!.min * PAGE || length > MAX_POOLED_MEMORY) return;
-    // An empty memory holds mappings too (MIN_INSTANCE_BYTES): counted as a page at least.
-    const size = Math.max(length, PAGE);
+    const size = counted(memory);
     if (size > this.maxBytes) return;
     let free = this.#free.get(loaded);
     if (free !== undefined && free.length >= KEPT_PER_PLUGIN) return;
@@ -99,6 +98,11 @@ export class MemoryPool {
   #dropOldest(): void {
     const [plugin, memories] = this.#free.entries().next().value!;
     this.#free.delete(plugin);
-    for (const m of memories) this.#bytes -= Math.max(m.buffer.byteLength, PAGE);
+    for (const m of memories) this.#bytes -= counted(m);
   }
+}
+
+/** What a kept memory counts: an empty one holds mappings too (MIN_INSTANCE_BYTES), so a page at least. */
+function counted(memory: WebAssembly.Memory): number {
+  return Math.max(memory.buffer.byteLength, PAGE);
 }

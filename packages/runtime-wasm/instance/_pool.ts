@@ -41,6 +41,8 @@ export const MAX_IDLE_INSTANCES = 8_192;
 export type Pooled = Pick<PluginInstance, "busy" | "reusable" | "byteLength" | "close">;
 
 interface Entry<T> {
+  /** The tenant the key belongs to (see {@linkcode ownerOf}), worked out once. */
+  owner: string;
   idle: T[];
   /** Instances of this key that exist, idle or busy. */
   count: number;
@@ -50,7 +52,7 @@ interface Entry<T> {
 export class WarmPool<T extends Pooled = PluginInstance> {
   readonly #entries = new Map<string, Entry<T>>();
   /** Idle instances, least recently used first, with their key and size. */
-  readonly #lru = new Map<T, { key: string; bytes: number }>();
+  readonly #lru = new Map<T, { key: string; owner: string; bytes: number }>();
   /** Idle bytes per tenant. */
   readonly #owned = new Map<string, number>();
   readonly #maxBytes: number;
@@ -82,7 +84,7 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     if (entry === undefined) return null;
     const instance = entry.idle.pop();
     if (instance !== undefined) {
-      this.#own(key, -(this.#lru.get(instance)?.bytes ?? 0));
+      this.#own(entry.owner, -(this.#lru.get(instance)?.bytes ?? 0));
       this.#lru.delete(instance);
       instance.busy = true;
       return instance;
@@ -94,7 +96,9 @@ export class WarmPool<T extends Pooled = PluginInstance> {
   add(key: string, instance: T): void {
     instance.busy = true;
     let entry = this.#entries.get(key);
-    if (entry === undefined) this.#entries.set(key, entry = { idle: [], count: 0 });
+    if (entry === undefined) {
+      this.#entries.set(key, entry = { owner: ownerOf(key), idle: [], count: 0 });
+    }
     entry.count++;
   }
 
@@ -108,8 +112,8 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     if (instance.reusable && entry !== undefined) {
       entry.idle.push(instance);
       const bytes = Math.max(instance.byteLength, MIN_INSTANCE_BYTES);
-      this.#lru.set(instance, { key, bytes });
-      this.#own(key, bytes);
+      this.#lru.set(instance, { key, owner: entry.owner, bytes });
+      this.#own(entry.owner, bytes);
       // Nothing to wait for on the common path (no promise, no extra turn).
       return this.#over() ? this.#trim() : undefined;
     }
@@ -136,10 +140,10 @@ export class WarmPool<T extends Pooled = PluginInstance> {
       }
       // Its least recently used idle instance (the map iterates oldest first).
       const before = closing.length;
-      for (const [instance, { key, bytes }] of this.#lru) {
-        if (ownerOf(key) !== heaviest) continue;
+      for (const [instance, { key, owner, bytes }] of this.#lru) {
+        if (owner !== heaviest) continue;
         this.#lru.delete(instance);
-        this.#own(key, -bytes);
+        this.#own(owner, -bytes);
         const entry = this.#entries.get(key);
         if (entry !== undefined) entry.idle = entry.idle.filter((i) => i !== instance);
         this.#forget(key);
@@ -155,10 +159,9 @@ export class WarmPool<T extends Pooled = PluginInstance> {
     return this.#idleBytes > this.#maxBytes || this.#lru.size > this.#maxCount;
   }
 
-  /** Counts `bytes` (negative: no longer) as idle, in all and for the key's tenant. */
-  #own(key: string, bytes: number): void {
+  /** Counts `bytes` (negative: no longer) as idle, in all and for `owner`. */
+  #own(owner: string, bytes: number): void {
     this.#idleBytes += bytes;
-    const owner = ownerOf(key);
     const left = (this.#owned.get(owner) ?? 0) + bytes;
     if (left > 0) this.#owned.set(owner, left);
     else this.#owned.delete(owner);
