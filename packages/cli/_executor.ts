@@ -31,6 +31,19 @@ export interface DispatchFlags {
 export const EVENT_TIME_MS = 15_000;
 
 /**
+ * The hooks' deadline for this process's call, ms: `EVENT_TIME_MS`, or less
+ * when the call was meant for the daemon and the daemon was late
+ * (`HOOKBOX_DAEMON_DEADLINE`, the epoch ms by which its hooks must end:
+ * `daemon_client.ts`). At least 1: past it, every hook ends as `TIMEOUT`
+ * without running, and a closed guard blocks.
+ */
+export function eventTimeMs(deadline = Deno.env.get("HOOKBOX_DAEMON_DEADLINE")): number {
+  const by = Number(deadline);
+  if (!deadline || !Number.isFinite(by)) return EVENT_TIME_MS;
+  return Math.max(1, Math.min(EVENT_TIME_MS, Math.floor(by - Date.now())));
+}
+
+/**
  * The executor for `event`: its work dir is `--work-dir`, else the event's,
  * else the current directory (written back into the event).
  */
@@ -54,7 +67,7 @@ export function executorFor(
     ...extra,
     // An agent lets the action through once its hook call times out (Copilot after 30 s):
     // the hooks of an event answer within 15 s, whatever a repository's hooks do.
-    policy: { eventTimeoutMs: EVENT_TIME_MS, ...extra.policy },
+    policy: { eventTimeoutMs: eventTimeMs(), ...extra.policy },
     platformDirs: (values["hooks-dir"] ?? []).map((d) =>
       d.startsWith("/") ? d : `${callerCwd()}/${d}`
     ),

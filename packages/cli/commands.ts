@@ -102,6 +102,8 @@ export const COMMANDS = {
       HOOKBOX_KEY: "the tenant key for --remote",
       HOOKBOX_CACHE_DIR: CACHE,
       HOOKBOX_DAEMON: "1: as --daemon; 0: never through the daemon, even with --daemon",
+      HOOKBOX_DAEMON_WAIT_MS:
+        "how long a call waits for the daemon (default 18000); late, it runs in its own process",
       XDG_RUNTIME_DIR: "the daemon's socket is in $XDG_RUNTIME_DIR/hookbox (else /tmp/hookbox-UID)",
     },
   },

@@ -25,7 +25,10 @@ import { boundBuildTime, withBuildTimeOf } from "../compile/mod.ts";
 import { asCall, errorLine, EXIT, UsageError } from "./_io.ts";
 import { useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
-import { ask, daemonDir, fingerprint, socketPath, unsafeDir } from "./daemon_client.ts";
+import { ask, daemonDir, fingerprint, LATE, socketPath, unsafeDir } from "./daemon_client.ts";
+
+/** Longest wait for a daemon's status, ms: it answers from its event loop, at once. */
+const STATUS_WAIT_MS = 5_000;
 
 /** Longest a call waits for a turn, ms; then it runs in its client's own process. */
 const QUEUE_WAIT_MS = 250;
@@ -46,9 +49,10 @@ export async function daemonCommand(args: string[]): Promise<number> {
   });
   const sub = positionals[0] ?? "run";
   if (sub === "status" || sub === "stop") {
-    const answer = await ask({ op: sub });
-    if (answer === null) {
-      console.error(`hookbox daemon: none answers at ${socketPath()}`);
+    const answer = await ask({ op: sub }, STATUS_WAIT_MS);
+    if (answer === null || answer === LATE) {
+      const why = answer === null ? "none answers" : `none answered within ${STATUS_WAIT_MS} ms`;
+      console.error(`hookbox daemon: ${why} at ${socketPath()}`);
       return EXIT.bad;
     }
     console.log(JSON.stringify(answer));
@@ -69,6 +73,8 @@ export async function daemonCommand(args: string[]): Promise<number> {
 }
 
 async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
+  // A call's own deadline (`_executor.ts`) is never the daemon's.
+  Deno.env.delete("HOOKBOX_DAEMON_DEADLINE");
   const dir = daemonDir();
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const unsafe = unsafeDir(dir);
@@ -76,8 +82,10 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
     throw new UsageError(`hookbox daemon: ${unsafe}; it must be yours, mode 700`);
   }
   const path = socketPath();
-  // One daemon per user: one that answers keeps the socket; a socket nobody answers is stale.
-  if ((await ask({ op: "status" })) !== null) return EXIT.allow;
+  // One daemon per user: one that answers keeps the socket; a socket nobody answers is stale, and
+  // so is one whose daemon is wedged (it stops once its event loop sees the socket replaced).
+  const other = await ask({ op: "status" }, STATUS_WAIT_MS);
+  if (other !== null && other !== LATE) return EXIT.allow;
   await Deno.remove(path).catch(() => {});
   const listener = Deno.listen({ transport: "unix", path });
   await Deno.chmod(path, 0o600);

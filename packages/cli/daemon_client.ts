@@ -12,8 +12,34 @@
 /** Most bytes of stdin a call hands to the daemon; a larger one runs in its own process. */
 const MAX_DAEMON_STDIN = 16 * 1024 * 1024;
 
-/** Longest a call waits for the daemon's answer before it runs in its own process. */
-const ANSWER_MS = 60_000;
+/**
+ * Longest a call waits for the daemon's answer by default, ms, before it runs
+ * in its own process (`HOOKBOX_DAEMON_WAIT_MS`, 1 to 60000): the daemon's
+ * 15 s for the hooks of an event, and discovery.
+ */
+export const DAEMON_WAIT_MS = 18_000;
+
+/**
+ * A call the daemon is late for ends its hooks this long after the call's
+ * start, ms (`HOOKBOX_DAEMON_DEADLINE`, read by `_executor.ts`): under the
+ * shortest agent hook timeout (Copilot's 30 s), so the guards answer first.
+ */
+export const CALL_MS = 25_000;
+
+/** What `ask` gives when the daemon has not answered within the wait. */
+export const LATE = "late";
+
+/** The wait for the daemon, ms: `HOOKBOX_DAEMON_WAIT_MS`, else the default (one line says why). */
+export function daemonWaitMs(given = Deno.env.get("HOOKBOX_DAEMON_WAIT_MS")): number {
+  if (given === undefined || given === "") return DAEMON_WAIT_MS;
+  const ms = /^[0-9]{1,5}$/.test(given) ? Number(given) : 0;
+  if (ms >= 1 && ms <= 60_000) return ms;
+  console.error(
+    `hookbox: HOOKBOX_DAEMON_WAIT_MS must be whole ms from 1 to 60000, not "${given}"; ` +
+      `using ${DAEMON_WAIT_MS}`,
+  );
+  return DAEMON_WAIT_MS;
+}
 
 /** What the daemon answered: the agent's exit code, stdout and stderr. */
 export interface DaemonAnswer {
@@ -66,10 +92,14 @@ export function fingerprint(env: Record<string, string> = Deno.env.toObject()): 
   return JSON.stringify(keys.map((k) => [k, env[k]]));
 }
 
-/** One request line to the daemon, its one answer line back; null when none answers. */
+/**
+ * One request line to the daemon, its one answer line back; null when none
+ * answers, `LATE` when it has not answered within `waitMs`.
+ */
 export async function ask(
   request: Record<string, unknown>,
-): Promise<Record<string, unknown> | null> {
+  waitMs: number = DAEMON_WAIT_MS,
+): Promise<Record<string, unknown> | null | typeof LATE> {
   if (unsafeDir(daemonDir()) !== null) return null;
   let conn: Deno.UnixConn;
   try {
@@ -77,7 +107,11 @@ export async function ask(
   } catch {
     return null;
   }
-  const timer = setTimeout(() => conn.close(), ANSWER_MS);
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    conn.close();
+  }, waitMs);
   try {
     await conn.write(new TextEncoder().encode(JSON.stringify(request) + "\n"));
     let text = "";
@@ -85,10 +119,11 @@ export async function ask(
       text += chunk;
       if (text.includes("\n")) break;
     }
+    if (late) return LATE;
     const line = text.slice(0, text.indexOf("\n"));
     return line === "" ? null : JSON.parse(line);
   } catch {
-    return null;
+    return late ? LATE : null;
   } finally {
     clearTimeout(timer);
     try {
@@ -100,7 +135,9 @@ export async function ask(
 /**
  * The daemon's answer to this dispatch call (`args`, its stdin `stdin`), or
  * null when it cannot give one (none runs: then one is started for the next
- * call; another environment; stdin too large).
+ * call; another environment; stdin too large). A daemon that has not
+ * answered within the wait is given up: one line says so, and the call's
+ * hooks end by `CALL_MS` after its start (`HOOKBOX_DAEMON_DEADLINE`).
  */
 export async function viaDaemon(args: string[], stdin: string): Promise<DaemonAnswer | null> {
   if (stdin.length > MAX_DAEMON_STDIN) return null;
@@ -110,13 +147,30 @@ export async function viaDaemon(args: string[], stdin: string): Promise<DaemonAn
     console.error(`hookbox: the daemon is not used: ${unsafe}`);
     return null;
   }
+  if (Deno.env.get("HOOKBOX_DAEMON_DEADLINE")) {
+    // dist/cli/hookbox gave up on the daemon for this call: it is not asked again, and a new
+    // daemon takes the place of the one that did not answer.
+    startDaemon();
+    return null;
+  }
+  const waitMs = daemonWaitMs();
   const answer = await ask({
     op: "dispatch",
     fingerprint: fingerprint(),
     args: args.filter((a) => a !== "--daemon"),
     cwd: Deno.cwd(),
     stdin,
-  });
+  }, waitMs);
+  if (answer === LATE) {
+    console.error(
+      `hookbox: the daemon did not answer within ${
+        waitMs / 1000
+      } s; this call runs in its own process`,
+    );
+    Deno.env.set("HOOKBOX_DAEMON_DEADLINE", String(Math.floor(performance.timeOrigin) + CALL_MS));
+    startDaemon();
+    return null;
+  }
   if (answer === null) {
     startDaemon();
     return null;
@@ -137,8 +191,13 @@ export function startDaemon(): void {
     const config = bundled
       ? ["--no-config"]
       : ["--config", new URL("../../deno.json", Deno.mainModule).pathname];
+    // A call's own deadline is not the daemon's.
+    const env = Deno.env.toObject();
+    delete env.HOOKBOX_DAEMON_DEADLINE;
     const child = new Deno.Command(Deno.execPath(), {
       args: ["run", "-A", ...config, Deno.mainModule, "daemon"],
+      clearEnv: true,
+      env,
       stdin: "null",
       stdout: "null",
       stderr: "null",

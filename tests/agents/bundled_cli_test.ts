@@ -252,6 +252,7 @@ async function runBytes(
   stdin: Uint8Array,
   cwd: string,
   env: Record<string, string>,
+  signal?: AbortSignal,
 ) {
   const child = new Deno.Command(argv[0]!, {
     args: argv.slice(1),
@@ -260,12 +261,18 @@ async function runBytes(
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
+    ...(signal ? { signal } : {}),
   }).spawn();
   const writer = child.stdin.getWriter();
   await writer.write(stdin).catch(() => {});
   await writer.close().catch(() => {});
   const out = await child.output();
-  return { code: out.code, stdout: decode(out.stdout), stderr: decode(out.stderr) };
+  return {
+    code: out.code,
+    signal: out.signal,
+    stdout: decode(out.stdout),
+    stderr: decode(out.stderr),
+  };
 }
 
 Deno.test("dist/cli/hookbox answers daemon calls without Deno as the CLI's own client does, else hands over", async () => {
@@ -354,6 +361,122 @@ Deno.test("dist/cli/hookbox answers daemon calls without Deno as the CLI's own c
     assertEquals(after, first);
   } finally {
     killIfRunning(pid);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/**
+ * A stand-in for a wedged daemon on the user's socket: it takes every call and never answers,
+ * or (`trickle`) answers a byte every 100 ms without end.
+ */
+function wedgedDaemon(path: string, trickle: boolean): { close(): void } {
+  const listener = Deno.listen({ transport: "unix", path });
+  const held: Deno.Conn[] = [];
+  (async () => {
+    for await (const conn of listener) {
+      held.push(conn);
+      if (!trickle) continue;
+      (async () => {
+        for (let i = 0;; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await conn.write(new TextEncoder().encode(i === 0 ? "HBX1 0 " : "9"));
+        }
+      })().catch(() => {});
+    }
+  })().catch(() => {});
+  return {
+    close() {
+      for (const conn of held) conn.close();
+      listener.close();
+    },
+  };
+}
+
+Deno.test("a daemon that does not answer in time is given up: the guards answer, and it is replaced", async () => {
+  const wrapper = await built();
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_wedged_" });
+  const run = `${dir}/run`;
+  await Deno.mkdir(`${run}/hookbox`, { recursive: true, mode: 0o700 });
+  await Deno.chmod(`${run}/hookbox`, 0o700);
+  const env = {
+    XDG_RUNTIME_DIR: run,
+    XDG_CONFIG_HOME: `${dir}/config`,
+    HOOKBOX_DAEMON_WAIT_MS: "1000",
+  };
+  const status = async () => {
+    const out = await runBytes([wrapper, "daemon", "status"], new Uint8Array(), dir, env);
+    return out.code === 0 ? JSON.parse(out.stdout) as { pid: number; answered: number } : null;
+  };
+  const pids: number[] = [];
+  try {
+    await writeAgentHooks(`${dir}/hooks`);
+    const args = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${dir}/hooks`, "--daemon"];
+    const deny = new TextEncoder().encode(claudeBash("rm -rf /", dir));
+    for (const trickle of [false, true]) {
+      for (const client of ["dist/cli/hookbox", "the CLI's own"]) {
+        const name = `${trickle ? "trickling" : "silent"} daemon, ${client} client`;
+        await Deno.remove(`${run}/hookbox/daemon.sock`).catch(() => {});
+        const wedged = wedgedDaemon(`${run}/hookbox/daemon.sock`, trickle);
+        try {
+          // Copilot lets the action through once a hook call has run 30 s: this one must end first.
+          const out = await runBytes([wrapper, ...args], deny, dir, {
+            ...env,
+            ...(client === "dist/cli/hookbox" ? {} : { HOOKBOX_DAEMON_CLIENT: "off" }),
+          }, AbortSignal.timeout(30_000));
+          assertEquals(out.signal, null, `${name}: ended by itself`);
+          assertEquals(out.code, 0, `${name}: ${out.stderr}`);
+          match(out.stdout, /"permissionDecision":"deny"/, name);
+          match(
+            out.stderr,
+            /hookbox: the daemon did not answer within 1 s; this call runs in its own process/,
+            name,
+          );
+          // A daemon takes the wedged one's place, and answers the next call.
+          const fresh = await eventually(async () => {
+            const seen = await status();
+            return seen !== null && !pids.includes(seen.pid) ? seen : null;
+          });
+          ok(fresh !== null, `${name}: a new daemon answers`);
+          pids.push(fresh.pid);
+          const next = await runBytes([wrapper, ...args], deny, dir, env);
+          match(next.stdout, /"permissionDecision":"deny"/, name);
+          assertEquals((await status())!.answered, fresh.answered + 1, `${name}: by the daemon`);
+        } finally {
+          wedged.close();
+        }
+        killIfRunning(pids.at(-1) ?? null);
+      }
+    }
+  } finally {
+    for (const pid of pids) killIfRunning(pid);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a call whose daemon was late ends its hooks by the call's deadline: a closed guard blocks", async () => {
+  const wrapper = await built();
+  const dir = await Deno.makeTempDir({ prefix: "hookbox_deadline_" });
+  try {
+    await Deno.mkdir(`${dir}/hooks/guard`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/hooks/guard/HOOK.md`,
+      hookMd({ name: "guard", trigger: "pre-tool-call", on_error: "closed" }),
+    );
+    await Deno.writeFile(`${dir}/hooks/guard/plugin.wasm`, await corpus("guard_wasi"));
+    const args = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${dir}/hooks`];
+    const ls = new TextEncoder().encode(claudeBash("ls", dir));
+    const env = { XDG_CONFIG_HOME: `${dir}/config`, HOOKBOX_CACHE_DIR: `${dir}/cache` };
+    const inTime = await runBytes([wrapper, ...args], ls, dir, env);
+    assertEquals(inTime.code, 0, inTime.stderr);
+    ok(!inTime.stdout.includes('"deny"'), `the guard allows ls: ${inTime.stdout}`);
+    const late = await runBytes([wrapper, ...args], ls, dir, {
+      ...env,
+      HOOKBOX_DAEMON_DEADLINE: String(Date.now() - 1000),
+    });
+    assertEquals(late.code, 0, late.stderr);
+    match(late.stdout, /"permissionDecision":"deny"/);
+    match(late.stdout, /guard.*timeout/);
+  } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });

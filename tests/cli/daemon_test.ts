@@ -200,7 +200,13 @@ Deno.test("one project's hooks that never finish building leave the other projec
   // daemon's 12 s of building, and every other project's hooks were "not built" for a minute
   // after (a guard that fails open then let everything through).
   const { root, env: own } = await daemonRoot("hookbox-daemon-build-time-");
-  const env = { ...own, XDG_CACHE_HOME: `${root}/cache`, XDG_CONFIG_HOME: `${root}/config` };
+  const env = {
+    ...own,
+    XDG_CACHE_HOME: `${root}/cache`,
+    XDG_CONFIG_HOME: `${root}/config`,
+    // The hostile project's call builds for 12 s: on a loaded machine, near the client's wait.
+    HOOKBOX_DAEMON_WAIT_MS: "60000",
+  };
   const js = async (project: string, name: string, source: string) => {
     const dir = `${root}/${project}/.agents/hooks/${name}`;
     await Deno.mkdir(`${dir}/scripts`, { recursive: true });
@@ -248,7 +254,9 @@ Deno.test("one project's hooks that never finish building leave the other projec
 });
 
 async function quickBesideLong(prefix: string, args: string[]) {
-  const { root, env } = await daemonRoot(prefix);
+  const { root, env: own } = await daemonRoot(prefix);
+  // The long call takes the event's 15 s: on a loaded machine, past the client's 18 s wait.
+  const env = { ...own, HOOKBOX_DAEMON_WAIT_MS: "60000" };
   const slow = `${root}/slow`;
   const quick = `${root}/quick`;
   const spin = await pluginBytes("loop_forever");

@@ -18,6 +18,12 @@
  *   stdin bytes. That CLI prints why the daemon is not used where it should
  *   say, and starts the daemon for the next call. HOOKBOX_DAEMON_CLIENT=off
  *   skips this part.
+ * - A daemon that has not answered within DAEMON_WAIT_MS of the call's start
+ *   (wedged, stopped, or trickling its answer) is given up: one line says so
+ *   and the full CLI runs the call without asking the daemon again, its hooks
+ *   ending by CALL_MS after the call's start (HOOKBOX_DAEMON_DEADLINE), so an
+ *   agent that lets the action through once a hook call times out (Copilot
+ *   after 30 s) gets the guards' answer first.
  *
  * Request (one connection, one call): "HBX1 <payload length>\n" and a
  * payload of fields, each "<byte length>:<bytes>": "dispatch", the folder,
@@ -27,7 +33,9 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +45,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef HOOKBOX_V8_FLAGS
@@ -47,8 +56,14 @@
 #define MAX_STDIN (16UL * 1024 * 1024)
 /* Most answer bytes taken from the daemon. */
 #define MAX_ANSWER (64UL * 1024 * 1024)
-/* Longest wait for the daemon, seconds, before the call runs in the full CLI. */
-#define ANSWER_SECONDS 60
+/*
+ * Longest wait for the daemon's whole answer from the call's start, ms, unless
+ * HOOKBOX_DAEMON_WAIT_MS says otherwise (as daemon_client.ts): the daemon's 15 s
+ * for the hooks of an event, and discovery.
+ */
+#define DAEMON_WAIT_MS 18000
+/* A call the daemon is late for ends its hooks this long after its start, ms (as daemon_client.ts). */
+#define CALL_MS 25000
 
 extern char **environ;
 
@@ -316,10 +331,78 @@ static long long count_of(const char *text, const char **end, unsigned long long
   return (long long)value;
 }
 
+static long long clock_ms(clockid_t clock) {
+  struct timespec t;
+  clock_gettime(clock, &t);
+  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static long long wait_ms = DAEMON_WAIT_MS; /* how long the daemon may take */
+static long long started_ms;               /* the call's start, CLOCK_MONOTONIC */
+static long long started_epoch_ms;         /* the same, CLOCK_REALTIME (what Deno's Date.now() reads) */
+
+/* The wait the environment asks for: whole ms from 1 to 60000, else the default (one line says so). */
+static void read_wait(void) {
+  const char *given = getenv("HOOKBOX_DAEMON_WAIT_MS");
+  if (!given || !*given) return;
+  const char *end;
+  long long ms = count_of(given, &end, 60000);
+  if (ms >= 1 && *end == '\0') {
+    wait_ms = ms;
+    return;
+  }
+  fprintf(stderr, "hookbox: HOOKBOX_DAEMON_WAIT_MS must be whole ms from 1 to 60000, not \"%s\"; "
+                  "using %d\n", given, DAEMON_WAIT_MS);
+}
+
+/*
+ * The daemon has not answered in time: one line says so, and the full CLI
+ * runs the call, its hooks ending by CALL_MS after the call's start; seeing
+ * HOOKBOX_DAEMON_DEADLINE, it does not ask the daemon again but starts one in
+ * its place. Never returns.
+ */
+static void run_full_cli_late(void) {
+  fprintf(stderr, "hookbox: the daemon did not answer within %g s; this call runs in its own process\n",
+          (double)wait_ms / 1000);
+  char deadline[32];
+  snprintf(deadline, sizeof deadline, "%lld", started_epoch_ms + CALL_MS);
+  if (setenv("HOOKBOX_DAEMON_DEADLINE", deadline, 1) != 0) run_full_cli_alone();
+  run_full_cli();
+}
+
+/* Waits until `sock` is ready for `events` within the wait; 0, or -1 when late. */
+static int ready(int sock, short events) {
+  for (;;) {
+    long long left = started_ms + wait_ms - clock_ms(CLOCK_MONOTONIC);
+    if (left <= 0) return -1;
+    struct pollfd p = {.fd = sock, .events = events};
+    int n = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) return -1;
+    return 0; /* ready, or an error the read or write reports */
+  }
+}
+
+/* Writes all of `bytes` to the daemon within the wait; 0, 1 when late, -1 on an error. */
+static int send_all(int sock, const char *bytes, size_t n) {
+  while (n > 0) {
+    if (ready(sock, POLLOUT) != 0) return 1;
+    ssize_t w = write(sock, bytes, n);
+    if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+    if (w <= 0) return -1;
+    bytes += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   (void)argc;
   args = argv;
   if (!for_daemon()) run_deno();
+  started_ms = clock_ms(CLOCK_MONOTONIC);
+  started_epoch_ms = clock_ms(CLOCK_REALTIME);
+  read_wait();
   signal(SIGPIPE, SIG_IGN);
   if (read_input() != 0) run_full_cli();
   struct sockaddr_un addr;
@@ -332,20 +415,31 @@ int main(int argc, char **argv) {
 
   int sock = socket(AF_UNIX, SOCK_STREAM, 0);
   if (sock < 0) run_full_cli();
-  struct timeval wait = {.tv_sec = ANSWER_SECONDS};
-  setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  /* A daemon that accepts no more connections holds connect(): bounded by the wait too. */
+  long long left = started_ms + wait_ms - clock_ms(CLOCK_MONOTONIC);
+  if (left <= 0) run_full_cli_late();
+  struct timeval wait = {.tv_sec = left / 1000, .tv_usec = (left % 1000) * 1000};
   setsockopt(sock, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof wait);
-  if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0 ||
-      write_all(sock, head, (size_t)h) != 0 || write_all(sock, payload.data, payload.len) != 0)
+  if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINPROGRESS) run_full_cli_late();
     run_full_cli();
+  }
+  /* From here every read and write waits in poll(), against the call's one deadline. */
+  int flags = fcntl(sock, F_GETFL);
+  if (flags < 0 || fcntl(sock, F_SETFL, flags | O_NONBLOCK) != 0) run_full_cli();
+  int sent = send_all(sock, head, (size_t)h);
+  if (sent == 0) sent = send_all(sock, payload.data, payload.len);
+  if (sent > 0) run_full_cli_late();
+  if (sent < 0) run_full_cli();
   free(payload.data);
 
   struct buf answer = {0};
   char chunk[65536];
   for (;;) {
+    if (ready(sock, POLLIN) != 0) run_full_cli_late();
     ssize_t n = read(sock, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) run_full_cli(); /* late: the full CLI answers */
+    if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+    if (n < 0) run_full_cli();
     if (n == 0) break;
     if (put(&answer, chunk, (size_t)n) != 0 || answer.len > MAX_ANSWER + 64) run_full_cli();
   }
