@@ -59,6 +59,7 @@ const OPS_ENV = {
   HOOKBOX_ADMIN_KEY: "the admin key",
 } as const;
 const CACHE = "where compiled plugins and caches live (default $XDG_CACHE_HOME/hookbox)";
+const CACHE_MAX = "the most the cache keeps, MiB (default 1024): least recently used go first";
 
 /** The commands, in the order `hookbox --help` lists them. */
 export const COMMANDS = {
@@ -101,6 +102,7 @@ export const COMMANDS = {
       HOOKBOX_REMOTE: "a hookbox serve URL: dispatch --agent asks it (as --remote)",
       HOOKBOX_KEY: "the tenant key for --remote",
       HOOKBOX_CACHE_DIR: CACHE,
+      HOOKBOX_CACHE_MAX_MB: CACHE_MAX,
       HOOKBOX_DAEMON: "1: as --daemon; 0: never through the daemon, even with --daemon",
       HOOKBOX_DAEMON_WAIT_MS:
         "how long a call waits for the daemon (default 18000); late, it runs in its own process",
@@ -147,7 +149,7 @@ export const COMMANDS = {
       },
       "cache-dir": { type: "string", value: "DIR", help: CACHE },
     },
-    env: { HOOKBOX_CACHE_DIR: CACHE },
+    env: { HOOKBOX_CACHE_DIR: CACHE, HOOKBOX_CACHE_MAX_MB: CACHE_MAX },
   },
   init: {
     summary: "writes a new hook folder with a test that hookbox test passes",
@@ -177,7 +179,7 @@ export const COMMANDS = {
       out: { type: "string", default: ".", value: "DIR", help: "where plugins are written" },
       "cache-dir": { type: "string", value: "DIR", help: CACHE },
     },
-    env: { HOOKBOX_CACHE_DIR: CACHE },
+    env: { HOOKBOX_CACHE_DIR: CACHE, HOOKBOX_CACHE_MAX_MB: CACHE_MAX },
   },
   serve: {
     summary: "the multi-tenant HTTP service (docs/service.md)",

@@ -5,6 +5,7 @@
  * @module
  */
 import { writeAtomic } from "../host-deno/atomic.ts";
+import { trimCacheAfterWrite } from "../host-deno/cache_trim.ts";
 
 /** Path of the plugin for `key` inside `cacheDir`. */
 export function cachePath(cacheDir: string, key: string): string {
@@ -24,6 +25,7 @@ export async function readCached(cacheDir: string, key: string): Promise<Uint8Ar
 /** Stores `bytes` as the plugin for `key`. */
 export async function writeCached(cacheDir: string, key: string, bytes: Uint8Array): Promise<void> {
   await writeAtomic(cachePath(cacheDir, key), bytes, { parents: true });
+  await trimCacheAfterWrite(cacheDir);
 }
 
 /** Path of the recorded build failure for `key` inside `cacheDir`. */

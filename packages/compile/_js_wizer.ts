@@ -30,7 +30,8 @@ export async function snapshotEngine(
 ): Promise<Uint8Array> {
   const limit = Math.min(timeoutMs, buildTime.left());
   if (limit < 100) throw outOfBudget();
-  const out = await Deno.makeTempFile({ suffix: ".wasm" });
+  // Named for hookbox's sweep of what killed builds leave (host-deno/cache_trim.ts).
+  const out = await Deno.makeTempFile({ prefix: "hookbox-build-", suffix: ".wasm" });
   try {
     const result = await runCommand(
       WIZER_BIN,

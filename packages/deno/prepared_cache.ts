@@ -29,6 +29,7 @@ import {
   takePrefetched,
 } from "./prepared_prefetch.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
+import { trimCacheAfterWrite } from "../host-deno/cache_trim.ts";
 
 /** Format of the cache entries. */
 const FORMAT = 1;
@@ -191,6 +192,7 @@ export function preparedFromDiskCache(
       );
       if (written) keep(base, signatureOf(base), loaded);
       await rememberPrepared(cacheDir, key);
+      if (written) await trimCacheAfterWrite(cacheDir);
     }
     return loaded;
   };

@@ -18,6 +18,7 @@ import { createEngine, type Engine, storedPluginSha } from "../../service/engine
 import type { Store } from "../../store/store.ts";
 import { openSqliteStore } from "../../store-sqlite/sqlite.ts";
 import { createDenoHookBuilder } from "./hook_builder.ts";
+import { sweepStaleTemp } from "../../host-deno/cache_trim.ts";
 import { createEventCodec } from "./event_codec.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 import { decisionWebhook } from "./decision_webhook.ts";
@@ -62,7 +63,7 @@ export interface ServeOptions {
    * of `serve --processes N`; needs `--unstable-net`). @default false
    */
   reusePort?: boolean;
-  /** Run the hourly upkeep (retention, blob sweep, usage prune) here. @default true */
+  /** Run the hourly upkeep (retention, blob sweep, usage prune, temp sweep) here. @default true */
   upkeep?: boolean;
   /** Which process of `serve --processes N` this is: each log line says so. */
   processIndex?: number;
@@ -246,11 +247,15 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     work().catch((err) =>
       log({ at: new Date().toISOString(), level: "error", msg, error: String(err) })
     );
+  // What a killed server left in the temporary folder (uploads it was taking, builds).
+  const tempSweep = () => sweepStaleTemp();
+  if (options.upkeep !== false) upkeep("temp sweep", tempSweep);
   const retention = setInterval(() => {
     if (options.upkeep === false) return; // another process of the same server does it
     upkeep("audit retention", service.pruneAudit);
     upkeep("blob sweep", service.sweepBlobs);
     upkeep("usage prune", service.pruneUsage);
+    upkeep("temp sweep", tempSweep);
   }, 3_600_000);
   Deno.unrefTimer(retention);
   let resolveReady: (url: string) => void;
