@@ -36,8 +36,8 @@ const ENTRY = new RegExp(
 /** An entry's temporary name while it is written (`atomic.ts`). */
 const TEMP = new RegExp(`^${ENTRY.source.slice(1, -1)}\\.[0-9a-f-]{36}\\.tmp$`);
 
-/** The folders of a cache that hold entries: the folder itself and its prepared plugins. */
-const PARTS = ["", "prepared/"];
+/** The folders of a cache that hold entries: the folder itself, prepared plugins, discovery scans. */
+const PARTS = ["", "prepared/", "scans/"];
 
 /** What one trim found and did. */
 export interface Trimmed {

@@ -33,6 +33,8 @@ Deno.test("trimCache() removes the least recently used entries past the cap, and
     await aged(`${dir}/prepared/${hex(20)}.wasm`, 100, 30 * 24 * HOUR);
     await aged(`${dir}/prepared/${hex(20)}.json`, 1, 30 * 24 * HOUR);
     await aged(`${dir}/prepared/id-${hex(21)}`, 1, 30 * 24 * HOUR);
+    await Deno.mkdir(`${dir}/scans`);
+    await aged(`${dir}/scans/${hex(22)}.json`, 1, 30 * 24 * HOUR);
     const uuid = "0123abcd-0123-4567-89ab-0123456789ab";
     await aged(`${dir}/js-${hex(30)}.wasm.${uuid}.tmp`, 100, 2 * HOUR);
     await aged(`${dir}/js-${hex(31)}.wasm.${uuid}.tmp`, 100, 60_000);
@@ -41,10 +43,11 @@ Deno.test("trimCache() removes the least recently used entries past the cap, and
     await aged(`${dir}/js-not-a-key.wasm`, 100, 90 * 24 * HOUR);
 
     const trimmed = await trimCache(dir, 600 * KIB);
-    assert.equal(trimmed.files, 14);
+    assert.equal(trimmed.files, 15);
     assert.ok(trimmed.bytes >= 1200 * KIB, `found ${trimmed.bytes} bytes`);
     // Down to three quarters of the cap (450 KiB): the oldest go first, the prepared entry first.
     assert.deepEqual(await names(`${dir}/prepared`), []);
+    assert.deepEqual(await names(`${dir}/scans`), []);
     assert.deepEqual(await names(dir), [
       `js-${hex(1)}.wasm`,
       `js-${hex(2)}.wasm`,
@@ -54,6 +57,7 @@ Deno.test("trimCache() removes the least recently used entries past the cap, and
       "js-not-a-key.wasm",
       "notes.txt",
       "prepared",
+      "scans",
     ]);
 
     // Under the cap: nothing goes.
