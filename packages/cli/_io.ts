@@ -1,7 +1,7 @@
 /** Shared CLI plumbing: exit codes, error lines, stdin. */
 import { HookboxError, isHookboxError } from "../core/errors.ts";
 import { concatBytes } from "../core/bytes.ts";
-import { AsyncLocalStorage } from "node:async_hooks";
+import { CallContext } from "../host-deno/call_context.ts";
 
 /** Exit codes of the CLI. */
 export const EXIT = { allow: 0, block: 2, bad: 1 } as const;
@@ -45,7 +45,7 @@ let stdinRead: Promise<string> | null = null;
  * The daemon's calls (`daemon.ts`), each its stdin and working directory
  * standing in for the process's within the call, however many run at once.
  */
-const calls = new AsyncLocalStorage<{ stdin: string; cwd: string }>();
+const calls = new CallContext<{ stdin: string; cwd: string }>();
 
 /** {@linkcode readStdin} once per process: every call gets the same text (or error). */
 export function stdinOnce(): Promise<string> {

@@ -17,6 +17,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { enableCallContexts } from "../host-deno/call_context.ts";
 import { createDenoWasmRuntime, createExecutor, type ExecutorOptions } from "../deno/executor.ts";
 import type { Runtime } from "../core/runtime/types.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
@@ -75,6 +77,8 @@ export async function daemonCommand(args: string[]): Promise<number> {
 async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   // A call's own deadline (`_executor.ts`) is never the daemon's.
   Deno.env.delete("HOOKBOX_DAEMON_DEADLINE");
+  // Several calls at once, each with its own stdin, folder and building time.
+  enableCallContexts(AsyncLocalStorage);
   const dir = daemonDir();
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const unsafe = unsafeDir(dir);
@@ -235,12 +239,25 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   await stopped;
   clearTimeout(timer);
   clearInterval(watch);
-  listener.close();
   // Removed only while it is still this daemon's: never another's that took its place.
-  if (ownSocket()) await Deno.remove(path).catch(() => {});
+  const mine = ownSocket();
+  stopListening(listener, mine);
+  if (mine) await Deno.remove(path).catch(() => {});
   await Promise.allSettled([...underWay]);
   await Promise.all([...runtimes.values()].map((r) => r.close?.()));
   return EXIT.allow;
+}
+
+/**
+ * Stops taking connections on `listener`. Deno removes a Unix listener's path
+ * once the listener is closed and dropped (denoland/deno#31947), whoever's
+ * socket the path is by then: a listener whose path is no longer `mine`
+ * (another daemon took its place) is not closed but left to end with the
+ * process (`Deno.exit` drops nothing), so the newcomer keeps its socket.
+ */
+export function stopListening(listener: Deno.Listener, mine: boolean): void {
+  if (mine) listener.close();
+  else listener.unref();
 }
 
 /** Answers one dispatch call as `hookbox dispatch --agent` in the caller's process would. */

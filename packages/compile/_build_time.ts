@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { AsyncLocalStorage } from "node:async_hooks";
+import { CallContext } from "../host-deno/call_context.ts";
 import { HookboxError } from "../core/errors.ts";
 
 /** Building time a process starts with, and holds at most, ms. */
@@ -29,7 +29,7 @@ interface Bucket {
 
 const processBucket: Bucket = { budget: BUILD_BUDGET_MS, at: performance.now() };
 /** The bucket of the call under way (`withBuildTimeOf`), where one is given. */
-const current = new AsyncLocalStorage<Bucket>();
+const current = new CallContext<Bucket>();
 /** Buckets by project, least recently used first. */
 const projects = new Map<string, Bucket>();
 /** Projects whose building time is remembered; past it the least recently seen starts anew. */

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { runCli } from "../_cli.ts";
 import { eventually, killIfRunning } from "../_helpers.ts";
 import { pluginBytes, writePluginHook } from "../integration/_plugins.ts";
+import { stopListening } from "../../packages/cli/daemon.ts";
 
 const call = (command: string, cwd: string) =>
   JSON.stringify({
@@ -186,6 +187,52 @@ Deno.test("HOOKBOX_DAEMON=0 keeps a --daemon call in its own process; a daemon w
     assert.equal(ended.code, 0, new TextDecoder().decode(ended.stderr));
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a daemon whose place another took stops and leaves the newcomer's socket alone", async () => {
+  const { root, run, env } = await daemonRoot("hookbox-daemon-replaced-");
+  const project = `${root}/project`;
+  await writePluginHook(`${project}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
+  const socket = `${run}/hookbox/daemon.sock`;
+  const first = await startedDaemon(env, project);
+  const newcomer = Deno.listen({ transport: "unix", path: `${run}/hookbox/new.sock` });
+  try {
+    // Another takes the path at once (as a daemon does when the first did not answer in time).
+    await Deno.rename(`${run}/hookbox/new.sock`, socket);
+    const taken = Deno.lstatSync(socket).ino;
+    // The first sees its socket replaced and stops.
+    const ended = await first.output();
+    assert.equal(ended.code, 0, new TextDecoder().decode(ended.stderr));
+    assert.equal(Deno.lstatSync(socket).ino, taken, "the newcomer's socket is where it was");
+  } finally {
+    newcomer.close();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("stopListening() never takes a path another listener has taken", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-daemon-listen-" });
+  const path = `${dir}/daemon.sock`;
+  const old = Deno.listen({ transport: "unix", path });
+  const newcomer = Deno.listen({ transport: "unix", path: `${dir}/new.sock` });
+  try {
+    await Deno.rename(`${dir}/new.sock`, path);
+    // Deno removes a Unix listener's path when it drops a closed one, whoever's socket it is.
+    stopListening(old, false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.ok(await Deno.lstat(path).then(() => true, () => false), "the newcomer's path is there");
+    const conn = await Deno.connect({ transport: "unix", path });
+    conn.close();
+    const accepted = await newcomer.accept();
+    accepted.close();
+  } finally {
+    await Deno.remove(path).catch(() => {});
+    try {
+      old.close();
+    } catch { /* closed by stopListening */ }
+    newcomer.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
