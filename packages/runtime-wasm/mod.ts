@@ -63,6 +63,13 @@ export interface WasmRuntimeOptions {
    */
   startWorkers?: boolean;
   /**
+   * Worker mode: starts a worker thread for `url` (a module worker). A host
+   * that can run out of file descriptors passes one that refuses the start
+   * (`host-deno`'s `startModuleWorker`): calls then fail as `WORKER_FAILED`
+   * instead of the process ending. @default `new Worker(url, { type: "module" })`
+   */
+  startWorker?: (url: URL) => Worker;
+  /**
    * Cap on the bytes idle warm instances hold (memory plus snapshot); past it
    * the least recently used are closed. 0 keeps none: every call then runs
    * on a fresh instance (a one-shot process never calls a hook twice).
@@ -122,6 +129,9 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   if (options.startWorkers !== undefined && typeof options.startWorkers !== "boolean") {
     throw new TypeError("createWasmRuntime: options.startWorkers must be a boolean");
   }
+  if (options.startWorker !== undefined && typeof options.startWorker !== "function") {
+    throw new TypeError("createWasmRuntime: options.startWorker must be a function");
+  }
   if (!options.worker) return new WasmRuntime(options);
   const workers = options.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1 || workers > 64) {
@@ -140,6 +150,7 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
     workers,
     ...(options.warmBytes === undefined ? {} : { warmBytes: options.warmBytes }),
     ...(options.startWorkers ? { start: true } : {}),
+    ...(options.startWorker === undefined ? {} : { startWorker: options.startWorker }),
   });
 }
 

@@ -123,6 +123,14 @@ export interface SqliteStoreOptions {
   onLogCopied?: () => void;
   /** Told where each long read ran: on the checkpointer thread, or on the caller's (tests). */
   onRead?: (where: "thread" | "here") => void;
+  /**
+   * Starts the checkpointer thread. A host that can run out of file
+   * descriptors passes one that refuses the start (`host-deno`'s
+   * `startModuleWorker`): checkpoints then stay on the serving connection and
+   * the next commit tries again, instead of the process ending.
+   * @default `new Worker(url, { type: "module" })`
+   */
+  startWorker?: (url: URL) => Worker;
 }
 
 /** Opens (creating if needed) the SQLite store at `path` (`:memory:` for tests). */
@@ -140,6 +148,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     options.checkpointer ?? new URL("./_sqlite_checkpointer.ts", import.meta.url),
     options.onCheckpointer,
     options.onLogCopied,
+    options.startWorker,
   );
   const cache = new Map<string, StatementSync>();
   const q = (sql: string): StatementSync => {
@@ -263,6 +272,7 @@ function checkpointer(
   module: URL,
   told: (state: "ready" | "failed" | "behind" | "caught up") => void = () => {},
   toldCopied: () => void = () => {},
+  startWorker: (url: URL) => Worker = (url) => new Worker(url, { type: "module" }),
 ) {
   let worker: Worker | null = null;
   let closed = false;
@@ -340,9 +350,13 @@ function checkpointer(
     },
     start() {
       if (worker !== null || closed) return;
-      worker = new Worker(module, {
-        type: "module",
-      });
+      try {
+        worker = startWorker(module);
+      } catch {
+        // No thread to be had now (the process out of file descriptors): checkpoints stay on
+        // this connection, and the next commit tries again.
+        return;
+      }
       worker.onmessage = (e) => {
         const data = e.data;
         if (typeof data === "object" && data !== null && "checkpointed" in data) {

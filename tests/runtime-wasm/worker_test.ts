@@ -339,3 +339,27 @@ Deno.test("worker mode with startWorkers starts the pool at once, and the first 
     TypeError,
   );
 });
+
+Deno.test("worker mode: a worker thread that cannot start fails the waiting calls, and the next call starts one", async () => {
+  const loadBytes = (hook: { entry: { runtime: string; path?: string } }) =>
+    corpus(hook.entry.path!.replace(/^.*\//, "").replace(/\.wasm$/, ""));
+  let refuse = true;
+  const runtime = createWasmRuntime({
+    loadBytes,
+    worker: true,
+    // What host-deno's startModuleWorker does when the process is out of file descriptors.
+    startWorker: (url) => {
+      if (refuse) throw new Error("Too many open files (os error 24): no file descriptors left");
+      return new Worker(url, { type: "module" });
+    },
+  });
+  const hook = wasmHook("guard_wasi");
+  const failed = await runtime.run(request(hook, shellEvent("rm -rf /")));
+  assertEquals(failed.failure?.code, "WORKER_FAILED");
+  const why = failed.failure?.message ?? "";
+  ok(/could not start: Too many open files/.test(why), why);
+  refuse = false;
+  const next = await runtime.run(request(hook, shellEvent("rm -rf /")));
+  assertEquals(withoutFuel(next), { exitCode: 2, stdout: "", stderr: "rm -rf is not allowed" });
+  await runtime.close?.();
+});

@@ -170,6 +170,34 @@ Deno.test("a codec that is closed answers a body 503 SHUTTING_DOWN with Retry-Af
   }
 });
 
+Deno.test("a codec whose worker cannot start answers 503 OUT_OF_FILES, then starts it for the next body", async () => {
+  const dir = await Deno.makeTempDir();
+  let refuse = true;
+  const codec = createEventCodec({
+    minBytes: 1,
+    log: () => {},
+    // What host-deno's startWorker does when the process is out of file descriptors.
+    startWorker: (url, options) => {
+      if (refuse) throw new Error("Too many open files (os error 24): no file descriptors left");
+      return new Worker(url, options);
+    },
+  });
+  const { h, key } = await service(dir, codec);
+  const body = { event_type: "pre-tool-call", session_id: "s", tool_name: "Bash", tool_input: {} };
+  try {
+    const refused = await h.call("POST", "/v1/events", { key, body });
+    assert.deepEqual([refused.status, refused.body.error.code], [503, "OUT_OF_FILES"]);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    refuse = false;
+    const answered = await h.call("POST", "/v1/events", { key, body });
+    assert.equal(answered.status, 200, JSON.stringify(answered.body));
+  } finally {
+    await h.close();
+    codec.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("big answers written on the codec's worker are the answers written in place", async () => {
   const dir = await Deno.makeTempDir();
   const { codec, counts, wrapped } = counted();

@@ -700,7 +700,10 @@ Deno.test("a client that holds connections until hookbox serve is out of file de
       "/v1/hooks/guard",
       key,
       JSON.stringify(await wasmFolder("guard", "guard_wasi")),
-    );
+    ).catch(async (err) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.fail(`${err}; the server said: ${server.stderr().slice(-3000)}`);
+    });
     assert.ok([201, 503].includes(upload.status), `upload: ${upload.status} ${upload.body}`);
     if (upload.status === 503) assert.equal(JSON.parse(upload.body).error.code, "OUT_OF_FILES");
     // Once those connections close, new ones are accepted again: the process never ended.

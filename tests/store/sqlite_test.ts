@@ -145,6 +145,37 @@ Deno.test("sqlite store: when the checkpointer thread fails, the serving connect
   }
 });
 
+Deno.test("sqlite store: a checkpointer thread that cannot start leaves commits working, and the next commit starts it", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const ready = Promise.withResolvers<void>();
+  let refuse = true;
+  let asked = 0;
+  const store = openSqliteStore(`${dir}/hookbox.db`, {
+    checkpointMs: 20,
+    onCheckpointer: (state) => state === "ready" && ready.resolve(),
+    // What host-deno's startModuleWorker does when the process is out of file descriptors.
+    startWorker: (url) => {
+      asked++;
+      if (refuse) throw new Error("Too many open files (os error 24): no file descriptors left");
+      return new Worker(url, { type: "module" });
+    },
+  });
+  try {
+    await store.migrate();
+    await store.appendAudit(auditRows(0, 10));
+    assert.equal(asked, 1, "the first commit asked for the thread");
+    assert.equal(await store.countAudit("t"), 10, "and was stored all the same");
+    refuse = false;
+    await store.appendAudit(auditRows(10, 10));
+    await ready.promise;
+    assert.equal(asked, 2, "the next commit started it");
+    assert.equal(await store.countAudit("t"), 20);
+  } finally {
+    await store.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("sqlite store: the log is checkpointed off the serving connection and stays bounded", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
   const path = `${dir}/hookbox.db`;

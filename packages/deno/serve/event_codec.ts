@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { startWorker } from "../../host-deno/worker_start.ts";
 import type { EventBodyMessage, EventBodySource, EventCodec } from "../../service/event_body.ts";
 import { ApiError } from "../../service/errors.ts";
 import type { CodecAnswer, CodecJob } from "./_event_codec_worker.ts";
@@ -43,6 +44,8 @@ export function createEventCodec(
     timeoutMs?: number;
     /** Where a failure of the worker is reported (one line each). @default console.error */
     log?: (entry: Record<string, unknown>) => void;
+    /** Starts the worker (tests). @default host-deno's `startWorker` */
+    startWorker?: (url: URL, options: WorkerOptions) => Worker;
   } = {},
 ): DenoEventCodec {
   const log = options.log ??
@@ -69,7 +72,7 @@ export function createEventCodec(
     settle({ failure: why });
   };
   const start = (): Worker => {
-    const started = new Worker(ENTRY, { type: "module" });
+    const started = (options.startWorker ?? startWorker)(ENTRY, { type: "module" });
     started.onmessage = (event: MessageEvent<CodecAnswer>) => settle(event.data);
     started.onerror = (event) => {
       event.preventDefault();
@@ -92,11 +95,29 @@ export function createEventCodec(
     if (current !== null || closed) return;
     current = next();
     if (current === null) return;
-    worker ??= start();
+    if (worker === null) {
+      try {
+        worker = start();
+      } catch (err) {
+        // No thread to be had (the process out of file descriptors): every job waiting fails
+        // now, and the next one tries again.
+        const failure = `the codec worker could not start: ${(err as Error)?.message ?? err}`;
+        log({ at: new Date().toISOString(), level: "error", msg: "event codec", error: failure });
+        const left = [current, ...[...queues.values()].flat()];
+        current = null;
+        queues.clear();
+        for (const pending of left) pending.resolve({ failure });
+        return;
+      }
+    }
     timer = setTimeout(() => broke(`it took over ${timeoutMs} ms`), timeoutMs);
     worker.postMessage(current.job, current.transfer);
   };
-  worker = start();
+  try {
+    worker = start();
+  } catch {
+    worker = null; // the first job tries again, and fails for want of it if it must
+  }
   const run = (tenantId: string, job: CodecJob, transfer: Transferable[]) =>
     new Promise<CodecAnswer>((resolve) => {
       if (closed) return resolve({ failure: "the server is shutting down" });
@@ -117,6 +138,8 @@ export function createEventCodec(
       const answer = await run(source.tenantId, { read: own, source }, [own.buffer as ArrayBuffer]);
       if ("message" in answer) return answer.message;
       const why = "failure" in answer ? answer.failure : "no event came back";
+      // Out of file descriptors is the server's state, not the body's: a 503 to retry.
+      if (/too many open files/i.test(why)) throw new Error(why);
       throw new ApiError(400, "BODY_UNREADABLE", `the event body could not be read: ${why}`);
     },
     async write(tenantId: string, value: unknown): Promise<Uint8Array> {

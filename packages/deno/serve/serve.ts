@@ -19,6 +19,7 @@ import type { Store } from "../../store/store.ts";
 import { openSqliteStore } from "../../store-sqlite/sqlite.ts";
 import { createDenoHookBuilder } from "./hook_builder.ts";
 import { sweepStaleTemp } from "../../host-deno/cache_trim.ts";
+import { startModuleWorker } from "../../host-deno/worker_start.ts";
 import { createEventCodec } from "./event_codec.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 import { decisionWebhook } from "./decision_webhook.ts";
@@ -133,7 +134,7 @@ export async function openStore(
         recursive: true,
       });
     }
-    store = openSqliteStore(path);
+    store = openSqliteStore(path, { startWorker: startModuleWorker });
   }
   await store.migrate();
   return store;
@@ -165,7 +166,9 @@ export function storeRuntimes(store: Store, workers = 0) {
     return found;
   };
   const wasm = createWasmRuntime(
-    workers > 0 ? { loadBytes, worker: true, workers, startWorkers: true } : { loadBytes },
+    workers > 0
+      ? { loadBytes, worker: true, workers, startWorkers: true, startWorker: startModuleWorker }
+      : { loadBytes },
   );
   const lend = (sha: string, bytes: Uint8Array) => {
     lent.set(sha, bytes);

@@ -15,6 +15,10 @@
  *
  * @module
  */
+import { startWorker } from "../../host-deno/worker_start.ts";
+
+/** How a failure for want of file descriptors reads (EMFILE, ENFILE). */
+const OUT_OF_FILES = /too many open files/i;
 
 /** Options of {@linkcode WorkerPool}. */
 export interface WorkerPoolOptions {
@@ -93,6 +97,13 @@ export class WorkerPool<J, A> {
         member.worker.terminate();
       }, this.#options.idleMs);
     }
+    // A worker that could not load its modules for want of file descriptors failed for the
+    // server's state, not the job's: thrown, so the service answers 503 OUT_OF_FILES.
+    if (
+      !result.ok && result.failure.kind === "error" && OUT_OF_FILES.test(result.failure.message)
+    ) {
+      throw new Error(result.failure.message);
+    }
     return result;
   }
 
@@ -105,7 +116,8 @@ export class WorkerPool<J, A> {
   }
 
   #start(): Member {
+    const worker = startWorker(this.#entry, { type: "module" });
     this.started++;
-    return { worker: new Worker(this.#entry, { type: "module" }), bytes: 0 };
+    return { worker, bytes: 0 };
   }
 }

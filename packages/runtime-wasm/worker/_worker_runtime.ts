@@ -51,6 +51,8 @@ export interface WorkerRuntimeOptions {
    * @default WARM_POOL_BYTES
    */
   warmBytes?: number;
+  /** Starts a worker thread (`WasmRuntimeOptions.startWorker`). @default `new Worker` */
+  startWorker?: (url: URL) => Worker;
 }
 
 /** Default time a worker may take to load a plugin it has not loaded yet. */
@@ -496,7 +498,21 @@ export class WorkerRuntime implements Runtime {
   #spawn(): void {
     this.workersStarted++;
     const share = Math.floor((this.#options.warmBytes ?? WARM_POOL_BYTES) / this.#size);
-    const slot = new WorkerSlot(
+    let slot: WorkerSlot;
+    try {
+      slot = this.#newSlot(share);
+    } catch (err) {
+      // No thread could start (the process out of file descriptors): what waits fails now, and
+      // the next call tries again.
+      const why = `a worker thread could not start: ${(err as Error)?.message ?? err}`;
+      for (const pending of this.#queue.splice(0)) pending.settle(failed("WORKER_FAILED", why));
+      return;
+    }
+    this.#slots.push(slot);
+  }
+
+  #newSlot(share: number): WorkerSlot {
+    return new WorkerSlot(
       this.#entry,
       {
         idle: () => this.#pump(),
@@ -519,8 +535,8 @@ export class WorkerRuntime implements Runtime {
       },
       share,
       this.#size,
+      this.#options.startWorker,
     );
-    this.#slots.push(slot);
   }
 
   #key(hook: HookDefinition): number {

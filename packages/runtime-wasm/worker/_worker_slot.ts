@@ -69,9 +69,15 @@ export class WorkerSlot {
   #job: SlotJob | null = null;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(url: URL, events: SlotEvents, warmBytes: number = WARM_POOL_BYTES, shareOf = 1) {
+  constructor(
+    url: URL,
+    events: SlotEvents,
+    warmBytes: number = WARM_POOL_BYTES,
+    shareOf = 1,
+    startWorker: (url: URL) => Worker = (url) => new Worker(url, { type: "module" }),
+  ) {
     this.#events = events;
-    this.#worker = new Worker(url, { type: "module" });
+    this.#worker = startWorker(url);
     this.#worker.onmessage = (event: MessageEvent<WorkerMessage>) => this.#receive(event.data);
     this.#worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
