@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { ClientErrorLines } from "./log_lines.ts";
 import { type Context, Hono } from "hono";
 import { isHookboxError } from "../core/errors.ts";
 import { StopCounts } from "./stop_counts.ts";
@@ -155,6 +156,12 @@ export interface Service {
    * whose body can no longer be read (Deno's shutdown ends body reads).
    */
   beginShutdown(): void;
+  /**
+   * Writes the counts of client-error request lines held back in a second
+   * that has ended (`log_lines.ts`); `hookbox serve` calls it every second,
+   * and the next request does it too.
+   */
+  flushLogLines(): void;
   /** Deletes audit rows and captured events past each tenant's retention; returns how many. */
   pruneAudit(): Promise<number>;
   /** Runs shadow versions beside live events: wait for it before closing the store. */
@@ -202,6 +209,7 @@ export function createService(deps: ServerDeps): Service {
   };
 
   // ---- request ids, logs, errors ------------------------------------------------------------
+  const clientErrors = new ClientErrorLines(log, iso);
   app.use(async (c, next) => {
     const started = performance.now();
     const given = c.req.header("x-request-id");
@@ -214,6 +222,9 @@ export function createService(deps: ServerDeps): Service {
     const matched = c.req.matchedRoutes.findLast((r) => r.method !== "ALL")?.path;
     const route = matched === undefined ? "unmatched" : declaredPath(matched);
     metrics.request(c.req.method, route, c.res.status, (performance.now() - started) / 1000);
+    const tenant = c.get("tenant" as never) as string | undefined;
+    // A tenant's flood of refusals is counted, not written line by line (`log_lines.ts`).
+    if (!clientErrors.admit(tenant ?? "", c.res.status, now())) return;
     log({
       at: iso(),
       level: c.res.status >= 500 ? "error" : "info",
@@ -223,7 +234,7 @@ export function createService(deps: ServerDeps): Service {
       path: c.req.path,
       status: c.res.status,
       ms: Math.round((performance.now() - started) * 100) / 100,
-      ...(c.get("tenant" as never) ? { tenant: c.get("tenant" as never) } : {}),
+      ...(tenant ? { tenant } : {}),
       ...(c.get("decision_id" as never) ? { decision_id: c.get("decision_id" as never) } : {}),
       ...(c.get("error_code" as never) ? { code: c.get("error_code" as never) } : {}),
     });
@@ -286,7 +297,9 @@ export function createService(deps: ServerDeps): Service {
     pruneUsage: () => store.pruneUsage(now() - USAGE_KEPT_MS),
     beginShutdown: () => {
       shuttingDown = true;
+      clientErrors.flush(now(), true);
     },
+    flushLogLines: () => clientErrors.flush(now()),
     async pruneAudit() {
       let removed = 0;
       for (const tenant of await store.listTenants()) {

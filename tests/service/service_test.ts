@@ -8,6 +8,7 @@ import { RawHttpConnection } from "../../scripts/_raw_http.ts";
 import { startServe } from "../../scripts/_serve_process.ts";
 import { ROOT } from "../_helpers.ts";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { CLIENT_ERROR_LINES } from "../../packages/service/log_lines.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { encodeBase64 } from "../_base64.ts";
@@ -345,6 +346,53 @@ Deno.test("the upkeep deletes quota usage of minutes over an hour old, and quota
       429,
     ]);
   }, { now: () => now });
+});
+
+Deno.test("a tenant's flood of refusals is counted in the log, not written line by line, and others' lines stay", async () => {
+  let now = Date.parse("2026-01-01T00:00:10Z");
+  const lines: Record<string, unknown>[] = [];
+  const store = openSqliteStore(await sqlitePath());
+  const h = await harness(store, () => now, 0, undefined, { log: (entry) => lines.push(entry) });
+  try {
+    const hot = await h.tenant("hot", { events_per_minute: 1 });
+    const calm = await h.tenant("calm");
+    const send = (key: string) => h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.equal((await send(hot)).status, 200);
+    for (let i = 0; i < 500; i++) assert.equal((await send(hot)).status, 429);
+    // Another tenant's client errors and answers are its own, whatever the flood.
+    for (let i = 0; i < 5; i++) {
+      assert.equal(
+        (await h.call("POST", "/v1/events", { key: calm, raw: "{not json" })).status,
+        400,
+      );
+    }
+    assert.equal((await send(calm)).status, 200);
+    const requests = (tenant: string, status: number) =>
+      lines.filter((l) => l.msg === "request" && l.tenant === tenant && l.status === status).length;
+    assert.equal(requests("hot", 429), CLIENT_ERROR_LINES, "the flood's first lines are written");
+    assert.equal(requests("calm", 400), 5);
+    assert.equal(requests("calm", 200), 1);
+    // A second later, one line says how many were held back.
+    now += 1000;
+    h.service.flushLogLines();
+    const held = lines.filter((l) => l.msg === "requests not logged");
+    assert.deepEqual(held.map(({ at: _, ...l }) => l), [{
+      level: "info",
+      msg: "requests not logged",
+      tenant: "hot",
+      count: 500 - CLIENT_ERROR_LINES,
+      statuses: { 429: 500 - CLIENT_ERROR_LINES },
+      since_ms: 1000,
+    }]);
+    // The metrics count every request.
+    const metrics = await h.call("GET", "/metrics");
+    assert.match(metrics.body, /status="429"[^\n]* 500\n/);
+    // A new second: lines again.
+    assert.equal((await send(hot)).status, 429);
+    assert.equal(requests("hot", 429), CLIENT_ERROR_LINES + 1);
+  } finally {
+    await h.close();
+  }
 });
 
 Deno.test("a tenant over a per-minute quota is refused before its body is read, until the minute ends or its policy changes", async () => {

@@ -261,6 +261,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     upkeep("temp sweep", tempSweep);
   }, 3_600_000);
   Deno.unrefTimer(retention);
+  // The counts of client-error lines held back (a tenant's flood of refusals), once a second.
+  const logLines = setInterval(() => service.flushLogLines(), 1000);
+  Deno.unrefTimer(logLines);
   let resolveReady: (url: string) => void;
   const ready = new Promise<string>((r) => resolveReady = r);
   const server = keepServing({
@@ -284,6 +287,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const shutdown = () =>
     stopping ??= (async () => {
       clearInterval(retention);
+      clearInterval(logLines);
       service.beginShutdown();
       log({ at: new Date().toISOString(), level: "info", msg: "draining", grace_ms: grace });
       if (!(await settlesWithin(server.shutdown(), grace))) {
