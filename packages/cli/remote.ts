@@ -43,10 +43,13 @@ export async function remoteDispatchCommand(args: string[]): Promise<number> {
   try {
     return await askRemote(options);
   } catch (err) {
-    if (!options.strict || !(err instanceof UsageError)) throw err;
+    // --strict: whatever kept the service's answer from this call is the agent's block.
+    if (!options.strict) throw err;
     const { isAgentName } = await import("../agents/adapters.ts");
     const { unreadableBlock } = await import("../agents/unreadable.ts");
-    const reason = `hookbox could not ask its service (${err.message}) and runs --strict`;
+    const reason = `hookbox could not ask its service (${
+      (err as Error)?.message ?? err
+    }) and runs --strict`;
     const answer = isAgentName(options.agent)
       ? unreadableBlock(options.agent, options.event ?? undefined, reason, "hookbox")
       : { exitCode: 2, stdout: "", stderr: reason };
@@ -79,7 +82,16 @@ async function askRemote(options: RemoteArgs): Promise<number> {
   } catch (err) {
     throw new UsageError(`remote ${options.remote.origin}: ${(err as Error).message}`);
   }
-  const text = await cappedText(res);
+  let text: string;
+  try {
+    text = await cappedText(res);
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    // A body that stops or trickles past the time given: as a server that cannot be asked.
+    throw new UsageError(
+      `remote ${options.remote.origin}: the answer was not read: ${(err as Error).message}`,
+    );
+  }
   if (!res.ok) throw new UsageError(`remote answered ${res.status}: ${text.slice(0, 300)}`);
   const answer = parseAnswer(text);
   if (answer.stdout) console.log(answer.stdout);

@@ -104,12 +104,26 @@ Deno.test("dispatch --remote answers each agent like the in-process command", as
   });
 });
 
-Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, oversized, or slow", async () => {
+Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, oversized, slow or trickled", async () => {
   const answers: Record<string, () => Response | Promise<Response>> = {
     "/shape/": () => Response.json({ exit_code: "2", stdout: 1 }),
     "/code/": () => Response.json({ exit_code: 999, stdout: "", stderr: "" }),
     "/huge/": () => new Response("x".repeat(5 * 1024 * 1024)),
     "/slow/": () => new Promise((resolve) => setTimeout(() => resolve(Response.json({})), 2_000)),
+    // Headers at once, then a byte of the body every 100 ms without end.
+    "/trickle/": () => {
+      let timer: ReturnType<typeof setInterval> | undefined;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"exit_code":0,'));
+          timer = setInterval(() => controller.enqueue(new TextEncoder().encode(" ")), 100);
+        },
+        cancel() {
+          clearInterval(timer);
+        },
+      });
+      return new Response(body, { headers: { "content-type": "application/json" } });
+    },
   };
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, (req) => {
     const prefix = Object.keys(answers).find((p) => new URL(req.url).pathname.startsWith(p));
@@ -122,6 +136,7 @@ Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, ove
       ["/code/", [], /not \{exit_code, stdout, stderr\}/],
       ["/huge/", [], /over 4194304 bytes/],
       ["/slow/", ["--timeout-ms", "200"], /remote http:\/\/127\.0\.0\.1/],
+      ["/trickle/", ["--timeout-ms", "500"], /remote http:\/\/127\.0\.0\.1.*answer was not read/],
     ];
     for (const [path, extra, message] of cases) {
       const out = await runWithStdin(
@@ -132,6 +147,27 @@ Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, ove
       );
       assertEquals([out.exitCode, out.stdout], [1, ""], path);
       match(out.stderr, message, path);
+      // --strict: every such answer is the agent's block, never its non-blocking error.
+      const strict = await runWithStdin(
+        CLI[0]!,
+        [
+          ...CLI.slice(1),
+          "dispatch",
+          "--agent",
+          "claude-code",
+          "--event",
+          "PreToolUse",
+          "--remote",
+          base + path,
+          "--strict",
+          ...extra,
+        ],
+        claudeBash("ls", "/tmp"),
+        { env: { HOOKBOX_KEY: "k", NO_COLOR: "1" } },
+      );
+      assertEquals(strict.exitCode, 0, `${path}: ${strict.stderr}`);
+      const answer = JSON.parse(strict.stdout).hookSpecificOutput;
+      assertEquals(answer.permissionDecision, "deny", path);
     }
   } finally {
     await server.shutdown();
