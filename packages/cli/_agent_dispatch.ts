@@ -32,7 +32,7 @@ import { parseEventObject } from "../core/schema/event.ts";
 import { stdinOnce, StdinTooLarge, UsageError } from "./_io.ts";
 import { lastAnswer, stopCount } from "./_stop.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
-import { blocked, failureLines, guardOfUnreadable, strictResult } from "./_fail_closed.ts";
+import { blocked, failureLines, guardOfUnreadable, lineOf, strictResult } from "./_fail_closed.ts";
 
 /** The flags of an agent dispatch. */
 export interface AgentFlags extends DispatchFlags {
@@ -92,9 +92,10 @@ async function answerFor(
         values.tenant ? { tenantId: values.tenant } : {},
       );
     } catch (err) {
-      if (!isHookboxError(err)) throw err;
+      // Whatever kept the hooks from answering (a fault of hookbox's own included) is decided
+      // as an unreadable event: a closed guard that could apply blocks.
       const head = { event: call.agentEvent, ...toolOf(call.event) };
-      return await unreadable(agent, values, extra, err.toLine(), head);
+      return await unreadable(agent, values, extra, lineOf(err), head);
     }
     const problems = await executor.problems(workDir);
     const hooks = await executor.hooks(workDir);

@@ -7,11 +7,21 @@
 import type { ExecutorOptions } from "../deno/executor.ts";
 import { closedGuard, type PayloadHead } from "../agents/unreadable.ts";
 import type { DispatchResult } from "../core/dispatch/result.ts";
+import { isHookboxError } from "../core/errors.ts";
 import type { HookProblem } from "../core/hook/discover.ts";
 import { loadRe2 } from "../core/schema/loaders.ts";
 import type { EventType } from "../core/schema/event_types.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
 import { problemLine } from "./validate.ts";
+
+/**
+ * One line for what kept the hooks from answering: a hookbox error's code
+ * and words, anything else (a fault of hookbox's own) as `INTERNAL`.
+ */
+export function lineOf(err: unknown): string {
+  if (isHookboxError(err)) return err.toLine();
+  return `INTERNAL: ${String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ")}`;
+}
 
 /** Outcomes that are a failed (or skipped) hook. */
 const FAILED: ReadonlySet<string> = new Set(["error", "timeout", "limit", "skipped"]);

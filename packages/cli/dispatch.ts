@@ -12,7 +12,7 @@ import { isHookboxError } from "../core/errors.ts";
 import { normalizeEventType } from "../core/schema/event_types.ts";
 import { agentDispatch } from "./_agent_dispatch.ts";
 import { StdinTooLarge } from "./_io.ts";
-import { failureLines, guardOfUnreadable, strictResult } from "./_fail_closed.ts";
+import { failureLines, guardOfUnreadable, lineOf, strictResult } from "./_fail_closed.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
 
 /** Runs the command; returns the exit code. */
@@ -51,11 +51,11 @@ export async function dispatchCommand(
     try {
       result = await executor.dispatch(event, values.tenant ? { tenantId: values.tenant } : {});
     } catch (err) {
-      if (!isHookboxError(err)) throw err;
+      // Whatever kept the hooks from answering, a fault of hookbox's own included.
       return await unreadableEvent(
         values,
         extra,
-        err.toLine(),
+        lineOf(err),
         JSON.stringify({
           event_type: typeof event.event_type === "string" ? event.event_type : undefined,
           tool_name: typeof event.tool_name === "string" ? event.tool_name : undefined,

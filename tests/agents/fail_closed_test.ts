@@ -14,6 +14,13 @@ import { manyTypes } from "../rewriter/_modules.ts";
 import { lastAnswerIn } from "../../packages/cli/_stop.ts";
 import { failureLines } from "../../packages/cli/_fail_closed.ts";
 import { allowResult } from "../../packages/core/dispatch/result.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { enableCallContexts } from "../../packages/host-deno/call_context.ts";
+import { useExecutorMaker } from "../../packages/cli/_executor.ts";
+import { agentAnswerOf } from "../../packages/cli/_agent_dispatch.ts";
+import { asCall } from "../../packages/cli/_io.ts";
+import { dispatchCommand } from "../../packages/cli/dispatch.ts";
+import { createExecutor } from "../../packages/deno/executor.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-fail-closed-" });
 globalThis.addEventListener("unload", () => Deno.removeSync(dir, { recursive: true }));
@@ -439,4 +446,52 @@ Deno.test("a repository's hooks at their own limits cannot hold the call past an
     JSON.parse(out.stdout).systemMessage,
     /hook "builder" \(platform\) timeout: time: the event's time budget (ran out while the hook was being built|is spent)/,
   );
+});
+
+Deno.test("a fault of hookbox's own while the hooks run is a block where a closed guard applies", async () => {
+  // In process, with an executor whose dispatch fails as no hook would (a bug, the process out of
+  // descriptors): the call must not end as the agent's non-blocking error.
+  enableCallContexts(AsyncLocalStorage);
+  useExecutorMaker((options) => {
+    const real = createExecutor(options);
+    return { ...real, dispatch: () => Promise.reject(new TypeError("something broke\ninside")) };
+  });
+  try {
+    const answerTo = (hooksDir: string, command: string) =>
+      asCall(
+        { stdin: claude({ command }), cwd: dir },
+        () => agentAnswerOf("claude-code", { "hooks-dir": [hooksDir] }, { scanCache: false }),
+      );
+    const blocked = await answerTo(closed, "ls");
+    assertEquals(blocked.exitCode, 0, blocked.stderr);
+    const answer = JSON.parse(blocked.stdout).hookSpecificOutput;
+    assertEquals(answer.permissionDecision, "deny");
+    match(answer.permissionDecisionReason, /INTERNAL: something broke inside; hook "guard"/);
+    // Only open guards: the failed call it is, with one line saying why.
+    const failed = await answerTo(open, "ls");
+    assertEquals([failed.exitCode, failed.stdout], [1, ""]);
+    match(failed.stderr, /^hookbox: INTERNAL: something broke inside$/);
+    // Plain dispatch: exit 2, the block printed.
+    const event = JSON.stringify({
+      event_type: "pre-tool-call",
+      tool_name: "Bash",
+      tool_input: {},
+    });
+    const printed: string[] = [];
+    const print = console.log;
+    console.log = (line: string) => printed.push(line);
+    let code: number;
+    try {
+      code = await asCall(
+        { stdin: event, cwd: dir },
+        () => dispatchCommand(["--hooks-dir", closed], { scanCache: false }),
+      );
+    } finally {
+      console.log = print;
+    }
+    assertEquals(code, 2);
+    assertEquals(JSON.parse(printed.join("\n")).decision, "block");
+  } finally {
+    useExecutorMaker(null);
+  }
 });
