@@ -13,7 +13,6 @@
  */
 import { ClientErrorLines } from "./log_lines.ts";
 import { type Context, Hono } from "hono";
-import { isHookboxError } from "../core/errors.ts";
 import { StopCounts } from "./stop_counts.ts";
 import { AuditWriter } from "./audit.ts";
 import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from "./storage.ts";
@@ -21,13 +20,13 @@ export { DEFAULT_STORAGE_LIMITS, type StorageLimits } from "./storage.ts";
 import { bearer, hashKey, newId, sameDigest } from "./auth.ts";
 import type { HookBuilder } from "./builder.ts";
 import type { Engine } from "./engine.ts";
-import { ApiError, forbidden, unauthenticated } from "./errors.ts";
+import { ApiError, apiErrorOf, forbidden, unauthenticated } from "./errors.ts";
 import { NO_METRICS, type ServiceMetrics } from "./service_metrics.ts";
 import { Quotas } from "./quota.ts";
 import { BODY_DEADLINES, BODY_HOLDS, MAX_UPLOAD_BYTES } from "./request.ts";
 import { HeldBytes } from "./held_bytes.ts";
 import { UploadGate, type UploadLimits } from "./upload_gate.ts";
-import { type Store, StoreUnavailable, type TenantRow } from "../store/store.ts";
+import type { Store, TenantRow } from "../store/store.ts";
 import type { ServiceContext } from "./routes/context.ts";
 import { type Caller, type Gate, mount, type Route } from "./routes/route.ts";
 import { platformRoutes } from "./routes/platform.ts";
@@ -244,7 +243,7 @@ export function createService(deps: ServerDeps): Service {
   const shuttingDownError = () =>
     new ApiError(503, "SHUTTING_DOWN", "the server is shutting down; retry", { retryAfter: 1 });
   app.onError((err, c) => {
-    let api = err instanceof ApiError ? err : storeOrInternal(err, log);
+    let api = err instanceof ApiError ? err : apiErrorOf(err, log);
     if (shuttingDown && api.code === "BODY_UNREADABLE") api = shuttingDownError();
     metrics.rejected(api.code);
     c.set("error_code" as never, api.code as never);
@@ -315,38 +314,6 @@ export function createService(deps: ServerDeps): Service {
       return removed;
     },
   };
-}
-
-function storeOrInternal(err: unknown, log: (e: Record<string, unknown>) => void): ApiError {
-  if (err instanceof StoreUnavailable) {
-    log({ at: new Date().toISOString(), level: "error", msg: "store", error: err.message });
-    return new ApiError(503, "STORE_UNAVAILABLE", "the store did not answer; retry later", {
-      retryAfter: 1,
-    });
-  }
-  if (outOfFiles(err)) {
-    log({ at: new Date().toISOString(), level: "error", msg: "files", error: String(err) });
-    return new ApiError(
-      503,
-      "OUT_OF_FILES",
-      "the server is out of file descriptors (too many connections open); retry later",
-      { retryAfter: 1 },
-    );
-  }
-  log({ at: new Date().toISOString(), level: "error", msg: "unhandled", error: String(err) });
-  if (isHookboxError(err)) return new ApiError(400, err.code, err.message);
-  return new ApiError(500, "INTERNAL", "internal error; see the server log");
-}
-
-/**
- * The process (or the system) out of file descriptors: any client can bring
- * it there by holding connections open, and it passes once they close, so it
- * is a `503` to retry, not a fault of hookbox's (Deno says it in the message,
- * Node in `code`).
- */
-function outOfFiles(err: unknown): boolean {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return code === "EMFILE" || code === "ENFILE" || /too many open files/i.test(String(message));
 }
 
 const DECLARED = new Map<string, string>();

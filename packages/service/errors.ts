@@ -5,7 +5,8 @@
  *
  * @module
  */
-import type { ErrorCode } from "../core/errors.ts";
+import { type ErrorCode, isHookboxError } from "../core/errors.ts";
+import { StoreUnavailable } from "../store/store.ts";
 import type { Problem } from "./builder.ts";
 
 /** HTTP status codes the service answers errors with. */
@@ -62,3 +63,41 @@ export const tenantNotFound = (id: string) =>
   new ApiError(404, "TENANT_NOT_FOUND", `no tenant "${id}"`);
 export const storeUnavailable = () =>
   new ApiError(503, "STORE_UNAVAILABLE", "the store cannot be written; nothing was recorded");
+
+/**
+ * What the service answers for an error that is not an `ApiError`: the store
+ * not answering (`503 STORE_UNAVAILABLE`), the process out of file
+ * descriptors (`503 OUT_OF_FILES`), a hookbox error (`400`), else `500
+ * INTERNAL`; each logged as one line.
+ */
+export function apiErrorOf(err: unknown, log: (e: Record<string, unknown>) => void): ApiError {
+  if (err instanceof StoreUnavailable) {
+    log({ at: new Date().toISOString(), level: "error", msg: "store", error: err.message });
+    return new ApiError(503, "STORE_UNAVAILABLE", "the store did not answer; retry later", {
+      retryAfter: 1,
+    });
+  }
+  if (outOfFiles(err)) {
+    log({ at: new Date().toISOString(), level: "error", msg: "files", error: String(err) });
+    return new ApiError(
+      503,
+      "OUT_OF_FILES",
+      "the server is out of file descriptors (too many connections open); retry later",
+      { retryAfter: 1 },
+    );
+  }
+  log({ at: new Date().toISOString(), level: "error", msg: "unhandled", error: String(err) });
+  if (isHookboxError(err)) return new ApiError(400, err.code, err.message);
+  return new ApiError(500, "INTERNAL", "internal error; see the server log");
+}
+
+/**
+ * The process (or the system) out of file descriptors: any client can bring
+ * it there by holding connections open, and it passes once they close, so it
+ * is a `503` to retry, not a fault of hookbox's (Deno says it in the message,
+ * Node in `code`).
+ */
+function outOfFiles(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === "EMFILE" || code === "ENFILE" || /too many open files/i.test(String(message));
+}

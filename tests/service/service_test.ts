@@ -395,6 +395,60 @@ Deno.test("a tenant's flood of refusals is counted in the log, not written line 
   }
 });
 
+Deno.test("an agent's call the service cannot answer is the agent's block where a closed guard applies", async () => {
+  // An agent lets the action through when its hook call gets no answer (a 429 or a 503 is its
+  // non-blocking error): over a quota, or with the store gone, a closed guard still blocks.
+  let now = Date.parse("2026-01-01T00:00:10Z");
+  await onService(async (h) => {
+    const claude = {
+      session_id: "s",
+      cwd: "/repo",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+    };
+    const keys: Record<string, string> = {};
+    for (const onError of ["closed", "open"]) {
+      const key = keys[onError] = await h.tenant(onError, { events_per_minute: 1 });
+      const up = await h.call("PUT", "/v1/hooks/guard", {
+        key,
+        body: await wasmFolder("guard", "guard_wasi", `on_error: ${onError}\n`),
+      });
+      assert.equal(up.status, 201, JSON.stringify(up.body));
+    }
+    const ask = (key: string, query = "") =>
+      h.call("POST", `/v1/agents/claude-code/events${query}`, { key, body: claude });
+    for (const key of Object.values(keys)) assert.equal((await ask(key)).status, 200);
+    // Over the quota: the closed guard's tenant gets Claude's deny, naming why.
+    const over = await ask(keys.closed!);
+    assert.equal(over.status, 200, JSON.stringify(over.body));
+    assert.equal(over.body.hookSpecificOutput.permissionDecision, "deny");
+    assert.match(
+      over.body.hookSpecificOutput.permissionDecisionReason,
+      /could not answer this PreToolUse: QUOTA_EXCEEDED: .*hook "guard" guards it and fails closed/,
+    );
+    const command = await ask(keys.closed!, "?form=command");
+    assert.equal(command.status, 200);
+    // Refused before its body was read: Claude's block by exit code, the reason on stderr.
+    assert.deepEqual([command.body.exit_code, command.body.stdout], [2, ""]);
+    assert.match(command.body.stderr, /QUOTA_EXCEEDED: .*hook "guard" guards it and fails closed/);
+    // Only an open guard: the refusal it is.
+    const open = await ask(keys.open!);
+    assert.deepEqual([open.status, open.body.error.code], [429, "QUOTA_EXCEEDED"]);
+    // The audit cannot be written (no audit, no answer): the same.
+    now += 60_000;
+    h.store.appendAudit = () => Promise.reject(new Error("disk full"));
+    const down = await ask(keys.closed!);
+    assert.equal(down.status, 200, JSON.stringify(down.body));
+    assert.match(
+      down.body.hookSpecificOutput.permissionDecisionReason,
+      /STORE_UNAVAILABLE: .*hook "guard" guards it and fails closed/,
+    );
+    const openDown = await ask(keys.open!);
+    assert.deepEqual([openDown.status, openDown.body.error.code], [503, "STORE_UNAVAILABLE"]);
+  }, { now: () => now });
+});
+
 Deno.test("a tenant over a per-minute quota is refused before its body is read, until the minute ends or its policy changes", async () => {
   let now = Date.parse("2026-01-01T00:00:10Z");
   await onService(async (h) => {

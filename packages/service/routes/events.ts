@@ -24,7 +24,7 @@ import { closedGuard, mappedType, readHead, unreadableBlock } from "../../agents
 import { TenantGone } from "../audit.ts";
 import { newId } from "../auth.ts";
 import type { ServedHook } from "../engine.ts";
-import { ApiError, storeUnavailable, tenantNotFound } from "../errors.ts";
+import { ApiError, apiErrorOf, storeUnavailable, tenantNotFound } from "../errors.ts";
 import type { Quotas } from "../quota.ts";
 import { readBody } from "../request.ts";
 import {
@@ -254,58 +254,87 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           const value = exitCode === 2 ? { decision: "block", reason: stderr } : {};
           return await jsonAnswer(ctx, c, tenant.id, value, chars);
         };
-        return await leased(quotas, tenant, async () => {
-          let text = "";
-          try {
-            // Made into an event, its text kept with it: a plugin worker is sent the
-            // text and makes the same event of it (the same timestamp too).
-            const body = await eventBody(ctx, c, tenant, {
-              name: agent,
-              event: c.req.query("event") || undefined,
-              at: iso(),
-            });
-            text = body.text;
-            if (body.error !== null) throw body.error;
-            const call = body.call!;
-            const parsed = body.parsed;
-            if (parsed === null) return await reply(passThrough(call));
-            if (
-              parsed.ok && parsed.event.event_type === "pre-agent-turn-stop" && agent !== "cursor"
-            ) {
-              // The stop budget, counted here: the agent says only whether this stop is a retry.
-              const retry = call.input.stop_hook_active === true;
-              const count = stops.next(tenant.id, agent, parsed.event.session_id, retry);
-              body.source!.agent!.stopCount = count;
-              parsed.event.stop_count = count;
+        let text = "";
+        // An agent lets the action through when its hook call is not answered: a call the
+        // service cannot answer (over a quota, the store or the process unavailable, a fault)
+        // is the agent's block where a closed hook of the tenant's could apply.
+        const closedRefusal = async (api: ApiError): Promise<Response | null> => {
+          if (!REFUSALS.has(api.code)) return null;
+          const served = await engine.hooks(tenant.id, generation).catch(() => null);
+          if (served === null) return null;
+          const head = readHead(text);
+          const name = c.req.query("event") || head.event;
+          const type = mappedType(agent, name);
+          if (name !== undefined && type === null && agent !== "agenthooks") return null;
+          const guard = closedGuard(served.map((h) => h.definition), type, head.tool);
+          if (guard === null) return null;
+          ctx.metrics.rejected(api.code);
+          c.set("error_code" as never, api.code as never);
+          const reason = `hookbox could not answer this ${name ?? "event"}: ${api.code}: ` +
+            `${api.message}; hook "${guard.name}" guards it and fails closed`;
+          return await reply(unreadableBlock(agent, name, reason, guard.name));
+        };
+        const answerCall = () =>
+          leased(quotas, tenant, async () => {
+            try {
+              // Made into an event, its text kept with it: a plugin worker is sent the
+              // text and makes the same event of it (the same timestamp too).
+              const body = await eventBody(ctx, c, tenant, {
+                name: agent,
+                event: c.req.query("event") || undefined,
+                at: iso(),
+              });
+              text = body.text;
+              if (body.error !== null) throw body.error;
+              const call = body.call!;
+              const parsed = body.parsed;
+              if (parsed === null) return await reply(passThrough(call));
+              if (
+                parsed.ok && parsed.event.event_type === "pre-agent-turn-stop" && agent !== "cursor"
+              ) {
+                // The stop budget, counted here: the agent says only whether this stop is a retry.
+                const retry = call.input.stop_hook_active === true;
+                const count = stops.next(tenant.id, agent, parsed.event.session_id, retry);
+                body.source!.agent!.stopCount = count;
+                parsed.event.stop_count = count;
+              }
+              const { result, decisionId } = await dispatchFor(
+                ctx,
+                tenant,
+                parsed,
+                false,
+                started,
+                generation,
+                ctx.agentEventMs,
+              );
+              c.header("x-hookbox-decision-id", decisionId);
+              c.set("decision_id" as never, decisionId as never);
+              return await reply(agentAnswer(call, result));
+            } catch (err) {
+              // SPEC §4.7: a payload the service cannot evaluate is the agent's block where a
+              // closed hook of the tenant's (or a platform hook) could apply.
+              if (!(err instanceof ApiError) || !UNREADABLE.has(err.code)) throw err;
+              const served = await engine.hooks(tenant.id, generation);
+              const head = readHead(text);
+              const name = c.req.query("event") || head.event;
+              const type = mappedType(agent, name);
+              if (name !== undefined && type === null && agent !== "agenthooks") throw err;
+              const guard = closedGuard(served.map((h) => h.definition), type, head.tool);
+              if (guard === null) throw err;
+              const reason = `hookbox cannot evaluate this ${name ?? "event"}: ${err.code}: ` +
+                `${err.message}; hook "${guard.name}" guards it and fails closed`;
+              return await reply(unreadableBlock(agent, name, reason, guard.name));
             }
-            const { result, decisionId } = await dispatchFor(
-              ctx,
-              tenant,
-              parsed,
-              false,
-              started,
-              generation,
-              ctx.agentEventMs,
-            );
-            c.header("x-hookbox-decision-id", decisionId);
-            c.set("decision_id" as never, decisionId as never);
-            return await reply(agentAnswer(call, result));
-          } catch (err) {
-            // SPEC §4.7: a payload the service cannot evaluate is the agent's block where a
-            // closed hook of the tenant's (or a platform hook) could apply.
-            if (!(err instanceof ApiError) || !UNREADABLE.has(err.code)) throw err;
-            const served = await engine.hooks(tenant.id, generation);
-            const head = readHead(text);
-            const name = c.req.query("event") || head.event;
-            const type = mappedType(agent, name);
-            if (name !== undefined && type === null && agent !== "agenthooks") throw err;
-            const guard = closedGuard(served.map((h) => h.definition), type, head.tool);
-            if (guard === null) throw err;
-            const reason = `hookbox cannot evaluate this ${name ?? "event"}: ${err.code}: ` +
-              `${err.message}; hook "${guard.name}" guards it and fails closed`;
-            return await reply(unreadableBlock(agent, name, reason, guard.name));
-          }
-        });
+          });
+        try {
+          return await answerCall();
+        } catch (err) {
+          // Made an ApiError here (logged once), so the app's handler does not log it again.
+          const api = err instanceof ApiError ? err : apiErrorOf(err, ctx.log);
+          const blocked = await closedRefusal(api).catch(() => null);
+          if (blocked !== null) return blocked;
+          throw api;
+        }
       },
     },
   ];
@@ -428,6 +457,19 @@ function auditRow(
     }),
   };
 }
+
+/**
+ * Refusals that leave an agent's call unanswered (any error that is not an
+ * `ApiError` counts too): on `/v1/agents/…` a closed hook that could apply
+ * turns them into the agent's block.
+ */
+const REFUSALS = new Set([
+  "QUOTA_EXCEEDED",
+  "STORE_UNAVAILABLE",
+  "OUT_OF_FILES",
+  "SHUTTING_DOWN",
+  "INTERNAL",
+]);
 
 /** Errors that mean the service could not evaluate an agent's payload (SPEC §4.7). */
 const UNREADABLE = new Set([
