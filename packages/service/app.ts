@@ -11,9 +11,9 @@
  *
  * @module
  */
-import { ClientErrorLines } from "./log_lines.ts";
 import { type Context, Hono } from "hono";
 import { StopCounts } from "./stop_counts.ts";
+import { ClientErrorLines } from "./log_lines.ts";
 import { AuditWriter } from "./audit.ts";
 import { DEFAULT_STORAGE_LIMITS, type StorageLimits } from "./storage.ts";
 export { DEFAULT_STORAGE_LIMITS, type StorageLimits } from "./storage.ts";

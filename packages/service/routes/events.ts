@@ -255,13 +255,14 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           return await jsonAnswer(ctx, c, tenant.id, value, chars);
         };
         let text = "";
-        // An agent lets the action through when its hook call is not answered: a call the
-        // service cannot answer (over a quota, the store or the process unavailable, a fault)
-        // is the agent's block where a closed hook of the tenant's could apply.
-        const closedRefusal = async (api: ApiError): Promise<Response | null> => {
-          if (!REFUSALS.has(api.code)) return null;
-          const served = await engine.hooks(tenant.id, generation).catch(() => null);
-          if (served === null) return null;
+        // An agent lets the action through when its hook call gets no answer. SPEC §4.7: a
+        // payload the service cannot evaluate is the agent's block where a closed hook of the
+        // tenant's (or a platform hook) could apply; so is a call it cannot answer (over a
+        // quota, the audit or the process unavailable, a fault: docs/ADAPTERS.md).
+        const closedBlock = async (api: ApiError): Promise<Response | null> => {
+          const unreadable = UNREADABLE.has(api.code);
+          if (!unreadable && !REFUSALS.has(api.code)) return null;
+          const served = await engine.hooks(tenant.id, generation);
           const head = readHead(text);
           const name = c.req.query("event") || head.event;
           const type = mappedType(agent, name);
@@ -270,68 +271,53 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           if (guard === null) return null;
           ctx.metrics.rejected(api.code);
           c.set("error_code" as never, api.code as never);
-          const reason = `hookbox could not answer this ${name ?? "event"}: ${api.code}: ` +
-            `${api.message}; hook "${guard.name}" guards it and fails closed`;
+          const reason = `hookbox ${unreadable ? "cannot evaluate" : "could not answer"} this ${
+            name ?? "event"
+          }: ${api.code}: ${api.message}; hook "${guard.name}" guards it and fails closed`;
           return await reply(unreadableBlock(agent, name, reason, guard.name));
         };
         const answerCall = () =>
           leased(quotas, tenant, async () => {
-            try {
-              // Made into an event, its text kept with it: a plugin worker is sent the
-              // text and makes the same event of it (the same timestamp too).
-              const body = await eventBody(ctx, c, tenant, {
-                name: agent,
-                event: c.req.query("event") || undefined,
-                at: iso(),
-              });
-              text = body.text;
-              if (body.error !== null) throw body.error;
-              const call = body.call!;
-              const parsed = body.parsed;
-              if (parsed === null) return await reply(passThrough(call));
-              if (
-                parsed.ok && parsed.event.event_type === "pre-agent-turn-stop" && agent !== "cursor"
-              ) {
-                // The stop budget, counted here: the agent says only whether this stop is a retry.
-                const retry = call.input.stop_hook_active === true;
-                const count = stops.next(tenant.id, agent, parsed.event.session_id, retry);
-                body.source!.agent!.stopCount = count;
-                parsed.event.stop_count = count;
-              }
-              const { result, decisionId } = await dispatchFor(
-                ctx,
-                tenant,
-                parsed,
-                false,
-                started,
-                generation,
-                ctx.agentEventMs,
-              );
-              c.header("x-hookbox-decision-id", decisionId);
-              c.set("decision_id" as never, decisionId as never);
-              return await reply(agentAnswer(call, result));
-            } catch (err) {
-              // SPEC §4.7: a payload the service cannot evaluate is the agent's block where a
-              // closed hook of the tenant's (or a platform hook) could apply.
-              if (!(err instanceof ApiError) || !UNREADABLE.has(err.code)) throw err;
-              const served = await engine.hooks(tenant.id, generation);
-              const head = readHead(text);
-              const name = c.req.query("event") || head.event;
-              const type = mappedType(agent, name);
-              if (name !== undefined && type === null && agent !== "agenthooks") throw err;
-              const guard = closedGuard(served.map((h) => h.definition), type, head.tool);
-              if (guard === null) throw err;
-              const reason = `hookbox cannot evaluate this ${name ?? "event"}: ${err.code}: ` +
-                `${err.message}; hook "${guard.name}" guards it and fails closed`;
-              return await reply(unreadableBlock(agent, name, reason, guard.name));
+            // Made into an event, its text kept with it: a plugin worker is sent the
+            // text and makes the same event of it (the same timestamp too).
+            const body = await eventBody(ctx, c, tenant, {
+              name: agent,
+              event: c.req.query("event") || undefined,
+              at: iso(),
+            });
+            text = body.text;
+            if (body.error !== null) throw body.error;
+            const call = body.call!;
+            const parsed = body.parsed;
+            if (parsed === null) return await reply(passThrough(call));
+            if (
+              parsed.ok && parsed.event.event_type === "pre-agent-turn-stop" && agent !== "cursor"
+            ) {
+              // The stop budget, counted here: the agent says only whether this stop is a retry.
+              const retry = call.input.stop_hook_active === true;
+              const count = stops.next(tenant.id, agent, parsed.event.session_id, retry);
+              body.source!.agent!.stopCount = count;
+              parsed.event.stop_count = count;
             }
+            const { result, decisionId } = await dispatchFor(
+              ctx,
+              tenant,
+              parsed,
+              false,
+              started,
+              generation,
+              ctx.agentEventMs,
+            );
+            c.header("x-hookbox-decision-id", decisionId);
+            c.set("decision_id" as never, decisionId as never);
+            return await reply(agentAnswer(call, result));
           });
         try {
           return await answerCall();
         } catch (err) {
           // Made an ApiError here (logged once), so the app's handler does not log it again.
           const api = err instanceof ApiError ? err : apiErrorOf(err, ctx.log);
-          const blocked = await closedRefusal(api).catch(() => null);
+          const blocked = await closedBlock(api).catch(() => null);
           if (blocked !== null) return blocked;
           throw api;
         }
