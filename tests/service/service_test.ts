@@ -987,6 +987,22 @@ Deno.test("a body trickled in tiny pieces or never finished is cut off, and only
     );
     assert.match(stalled, /^HTTP\/1\.1 408/);
     assert.match(stalled, /BODY_TOO_SLOW/);
+    // An agent's payload that does not arrive in time, where a closed guard applies: its block.
+    const up = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi", "on_error: closed\n"),
+    });
+    assert.equal(up.status, 201);
+    const agentStalled = await raw(
+      head("content-length: 200\r\n").replace(
+        "/v1/events",
+        "/v1/agents/claude-code/events?event=PreToolUse",
+      ),
+      (c) => c.write(new Uint8Array(100).fill(0x20)).then(() => {}),
+    );
+    assert.match(agentStalled, /^HTTP\/1\.1 200/);
+    assert.match(agentStalled, /"permissionDecision":"deny"/);
+    assert.match(agentStalled, /BODY_TOO_SLOW: .*hook \\"guard\\" guards it and fails closed/);
     // Chunked, a byte per chunk: refused by the count of pieces, well before the whole event.
     const event = JSON.stringify(toolEvent("ls", { pad: "x".repeat(10_000) }));
     const pieces = await raw(head("transfer-encoding: chunked\r\n"), async (conn) => {

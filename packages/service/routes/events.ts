@@ -460,6 +460,7 @@ const REFUSALS = new Set([
 /** Errors that mean the service could not evaluate an agent's payload (SPEC §4.7). */
 const UNREADABLE = new Set([
   "BODY_TOO_LARGE",
+  "BODY_TOO_SLOW",
   "BODY_UNREADABLE",
   "JSON_INVALID",
   "EVENT_INVALID",
