@@ -175,6 +175,59 @@ Deno.test("serve --processes 2: a process that dies is started again and the por
   }
 });
 
+Deno.test("serve --processes 2: a process that cannot be started again is tried again, the supervisor stays", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
+  let stopped = false;
+  // The soft limit only: the hard one stays, so it can be raised again.
+  const limit = async (soft: number | "hard") => {
+    const pid = String(server.pid);
+    const hard = new TextDecoder().decode(
+      (await new Deno.Command("prlimit", {
+        args: ["--pid", pid, "--nofile", "--output", "HARD", "--noheadings"],
+      }).output()).stdout,
+    ).trim();
+    return await new Deno.Command("prlimit", {
+      args: ["--pid", pid, `--nofile=${soft === "hard" ? hard : soft}:${hard}`],
+    }).output();
+  };
+  try {
+    const pids = new Set(
+      server.lines().filter((l) => l.msg === "starting").map((l) => Number(l.pid)),
+    );
+    assert.equal(pids.size, 2, JSON.stringify(server.lines()));
+    // The supervisor out of file descriptors: no number below its limit is free.
+    const open = new Set(
+      [...Deno.readDirSync(`/proc/${server.pid}/fd`)].map((e) => Number(e.name)),
+    );
+    let free = 0;
+    while (open.has(free)) free++;
+    assert.ok((await limit(free)).success);
+    Deno.kill([...pids][0]!, "SIGKILL");
+    const said = (msg: string) => server.lines().filter((l) => l.msg === msg).length;
+    for (let i = 0; i < 200 && said("process could not be started again; trying again") < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(said("process could not be started again; trying again") >= 2, "tried, and again");
+    assert.ok(Deno.statSync(`/proc/${server.pid}`).isDirectory, "the supervisor is still there");
+    // Descriptors again: the process is started, and both answer.
+    assert.ok((await limit("hard")).success);
+    for (let i = 0; i < 200 && said("ready") < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(said("ready"), 3);
+    const health = await fetch(`${server.url}/healthz`, { headers: { connection: "close" } });
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+    stopped = true;
+    assert.equal(await server.stop(), 0);
+  } finally {
+    await limit("hard");
+    if (!stopped) await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("serve --processes 2: when the supervisor is killed, its processes stop too", async () => {
   // Source of the fault: the supervisor killed with kill -9 (or by the OOM killer). Its
   // processes served on unsupervised, and beside those of a supervisor started again.

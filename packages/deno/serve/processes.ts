@@ -134,8 +134,24 @@ export async function superviseServe(options: SuperviseOptions): Promise<number>
         code: status.code,
       });
       await new Promise((resolve) => setTimeout(resolve, RESTART_MS));
-      if (!stopping) start(i);
+      startAgain(i);
     });
+  };
+  // A process that cannot be started now (the supervisor out of file descriptors or memory) is
+  // tried again, never left to end the supervisor, and with it every other process.
+  const startAgain = (i: number) => {
+    if (stopping) return;
+    try {
+      start(i);
+    } catch (err) {
+      log({
+        level: "error",
+        msg: "process could not be started again; trying again",
+        process: i,
+        error: String((err as Error)?.message ?? err),
+      });
+      setTimeout(() => startAgain(i), RESTART_MS);
+    }
   };
 
   for (let i = 0; i < processes; i++) start(i);
