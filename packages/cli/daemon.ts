@@ -19,6 +19,7 @@
 import { parseArgs } from "node:util";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { enableCallContexts } from "../host-deno/call_context.ts";
+import { logUnhandledRejections } from "../host-deno/unhandled.ts";
 import { createDenoWasmRuntime, createExecutor, type ExecutorOptions } from "../deno/executor.ts";
 import type { Runtime } from "../core/runtime/types.ts";
 import { AGENTS, isAgentName } from "../agents/adapters.ts";
@@ -79,6 +80,8 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   Deno.env.delete("HOOKBOX_DAEMON_DEADLINE");
   // Several calls at once, each with its own stdin, folder and building time.
   enableCallContexts(AsyncLocalStorage);
+  // One call's fault is one line on the daemon's stderr, never the end of every caller's daemon.
+  logUnhandledRejections((entry) => console.error(JSON.stringify(entry)));
   const dir = daemonDir();
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const unsafe = unsafeDir(dir);

@@ -1,4 +1,5 @@
 /** `hookbox serve`: the multi-tenant HTTP service of SPEC §6. */
+import { logUnhandledRejections } from "../host-deno/unhandled.ts";
 import { parseArgs } from "node:util";
 import { parseOptionsGiven, withOtherSources } from "./commands.ts";
 import { startServer } from "../deno/serve/serve.ts";
@@ -104,6 +105,8 @@ export async function serveCommand(args: string[]): Promise<number> {
     ...(warmUp === undefined ? {} : { warmUpEvents: warmUp }),
     ...held,
   };
+  // A rejection nobody handles is one error line, never the end of the server for every tenant.
+  logUnhandledRejections((entry) => console.error(JSON.stringify(entry)));
   if (processes > 1 && !child) {
     try {
       return await superviseServe({ args, processes, serve: options });
