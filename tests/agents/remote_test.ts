@@ -33,6 +33,19 @@ async function withService(
   }
 }
 
+/** The CLI's arguments for Claude Code's `PreToolUse` asked of the service at `url`, and `more`. */
+const remotePreToolUse = (url: string, ...more: string[]) => [
+  ...CLI.slice(1),
+  "dispatch",
+  "--agent",
+  "claude-code",
+  "--event",
+  "PreToolUse",
+  "--remote",
+  url,
+  ...more,
+];
+
 Deno.test("dispatch --remote answers each agent like the in-process command", async () => {
   await withService("hookbox_remote_", async (h, dir, url) => {
     const key = await h.tenant("acme");
@@ -150,18 +163,7 @@ Deno.test("dispatch --remote refuses a hostile server's answer: wrong shape, ove
       // --strict: every such answer is the agent's block, never its non-blocking error.
       const strict = await runWithStdin(
         CLI[0]!,
-        [
-          ...CLI.slice(1),
-          "dispatch",
-          "--agent",
-          "claude-code",
-          "--event",
-          "PreToolUse",
-          "--remote",
-          base + path,
-          "--strict",
-          ...extra,
-        ],
+        remotePreToolUse(base + path, "--strict", ...extra),
         claudeBash("ls", "/tmp"),
         { env: { HOOKBOX_KEY: "k", NO_COLOR: "1" } },
       );
@@ -208,16 +210,7 @@ Deno.test("dispatch --remote sends the head of a payload over the stdin cap; a c
     });
     assertEquals(up.status, 201, JSON.stringify(up.body));
     const child = new Deno.Command(CLI[0]!, {
-      args: [
-        ...CLI.slice(1),
-        "dispatch",
-        "--agent",
-        "claude-code",
-        "--event",
-        "PreToolUse",
-        "--remote",
-        url,
-      ],
+      args: remotePreToolUse(url),
       env: { HOOKBOX_KEY: key, NO_COLOR: "1" },
       stdin: "piped",
       stdout: "piped",
