@@ -1,5 +1,5 @@
 /**
- * Request lines of client errors (`4xx`), bounded per tenant. A tenant's
+ * Request lines of client errors (`4xx`) and of `503`s, bounded per tenant. A tenant's
  * refusals cost the server next to nothing and come as fast as it sends them
  * (27,000 a second measured, one `429` line each): the log queue filled with
  * one tenant's lines, and every other tenant's lines past it, errors
@@ -7,11 +7,18 @@
  * a wrong key, together) gets {@linkcode CLIENT_ERROR_LINES} request lines of
  * client errors a second; past them its lines are counted, and one
  * `requests not logged` line a second says how many, with their statuses.
- * Answers other than `4xx` are always logged, and the request metrics count
- * every request.
+ * Other answers (`500` included) are always logged, and the request metrics
+ * count every request.
  *
  * @module
  */
+
+/**
+ * The answers whose request lines are bounded: client errors, and `503`
+ * (the store, the process's descriptors or its shutdown: the same line again
+ * and again while it lasts). A `500` is always written.
+ */
+const BOUNDED = (status: number) => (status >= 400 && status < 500) || status === 503;
 
 /** Request lines of client errors each tenant gets a second. */
 export const CLIENT_ERROR_LINES = 20;
@@ -46,7 +53,7 @@ export class ClientErrorLines {
    */
   admit(tenant: string, status: number, now: number): boolean {
     this.flush(now);
-    if (status < 400 || status >= 500) return true;
+    if (!BOUNDED(status)) return true;
     let source = this.#sources.get(tenant);
     if (source === undefined) {
       const key = this.#sources.size < MAX_SOURCES ? tenant : OTHERS;

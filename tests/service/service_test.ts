@@ -348,7 +348,7 @@ Deno.test("the upkeep deletes quota usage of minutes over an hour old, and quota
   }, { now: () => now });
 });
 
-Deno.test("a tenant's flood of refusals is counted in the log, not written line by line, and others' lines stay", async () => {
+Deno.test("a tenant's flood of refusals or 503s is counted in the log, not written line by line, and others' lines stay", async () => {
   let now = Date.parse("2026-01-01T00:00:10Z");
   const lines: Record<string, unknown>[] = [];
   const store = openSqliteStore(await sqlitePath());
@@ -390,6 +390,17 @@ Deno.test("a tenant's flood of refusals is counted in the log, not written line 
     // A new second: lines again.
     assert.equal((await send(hot)).status, 429);
     assert.equal(requests("hot", 429), CLIENT_ERROR_LINES + 1);
+    // The same line again and again while the store cannot write (503): bounded the same way;
+    // a 500 would always be written.
+    now += 1000;
+    h.service.flushLogLines();
+    store.appendAudit = () => Promise.reject(new Error("disk full"));
+    for (let i = 0; i < 100; i++) assert.equal((await send(calm)).status, 503);
+    assert.equal(requests("calm", 503), CLIENT_ERROR_LINES);
+    now += 1000;
+    h.service.flushLogLines();
+    const unavailable = lines.filter((l) => l.msg === "requests not logged" && l.tenant === "calm");
+    assert.deepEqual(unavailable.map((l) => l.statuses), [{ 503: 100 - CLIENT_ERROR_LINES }]);
   } finally {
     await h.close();
   }
