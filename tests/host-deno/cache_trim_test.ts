@@ -20,7 +20,7 @@ async function aged(path: string, kib: number, ago: number): Promise<void> {
 }
 
 const hex = (n: number) => n.toString(16).padStart(64, "0");
-const names = async (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
 
 Deno.test("trimCache() removes the least recently used entries past the cap, and only hookbox's", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-trim-" });
@@ -46,9 +46,9 @@ Deno.test("trimCache() removes the least recently used entries past the cap, and
     assert.equal(trimmed.files, 15);
     assert.ok(trimmed.bytes >= 1200 * KIB, `found ${trimmed.bytes} bytes`);
     // Down to three quarters of the cap (450 KiB): the oldest go first, the prepared entry first.
-    assert.deepEqual(await names(`${dir}/prepared`), []);
-    assert.deepEqual(await names(`${dir}/scans`), []);
-    assert.deepEqual(await names(dir), [
+    assert.deepEqual(names(`${dir}/prepared`), []);
+    assert.deepEqual(names(`${dir}/scans`), []);
+    assert.deepEqual(names(dir), [
       `js-${hex(1)}.wasm`,
       `js-${hex(2)}.wasm`,
       `js-${hex(3)}.wasm`,
@@ -66,7 +66,7 @@ Deno.test("trimCache() removes the least recently used entries past the cap, and
     // A cap smaller than what was used in the last ten minutes: those entries stay.
     await trimCache(dir, 1);
     assert.deepEqual(
-      (await names(dir)).filter((n) => n.startsWith("js-")),
+      (names(dir)).filter((n) => n.startsWith("js-")),
       [`js-${hex(31)}.wasm.${uuid}.tmp`, `js-${hex(99)}.wasm`, "js-not-a-key.wasm"],
     );
   } finally {
@@ -86,7 +86,7 @@ Deno.test("sweepStaleTemp() removes hookbox's own temporary files over an hour o
     await aged(`${tmp}/other-old`, 1, 2 * HOUR);
     await Deno.symlink("/etc", `${tmp}/hookbox-upload-link`);
     assert.equal(await sweepStaleTemp(tmp), 2);
-    assert.deepEqual(await names(tmp), ["hookbox-upload-link", "hookbox-upload-new", "other-old"]);
+    assert.deepEqual(names(tmp), ["hookbox-upload-link", "hookbox-upload-new", "other-old"]);
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
@@ -129,8 +129,8 @@ Deno.test("a dispatch that builds a JS hook keeps the cache within HOOKBOX_CACHE
     );
     assert.match(out.stdout, /"permissionDecision":"deny"/, out.stderr);
     const files = [
-      ...(await names(cache)).map((n) => `${cache}/${n}`),
-      ...(await names(`${cache}/prepared`)).map((n) => `${cache}/prepared/${n}`),
+      ...(names(cache)).map((n) => `${cache}/${n}`),
+      ...(names(`${cache}/prepared`)).map((n) => `${cache}/prepared/${n}`),
     ];
     const old = files.filter((p) => /\/(js-)?0{60}/.test(p));
     assert.ok(old.length < 20, `the week-old entries were trimmed: ${old.length} left`);
