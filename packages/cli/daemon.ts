@@ -81,7 +81,7 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   // Several calls at once, each with its own stdin, folder and building time.
   enableCallContexts(AsyncLocalStorage);
   // One call's fault is one line on the daemon's stderr, never the end of every caller's daemon.
-  logUnhandledRejections((entry) => console.error(JSON.stringify(entry)));
+  logUnhandledRejections();
   const dir = daemonDir();
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   const unsafe = unsafeDir(dir);

@@ -106,7 +106,7 @@ export async function serveCommand(args: string[]): Promise<number> {
     ...held,
   };
   // A rejection nobody handles is one error line, never the end of the server for every tenant.
-  logUnhandledRejections((entry) => console.error(JSON.stringify(entry)));
+  logUnhandledRejections();
   if (processes > 1 && !child) {
     try {
       return await superviseServe({ args, processes, serve: options });

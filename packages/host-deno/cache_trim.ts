@@ -149,11 +149,14 @@ export async function sweepStaleTemp(
 }
 
 const lastTrim = new Map<string, number>();
+/** Whether this process has swept the system's temporary folder. */
+let swept = false;
 
 /**
  * {@linkcode trimCache} of `dir` after this process wrote an entry there, at
- * most once every ten minutes per folder; a failure is one line on stderr
- * (the entry written stays).
+ * most once every ten minutes per folder, and {@linkcode sweepStaleTemp}
+ * once per process; a failure is one line on stderr (the entry written
+ * stays).
  */
 export async function trimCacheAfterWrite(dir: string): Promise<void> {
   const now = Date.now();
@@ -162,11 +165,12 @@ export async function trimCacheAfterWrite(dir: string): Promise<void> {
   lastTrim.set(dir, now);
   try {
     await trimCache(dir, cacheMaxBytes(), now);
-    if (!lastTrim.has("")) {
-      lastTrim.set("", now);
-      await sweepStaleTemp(undefined, now);
-    }
   } catch (err) {
     console.error(`hookbox: could not trim the cache ${dir}: ${(err as Error).message}`);
   }
+  if (swept) return;
+  swept = true;
+  await sweepStaleTemp(undefined, now).catch((err) =>
+    console.error(`hookbox: could not sweep the temporary folder: ${(err as Error).message}`)
+  );
 }

@@ -7,8 +7,13 @@
  * @module
  */
 
-/** Makes each unhandled rejection of this process one `log` entry instead of its end. */
-export function logUnhandledRejections(log: (entry: Record<string, unknown>) => void): void {
+/**
+ * Makes each unhandled rejection of this process one `log` entry instead of
+ * its end (by default a JSON line on stderr).
+ */
+export function logUnhandledRejections(
+  log: (entry: Record<string, unknown>) => void = (entry) => console.error(JSON.stringify(entry)),
+): void {
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     const reason = event.reason as { stack?: unknown } | undefined;

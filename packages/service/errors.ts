@@ -97,7 +97,7 @@ export function apiErrorOf(err: unknown, log: (e: Record<string, unknown>) => vo
  * is a `503` to retry, not a fault of hookbox's (Deno says it in the message,
  * Node in `code`).
  */
-function outOfFiles(err: unknown): boolean {
+export function outOfFiles(err: unknown): boolean {
   const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
   return code === "EMFILE" || code === "ENFILE" || /too many open files/i.test(String(message));
 }

@@ -12,7 +12,7 @@
  */
 import { startWorker } from "../../host-deno/worker_start.ts";
 import type { EventBodyMessage, EventBodySource, EventCodec } from "../../service/event_body.ts";
-import { ApiError } from "../../service/errors.ts";
+import { ApiError, outOfFiles } from "../../service/errors.ts";
 import type { CodecAnswer, CodecJob } from "./_event_codec_worker.ts";
 import { tokenizedClone } from "../../core/schema/lazy_json.ts";
 
@@ -139,7 +139,7 @@ export function createEventCodec(
       if ("message" in answer) return answer.message;
       const why = "failure" in answer ? answer.failure : "no event came back";
       // Out of file descriptors is the server's state, not the body's: a 503 to retry.
-      if (/too many open files/i.test(why)) throw new Error(why);
+      if (outOfFiles({ message: why })) throw new Error(why);
       throw new ApiError(400, "BODY_UNREADABLE", `the event body could not be read: ${why}`);
     },
     async write(tenantId: string, value: unknown): Promise<Uint8Array> {

@@ -16,9 +16,7 @@
  * @module
  */
 import { startWorker } from "../../host-deno/worker_start.ts";
-
-/** How a failure for want of file descriptors reads (EMFILE, ENFILE). */
-const OUT_OF_FILES = /too many open files/i;
+import { outOfFiles } from "../../service/errors.ts";
 
 /** Options of {@linkcode WorkerPool}. */
 export interface WorkerPoolOptions {
@@ -100,7 +98,7 @@ export class WorkerPool<J, A> {
     // A worker that could not load its modules for want of file descriptors failed for the
     // server's state, not the job's: thrown, so the service answers 503 OUT_OF_FILES.
     if (
-      !result.ok && result.failure.kind === "error" && OUT_OF_FILES.test(result.failure.message)
+      !result.ok && result.failure.kind === "error" && outOfFiles(result.failure)
     ) {
       throw new Error(result.failure.message);
     }
