@@ -331,10 +331,13 @@ function declaredPath(path: string): string {
 /**
  * Who a request's key names. Hashing is the costliest step, so the hashes of
  * recently seen keys are kept; the key's row is still read from the store on
- * every request, so a revoked key stops working at once.
+ * every request, so a revoked key stops working at once. The tenant each key
+ * last named is kept too, for the routes that go on when the store cannot be
+ * read (`Route.lastKnown`).
  */
 function keyGate(store: Store, adminKeyHash: string, held: HeldBytes): Gate {
   const hashes = new Map<string, string>();
+  const named = new Map<string, TenantRow>();
   const hashOf = async (key: string): Promise<string> => {
     let hash = hashes.get(key);
     if (hash === undefined) {
@@ -344,38 +347,60 @@ function keyGate(store: Store, adminKeyHash: string, held: HeldBytes): Gate {
     }
     return hash;
   };
+  const remember = (hash: string, tenant: TenantRow | null) => {
+    if (named.get(hash) === tenant) return;
+    named.delete(hash);
+    if (tenant === null) return;
+    if (named.size >= KNOWN_KEYS) named.delete(named.keys().next().value!);
+    named.set(hash, tenant);
+  };
   /**
    * The tenant the key names, or null for the admin key. With
    * `withGeneration`, the hooks generation to serve is read together with the
    * key (one look at the store: SQLite checks for other connections' commits
-   * once, PostgreSQL answers both in one query).
+   * once, PostgreSQL answers both in one query). With `lastKnown`, a store
+   * that cannot be read gives the tenant the key last named, if any.
    */
   const who = async (
     c: Context,
     withGeneration: boolean,
-  ): Promise<{ tenant: TenantRow; generation: number | null } | null> => {
+    lastKnown = false,
+  ): Promise<Caller | null> => {
     const key = bearer(c.req.header("authorization"));
     if (key === null) throw unauthenticated();
     const hash = await hashOf(key);
     if (sameDigest(hash, adminKeyHash)) return null;
-    const [tenant, generation] = await Promise.all([
-      store.tenantForKey(hash),
-      withGeneration ? store.hooksGeneration() : null,
-    ]);
+    let tenant: TenantRow | null;
+    let generation: number | null;
+    try {
+      [tenant, generation] = await Promise.all([
+        store.tenantForKey(hash),
+        withGeneration ? store.hooksGeneration() : null,
+      ]);
+    } catch (err) {
+      const known = lastKnown ? named.get(hash) : undefined;
+      if (known === undefined) throw err;
+      c.set("tenant" as never, known.id as never);
+      return { tenant: known, generation: undefined, unavailable: err };
+    }
+    remember(hash, tenant);
     if (tenant === null) throw unauthenticated();
     c.set("tenant" as never, tenant.id as never);
-    return { tenant, generation };
+    return { tenant, generation: generation ?? undefined };
   };
   return {
     async admin(c) {
       if ((await who(c, false)) !== null) throw forbidden("this route needs the admin key");
     },
-    async tenant(c, withGeneration): Promise<Caller> {
-      const w = await who(c, withGeneration);
+    async tenant(c, withGeneration, lastKnown): Promise<Caller> {
+      const w = await who(c, withGeneration, lastKnown);
       if (w === null) throw forbidden("this route needs a tenant key");
       held.check(w.tenant.id);
       BODY_HOLDS.set(c.req.raw, held.body(w.tenant.id));
-      return { tenant: w.tenant, generation: w.generation ?? undefined };
+      return w;
     },
   };
 }
+
+/** Keys whose tenant {@linkcode keyGate} keeps for `Route.lastKnown` routes. */
+const KNOWN_KEYS = 10_000;

@@ -42,6 +42,12 @@ export interface ShadowHook {
 export interface Engine {
   /** The hooks that run for `tenantId`: platform first, then the tenant's, enabled only. */
   hooks(tenantId: string, generation?: number): Promise<ServedHook[]>;
+  /**
+   * The hooks last loaded for `tenantId` (null if none were), whatever the
+   * store holds now: what an agent's call is checked against when the store
+   * cannot be read (docs/ADAPTERS.md). Kept for the most recent tenants.
+   */
+  lastHooks(tenantId: string): ServedHook[] | null;
   /** The tenant's versions in shadow (none when the store keeps no shadows). */
   shadows(tenantId: string, generation?: number): Promise<ShadowHook[]>;
   /** Any stored version of one of the tenant's hooks, as dispatch would run it; null if none. */
@@ -74,6 +80,9 @@ export interface Engine {
   /** Waits for async hooks. */
   close(): Promise<void>;
 }
+
+/** Tenants whose last-served hooks {@linkcode Engine.lastHooks} keeps. */
+const LAST_HOOKS_TENANTS = 10_000;
 
 /** Prefix of the `dir` of stored hooks (they have no folder). */
 export const STORED_DIR = "hookbox-store:";
@@ -198,9 +207,18 @@ export function createEngine(options: EngineOptions): Engine {
     }
     return found;
   };
+  // The hooks each tenant was last served, kept across generations for an agent's call the
+  // store cannot answer; the oldest go past LAST_HOOKS_TENANTS tenants.
+  const last = new Map<string, ServedHook[]>();
   const hooks = async (tenantId: string, known?: number): Promise<ServedHook[]> => {
     await turn(known);
-    return await cached(cache, tenantId, () => load(tenantId));
+    const found = await cached(cache, tenantId, () => load(tenantId));
+    if (last.get(tenantId) !== found) {
+      last.delete(tenantId);
+      if (last.size >= LAST_HOOKS_TENANTS) last.delete(last.keys().next().value!);
+      last.set(tenantId, found);
+    }
+    return found;
   };
   const version = async (tenantId: string, name: string, v: number) => {
     const row = await store.getVersion(tenantId, name, v);
@@ -219,6 +237,7 @@ export function createEngine(options: EngineOptions): Engine {
 
   return {
     hooks,
+    lastHooks: (tenantId) => last.get(tenantId) ?? null,
     async shadows(tenantId, known) {
       if (store.listShadows === undefined) return [];
       await turn(known);

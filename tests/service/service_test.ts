@@ -19,6 +19,7 @@ import { HookRejected } from "../../packages/service/builder.ts";
 import { createTar } from "nanotar";
 import { unpackArchive } from "../../packages/service/archive.ts";
 import type { ApiError } from "../../packages/service/errors.ts";
+import { StoreUnavailable } from "../../packages/store/store.ts";
 
 /** The files of a hook `hookbox init guard` writes: HOOK.md, the script and one case. */
 async function initGuard(): Promise<Record<string, string>> {
@@ -457,6 +458,37 @@ Deno.test("an agent's call the service cannot answer is the agent's block where 
     );
     const openDown = await ask(keys.open!);
     assert.deepEqual([openDown.status, openDown.body.error.code], [503, "STORE_UNAVAILABLE"]);
+    // The store cannot even check the key (a database restarting): the tenant the key last
+    // named, and the hooks last served to it, still say that a closed guard applies.
+    const lookup = h.store.tenantForKey.bind(h.store);
+    h.store.tenantForKey = () => Promise.reject(new StoreUnavailable("connection refused"));
+    const gone = await ask(keys.closed!);
+    assert.equal(gone.status, 200, JSON.stringify(gone.body));
+    assert.equal(gone.body.hookSpecificOutput.permissionDecision, "deny");
+    assert.match(
+      gone.body.hookSpecificOutput.permissionDecisionReason,
+      /could not answer this PreToolUse: STORE_UNAVAILABLE: .*hook "guard" guards it/,
+    );
+    // An event the guard does not watch, an open guard's tenant, a key never seen: the 503.
+    const stop = await h.call("POST", "/v1/agents/claude-code/events", {
+      key: keys.closed!,
+      body: { ...claude, hook_event_name: "SessionStart" },
+    });
+    assert.deepEqual([stop.status, stop.body.error.code], [503, "STORE_UNAVAILABLE"]);
+    const openGone = await ask(keys.open!);
+    assert.deepEqual([openGone.status, openGone.body.error.code], [503, "STORE_UNAVAILABLE"]);
+    const stranger = await ask("hbk_" + "x".repeat(43));
+    assert.deepEqual([stranger.status, stranger.body.error.code], [503, "STORE_UNAVAILABLE"]);
+    // Other routes do not go on with a key the store has not checked.
+    const events = await h.call("POST", "/v1/events", { key: keys.closed!, body: toolEvent("ls") });
+    assert.deepEqual([events.status, events.body.error.code], [503, "STORE_UNAVAILABLE"]);
+    // A key the store has since said is unknown is forgotten.
+    h.store.tenantForKey = lookup;
+    assert.equal((await h.call("DELETE", "/v1/tenants/closed")).status, 204);
+    assert.equal((await ask(keys.closed!)).status, 401);
+    h.store.tenantForKey = () => Promise.reject(new StoreUnavailable("connection refused"));
+    const revoked = await ask(keys.closed!);
+    assert.deepEqual([revoked.status, revoked.body.error.code], [503, "STORE_UNAVAILABLE"]);
   }, { now: () => now });
 });
 

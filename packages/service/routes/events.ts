@@ -207,6 +207,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
       path: "/v1/agents/{agent}/events",
       who: "tenant",
       generation: true,
+      lastKnown: true,
       docs: () => ({
         summary: "An agent CLI's HTTP hook: its payload in, its own answer out (docs/ADAPTERS.md)",
         params: { agent: z.enum(AGENTS) },
@@ -225,7 +226,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
       // SPEC §8: the agent's payload in, its own answer out. The answer is the JSON the
       // command form prints (`{}` for no opinion); what the command form says with exit 2
       // alone is answered as the agent's JSON deny where it has one.
-      handler: async (c, { tenant, generation }) => {
+      handler: async (c, { tenant, generation, unavailable }) => {
         const started = performance.now();
         const agent = c.req.param("agent") ?? "";
         if (!isAgentName(agent)) {
@@ -262,7 +263,10 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
         const closedBlock = async (api: ApiError): Promise<Response | null> => {
           const unreadable = UNREADABLE.has(api.code);
           if (!unreadable && !REFUSALS.has(api.code)) return null;
-          const served = await engine.hooks(tenant.id, generation);
+          const served = unavailable === undefined
+            ? await engine.hooks(tenant.id, generation)
+            : engine.lastHooks(tenant.id);
+          if (served === null) return null;
           const head = readHead(text);
           const name = c.req.query("event") || head.event;
           const type = mappedType(agent, name);
@@ -312,6 +316,16 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
             c.set("decision_id" as never, decisionId as never);
             return await reply(agentAnswer(call, result));
           });
+        if (unavailable !== undefined) {
+          // The store cannot check the key: the tenant it last named, and the hooks last
+          // served to it, say whether a closed guard could apply. Nothing runs or is recorded.
+          const api = apiErrorOf(unavailable, ctx.log);
+          const source = { name: agent, event: c.req.query("event") || undefined, at: iso() };
+          text = await eventBody(ctx, c, tenant, source).then((b) => b.text, () => "");
+          const blocked = await closedBlock(api).catch(() => null);
+          if (blocked !== null) return blocked;
+          throw api;
+        }
         try {
           return await answerCall();
         } catch (err) {

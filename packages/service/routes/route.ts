@@ -36,6 +36,11 @@ export interface RouteDocs {
 export interface Caller {
   tenant: TenantRow;
   generation: number | undefined;
+  /**
+   * Set on a `lastKnown` route when the store could not check the key: why,
+   * and `tenant` is the one the key named when it was last checked.
+   */
+  unavailable?: unknown;
 }
 
 /** A route: declared once, mounted and documented from here. */
@@ -49,6 +54,11 @@ export interface Route {
    * (one look at the store), so the hooks are those current when the request came.
    */
   generation?: boolean;
+  /**
+   * Tenant routes that go on when the store cannot check the key, with the
+   * tenant it last named in this process (`Caller.unavailable` says why).
+   */
+  lastKnown?: boolean;
   /** Built when the document is first asked for (the schemas are built lazily). */
   docs: (schemas: ServerSchemas) => RouteDocs;
   /** `caller` is set on tenant routes. */
@@ -58,7 +68,7 @@ export interface Route {
 /** How a sub-app learns who is calling. */
 export interface Gate {
   admin(c: Context): Promise<void>;
-  tenant(c: Context, withGeneration: boolean): Promise<Caller>;
+  tenant(c: Context, withGeneration: boolean, lastKnown?: boolean): Promise<Caller>;
 }
 
 /** No caller (admin and public routes). */
@@ -72,7 +82,9 @@ export function mount(routes: readonly Route[], gate: Gate): Hono {
     const { handler, who } = route;
     app.on(route.method.toUpperCase(), path, async (c) => {
       if (who === "admin") await gate.admin(c);
-      const caller = who === "tenant" ? await gate.tenant(c, route.generation === true) : NOBODY;
+      const caller = who === "tenant"
+        ? await gate.tenant(c, route.generation === true, route.lastKnown === true)
+        : NOBODY;
       return await handler(c, caller);
     });
   }
