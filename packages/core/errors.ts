@@ -86,6 +86,7 @@ export const ERROR_CODES = [
   "STORE_UNAVAILABLE",
   "SHUTTING_DOWN",
   "OUT_OF_FILES",
+  "ANSWER_TOO_SLOW",
   "CONFIG_INVALID",
   "NOT_IMPLEMENTED",
   // Anywhere: a bug of hookbox's own.

@@ -26,13 +26,13 @@ import { Quotas } from "./quota.ts";
 import { BODY_DEADLINES, BODY_HOLDS, MAX_UPLOAD_BYTES } from "./request.ts";
 import { HeldBytes } from "./held_bytes.ts";
 import { UploadGate, type UploadLimits } from "./upload_gate.ts";
-import type { Store, TenantRow } from "../store/store.ts";
+import { type Store, StoreUnavailable, type TenantRow } from "../store/store.ts";
 import type { ServiceContext } from "./routes/context.ts";
 import { type Caller, type Gate, mount, type Route } from "./routes/route.ts";
 import { platformRoutes } from "./routes/platform.ts";
 import { tenantRoutes } from "./routes/tenants.ts";
 import { hookRoutes } from "./routes/hooks.ts";
-import { AGENT_EVENT_MS, eventRoutes } from "./routes/events.ts";
+import { AGENT_ANSWER_MS, AGENT_EVENT_MS, eventRoutes, keyCheckMs } from "./routes/events.ts";
 import { auditRoutes } from "./routes/audit.ts";
 import { replayRoutes } from "./routes/replay.ts";
 import { CAPTURE_RETENTION_DAYS, ShadowRunner } from "./replay.ts";
@@ -131,6 +131,12 @@ export interface ServerDeps {
    * together, ms. @default AGENT_EVENT_MS (15 s)
    */
   agentEventMs?: number;
+  /**
+   * Wall time an agent's call (`/v1/agents/…`) waits for its answer, ms, the
+   * key check included; past it the call is the agent's block where a closed
+   * guard applies, else `503 ANSWER_TOO_SLOW`. @default AGENT_ANSWER_MS (19 s)
+   */
+  agentAnswerMs?: number;
 }
 
 /** The service's HTTP handler (a Hono app). */
@@ -270,13 +276,14 @@ export function createService(deps: ServerDeps): Service {
     decisionLogEvents: deps.decisionLogEvents === true,
     eventCodec: deps.eventCodec ?? null,
     agentEventMs: deps.agentEventMs ?? AGENT_EVENT_MS,
+    agentAnswerMs: deps.agentAnswerMs ?? AGENT_ANSWER_MS,
     now,
     iso,
     log,
     draining: () => shuttingDown ? shuttingDownError() : null,
     routes: () => groups.flat(),
   };
-  const gate = keyGate(store, deps.adminKeyHash, held);
+  const gate = keyGate(store, deps.adminKeyHash, held, keyCheckMs(ctx.agentAnswerMs));
   const groups: Route[][] = [
     platformRoutes(ctx),
     tenantRoutes(ctx),
@@ -335,7 +342,12 @@ function declaredPath(path: string): string {
  * last named is kept too, for the routes that go on when the store cannot be
  * read (`Route.lastKnown`).
  */
-function keyGate(store: Store, adminKeyHash: string, held: HeldBytes): Gate {
+function keyGate(
+  store: Store,
+  adminKeyHash: string,
+  held: HeldBytes,
+  lastKnownMs: number,
+): Gate {
   const hashes = new Map<string, string>();
   const named = new Map<string, TenantRow>();
   const hashOf = async (key: string): Promise<string> => {
@@ -359,7 +371,8 @@ function keyGate(store: Store, adminKeyHash: string, held: HeldBytes): Gate {
    * `withGeneration`, the hooks generation to serve is read together with the
    * key (one look at the store: SQLite checks for other connections' commits
    * once, PostgreSQL answers both in one query). With `lastKnown`, a store
-   * that cannot be read gives the tenant the key last named, if any.
+   * that cannot be read, or does not answer within `lastKnownMs`, gives the
+   * tenant the key last named, if any.
    */
   const who = async (
     c: Context,
@@ -373,10 +386,13 @@ function keyGate(store: Store, adminKeyHash: string, held: HeldBytes): Gate {
     let tenant: TenantRow | null;
     let generation: number | null;
     try {
-      [tenant, generation] = await Promise.all([
+      const lookup = Promise.all([
         store.tenantForKey(hash),
         withGeneration ? store.hooksGeneration() : null,
       ]);
+      [tenant, generation] = lastKnown
+        ? await within(lookup, lastKnownMs, "the store did not answer the key check")
+        : await lookup;
     } catch (err) {
       const known = lastKnown ? named.get(hash) : undefined;
       if (known === undefined) throw err;
@@ -404,3 +420,20 @@ function keyGate(store: Store, adminKeyHash: string, held: HeldBytes): Gate {
 
 /** Keys whose tenant {@linkcode keyGate} keeps for `Route.lastKnown` routes. */
 const KNOWN_KEYS = 10_000;
+
+/**
+ * `work`, or a `StoreUnavailable` saying `what` within `ms` once `ms` have
+ * passed without its answer (`work` goes on; what it ends with is dropped).
+ */
+async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailable(`${what} within ${ms} ms`)), ms);
+  });
+  work.catch(() => {});
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

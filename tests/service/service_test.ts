@@ -1381,6 +1381,77 @@ Deno.test("a hook folder whose own tests never finish is refused when the build'
   });
 });
 
+Deno.test("POST /v1/agents/*: a store that stalls cannot hold an agent's call until the agent gives up", async () => {
+  // A paused database or a held lock answers nothing, and fails nothing: the call would wait
+  // until the agent's own timeout, which lets the action through. It has a deadline instead.
+  const lines: Record<string, unknown>[] = [];
+  const h = await harness(openSqliteStore(await sqlitePath()), undefined, 0, undefined, {
+    agentAnswerMs: 800,
+    log: (line) => lines.push(line),
+  });
+  try {
+    const keys: Record<string, string> = {};
+    for (const onError of ["closed", "open"]) {
+      const key = keys[onError] = await h.tenant(onError);
+      const up = await h.call("PUT", "/v1/hooks/guard", {
+        key,
+        body: await wasmFolder("guard", "guard_wasi", `on_error: ${onError}\n`),
+      });
+      assert.equal(up.status, 201, JSON.stringify(up.body));
+    }
+    const claude = {
+      session_id: "s",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+    };
+    const ask = (key: string) =>
+      h.call("POST", "/v1/agents/claude-code/events", { key, body: claude });
+    for (const key of Object.values(keys)) assert.equal((await ask(key)).status, 200);
+    // The audit's commit never comes back.
+    const append = h.store.appendAudit.bind(h.store);
+    let resume = () => {};
+    const stalled = new Promise<void>((resolve) => resume = resolve);
+    h.store.appendAudit = async (rows) => {
+      await stalled;
+      return await append(rows);
+    };
+    const [closed, open] = await Promise.all([ask(keys.closed!), ask(keys.open!)]);
+    assert.equal(closed.status, 200, JSON.stringify(closed.body));
+    assert.equal(closed.body.hookSpecificOutput.permissionDecision, "deny");
+    assert.match(
+      closed.body.hookSpecificOutput.permissionDecisionReason,
+      /could not answer this PreToolUse: ANSWER_TOO_SLOW: .*stalled; hook "guard" guards it/,
+    );
+    assert.deepEqual([open.status, open.body.error.code], [503, "ANSWER_TOO_SLOW"]);
+    assert.equal(open.headers.get("retry-after"), "1");
+    // Once the store answers, the late decisions are audited, and said to be unsent.
+    resume();
+    h.store.appendAudit = append;
+    await h.service.audit.flush();
+    const late = () => lines.filter((l) => l.msg === "agent call answered too late");
+    for (let i = 0; i < 100 && late().length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(late().length, 2, JSON.stringify(lines));
+    assert.ok(late().every((l) => typeof l.decision_id === "string"), JSON.stringify(late()));
+    // The key check never comes back: the tenant the key last named still has its block.
+    const lookup = h.store.tenantForKey.bind(h.store);
+    h.store.tenantForKey = () => new Promise(() => {});
+    const unchecked = await ask(keys.closed!);
+    assert.equal(unchecked.status, 200, JSON.stringify(unchecked.body));
+    assert.match(
+      unchecked.body.hookSpecificOutput.permissionDecisionReason,
+      /STORE_UNAVAILABLE: the store did not answer; .*hook "guard" guards it/,
+    );
+    assert.ok(
+      lines.some((l) => String(l.error).includes("did not answer the key check within 100 ms")),
+    );
+    h.store.tenantForKey = lookup;
+    assert.equal((await ask(keys.open!)).status, 200, "the store answers again");
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("POST /v1/agents/*: a tenant's hooks cannot hold the call until the agent gives up on a platform's closed guard", async () => {
   // One plugin worker, as the server runs chains: the deadline crosses to its thread.
   const h = await harness(openSqliteStore(await sqlitePath()), undefined, 1, undefined, {

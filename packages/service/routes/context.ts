@@ -38,6 +38,8 @@ export interface ServiceContext {
   eventCodec: EventCodec | null;
   /** Wall time the hooks of an agent's event may take together, ms (`ServerDeps.agentEventMs`). */
   agentEventMs: number;
+  /** Wall time an agent's call waits for its answer, ms (`ServerDeps.agentAnswerMs`). */
+  agentAnswerMs: number;
   /** The decision log's sink, if any (see `ServerDeps.decisionLog`). */
   decisionLog: ((entry: Record<string, unknown>) => void) | null;
   /** Whether decision-log entries carry the event. */

@@ -51,6 +51,20 @@ const DEFAULT_INPUT_KB = 1024;
 export const AGENT_EVENT_MS = 15_000;
 
 /**
+ * Wall time an agent's call waits for its answer, ms, the key check included:
+ * a store or server that stalls (a database paused, a lock held) must not hold
+ * the call until the agent gives up on it and runs the action. Past it, the
+ * agent's block where a closed guard applies. Above {@linkcode AGENT_EVENT_MS}
+ * with room for the audit's commit; below `hookbox dispatch --remote`'s 20 s.
+ */
+export const AGENT_ANSWER_MS = 19_000;
+
+/** The part of an agent call's `answerMs` its key check may take: 2 s at the default. */
+export function keyCheckMs(answerMs: number): number {
+  return Math.min(2_000, Math.ceil(answerMs / 8));
+}
+
+/**
  * Runs an event for `tenant` (answering `400` if it did not validate):
  * per-minute quotas, hooks, audit (committed first), metrics. The caller
  * holds the tenant's concurrency lease ({@linkcode leased}).
@@ -221,7 +235,11 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
         }),
         body: z.record(z.string(), z.unknown()).openapi("AgentPayload"),
         ok: { status: 200, schema: z.record(z.string(), z.unknown()).openapi("AgentAnswer") },
-        extra: { 404: "AGENT_UNKNOWN", 429: "QUOTA_EXCEEDED", 503: "STORE_UNAVAILABLE" },
+        extra: {
+          404: "AGENT_UNKNOWN",
+          429: "QUOTA_EXCEEDED",
+          503: "STORE_UNAVAILABLE, or ANSWER_TOO_SLOW when the store or the server stalls",
+        },
       }),
       // SPEC §8: the agent's payload in, its own answer out. The answer is the JSON the
       // command form prints (`{}` for no opinion); what the command form says with exit 2
@@ -256,6 +274,8 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           return await jsonAnswer(ctx, c, tenant.id, value, chars);
         };
         let text = "";
+        // Set once the answer is past its deadline: the store may be what stalls.
+        let stalled = false;
         // An agent lets the action through when its hook call gets no answer. SPEC §4.7: a
         // payload the service cannot evaluate is the agent's block where a closed hook of the
         // tenant's (or a platform hook) could apply; so is a call it cannot answer (over a
@@ -263,8 +283,9 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
         const closedBlock = async (api: ApiError): Promise<Response | null> => {
           const unreadable = UNREADABLE.has(api.code);
           if (!unreadable && !REFUSALS.has(api.code)) return null;
-          const served = unavailable === undefined
-            ? await engine.hooks(tenant.id, generation)
+          // The hooks as served now, else as last served (the store down or stalled).
+          const served = unavailable === undefined && !stalled
+            ? await engine.hooks(tenant.id, generation).catch(() => engine.lastHooks(tenant.id))
             : engine.lastHooks(tenant.id);
           if (served === null) return null;
           const head = readHead(text);
@@ -327,7 +348,22 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           throw api;
         }
         try {
-          return await answerCall();
+          return await answeredWithin(
+            answerCall(),
+            ctx.agentAnswerMs - keyCheckMs(ctx.agentAnswerMs) - (performance.now() - started),
+            () => stalled = true,
+            (late) => {
+              ctx.log({
+                at: iso(),
+                level: "error",
+                msg: "agent call answered too late",
+                tenant: tenant.id,
+                ...(late instanceof Response
+                  ? { decision_id: late.headers.get("x-hookbox-decision-id") }
+                  : { error: String(late) }),
+              });
+            },
+          );
         } catch (err) {
           // Made an ApiError here (logged once), so the app's handler does not log it again.
           const api = err instanceof ApiError ? err : apiErrorOf(err, ctx.log);
@@ -465,6 +501,7 @@ function auditRow(
  */
 const REFUSALS = new Set([
   "QUOTA_EXCEEDED",
+  "ANSWER_TOO_SLOW",
   "STORE_UNAVAILABLE",
   "OUT_OF_FILES",
   "SHUTTING_DOWN",
@@ -507,4 +544,47 @@ async function jsonAnswer(
   const codec = ctx.eventCodec;
   if (codec === null || chars < codec.minBytes) return ctx.held.value(c, tenantId, value);
   return ctx.held.json(c, tenantId, await codec.write(tenantId, value));
+}
+
+/**
+ * `answer`, or past `ms` the `503 ANSWER_TOO_SLOW` (after `onStall`). What the
+ * late answer ends with goes to `onLate` (its decision, if one was made, is
+ * audited but never sent), its body cancelled so that nothing stays counted.
+ */
+async function answeredWithin(
+  answer: Promise<Response>,
+  ms: number,
+  onStall: () => void,
+  onLate: (late: Response | unknown) => void,
+): Promise<Response> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let late = false;
+  const tooSlow = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      onStall();
+      reject(
+        new ApiError(
+          503,
+          "ANSWER_TOO_SLOW",
+          `the answer was not ready within ${
+            Math.round(ms / 100) / 10
+          } s: the store or the server is stalled`,
+          { retryAfter: 1 },
+        ),
+      );
+    }, Math.max(0, ms));
+  });
+  answer.then((response) => {
+    if (!late) return;
+    response.body?.cancel().catch(() => {});
+    onLate(response);
+  }, (err) => {
+    if (late) onLate(err);
+  });
+  try {
+    return await Promise.race([answer, tooSlow]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
