@@ -397,7 +397,7 @@ function keyGate(
       const known = lastKnown ? named.get(hash) : undefined;
       if (known === undefined) throw err;
       c.set("tenant" as never, known.id as never);
-      return { tenant: known, generation: undefined, unavailable: err };
+      return { tenant: known, generation: undefined, refused: err };
     }
     remember(hash, tenant);
     if (tenant === null) throw unauthenticated();
@@ -411,7 +411,12 @@ function keyGate(
     async tenant(c, withGeneration, lastKnown): Promise<Caller> {
       const w = await who(c, withGeneration, lastKnown);
       if (w === null) throw forbidden("this route needs a tenant key");
-      held.check(w.tenant.id);
+      try {
+        held.check(w.tenant.id);
+      } catch (err) {
+        if (!lastKnown || w.refused !== undefined) throw err;
+        return { ...w, refused: err };
+      }
       BODY_HOLDS.set(c.req.raw, held.body(w.tenant.id));
       return w;
     },

@@ -93,6 +93,41 @@ Deno.test("a tenant whose clients leave its big answers unread is refused past i
   }
 });
 
+Deno.test("an agent's call refused for what its tenant holds is the agent's block where a closed guard applies", async () => {
+  // A 429 is the agent's non-blocking error: the tenant's unread answers would switch its
+  // agents' guards off. The payload is not read (that is what the refusal saves).
+  const { h, key, send } = await loudTenant();
+  try {
+    const guard = await h.call("PUT", "/v1/hooks/guard", {
+      key,
+      body: await wasmFolder("guard", "guard_wasi", "on_error: closed\n"),
+    });
+    assert.equal(guard.status, 201, JSON.stringify(guard.body));
+    const unread: Response[] = [];
+    for (let i = 0; i < 5; i++) unread.push(await send());
+    assert.equal((await send()).status, 429);
+    const ask = (query = "") =>
+      h.call("POST", `/v1/agents/claude-code/events${query}`, {
+        key,
+        body: { session_id: "s", hook_event_name: "PreToolUse", tool_name: "Bash" },
+      });
+    const http = await ask("?event=PreToolUse");
+    assert.equal(http.status, 200, JSON.stringify(http.body));
+    assert.equal(http.body.hookSpecificOutput.permissionDecision, "deny");
+    assert.match(
+      http.body.hookSpecificOutput.permissionDecisionReason,
+      /could not answer this PreToolUse: QUOTA_EXCEEDED: .*hook "guard" guards it/,
+    );
+    const command = await ask("?form=command");
+    assert.deepEqual([command.status, command.body.exit_code], [200, 2]);
+    assert.match(command.body.stderr, /QUOTA_EXCEEDED: .*hook "guard" guards it/);
+    for (const res of unread) await res.body?.cancel();
+    assert.equal((await ask()).status, 200, "served again once the answers are read");
+  } finally {
+    await h.close();
+  }
+});
+
 Deno.test("big answers made for requests sent at once are dropped past the allowance, not held", async () => {
   const { h, send } = await loudTenant();
   try {

@@ -244,7 +244,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
       // SPEC §8: the agent's payload in, its own answer out. The answer is the JSON the
       // command form prints (`{}` for no opinion); what the command form says with exit 2
       // alone is answered as the agent's JSON deny where it has one.
-      handler: async (c, { tenant, generation, unavailable }) => {
+      handler: async (c, { tenant, generation, refused }) => {
         const started = performance.now();
         const agent = c.req.param("agent") ?? "";
         if (!isAgentName(agent)) {
@@ -284,9 +284,9 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           const unreadable = UNREADABLE.has(api.code);
           if (!unreadable && !REFUSALS.has(api.code)) return null;
           // The hooks as served now, else as last served (the store down or stalled).
-          const served = unavailable === undefined && !stalled
-            ? await engine.hooks(tenant.id, generation).catch(() => engine.lastHooks(tenant.id))
-            : engine.lastHooks(tenant.id);
+          const served = stalled || api.code === "STORE_UNAVAILABLE"
+            ? engine.lastHooks(tenant.id)
+            : await engine.hooks(tenant.id, generation).catch(() => engine.lastHooks(tenant.id));
           if (served === null) return null;
           const head = readHead(text);
           const name = c.req.query("event") || head.event;
@@ -337,12 +337,16 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
             c.set("decision_id" as never, decisionId as never);
             return await reply(agentAnswer(call, result));
           });
-        if (unavailable !== undefined) {
-          // The store cannot check the key: the tenant it last named, and the hooks last
-          // served to it, say whether a closed guard could apply. Nothing runs or is recorded.
-          const api = apiErrorOf(unavailable, ctx.log);
-          const source = { name: agent, event: c.req.query("event") || undefined, at: iso() };
-          text = await eventBody(ctx, c, tenant, source).then((b) => b.text, () => "");
+        if (refused !== undefined) {
+          // Refused at the gate. The store cannot check the key: the tenant it last named,
+          // and the hooks last served to it, say whether a closed guard could apply, from
+          // the payload's event. Over what its requests may hold: the body is not read.
+          // Nothing runs or is recorded.
+          const api = refused instanceof ApiError ? refused : apiErrorOf(refused, ctx.log);
+          if (api.code !== "QUOTA_EXCEEDED") {
+            const source = { name: agent, event: c.req.query("event") || undefined, at: iso() };
+            text = await eventBody(ctx, c, tenant, source).then((b) => b.text, () => "");
+          }
           const blocked = await closedBlock(api).catch(() => null);
           if (blocked !== null) return blocked;
           throw api;

@@ -37,10 +37,11 @@ export interface Caller {
   tenant: TenantRow;
   generation: number | undefined;
   /**
-   * Set on a `lastKnown` route when the store could not check the key: why,
-   * and `tenant` is the one the key named when it was last checked.
+   * Set on a `lastKnown` route when the call cannot be answered, to why: the
+   * store could not check the key (`tenant` is then the one the key named
+   * when it was last checked), or the tenant's requests hold all they may.
    */
-  unavailable?: unknown;
+  refused?: unknown;
 }
 
 /** A route: declared once, mounted and documented from here. */
@@ -56,7 +57,8 @@ export interface Route {
   generation?: boolean;
   /**
    * Tenant routes that go on when the store cannot check the key, with the
-   * tenant it last named in this process (`Caller.unavailable` says why).
+   * tenant it last named in this process, and past a refusal of the gate's
+   * (`Caller.refused` says why): the handler decides what to answer.
    */
   lastKnown?: boolean;
   /** Built when the document is first asked for (the schemas are built lazily). */
