@@ -357,6 +357,46 @@ Deno.test("a repository's hooks that never finish building cannot hold the guard
   match(message, /COMPILE_FAILED: not built: this process('s| has spent its) 12000 ms of building/);
 });
 
+Deno.test("a repository's links the file system cannot resolve cannot switch the guards off", async () => {
+  // A link to itself (ELOOP) or to a name too long (ENAMETOOLONG) ended discovery with
+  // "INTERNAL" before any hook ran: with only open guards, the agent's non-blocking error,
+  // and `rm -rf /` ran although the guard would have blocked it. The guard runs now.
+  const cases: Record<string, (project: string) => Promise<void>> = {
+    "the project's hook folder links to itself": (p) => Deno.symlink("hooks", `${p}/.agents/hooks`),
+    ".agents links to itself": async (p) => {
+      await Deno.remove(`${p}/.agents`);
+      await Deno.symlink(".agents", `${p}/.agents`);
+    },
+    "a hook folder links to itself": async (p) => {
+      await Deno.mkdir(`${p}/.agents/hooks`);
+      await Deno.symlink("loop", `${p}/.agents/hooks/loop`);
+    },
+    "a hook folder links to a name too long": async (p) => {
+      await Deno.mkdir(`${p}/.agents/hooks`);
+      await Deno.symlink("n".repeat(300), `${p}/.agents/hooks/long`);
+    },
+    "the folder's HOOK.md links to itself": async (p) => {
+      await Deno.mkdir(`${p}/.agents/hooks`);
+      await Deno.symlink("HOOK.md", `${p}/.agents/hooks/HOOK.md`);
+    },
+  };
+  for (const [name, make] of Object.entries(cases)) {
+    const project = await Deno.makeTempDir({ dir, prefix: "links-" });
+    await Deno.mkdir(`${project}/.agents`);
+    await make(project);
+    const payload = JSON.stringify({
+      session_id: "s1",
+      cwd: project,
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "rm -rf /" },
+    });
+    const out = await dispatch(claudeArgs(open), payload);
+    assertEquals(denied(out), "rm -rf is not allowed", `${name}: ${out.stderr}`);
+    match(out.stderr, /HOOK_DIR_UNREADABLE .*could not be read: /, name);
+  }
+});
+
 Deno.test("a repository's plugins with many function types cannot crash the hook call", async () => {
   // Source of the attack: V8 keeps every distinct function type it sees and ends the process
   // past about 1.9 million. 20 hooks of 100,000 types each ran before the guard: the call

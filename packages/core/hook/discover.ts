@@ -5,7 +5,7 @@
  * @module
  */
 import { type ErrorCode, HookboxError, isHookboxError } from "../errors.ts";
-import { type DirEntry, type HostFs, joinPath } from "../host.ts";
+import { type DirEntry, type HostFs, joinPath, type PathInfo } from "../host.ts";
 import {
   confined,
   MAX_FOLDER_MANIFEST_CHARS,
@@ -79,12 +79,21 @@ export async function loadHook(
  * folders. A missing folder yields nothing; everything else is reported.
  */
 export async function scanPath(fs: HostFs, path: string, level: HookLevel): Promise<Discovery> {
-  const info = await fs.stat(path);
+  // A folder the file system cannot resolve (a link to itself, a name too long) is that
+  // folder's problem: it must not end the call, or a repository's one link would keep
+  // every other level's guards from running.
+  let info: PathInfo | null;
+  try {
+    info = await fs.stat(path);
+  } catch (err) {
+    if (!isIoError(err)) throw err;
+    return { hooks: [], problems: [unreadable(err, path, level)] };
+  }
   if (info === null) return { hooks: [], problems: [] };
   if (info.kind !== "dir") {
     return { hooks: [], problems: [problem("HOOK_DIR_UNREADABLE", "not a folder", path, level)] };
   }
-  if (await looksLikeHook(fs, path)) return await collect(fs, [path], level);
+  if (await looksLikeHook(fs, path).catch(() => false)) return await collect(fs, [path], level);
   let entries;
   try {
     entries = await fs.readDir(path);
@@ -117,7 +126,15 @@ async function collectEntries(
     if (e.name.startsWith(".")) continue;
     const full = joinPath(path, e.name);
     if (e.isSymlink) {
-      if ((await fs.stat(full))?.kind !== "dir") continue; // a link to a file, or dangling
+      let target: PathInfo | null;
+      try {
+        target = await fs.stat(full);
+      } catch (err) {
+        if (!isIoError(err)) throw err;
+        problems.push(unreadable(err, full, level));
+        continue;
+      }
+      if (target?.kind !== "dir") continue; // a link to a file, or dangling
       if (level !== "platform") {
         const msg = "hook folder is a symbolic link; only platform folders may link hooks";
         problems.push(problem("HOOK_PATH_OUTSIDE", msg, full, level));
@@ -171,10 +188,9 @@ async function collect(fs: HostFs, dirs: string[], level: HookLevel): Promise<Di
       else if (isHookboxError(result.reason)) {
         found.problems.push({ ...problemOf(result.reason, batch[j]!), level });
       } else if (isIoError(result.reason)) {
-        // The folder changed while it was read (removed, say): that folder is
-        // skipped and reported; the other hooks still load.
-        const msg = `hook folder could not be read: ${result.reason.message}`;
-        found.problems.push(problem("HOOK_DIR_UNREADABLE", msg, batch[j]!, level));
+        // The folder changed while it was read (removed, say), or a link in it cannot be
+        // resolved: that folder is skipped and reported; the other hooks still load.
+        found.problems.push(unreadable(result.reason, batch[j]!, level));
       } else throw result.reason;
     }
   }
@@ -209,6 +225,16 @@ export function mergeLevels(levels: Discovery[]): Discovery {
     byName.set(hook.name, hook);
   }
   return { hooks: [...byName.values()], problems };
+}
+
+/** `HOOK_DIR_UNREADABLE` for `path`, with the file system's words. */
+function unreadable(err: Error, path: string, level: HookLevel): HookProblem {
+  return problem(
+    "HOOK_DIR_UNREADABLE",
+    `hook folder could not be read: ${err.message}`,
+    path,
+    level,
+  );
 }
 
 function problem(code: ErrorCode, message: string, path: string, level: HookLevel): HookProblem {
