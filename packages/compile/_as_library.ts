@@ -29,3 +29,14 @@ export async function loadAsLibrary(
   );
   return new Map(AS_LIBRARY_FILES.map((name, i) => [name, texts[i] ?? ""]));
 }
+
+/**
+ * The library files' paths, for signing what was read (a library that is not
+ * on a local disk has no path: its URL, which no file has).
+ */
+export function asLibraryPaths(): string[] {
+  return AS_LIBRARY_FILES.map((name) => {
+    const url = new URL(name, AS_LIBRARY_DIR);
+    return url.protocol === "file:" ? decodeURIComponent(url.pathname) : url.href;
+  });
+}

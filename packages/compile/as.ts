@@ -13,7 +13,7 @@
 import { ASC_VERSION } from "./_as_asc.ts";
 import { AS_FLAGS, compileAsSource } from "./_as_compile.ts";
 import { type CompileHost, denoCompileHost } from "./_as_host.ts";
-import { loadAsLibrary } from "./_as_library.ts";
+import { asLibraryPaths, loadAsLibrary } from "./_as_library.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { HookboxError } from "../core/errors.ts";
 import { buildTime, outOfBudget } from "./_build_time.ts";
@@ -93,17 +93,20 @@ export const BOUNDED_AS_SOURCE_CHARS = 64 * 1024;
 /**
  * The cache key of the plugin {@linkcode compileAsHook} would return for
  * `entryPath` when it is in the cache, else null; nothing is compiled.
+ * `files`: every file the answer was worked out from (source, library, plugin).
  */
 export async function cachedAsKey(
   entryPath: string,
   options: CompileAsOptions,
-): Promise<string | null> {
+): Promise<{ key: string; files: string[] } | null> {
   const host = options.host ?? denoCompileHost;
   const source = await host.readText(entryPath);
   const library = await loadAsLibrary((url) => host.readText(url));
   const key = await asCacheKey(source, library);
-  const hit = await host.readBytes(`${options.cacheDir}/as-${key}.wasm`);
-  return hit !== null && WebAssembly.validate(hit as Uint8Array<ArrayBuffer>) ? key : null;
+  const plugin = `${options.cacheDir}/as-${key}.wasm`;
+  const hit = await host.readBytes(plugin);
+  if (hit === null || !WebAssembly.validate(hit as Uint8Array<ArrayBuffer>)) return null;
+  return { key, files: [entryPath, ...asLibraryPaths(), plugin] };
 }
 
 /** Cache key: SHA-256 over compiler version, flags, library and source. */

@@ -109,7 +109,7 @@ async function compileOnce(
 ): Promise<CompiledJsHook> {
   const { entry, roots, built, indexPath } = await buildIndexOf(entryPath, options);
   // Unchanged sources: the index of the last build names the plugin, no bundler runs.
-  const known = await unchangedBuild(indexPath);
+  const known = (await unchangedBuild(indexPath))?.key ?? null;
   if (known !== null) {
     const hit = await readCached(options.cacheDir, known);
     if (hit) return { bytes: hit, sha256: await sha256Hex(hit), cached: true };
@@ -174,16 +174,18 @@ async function failedBefore(cacheDir: string, key: string, entryPath: string): P
  * `entryPath` when the build index says its sources are unchanged and the
  * plugin is in the cache, else null; nothing is bundled or read but the
  * sources. The key names the plugin's bytes (the build is deterministic).
+ * `files`: every file the answer was worked out from (sources, index, plugin).
  */
 export async function cachedJsKey(
   entryPath: string,
   options: CompileJsOptions,
-): Promise<string | null> {
+): Promise<{ key: string; files: string[] } | null> {
   const { indexPath } = await buildIndexOf(entryPath, options);
-  const key = await unchangedBuild(indexPath);
-  if (key === null) return null;
-  const info = await Deno.stat(cachePath(options.cacheDir, key)).catch(() => null);
-  return info?.isFile ? key : null;
+  const build = await unchangedBuild(indexPath);
+  if (build === null) return null;
+  const plugin = cachePath(options.cacheDir, build.key);
+  const info = await Deno.stat(plugin).catch(() => null);
+  return info?.isFile ? { key: build.key, files: [...build.inputs, indexPath, plugin] } : null;
 }
 
 /** Where the build index of `entryPath` lives, after checking the entry is inside its roots. */
@@ -212,8 +214,10 @@ interface BuildIndex {
   inputs: { path: string; sha256: string }[];
 }
 
-/** The cache key of the last build when none of the files it read changed, else null. */
-async function unchangedBuild(indexPath: string): Promise<string | null> {
+/** The last build's cache key and inputs when none of the files it read changed, else null. */
+async function unchangedBuild(
+  indexPath: string,
+): Promise<{ key: string; inputs: string[] } | null> {
   let index: BuildIndex;
   try {
     index = JSON.parse(await Deno.readTextFile(indexPath));
@@ -232,7 +236,9 @@ async function unchangedBuild(indexPath: string): Promise<string | null> {
     }
   }));
   if (same.includes(false)) return null;
-  return typeof index.key === "string" ? index.key : null;
+  return typeof index.key === "string"
+    ? { key: index.key, inputs: index.inputs.map((i) => i.path) }
+    : null;
 }
 
 async function writeIndex(indexPath: string, key: string, inputs: string[]): Promise<void> {

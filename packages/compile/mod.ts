@@ -85,15 +85,66 @@ export async function cachedPluginId(
   if (entry.runtime !== "wasm" || entry.format === "wasm") return null;
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const real = await confined(denoFs, hook.dir, entry.path);
+  const memo = `${cacheDir}\0${hook.dir}\0${entry.format}\0${real}`;
+  const known = named.get(memo);
+  if (known !== undefined && signatures(known.files, Infinity) === known.seen) {
+    named.delete(memo);
+    named.set(memo, known);
+    return known.id;
+  }
   await readCappedFile(real, MAX_SOURCE_BYTES); // size check only
+  let found: { key: string; files: string[] } | null;
   if (entry.format === "js") {
     const { cachedJsKey } = await import("./js.ts");
-    const key = await cachedJsKey(real, { cacheDir, allowedRoots: await jsRoots(hook.dir) });
-    return key === null ? null : `js:${key}`;
+    found = await cachedJsKey(real, { cacheDir, allowedRoots: await jsRoots(hook.dir) });
+  } else {
+    const { cachedAsKey } = await import("./as.ts");
+    found = await cachedAsKey(real, { cacheDir });
   }
-  const { cachedAsKey } = await import("./as.ts");
-  const key = await cachedAsKey(real, { cacheDir });
-  return key === null ? null : `as:${key}`;
+  if (found === null) return null;
+  const id = `${entry.format}:${found.key}`;
+  const files = [real, ...found.files];
+  const seen = signatures(files, Date.now() - RACY_MS);
+  named.delete(memo);
+  if (seen !== null) {
+    if (named.size >= NAMED_KEPT) named.delete(named.keys().next().value!);
+    named.set(memo, { files, seen, id });
+  }
+  return id;
+}
+
+/**
+ * Plugin ids {@linkcode cachedPluginId} worked out in this process, kept
+ * while every file they were worked out from keeps its signature (size,
+ * times, inode, device; any write changes the change time): a process that
+ * loads the same hooks again and again (the daemon, once per call) neither
+ * reads nor hashes their sources, the library or the plugin again.
+ */
+const named = new Map<string, { files: string[]; seen: string; id: string }>();
+/** Ids kept at most. */
+const NAMED_KEPT = 256;
+/**
+ * A file changed this recently is not trusted to its signature (time stamps
+ * can be coarse): such an id is worked out again next time.
+ */
+const RACY_MS = 2000;
+
+/** The signatures of `files`, or null if one is missing or changed at or after `notAfter`. */
+function signatures(files: readonly string[], notAfter: number): string | null {
+  let all = "";
+  for (const file of files) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.statSync(file);
+    } catch {
+      return null;
+    }
+    const mtime = info.mtime?.getTime() ?? 0;
+    const ctime = info.ctime?.getTime() ?? 0;
+    if (!info.isFile || Math.max(mtime, ctime) >= notAfter) return null;
+    all += `${info.size}:${mtime}:${ctime}:${info.ino}:${info.dev}|`;
+  }
+  return all;
 }
 
 /** A JS hook may import its own folder's files (real path) and hookbox's plugins/ library. */

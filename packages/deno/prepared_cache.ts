@@ -121,6 +121,17 @@ export function preparedFromDiskCache(
     kept.set(base, { seen, loaded });
     if (kept.size > KEPT_ENTRIES) kept.delete(kept.keys().next().value!);
   };
+  // Keys worked out before (a daemon asks for the same few on every call).
+  const hashes = new Map<string, Promise<string>>();
+  const hashOf = (text: string): Promise<string> => {
+    let hash = hashes.get(text);
+    if (hash === undefined) {
+      if (hashes.size >= 1024) hashes.delete(hashes.keys().next().value!);
+      hash = sha256Hex(new TextEncoder().encode(text));
+      hashes.set(text, hash);
+    }
+    return hash;
+  };
   const readEntry = async (base: string): Promise<LoadedPlugin | null> => {
     const seen = signatureOf(base);
     if (seen === null) return null;
@@ -143,10 +154,8 @@ export function preparedFromDiskCache(
     const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
     const print = await rewriterFingerprint();
     const keyOf = (name: string) =>
-      sha256Hex(
-        new TextEncoder().encode(
-          [FORMAT, print, name, limits.memoryMb, limits.moduleKb, isolation, pin ?? ""].join(":"),
-        ),
+      hashOf(
+        [FORMAT, print, name, limits.memoryMb, limits.moduleKb, isolation, pin ?? ""].join(":"),
       );
     const aliasOf = async () => {
       const id = print === null || !identify ? null : await identify(hook).catch(() => null);

@@ -81,12 +81,22 @@ export function cachedScan(
   options: { racyMs?: number } = {},
 ): Scan {
   const racyMs = options.racyMs ?? RACY_MS;
+  // Each folder's entry name, worked out once per process (the daemon scans every call).
+  const files = new Map<string, Promise<string>>();
+  const fileOf = (dir: string, level: HookLevel) => {
+    const name = `${dir}\0${level}`;
+    let file = files.get(name);
+    if (file === undefined) {
+      if (files.size >= 1024) files.delete(files.keys().next().value!);
+      file = sha256Hex(new TextEncoder().encode(name)).then((h) => `${cacheDir}/scans/${h}.json`);
+      files.set(name, file);
+    }
+    return file;
+  };
   return async (dir, level) => {
     const code = await discoveryFingerprint();
     if (code === null) return await scan(fs, dir, level);
-    const file = `${cacheDir}/scans/${await sha256Hex(
-      new TextEncoder().encode(`${dir}\0${level}`),
-    )}.json`;
+    const file = await fileOf(dir, level);
     const hit = readEntry(file, code, dir, level);
     if (hit) return hit;
     const touched = new Map<string, number>();

@@ -154,6 +154,44 @@ Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cac
   }
 });
 
+Deno.test("a plugin's id is kept while its files keep their signatures, and an edit of any of them is seen", async () => {
+  // The daemon asks for the same ids on every call: it keeps them instead of reading and hashing
+  // every source again, and must still see an edit of a file the hook only imports.
+  const dir = await Deno.makeTempDir({ prefix: "hookbox-ids-" });
+  try {
+    const hookDir = `${dir}/hook`;
+    await Deno.mkdir(`${hookDir}/scripts`, { recursive: true });
+    await Deno.writeTextFile(`${hookDir}/HOOK.md`, hookMd({ name: "hook" }));
+    await Deno.writeTextFile(
+      `${hookDir}/scripts/run.js`,
+      'import { word } from "./word.js";\nconsole.log(word);\n',
+    );
+    const lib = `${hookDir}/scripts/word.js`;
+    await Deno.writeTextFile(lib, 'export const word = "one";\n');
+    const cacheDir = `${dir}/cache`;
+    const hook = await loadHook(denoFs, hookDir, "project");
+    await compileHook(hook, { cacheDir });
+    // Files changed in the last two seconds are not trusted to their signatures (coarse time
+    // stamps): let them age past that.
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const id = await cachedPluginId(hook, { cacheDir });
+    ok(id?.startsWith("js:"), String(id));
+    assertEquals(await cachedPluginId(hook, { cacheDir }), id, "the same id again");
+    // The imported file edited (same size): the index no longer matches, so no id is known.
+    await Deno.writeTextFile(lib, 'export const word = "two";\n');
+    assertEquals(await cachedPluginId(hook, { cacheDir }), null);
+    const rebuilt = await compileHook(hook, { cacheDir });
+    ok(!rebuilt.cached, "built again");
+    const next = await cachedPluginId(hook, { cacheDir });
+    ok(next !== null && next !== id, `${next} after ${id}`);
+    // The compiled plugin removed from the cache: not known any more.
+    await Deno.remove(`${cacheDir}/js-${next!.slice(3)}.wasm`);
+    assertEquals(await cachedPluginId(hook, { cacheDir }), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a one-shot run compiles ahead what the last run of its kind of event loaded; a wrong module read ahead is not used", async () => {
   const dir = await Deno.makeTempDir({ prefix: "hookbox-prefetch-" });
   try {
