@@ -414,7 +414,7 @@ function keyGate(
       try {
         held.check(w.tenant.id);
       } catch (err) {
-        if (!lastKnown || w.refused !== undefined) throw err;
+        if (!lastKnown) throw err;
         return { ...w, refused: err };
       }
       BODY_HOLDS.set(c.req.raw, held.body(w.tenant.id));

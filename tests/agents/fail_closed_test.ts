@@ -75,10 +75,10 @@ async function dispatch(args: string[], input: string | Uint8Array[]): Promise<O
   };
 }
 
-const claude = (toolInput: Record<string, unknown>) =>
+const claude = (toolInput: Record<string, unknown>, cwd = dir) =>
   JSON.stringify({
     session_id: "s1",
-    cwd: dir,
+    cwd,
     hook_event_name: "PreToolUse",
     tool_name: "Bash",
     tool_input: toolInput,
@@ -384,14 +384,7 @@ Deno.test("a repository's links the file system cannot resolve cannot switch the
     const project = await Deno.makeTempDir({ dir, prefix: "links-" });
     await Deno.mkdir(`${project}/.agents`);
     await make(project);
-    const payload = JSON.stringify({
-      session_id: "s1",
-      cwd: project,
-      hook_event_name: "PreToolUse",
-      tool_name: "Bash",
-      tool_input: { command: "rm -rf /" },
-    });
-    const out = await dispatch(claudeArgs(open), payload);
+    const out = await dispatch(claudeArgs(open), claude({ command: "rm -rf /" }, project));
     assertEquals(denied(out), "rm -rf is not allowed", `${name}: ${out.stderr}`);
     match(out.stderr, /HOOK_DIR_UNREADABLE .*could not be read: /, name);
   }

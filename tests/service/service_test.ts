@@ -1424,6 +1424,7 @@ Deno.test("POST /v1/agents/*: a store that stalls cannot hold an agent's call un
       /could not answer this PreToolUse: ANSWER_TOO_SLOW: .*stalled; hook "guard" guards it/,
     );
     assert.deepEqual([open.status, open.body.error.code], [503, "ANSWER_TOO_SLOW"]);
+    assert.match(open.body.error.message, /not ready within 0\.8 s: the store or the server/);
     assert.equal(open.headers.get("retry-after"), "1");
     // Once the store answers, the late decisions are audited, and said to be unsent.
     resume();

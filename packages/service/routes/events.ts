@@ -283,10 +283,18 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
         const closedBlock = async (api: ApiError): Promise<Response | null> => {
           const unreadable = UNREADABLE.has(api.code);
           if (!unreadable && !REFUSALS.has(api.code)) return null;
-          // The hooks as served now, else as last served (the store down or stalled).
-          const served = stalled || api.code === "STORE_UNAVAILABLE"
-            ? engine.lastHooks(tenant.id)
-            : await engine.hooks(tenant.id, generation).catch(() => engine.lastHooks(tenant.id));
+          // The hooks as served now, else as last served (the store down or stalled: a
+          // generation unknown, or the hooks not read within the key check's time).
+          const last = () => engine.lastHooks(tenant.id);
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          const served = stalled || generation === undefined || api.code === "STORE_UNAVAILABLE"
+            ? last()
+            : await Promise.race([
+              engine.hooks(tenant.id, generation),
+              new Promise<null>((resolve) => {
+                timer = setTimeout(() => resolve(null), keyCheckMs(ctx.agentAnswerMs));
+              }),
+            ]).then((hooks) => hooks ?? last(), last).finally(() => clearTimeout(timer));
           if (served === null) return null;
           const head = readHead(text);
           const name = c.req.query("event") || head.event;
@@ -354,6 +362,7 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
         try {
           return await answeredWithin(
             answerCall(),
+            ctx.agentAnswerMs,
             ctx.agentAnswerMs - keyCheckMs(ctx.agentAnswerMs) - (performance.now() - started),
             () => stalled = true,
             (late) => {
@@ -551,12 +560,14 @@ async function jsonAnswer(
 }
 
 /**
- * `answer`, or past `ms` the `503 ANSWER_TOO_SLOW` (after `onStall`). What the
- * late answer ends with goes to `onLate` (its decision, if one was made, is
- * audited but never sent), its body cancelled so that nothing stays counted.
+ * `answer`, or past `ms` the `503 ANSWER_TOO_SLOW` (after `onStall`), which
+ * names the call's whole deadline, `totalMs`. What the late answer ends with
+ * goes to `onLate` (its decision, if one was made, is audited but never
+ * sent), its body cancelled so that nothing stays counted.
  */
 async function answeredWithin(
   answer: Promise<Response>,
+  totalMs: number,
   ms: number,
   onStall: () => void,
   onLate: (late: Response | unknown) => void,
@@ -572,7 +583,7 @@ async function answeredWithin(
           503,
           "ANSWER_TOO_SLOW",
           `the answer was not ready within ${
-            Math.round(ms / 100) / 10
+            Math.round(totalMs / 100) / 10
           } s: the store or the server is stalled`,
           { retryAfter: 1 },
         ),
