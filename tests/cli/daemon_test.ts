@@ -324,17 +324,27 @@ async function quickBesideLong(prefix: string, args: string[]) {
       });
     let longEnded = false;
     const long = dispatch(slow, "ls").finally(() => longEnded = true);
-    const running = await eventually(async () => (await status(env, root))?.running_ms ?? null);
-    assert.ok(running !== null, "the daemon runs the long call");
+    // Until the daemon is seen running it, or it has ended: on a machine loaded enough, no
+    // status may be answered while it runs, or its client may run it in its own process (then
+    // nothing overlaps that this test can see).
+    const running = await eventually(async () =>
+      longEnded ? false : (await status(env, root))?.running_ms ?? null
+    );
+    assert.ok(running !== null, "the daemon runs the long call, or the call ends");
     // Each call sees its own stdin and folder: the quick project's guard blocks its command.
     const denied = await dispatch(quick, "rm -rf /");
     assert.match(denied.stdout, /deny/);
     const during = (await status(env, root))!;
     // The long call runs the event's 15 s; a machine so loaded that a one-shot CLI takes longer
     // to start and answer leaves no overlap to look at (the calls then came one after another).
-    const overlapped = !longEnded && during.running === 1;
+    const overlapped = running !== false && !longEnded && during.running === 1;
     assert.equal((await long).code, 0);
-    return { during, after: (await status(env, root))!, overlapped };
+    return {
+      during,
+      after: (await status(env, root))!,
+      overlapped,
+      longInDaemon: running !== false,
+    };
   } finally {
     killIfRunning(daemon.pid);
     await daemon.output();
@@ -343,10 +353,10 @@ async function quickBesideLong(prefix: string, args: string[]) {
 }
 
 Deno.test("a call the daemon has no turn for, behind long ones, runs in its own process", async () => {
-  const { during, after, overlapped } = await quickBesideLong("hookbox-daemon-busy-", [
-    "--calls",
-    "1",
-  ]);
+  const { during, after, overlapped, longInDaemon } = await quickBesideLong(
+    "hookbox-daemon-busy-",
+    ["--calls", "1"],
+  );
   if (overlapped) {
     assert.notEqual(during.running_ms, null, "answered while the long call still runs");
     assert.equal(during.answered, 0, "not by the daemon");
@@ -354,14 +364,20 @@ Deno.test("a call the daemon has no turn for, behind long ones, runs in its own 
   } else {
     // One after the other: the quick call by the daemon, or in its own process if it came
     // while the long one was ending.
-    assert.ok([1, 2].includes(after.answered), `answered ${after.answered}`);
+    assert.ok(after.answered >= (longInDaemon ? 1 : 0) && after.answered <= 2, `${after.answered}`);
   }
 });
 
 Deno.test("the daemon answers a quick call while another session's long one runs", async () => {
-  const { during, after, overlapped } = await quickBesideLong("hookbox-daemon-calls-", []);
+  const { during, after, overlapped, longInDaemon } = await quickBesideLong(
+    "hookbox-daemon-calls-",
+    [],
+  );
   if (overlapped) assert.equal(during.answered, 1, "answered by the daemon, beside the long one");
-  assert.equal(after.answered, 2);
+  // Both by the daemon. A long call never seen running (the machine so loaded that no status
+  // was answered while it ran) may have run in its own process.
+  if (longInDaemon) assert.equal(after.answered, 2);
+  else assert.ok([1, 2].includes(after.answered), `answered ${after.answered}`);
 });
 
 Deno.test("a daemon that can accept no more (out of file descriptors) stops and takes its socket with it", async () => {
