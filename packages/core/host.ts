@@ -26,8 +26,12 @@ export interface PathInfo {
 
 /** File-system capabilities used by discovery and plugin loading. */
 export interface HostFs {
-  /** Lists a directory; rejects when it does not exist or cannot be read. */
-  readDir(path: string): Promise<DirEntry[]>;
+  /**
+   * Lists a directory; rejects when it does not exist or cannot be read.
+   * With `maxEntries`, stops after `maxEntries + 1` entries (in the order the
+   * file system gives them): a folder of a million files is not read whole.
+   */
+  readDir(path: string, maxEntries?: number): Promise<DirEntry[]>;
   /**
    * Reads a UTF-8 file of at most `maxBytes` bytes; a larger one rejects with
    * `HookboxError("HOOK_FILE_TOO_LARGE")` before more than `maxBytes + 1`

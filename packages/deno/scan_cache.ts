@@ -27,6 +27,7 @@ import type { Discovery } from "../core/hook/discover.ts";
 import type { HookLevel } from "../core/hook/types.ts";
 import type { DirEntry, HostFs, PathInfo } from "../core/host.ts";
 import { sha256Hex } from "../core/bytes.ts";
+import { MAX_FOLDER_ENTRIES } from "../core/hook/files.ts";
 import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
 import { writeAtomicSync } from "../host-deno/atomic.ts";
 
@@ -162,10 +163,13 @@ function signature(path: string, use: number, notAfter: number): string | null {
   let sig = `${kind}:${info.size}:${mtime}:${ctime}:${info.ino}:${info.dev}:${info.mode}`;
   try {
     if (use & LIST) {
-      const names = [...Deno.readDirSync(path)]
-        .map((e) => `${e.name}/${e.isDirectory ? "d" : e.isSymlink ? "l" : "f"}`)
-        .sort();
-      sig += `:${names.join("\0")}`;
+      // As discovery lists it: at most one entry past its cap (which it then reports).
+      const names: string[] = [];
+      for (const e of Deno.readDirSync(path)) {
+        names.push(`${e.name}/${e.isDirectory ? "d" : e.isSymlink ? "l" : "f"}`);
+        if (names.length > MAX_FOLDER_ENTRIES) break;
+      }
+      sig += `:${names.sort().join("\0")}`;
     }
     if (use & REAL) {
       sig += `:${Deno.realPathSync(path)}`;
@@ -180,9 +184,9 @@ function signature(path: string, use: number, notAfter: number): string | null {
 function recording(fs: HostFs, touched: Map<string, number>): HostFs {
   const note = (path: string, use: number) => touched.set(path, (touched.get(path) ?? 0) | use);
   return {
-    readDir(path): Promise<DirEntry[]> {
+    readDir(path, maxEntries): Promise<DirEntry[]> {
       note(path, LIST);
-      return fs.readDir(path);
+      return fs.readDir(path, maxEntries);
     },
     readTextFile(path, maxBytes) {
       note(path, STAT);

@@ -13,10 +13,11 @@ import {
 
 /** File-system capabilities backed by `Deno.*`. */
 export const denoFs: HostFs = {
-  async readDir(path: string): Promise<DirEntry[]> {
+  async readDir(path: string, maxEntries = Infinity): Promise<DirEntry[]> {
     const entries: DirEntry[] = [];
     for await (const e of Deno.readDir(path)) {
       entries.push({ name: e.name, isDirectory: e.isDirectory, isSymlink: e.isSymlink });
+      if (entries.length > maxEntries) break;
     }
     return entries;
   },

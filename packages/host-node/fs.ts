@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { constants, open, readdir, realpath, stat } from "node:fs/promises";
+import { constants, open, opendir, realpath, stat } from "node:fs/promises";
 import {
   type DirEntry,
   type HostFs,
@@ -29,13 +29,18 @@ import {
 
 /** File-system capabilities backed by `node:fs/promises` (also works on Deno). */
 export const nodeFs: HostFs = {
-  async readDir(path: string): Promise<DirEntry[]> {
-    const entries = await readdir(path, { withFileTypes: true });
-    return entries.map((e) => ({
-      name: e.name,
-      isDirectory: e.isDirectory(),
-      isSymlink: e.isSymbolicLink(),
-    }));
+  async readDir(path: string, maxEntries = Infinity): Promise<DirEntry[]> {
+    const entries: DirEntry[] = [];
+    const dir = await opendir(path);
+    try {
+      for (let e = await dir.read(); e !== null; e = await dir.read()) {
+        entries.push({ name: e.name, isDirectory: e.isDirectory(), isSymlink: e.isSymbolicLink() });
+        if (entries.length > maxEntries) break;
+      }
+    } finally {
+      await dir.close().catch(() => {});
+    }
+    return entries;
   },
   async readTextFile(path, maxBytes) {
     return new TextDecoder().decode(await readCappedNode(path, maxBytes));

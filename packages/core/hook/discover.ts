@@ -8,6 +8,7 @@ import { type ErrorCode, HookboxError, isHookboxError } from "../errors.ts";
 import { type DirEntry, type HostFs, joinPath, type PathInfo } from "../host.ts";
 import {
   confined,
+  MAX_FOLDER_ENTRIES,
   MAX_FOLDER_MANIFEST_CHARS,
   MAX_HOOKS_PER_FOLDER,
   MAX_MANIFEST_BYTES,
@@ -96,12 +97,17 @@ export async function scanPath(fs: HostFs, path: string, level: HookLevel): Prom
   if (await looksLikeHook(fs, path).catch(() => false)) return await collect(fs, [path], level);
   let entries;
   try {
-    entries = await fs.readDir(path);
+    entries = await fs.readDir(path, MAX_FOLDER_ENTRIES);
   } catch (err) {
     return {
       hooks: [],
       problems: [problem("HOOK_DIR_UNREADABLE", (err as Error).message, path, level)],
     };
+  }
+  if (entries.length > MAX_FOLDER_ENTRIES) {
+    const msg = `more than ${MAX_FOLDER_ENTRIES} files and folders; none of its hooks is read ` +
+      `(a folder of hooks may hold at most ${MAX_FOLDER_ENTRIES} entries)`;
+    return { hooks: [], problems: [problem("HOOK_TOO_MANY", msg, path, level)] };
   }
   return await collectEntries(fs, path, entries, level);
 }

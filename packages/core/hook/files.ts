@@ -19,6 +19,12 @@ export const MAX_UPLOAD_FILES = 64;
 /** Most hook folders taken from one folder of hooks; the rest are reported. */
 export const MAX_HOOKS_PER_FOLDER = 1000;
 /**
+ * Most entries (files and folders) a folder of hooks may hold: past it none
+ * is read and the folder is reported, since listing and sorting a million
+ * files cost every hook call seconds.
+ */
+export const MAX_FOLDER_ENTRIES = 10_000;
+/**
  * Most HOOK.md text read from one folder of hooks, in characters, before the
  * hook folders after it are reported instead of read. Parsing YAML costs up
  * to ~1.5 µs a character: a repository's 1,000 manifests of 16 KiB would

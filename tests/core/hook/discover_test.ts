@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { denoFs } from "../../../packages/host-deno/fs.ts";
+import { nodeFs } from "../../../packages/host-node/fs.ts";
+import { MAX_FOLDER_ENTRIES } from "../../../packages/core/hook/files.ts";
 import { scanPath } from "../../../packages/core/hook/discover.ts";
 import { createExecutor } from "../../../packages/hookbox/deno.ts";
 import { fakeRuntime, type TempTree, tempTree, toolEvent, WASM_STUB } from "../../_helpers.ts";
@@ -160,4 +162,29 @@ Deno.test("`scanPath()` reports a hook folder removed while it is read and loads
   assert.equal(found.problems[0]!.code, "HOOK_DIR_UNREADABLE");
   assert.equal(found.problems[0]!.path, `${tree.root}/platform/gone`);
   assert.match(found.problems[0]!.message, /could not be read/);
+});
+
+Deno.test("`scanPath()` does not list a folder of hooks past its entry cap, on Deno and Node alike", async () => {
+  // A repository's folder of a million plain files cost every hook call seconds of listing
+  // and sorting them (200,000 took a call from 50 ms to 1 s). Past the cap, none is read.
+  await using tree = await tempTree();
+  await tree.hook("project", "kept", stub);
+  const folder = `${tree.root}/project`;
+  for (let i = 0; i < MAX_FOLDER_ENTRIES - 1; i++) {
+    Deno.writeFileSync(`${folder}/f${i}`, new Uint8Array());
+  }
+  for (const fs of [denoFs, nodeFs]) {
+    const under = await scanPath(fs, folder, "project");
+    assert.deepEqual([under.hooks.map((h) => h.name), under.problems], [["kept"], []]);
+  }
+  Deno.writeFileSync(`${folder}/one-more`, new Uint8Array());
+  for (const fs of [denoFs, nodeFs]) {
+    const over = await scanPath(fs, folder, "project");
+    assert.deepEqual(over.hooks, []);
+    assert.equal(over.problems.length, 1);
+    assert.equal(over.problems[0]!.code, "HOOK_TOO_MANY");
+    assert.match(over.problems[0]!.message, /more than 10000 files and folders; none of its hooks/);
+    // Listing stopped one entry past the cap.
+    assert.equal((await fs.readDir(folder, 5)).length, 6);
+  }
 });
