@@ -26,6 +26,7 @@ import { Quotas } from "./quota.ts";
 import { BODY_DEADLINES, BODY_HOLDS, MAX_UPLOAD_BYTES } from "./request.ts";
 import { HeldBytes } from "./held_bytes.ts";
 import { UploadGate, type UploadLimits } from "./upload_gate.ts";
+import { LATE, within } from "./within.ts";
 import { type Store, StoreUnavailable, type TenantRow } from "../store/store.ts";
 import type { ServiceContext } from "./routes/context.ts";
 import { type Caller, type Gate, mount, type Route } from "./routes/route.ts";
@@ -390,9 +391,13 @@ function keyGate(
         store.tenantForKey(hash),
         withGeneration ? store.hooksGeneration() : null,
       ]);
-      [tenant, generation] = lastKnown
-        ? await within(lookup, lastKnownMs, "the store did not answer the key check")
-        : await lookup;
+      const found = lastKnown ? await within(lookup, lastKnownMs) : await lookup;
+      if (found === LATE) {
+        throw new StoreUnavailable(
+          `the store did not answer the key check within ${lastKnownMs} ms`,
+        );
+      }
+      [tenant, generation] = found;
     } catch (err) {
       const known = lastKnown ? named.get(hash) : undefined;
       if (known === undefined) throw err;
@@ -425,20 +430,3 @@ function keyGate(
 
 /** Keys whose tenant {@linkcode keyGate} keeps for `Route.lastKnown` routes. */
 const KNOWN_KEYS = 10_000;
-
-/**
- * `work`, or a `StoreUnavailable` saying `what` within `ms` once `ms` have
- * passed without its answer (`work` goes on; what it ends with is dropped).
- */
-async function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new StoreUnavailable(`${what} within ${ms} ms`)), ms);
-  });
-  work.catch(() => {});
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

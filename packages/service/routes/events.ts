@@ -37,6 +37,7 @@ import {
 import type { Context } from "hono";
 import type { AuditRow, TenantRow } from "../../store/store.ts";
 import type { ServiceContext } from "./context.ts";
+import { LATE, within } from "../within.ts";
 import type { Route } from "./route.ts";
 
 /** Default event body cap when the tenant policy sets no `input_kb`. */
@@ -286,15 +287,11 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           // The hooks as served now, else as last served (the store down or stalled: a
           // generation unknown, or the hooks not read within the key check's time).
           const last = () => engine.lastHooks(tenant.id);
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const served = stalled || generation === undefined || api.code === "STORE_UNAVAILABLE"
-            ? last()
-            : await Promise.race([
-              engine.hooks(tenant.id, generation),
-              new Promise<null>((resolve) => {
-                timer = setTimeout(() => resolve(null), keyCheckMs(ctx.agentAnswerMs));
-              }),
-            ]).then((hooks) => hooks ?? last(), last).finally(() => clearTimeout(timer));
+          const now = stalled || generation === undefined || api.code === "STORE_UNAVAILABLE"
+            ? LATE
+            : await within(engine.hooks(tenant.id, generation), keyCheckMs(ctx.agentAnswerMs))
+              .catch((): typeof LATE => LATE);
+          const served = now === LATE ? last() : now;
           if (served === null) return null;
           const head = readHead(text);
           const name = c.req.query("event") || head.event;
@@ -572,34 +569,19 @@ async function answeredWithin(
   onStall: () => void,
   onLate: (late: Response | unknown) => void,
 ): Promise<Response> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let late = false;
-  const tooSlow = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      late = true;
-      onStall();
-      reject(
-        new ApiError(
-          503,
-          "ANSWER_TOO_SLOW",
-          `the answer was not ready within ${
-            Math.round(totalMs / 100) / 10
-          } s: the store or the server is stalled`,
-          { retryAfter: 1 },
-        ),
-      );
-    }, Math.max(0, ms));
-  });
+  const found = await within(answer, ms);
+  if (found !== LATE) return found;
+  onStall();
   answer.then((response) => {
-    if (!late) return;
     response.body?.cancel().catch(() => {});
     onLate(response);
-  }, (err) => {
-    if (late) onLate(err);
-  });
-  try {
-    return await Promise.race([answer, tooSlow]);
-  } finally {
-    clearTimeout(timer);
-  }
+  }, onLate);
+  throw new ApiError(
+    503,
+    "ANSWER_TOO_SLOW",
+    `the answer was not ready within ${
+      Math.round(totalMs / 100) / 10
+    } s: the store or the server is stalled`,
+    { retryAfter: 1 },
+  );
 }
