@@ -9,7 +9,7 @@
 import { HookboxError } from "../core/errors.ts";
 import type { HookDefinition } from "../core/hook/types.ts";
 import { confined, MAX_PLUGIN_BYTES, MAX_SOURCE_BYTES } from "../core/hook/files.ts";
-import { denoFs, readCappedFile } from "../host-deno/fs.ts";
+import { denoFs, fileSignature, readCappedFile } from "../host-deno/fs.ts";
 import { defaultCacheDir } from "../host-deno/cache_dir.ts";
 import { sha256HexInPieces } from "../host-deno/sha256.ts";
 
@@ -139,10 +139,9 @@ function signatures(files: readonly string[], notAfter: number): string | null {
     } catch {
       return null;
     }
-    const mtime = info.mtime?.getTime() ?? 0;
-    const ctime = info.ctime?.getTime() ?? 0;
-    if (!info.isFile || Math.max(mtime, ctime) >= notAfter) return null;
-    all += `${info.size}:${mtime}:${ctime}:${info.ino}:${info.dev}|`;
+    const changed = Math.max(info.mtime?.getTime() ?? 0, info.ctime?.getTime() ?? 0);
+    if (!info.isFile || changed >= notAfter) return null;
+    all += `${fileSignature(info)}|`;
   }
   return all;
 }

@@ -22,12 +22,8 @@ import type { HookDefinition } from "../core/hook/types.ts";
 import type { EffectiveLimits } from "../core/runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../runtime-wasm/mod.ts";
 import { sha256Hex } from "../core/bytes.ts";
-import {
-  fileSignature,
-  readPrepared,
-  rememberPrepared,
-  takePrefetched,
-} from "./prepared_prefetch.ts";
+import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
+import { fileSignature } from "../host-deno/fs.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
 import { trimCacheAfterWrite } from "../host-deno/cache_trim.ts";
 

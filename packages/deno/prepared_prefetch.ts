@@ -19,6 +19,7 @@
  * @module
  */
 
+import { fileSignature } from "../host-deno/fs.ts";
 import type { LoadedPlugin } from "../runtime-wasm/mod.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { admitTypes } from "../rewriter/mod.ts";
@@ -144,11 +145,6 @@ export function eventContext(args: string[], input: string): string {
   const dir = field("cwd|work_dir|workDir", '[^"\\\\]{1,256}');
   return [flags("agent"), flags("event"), flags("hooks-dir"), flags("work-dir"), event, dir]
     .join("|");
-}
-
-/** A file's identity for trusting an earlier check of its bytes: size, times, inode, device. */
-export function fileSignature(info: Deno.FileInfo): string {
-  return [info.size, info.mtime?.getTime(), info.ctime?.getTime(), info.ino, info.dev].join(":");
 }
 
 /**

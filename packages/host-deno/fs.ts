@@ -70,3 +70,8 @@ export async function readCappedFile(path: string, maxBytes: number): Promise<Ui
     read: async (into) => (await file.read(into)) ?? 0,
   }, maxBytes);
 }
+
+/** A file's identity for trusting an earlier check of its bytes: size, times, inode, device. */
+export function fileSignature(info: Deno.FileInfo): string {
+  return [info.size, info.mtime?.getTime(), info.ctime?.getTime(), info.ino, info.dev].join(":");
+}
