@@ -82,22 +82,10 @@ export function cachedScan(
   options: { racyMs?: number } = {},
 ): Scan {
   const racyMs = options.racyMs ?? RACY_MS;
-  // Each folder's entry name, worked out once per process (the daemon scans every call).
-  const files = new Map<string, Promise<string>>();
-  const fileOf = (dir: string, level: HookLevel) => {
-    const name = `${dir}\0${level}`;
-    let file = files.get(name);
-    if (file === undefined) {
-      if (files.size >= 1024) files.delete(files.keys().next().value!);
-      file = sha256Hex(new TextEncoder().encode(name)).then((h) => `${cacheDir}/scans/${h}.json`);
-      files.set(name, file);
-    }
-    return file;
-  };
   return async (dir, level) => {
     const code = await discoveryFingerprint();
     if (code === null) return await scan(fs, dir, level);
-    const file = await fileOf(dir, level);
+    const file = await entryFile(cacheDir, dir, level);
     const hit = readEntry(file, code, dir, level);
     if (hit) return hit;
     const touched = new Map<string, number>();
@@ -112,6 +100,25 @@ export function cachedScan(
     writeEntry(file, { format: FORMAT, code, dir, level, paths, discovery });
     return discovery;
   };
+}
+
+/**
+ * Each folder's entry file, worked out once per process: the daemon makes an
+ * executor (and so a {@linkcode cachedScan}) for every call, and hashing the
+ * name again each time was a tenth of its work for a call.
+ */
+const entryFiles = new Map<string, Promise<string>>();
+
+function entryFile(cacheDir: string, dir: string, level: HookLevel): Promise<string> {
+  const key = `${cacheDir}\0${dir}\0${level}`;
+  let file = entryFiles.get(key);
+  if (file === undefined) {
+    if (entryFiles.size >= 1024) entryFiles.delete(entryFiles.keys().next().value!);
+    file = sha256Hex(new TextEncoder().encode(`${dir}\0${level}`))
+      .then((h) => `${cacheDir}/scans/${h}.json`);
+    entryFiles.set(key, file);
+  }
+  return file;
 }
 
 function readEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
