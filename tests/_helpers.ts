@@ -58,9 +58,34 @@ export interface TempTree extends AsyncDisposable {
   hook(parent: string, name: string, spec?: HookSpec): Promise<string>;
 }
 
+/** Folders made by {@linkcode tempDir}, removed when the test process ends. */
+const madeDirs = new Set<string>();
+let removeOnUnload = false;
+
+/**
+ * A new temporary folder named `prefix…`, removed (with what it holds) when
+ * the test process ends: tests whose servers or stores still hold files
+ * while the test finishes leave nothing behind in the system's folder.
+ */
+export async function tempDir(prefix: string): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix });
+  madeDirs.add(dir);
+  if (!removeOnUnload) {
+    removeOnUnload = true;
+    globalThis.addEventListener("unload", () => {
+      for (const made of madeDirs) {
+        try {
+          Deno.removeSync(made, { recursive: true });
+        } catch { /* already gone */ }
+      }
+    });
+  }
+  return dir;
+}
+
 /** Makes a fresh temporary folder for one test. */
 export async function tempTree(): Promise<TempTree> {
-  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "hookbox_test_" }));
+  const root = await Deno.realPath(await tempDir("hookbox_test_"));
   const dir = async (rel: string) => {
     const path = rel === "" ? root : `${root}/${rel}`;
     await Deno.mkdir(path, { recursive: true });

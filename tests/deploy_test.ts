@@ -7,7 +7,7 @@
  * the port it serves on, and the Deno version CI installs.
  */
 import assert from "node:assert/strict";
-import { ROOT } from "./_helpers.ts";
+import { ROOT, tempDir } from "./_helpers.ts";
 
 async function run(cmd: string, args: string[]) {
   const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
@@ -27,7 +27,7 @@ Deno.test("deploy/hookbox.service passes systemd-analyze verify and starts the C
   assert.ok(exec, "ExecStart runs deno on the CLI");
   assert.ok((await Deno.stat(`${ROOT}/${exec[2]}`)).isFile, exec[2]);
   // verify checks that the program exists: point it at this machine's deno.
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-unit-" });
+  const dir = await tempDir("hookbox-unit-");
   try {
     await Deno.writeTextFile(`${dir}/hookbox.service`, unit.replace(exec[1]!, Deno.execPath()));
     const out = await run("systemd-analyze", ["verify", `${dir}/hookbox.service`]);

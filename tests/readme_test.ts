@@ -6,7 +6,7 @@
  * npx (the edge bundle is tested with a real workerd in tests/edge/).
  */
 import assert from "node:assert/strict";
-import { ROOT } from "./_helpers.ts";
+import { ROOT, tempDir } from "./_helpers.ts";
 
 const README = await Deno.readTextFile(`${ROOT}/README.md`);
 
@@ -39,7 +39,7 @@ async function bash(script: string) {
 }
 
 Deno.test("README: the command-line, service and library parts of the tour run as written", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-tour-" });
+  const dir = await tempDir("hookbox-tour-");
   const here = (text: string) => text.replaceAll("/tmp/tour", dir);
   try {
     // A hook, run from the command line: blocked, exit 2.

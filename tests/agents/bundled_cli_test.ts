@@ -5,7 +5,7 @@
  * and caches as the CLI from source.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { ROOT, runWithStdin } from "../_helpers.ts";
+import { ROOT, runWithStdin, tempDir } from "../_helpers.ts";
 import { claudeBash, GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 import { eventually, hookMd, killIfRunning } from "../_helpers.ts";
 import { corpus } from "../runtime-wasm/_corpus.ts";
@@ -32,7 +32,7 @@ function built(): Promise<string> {
 
 Deno.test("dist/cli/hookbox compiles a JS hook with no network and a private HOME", async () => {
   const wrapper = await built();
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_offline_" });
+  const dir = await tempDir("hookbox_offline_");
   try {
     await Deno.mkdir(`${dir}/guard/scripts`, { recursive: true });
     await Deno.writeTextFile(
@@ -76,7 +76,7 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
     stderr: "null",
   }).output();
   assertEquals((await Deno.readTextFile(wrapper)).includes(hintsFlag), takesHints.success);
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_bundled_" });
+  const dir = await tempDir("hookbox_bundled_");
   try {
     await writeAgentHooks(`${dir}/hooks`);
     const payload = (command: string) => claudeBash(command, dir);
@@ -291,7 +291,7 @@ Deno.test("dist/cli/hookbox answers daemon calls without Deno as the CLI's own c
   // Built with the machine's C compiler (scripts/setup installs one): a native program.
   const head = (await Deno.readFile(wrapper)).subarray(0, 4);
   assertEquals([...head], [0x7f, 0x45, 0x4c, 0x46], "dist/cli/hookbox is an ELF program");
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_client_" });
+  const dir = await tempDir("hookbox_client_");
   const run = `${dir}/run`;
   await Deno.mkdir(run, { mode: 0o700 });
   const env = { XDG_RUNTIME_DIR: run, XDG_CONFIG_HOME: `${dir}/config` };
@@ -405,7 +405,7 @@ function wedgedDaemon(path: string, trickle: boolean): { close(): void } {
 
 Deno.test("a daemon that does not answer in time is given up: the guards answer, and it is replaced", async () => {
   const wrapper = await built();
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_wedged_" });
+  const dir = await tempDir("hookbox_wedged_");
   const pids: number[] = [];
   try {
     await writeAgentHooks(`${dir}/hooks`);
@@ -466,7 +466,7 @@ Deno.test("a daemon that does not answer in time is given up: the guards answer,
 
 Deno.test("a call whose daemon was late ends its hooks by the call's deadline: a closed guard blocks", async () => {
   const wrapper = await built();
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_deadline_" });
+  const dir = await tempDir("hookbox_deadline_");
   try {
     await Deno.mkdir(`${dir}/hooks/guard`, { recursive: true });
     await Deno.writeTextFile(

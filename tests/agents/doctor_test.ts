@@ -5,7 +5,7 @@
  */
 import { deepStrictEqual as assertEquals, match } from "node:assert/strict";
 import { main } from "../../packages/cli/main.ts";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, tempDir } from "../_helpers.ts";
 import { writeAgentHooks } from "./_agent_hooks.ts";
 
 /** `main(args)` with what it printed on stdout. */
@@ -24,7 +24,7 @@ async function doctor(args: string[]): Promise<{ code: number; stdout: string }>
 }
 
 Deno.test("hookbox doctor runs every installed event through the installed command", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-doctor-" });
+  const dir = await tempDir("hookbox-doctor-");
   // The installed command calls through the user's daemon: this test's own, gone with `dir`.
   const runtime = Deno.env.get("XDG_RUNTIME_DIR");
   await Deno.mkdir(`${dir}/run`, { mode: 0o700 });
@@ -67,7 +67,7 @@ Deno.test("hookbox doctor runs every installed event through the installed comma
 });
 
 Deno.test("hookbox doctor says when nothing is installed", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-doctor-none-" });
+  const dir = await tempDir("hookbox-doctor-none-");
   try {
     const out = await doctor(["doctor", "--agent", "claude-code", "--project", dir]);
     assertEquals(out.code, 1);

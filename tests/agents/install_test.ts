@@ -16,7 +16,7 @@ import {
   uninstallFrom,
 } from "../../packages/agents/install.ts";
 import { main } from "../../packages/cli/main.ts";
-import { ROOT, withoutDenoNotices } from "../_helpers.ts";
+import { ROOT, tempDir, withoutDenoNotices } from "../_helpers.ts";
 import { GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 
 /** A config each agent might already have: other hooks and settings hookbox must keep. */
@@ -63,7 +63,7 @@ const quiet = async (args: string[]) => {
 
 for (const agent of Object.keys(EXISTING) as InstallableAgent[]) {
   Deno.test(`install/uninstall for ${agent} keeps the rest of its config and is idempotent`, async () => {
-    const dir = await Deno.makeTempDir({ prefix: `hookbox-install-${agent}-` });
+    const dir = await tempDir(`hookbox-install-${agent}-`);
     try {
       const file = `${dir}/${CONFIG_FILES[agent].project}`;
       const original = EXISTING[agent];
@@ -104,7 +104,7 @@ for (const agent of Object.keys(EXISTING) as InstallableAgent[]) {
 }
 
 Deno.test("install --http registers the agent's HTTP hook where it has one, and refuses elsewhere", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-http-" });
+  const dir = await tempDir("hookbox-install-http-");
   try {
     const args = ["install", "--project", dir, "--http", "https://hooks.example.com/"];
     assertEquals(await quiet([...args, "--agent", "claude-code"]), 0);
@@ -137,7 +137,7 @@ Deno.test("install --http registers the agent's HTTP hook where it has one, and 
 });
 
 Deno.test("a config with comments keeps them: install edits only the event lists, uninstall gives the text back", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-jsonc-" });
+  const dir = await tempDir("hookbox-install-jsonc-");
   try {
     // Gemini CLI reads settings.json as JSON with comments (not trailing commas).
     const file = `${dir}/.gemini/settings.json`;
@@ -201,7 +201,7 @@ Deno.test("config edits follow the file's indentation and line endings and undo 
 });
 
 Deno.test("a config file with only comments left after uninstall is kept", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-comment-only-" });
+  const dir = await tempDir("hookbox-install-comment-only-");
   try {
     const file = `${dir}/.cursor/hooks.json`;
     await Deno.mkdir(`${dir}/.cursor`);
@@ -217,7 +217,7 @@ Deno.test("a config file with only comments left after uninstall is kept", async
 });
 
 Deno.test("a config file that is not a JSON object is left untouched", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-bad-" });
+  const dir = await tempDir("hookbox-install-bad-");
   try {
     const file = `${dir}/.gemini/settings.json`;
     await Deno.mkdir(`${dir}/.gemini`);
@@ -236,8 +236,8 @@ Deno.test("a config file that is not a JSON object is left untouched", async () 
 });
 
 Deno.test("hostile config files: too deep, too large, a FIFO, or linked out of the project are refused untouched", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-hostile-" });
-  const outside = await Deno.makeTempDir({ prefix: "hookbox-install-outside-" });
+  const dir = await tempDir("hookbox-install-hostile-");
+  const outside = await tempDir("hookbox-install-outside-");
   try {
     const file = `${dir}/.gemini/settings.json`;
     await Deno.mkdir(`${dir}/.gemini`);
@@ -284,7 +284,7 @@ Deno.test("hostile config files: too deep, too large, a FIFO, or linked out of t
 });
 
 Deno.test("the installed command, run as the agent runs it, answers in the agent's protocol", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-run-" });
+  const dir = await tempDir("hookbox-install-run-");
   try {
     await writeAgentHooks(`${dir}/hooks`);
     const cli = `${ROOT}/packages/cli/main.ts`;
@@ -378,7 +378,7 @@ async function withStderr(args: string[]): Promise<{ code: number; stderr: strin
 }
 
 Deno.test("install refuses a config the agent would ignore, and a duplicate key; --force edits anyway", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-ignored-" });
+  const dir = await tempDir("hookbox-install-ignored-");
   try {
     await Deno.mkdir(`${dir}/.claude`);
     await Deno.mkdir(`${dir}/.gemini`);
@@ -413,8 +413,8 @@ Deno.test("install refuses a config the agent would ignore, and a duplicate key;
 });
 
 Deno.test("install never writes through a link to nothing, and says what each agent's trust step is", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-link-" });
-  const outside = await Deno.makeTempDir({ prefix: "hookbox-install-outside-" });
+  const dir = await tempDir("hookbox-install-link-");
+  const outside = await tempDir("hookbox-install-outside-");
   try {
     await Deno.mkdir(`${dir}/.claude`);
     await Deno.symlink(`${outside}/planted.json`, `${dir}/.claude/settings.json`);
@@ -432,7 +432,7 @@ Deno.test("install never writes through a link to nothing, and says what each ag
 });
 
 Deno.test("install --hooks-dir records the platform hook folders in the installed command", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-install-hooks-dir-" });
+  const dir = await tempDir("hookbox-install-hooks-dir-");
   try {
     const args = ["install", "--agent", "claude-code", "--project", dir];
     assertEquals(

@@ -16,7 +16,7 @@ import {
 import { cachedPluginId, compileHook } from "../../packages/compile/mod.ts";
 import { denoFs } from "../../packages/host-deno/fs.ts";
 import { loadHook } from "../../packages/core/hook/discover.ts";
-import { fakeHook, hookMd } from "../_helpers.ts";
+import { fakeHook, hookMd, tempDir } from "../_helpers.ts";
 import { corpus, LIMITS } from "../runtime-wasm/_corpus.ts";
 
 /** The disk cache in `dir` over two corpus plugins, `guard` and `block`, counting reads of them. */
@@ -36,7 +36,7 @@ async function corpusLoader(dir: string) {
 }
 
 Deno.test("prepared plugins are cached on disk per bytes and limits; a corrupted entry is ignored", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-prepared-" });
+  const dir = await tempDir("hookbox-prepared-");
   try {
     const { load, hook, reads } = await corpusLoader(dir);
     const first = await load(hook("guard"), LIMITS);
@@ -68,7 +68,7 @@ Deno.test("prepared plugins are cached on disk per bytes and limits; a corrupted
 });
 
 Deno.test("a JS hook is not re-bundled while its files are unchanged, and is as soon as one changes", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-jsindex-" });
+  const dir = await tempDir("hookbox-jsindex-");
   try {
     const hookDir = `${dir}/hook`;
     await Deno.mkdir(`${hookDir}/scripts`, { recursive: true });
@@ -102,7 +102,7 @@ Deno.test("a JS hook is not re-bundled while its files are unchanged, and is as 
 });
 
 Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cache without reading its plugin; an edit is seen", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-alias-" });
+  const dir = await tempDir("hookbox-alias-");
   try {
     const hookDir = `${dir}/hook`;
     await Deno.mkdir(`${hookDir}/scripts`, { recursive: true });
@@ -157,7 +157,7 @@ Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cac
 Deno.test("a plugin's id is kept while its files keep their signatures, and an edit of any of them is seen", async () => {
   // The daemon asks for the same ids on every call: it keeps them instead of reading and hashing
   // every source again, and must still see an edit of a file the hook only imports.
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-ids-" });
+  const dir = await tempDir("hookbox-ids-");
   try {
     const hookDir = `${dir}/hook`;
     await Deno.mkdir(`${hookDir}/scripts`, { recursive: true });
@@ -193,7 +193,7 @@ Deno.test("a plugin's id is kept while its files keep their signatures, and an e
 });
 
 Deno.test("a one-shot run compiles ahead what the last run of its kind of event loaded; a wrong module read ahead is not used", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-prefetch-" });
+  const dir = await tempDir("hookbox-prefetch-");
   try {
     const { load, hook } = await corpusLoader(dir);
     const recorded = () => JSON.parse(Deno.readTextFileSync(`${dir}/prepared-recent.json`));
@@ -254,7 +254,7 @@ Deno.test("a one-shot run compiles ahead what the last run of its kind of event 
 });
 
 Deno.test("a prepared module is hashed until its file is old enough, then trusted by its signature until it changes", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-verified-" });
+  const dir = await tempDir("hookbox-verified-");
   let digests = 0;
   const subtle = crypto.subtle as { digest: SubtleCrypto["digest"] };
   const digest = subtle.digest;

@@ -5,7 +5,7 @@
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
-import { ROOT, runWithStdin } from "../_helpers.ts";
+import { ROOT, runWithStdin, tempDir } from "../_helpers.ts";
 import { type Harness, harness, wasmFolder } from "../service/_api.ts";
 import { claudeBash } from "./_agent_hooks.ts";
 import { REMOTE_TIMEOUT_MS } from "../../packages/cli/remote.ts";
@@ -18,7 +18,7 @@ async function withService(
   prefix: string,
   fn: (h: Harness, dir: string, url: string) => Promise<void>,
 ): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix });
+  const dir = await tempDir(prefix);
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   const server = Deno.serve(
     { port: 0, hostname: "127.0.0.1", onListen() {} },

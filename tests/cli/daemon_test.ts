@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "../_cli.ts";
-import { eventually, killIfRunning } from "../_helpers.ts";
+import { eventually, killIfRunning, tempDir } from "../_helpers.ts";
 import { pluginBytes, writePluginHook } from "../integration/_plugins.ts";
 import { stopListening } from "../../packages/cli/daemon.ts";
 
@@ -33,7 +33,7 @@ async function status(env: Record<string, string>, cwd: string) {
 
 /** A temporary root with a daemon folder of its own (`run`, mode 700), and the env that names it. */
 async function daemonRoot(prefix: string) {
-  const root = await Deno.makeTempDir({ prefix });
+  const root = await tempDir(prefix);
   const run = `${root}/run`;
   await Deno.mkdir(run, { mode: 0o700 });
   return { root, run, env: { XDG_RUNTIME_DIR: run } };
@@ -136,7 +136,7 @@ Deno.test("hookbox daemon stops itself after --idle seconds without a call", asy
 });
 
 Deno.test("install writes the command form that calls through the daemon, unless --no-daemon", async () => {
-  const project = await Deno.makeTempDir({ prefix: "hookbox-daemon-install-" });
+  const project = await tempDir("hookbox-daemon-install-");
   try {
     await Deno.mkdir(`${project}/.git`);
     const settings = () => Deno.readTextFile(`${project}/.claude/settings.json`);
@@ -212,7 +212,7 @@ Deno.test("a daemon whose place another took stops and leaves the newcomer's soc
 });
 
 Deno.test("stopListening() never takes a path another listener has taken", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-daemon-listen-" });
+  const dir = await tempDir("hookbox-daemon-listen-");
   const path = `${dir}/daemon.sock`;
   const old = Deno.listen({ transport: "unix", path });
   const newcomer = Deno.listen({ transport: "unix", path: `${dir}/new.sock` });

@@ -5,7 +5,7 @@
  * `hookbox init` wrote beside it.
  */
 import assert from "node:assert/strict";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, tempDir } from "../_helpers.ts";
 
 const DOC = await Deno.readTextFile(`${ROOT}/docs/writing-hooks.md`);
 
@@ -28,7 +28,7 @@ const hookbox = (cwd: string, ...args: string[]) =>
   run(Deno.execPath(), ["run", "-A", `${ROOT}/packages/cli/main.ts`, ...args], cwd);
 
 Deno.test("the TypeScript hook with an npm package of docs/writing-hooks.md works as written", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-ts-npm-" });
+  const dir = await tempDir("hookbox-ts-npm-");
   try {
     const [[shLang, sh], [tsLang, ts]] = blocks("TypeScript with an npm package") as [
       [string, string],
@@ -52,7 +52,7 @@ Deno.test("the TypeScript hook with an npm package of docs/writing-hooks.md work
 });
 
 Deno.test("the AssemblyScript hook of docs/writing-hooks.md works as written", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-as-doc-" });
+  const dir = await tempDir("hookbox-as-doc-");
   try {
     const [[lang, source]] = blocks("AssemblyScript") as [[string, string]];
     assert.equal(lang, "ts");

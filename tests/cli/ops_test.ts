@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { call, startServe } from "../../scripts/_serve_process.ts";
-import { ROOT, toolEvent } from "../_helpers.ts";
+import { ROOT, tempDir, toolEvent } from "../_helpers.ts";
 
 const ADMIN = "ops-test-admin-key-0123456789";
 
@@ -26,7 +26,7 @@ async function run(env: Record<string, string>, ...args: string[]) {
 }
 
 Deno.test("hookbox tenants, keys, push, hooks and audit operate a running service", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-ops-" });
+  const dir = await tempDir("hookbox-ops-");
   const server = await startServe({ db: `sqlite:${dir}/hookbox.db`, adminKey: ADMIN });
   try {
     const admin = { HOOKBOX_URL: server.url, HOOKBOX_ADMIN_KEY: ADMIN };
@@ -90,7 +90,7 @@ Deno.test("hookbox tenants, keys, push, hooks and audit operate a running servic
 });
 
 Deno.test("hookbox replay and shadow try a staged version on captured and live events", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-ops-" });
+  const dir = await tempDir("hookbox-ops-");
   const server = await startServe({ db: `sqlite:${dir}/hookbox.db`, adminKey: ADMIN });
   try {
     const admin = { HOOKBOX_URL: server.url, HOOKBOX_ADMIN_KEY: ADMIN };

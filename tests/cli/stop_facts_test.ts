@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { lastAnswer, stopCount } from "../../packages/cli/_stop.ts";
 import { runCli } from "../_cli.ts";
+import { tempDir } from "../_helpers.ts";
 
 async function files(dir: string): Promise<string[]> {
   const names: string[] = [];
@@ -20,7 +21,7 @@ async function files(dir: string): Promise<string[]> {
 }
 
 Deno.test("stop_count: retries count up, a new stop starts again at 0", async () => {
-  const cache = await Deno.makeTempDir();
+  const cache = await tempDir("hookbox-test-");
   try {
     const counts = [];
     for (const retry of [false, true, true, false, true]) {
@@ -36,7 +37,7 @@ Deno.test("stop_count: retries count up, a new stop starts again at 0", async ()
 });
 
 Deno.test("stop_count: stops that are never bounced leave nothing behind", async () => {
-  const cache = await Deno.makeTempDir();
+  const cache = await tempDir("hookbox-test-");
   try {
     for (let i = 0; i < 50; i++) {
       assert.deepEqual(await stopCount("gemini-cli", `session-${i}`, false, cache), 0);
@@ -53,7 +54,7 @@ Deno.test("stop_count: stops that are never bounced leave nothing behind", async
 });
 
 Deno.test("stop_count: a newly bounced session past 1,000 kept removes the oldest", async () => {
-  const cache = await Deno.makeTempDir();
+  const cache = await tempDir("hookbox-test-");
   const dir = `${cache}/stops`;
   try {
     await Deno.mkdir(dir);
@@ -80,7 +81,7 @@ function line(record: Record<string, unknown>): string {
 }
 
 Deno.test("lastAnswer: waits for the hook's own start event before reading the answer", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   const path = `${dir}/events.jsonl`;
   try {
     // The previous turn's answer is there already; this turn's comes with the hook's start.
@@ -110,7 +111,7 @@ Deno.test("lastAnswer: waits for the hook's own start event before reading the a
 });
 
 Deno.test("lastAnswer: a transcript that never shows the marker is read after the wait", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   const path = `${dir}/events.jsonl`;
   try {
     await Deno.writeTextFile(
@@ -125,7 +126,7 @@ Deno.test("lastAnswer: a transcript that never shows the marker is read after th
 });
 
 Deno.test("stop_count: a counter that cannot be kept is a line for the agent, and counts on", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   try {
     // A cache "folder" that is a file: no counter can be written or removed under it.
     const cache = `${dir}/not-a-folder`;
@@ -144,7 +145,7 @@ Deno.test("stop_count: a counter that cannot be kept is a line for the agent, an
 });
 
 Deno.test("a stop count that cannot be kept reaches the agent as a notice", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   try {
     const cache = `${dir}/not-a-folder`;
     await Deno.writeTextFile(cache, "");

@@ -5,7 +5,7 @@
  * folder each fail with a line that says what and where.
  */
 import assert from "node:assert/strict";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, tempDir } from "../_helpers.ts";
 
 async function hookbox(cwd: string, ...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -20,7 +20,7 @@ async function hookbox(cwd: string, ...args: string[]) {
 }
 
 Deno.test("hookbox init writes a JS, a TS and an AssemblyScript hook whose tests pass", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-init-" });
+  const dir = await tempDir("hookbox-init-");
   try {
     for (const lang of ["js", "ts", "as"]) {
       const made = await hookbox(dir, "init", `guard-${lang}`, "--lang", lang);
@@ -44,7 +44,7 @@ Deno.test("hookbox init writes a JS, a TS and an AssemblyScript hook whose tests
 });
 
 Deno.test("hookbox init writes a C and a Rust hook whose build.sh makes the plugin its tests pass", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-init-" });
+  const dir = await tempDir("hookbox-init-");
   // Debian's rustc, with its wasm32-wasi standard library, before any rustup toolchain.
   const env = { PATH: `/usr/bin:${Deno.env.get("PATH") ?? ""}` };
   try {
@@ -73,7 +73,7 @@ Deno.test("hookbox init writes a C and a Rust hook whose build.sh makes the plug
 });
 
 Deno.test("hookbox test says what differed, case by case, and exits 1", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-test-" });
+  const dir = await tempDir("hookbox-test-");
   try {
     assert.equal((await hookbox(dir, "init", "guard")).code, 0);
     const write = (name: string, value: unknown) =>
@@ -111,7 +111,7 @@ Deno.test("hookbox test says what differed, case by case, and exits 1", async ()
 });
 
 Deno.test("hookbox test --json reports every case, and a folder without cases is not a pass", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-test-" });
+  const dir = await tempDir("hookbox-test-");
   try {
     assert.equal((await hookbox(dir, "init", "guard")).code, 0);
     const out = await hookbox(dir, "test", "guard", "--json");

@@ -2,11 +2,12 @@ import assert from "node:assert/strict";
 import { compileAsHook } from "../../packages/compile/as.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
 import { bashEvent, runHook } from "./_as_harness.ts";
+import { tempDir } from "../_helpers.ts";
 
 const fixture = (name: string) => new URL(`../fixtures/as/${name}`, import.meta.url).pathname;
 
 async function inTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-as-" });
+  const dir = await tempDir("hookbox-as-");
   try {
     return await fn(dir);
   } finally {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { compileAsHook } from "../../packages/compile/as.ts";
 import { bashEvent, loadHook } from "./_as_harness.ts";
+import { tempDir } from "../_helpers.ts";
 
 const GUARD = new URL("../../hooks/shell-guard-as/scripts/run.as.ts", import.meta.url).pathname;
-const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-as-guard-" });
+const cacheDir = await tempDir("hookbox-as-guard-");
 const { bytes } = await compileAsHook(GUARD, { cacheDir });
 const guard = await loadHook(bytes);
 

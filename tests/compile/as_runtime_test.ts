@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import { compileAsHook } from "../../packages/compile/as.ts";
 import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
 import type { RunRequest } from "../../packages/core/runtime/types.ts";
-import { fakeHook } from "../_helpers.ts";
+import { fakeHook, tempDir } from "../_helpers.ts";
 import { bashEvent } from "./_as_harness.ts";
 
 const GUARD = new URL("../../hooks/shell-guard-as/scripts/run.as.ts", import.meta.url).pathname;
 
 async function guardRuntime(isolation: "fresh" | "warm") {
-  const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-as-rt-" });
+  const cacheDir = await tempDir("hookbox-as-rt-");
   const { bytes } = await compileAsHook(GUARD, { cacheDir });
   await Deno.remove(cacheDir, { recursive: true });
   const hook = fakeHook({ name: "shell-guard-as", isolation }, {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { runCli } from "../_cli.ts";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, tempDir } from "../_helpers.ts";
 
 const DOC = await Deno.readTextFile(`${ROOT}/docs/writing-hooks.md`);
 
@@ -59,7 +59,7 @@ async function buildsAndBlocks(
 }
 
 Deno.test("the C hook of docs/writing-hooks.md compiles as written and blocks a force push", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-c-hook-" });
+  const dir = await tempDir("hookbox-c-hook-");
   try {
     const c = blocks("Hooks in other languages", "c");
     assert.match(c.command, /^clang /);
@@ -70,7 +70,7 @@ Deno.test("the C hook of docs/writing-hooks.md compiles as written and blocks a 
 });
 
 Deno.test("the Rust hook of docs/writing-hooks.md compiles as written and blocks a force push", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-rust-hook-" });
+  const dir = await tempDir("hookbox-rust-hook-");
   try {
     const rust = blocks("Hooks in other languages", "rust");
     assert.match(rust.command, /^rustc .*-C strip=symbols/);

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { compileJsHook } from "../../packages/compile/js.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
 import { fixture, TEST_CACHE } from "./_js_runner.ts";
+import { tempDir } from "../_helpers.ts";
 
 /** The WASI functions the engine may import (all emulated by the host). */
 const ALLOWED_IMPORTS = new Set([
@@ -23,7 +24,7 @@ const ALLOWED_IMPORTS = new Set([
 ]);
 
 Deno.test("compileJsHook() reuses the plugin of an unchanged script and recompiles an edited one", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-cache-" });
+  const dir = await tempDir("hookbox-js-cache-");
   try {
     const script = `${dir}/run.js`;
     await Deno.writeTextFile(script, 'console.log("one");\n');
@@ -70,7 +71,7 @@ Deno.test("compileJsHook() refuses to read files outside the hook folder", async
 });
 
 Deno.test("compileJsHook() refuses a symlink that leads out of the hook folder", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-link-" });
+  const dir = await tempDir("hookbox-js-link-");
   try {
     await Deno.mkdir(`${dir}/hook/scripts`, { recursive: true });
     await Deno.writeTextFile(`${dir}/secret.json`, '{"token":"s3cr3t"}');
@@ -89,7 +90,7 @@ Deno.test("compileJsHook() refuses a symlink that leads out of the hook folder",
 });
 
 Deno.test("compileJsHook() reports a syntax error as COMPILE_FAILED naming the file", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-bad-" });
+  const dir = await tempDir("hookbox-js-bad-");
   try {
     await Deno.writeTextFile(`${dir}/run.js`, "const = 1;\n");
     await assert.rejects(compileJsHook(`${dir}/run.js`, { cacheDir: `${dir}/cache` }), (err) => {
@@ -123,7 +124,7 @@ Deno.test("a compiled JS hook's memory starts at 16 wasm pages (1 MiB: a warm in
 });
 
 Deno.test("compileJsHook() builds several scripts at once in one process", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-together-" });
+  const dir = await tempDir("hookbox-js-together-");
   try {
     const scripts = await Promise.all([0, 1, 2, 3].map(async (i) => {
       const script = `${dir}/run${i}.js`;

@@ -13,6 +13,7 @@ import { loadHook } from "../../packages/core/hook/discover.ts";
 import { preparePlugin } from "../../packages/runtime-wasm/mod.ts";
 import { COMPILATION_PRIORITY, hintedFunctions } from "../../packages/rewriter/_hints.ts";
 import { splitSections } from "../../packages/rewriter/decode/_module.ts";
+import { tempDir } from "../_helpers.ts";
 
 const SCRIPT = new URL("../../scripts/build_engine.ts", import.meta.url).pathname;
 
@@ -40,7 +41,7 @@ Deno.test("build_engine.ts names the apt packages when clang is missing", async 
 
 Deno.test("buildEngine() trusts its stamp only while the engine file keeps its size and mtime", async () => {
   const real = await buildEngine();
-  const root = await Deno.makeTempDir({ prefix: "hookbox_engine_" });
+  const root = await tempDir("hookbox_engine_");
   try {
     // A cache root holding a copy of the built engine: no clang run needed.
     const keyDir = real.path.split("/").at(-2)!;
@@ -90,7 +91,7 @@ Deno.test("the engine lists its hot functions as compilation hints, and a prepar
   assert.ok(byName.size >= hot.length * 0.9, `${byName.size} of ${hot.length} names found`);
 
   // Through a JS hook's snapshot and the instrumentation, the same functions stay hinted.
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_hints_" });
+  const dir = await tempDir("hookbox_hints_");
   try {
     await Deno.mkdir(`${dir}/h/scripts`, { recursive: true });
     await Deno.writeTextFile(

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { compileJsHook } from "../../packages/compile/js.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
 import { assertRunsLike, fixture, type Observed, TEST_CACHE, wasmRunner } from "./_js_runner.ts";
-import { runWithStdin } from "../_helpers.ts";
+import { runWithStdin, tempDir } from "../_helpers.ts";
 
 const base = { timestamp: "2025-01-01T00:00:00Z", session_id: "s-1", work_dir: "/work" };
 const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
@@ -100,8 +100,8 @@ Deno.test("function-style: a top level that never ends fails the build at its ti
 });
 
 Deno.test("function-style: a build that failed is not tried again until its sources change", async () => {
-  const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-failed-builds-" });
-  const scripts = `${await Deno.makeTempDir({ prefix: "hookbox-hook-" })}/loop/scripts`;
+  const cacheDir = await tempDir("hookbox-failed-builds-");
+  const scripts = `${await tempDir("hookbox-hook-")}/loop/scripts`;
   await Deno.mkdir(scripts, { recursive: true });
   const entry = `${scripts}/run.mjs`;
   await Deno.copyFile(fixture("fn_top_level_loop.mjs"), entry);
@@ -126,7 +126,7 @@ Deno.test("function-style: a build that failed is not tried again until its sour
 });
 
 Deno.test("function-style: calls that find a hook being built wait for that build, not a build each", async () => {
-  const cacheDir = await Deno.makeTempDir({ prefix: "hookbox-one-build-" });
+  const cacheDir = await tempDir("hookbox-one-build-");
   const build = () =>
     compileJsHook(fixture("fn_top_level_loop.mjs"), { cacheDir, buildTimeoutMs: 1000 });
   // A daemon's calls at once, or a build that outlived its call's deadline and the next call.

@@ -10,10 +10,11 @@ import { compileJsHook } from "../../packages/compile/js.ts";
 import { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES } from "../../packages/compile/_js_bundle.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
 import { MAX_SOURCE_BYTES } from "../../packages/core/hook/files.ts";
+import { tempDir } from "../_helpers.ts";
 
 /** A hook folder `<tmp>/hook/scripts/` with `run.js`; removed after `fn`. */
 async function withHook(run: string, fn: (scripts: string, cache: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-js-inputs-" });
+  const dir = await tempDir("hookbox-js-inputs-");
   try {
     await Deno.mkdir(`${dir}/hook/scripts`, { recursive: true });
     await Deno.writeTextFile(`${dir}/hook/scripts/run.js`, run);

@@ -7,12 +7,12 @@ import { compileJsHook } from "../../packages/compile/js.ts";
 import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
 import { authorLines, parseLineTable } from "../../packages/core/runtime/lines.ts";
 import { lineTable, MAX_RUN_NUMBERS } from "../../packages/compile/_js_lines.ts";
-import { fakeHook } from "../_helpers.ts";
+import { fakeHook, tempDir } from "../_helpers.ts";
 import { LIMITS, TEST_CACHE } from "./_js_runner.ts";
 
 /** Writes `files` into a new hook folder; returns its path. */
 async function hookFolder(files: Record<string, string>): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-lines-" });
+  const dir = await tempDir("hookbox-lines-");
   for (const [path, text] of Object.entries(files)) {
     await Deno.mkdir(`${dir}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
     await Deno.writeTextFile(`${dir}/${path}`, text);

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { fixture } from "./_js_runner.ts";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, tempDir } from "../_helpers.ts";
 
 /** The live descendants of `pid` (zombies left out), with their command lines. */
 function descendants(pid: number): { pid: number; cmd: string }[] {
@@ -77,7 +77,7 @@ Deno.test({
   name: "a build whose process is killed mid-way stops at its own limit: nothing runs on",
   ignore: Deno.build.os !== "linux",
   async fn() {
-    const dir = await Deno.makeTempDir({ prefix: "hookbox-killed-build-" });
+    const dir = await tempDir("hookbox-killed-build-");
     const { child, wizer } = await buildApart(
       dir,
       `await compileJsHook(${JSON.stringify(fixture("fn_top_level_loop.mjs"))}, ` +
@@ -110,7 +110,7 @@ Deno.test({
   async fn() {
     // Source of the fault: a hook call answers at its deadline while a build still runs, and
     // exits. Killing the wrapper alone left Wizer running its top level, for good.
-    const dir = await Deno.makeTempDir({ prefix: "hookbox-exit-build-" });
+    const dir = await tempDir("hookbox-exit-build-");
     const flag = `${dir}/exit`;
     const { child, wizer } = await buildApart(
       dir,

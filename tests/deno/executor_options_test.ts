@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createExecutor } from "../../packages/hookbox/deno.ts";
+import { tempDir } from "../_helpers.ts";
 
 Deno.test("createExecutor refuses a machine flag that is not a boolean, naming it", () => {
   for (const flag of ["wasmWorker", "scanCache", "tuneWasmTiering"]) {
@@ -16,7 +17,7 @@ Deno.test("createExecutor refuses a machine flag that is not a boolean, naming i
 });
 
 Deno.test("a WebAssembly hook answers whatever HOOKBOX_WASM_TIERING_BUDGET says", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-tiering-" });
+  const dir = await tempDir("hookbox-tiering-");
   try {
     const wat = await Deno.readTextFile(new URL("../corpus/guard_wasi.wat", import.meta.url));
     const { default: wabtInit } = await import("wabt");

@@ -10,6 +10,7 @@ import { writeBundle } from "../../packages/deno/bundle.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ADMIN, harness, toolEvent, wasmFolder } from "../service/_api.ts";
 import { startWorkerd } from "../_workerd.ts";
+import { tempDir } from "../_helpers.ts";
 
 async function post(url: string, key: string, event: unknown) {
   const res = await fetch(`${url}/v1/events`, {
@@ -21,7 +22,7 @@ async function post(url: string, key: string, event: unknown) {
 }
 
 Deno.test("a bundle served by workerd answers events as the service does", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-" });
+  const dir = await tempDir("hookbox-bundle-");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   const keyA = await h.tenant("acme");
   const keyB = await h.tenant("globex");
@@ -119,7 +120,7 @@ Deno.test("a bundle served by workerd answers events as the service does", async
 });
 
 Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs; keys only hashed", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-cli-" });
+  const dir = await tempDir("hookbox-bundle-cli-");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   const key = await h.tenant("acme");
   await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
@@ -166,7 +167,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
 });
 
 Deno.test("with --audit-url the Worker posts its audit items to the service, batched, none lost", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-audit-" });
+  const dir = await tempDir("hookbox-bundle-audit-");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   const key = await h.tenant("acme");
   await h.call("PUT", "/v1/hooks/guard", { key, body: await wasmFolder("guard", "guard_wasi") });
@@ -212,7 +213,7 @@ Deno.test("with --audit-url the Worker posts its audit items to the service, bat
 });
 
 Deno.test("JS hooks of many tenants and policies share one engine module in a bundle", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-bundle-js-" });
+  const dir = await tempDir("hookbox-bundle-js-");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   // Three tenants, three scripts, three memory caps, fresh and warm.
   const tenants = [

@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { compileJsHook } from "../../packages/compile/js.ts";
 import { createExecutor } from "../../packages/hookbox/deno.ts";
-import { ROOT, toolEvent } from "../_helpers.ts";
+import { ROOT, tempDir, toolEvent } from "../_helpers.ts";
 import { TEST_CACHE } from "../compile/_js_runner.ts";
 
 Deno.test("a built-in hook copied into a project's .agents/hooks compiles there and guards", async () => {
-  const project = await Deno.makeTempDir({ prefix: "hookbox-copied-" });
+  const project = await tempDir("hookbox-copied-");
   try {
     const hooks = `${project}/.agents/hooks`;
     await Deno.mkdir(hooks, { recursive: true });
@@ -39,7 +39,7 @@ Deno.test("a built-in hook copied into a project's .agents/hooks compiles there 
 });
 
 Deno.test("an import of hookbox:lib that does not exist names what the library offers", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-lib-missing-" });
+  const dir = await tempDir("hookbox-lib-missing-");
   try {
     await Deno.mkdir(`${dir}/scripts`);
     await Deno.writeTextFile(

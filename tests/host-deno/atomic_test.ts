@@ -4,9 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { writeAtomic, writeAtomicSync } from "../../packages/host-deno/atomic.ts";
+import { tempDir } from "../_helpers.ts";
 
 Deno.test("writeAtomic() replaces a file whole, creates its folders, and cleans up when it fails", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-atomic-" });
+  const dir = await tempDir("hookbox-atomic-");
   try {
     await writeAtomic(`${dir}/a/b/entry.json`, '{"v":1}', { parents: true });
     await writeAtomic(`${dir}/a/b/entry.json`, new TextEncoder().encode('{"v":2}'));

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { sweepStaleTemp, trimCache } from "../../packages/host-deno/cache_trim.ts";
 import { runCli } from "../_cli.ts";
-import { hookMd } from "../_helpers.ts";
+import { hookMd, tempDir } from "../_helpers.ts";
 
 const KIB = 1024;
 const HOUR = 3_600_000;
@@ -23,7 +23,7 @@ const hex = (n: number) => n.toString(16).padStart(64, "0");
 const names = (dir: string) => [...Deno.readDirSync(dir)].map((e) => e.name).sort();
 
 Deno.test("trimCache() removes the least recently used entries past the cap, and only hookbox's", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-trim-" });
+  const dir = await tempDir("hookbox-trim-");
   try {
     await Deno.mkdir(`${dir}/prepared`);
     // Ten compiled plugins of 100 KiB used 1 to 10 days ago, one just now.
@@ -75,7 +75,7 @@ Deno.test("trimCache() removes the least recently used entries past the cap, and
 });
 
 Deno.test("sweepStaleTemp() removes hookbox's own temporary files over an hour old, nothing else", async () => {
-  const tmp = await Deno.makeTempDir({ prefix: "hookbox-tmp-test-" });
+  const tmp = await tempDir("hookbox-tmp-test-");
   try {
     await aged(`${tmp}/hookbox-build-abc.wasm`, 4, 2 * HOUR);
     await Deno.mkdir(`${tmp}/hookbox-upload-old/guard`, { recursive: true });
@@ -93,7 +93,7 @@ Deno.test("sweepStaleTemp() removes hookbox's own temporary files over an hour o
 });
 
 Deno.test("a dispatch that builds a JS hook keeps the cache within HOOKBOX_CACHE_MAX_MB", async () => {
-  const root = await Deno.makeTempDir({ prefix: "hookbox-trim-cli-" });
+  const root = await tempDir("hookbox-trim-cli-");
   const cache = `${root}/cache`;
   try {
     await Deno.mkdir(`${cache}/prepared`, { recursive: true });

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { call, type ServeProcess, startServe } from "../../scripts/_serve_process.ts";
 import { ownCluster } from "../_pg.ts";
 import { wasmFolder } from "../service/_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 const ADMIN = "scale-out-admin-key-0123456789";
 
@@ -22,7 +23,7 @@ function freePort(): number {
 
 /** HAProxy in the foreground, round robin over `servers`, health-checked on /healthz. */
 async function haproxy(servers: ServeProcess[]) {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-haproxy-" });
+  const dir = await tempDir("hookbox-haproxy-");
   const port = freePort();
   // The shipped configuration (deploy/haproxy.cfg), with this run's ports: the topology the
   // docs describe is the one tested.

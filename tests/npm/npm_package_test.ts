@@ -8,7 +8,7 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import ts from "typescript";
 import { writeNpmPackage } from "../../scripts/npm.ts";
-import { hookMd, ROOT } from "../_helpers.ts";
+import { hookMd, ROOT, tempDir } from "../_helpers.ts";
 import { corpus } from "../runtime-wasm/_corpus.ts";
 
 const CONSUMER = `
@@ -45,7 +45,7 @@ console.log(JSON.stringify(out));
 `;
 
 Deno.test("the npm package runs on plain Node, imported by name", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-npm-" });
+  const dir = await tempDir("hookbox-npm-");
   try {
     const { dependencies } = await writeNpmPackage(`${dir}/pkg`);
     const pkg = JSON.parse(await Deno.readTextFile(`${dir}/pkg/package.json`));

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { inspectModule, instrument } from "../../packages/rewriter/mod.ts";
 import { Exit, wasiImports } from "./_wasi.ts";
+import { tempDir } from "../_helpers.ts";
 
 async function buildWithClang(): Promise<Uint8Array<ArrayBuffer>> {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox_clang_" });
+  const dir = await tempDir("hookbox_clang_");
   try {
     const out = `${dir}/kernel.wasm`;
     const src = new URL("./fixtures/clang_kernel.c", import.meta.url).pathname;

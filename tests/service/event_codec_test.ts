@@ -9,6 +9,7 @@ import { createEventCodec } from "../../packages/deno/serve/event_codec.ts";
 import type { EventCodec } from "../../packages/service/event_body.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { type Harness, harness, wasmFolder } from "./_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 const wide = (n: number, prefix = "k") =>
   Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, i]));
@@ -100,7 +101,7 @@ function counted() {
 }
 
 Deno.test("big event bodies read on the codec's worker are answered as when read in place", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   const { codec, counts, wrapped } = counted();
   const inPlace = await service(dir);
   const apart = await service(dir, wrapped);
@@ -153,7 +154,7 @@ Deno.test("big event bodies read on the codec's worker are answered as when read
 });
 
 Deno.test("a codec that is closed answers a body 503 SHUTTING_DOWN with Retry-After", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   const codec = createEventCodec({ minBytes: 1 });
   codec.close();
   const { h, key } = await service(dir, codec);
@@ -171,7 +172,7 @@ Deno.test("a codec that is closed answers a body 503 SHUTTING_DOWN with Retry-Af
 });
 
 Deno.test("a codec whose worker cannot start answers 503 OUT_OF_FILES, then starts it for the next body", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   let refuse = true;
   const codec = createEventCodec({
     minBytes: 1,
@@ -199,7 +200,7 @@ Deno.test("a codec whose worker cannot start answers 503 OUT_OF_FILES, then star
 });
 
 Deno.test("big answers written on the codec's worker are the answers written in place", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   const { codec, counts, wrapped } = counted();
   // A hook that blocks every event with a reason of a million characters.
   const inPlace = await service(dir, undefined, "huge_reason");
@@ -247,7 +248,7 @@ Deno.test("big answers written on the codec's worker are the answers written in 
 });
 
 Deno.test("a hook's big output from a plugin worker is answered as when it runs in place", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   // The same hook in place and on a plugin worker, whose 192 KiB of output crosses as bytes.
   const services = await Promise.all(
     [0, 1].map((workers) =>

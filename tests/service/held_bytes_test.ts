@@ -11,12 +11,13 @@ import type { ServerDeps } from "../../packages/service/app.ts";
 import { HeldBytes } from "../../packages/service/held_bytes.ts";
 import { concatBytes } from "../../packages/core/bytes.ts";
 import { Hono } from "hono";
+import { tempDir } from "../_helpers.ts";
 
 const ALLOWANCE = 1024 * 1024;
 
 /** A service on a fresh SQLite store, with `more` of `createService`'s options. */
 async function service(more: Partial<ServerDeps>): Promise<Harness> {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-held-" });
+  const dir = await tempDir("hookbox-held-");
   return await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, more);
 }
 

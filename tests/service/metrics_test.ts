@@ -8,6 +8,7 @@ import type { DispatchResult } from "../../packages/core/dispatch/result.ts";
 import { MAX_SERIES, MAX_TENANT_SERIES, Metrics, OTHER } from "../../packages/service/metrics.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { harness, toolEvent } from "./_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 /** The value of the series `line` (a regular expression) in `text`. */
 const valueIn = (text: string, line: string) =>
@@ -113,7 +114,7 @@ Deno.test("one tenant naming hooks without end keeps to its own share: another t
 });
 
 Deno.test("requests with made-up methods share one series: a client cannot fill the request metric", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-metrics-" });
+  const dir = await tempDir("hookbox-metrics-");
   const metrics = new Metrics({ processMetrics: false });
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
     metrics,
@@ -141,7 +142,7 @@ Deno.test("requests with made-up methods share one series: a client cannot fill 
 });
 
 Deno.test("GET /metrics: requests by declared route and status, and the process's own figures", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-metrics-" });
+  const dir = await tempDir("hookbox-metrics-");
   const metrics = new Metrics();
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`), undefined, 0, undefined, {
     metrics,

@@ -9,6 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { AGENTS } from "../../packages/agents/adapters.ts";
 import { type Harness, harness, toolEvent, wasmFolder } from "./_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 type Answer = Awaited<ReturnType<Harness["call"]>>;
 interface Seen {
@@ -58,7 +59,7 @@ const POLICY_NUMBERS = new Set([
 ]);
 
 Deno.test("every route's real answers validate against /openapi.json", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-contract-" });
+  const dir = await tempDir("hookbox-contract-");
   let clock = Date.parse("2026-01-01T00:00:00Z");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`), () => clock);
   const seen: Seen[] = [];
@@ -258,7 +259,7 @@ Deno.test("every route's real answers validate against /openapi.json", async () 
 });
 
 Deno.test("the document names exactly the routes the service answers", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-contract-" });
+  const dir = await tempDir("hookbox-contract-");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   try {
     const doc = (await h.call("GET", "/openapi.json", { key: null })).body ?? {};
@@ -282,7 +283,7 @@ Deno.test("the document names exactly the routes the service answers", async () 
 });
 
 Deno.test("the document has an operationId and a tag per route, and /docs renders it as a page", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-contract-" });
+  const dir = await tempDir("hookbox-contract-");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
   try {
     const doc = (await h.call("GET", "/openapi.json", { key: null })).body;

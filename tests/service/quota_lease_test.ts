@@ -6,9 +6,10 @@
 import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { LEASE_MS, Quotas } from "../../packages/service/quota.ts";
+import { tempDir } from "../_helpers.ts";
 
 Deno.test("a process that dies with leases held frees them within LEASE_MS; a live one keeps them", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-leases-" });
+  const dir = await tempDir("hookbox-leases-");
   const store = openSqliteStore(`${dir}/hookbox.db`);
   await store.migrate();
   let clock = 1_000_000;

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { type Harness, harness, toolEvent } from "./_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 const MD = "---\nname: guard\ndescription: a guard\ntrigger: pre-tool-call\n---\n";
 
@@ -28,7 +29,7 @@ async function onService(
   fn: (h: Harness) => Promise<void>,
   now?: () => number,
 ): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-replay-" });
+  const dir = await tempDir("hookbox-replay-");
   const h = await harness(openSqliteStore(`${dir}/hookbox.db`), now);
   try {
     await fn(h);

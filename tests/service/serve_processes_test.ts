@@ -4,7 +4,7 @@
  * once, a process that dies is started again, and SIGTERM stops them all.
  */
 import assert from "node:assert/strict";
-import { ROOT, toolEvent } from "../_helpers.ts";
+import { ROOT, tempDir, toolEvent } from "../_helpers.ts";
 import { call } from "../../scripts/_serve_process.ts";
 
 const ADMIN = "processes-test-admin-key-0123456789";
@@ -85,7 +85,7 @@ async function event(url: string, key: string, command: string) {
 }
 
 Deno.test("serve --processes 2: both answer on one port; quotas exact, audit once each, SIGTERM stops all", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const dir = await tempDir("hookbox-processes-");
   const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
   try {
     const made = await call(server.url, "POST", "/v1/tenants", ADMIN, {
@@ -147,7 +147,7 @@ Deno.test("serve --processes 2: both answer on one port; quotas exact, audit onc
 });
 
 Deno.test("serve --processes 2: a process that dies is started again and the port keeps answering", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const dir = await tempDir("hookbox-processes-");
   const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
   try {
     const pids = new Set(
@@ -176,7 +176,7 @@ Deno.test("serve --processes 2: a process that dies is started again and the por
 });
 
 Deno.test("serve --processes 2: a process that cannot be started again is tried again, the supervisor stays", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const dir = await tempDir("hookbox-processes-");
   const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
   let stopped = false;
   // The soft limit only: the hard one stays, so it can be raised again.
@@ -231,7 +231,7 @@ Deno.test("serve --processes 2: a process that cannot be started again is tried 
 Deno.test("serve --processes 2: when the supervisor is killed, its processes stop too", async () => {
   // Source of the fault: the supervisor killed with kill -9 (or by the OOM killer). Its
   // processes served on unsupervised, and beside those of a supervisor started again.
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const dir = await tempDir("hookbox-processes-");
   const server = await serveProcesses(`sqlite:${dir}/hookbox.db`);
   const pids = server.lines().filter((l) => l.msg === "starting").map((l) => Number(l.pid));
   try {
@@ -278,7 +278,7 @@ async function manyLoggedRequests(url: string) {
 
 /** `serve --processes 2` on a store of its own whose stderr is not read until `read()`. */
 async function unreadServer() {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-processes-" });
+  const dir = await tempDir("hookbox-processes-");
   let read = () => {};
   const server = await serveProcesses(
     `sqlite:${dir}/hookbox.db`,

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { freshDatabase } from "../_pg.ts";
 import { hookMd, toolEvent, wasmFolder } from "./_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 const CLI = new URL("../../packages/cli/main.ts", import.meta.url).pathname;
 const ADMIN = "serve-test-admin-key-0123456789";
@@ -101,7 +102,7 @@ async function serve(
 }
 
 Deno.test("hookbox serve: listens, serves, and on SIGTERM exits 0 with every answered event audited", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const db = `sqlite:${dir}/hookbox.db`;
   const server = await serve(["--db", db, "--workers", "1"]);
   let key = "";
@@ -174,7 +175,7 @@ Deno.test("hookbox serve refuses a --warm-up that is not a count of events", asy
 });
 
 Deno.test("hookbox serve without HOOKBOX_ADMIN_KEY keeps one admin key next to its database", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const env = { HOME: dir, PATH: Deno.env.get("PATH") ?? "" };
   const args = ["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0", "--warm-up", "0"];
   const first = await serve(args, env);
@@ -202,7 +203,7 @@ Deno.test("hookbox serve without HOOKBOX_ADMIN_KEY keeps one admin key next to i
 });
 
 Deno.test("hookbox serve takes its options from flags, then HOOKBOX_* variables, then --config", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const config = `${dir}/serve.json`;
   await Deno.writeTextFile(
     config,
@@ -295,7 +296,7 @@ Deno.test("two hookbox serve processes on one PostgreSQL act as one service", as
 });
 
 Deno.test("an uploaded prompt hook injects its body through the service", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const server = await serve(["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"]);
   try {
     await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
@@ -312,7 +313,7 @@ Deno.test("an uploaded prompt hook injects its body through the service", async 
 });
 
 Deno.test("hookbox serve keeps answering when its stderr reader goes away, and counts the lost log lines", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const server = await serve(
     ["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"],
     undefined,
@@ -345,7 +346,7 @@ Deno.test("hookbox serve keeps answering when its stderr reader goes away, and c
 });
 
 Deno.test("hookbox serve keeps answering while nobody reads its stderr, and its log comes out once read", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   let read = () => {};
   const server = await serve(
     ["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"],
@@ -381,7 +382,7 @@ Deno.test("hookbox serve keeps answering while nobody reads its stderr, and its 
 });
 
 Deno.test("a client that never finishes its request body cannot hold hookbox serve's shutdown: it exits after --shutdown-grace", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const db = `sqlite:${dir}/hookbox.db`;
   const server = await serve(["--db", db, "--workers", "0", "--shutdown-grace", "1"]);
   const port = Number(new URL(server.url).port);
@@ -424,7 +425,7 @@ Deno.test("a client that never finishes its request body cannot hold hookbox ser
 });
 
 Deno.test("a tenant's connections that declare big bodies and send little hold memory for what arrived, not what they declared", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const server = await serve(["--db", `sqlite:${dir}/hookbox.db`, "--workers", "0"]);
   const port = Number(new URL(server.url).port);
   const CONNECTIONS = 200;
@@ -470,7 +471,7 @@ Deno.test("a tenant's connections that declare big bodies and send little hold m
 });
 
 Deno.test("hookbox serve --held-mb bounds what one tenant's requests hold: a body past it is refused with 429", async () => {
-  const db = `sqlite:${await Deno.makeTempDir({ prefix: "hookbox-serve-" })}/hookbox.db`;
+  const db = `sqlite:${await tempDir("hookbox-serve-")}/hookbox.db`;
   const server = await serve(["--db", db, "--workers", "0", "--held-mb", "1"]);
   const port = Number(new URL(server.url).port);
   let conn: Deno.TcpConn | undefined;
@@ -509,7 +510,7 @@ Deno.test("hookbox serve on PostgreSQL without an admin key refuses to start, sa
   const db = await freshDatabase();
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CLI, "serve", "--port", "0", "--db", db, "--warm-up", "0"],
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: await Deno.makeTempDir() },
+    env: { PATH: Deno.env.get("PATH") ?? "", HOME: await tempDir("hookbox-test-") },
     stdout: "null",
     stderr: "piped",
   }).output();
@@ -521,7 +522,7 @@ Deno.test("hookbox serve on PostgreSQL without an admin key refuses to start, sa
 });
 
 Deno.test("hookbox serve --decision-log appends each decision with its hooks' stderr and the event", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const logFile = `${dir}/decisions.jsonl`;
   const server = await serve([
     ...coldSqlite(dir),
@@ -561,7 +562,7 @@ Deno.test("hookbox serve --decision-log appends each decision with its hooks' st
 });
 
 Deno.test("hookbox serve keeps answering while its --decision-log pipe is not read, and writes every line once it is", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const fifo = `${dir}/decisions.fifo`;
   const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
   assert.ok(made.success, "mkfifo");
@@ -599,7 +600,7 @@ Deno.test("hookbox serve keeps answering while its --decision-log pipe is not re
 });
 
 Deno.test("hookbox serve --decision-log URL posts each decision to a collector, with its token", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const received: { auth: string | null; lines: Record<string, unknown>[] }[] = [];
   const collector = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -659,7 +660,7 @@ async function exchange(
 }
 
 Deno.test("a client that holds connections until hookbox serve is out of file descriptors cannot stop it", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-serve-" });
+  const dir = await tempDir("hookbox-serve-");
   const server = await serve(coldSqlite(dir), undefined, { fileLimit: 256 });
   const port = Number(new URL(server.url).port);
   const flood: Deno.TcpConn[] = [];

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { RawHttpConnection } from "../../scripts/_raw_http.ts";
 import { startServe } from "../../scripts/_serve_process.ts";
-import { ROOT } from "../_helpers.ts";
+import { ROOT, tempDir } from "../_helpers.ts";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { CLIENT_ERROR_LINES } from "../../packages/service/log_lines.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
@@ -23,7 +23,7 @@ import { StoreUnavailable } from "../../packages/store/store.ts";
 
 /** The files of a hook `hookbox init guard` writes: HOOK.md, the script and one case. */
 async function initGuard(): Promise<Record<string, string>> {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-init-" });
+  const dir = await tempDir("hookbox-init-");
   const init = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "init", "guard", "--dir", dir],
     stdout: "null",
@@ -38,7 +38,7 @@ async function initGuard(): Promise<Record<string, string>> {
 }
 
 async function sqlitePath(): Promise<string> {
-  return `${await Deno.makeTempDir({ prefix: "hookbox-svc-" })}/hookbox.db`;
+  return `${await tempDir("hookbox-svc-")}/hookbox.db`;
 }
 
 /** Runs `fn` on a service over a fresh embedded store (with `storage` caps), closed after. */
@@ -534,7 +534,7 @@ async function tarball(
   files: Record<string, Uint8Array | string>,
   symlink?: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   await Deno.mkdir(`${dir}/guard/scripts`, { recursive: true });
   for (const [path, data] of Object.entries(files)) {
     if (typeof data === "string") await Deno.writeTextFile(`${dir}/guard/${path}`, data);
@@ -1168,7 +1168,7 @@ Deno.test("a body a refusal did not read: chunked is left unread, declared is re
   }
   // Through `hookbox serve` (its own process): cancelled or left alone, Deno.serve would read the
   // body on to its end, as fast as it came, on the thread that answers every tenant.
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   const server = await startServe({
     db: `${dir}/h.db`,
     adminKey: "unread-admin-key-0123456789abcdef",
@@ -1227,7 +1227,7 @@ Deno.test("a body a refusal did not read: chunked is left unread, declared is re
 Deno.test("a tar entry with a long name (a pax header) is stored under that name", async () => {
   await onService(async (h) => {
     const key = await h.tenant("acme");
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir("hookbox-test-");
     try {
       const long = "d".repeat(120);
       await Deno.mkdir(`${dir}/guard/scripts`, { recursive: true });

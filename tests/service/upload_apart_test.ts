@@ -23,6 +23,7 @@ import { ApiError } from "../../packages/service/errors.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
 import { harness, hookMd } from "./_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
@@ -58,7 +59,7 @@ Deno.test("a JSON upload read on the worker gives what it gives read in place", 
 });
 
 Deno.test("the service reads a big JSON upload through its builder's parseUpload", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir("hookbox-test-");
   const builder = createDenoHookBuilder();
   let parsed = 0;
   // The Deno builder, with its parseUpload counted.
@@ -158,7 +159,7 @@ Deno.test("an uploaded folder's manifest read on the worker gives what reading i
   };
   const outcomes = new Map<string, unknown>();
   for (const [what, files] of Object.entries(folders)) {
-    const root = await Deno.makeTempDir({ prefix: "hookbox-upload-" });
+    const root = await tempDir("hookbox-upload-");
     const dir = `${root}/guard`;
     await Deno.mkdir(dir);
     for (const [path, data] of Object.entries(files)) {

@@ -13,6 +13,7 @@ import type { BuiltHook, HookBuilder } from "../../packages/service/builder.ts";
 import { UploadGate, type UploadLimits } from "../../packages/service/upload_gate.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ADMIN, hookMd } from "./_api.ts";
+import { tempDir } from "../_helpers.ts";
 
 /** Lets microtasks and pending promise reactions run. */
 async function settle(): Promise<void> {
@@ -145,7 +146,7 @@ const promptBuilt = (name: string) =>
 /** A service on a store of its own with `builder` and upload bounds `uploads`. */
 async function gatedService(builder: HookBuilder, uploads: Partial<UploadLimits>) {
   const store = openSqliteStore(
-    `${await Deno.makeTempDir({ prefix: "hookbox-gate-" })}/hookbox.db`,
+    `${await tempDir("hookbox-gate-")}/hookbox.db`,
   );
   await store.migrate();
   const engine = createEngine({ store, runtimes: {} });

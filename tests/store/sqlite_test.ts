@@ -4,14 +4,15 @@ import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { BLOB_PART_BYTES, type Store } from "../../packages/store/store.ts";
 import { storeSuite } from "./_suite.ts";
 import { addGuardVersion } from "./_versions.ts";
+import { tempDir } from "../_helpers.ts";
 
 storeSuite("sqlite", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   return openSqliteStore(`${dir}/hookbox.db`);
 });
 
 Deno.test("sqlite store: remembered keys and hook generation follow writes from this and other connections", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const a = openSqliteStore(`${dir}/hookbox.db`);
   const b = openSqliteStore(`${dir}/hookbox.db`);
   try {
@@ -114,7 +115,7 @@ async function appendUntil(store: Store, path: string, rows: number) {
 }
 
 Deno.test("sqlite store: when the checkpointer thread fails, the serving connection checkpoints again and the log stays bounded", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const path = `${dir}/hookbox.db`;
   const failed = Promise.withResolvers<void>();
   const store = openSqliteStore(path, {
@@ -146,7 +147,7 @@ Deno.test("sqlite store: when the checkpointer thread fails, the serving connect
 });
 
 Deno.test("sqlite store: a checkpointer thread that cannot start leaves commits working, and the next commit starts it", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const ready = Promise.withResolvers<void>();
   let refuse = true;
   let asked = 0;
@@ -177,7 +178,7 @@ Deno.test("sqlite store: a checkpointer thread that cannot start leaves commits 
 });
 
 Deno.test("sqlite store: the log is checkpointed off the serving connection and stays bounded", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const path = `${dir}/hookbox.db`;
   const store = openSqliteStore(path, { checkpointMs: 20 });
   try {
@@ -216,7 +217,7 @@ Deno.test("sqlite store: the log is checkpointed off the serving connection and 
 });
 
 Deno.test("sqlite store: a checkpointer thread that falls behind gives the checkpoints back until the log restarts", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const path = `${dir}/hookbox.db`;
   const states: string[] = [];
   const ready = Promise.withResolvers<void>();
@@ -257,7 +258,7 @@ Deno.test("sqlite store: once the thread says it copied the log through, the ser
   // copied a long log through, the serving connection copies the few frames since, between two
   // commits, and the commit after that restarts the log. This thread only says so, and copies
   // nothing: what happens to the log is the store's doing.
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const path = `${dir}/hookbox.db`;
   const copied = Promise.withResolvers<void>();
   const store = openSqliteStore(path, {
@@ -285,7 +286,7 @@ Deno.test("sqlite store: once the thread says it copied the log through, the ser
 
 Deno.test("sqlite store: audit pages are read on the checkpointer thread once it is up, and here when it fails", async () => {
   for (const failing of [false, true]) {
-    const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+    const dir = await tempDir("hookbox-sqlite-");
     const where: string[] = [];
     const state = Promise.withResolvers<string>();
     const store = openSqliteStore(`${dir}/hookbox.db`, {
@@ -321,7 +322,7 @@ Deno.test("sqlite store: audit pages are read on the checkpointer thread once it
 });
 
 Deno.test("sqlite store: a big blob waits for the checkpointer thread, so the log never outgrows its limit", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const told: string[] = [];
   const ready = Promise.withResolvers<void>();
   const store = openSqliteStore(`${dir}/hookbox.db`, {
@@ -348,7 +349,7 @@ Deno.test("sqlite store: a big blob waits for the checkpointer thread, so the lo
 });
 
 Deno.test("sqlite store: a hook listing is read on the checkpointer thread, with each hook's trigger and priority", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const where: string[] = [];
   const ready = Promise.withResolvers<void>();
   const store = openSqliteStore(`${dir}/hookbox.db`, {
@@ -377,7 +378,7 @@ Deno.test("sqlite store: a hook listing is read on the checkpointer thread, with
 });
 
 Deno.test("sqlite store: an audit page whose rows are deleted between its two reads ends where they were", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const path = `${dir}/hookbox.db`;
   let reads = 0;
   let other: DatabaseSync | null = null;
@@ -415,7 +416,7 @@ Deno.test("sqlite store: an audit page whose rows are deleted between its two re
 });
 
 Deno.test("sqlite store: the migrations both stores share (the indexes) are applied", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const store = openSqliteStore(`${dir}/hookbox.db`);
   await store.migrate();
   await store.close();
@@ -432,7 +433,7 @@ Deno.test("sqlite store: the migrations both stores share (the indexes) are appl
 });
 
 Deno.test("sqlite store: a big blob is written a part at a time, letting other work in between", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const store = openSqliteStore(`${dir}/hookbox.db`);
   try {
     await store.migrate();
@@ -464,7 +465,7 @@ Deno.test("sqlite store: a big blob is written a part at a time, letting other w
 });
 
 Deno.test("sqlite store: hook versions stored before their listing fields had columns list with them", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-sqlite-" });
+  const dir = await tempDir("hookbox-sqlite-");
   const path = `${dir}/hookbox.db`;
   let store = openSqliteStore(path);
   try {

@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import Ajv2020 from "ajv/dist/2020.js";
 import { eventDocs } from "../../../scripts/_event_docs.ts";
 import { EVENT_TYPES } from "../../../packages/core/schema/event_types.ts";
-import { ROOT } from "../../_helpers.ts";
+import { ROOT, tempDir } from "../../_helpers.ts";
 
 Deno.test("docs/events.md and docs/events/*.schema.json are what scripts/event_schemas.ts writes", async () => {
   const files = await eventDocs();
-  const dir = await Deno.makeTempDir({ prefix: "hookbox-events-" });
+  const dir = await tempDir("hookbox-events-");
   try {
     for (const [path, text] of files) {
       await Deno.mkdir(`${dir}/${path.slice(0, path.lastIndexOf("/"))}`, { recursive: true });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ROOT } from "../../_helpers.ts";
+import { ROOT, tempDir } from "../../_helpers.ts";
 
 /** The agent packages and versions the suite drives (research/real-agents.md). */
 export const AGENT_PACKAGES = {
@@ -143,7 +143,7 @@ export async function agentProject(
   prefix: string,
   installArgs: string[],
 ): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix });
+  const dir = await tempDir(prefix);
   await Deno.mkdir(`${dir}/.home`);
   await Deno.mkdir(`${dir}/.run`, { mode: 0o700 });
   await writeRewriter(dir);

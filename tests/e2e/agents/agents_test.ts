@@ -7,7 +7,7 @@
  * server received and what ran on disk.
  */
 import { deepStrictEqual as assertEquals, doesNotMatch, match, ok } from "node:assert/strict";
-import { ROOT } from "../../_helpers.ts";
+import { ROOT, tempDir } from "../../_helpers.ts";
 import { agentBin, agentProject, denoDir, hookbox, hookboxCommand } from "./_agents.ts";
 import { type Driver, DRIVERS } from "./_drivers.ts";
 import { modelServer, type Step } from "./_model.ts";
@@ -152,7 +152,7 @@ for (const driver of DRIVERS) {
   });
 
   Deno.test(`${driver.agent}: uninstall gives the config back byte for byte`, async () => {
-    const dir = await Deno.makeTempDir({ prefix: `hookbox-e2e-${driver.agent}-uninstall-` });
+    const dir = await tempDir(`hookbox-e2e-${driver.agent}-uninstall-`);
     try {
       const file = `${dir}/${driver.config}`;
       await Deno.mkdir(file.slice(0, file.lastIndexOf("/")), { recursive: true });
