@@ -468,12 +468,50 @@ interface Parts {
   output: { value: unknown; text: string } | null;
 }
 
+/**
+ * Most characters of a block's reason, and of the context the hooks add, that
+ * an agent is given for its model. A hook may write a reason of a mebibyte
+ * (its `output_kb`); handed on whole, one such answer fills a model's context
+ * window (Copilot CLI then compacts the conversation away) and is paid for
+ * in tokens on every turn that carries it. Claude Code cuts hook text at
+ * 10,000 characters itself; the others take what they are given.
+ */
+export const MODEL_TEXT_MAX = 16_384;
+
+/**
+ * `text` cut to {@linkcode MODEL_TEXT_MAX} characters (never inside a
+ * surrogate pair) with a marker saying how much was cut, and a notice line
+ * for the person running the agent; `text` and null when it fits.
+ */
+function forModel(text: string, what: string, agent: string): [string, string | null] {
+  if (text.length <= MODEL_TEXT_MAX) return [text, null];
+  let end = MODEL_TEXT_MAX;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  const cut = text.length - end;
+  return [
+    `${text.slice(0, end)}\n[hookbox: ${cut} more characters cut]`,
+    `hookbox: the hooks' ${what} is ${text.length} characters; ${agent} is given the first ` +
+    `${end} (the whole text: the decision's audit row, or hookbox dispatch without --agent)`,
+  ];
+}
+
 /** Answers a dispatch result in the agent's protocol. */
 export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswer {
+  const lines: string[] = [];
+  const bounded = (text: string, what: string) => {
+    const [kept, line] = forModel(text, what, call.agent);
+    if (line !== null) lines.push(line);
+    return kept;
+  };
+  const context = contextOf(result);
   const parts: Parts = {
     blocked: result.decision === "block",
-    reason: result.reason ?? `blocked by hookbox hook "${result.blocked_by ?? "?"}"`,
-    context: contextOf(result),
+    reason: bounded(
+      result.reason ?? `blocked by hookbox hook "${result.blocked_by ?? "?"}"`,
+      "reason",
+    ),
+    context: context === null ? null : bounded(context, "added context"),
     input: rewritten(call, result),
     output: replacedOutput(result),
   };
@@ -487,12 +525,12 @@ export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswe
     parts.reason = `hookbox: a hook rewrote this prompt, and ${call.agent} cannot apply a ` +
       `prompt rewrite; blocked instead (the rewrite: ${JSON.stringify(prompt).slice(0, 200)})`;
   }
-  const lines = result.disable_tools.length > 0 && call.agent !== "agenthooks"
-    ? [
+  if (result.disable_tools.length > 0 && call.agent !== "agenthooks") {
+    lines.push(
       `hookbox: ${call.agent} has no way to disable tools from a hook; the hooks' ` +
-      `disable_tools (${result.disable_tools.join(", ")}) was not applied`,
-    ]
-    : [];
+        `disable_tools (${result.disable_tools.join(", ")}) was not applied`,
+    );
+  }
   const answer = answerIn(call, type, parts, prompt);
   if (
     parts.blocked && sameAnswer(answer, answerIn(call, type, { ...parts, blocked: false }, prompt))

@@ -10,6 +10,7 @@ import {
   agentAnswer,
   agentCall,
   type AgentName,
+  MODEL_TEXT_MAX,
   passThrough,
 } from "../../packages/agents/adapters.ts";
 import { createExecutor } from "../../packages/hookbox/deno.ts";
@@ -445,4 +446,39 @@ Deno.test("results an agent cannot carry are never dropped without a word; a pro
   );
   match(disabled.stderr, /no way to disable tools from a hook; .*\(WebFetch\) was not applied/);
   match(json(disabled).systemMessage, /WebFetch/);
+});
+
+Deno.test("a hook's huge reason or context is cut for the model, with a marker and a line", () => {
+  const call = agentCall("claude-code", claude("PreToolUse", bash("ls")));
+  // An emoji (a surrogate pair) across the cut is never split.
+  const reason = `${"r".repeat(MODEL_TEXT_MAX - 1)}😀${"r".repeat(100_000)}`;
+  const answer = agentAnswer(call, blockedResult("pre-tool-call", reason, "huge"));
+  const out = json(answer).hookSpecificOutput;
+  assertEquals(out.permissionDecision, "deny");
+  const kept = out.permissionDecisionReason as string;
+  assertEquals(kept.split("\n[hookbox:")[0], "r".repeat(MODEL_TEXT_MAX - 1));
+  match(kept, /\[hookbox: 100002 more characters cut\]$/);
+  match(answer.stderr, /the hooks' reason is 116385 characters; claude-code is given the first/);
+  match(json(answer).systemMessage, /the hooks' reason is 116385 characters/);
+  // Added context, joined from every hook's inject, is cut the same way.
+  const context = agentAnswer(
+    agentCall("claude-code", claude("UserPromptSubmit", { prompt: "hi" })),
+    {
+      ...redacted(null),
+      modified_output: null,
+      event_type: "pre-agent-turn",
+      inject: [{ role: "system", content: "c".repeat(20_000), persistent: false }, {
+        role: "system",
+        content: "d".repeat(20_000),
+        persistent: false,
+      }],
+    },
+  );
+  const added = json(context).hookSpecificOutput.additionalContext as string;
+  assertEquals(added.length, MODEL_TEXT_MAX + "\n[hookbox: 23618 more characters cut]".length);
+  match(context.stderr, /added context is 40002 characters/);
+  // What fits is handed on as it is, without a line.
+  const small = agentAnswer(call, blockedResult("pre-tool-call", "r".repeat(MODEL_TEXT_MAX), "g"));
+  assertEquals(json(small).hookSpecificOutput.permissionDecisionReason, "r".repeat(MODEL_TEXT_MAX));
+  assertEquals(small.stderr, "");
 });

@@ -11,6 +11,7 @@ import { ROOT, tempDir } from "../../_helpers.ts";
 import { agentBin, agentProject, denoDir, hookbox, hookboxCommand } from "./_agents.ts";
 import { type Driver, DRIVERS } from "./_drivers.ts";
 import { modelServer, type Step } from "./_model.ts";
+import { MODEL_TEXT_MAX } from "../../../packages/agents/adapters.ts";
 
 const DENO_DIR = await denoDir();
 const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
@@ -144,6 +145,43 @@ for (const driver of DRIVERS) {
                 : { text: "Done, but 2 tests are still failing." },
           );
           assertEquals(turns, 2, `one bounce, then the honest stop\n${log}`);
+        },
+      );
+      await t.step(
+        "a project hook's mebibyte reason reaches the model cut, and the run ends",
+        async () => {
+          // A repository's hook that blocks with a reason of 1,000 KiB (under its output_kb).
+          const hook = `${dir}/.agents/hooks/big-reason`;
+          await Deno.mkdir(`${hook}/scripts`, { recursive: true });
+          await Deno.writeTextFile(
+            `${hook}/HOOK.md`,
+            "---\nname: big-reason\ndescription: blocks with a huge reason\n" +
+              "trigger: pre-tool-call\nmatcher:\n  pattern: big-reason\n---\n",
+          );
+          await Deno.writeTextFile(
+            `${hook}/scripts/run.mjs`,
+            'export default () => ({ decision: "block", reason: "no. " + "x".repeat(1024000) });\n',
+          );
+          // Whole, it filled Copilot CLI's context: the agent compacted the conversation away
+          // and asked again and again. The model here answers with text after three calls.
+          let calls = 0;
+          try {
+            const { seen, log } = await run(
+              driver,
+              dir,
+              (results) =>
+                results === 0 && calls++ < 3
+                  ? driver.shell("echo big-reason")
+                  : { text: "Finished." },
+            );
+            const longest = Math.max(0, ...(seen.match(/x{1000,}/g) ?? []).map((r) => r.length));
+            ok(longest >= 5000, `the reason reached the model\n${log.slice(-2000)}`);
+            ok(longest <= MODEL_TEXT_MAX, `${longest} characters of it reached the model`);
+            match(seen, /more characters cut/);
+            assertEquals(calls, 1, "one call, blocked, then the answer");
+          } finally {
+            await Deno.remove(hook, { recursive: true });
+          }
         },
       );
     } finally {
