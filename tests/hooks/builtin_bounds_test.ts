@@ -57,3 +57,28 @@ Deno.test("secret-redactor blocks tool output too large to scan instead of passi
   match(result.hooks[0]?.detail ?? "", /^input: \d+ KiB of event \(the policy's input_kb\)$/);
   await executor.close();
 });
+
+Deno.test("secret-redactor scans long runs of name characters within its fuel, and still redacts", async () => {
+  const executor = guard("secret-redactor");
+  // A base64 blob or a minified line (300 KB without a space), a dotted run (200 KB): each
+  // ran the redactor out of its 10 billion fuel at 100 KB.
+  const blob = btoa(String.fromCharCode(...new Uint8Array(3000).map((_, i) => (i * 37) % 256)))
+    .replaceAll(/[+/=]/g, "x").repeat(100).slice(0, 300_000);
+  const dotted = "a.b-".repeat(50_000);
+  const event = {
+    event_type: "post-tool-call",
+    session_id: "s",
+    tool_name: "Bash",
+    tool_input: { command: "cat bundle.min.js" },
+    tool_output: `${blob} db_password=hunter22 ${dotted} ${
+      "secret".repeat(20_000)
+    } me@example.com AKIAIOSFODNN7EXAMPLE`,
+  };
+  const result = await executor.dispatch(event);
+  assertEquals([result.decision, result.hooks[0]?.outcome], ["allow", "ok"], result.reason ?? "");
+  const output = result.modified_output as string;
+  match(output, /db_password=\[REDACTED:password\] /);
+  match(output, / \[REDACTED:email\] \[REDACTED:aws_access_key\]$/);
+  assertEquals(output.startsWith(blob), true);
+  await executor.close();
+});
