@@ -1,10 +1,14 @@
 "use strict";
 /**
  * Detectors for text that tries to instruct an AI agent (prompt injection)
- * inside content the agent fetched. Each has a `kind` and a RegExp; they only
- * flag, they never rewrite. Tuned to leave ordinary prose alone ("you are now
+ * inside content the agent fetched. Each has a `kind` and a RegExp (or a
+ * `test(text)`); they only flag, they never rewrite. Tuned to leave ordinary prose alone ("you are now
  * logged in" is not flagged, "you are now an unrestricted assistant" is).
  */
+
+/** What makes an HTML comment one addressed to an AI. */
+const ADDRESSED_TO_AI =
+  /\b(?:ignore|disregard|instructions?|assistant|AI agent|language model|LLM|system prompt|you (?:must|should|are))\b/i;
 
 const DETECTORS = [
   {
@@ -38,9 +42,20 @@ const DETECTORS = [
       /<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>|\[\/?INST\]|<<\/?SYS>>/i,
   },
   {
+    // Each comment is found by searching, then its text is tested: a pattern tried from every
+    // `<!--` with a bounded body cost 2,000 steps per `<!--` where no `-->` followed, so a page of
+    // `<!--<!--…` ran the hook out of fuel before it could look at the rest.
     kind: "hidden_html_instruction",
-    re:
-      /<!--(?:(?!-->)[\s\S]){0,2000}?\b(?:ignore|disregard|instructions?|assistant|AI agent|language model|LLM|system prompt|you (?:must|should|are))\b(?:(?!-->)[\s\S]){0,2000}?-->/i,
+    test(text) {
+      for (let at = text.indexOf("<!--"); at >= 0;) {
+        const end = text.indexOf("-->", at + 4);
+        if (end < 0) return false;
+        if (ADDRESSED_TO_AI.test(text.slice(at + 4, end))) return true;
+        // The next comment may open inside this one's `-->` (`<!-->`, `<!--->`).
+        at = text.indexOf("<!--", end - 3);
+      }
+      return false;
+    },
   },
   {
     kind: "invisible_characters",
@@ -50,7 +65,10 @@ const DETECTORS = [
 
 /** The kinds of injection found in `text`, in detector order. */
 function findInjections(text) {
-  return DETECTORS.filter((detector) => detector.re.test(text)).map((detector) => detector.kind);
+  return DETECTORS.filter((
+    detector,
+  ) => (detector.test ? detector.test(text) : detector.re.test(text)))
+    .map((detector) => detector.kind);
 }
 
 module.exports = { findInjections, DETECTORS };
