@@ -403,6 +403,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   // _initialize and _start see the same (empty) environment.
   // A million-character block reason: past the 64 KiB output cap here (the service audits it cut).
   huge_reason: { plugin: LIMIT("LIMIT_OUTPUT") },
+  // A million-character rewrite: past the same cap.
+  huge_rewrite: { plugin: LIMIT("LIMIT_OUTPUT") },
   init_env_probe: { plugin: "ok", stdout: "00" },
   init_event_extism: { plugin: "ok", exit: 0, warm: true },
   input_oob_catch_extism: { plugin: ERROR("TRAP") },

@@ -202,9 +202,17 @@ Deno.test("a codec whose worker cannot start answers 503 OUT_OF_FILES, then star
 Deno.test("big answers written on the codec's worker are the answers written in place", async () => {
   const dir = await tempDir("hookbox-test-");
   const { codec, counts, wrapped } = counted();
-  // A hook that blocks every event with a reason of a million characters.
-  const inPlace = await service(dir, undefined, "huge_reason");
-  const apart = await service(dir, wrapped, "huge_reason");
+  // A hook that blocks every event with a reason of a million characters, and one that
+  // rewrites every tool call to a command of a million characters.
+  const services = async (plugin: string) => {
+    await Deno.mkdir(`${dir}/${plugin}`);
+    return [
+      await service(`${dir}/${plugin}`, undefined, plugin),
+      await service(`${dir}/${plugin}`, wrapped, plugin),
+    ] as const;
+  };
+  const reasons = await services("huge_reason");
+  const rewrites = await services("huge_rewrite");
   const small = {
     session_id: "s",
     cwd: "/repo",
@@ -212,37 +220,52 @@ Deno.test("big answers written on the codec's worker are the answers written in 
     tool_name: "Bash",
     tool_input: { command: "ls" },
   };
+  const million = "x".repeat(1_000_000);
   try {
-    const routes: [string, unknown][] = [
-      ["/v1/events", {
-        event_type: "pre-tool-call",
-        session_id: "s",
-        tool_name: "Bash",
-        tool_input: {},
-      }],
-      ["/v1/agents/claude-code/events", small],
-      ["/v1/agents/claude-code/events?form=command", small],
-      ["/v1/agents/windsurf/events", {
-        agent_action_name: "pre_run_command",
-        trajectory_id: "t1",
-        tool_info: { command_line: "ls", cwd: "/repo" },
-      }],
+    const routes: [string, unknown, typeof reasons, "whole" | "cut"][] = [
+      [
+        "/v1/events",
+        {
+          event_type: "pre-tool-call",
+          session_id: "s",
+          tool_name: "Bash",
+          tool_input: {},
+        },
+        reasons,
+        "whole",
+      ],
+      // An agent is given a block's reason cut for its model (docs/ADAPTERS.md)...
+      ["/v1/agents/claude-code/events", small, reasons, "cut"],
+      [
+        "/v1/agents/windsurf/events",
+        {
+          agent_action_name: "pre_run_command",
+          trajectory_id: "t1",
+          tool_info: { command_line: "ls", cwd: "/repo" },
+        },
+        reasons,
+        "cut",
+      ],
+      // ...and a rewrite whole: what the tool runs.
+      ["/v1/agents/claude-code/events", small, rewrites, "whole"],
+      ["/v1/agents/claude-code/events?form=command", small, rewrites, "whole"],
     ];
-    for (const [path, body] of routes) {
+    for (const [path, body, [inPlace, apart], size] of routes) {
       const here = await inPlace.h.call("POST", path, { key: inPlace.key, body });
       const there = await apart.h.call("POST", path, { key: apart.key, body });
       assert.equal(there.status, 200, path);
       assert.equal(there.headers.get("content-type"), "application/json");
       assert.deepEqual(comparable(there.body), comparable(here.body), path);
-      assert.ok(JSON.stringify(there.body).includes("x".repeat(1_000_000)), path);
+      const text = JSON.stringify(there.body);
+      if (size === "whole") assert.ok(text.includes(million), path);
+      else assert.ok(!text.includes(million) && /more characters cut/.test(text), path);
     }
-    // The §1 answer, the command form and Windsurf's exit-2 block; Claude's JSON passes as it is.
-    assert.equal(counts.write, 3);
+    // The §1 answer and the command form; Claude's JSON passes as it is, cut answers are small.
+    assert.equal(counts.write, 2);
     assert.equal(counts.read, 0);
   } finally {
     codec.close();
-    await inPlace.h.close();
-    await apart.h.close();
+    for (const { h } of [...reasons, ...rewrites]) await h.close();
     await Deno.remove(dir, { recursive: true });
   }
 });
