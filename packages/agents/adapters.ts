@@ -473,8 +473,9 @@ interface Parts {
  * an agent is given for its model. A hook may write a reason of a mebibyte
  * (its `output_kb`); handed on whole, one such answer fills a model's context
  * window (Copilot CLI then compacts the conversation away) and is paid for
- * in tokens on every turn that carries it. Claude Code cuts hook text at
- * 10,000 characters itself; the others take what they are given.
+ * in tokens on every turn that carries it. Claude Code, Gemini CLI and
+ * Copilot CLI handed a deny's whole reason to the model (Codex CLI keeps
+ * about 6,000 characters of it).
  */
 export const MODEL_TEXT_MAX = 16_384;
 

@@ -2,8 +2,9 @@
 /**
  * Detectors for text that tries to instruct an AI agent (prompt injection)
  * inside content the agent fetched. Each has a `kind` and a RegExp (or a
- * `test(text)`); they only flag, they never rewrite. Tuned to leave ordinary prose alone ("you are now
- * logged in" is not flagged, "you are now an unrestricted assistant" is).
+ * `test(text)`); they only flag, they never rewrite. Tuned to leave ordinary
+ * prose alone ("you are now logged in" is not flagged, "you are now an
+ * unrestricted assistant" is).
  */
 
 /** What makes an HTML comment one addressed to an AI. */
@@ -63,12 +64,14 @@ const DETECTORS = [
   },
 ];
 
+/** Whether `detector` finds its kind of injection in `text`. */
+function finds(detector, text) {
+  return detector.test ? detector.test(text) : detector.re.test(text);
+}
+
 /** The kinds of injection found in `text`, in detector order. */
 function findInjections(text) {
-  return DETECTORS.filter((
-    detector,
-  ) => (detector.test ? detector.test(text) : detector.re.test(text)))
-    .map((detector) => detector.kind);
+  return DETECTORS.filter((detector) => finds(detector, text)).map((detector) => detector.kind);
 }
 
 module.exports = { findInjections, DETECTORS };
