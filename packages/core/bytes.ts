@@ -73,3 +73,20 @@ export async function sha256Hex(data: Uint8Array | string): Promise<string> {
   for (const byte of digest) hex += byte.toString(16).padStart(2, "0");
   return hex;
 }
+
+/** Texts {@linkcode sha256HexOf} hashed, with their hashes; the oldest go past 1,024. */
+const hashedTexts = new Map<string, Promise<string>>();
+
+/**
+ * {@linkcode sha256Hex} of a short text, worked out once per process: for
+ * cache names a long-lived process (the daemon) asks for again on every call.
+ */
+export function sha256HexOf(text: string): Promise<string> {
+  let hash = hashedTexts.get(text);
+  if (hash === undefined) {
+    if (hashedTexts.size >= 1024) hashedTexts.delete(hashedTexts.keys().next().value!);
+    hash = sha256Hex(text);
+    hashedTexts.set(text, hash);
+  }
+  return hash;
+}

@@ -21,7 +21,7 @@
 import type { HookDefinition } from "../core/hook/types.ts";
 import type { EffectiveLimits } from "../core/runtime/types.ts";
 import { type LoadedPlugin, preparePlugin } from "../runtime-wasm/mod.ts";
-import { sha256Hex } from "../core/bytes.ts";
+import { sha256Hex, sha256HexOf } from "../core/bytes.ts";
 import { readPrepared, rememberPrepared, takePrefetched } from "./prepared_prefetch.ts";
 import { fileSignature } from "../host-deno/fs.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
@@ -117,17 +117,6 @@ export function preparedFromDiskCache(
     kept.set(base, { seen, loaded });
     if (kept.size > KEPT_ENTRIES) kept.delete(kept.keys().next().value!);
   };
-  // Keys worked out before (a daemon asks for the same few on every call).
-  const hashes = new Map<string, Promise<string>>();
-  const hashOf = (text: string): Promise<string> => {
-    let hash = hashes.get(text);
-    if (hash === undefined) {
-      if (hashes.size >= 1024) hashes.delete(hashes.keys().next().value!);
-      hash = sha256Hex(new TextEncoder().encode(text));
-      hashes.set(text, hash);
-    }
-    return hash;
-  };
   const readEntry = async (base: string): Promise<LoadedPlugin | null> => {
     const seen = signatureOf(base);
     if (seen === null) return null;
@@ -150,7 +139,7 @@ export function preparedFromDiskCache(
     const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;
     const print = await rewriterFingerprint();
     const keyOf = (name: string) =>
-      hashOf(
+      sha256HexOf(
         [FORMAT, print, name, limits.memoryMb, limits.moduleKb, isolation, pin ?? ""].join(":"),
       );
     const aliasOf = async () => {

@@ -26,7 +26,7 @@
 import type { Discovery } from "../core/hook/discover.ts";
 import type { HookLevel } from "../core/hook/types.ts";
 import type { DirEntry, HostFs, PathInfo } from "../core/host.ts";
-import { sha256Hex } from "../core/bytes.ts";
+import { sha256HexOf } from "../core/bytes.ts";
 import { MAX_FOLDER_ENTRIES } from "../core/hook/files.ts";
 import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
 import { writeAtomicSync } from "../host-deno/atomic.ts";
@@ -102,23 +102,9 @@ export function cachedScan(
   };
 }
 
-/**
- * Each folder's entry file, worked out once per process: the daemon makes an
- * executor (and so a {@linkcode cachedScan}) for every call, and hashing the
- * name again each time was a tenth of its work for a call.
- */
-const entryFiles = new Map<string, Promise<string>>();
-
-function entryFile(cacheDir: string, dir: string, level: HookLevel): Promise<string> {
-  const key = `${cacheDir}\0${dir}\0${level}`;
-  let file = entryFiles.get(key);
-  if (file === undefined) {
-    if (entryFiles.size >= 1024) entryFiles.delete(entryFiles.keys().next().value!);
-    file = sha256Hex(new TextEncoder().encode(`${dir}\0${level}`))
-      .then((h) => `${cacheDir}/scans/${h}.json`);
-    entryFiles.set(key, file);
-  }
-  return file;
+/** Each folder's entry file (its name hashed once per process: the daemon scans on every call). */
+async function entryFile(cacheDir: string, dir: string, level: HookLevel): Promise<string> {
+  return `${cacheDir}/scans/${await sha256HexOf(`${dir}\0${level}`)}.json`;
 }
 
 function readEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
