@@ -65,6 +65,20 @@ export const gateCases: HookCase[] = [
     "Done, but FIXME in parser and tests are failing.",
     'failing tests ("tests are failing"), TODO/FIXME ("FIXME")',
   ),
+  gated(
+    "quotes a phrase on one line",
+    "Done.\nThe tests\n\n   are failing.",
+    'failing tests ("tests are failing")',
+  ),
+  gated(
+    "counts a phrase marked as resolved as a claim",
+    "Export was previously not implemented. TODO: docs",
+    'TODO/FIXME ("TODO")',
+  ),
+  passes(
+    "passes 'I couldn't complete' without another claim",
+    "I couldn't complete the migration; TODO: run it again.",
+  ),
   passes("passes a completed turn", "Implemented the parser and added tests; deno task ok passes."),
   passes("passes 'fixed the failing tests'", "I fixed the failing tests; everything is done."),
   passes("passes 'no TODO left'", "All done: there are no TODO items left."),

@@ -101,3 +101,40 @@ Deno.test("injection-marker still marks a page padded with comment openers", asy
   );
   await executor.close();
 });
+
+function stop(lastMessage: string) {
+  return { event_type: "pre-agent-turn-stop", session_id: "s", last_message: lastMessage };
+}
+
+Deno.test("stop-gate still gates a mebibyte message dense with resolved phrases", async () => {
+  const executor = guard("stop-gate");
+  // Each phrase is marked as resolved ("no ..."), so the gate has to look at every one of them:
+  // at 13 KB this ran the gate out of its fuel and the stop went through.
+  const dense = "no TODO FIXME XXX ".repeat(55_000);
+  const result = await executor.dispatch(stop(`Done. ${dense}The end: TODO`));
+  assertEquals([result.decision, result.hooks[0]?.outcome], ["block", "block"]);
+  match(result.reason ?? "", /mentions TODO\/FIXME \("TODO"\)/);
+  await executor.close();
+});
+
+Deno.test("stop-gate's reason quotes a long phrase cut short, so it fits the hook's output", async () => {
+  const executor = guard("stop-gate");
+  // The phrase (200,000 spaces inside) was quoted whole: the reason passed output_kb and the
+  // gate failed open.
+  const result = await executor.dispatch(stop(`Done. The tests${" ".repeat(200_000)}failing`));
+  assertEquals([result.decision, result.hooks[0]?.outcome], ["block", "block"]);
+  match(result.reason ?? "", /mentions failing tests \("tests failing"\)/);
+  await executor.close();
+});
+
+Deno.test("stop-gate does not run out of memory on a phrase that repeats its middle words", async () => {
+  const executor = guard("stop-gate");
+  // "tests are is still ... failing" repeated its middle without a bound: backtracking states
+  // for each repetition filled the gate's 32 MiB and the stop went through.
+  const result = await executor.dispatch(
+    stop(`Done, but TODO: tests ${"are is still ".repeat(70_000)}failing`),
+  );
+  assertEquals([result.decision, result.hooks[0]?.outcome], ["block", "block"]);
+  match(result.reason ?? "", /TODO\/FIXME \("TODO"\)/);
+  await executor.close();
+});

@@ -10,72 +10,105 @@ import { block, hookFunction, invalid, respond, stringField } from "hookbox:lib/
 
 const MAX_ATTEMPTS = 3;
 
-/** Words just before a problem phrase that say it is gone ("fixed the failing tests"). */
-const RESOLVED_BEFORE =
-  /\b(?:fix(?:ed|es|ing)?|resolv(?:ed|es|ing)|repair(?:ed)?|address(?:ed)?|previously|formerly|used to|no longer|no more|no|zero|removed)[ \t]+(?:[\w'-]+[ \t]+){0,2}$/i;
+/**
+ * Words just before a problem phrase that say it is gone ("fixed the failing tests", "no TODO
+ * left"): one of them, then at most two more words. Written as a look-behind, so that a phrase
+ * they mark is skipped inside the regex engine, and hostile text dense with such phrases costs
+ * no more than prose.
+ */
+const RESOLVED = String
+  .raw`\b(?:(?:fix|resolv|repair|address|remov)ed|fix(?:es|ing)?|resolv(?:es|ing)|repair|address|previously|formerly|used to|no(?: longer| more)?|zero)[ \t]+(?:[\w'-]+[ \t]+){0,2}?`;
+
+/**
+ * `pattern` (a regex source) where RESOLVED does not come just before it. The look-ahead first
+ * makes the engine look behind only where the pattern matches.
+ */
+function unresolved(pattern, flags) {
+  return new RegExp(String.raw`(?=${pattern})(?<!${RESOLVED})(?:${pattern})`, flags);
+}
 
 const PROBLEMS = [
   {
     kind: "failing tests",
-    re:
-      /\b(?:(?:tests?|specs?|checks?|builds?|CI)\s+(?:are\s+|is\s+|still\s+)*(?:failing|failed|fails|broken|red)\b|failing\s+(?:tests?|specs?|checks?)|[1-9]\d*\s+(?:tests?\s+)?failed\b)/gi,
+    re: unresolved(
+      String
+        .raw`\b(?:(?:tests?|specs?|checks?|builds?|CI)\s+(?:are\s+|is\s+|still\s+){0,8}(?:failing|failed|fails|broken|red)\b|failing\s+(?:tests?|specs?|checks?)|[1-9]\d*\s+(?:tests?\s+)?failed\b)`,
+      "i",
+    ),
     fix: "make the failing tests pass, then stop",
   },
   {
     kind: "TODO/FIXME",
-    re: /\b(?:TODO|FIXME|XXX)\b/g,
+    re: unresolved(String.raw`\b(?:TODO|FIXME|XXX)\b`, ""),
     fix: "resolve the TODO/FIXME items or remove them",
   },
   {
     kind: "missing implementation",
-    re:
-      /\b(?:not\s+(?:yet\s+)?implemented|unimplemented|left\s+as\s+an\s+exercise|placeholder\s+implementation|stubbed\s+out)\b/gi,
+    re: unresolved(
+      String
+        .raw`\b(?:not\s+(?:yet\s+)?implemented|unimplemented|left\s+as\s+an\s+exercise|placeholder\s+implementation|stubbed\s+out)\b`,
+      "i",
+    ),
     fix: "implement what is still missing",
   },
   {
     kind: "something you could not do",
-    re:
-      /\bI\s+(?:was|am|'m)\s+(?:unable|not\s+able)\s+to\b|\bI\s+(?:could\s*n[o']t|can\s*n[o']t|couldn't|did\s*n[o']t\s+manage\s+to)\s+(?:get|make|fix|finish|complete|resolve|figure)\b/gi,
+    re: unresolved(
+      String
+        .raw`\bI\s+(?:was|am|'m)\s+(?:unable|not\s+able)\s+to\b|\bI\s+(?:could\s*n[o']t|can\s*n[o']t|couldn't|did\s*n[o']t\s+manage\s+to)\s+(?:get|make|fix|finish|complete|resolve|figure)\b`,
+      "i",
+    ),
     fix: "try again at what you could not do, or say exactly what stops you",
   },
 ];
 
-const CLAIM =
-  /\b(?:done|complete[ds]?|finished|implemented|all set|ready|fixed|resolved|works|working|succeeded|successfully|should now|is now|are now)\b|\u2705/i;
+/**
+ * Claims of completion outside the problem phrases. Two claim words are also part of one:
+ * "implemented" ("not implemented") and "complete" ("I couldn't complete"). There they claim
+ * nothing, unless the phrase itself is marked as resolved ("previously not implemented").
+ */
+const CLAIMS = [
+  /\b(?:done|complete[ds]|finished|all set|ready|fixed|resolved|works|working|succeeded|successfully|should now|is now|are now)\b|\u2705/i,
+  claimOutside("implemented", String.raw`not\s+(?:yet\s+)?`),
+  claimOutside(
+    "complete",
+    String.raw`I\s+(?:could\s*n[o']t|can\s*n[o']t|couldn't|did\s*n[o']t\s+manage\s+to)\s+`,
+  ),
+];
 
-/** Problem phrases in `text` that are not marked as resolved, with their spans. */
+/** Claim word `word` where it does not end a problem phrase that starts with `before`. */
+function claimOutside(word, before) {
+  const phrase = String.raw`\b${before}${word}`;
+  return new RegExp(String.raw`\b${word}\b(?:(?<!${phrase})|(?<=${RESOLVED}${phrase}))`, "i");
+}
+
+/** The longest quote of a phrase the reason carries: the phrase is the message's text. */
+const QUOTE_MAX = 60;
+
+/** `phrase` on one line and cut to QUOTE_MAX characters, so that the reason fits `output_kb`. */
+function quote(phrase) {
+  const line = phrase.replace(/\s+/g, " ");
+  return line.length > QUOTE_MAX ? line.slice(0, QUOTE_MAX - 3) + "..." : line;
+}
+
+/** The first problem phrase of each kind in `text` not marked as resolved. */
 function findProblems(text) {
   const found = [];
   for (const problem of PROBLEMS) {
-    for (const match of text.matchAll(problem.re)) {
-      const before = text.slice(Math.max(0, match.index - 40), match.index);
-      if (!RESOLVED_BEFORE.test(before)) {
-        found.push({
-          problem,
-          quote: match[0],
-          start: match.index,
-          end: match.index + match[0].length,
-        });
-      }
-    }
+    const match = problem.re.exec(text);
+    if (match !== null) found.push({ problem, quote: quote(match[0]) });
   }
   return found;
 }
 
 /** Claims completion outside the problem phrases themselves ("not implemented"). */
-function claimsDone(text, found) {
-  let rest = text;
-  for (const hit of found) {
-    rest = rest.slice(0, hit.start) + " ".repeat(hit.end - hit.start) + rest.slice(hit.end);
-  }
-  return CLAIM.test(rest);
+function claimsDone(text) {
+  return CLAIMS.some((claim) => claim.test(text));
 }
 
 function feedback(found, attempt) {
-  const kinds = [];
-  for (const hit of found) if (!kinds.includes(hit.problem)) kinds.push(hit.problem);
-  const said = kinds.map((p) => p.kind + ' ("' + found.find((h) => h.problem === p).quote + '")');
-  const todo = kinds.map((p) => p.fix);
+  const said = found.map((hit) => hit.problem.kind + ' ("' + hit.quote + '")');
+  const todo = found.map((hit) => hit.problem.fix);
   return "stop-gate: your last message says the work is done but also mentions " + said.join(", ") +
     ". Before stopping: " + todo.join("; ") + ". (stop attempt " + attempt + " of " + MAX_ATTEMPTS +
     ")";
@@ -97,7 +130,7 @@ export default hookFunction("stop-gate", (event) => {
       "stop-gate: your last message is empty. Before stopping, say what you did, how you checked it, and what is left.";
   } else {
     const found = findProblems(message);
-    if (found.length && claimsDone(message, found)) reason = feedback(found, count + 1);
+    if (found.length && claimsDone(message)) reason = feedback(found, count + 1);
   }
   if (reason === null) return null;
   if (count >= MAX_ATTEMPTS) {
