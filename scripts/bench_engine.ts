@@ -12,7 +12,10 @@
  * warm and fresh as `plugin.wasm` hooks through `executor.dispatch`, in
  * interleaved rounds with quickjs-emscripten's reused context and fresh
  * runtime, and prints p50, the ratio to the peer, B against A, and the fuel of
- * one call (exact: instructions counted by the meter).
+ * one call (exact: instructions counted by the meter). `build` also compiles
+ * the checkout's built-in hooks (`hooks/`, as they are with that engine), and
+ * `compare` prints the fuel each uses on the events of `BUILTIN_EVENTS`, from
+ * a short one to text a hostile model or page could send, A against B.
  *
  * @module
  */
@@ -35,15 +38,58 @@ const HOOKS = { script: SCRIPT, function: FUNCTION_HOOK } as const;
 const hookMd = (name: string, isolation: string) =>
   `---\nname: ${name}\ndescription: bench\ntrigger: pre-tool-call\nisolation: ${isolation}\n---\n`;
 
-if (command === "build" && dirs.length === 1) await build(dirs[0]!);
-else if (command === "compare" && dirs.length === 2) await compare(dirs[0]!, dirs[1]!);
-else {
-  console.error("usage: bench_engine.ts build DIR | compare DIR_A DIR_B [--rounds N] [--calls N]");
-  Deno.exit(2);
-}
+/** Events for the built-in hooks' fuel: ordinary ones and the long texts their guards scan. */
+const BUILTIN_EVENTS: { hook: string; label: string; event: Record<string, unknown> }[] = (() => {
+  const stop = (label: string, message: string) => ({
+    hook: "stop-gate",
+    label,
+    event: { event_type: "pre-agent-turn-stop", session_id: "s", last_message: message },
+  });
+  const output = (hook: string, label: string, tool: string, text: string) => ({
+    hook,
+    label,
+    event: {
+      event_type: "post-tool-call",
+      session_id: "s",
+      tool_name: tool,
+      tool_input: { command: "cat log" },
+      tool_output: text,
+    },
+  });
+  const command = (label: string, text: string) => ({
+    hook: "shell-guard",
+    label,
+    event: {
+      event_type: "pre-tool-call",
+      session_id: "s",
+      tool_name: "Bash",
+      tool_input: { command: text },
+    },
+  });
+  const prose = "The parser reads each line, keeps the header and writes the rest to the log. ";
+  const log = "2026-11-28 10:00:01 INFO worker-3 request id=42 path=/v1/items status=200 in 12ms\n";
+  return [
+    stop("a short message", "Done: the parser is implemented and the tests pass."),
+    stop("60 KB of prose", prose.repeat(800)),
+    stop("100 KB of resolved phrases", "Done. " + "no TODO FIXME XXX ".repeat(5_600)),
+    output("secret-redactor", "a key in a short output", "Bash", "AKIAIOSFODNN7EXAMPLE ok"),
+    output("secret-redactor", "100 KB of log lines", "Bash", log.repeat(1_200)),
+    output("injection-marker", "a short page", "WebFetch", "Welcome to the docs."),
+    output("injection-marker", "100 KB of prose", "WebFetch", prose.repeat(1_300)),
+    command("git status", "git status"),
+    command("a 4 KB command", `echo ${"abc ".repeat(1_000)}`),
+  ];
+})();
 
 async function build(out: string): Promise<void> {
   await Deno.mkdir(out, { recursive: true });
+  const hooks = new URL("../hooks/", import.meta.url).pathname;
+  for (const name of new Set(BUILTIN_EVENTS.map((e) => e.hook))) {
+    const compiled = await compileHook(await loadHook(denoFs, `${hooks}${name}`, "platform"));
+    await Deno.mkdir(`${out}/builtin/${name}`, { recursive: true });
+    await Deno.copyFile(`${hooks}${name}/HOOK.md`, `${out}/builtin/${name}/HOOK.md`);
+    await Deno.writeFile(`${out}/builtin/${name}/plugin.wasm`, compiled.bytes);
+  }
   for (const [name, source] of Object.entries(HOOKS)) {
     const tmp = await Deno.makeTempDir({ prefix: "hookbox-bench-engine-" });
     const dir = `${tmp}/${name}`;
@@ -122,4 +168,39 @@ async function compare(a: string, b: string): Promise<void> {
     );
   }
   await Deno.remove(root, { recursive: true });
+  await compareBuiltins(a, b);
+}
+
+/** Fuel of each built-in hook (A's and B's build) on each of its events, B against A. */
+async function compareBuiltins(a: string, b: string): Promise<void> {
+  console.log("\nbuilt-in hooks, fuel of one call (A's hooks and engine, B's)");
+  for (const { hook, label, event } of BUILTIN_EVENTS) {
+    const fuel: number[] = [];
+    const shown: string[] = [];
+    for (const dir of [a, b]) {
+      const executor = createExecutor({
+        platformDirs: [`${dir}/builtin/${hook}`],
+        userDir: null,
+        projectDir: null,
+      });
+      const run = (await executor.dispatch(event)).hooks[0];
+      await executor.close();
+      fuel.push(run?.fuel ?? NaN);
+      // A hook that ran out of a limit shows which (its fuel is then the limit's).
+      shown.push(run?.outcome === "limit" ? `out of ${run.detail?.split(":")[0]}` : `${run?.fuel}`);
+    }
+    const ratio = fuel[1]! / fuel[0]!;
+    console.log(
+      `${`${hook}, ${label}`.padEnd(48)} ${shown[0]!.padStart(14)} ${shown[1]!.padStart(14)}  ${
+        ratio.toFixed(2)
+      }× A`,
+    );
+  }
+}
+
+if (command === "build" && dirs.length === 1) await build(dirs[0]!);
+else if (command === "compare" && dirs.length === 2) await compare(dirs[0]!, dirs[1]!);
+else {
+  console.error("usage: bench_engine.ts build DIR | compare DIR_A DIR_B [--rounds N] [--calls N]");
+  Deno.exit(2);
 }
