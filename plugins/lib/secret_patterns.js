@@ -1,8 +1,10 @@
 "use strict";
 /**
  * Secret and PII detectors for redaction. Each detector has a `kind` (used
- * in `[REDACTED:kind]` markers), a global RegExp and a `redact(m)` that gets
- * `[match, ...groups]` and returns the replacement text, or null to keep it;
+ * in `[REDACTED:kind]` markers), a global RegExp and a `redact(match, ...groups)`
+ * that returns the replacement text, or null to keep it (it is called once per
+ * match, with positional arguments: no array or destructuring, which cost the
+ * engine more than the match itself);
  * `any` (or `anyLower`, matched against the text in lower case) lists texts
  * one of which every match contains, so a detector none of them is in skips.
  * Every quantifier is bounded, or starts only where a name starts, so that
@@ -11,7 +13,10 @@
  */
 
 const marker = (kind) => "[REDACTED:" + kind + "]";
-const whole = (kind) => () => marker(kind);
+const whole = (kind) => {
+  const text = marker(kind);
+  return () => text;
+};
 
 /** Luhn checksum of a digit string. */
 function luhn(digits) {
@@ -48,7 +53,7 @@ const SECRET_KEY = new RegExp(
 );
 
 /** `password = "x"`, `api_key: x`, `"client_secret": "x"`, `TOKEN=x` ... */
-function assignment([, key, separator, value]) {
+function assignment(_match, key, separator, value) {
   const bare = value.replace(/^(["'])([\s\S]*)\1$/, "$2");
   const kind = PASSWORD_KEY.test(key) ? "password" : "credential";
   if (isPlaceholder(bare) || (kind === "credential" && (bare.length < 8 || /^\d+$/.test(bare)))) {
@@ -58,7 +63,19 @@ function assignment([, key, separator, value]) {
   return key + separator + quote + marker(kind) + quote;
 }
 
-const FILE_TLD = /\.(png|jpe?g|gif|svg|webp|ico|js|mjs|ts|css|json|md|txt|html?|pdf|zip|gz)$/i;
+/** Endings that make `name@2x.png` a file name, not an address. */
+const FILE_ENDINGS = new Set(
+  "png jpg jpeg gif svg webp ico js mjs ts css json md txt htm html pdf zip gz".split(" "),
+);
+
+/** `git@host` or a file name such as `icon@2x.png`: not an address to redact. */
+function notAnAddress(address) {
+  return address.slice(0, 4).toLowerCase() === "git@" ||
+    FILE_ENDINGS.has(address.slice(address.lastIndexOf(".") + 1).toLowerCase());
+}
+
+const EMAIL = marker("email");
+const CARD = marker("credit_card");
 
 const DETECTORS = [
   {
@@ -72,7 +89,7 @@ const DETECTORS = [
     kind: "url_credentials",
     any: ["://"],
     re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/gi,
-    redact: ([, prefix, pass]) =>
+    redact: (_match, prefix, pass) =>
       isPlaceholder(pass) ? null : prefix + marker("url_credentials") + "@",
   },
   {
@@ -108,7 +125,7 @@ const DETECTORS = [
     kind: "bearer_token",
     any: ["Bearer"],
     re: /\b(Bearer[ \t]+)[A-Za-z0-9._~+/-]{16,4096}=*/g,
-    redact: ([, prefix]) => prefix + marker("bearer_token"),
+    redact: (_match, prefix) => prefix + marker("bearer_token"),
   },
   {
     // The key starts where a name starts (the look-behind): with a key prefix of up to 40 name
@@ -128,15 +145,12 @@ const DETECTORS = [
     any: ["@"],
     re:
       /(?<![A-Za-z0-9._%+-])([.%+-]*)\b[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,24}\b/g,
-    redact: ([m, lead]) => {
-      const address = m.slice(lead.length);
-      return /^git@/i.test(address) || FILE_TLD.test(address) ? null : lead + marker("email");
-    },
+    redact: (match, lead) => (notAnAddress(match.slice(lead.length)) ? null : lead + EMAIL),
   },
   {
     kind: "credit_card",
     re: /\b(?:\d[ -]?){12,18}\d\b/g,
-    redact: ([m]) => (isCardNumber(m.replace(/[ -]/g, "")) ? marker("credit_card") : null),
+    redact: (match) => (isCardNumber(match.replace(/[ -]/g, "")) ? CARD : null),
   },
   {
     kind: "ssn",
@@ -148,8 +162,9 @@ const DETECTORS = [
 
 /** The kind a replacement text stands for (`[REDACTED:email]` -> `email`). */
 function kindOf(replacement) {
-  const found = /\[REDACTED:([a-z_]+)\]/.exec(replacement);
-  return found ? found[1] : "secret";
+  const at = replacement.indexOf("[REDACTED:");
+  const end = at < 0 ? -1 : replacement.indexOf("]", at);
+  return end < 0 ? "secret" : replacement.slice(at + 10, end);
 }
 
 /**
@@ -166,9 +181,10 @@ function redactText(text, counts) {
       const lower = out.toLowerCase();
       if (!detector.anyLower.some((t) => lower.includes(t))) continue;
     }
-    out = out.replace(detector.re, (...args) => {
-      const replacement = detector.redact(args.slice(0, -2));
-      if (replacement === null) return args[0];
+    // Past its groups, a detector's redact gets the offset and the text, which it ignores.
+    out = out.replace(detector.re, (match, g1, g2, g3) => {
+      const replacement = detector.redact(match, g1, g2, g3);
+      if (replacement === null) return match;
       const kind = kindOf(replacement);
       counts[kind] = (counts[kind] || 0) + 1;
       return replacement;

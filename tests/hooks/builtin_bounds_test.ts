@@ -160,3 +160,20 @@ Deno.test("injection-marker still marks a mebibyte page dense with near-misses",
   );
   await executor.close();
 });
+
+Deno.test("secret-redactor redacts a mebibyte dense with secrets instead of blocking it", async () => {
+  const executor = guard("secret-redactor");
+  // 83,000 SSNs: each match cost the redactor about 137,000 fuel (array destructuring and small
+  // regexes per match), so the output ran it out of its 10 billion fuel and was blocked.
+  const result = await executor.dispatch({
+    event_type: "post-tool-call",
+    session_id: "s",
+    tool_name: "Bash",
+    tool_input: { command: "cat people.csv" },
+    tool_output: "123-45-6789 ".repeat(83_000),
+  });
+  assertEquals([result.decision, result.hooks[0]?.outcome], ["allow", "ok"], result.reason ?? "");
+  assertEquals(result.modified_output, "[REDACTED:ssn] ".repeat(83_000));
+  match(result.reason ?? "", /^redacted 83000 secrets \(ssn x83000\)$/);
+  await executor.close();
+});
