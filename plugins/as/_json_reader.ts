@@ -70,29 +70,33 @@ export class Reader {
     return -1;
   }
 
-  /** Decodes the string literal spanning `[start, end)` (quotes included). */
+  /**
+   * Decodes the string literal spanning `[start, end)` (quotes included): runs
+   * between escapes are copied whole and joined once, so time and memory stay
+   * linear (the AS runtime does not collect garbage during a call).
+   */
   decodeString(start: i32, end: i32): string {
     const raw = this.text.substring(start + 1, end - 1);
     if (raw.indexOf("\\") < 0) return raw;
-    let out = "";
+    const pieces: string[] = [];
+    let run = 0;
     for (let i = 0; i < raw.length; i++) {
-      const c = raw.charCodeAt(i);
-      if (c != BACKSLASH || i + 1 >= raw.length) {
-        out += String.fromCharCode(c);
-        continue;
-      }
+      if (raw.charCodeAt(i) != BACKSLASH || i + 1 >= raw.length) continue;
+      pieces.push(raw.substring(run, i));
       const e = raw.charCodeAt(++i);
-      if (e == 0x6e) out += "\n";
-      else if (e == 0x74) out += "\t";
-      else if (e == 0x72) out += "\r";
-      else if (e == 0x62) out += "\b";
-      else if (e == 0x66) out += "\f";
+      if (e == 0x6e) pieces.push("\n");
+      else if (e == 0x74) pieces.push("\t");
+      else if (e == 0x72) pieces.push("\r");
+      else if (e == 0x62) pieces.push("\b");
+      else if (e == 0x66) pieces.push("\f");
       else if (e == 0x75 && i + 4 < raw.length) {
-        out += String.fromCharCode(<i32>parseInt(raw.substring(i + 1, i + 5), 16));
+        pieces.push(String.fromCharCode(<i32>parseInt(raw.substring(i + 1, i + 5), 16)));
         i += 4;
-      } else out += String.fromCharCode(e);
+      } else pieces.push(String.fromCharCode(e));
+      run = i + 1;
     }
-    return out;
+    pieces.push(raw.substring(run));
+    return pieces.join("");
   }
 
   private skipNested(pos: i32): i32 {

@@ -3,15 +3,27 @@
  * Splits a shell command line into simple commands, for guards:
  * `import { splitCommands } from "hookbox/shell"`. Quotes and backslashes
  * are honoured; `;`, `&&`, `||`, `&`, `|`, newlines and parentheses separate
- * commands. Wrappers (`sudo`, `env`, `nohup`, `if`/`then`, `VAR=value`, ...)
- * are dropped and the program is reduced to its base name (`/bin/rm` → `rm`).
+ * commands. Wrappers (`sudo -u root`, `env X=1`, `nice -n 5`, `timeout 5`,
+ * `if`/`then`, `VAR=value`, ...) are dropped with their options and the words
+ * they take, and the program is reduced to its base name (`/bin/rm` → `rm`).
  * It is a guard's approximation of a shell, not a shell.
  */
 
+/** Programs that run the command after them; with VALUED and POSITIONAL, index by index. */
 const WRAPPERS = [
-  "sudo", "doas", "env", "command", "exec", "nohup", "time", "nice", "xargs",
-  "if", "then", "else", "elif", "do", "while", "until", "!", "{", "}",
+  "sudo", "doas", "env", "nohup", "time", "nice", "ionice", "timeout", "stdbuf", "command",
+  "builtin", "exec", "busybox", "xargs",
 ];
+/** Each wrapper's options that take the next word as their value. */
+const VALUED: string[][] = [
+  ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"], ["-u", "-C"],
+  ["-u", "-C", "-S", "--unset", "--chdir"], [], ["-f", "-o"], ["-n", "--adjustment"],
+  ["-c", "-n", "-p"], ["-s", "-k", "--signal", "--kill-after"], ["-i", "-o", "-e"], [], [],
+  ["-a"], [], ["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a"],
+];
+/** Words each wrapper takes after its options, before the command (`timeout 5`). */
+const POSITIONAL: i32[] = [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0];
+const RESERVED = ["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"];
 
 /** One simple command of a command line. */
 export class SimpleCommand {
@@ -21,11 +33,16 @@ export class SimpleCommand {
   pipedFrom: i32 = -1;
 }
 
-/** The simple commands of `line`, in order. */
+/**
+ * The simple commands of `line`, in order. A word is gathered as pieces
+ * (runs of plain text, unquoted text, escaped characters) joined once at its
+ * end, so that time and memory stay linear however the line quotes: the AS
+ * runtime does not collect garbage during a call.
+ */
 export function splitCommands(line: string): SimpleCommand[] {
   const commands: SimpleCommand[] = [];
   let words: string[] = [];
-  let word = "";
+  let pieces: string[] = [];
   let inWord = false;
   let pipedFrom: i32 = -1;
   let plain: i32 = -1; // start of a run of ordinary characters, copied in one slice
@@ -37,23 +54,23 @@ export function splitCommands(line: string): SimpleCommand[] {
       continue;
     }
     if (plain >= 0) {
-      word += line.substring(plain, i);
+      pieces.push(line.substring(plain, i));
       plain = -1;
     }
     if (c == 0x27 || c == 0x22) { // ' or "
       const end = closingQuote(line, i);
-      word += unquote(line.substring(i + 1, end), c);
+      unquoteInto(pieces, line, i + 1, end, c);
       inWord = true;
       i = end;
     } else if (c == 0x5c && i + 1 < line.length) { // backslash
-      word += line.charAt(++i);
+      pieces.push(line.charAt(++i));
       inWord = true;
     } else if (c == 0x20 || c == 0x09) {
-      if (inWord) words.push(word);
-      word = ""; inWord = false;
-    } else if (isBreak(c) && !(c == 0x26 && (word.endsWith(">") || word.endsWith("<")))) {
-      if (inWord) words.push(word);
-      word = ""; inWord = false;
+      if (inWord) words.push(pieces.join(""));
+      pieces = []; inWord = false;
+    } else if (isBreak(c) && !(c == 0x26 && endsWithRedirect(pieces))) {
+      if (inWord) words.push(pieces.join(""));
+      pieces = []; inWord = false;
       const pipe = c == 0x7c && !(i + 1 < line.length && line.charCodeAt(i + 1) == 0x7c);
       if (words.length > 0 || pipe) {
         commands.push(finish(words, pipedFrom));
@@ -62,14 +79,25 @@ export function splitCommands(line: string): SimpleCommand[] {
       pipedFrom = pipe ? commands.length - 1 : -1;
       if (!pipe && i + 1 < line.length && line.charCodeAt(i + 1) == c) i++;
     } else {
-      word += String.fromCharCode(c); // `&` inside a redirection (2>&1)
+      pieces.push(String.fromCharCode(c)); // `&` inside a redirection (2>&1)
       inWord = true;
     }
   }
-  if (plain >= 0) word += line.substring(plain);
-  if (inWord) words.push(word);
+  if (plain >= 0) pieces.push(line.substring(plain));
+  if (inWord) words.push(pieces.join(""));
   if (words.length > 0) commands.push(finish(words, pipedFrom));
   return commands;
+}
+
+/** The word so far ends with `>` or `<` (so `&` is part of a redirection: `2>&1`). */
+function endsWithRedirect(pieces: string[]): bool {
+  for (let k = pieces.length - 1; k >= 0; k--) {
+    const piece = pieces[k];
+    if (piece.length == 0) continue;
+    const last = piece.charCodeAt(piece.length - 1);
+    return last == 0x3e || last == 0x3c;
+  }
+  return false;
 }
 
 function isOrdinary(c: i32): bool {
@@ -90,21 +118,25 @@ function closingQuote(line: string, open: i32): i32 {
   return line.length;
 }
 
-function unquote(text: string, quote: i32): string {
-  if (quote == 0x27 || text.indexOf("\\") < 0) return text;
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) == 0x5c && i + 1 < text.length) i++;
-    out += text.charAt(i);
+/** The text of `line` between `from` and `to`, quoted with `quote`, as pieces of the word. */
+function unquoteInto(pieces: string[], line: string, from: i32, to: i32, quote: i32): void {
+  if (quote == 0x27) {
+    pieces.push(line.substring(from, to));
+    return;
   }
-  return out;
+  let run = from;
+  for (let i = from; i < to; i++) {
+    if (line.charCodeAt(i) == 0x5c && i + 1 < to) {
+      pieces.push(line.substring(run, i));
+      run = ++i; // the escaped character starts the next run
+    }
+  }
+  pieces.push(line.substring(run, to));
 }
 
 function finish(words: string[], pipedFrom: i32): SimpleCommand {
-  let start = 0;
-  while (start < words.length && isWrapper(words[start])) start++;
   const command = new SimpleCommand();
-  command.argv = words.slice(start);
+  command.argv = words.slice(programAt(words));
   if (command.argv.length > 0) {
     const program = command.argv[0];
     command.argv[0] = program.substring(program.lastIndexOf("/") + 1);
@@ -113,9 +145,35 @@ function finish(words: string[], pipedFrom: i32): SimpleCommand {
   return command;
 }
 
-function isWrapper(word: string): bool {
-  if (WRAPPERS.includes(word)) return true;
-  if (word.startsWith("-")) return true; // options of a wrapper (sudo -E)
+/** Index of the word that runs: past assignments, reserved words and wrappers with their options. */
+function programAt(words: string[]): i32 {
+  let i = 0;
+  while (i < words.length) {
+    if (RESERVED.includes(words[i]) || isAssignment(words[i])) {
+      i++;
+      continue;
+    }
+    const w = WRAPPERS.indexOf(words[i].substring(words[i].lastIndexOf("/") + 1));
+    if (w < 0) return i;
+    i++;
+    while (i < words.length && words[i].startsWith("-") && words[i] != "--") {
+      i += VALUED[w].includes(words[i]) ? 2 : 1;
+    }
+    if (i < words.length && words[i] == "--") i++;
+    while (i < words.length && isAssignment(words[i])) i++;
+    i += POSITIONAL[w];
+  }
+  return words.length;
+}
+
+/** `NAME=value`. */
+function isAssignment(word: string): bool {
   const eq = word.indexOf("=");
-  return eq > 0 && !word.startsWith("=");
+  if (eq <= 0) return false;
+  for (let i = 0; i < eq; i++) {
+    const c = word.charCodeAt(i);
+    const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f;
+    if (!letter && !(i > 0 && c >= 0x30 && c <= 0x39)) return false;
+  }
+  return true;
 }

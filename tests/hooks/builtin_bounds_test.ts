@@ -177,3 +177,47 @@ Deno.test("secret-redactor redacts a mebibyte dense with secrets instead of bloc
   match(result.reason ?? "", /^redacted 83000 secrets \(ssn x83000\)$/);
   await executor.close();
 });
+
+Deno.test("shell-guard-as reads a long command full of escapes and quotes, and still blocks", async () => {
+  const executor = guard("shell-guard-as");
+  // 25,000 lines with quotes and backslashes (JSON escapes \n, \" and \\): the guard's JSON reader
+  // and word splitter joined them a character at a time, which used up its 64 MiB long before
+  // the end (the runtime frees nothing during a call), and the command was blocked as a failure.
+  const body = `cat > notes.txt <<'EOF'\n${'say "hi" \\ there\n'.repeat(25_000)}EOF`;
+  const allowed = await executor.dispatch(shell(body));
+  assertEquals(
+    [allowed.decision, allowed.hooks[0]?.outcome],
+    ["allow", "ok"],
+    allowed.reason ?? "",
+  );
+  const blocked = await executor.dispatch(shell(`${body}\nrm -rf /`));
+  assertEquals([blocked.decision, blocked.hooks[0]?.outcome], ["block", "block"]);
+  match(blocked.reason ?? "", /recursive forced delete of \/ or ~/);
+  await executor.close();
+});
+
+Deno.test("shell-guard-as sees through wrappers, eval and nested shells, and blocks past its depth", async () => {
+  const executor = guard("shell-guard-as");
+  // Each of these ran `rm -rf /` and was let through: wrappers that take a value, eval, a shell's
+  // option cluster, and `bash -c` nested past the three levels the guard read.
+  let nested = "rm -rf /";
+  for (let i = 0; i < 9; i++) nested = `bash -c '${nested.replaceAll("'", "'\\''")}'`;
+  for (
+    const command of [
+      "timeout 5 rm -rf /",
+      "sudo -u root rm -rf /",
+      "nice -n 5 rm -rf /",
+      "eval 'rm -rf /'",
+      "bash -ec 'rm -rf /'",
+      nested,
+    ]
+  ) {
+    const result = await executor.dispatch(shell(command));
+    assertEquals(
+      [result.decision, result.hooks[0]?.outcome],
+      ["block", "block"],
+      command.slice(0, 80),
+    );
+  }
+  await executor.close();
+});

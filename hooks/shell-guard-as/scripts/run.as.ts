@@ -8,7 +8,9 @@
 import { ALLOW, block, input, json } from "hookbox";
 import { splitCommands, SimpleCommand } from "hookbox/shell";
 
-const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "fish"];
+const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
+/** Scripts inside scripts (`sh -c`, `eval`) deeper than this are blocked, not let through. */
+const MAX_DEPTH = 6;
 const DISKS = ["/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk"];
 const ROOTS = ["/", "/*", "/.", "~", "~/", "~/*", "$HOME", "$HOME/", "${HOME}"];
 
@@ -19,22 +21,47 @@ export function hook(): i32 {
   return reason.length > 0 ? block("shell-guard: " + reason) : ALLOW;
 }
 
-/** Why `line` is dangerous, or "". `sh -c "..."` is checked recursively. */
+/** Why `line` is dangerous, or "". `sh -c "..."` and `eval ...` are checked recursively. */
 function checkLine(line: string, depth: i32): string {
   if (isForkBomb(line)) return "fork bomb";
   const commands = splitCommands(line);
   for (let i = 0; i < commands.length; i++) {
     let reason = check(commands, i);
-    if (reason.length == 0 && depth < 3) reason = checkNested(commands[i].argv, depth);
+    if (reason.length == 0) {
+      const script = innerScript(commands[i].argv);
+      if (script !== null) {
+        reason = depth >= MAX_DEPTH ? "nested too deeply to check" : checkLine(script, depth + 1);
+      }
+    }
     if (reason.length > 0) return reason;
   }
   return "";
 }
 
-function checkNested(argv: string[], depth: i32): string {
-  if (argv.length < 3 || !SHELLS.includes(argv[0])) return "";
-  const flag = argv.indexOf("-c");
-  return flag > 0 && flag + 1 < argv.length ? checkLine(argv[flag + 1], depth + 1) : "";
+/** The script a command hands to a shell (`bash -ec TEXT`, `eval TEXT`), or null. */
+function innerScript(argv: string[]): string | null {
+  if (argv.length < 2) return null;
+  if (argv[0] == "eval") return argv.slice(1).join(" ");
+  if (!SHELLS.includes(argv[0])) return null;
+  for (let i = 1; i + 1 < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith("-") && !arg.startsWith("+")) return null;
+    if (arg == "-o" || arg == "+o") i++;
+    else if (isClusterWithC(arg)) return argv[i + 1];
+  }
+  return null;
+}
+
+/** `-c`, `-ec`, `-xce`: short options, one of them `c`. */
+function isClusterWithC(arg: string): bool {
+  if (arg.length < 2 || arg.charCodeAt(0) != 0x2d) return false;
+  let c = false;
+  for (let i = 1; i < arg.length; i++) {
+    const ch = arg.charCodeAt(i);
+    if (!((ch >= 0x41 && ch <= 0x5a) || (ch >= 0x61 && ch <= 0x7a))) return false;
+    if (ch == 0x63) c = true;
+  }
+  return c;
 }
 
 function check(commands: SimpleCommand[], i: i32): string {
