@@ -32,6 +32,21 @@ const OPERATORS = [
   ">",
 ];
 const PIPES = new Set(["|", "|&"]);
+/** An escape of `$'...'` after its backslash: `\xHH`, `\uHHHH`, `\UHHHHHHHH`, `\nnn`, `\cX`, `\n`. */
+const ANSI_ESCAPE =
+  /^(?:x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c[\s\S]|[\s\S])/;
+/** What the one-letter escapes of `$'...'` stand for; any other character stands for itself. */
+const ANSI_SIMPLE = {
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+};
 /** Characters that are never special, read as one run (most of a command). */
 const PLAIN = /[^\s'"\\`$<>|&;()#]+/y;
 const REDIRECTS = new Set([
@@ -132,6 +147,32 @@ class Lexer {
     this.add(out);
   }
 
+  /**
+   * `$'...'`, starting at `this.i`: ANSI-C quoting, whose escapes bash
+   * decodes (`$'\x2f'` is `/`), so the word is what the command gets.
+   */
+  ansiQuoted() {
+    const text = this.text;
+    let out = "";
+    this.i += 2;
+    while (this.i < text.length && text[this.i] !== "'") {
+      if (text[this.i] !== "\\") {
+        out += text[this.i++];
+        continue;
+      }
+      const escape = ANSI_ESCAPE.exec(text.slice(this.i + 1, this.i + 11));
+      const [seq, kind] = escape ? [escape[0], escape[0][0]] : ["", ""];
+      if (kind === "x" || kind === "u" || kind === "U") {
+        out += String.fromCodePoint(Math.min(parseInt(seq.slice(1), 16), 0x10ffff));
+      } else if (/[0-7]/.test(kind)) out += String.fromCharCode(parseInt(seq, 8) & 0xff);
+      else if (kind === "c") out += String.fromCharCode(seq.charCodeAt(1) & 0x1f);
+      else out += ANSI_SIMPLE[kind] ?? (kind || "\\");
+      this.i += 1 + seq.length;
+    }
+    this.i++;
+    this.add(out);
+  }
+
   /** After a newline: the bodies of pending here-documents. */
   heredocBodies() {
     for (const doc of this.heredocs) {
@@ -177,7 +218,11 @@ class Lexer {
       this.add(text.slice(this.i + 1, end));
       this.i = end + 1;
     } else if (c === '"') this.doubleQuoted();
-    else if (c === "`") this.add(this.backtick());
+    else if (c === "$" && next === "'") this.ansiQuoted();
+    else if (c === "$" && next === '"') {
+      this.i++; // $"..." is a double-quoted string (translated by locale)
+      this.doubleQuoted();
+    } else if (c === "`") this.add(this.backtick());
     else if ((c === "$" || c === "<" || c === ">") && next === "(") this.add(this.substitution());
     else {
       const op = operatorAt(text, this.i);

@@ -221,3 +221,16 @@ Deno.test("shell-guard-as sees through wrappers, eval and nested shells, and blo
   }
   await executor.close();
 });
+
+Deno.test("shell-guard reads brace expressions within its fuel and blocks past their bound", async () => {
+  const executor = guard("shell-guard");
+  // Every alternative of a brace expression is checked; 200 operands of 256 alternatives each
+  // (4 KB) fit the guard's fuel, and one of 512 counts as root-ish instead of running it out.
+  const operands = (width: number) => `${"{a,b}".repeat(Math.log2(width))} `.repeat(200);
+  const within = await executor.dispatch(shell(`rm -rf ${operands(256)}`.slice(0, 4090)));
+  assertEquals([within.decision, within.hooks[0]?.outcome], ["allow", "ok"], within.reason ?? "");
+  const past = await executor.dispatch(shell(`rm -rf ${operands(512)}`.slice(0, 4090)));
+  assertEquals([past.decision, past.hooks[0]?.outcome], ["block", "block"]);
+  match(past.reason ?? "", /blocked by rule "rm-root"/);
+  await executor.close();
+});

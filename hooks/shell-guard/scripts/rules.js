@@ -41,19 +41,115 @@ const CONFIG = {
   powerVerbs: ["poweroff", "reboot", "halt", "kexec"],
 };
 
-/** `/`, `/*`, `~`, `$HOME/`, `${HOME}/*`, `/etc`, `//usr/./` ... */
-function isRootish(word) {
-  let p = word.replace(/^(?:\$HOME|\$\{HOME\})(?=\/|$)/, "~").replace(/\/+/g, "/");
-  p = p.replace(/\/\.(?=\/|$)/g, "").replace(/\/\*?$/, "");
-  if (p === "" || p === "~" || /^~[a-z_][a-z0-9_-]*$/.test(p)) return true;
-  return CONFIG.systemDirs.includes(p);
+/** Most words a brace expression may stand for before it counts as dangerous unread. */
+const MAX_EXPANSIONS = 256;
+
+/**
+ * The words `word` may stand for: `{a,b}` alternatives (nested, at most
+ * MAX_EXPANSIONS, past which "/" stands for the rest, so the rule blocks),
+ * and for `${NAME:-word}` (`-`, `=`, with or without `:`) the default too.
+ */
+function expansions(word) {
+  let words = [word];
+  for (let round = 0; round < MAX_EXPANSIONS; round++) {
+    const next = [];
+    let changed = false;
+    for (const w of words) {
+      const brace = innermostBrace(w);
+      if (brace === null) {
+        next.push(w);
+        continue;
+      }
+      changed = true;
+      for (const part of brace.parts) {
+        next.push(w.slice(0, brace.open) + part + w.slice(brace.close + 1));
+      }
+    }
+    if (next.length > MAX_EXPANSIONS) return ["/"];
+    words = next;
+    if (!changed) break;
+  }
+  const out = [];
+  for (const w of words) {
+    out.push(w);
+    const param = /^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}(.*)$/.exec(w);
+    if (param) out.push(param[1] + param[2]);
+  }
+  return out;
 }
 
-function rmRoot({ argv }) {
+/** The innermost `{a,b,...}` of `word` with a comma: its bounds and alternatives, or null. */
+function innermostBrace(word) {
+  for (let close = word.indexOf("}"); close !== -1; close = word.indexOf("}", close + 1)) {
+    const open = word.lastIndexOf("{", close);
+    if (open === -1) continue;
+    const inner = word.slice(open + 1, close);
+    if (inner.includes(",") && !(open > 0 && word[open - 1] === "$")) {
+      return { open, close, parts: inner.split(",") };
+    }
+  }
+  return null;
+}
+
+/**
+ * `path` made absolute where it can be (`$HOME` and `~` as `~`; relative to
+ * `cwd` when a `cd` before it is known), `.` and `..` resolved, and cut at
+ * its first segment with a glob character, since a glob stands for every
+ * name in the folder before it: `/usr/..` is `/`, `/[a-z]*` is `/`.
+ */
+function resolvePath(path, cwd) {
+  let p = path.replace(/^(?:\$HOME|\$\{HOME(?:[:]?[-=?+][^}]*)?\})(?=\/|$)/, "~");
+  if (!p.startsWith("/") && !p.startsWith("~") && cwd !== null) p = cwd + "/" + p;
+  const anchor = p.startsWith("/") ? "/" : (/^~[a-z_][a-z0-9_-]*|^~/.exec(p)?.[0] ?? "");
+  const segments = [];
+  for (const segment of p.slice(anchor.length).split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (/[*?[]/.test(segment)) break;
+    if (segment === ".." && segments.length > 0 && segments[segments.length - 1] !== "..") {
+      segments.pop();
+    } else if (segment !== ".." || anchor !== "/") segments.push(segment);
+  }
+  return { anchor, segments };
+}
+
+/**
+ * True when `word` may name `/`, the home directory, a system directory
+ * (`CONFIG.systemDirs`) or a folder above the working one (`..`, `../..`):
+ * `/`, `/*`, `~`, `$HOME/`, `${HOME:?}`, `/etc`, `//usr/./`, `/usr/..`,
+ * `/[a-z]*`, `{/,}`, `~/..`; and a relative word after a `cd` to one of them.
+ */
+function isRootish(word, cwd = null) {
+  return expansions(word).some((candidate) => {
+    const { anchor, segments } = resolvePath(candidate, cwd);
+    if (anchor === "/") {
+      return segments.length === 0 || CONFIG.systemDirs.includes("/" + segments.join("/"));
+    }
+    if (anchor !== "") return segments.length === 0 || segments[0] === "..";
+    return segments.length > 0 && segments.every((s) => s === "..");
+  });
+}
+
+function rmRoot({ argv, cwd }) {
   if (argv[0] !== "rm") return false;
   const { options, operands } = splitOptions(argv.slice(1));
   if (options.includes("--no-preserve-root")) return true;
-  return hasFlag(options, "rR", "--recursive") && operands.some(isRootish);
+  return hasFlag(options, "rR", "--recursive") && operands.some((o) => isRootish(o, cwd));
+}
+
+/** `find / -delete`, `find ~ -exec rm -rf {} +`: deletes from a rootish folder down. */
+function findDeleteRoot({ argv, cwd }) {
+  if (argv[0] !== "find") return false;
+  let i = 1;
+  while (i < argv.length && /^-(?:[HLP]|O\d*)$/.test(argv[i])) i++;
+  const paths = [];
+  while (i < argv.length && !/^[-(!]/.test(argv[i])) paths.push(argv[i++]);
+  const rest = argv.slice(i);
+  const deletes = rest.some((a, k) =>
+    a === "-delete" ||
+    (["-exec", "-execdir", "-ok", "-okdir"].includes(a) && /(?:^|\/)rm$/.test(rest[k + 1] || ""))
+  );
+  return deletes &&
+    (paths.length === 0 ? isRootish(".", cwd) : paths.some((p) => isRootish(p, cwd)));
 }
 
 function worldWritable(mode) {
@@ -61,16 +157,17 @@ function worldWritable(mode) {
   return mode.split(",").some((part) => /^[ugoa]*[oa][ugoa]*[+=][rwxXst]*w/.test(part));
 }
 
-function chmodRoot({ argv }) {
+function chmodRoot({ argv, cwd }) {
   if (argv[0] !== "chmod") return false;
   const { operands } = splitOptions(argv.slice(1));
-  return operands.length > 1 && worldWritable(operands[0]) && operands.slice(1).some(isRootish);
+  return operands.length > 1 && worldWritable(operands[0]) &&
+    operands.slice(1).some((o) => isRootish(o, cwd));
 }
 
-function chownRoot({ argv }) {
+function chownRoot({ argv, cwd }) {
   if (argv[0] !== "chown" && argv[0] !== "chgrp") return false;
   const { options, operands } = splitOptions(argv.slice(1));
-  return hasFlag(options, "R", "--recursive") && operands.slice(1).some(isRootish);
+  return hasFlag(options, "R", "--recursive") && operands.slice(1).some((o) => isRootish(o, cwd));
 }
 
 function writesDisk({ argv, redirects }) {
@@ -129,6 +226,11 @@ const RULES = [
     command: rmRoot,
   },
   {
+    id: "find-delete-root",
+    about: "find deleting from /, a system directory or the home directory",
+    command: findDeleteRoot,
+  },
+  {
     id: "mkfs",
     about: "formats a filesystem",
     command: ({ argv }) => /^mkfs(\..+)?$|^mke2fs$/.test(argv[0]),
@@ -164,4 +266,4 @@ const RULES = [
   },
 ].filter((rule) => !CONFIG.disabled.includes(rule.id));
 
-module.exports = { RULES, CONFIG };
+module.exports = { RULES, CONFIG, isRootish };

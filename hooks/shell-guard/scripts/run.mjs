@@ -66,7 +66,19 @@ function hit(rule, evidence) {
   return { rule, evidence: brief(evidence) };
 }
 
-function checkPipeline(commands, depth) {
+/**
+ * The working folder after `argv` runs in `cwd` (null: unknown): `cd` or
+ * `pushd` to an absolute or home path, or relative to a known one.
+ */
+function nextCwd(argv, cwd) {
+  if (argv[0] !== "cd" && argv[0] !== "pushd") return cwd;
+  const target = argv.slice(1).find((a) => !a.startsWith("-") || a === "-") ?? "~";
+  if (target === "-") return null;
+  if (/^(?:\/|~|\$HOME|\$\{HOME)/.test(target)) return target;
+  return cwd === null ? null : cwd + "/" + target;
+}
+
+function checkPipeline(commands, depth, cwd) {
   const argvs = commands.map((c) => effectiveArgv(c.argv));
   for (const rule of RULES) {
     if (rule.pipeline && rule.pipeline(argvs)) {
@@ -77,28 +89,33 @@ function checkPipeline(commands, depth) {
     }
   }
   for (let k = 0; k < commands.length; k++) {
-    const command = { argv: argvs[k], redirects: commands[k].redirects };
+    const command = { argv: argvs[k], redirects: commands[k].redirects, cwd };
     for (const rule of RULES) {
       if (rule.command && rule.command(command)) return hit(rule, describe(command));
     }
     for (const script of innerScripts(command.argv, command.redirects)) {
-      const found = inspect(script, depth - 1);
+      const found = inspect(script, depth - 1, cwd);
       if (found) return found;
     }
   }
   return null;
 }
 
-/** The first rule `text` breaks, with the offending command, or null. */
-function inspect(text, depth) {
+/**
+ * The first rule `text` breaks, with the offending command, or null. `cwd`
+ * is the working folder it starts in when a `cd` before it said (else null);
+ * a `cd` on its own in `text` moves it for the commands after.
+ */
+function inspect(text, depth, cwd = null) {
   for (const rule of RULES) if (rule.text && rule.text(text)) return hit(rule, text);
   const { pipelines, tooDeep } = readShell(text, MAX_DEPTH);
   if (tooDeep || depth <= 0) {
     return hit({ id: "too-deep", about: "nested too deeply to check" }, text);
   }
   for (const commands of pipelines) {
-    const found = checkPipeline(commands, depth);
+    const found = checkPipeline(commands, depth, cwd);
     if (found) return found;
+    if (commands.length === 1) cwd = nextCwd(effectiveArgv(commands[0].argv), cwd);
   }
   return null;
 }
