@@ -33,6 +33,16 @@ const BLOCKED = [
   "nice timeout 5 nice timeout 5 rm -rf /",
   nested(4),
   nested(9),
+  // Root and home in forms the shell expands: `..`, globs, braces, parameters, a `cd` first.
+  "rm -rf /usr/..",
+  "rm -rf $HOME/..",
+  "rm -rf /[a-z]*",
+  "rm -rf {/,}",
+  "rm -rf ${HOME:?}",
+  "rm -rf ${TARGET:-/}",
+  "rm -rf ../../../../../../..",
+  "cd / && rm -rf *",
+  `rm -rf ${"{a,b}".repeat(9)}`,
 ];
 
 /** `rm -rf /` inside `depth` levels of `bash -c '...'`, quoted as a shell would need. */
@@ -56,6 +66,9 @@ const ALLOWED = [
   "nice -n 5 make",
   "env X=1 ls /",
   "sudo -u root rm -rf ./cache",
+  "rm -rf ./* build/{a,b} /tmp/x{1,2} ../other/dist ~/.cache/x",
+  "cd /tmp/work && rm -rf *",
+  `rm -rf ${"{a,b}".repeat(8)}`,
 ];
 
 Deno.test("shell-guard-as blocks `rm -rf /` with exit 2 and a reason", async () => {

@@ -12,30 +12,59 @@ const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
 /** Scripts inside scripts (`sh -c`, `eval`) deeper than this are blocked, not let through. */
 const MAX_DEPTH = 6;
 const DISKS = ["/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk"];
-const ROOTS = ["/", "/*", "/.", "~", "~/", "~/*", "$HOME", "$HOME/", "${HOME}"];
+/** Most words a brace expression may stand for; past it the path counts as root or home. */
+const MAX_EXPANSIONS = 256;
+/**
+ * Most brace alternatives made for one command (the guard reads commands up
+ * to the 1 MiB event cap): past it, paths count as root or home, so that a
+ * command full of braces is blocked by the rule instead of running the guard
+ * out of fuel.
+ */
+const MAX_TOTAL_EXPANSIONS = 65536;
+let expansionsLeft: i32 = MAX_TOTAL_EXPANSIONS;
 
 export function hook(): i32 {
+  expansionsLeft = MAX_TOTAL_EXPANSIONS; // a warm instance keeps globals between calls
   const command = json.getString(input.text(), ["tool_input", "command"]);
   if (command === null) return ALLOW;
   const reason = checkLine(command, 0);
   return reason.length > 0 ? block("shell-guard: " + reason) : ALLOW;
 }
 
-/** Why `line` is dangerous, or "". `sh -c "..."` and `eval ...` are checked recursively. */
-function checkLine(line: string, depth: i32): string {
+/**
+ * Why `line` is dangerous, or "". `sh -c "..."` and `eval ...` are checked
+ * recursively. `cwd` is the folder a `cd` before moved to ("" when unknown).
+ */
+function checkLine(line: string, depth: i32, cwd: string = ""): string {
   if (isForkBomb(line)) return "fork bomb";
   const commands = splitCommands(line);
   for (let i = 0; i < commands.length; i++) {
-    let reason = check(commands, i);
+    let reason = check(commands, i, cwd);
     if (reason.length == 0) {
       const script = innerScript(commands[i].argv);
       if (script !== null) {
-        reason = depth >= MAX_DEPTH ? "nested too deeply to check" : checkLine(script, depth + 1);
+        reason = depth >= MAX_DEPTH ? "nested too deeply to check" : checkLine(script, depth + 1, cwd);
       }
     }
     if (reason.length > 0) return reason;
+    cwd = nextCwd(commands[i].argv, cwd);
   }
   return "";
+}
+
+/** The folder after `argv` runs in `cwd`: `cd`/`pushd` to an absolute or home path, or from a known one. */
+function nextCwd(argv: string[], cwd: string): string {
+  if (argv.length == 0 || (argv[0] != "cd" && argv[0] != "pushd")) return cwd;
+  let target = "~";
+  for (let i = 1; i < argv.length; i++) {
+    if (argv[i] == "-") return "";
+    if (!argv[i].startsWith("-")) {
+      target = argv[i];
+      break;
+    }
+  }
+  if (target.startsWith("/") || target.startsWith("~") || target.startsWith("$HOME") || target.startsWith("${HOME")) return target;
+  return cwd.length == 0 ? "" : cwd + "/" + target;
 }
 
 /** The script a command hands to a shell (`bash -ec TEXT`, `eval TEXT`), or null. */
@@ -64,11 +93,11 @@ function isClusterWithC(arg: string): bool {
   return c;
 }
 
-function check(commands: SimpleCommand[], i: i32): string {
+function check(commands: SimpleCommand[], i: i32, cwd: string): string {
   const argv = commands[i].argv;
   if (argv.length == 0) return "";
   const name = argv[0];
-  if (name == "rm" && isRootWipe(argv)) return "recursive forced delete of / or ~ (" + argv.join(" ") + ")";
+  if (name == "rm" && isRootWipe(argv, cwd)) return "recursive forced delete of / or ~ (" + argv.join(" ") + ")";
   if (name.startsWith("mkfs")) return "creating a filesystem (" + name + ") is not allowed";
   if (name == "dd" && writesDisk(argv)) return "dd writing to a disk device is not allowed";
   if (SHELLS.includes(name) && commands[i].pipedFrom >= 0) {
@@ -80,18 +109,124 @@ function check(commands: SimpleCommand[], i: i32): string {
   return "";
 }
 
-function isRootWipe(argv: string[]): bool {
-  let recursive = false, force = false, root = false;
+function isRootWipe(argv: string[], cwd: string): bool {
+  let recursive = false, force = false, root = false, operands = false;
   for (let i = 1; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg == "--recursive") recursive = true;
-    else if (arg == "--force") force = true;
-    else if (arg.startsWith("-") && !arg.startsWith("--")) {
+    if (!operands && arg == "--") operands = true;
+    else if (!operands && arg == "--recursive") recursive = true;
+    else if (!operands && arg == "--force") force = true;
+    else if (!operands && arg.startsWith("-") && !arg.startsWith("--")) {
       if (arg.includes("r") || arg.includes("R")) recursive = true;
       if (arg.includes("f")) force = true;
-    } else if (ROOTS.includes(arg)) root = true;
+    } else if (isRootOrHome(arg, cwd)) root = true;
   }
   return recursive && force && root;
+}
+
+/**
+ * True when `word` may name `/`, the home directory or a folder above it or
+ * above the working one, read as the shell expands it: `.` and `..` resolved
+ * (`/usr/..`), a glob standing for its whole folder (`/*`, `/[a-z]*`), every
+ * brace alternative (`{/,}`), `$HOME`/`${HOME...}` and `${NAME:-word}`'s word,
+ * and a relative path taken from a `cd` before it.
+ */
+function isRootOrHome(word: string, cwd: string): bool {
+  const words = expandBraces(word);
+  for (let i = 0; i < words.length; i++) {
+    if (rootPath(words[i], cwd)) return true;
+    const fallback = parameterDefault(words[i]);
+    if (fallback !== null && rootPath(fallback, cwd)) return true;
+  }
+  return false;
+}
+
+/** `word` with its `{a,b}` alternatives expanded, innermost first; past MAX_EXPANSIONS, ["/"]. */
+function expandBraces(word: string): string[] {
+  let words: string[] = [word];
+  for (let round = 0; round <= MAX_EXPANSIONS; round++) {
+    const next: string[] = [];
+    let changed = false;
+    for (let k = 0; k < words.length; k++) {
+      const w = words[k];
+      let close = w.indexOf("}"), open = -1;
+      while (close >= 0) {
+        open = w.lastIndexOf("{", close);
+        if (open >= 0 && w.substring(open + 1, close).includes(",") && !(open > 0 && w.charCodeAt(open - 1) == 0x24)) break;
+        open = -1;
+        close = w.indexOf("}", close + 1);
+      }
+      if (open < 0) {
+        next.push(w);
+        continue;
+      }
+      changed = true;
+      const parts = w.substring(open + 1, close).split(",");
+      expansionsLeft -= parts.length;
+      if (expansionsLeft < 0) return ["/"];
+      for (let p = 0; p < parts.length; p++) next.push(w.substring(0, open) + parts[p] + w.substring(close + 1));
+    }
+    if (next.length > MAX_EXPANSIONS) return ["/"];
+    words = next;
+    if (!changed) break;
+  }
+  return words;
+}
+
+/** For `${NAME:-word}rest` (`-` or `=`, with or without `:`): `wordrest`; else null. */
+function parameterDefault(word: string): string | null {
+  if (!word.startsWith("${")) return null;
+  const close = word.indexOf("}");
+  if (close < 0) return null;
+  let i = 2;
+  while (i < close && isNameChar(word.charCodeAt(i))) i++;
+  if (i == 2) return null;
+  if (i < close && word.charCodeAt(i) == 0x3a) i++;
+  if (i >= close || (word.charCodeAt(i) != 0x2d && word.charCodeAt(i) != 0x3d)) return null;
+  return word.substring(i + 1, close) + word.substring(close + 1);
+}
+
+function isNameChar(c: i32): bool {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c == 0x5f;
+}
+
+/** True when `path` (from `cwd` if relative and known) resolves to `/`, `~`, above `~`, or only `..`. */
+function rootPath(path: string, cwd: string): bool {
+  let p = homeAsTilde(path);
+  if (!p.startsWith("/") && !p.startsWith("~") && cwd.length > 0) p = homeAsTilde(cwd) + "/" + p;
+  let anchor = "";
+  if (p.startsWith("/")) anchor = "/";
+  else if (p.startsWith("~")) {
+    const slash = p.indexOf("/");
+    anchor = slash < 0 ? p : p.substring(0, slash);
+  }
+  const segments: string[] = [];
+  const parts = p.substring(anchor.length).split("/");
+  for (let k = 0; k < parts.length; k++) {
+    const segment = parts[k];
+    if (segment.length == 0 || segment == ".") continue;
+    if (segment.includes("*") || segment.includes("?") || segment.includes("[")) break;
+    if (segment == ".." && segments.length > 0 && segments[segments.length - 1] != "..") segments.pop();
+    else if (segment != ".." || anchor != "/") segments.push(segment);
+  }
+  if (anchor == "/") return segments.length == 0;
+  if (anchor.length > 0) return segments.length == 0 || segments[0] == "..";
+  if (segments.length == 0) return false;
+  for (let k = 0; k < segments.length; k++) if (segments[k] != "..") return false;
+  return true;
+}
+
+/** `$HOME...` and `${HOME...}...` (any operator) as `~...`. */
+function homeAsTilde(path: string): string {
+  if (path.startsWith("$HOME") && (path.length == 5 || path.charCodeAt(5) == 0x2f)) return "~" + path.substring(5);
+  if (path.startsWith("${HOME")) {
+    const close = path.indexOf("}");
+    const c = path.length > 6 ? path.charCodeAt(6) : 0;
+    if (close > 0 && (c == 0x7d || c == 0x3a || c == 0x2d || c == 0x3d || c == 0x3f || c == 0x2b)) {
+      if (close + 1 == path.length || path.charCodeAt(close + 1) == 0x2f) return "~" + path.substring(close + 1);
+    }
+  }
+  return path;
 }
 
 function writesDisk(argv: string[]): bool {
