@@ -11,6 +11,12 @@
 const ADDRESSED_TO_AI =
   /\b(?:ignore|disregard|instructions?|assistant|AI agent|language model|LLM|system prompt|you (?:must|should|are))\b/i;
 
+/** A line that announces new instructions: `## New instructions:`, `[Important instructions]`. */
+const NEW_INSTRUCTIONS = String
+  .raw`\s*(?:#+\s*|\[\s*)?(?:new|updated|important|urgent)\s+(?:system\s+)?instructions?\s*[:\]]`;
+const NEW_INSTRUCTIONS_AT_START = new RegExp("^" + NEW_INSTRUCTIONS, "i");
+const NEW_INSTRUCTIONS_AFTER_NEWLINE = new RegExp("\n" + NEW_INSTRUCTIONS, "i");
+
 const DETECTORS = [
   {
     kind: "ignore_instructions",
@@ -33,9 +39,11 @@ const DETECTORS = [
       /\b(?:reveal|print|show|output|repeat|leak|ignore|override|new|updated|your)\s+(?:the\s+|your\s+|my\s+)?system\s+(?:prompt|message|instructions)\b/i,
   },
   {
+    // At the start or after a newline, as two patterns: the one after a newline begins with a
+    // character, so the engine skips to newlines instead of trying every position.
     kind: "new_instructions",
-    re:
-      /(?:^|\n)\s*(?:#+\s*|\[\s*)?(?:new|updated|important|urgent)\s+(?:system\s+)?instructions?\s*[:\]]/i,
+    test: (text) =>
+      NEW_INSTRUCTIONS_AT_START.test(text) || NEW_INSTRUCTIONS_AFTER_NEWLINE.test(text),
   },
   {
     kind: "chat_template_token",
@@ -64,14 +72,62 @@ const DETECTORS = [
   },
 ];
 
+/** Characters that show as nothing inside a word: soft hyphen, zero-width ones, joiners, tags. */
+const INVISIBLE = /[\u00AD\u034F\u180E\u200B-\u200F\u2060-\u2064\uFEFF]|[\u{E0000}-\u{E007F}]/gu;
+
+/** Cyrillic and Greek letters drawn like Latin ones, and the Latin letter each is read as. */
+const LOOK_ALIKES = [
+  ..."\u0430a\u0432b\u0435e\u043Ak\u043Cm\u043Dh\u043Eo\u0440p\u0441c\u0442t\u0443y\u0445x",
+  ..."\u0455s\u0456i\u0458j\u0501d\u051Bq\u051Dw\u04CFl\u0410A\u0412B\u0415E\u041AK\u041CM",
+  ..."\u041DH\u041EO\u0420P\u0421C\u0422T\u0425X\u0405S\u0406I\u0408J\u04AEY\u0391A\u0392B",
+  ..."\u0395E\u0396Z\u0397H\u0399I\u039AK\u039CM\u039DN\u039FO\u03A1P\u03A4T\u03A5Y\u03A7X",
+  ..."\u03BFo\u03B9i\u03BDv\u0131i\u0261g",
+].join("");
+
+/**
+ * Compatibility forms NFKC reads as Latin letters: modifier and superscript letters, letterlike
+ * symbols, enclosed letters, ligatures, fullwidth letters and digits (not the fullwidth
+ * punctuation of CJK text), mathematical letters. Only text holding one is normalized, which
+ * costs the engine about 4,500 instructions a character.
+ */
+const COMPATIBLE =
+  /[\u1D2C-\u1D6A\u2070-\u209F\u2100-\u214F\u2460-\u24FF\uFB00-\uFB06\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|\uD835[\uDC00-\uDFFF]/;
+
+/** A Latin letter next to a Cyrillic or Greek one (or `ı`, `ɡ`): a word that mixes scripts. */
+const MIXED = /[A-Za-z][\u0370-\u052F\u0131\u0261]|[\u0370-\u052F\u0131\u0261][A-Za-z]/;
+
+/**
+ * `text` as it reads: compatibility forms folded (NFKC: fullwidth `Ｉｇｎｏｒｅ`,
+ * mathematical `𝐈𝐠𝐧𝐨𝐫𝐞`), invisible characters dropped (`I\u00ADgnore`) and,
+ * where a word mixes scripts, look-alike letters read as Latin (Cyrillic
+ * `Іgnore`). Each look-alike is replaced by splitting and joining, which
+ * costs the engine far less per letter than a replace callback: a page of
+ * Russian prose stays cheap.
+ */
+function asRead(text) {
+  let read = (COMPATIBLE.test(text) ? text.normalize("NFKC") : text).replace(INVISIBLE, "");
+  if (!MIXED.test(read)) return read;
+  for (let i = 0; i < LOOK_ALIKES.length; i += 2) {
+    if (read.includes(LOOK_ALIKES[i])) read = read.split(LOOK_ALIKES[i]).join(LOOK_ALIKES[i + 1]);
+  }
+  return read;
+}
+
 /** Whether `detector` finds its kind of injection in `text`. */
 function finds(detector, text) {
   return detector.test ? detector.test(text) : detector.re.test(text);
 }
 
-/** The kinds of injection found in `text`, in detector order. */
+/**
+ * The kinds of injection found in `text`, in detector order. Text with
+ * characters outside ASCII is also read as it reads (`asRead`), so that
+ * look-alike or invisible characters do not hide an instruction.
+ */
 function findInjections(text) {
-  return DETECTORS.filter((detector) => finds(detector, text)).map((detector) => detector.kind);
+  const read = /[^\x00-\x7F]/.test(text) ? asRead(text) : text;
+  return DETECTORS.filter((detector) =>
+    finds(detector, text) || (read !== text && finds(detector, read))
+  ).map((detector) => detector.kind);
 }
 
-module.exports = { findInjections, DETECTORS };
+module.exports = { findInjections, asRead, DETECTORS };
