@@ -3,7 +3,8 @@
  * The shell-guard rule list. Each rule has an `id` (shown in the block
  * reason), a one-line `about`, and one or more checks: `text` (the raw
  * command text), `command` (the effective argv of one simple command, with
- * its redirects) or `pipeline` (the argvs of one pipeline). A check returns
+ * its redirects) or `pipeline` (the argvs of one pipeline, then the same
+ * words before wrappers were peeled off, and the working folder). A check returns
  * true when the rule is broken. Edit CONFIG to tune what counts as
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
@@ -136,14 +137,55 @@ function rmRoot({ argv, cwd }) {
   return hasFlag(options, "rR", "--recursive") && operands.some((o) => isRootish(o, cwd));
 }
 
-/** `find / -delete`, `find ~ -exec rm -rf {} +`: deletes from a rootish folder down. */
-function findDeleteRoot({ argv, cwd }) {
-  if (argv[0] !== "find") return false;
+/**
+ * The paths `argv` hands on through a pipe: `echo`'s and `printf`'s words
+ * (`printf '/\n'` hands on `/`), the folders `ls` lists and `find` walks (the
+ * working folder when none is named); none for other programs.
+ */
+function handedOn(argv) {
+  const words = argv.slice(1);
+  if (argv[0] === "echo" || argv[0] === "printf") {
+    return words.filter((w) => !w.startsWith("-"))
+      .flatMap((w) => w.replace(/\\[ntr]/g, " ").split(/\s+/)).filter((w) => w !== "");
+  }
+  if (argv[0] === "ls") {
+    const operands = words.filter((w) => !w.startsWith("-"));
+    return operands.length > 0 ? operands : ["."];
+  }
+  if (argv[0] === "find") {
+    const { paths } = findParts(argv);
+    return paths.length > 0 ? paths : ["."];
+  }
+  return [];
+}
+
+/** The paths `find` walks (the words after its options) and its expression after them. */
+function findParts(argv) {
   let i = 1;
   while (i < argv.length && /^-(?:[HLP]|O\d*)$/.test(argv[i])) i++;
   const paths = [];
   while (i < argv.length && !/^[-(!]/.test(argv[i])) paths.push(argv[i++]);
-  const rest = argv.slice(i);
+  return { paths, expression: argv.slice(i) };
+}
+
+/**
+ * `echo / | xargs rm -rf`, `find ~ | xargs rm -r`: a recursive `rm` run by
+ * `xargs` on words piped from a command that names a root-ish path.
+ */
+function rmRootByXargs(argvs, raw, cwd) {
+  return argvs.some((argv, k) => {
+    if (k === 0 || !raw[k].some((w) => w.slice(w.lastIndexOf("/") + 1) === "xargs")) return false;
+    if (argv[0] !== "rm" || !hasFlag(splitOptions(argv.slice(1)).options, "rR", "--recursive")) {
+      return false;
+    }
+    return argvs.slice(0, k).some((source) => handedOn(source).some((w) => isRootish(w, cwd)));
+  });
+}
+
+/** `find / -delete`, `find ~ -exec rm -rf {} +`: deletes from a rootish folder down. */
+function findDeleteRoot({ argv, cwd }) {
+  if (argv[0] !== "find") return false;
+  const { paths, expression: rest } = findParts(argv);
   const deletes = rest.some((a, k) =>
     a === "-delete" ||
     (["-exec", "-execdir", "-ok", "-okdir"].includes(a) && /(?:^|\/)rm$/.test(rest[k + 1] || ""))
@@ -224,6 +266,7 @@ const RULES = [
     id: "rm-root",
     about: "recursive delete of /, a system directory or the home directory",
     command: rmRoot,
+    pipeline: rmRootByXargs,
   },
   {
     id: "find-delete-root",

@@ -81,7 +81,7 @@ function nextCwd(argv, cwd) {
 function checkPipeline(commands, depth, cwd) {
   const argvs = commands.map((c) => effectiveArgv(c.argv));
   for (const rule of RULES) {
-    if (rule.pipeline && rule.pipeline(argvs)) {
+    if (rule.pipeline && rule.pipeline(argvs, commands.map((c) => c.argv), cwd)) {
       return hit(
         rule,
         argvs.map((a) => a.join(" ")).join(" | "),
