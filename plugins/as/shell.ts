@@ -31,6 +31,8 @@ export class SimpleCommand {
   argv: string[] = [];
   /** Index of the command piping into this one (`a | b`), or -1. */
   pipedFrom: i32 = -1;
+  /** The wrappers peeled off in front of it (`sudo`, `xargs`, ...), by base name, in order. */
+  wrappers: string[] = [];
 }
 
 /**
@@ -126,9 +128,14 @@ function unquoteInto(pieces: string[], line: string, from: i32, to: i32, quote: 
   }
   let run = from;
   for (let i = from; i < to; i++) {
-    if (line.charCodeAt(i) == 0x5c && i + 1 < to) {
+    if (line.charCodeAt(i) != 0x5c || i + 1 >= to) continue;
+    // Inside double quotes a backslash escapes only $ ` " \ and a newline (`\n` stays `\n`).
+    const next = line.charCodeAt(i + 1);
+    if (next == 0x24 || next == 0x60 || next == 0x22 || next == 0x5c || next == 0x0a) {
       pieces.push(line.substring(run, i));
       run = ++i; // the escaped character starts the next run
+    } else {
+      i++;
     }
   }
   pieces.push(line.substring(run, to));
@@ -136,7 +143,7 @@ function unquoteInto(pieces: string[], line: string, from: i32, to: i32, quote: 
 
 function finish(words: string[], pipedFrom: i32): SimpleCommand {
   const command = new SimpleCommand();
-  command.argv = words.slice(programAt(words));
+  command.argv = words.slice(programAt(words, command.wrappers));
   if (command.argv.length > 0) {
     const program = command.argv[0];
     command.argv[0] = program.substring(program.lastIndexOf("/") + 1);
@@ -146,7 +153,7 @@ function finish(words: string[], pipedFrom: i32): SimpleCommand {
 }
 
 /** Index of the word that runs: past assignments, reserved words and wrappers with their options. */
-function programAt(words: string[]): i32 {
+function programAt(words: string[], wrappers: string[]): i32 {
   let i = 0;
   while (i < words.length) {
     if (RESERVED.includes(words[i]) || isAssignment(words[i])) {
@@ -155,6 +162,7 @@ function programAt(words: string[]): i32 {
     }
     const w = WRAPPERS.indexOf(words[i].substring(words[i].lastIndexOf("/") + 1));
     if (w < 0) return i;
+    wrappers.push(WRAPPERS[w]);
     i++;
     while (i < words.length && words[i].startsWith("-") && words[i] != "--") {
       i += VALUED[w].includes(words[i]) ? 2 : 1;

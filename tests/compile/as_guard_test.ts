@@ -43,6 +43,12 @@ const BLOCKED = [
   "rm -rf ../../../../../../..",
   "cd / && rm -rf *",
   `rm -rf ${"{a,b}".repeat(9)}`,
+  // rm run by xargs on root or home piped to it.
+  "echo / | xargs rm -rf",
+  "printf '/\\n' | xargs -n1 rm -rf",
+  'printf "/\\n" | xargs -n1 rm -rf',
+  "find ~ -maxdepth 1 | xargs rm -rf",
+  "cd / && ls | xargs rm -rf",
 ];
 
 /** `rm -rf /` inside `depth` levels of `bash -c '...'`, quoted as a shell would need. */
@@ -69,6 +75,9 @@ const ALLOWED = [
   "rm -rf ./* build/{a,b} /tmp/x{1,2} ../other/dist ~/.cache/x",
   "cd /tmp/work && rm -rf *",
   `rm -rf ${"{a,b}".repeat(8)}`,
+  "find . -name '*.o' | xargs rm -rf",
+  "echo build dist | xargs rm -rf",
+  "echo / | xargs ls",
 ];
 
 Deno.test("shell-guard-as blocks `rm -rf /` with exit 2 and a reason", async () => {

@@ -98,6 +98,10 @@ function check(commands: SimpleCommand[], i: i32, cwd: string): string {
   if (argv.length == 0) return "";
   const name = argv[0];
   if (name == "rm" && isRootWipe(argv, cwd)) return "recursive forced delete of / or ~ (" + argv.join(" ") + ")";
+  if (name == "rm" && commands[i].wrappers.includes("xargs") && commands[i].pipedFrom >= 0 &&
+      isRootWipe(argv.concat(handedOn(commands[commands[i].pipedFrom].argv)), cwd)) {
+    return "recursive forced delete of / or ~ (xargs " + argv.join(" ") + ")";
+  }
   if (name.startsWith("mkfs")) return "creating a filesystem (" + name + ") is not allowed";
   if (name == "dd" && writesDisk(argv)) return "dd writing to a disk device is not allowed";
   if (SHELLS.includes(name) && commands[i].pipedFrom >= 0) {
@@ -122,6 +126,30 @@ function isRootWipe(argv: string[], cwd: string): bool {
     } else if (isRootOrHome(arg, cwd)) root = true;
   }
   return recursive && force && root;
+}
+
+/**
+ * The paths `argv` hands on through a pipe: `echo`'s and `printf`'s words (a
+ * `\n` escape separates them), the folders `ls` lists and `find` walks (the
+ * working folder when none is named); none for other programs.
+ */
+function handedOn(argv: string[]): string[] {
+  const out: string[] = [];
+  if (argv.length == 0) return out;
+  const name = argv[0];
+  const printing = name == "echo" || name == "printf";
+  if (!printing && name != "ls" && name != "find") return out;
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i];
+    if (word.startsWith("-") || word.startsWith("(") || word.startsWith("!")) {
+      if (name == "find" && word != "-H" && word != "-L" && word != "-P") break; // its expression
+      continue;
+    }
+    const parts = printing ? word.replaceAll("\\n", " ").replaceAll("\\t", " ").split(" ") : [word];
+    for (let k = 0; k < parts.length; k++) if (parts[k].length > 0) out.push(parts[k]);
+  }
+  if (!printing && out.length == 0) out.push(".");
+  return out;
 }
 
 /**
