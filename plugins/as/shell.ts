@@ -55,11 +55,18 @@ export function splitCommands(line: string): SimpleCommand[] {
       inWord = true;
       continue;
     }
+    // `$'...'` (ANSI-C quoting): a `'` right after a plain `$`, which is dropped.
+    const ansi = c == 0x27 && plain >= 0 && line.charCodeAt(i - 1) == 0x24;
     if (plain >= 0) {
-      pieces.push(line.substring(plain, i));
+      pieces.push(line.substring(plain, ansi ? i - 1 : i));
       plain = -1;
     }
-    if (c == 0x27 || c == 0x22) { // ' or "
+    if (ansi) {
+      const end = closingAnsiQuote(line, i);
+      ansiUnquoteInto(pieces, line, i + 1, end);
+      inWord = true;
+      i = end;
+    } else if (c == 0x27 || c == 0x22) { // ' or "
       const end = closingQuote(line, i);
       unquoteInto(pieces, line, i + 1, end, c);
       inWord = true;
@@ -89,6 +96,66 @@ export function splitCommands(line: string): SimpleCommand[] {
   if (inWord) words.push(pieces.join(""));
   if (words.length > 0) commands.push(finish(words, pipedFrom));
   return commands;
+}
+
+/** The `'` closing the `$'...'` opened at `open` (where `\'` does not close it). */
+function closingAnsiQuote(line: string, open: i32): i32 {
+  for (let i = open + 1; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c == 0x5c) i++;
+    else if (c == 0x27) return i;
+  }
+  return line.length;
+}
+
+/**
+ * The text of `$'...'` between `from` and `to` with its escapes decoded as
+ * bash does (`\x2f` and `\057` are `/`), as pieces of the word.
+ */
+function ansiUnquoteInto(pieces: string[], line: string, from: i32, to: i32): void {
+  let run = from;
+  for (let i = from; i < to; i++) {
+    if (line.charCodeAt(i) != 0x5c || i + 1 >= to) continue;
+    pieces.push(line.substring(run, i));
+    const e = line.charCodeAt(++i);
+    let digits = 0, base = 0, max = 0;
+    if (e == 0x78) { base = 16; max = 2; i++; } // \xHH
+    else if (e == 0x75) { base = 16; max = 4; i++; } // \uHHHH
+    else if (e == 0x55) { base = 16; max = 8; i++; } // \UHHHHHHHH
+    else if (e >= 0x30 && e <= 0x37) { base = 8; max = 3; } // \nnn
+    if (base > 0) {
+      let value = 0;
+      while (digits < max && i < to && digitValue(line.charCodeAt(i), base) >= 0) {
+        value = value * base + digitValue(line.charCodeAt(i), base);
+        digits++;
+        i++;
+      }
+      i--;
+      if (digits == 0) pieces.push("\\" + String.fromCharCode(e));
+      else pieces.push(String.fromCodePoint(base == 8 ? value & 0xff : min(value, 0x10ffff)));
+    } else if (e == 0x6e) pieces.push("\n");
+    else if (e == 0x74) pieces.push("\t");
+    else if (e == 0x72) pieces.push("\r");
+    else if (e == 0x61) pieces.push("\x07");
+    else if (e == 0x62) pieces.push("\b");
+    else if (e == 0x65 || e == 0x45) pieces.push("\x1b");
+    else if (e == 0x66) pieces.push("\f");
+    else if (e == 0x76) pieces.push("\v");
+    else if (e == 0x63 && i + 1 < to) pieces.push(String.fromCharCode(line.charCodeAt(++i) & 0x1f));
+    else pieces.push(String.fromCharCode(e)); // \\ \' \" and any other character
+    run = i + 1;
+  }
+  pieces.push(line.substring(run, to));
+}
+
+/** The value of digit `c` in `base` (8 or 16), or -1. */
+function digitValue(c: i32, base: i32): i32 {
+  if (c >= 0x30 && c <= 0x37) return c - 0x30;
+  if (base == 8) return -1;
+  if (c >= 0x38 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  return -1;
 }
 
 /** The word so far ends with `>` or `<` (so `&` is part of a redirection: `2>&1`). */

@@ -49,6 +49,9 @@ const BLOCKED = [
   'printf "/\\n" | xargs -n1 rm -rf',
   "find ~ -maxdepth 1 | xargs rm -rf",
   "cd / && ls | xargs rm -rf",
+  // ANSI-C quoting, which bash decodes.
+  "rm -rf $'\\x2f'",
+  "rm -rf $'\\057'",
 ];
 
 /** `rm -rf /` inside `depth` levels of `bash -c '...'`, quoted as a shell would need. */
@@ -78,6 +81,8 @@ const ALLOWED = [
   "find . -name '*.o' | xargs rm -rf",
   "echo build dist | xargs rm -rf",
   "echo / | xargs ls",
+  "echo $'rm -rf /'",
+  "rm -rf \\$'/'",
 ];
 
 Deno.test("shell-guard-as blocks `rm -rf /` with exit 2 and a reason", async () => {
