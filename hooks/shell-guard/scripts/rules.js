@@ -182,6 +182,14 @@ function rmRootByXargs(argvs, raw, cwd) {
   });
 }
 
+/** `rsync -a --delete empty/ /`: makes a root-ish folder match another, deleting the rest. */
+function rsyncDeleteRoot({ argv, cwd }) {
+  if (argv[0] !== "rsync") return false;
+  const { options, operands } = splitOptions(argv.slice(1));
+  return options.some((o) => o.startsWith("--delete")) &&
+    operands.length > 0 && isRootish(operands[operands.length - 1], cwd);
+}
+
 /** `find / -delete`, `find ~ -exec rm -rf {} +`: deletes from a rootish folder down. */
 function findDeleteRoot({ argv, cwd }) {
   if (argv[0] !== "find") return false;
@@ -272,6 +280,11 @@ const RULES = [
     id: "find-delete-root",
     about: "find deleting from /, a system directory or the home directory",
     command: findDeleteRoot,
+  },
+  {
+    id: "rsync-delete-root",
+    about: "rsync deleting in /, a system directory or the home directory",
+    command: rsyncDeleteRoot,
   },
   {
     id: "mkfs",
