@@ -78,10 +78,11 @@ function nextCwd(argv, cwd) {
   return cwd === null ? null : cwd + "/" + target;
 }
 
-function checkPipeline(commands, depth, cwd) {
-  const argvs = commands.map((c) => effectiveArgv(c.argv));
+/** The first rule the pipeline `commands` (run as `argvs`) breaks, or null. */
+function checkPipeline(commands, argvs, depth, cwd) {
+  const raw = commands.map((c) => c.argv);
   for (const rule of RULES) {
-    if (rule.pipeline && rule.pipeline(argvs, commands.map((c) => c.argv), cwd)) {
+    if (rule.pipeline && rule.pipeline(argvs, raw, cwd)) {
       return hit(
         rule,
         argvs.map((a) => a.join(" ")).join(" | "),
@@ -113,9 +114,10 @@ function inspect(text, depth, cwd = null) {
     return hit({ id: "too-deep", about: "nested too deeply to check" }, text);
   }
   for (const commands of pipelines) {
-    const found = checkPipeline(commands, depth, cwd);
+    const argvs = commands.map((c) => effectiveArgv(c.argv));
+    const found = checkPipeline(commands, argvs, depth, cwd);
     if (found) return found;
-    if (commands.length === 1) cwd = nextCwd(effectiveArgv(commands[0].argv), cwd);
+    if (argvs.length === 1) cwd = nextCwd(argvs[0], cwd);
   }
   return null;
 }
