@@ -99,10 +99,10 @@ const MIXED = /[A-Za-z][\u0370-\u052F\u0131\u0261]|[\u0370-\u052F\u0131\u0261][A
 /**
  * `text` as it reads: compatibility forms folded (NFKC: fullwidth `Ｉｇｎｏｒｅ`,
  * mathematical `𝐈𝐠𝐧𝐨𝐫𝐞`), invisible characters dropped (`I\u00ADgnore`) and,
- * where a word mixes scripts, look-alike letters read as Latin (Cyrillic
- * `Іgnore`). Each look-alike is replaced by splitting and joining, which
- * costs the engine far less per letter than a replace callback: a page of
- * Russian prose stays cheap.
+ * when some word mixes scripts, look-alike letters read as Latin throughout
+ * (Cyrillic `Іgnore`). Each look-alike is replaced by splitting and joining,
+ * which costs the engine far less per letter than a replace callback; text
+ * in one script (a page of Russian prose) is not folded at all.
  */
 function asRead(text) {
   let read = (COMPATIBLE.test(text) ? text.normalize("NFKC") : text).replace(INVISIBLE, "");
