@@ -79,8 +79,7 @@ function nextCwd(argv, cwd) {
 }
 
 /** The first rule the pipeline `commands` (run as `argvs`) breaks, or null. */
-function checkPipeline(commands, argvs, depth, cwd) {
-  const raw = commands.map((c) => c.argv);
+function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
   for (const rule of RULES) {
     if (rule.pipeline && rule.pipeline(argvs, raw, cwd)) {
       return hit(
@@ -95,29 +94,61 @@ function checkPipeline(commands, argvs, depth, cwd) {
       if (rule.command && rule.command(command)) return hit(rule, describe(command));
     }
     for (const script of innerScripts(command.argv, command.redirects)) {
-      const found = inspect(script, depth - 1, cwd);
+      const found = inspect(script, depth - 1, cwd, vars);
       if (found) return found;
     }
   }
   return null;
 }
 
+const VARIABLE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
+const ASSIGNED = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
+
+/** `word` with `$NAME` and `${NAME}` replaced where an assignment before set NAME. */
+function expandVars(word, vars) {
+  if (vars.size === 0 || !word.includes("$")) return word;
+  return word.replace(VARIABLE, (m, braced, bare) => vars.get(braced ?? bare) ?? m);
+}
+
+/**
+ * The variables after the lone command `raw` (words) runs: `X=/` or
+ * `export X=/` on its own sets X for the commands after (not `X=/ cmd`,
+ * whose `$X` the shell expands before X is set).
+ */
+function nextVars(raw, argv, vars) {
+  const words = raw[0] === "export" || raw[0] === "readonly" ? raw.slice(1) : raw;
+  if (argv.length > 0 && words === raw) return vars;
+  let out = vars;
+  for (const word of words) {
+    const assigned = ASSIGNED.exec(word);
+    if (assigned === null) continue;
+    out = new Map(out);
+    out.set(assigned[1], assigned[2]);
+  }
+  return out;
+}
+
 /**
  * The first rule `text` breaks, with the offending command, or null. `cwd`
- * is the working folder it starts in when a `cd` before it said (else null);
- * a `cd` on its own in `text` moves it for the commands after.
+ * is the working folder it starts in when a `cd` before it said (else null),
+ * `vars` the variables assignments before it set; a `cd` or an assignment on
+ * its own in `text` changes them for the commands after.
  */
-function inspect(text, depth, cwd = null) {
+function inspect(text, depth, cwd = null, vars = new Map()) {
   for (const rule of RULES) if (rule.text && rule.text(text)) return hit(rule, text);
   const { pipelines, tooDeep } = readShell(text, MAX_DEPTH);
   if (tooDeep || depth <= 0) {
     return hit({ id: "too-deep", about: "nested too deeply to check" }, text);
   }
   for (const commands of pipelines) {
-    const argvs = commands.map((c) => effectiveArgv(c.argv));
-    const found = checkPipeline(commands, argvs, depth, cwd);
+    const raw = commands.map((c) => c.argv.map((w) => expandVars(w, vars)));
+    const argvs = raw.map(effectiveArgv);
+    const found = checkPipeline(commands, raw, argvs, depth, cwd, vars);
     if (found) return found;
-    if (argvs.length === 1) cwd = nextCwd(argvs[0], cwd);
+    if (argvs.length === 1) {
+      cwd = nextCwd(argvs[0], cwd);
+      vars = nextVars(raw[0], argvs[0], vars);
+    }
   }
   return null;
 }
