@@ -33,6 +33,8 @@ export class SimpleCommand {
   pipedFrom: i32 = -1;
   /** The wrappers peeled off in front of it (`sudo`, `xargs`, ...), by base name, in order. */
   wrappers: string[] = [];
+  /** The `NAME=value` words in front of it, before any wrapper. */
+  assignments: string[] = [];
 }
 
 /**
@@ -210,7 +212,7 @@ function unquoteInto(pieces: string[], line: string, from: i32, to: i32, quote: 
 
 function finish(words: string[], pipedFrom: i32): SimpleCommand {
   const command = new SimpleCommand();
-  command.argv = words.slice(programAt(words, command.wrappers));
+  command.argv = words.slice(programAt(words, command.wrappers, command.assignments));
   if (command.argv.length > 0) {
     const program = command.argv[0];
     command.argv[0] = program.substring(program.lastIndexOf("/") + 1);
@@ -220,10 +222,11 @@ function finish(words: string[], pipedFrom: i32): SimpleCommand {
 }
 
 /** Index of the word that runs: past assignments, reserved words and wrappers with their options. */
-function programAt(words: string[], wrappers: string[]): i32 {
+function programAt(words: string[], wrappers: string[], assignments: string[]): i32 {
   let i = 0;
   while (i < words.length) {
     if (RESERVED.includes(words[i]) || isAssignment(words[i])) {
+      if (wrappers.length == 0 && isAssignment(words[i])) assignments.push(words[i]);
       i++;
       continue;
     }
@@ -242,7 +245,7 @@ function programAt(words: string[], wrappers: string[]): i32 {
 }
 
 /** `NAME=value`. */
-function isAssignment(word: string): bool {
+export function isAssignment(word: string): bool {
   const eq = word.indexOf("=");
   if (eq <= 0) return false;
   for (let i = 0; i < eq; i++) {

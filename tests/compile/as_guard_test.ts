@@ -49,6 +49,9 @@ const BLOCKED = [
   'printf "/\\n" | xargs -n1 rm -rf',
   "find ~ -maxdepth 1 | xargs rm -rf",
   "cd / && ls | xargs rm -rf",
+  // Variables the command itself set.
+  "X=/; rm -rf $X",
+  "export T=/usr; rm -rf ${T}/..",
   // ANSI-C quoting, which bash decodes.
   "rm -rf $'\\x2f'",
   "rm -rf $'\\057'",
@@ -82,6 +85,8 @@ const ALLOWED = [
   "echo build dist | xargs rm -rf",
   "echo / | xargs ls",
   "echo $'rm -rf /'",
+  "X=/ rm -rf $X",
+  "X=/tmp/build; rm -rf $X",
   "rm -rf \\$'/'",
 ];
 

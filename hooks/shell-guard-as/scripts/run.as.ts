@@ -6,7 +6,7 @@
  */
 
 import { ALLOW, block, input, json } from "hookbox";
-import { splitCommands, SimpleCommand } from "hookbox/shell";
+import { isAssignment, splitCommands, SimpleCommand } from "hookbox/shell";
 
 const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
 /** Scripts inside scripts (`sh -c`, `eval`) deeper than this are blocked, not let through. */
@@ -27,29 +27,73 @@ export function hook(): i32 {
   expansionsLeft = MAX_TOTAL_EXPANSIONS; // a warm instance keeps globals between calls
   const command = json.getString(input.text(), ["tool_input", "command"]);
   if (command === null) return ALLOW;
-  const reason = checkLine(command, 0);
+  const reason = checkLine(command, 0, "", new Map<string, string>());
   return reason.length > 0 ? block("shell-guard: " + reason) : ALLOW;
 }
 
 /**
  * Why `line` is dangerous, or "". `sh -c "..."` and `eval ...` are checked
- * recursively. `cwd` is the folder a `cd` before moved to ("" when unknown).
+ * recursively. `cwd` is the folder a `cd` before moved to ("" when unknown);
+ * `vars` holds the variables assignments on their own set (`X=/; rm -rf $X`).
  */
-function checkLine(line: string, depth: i32, cwd: string = ""): string {
+function checkLine(line: string, depth: i32, cwd: string, vars: Map<string, string>): string {
   if (isForkBomb(line)) return "fork bomb";
   const commands = splitCommands(line);
   for (let i = 0; i < commands.length; i++) {
+    const argv = commands[i].argv;
+    for (let k = 0; k < argv.length; k++) argv[k] = expandVars(argv[k], vars);
     let reason = check(commands, i, cwd);
     if (reason.length == 0) {
       const script = innerScript(commands[i].argv);
       if (script !== null) {
-        reason = depth >= MAX_DEPTH ? "nested too deeply to check" : checkLine(script, depth + 1, cwd);
+        reason = depth >= MAX_DEPTH ? "nested too deeply to check" : checkLine(script, depth + 1, cwd, vars);
       }
     }
     if (reason.length > 0) return reason;
-    cwd = nextCwd(commands[i].argv, cwd);
+    cwd = nextCwd(argv, cwd);
+    setVars(commands[i], vars);
   }
   return "";
+}
+
+/**
+ * Records what the command sets: `X=/` on its own, or `export`/`readonly
+ * X=/` (not `X=/ cmd`, whose `$X` the shell expands before X is set).
+ */
+function setVars(command: SimpleCommand, vars: Map<string, string>): void {
+  const argv = command.argv;
+  let words: string[] = [];
+  if (argv.length == 0) words = command.assignments;
+  else if (argv[0] == "export" || argv[0] == "readonly") words = argv.slice(1);
+  for (let k = 0; k < words.length; k++) {
+    if (!isAssignment(words[k])) continue;
+    const eq = words[k].indexOf("=");
+    vars.set(words[k].substring(0, eq), expandVars(words[k].substring(eq + 1), vars));
+  }
+}
+
+/** `word` with `$NAME` and `${NAME}` replaced where an assignment before set NAME. */
+function expandVars(word: string, vars: Map<string, string>): string {
+  if (vars.size == 0 || !word.includes("$")) return word;
+  const pieces: string[] = [];
+  let run = 0;
+  for (let i = 0; i < word.length; i++) {
+    if (word.charCodeAt(i) != 0x24) continue;
+    let j = i + 1;
+    const braced = j < word.length && word.charCodeAt(j) == 0x7b;
+    if (braced) j++;
+    const start = j;
+    while (j < word.length && isNameChar(word.charCodeAt(j))) j++;
+    if (j == start || (braced && (j >= word.length || word.charCodeAt(j) != 0x7d))) continue;
+    const name = word.substring(start, j);
+    if (!vars.has(name)) continue;
+    pieces.push(word.substring(run, i));
+    pieces.push(vars.get(name));
+    run = braced ? j + 1 : j;
+    i = run - 1;
+  }
+  pieces.push(word.substring(run));
+  return pieces.join("");
 }
 
 /** The folder after `argv` runs in `cwd`: `cd`/`pushd` to an absolute or home path, or from a known one. */
