@@ -124,7 +124,7 @@ function finds(detector, text) {
  * look-alike or invisible characters do not hide an instruction.
  */
 function findInjections(text) {
-  const read = /[^\x00-\x7F]/.test(text) ? asRead(text) : text;
+  const read = /[\u0080-\uFFFF]/.test(text) ? asRead(text) : text;
   return DETECTORS.filter((detector) =>
     finds(detector, text) || (read !== text && finds(detector, read))
   ).map((detector) => detector.kind);
