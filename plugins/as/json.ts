@@ -28,6 +28,28 @@ export namespace json {
     return new Reader(raw).decodeString(0, raw.length);
   }
 
+  /** The array of strings at `path`, decoded; null when absent, not an array, or not all strings. */
+  export function getStrings(text: string, path: string[]): string[] | null {
+    const raw = getRaw(text, path);
+    if (raw === null || raw.charCodeAt(0) != 0x5b) return null;
+    const reader = new Reader(raw);
+    const out: string[] = [];
+    let pos = reader.skipWs(1);
+    if (pos < raw.length && raw.charCodeAt(pos) == 0x5d) return out;
+    while (pos < raw.length && raw.charCodeAt(pos) == 0x22) {
+      const end = reader.skipString(pos);
+      if (end < 0) return null;
+      out.push(reader.decodeString(pos, end));
+      pos = reader.skipWs(end);
+      if (pos >= raw.length) return null;
+      const c = raw.charCodeAt(pos);
+      if (c == 0x5d) return out;
+      if (c != 0x2c) return null;
+      pos = reader.skipWs(pos + 1);
+    }
+    return null;
+  }
+
   /**
    * `value` as a JSON string literal, quotes included. Runs that need no
    * escape are copied whole and everything is joined once, so time and memory

@@ -120,6 +120,30 @@ for (const command of ALLOWED) {
   });
 }
 
+Deno.test("shell-guard-as reads argv arrays and the cmd and script fields, as the JS guard does", async () => {
+  // Each of these ran `rm -rf /` and was let through: the guard read only a string command.
+  const inputs = [
+    { command: ["bash", "-lc", "rm -rf /"] },
+    { command: ["rm", "-rf", "/"] },
+    { cmd: "rm -rf /" },
+    { script: "sudo rm -rf ~" },
+    { command: "ls", cmd: ["rm", "-rf", "~"] },
+  ];
+  for (const tool_input of inputs) {
+    const run = await guard.run({ ...bashEvent(""), tool_input });
+    assert.equal(run.exitCode, 2, JSON.stringify(tool_input));
+    assert.match(run.stderr, /^shell-guard: recursive forced delete/);
+  }
+  const quoted = await guard.run({
+    ...bashEvent(""),
+    tool_input: { command: ["echo", "it's rm -rf /"] },
+  });
+  assert.deepEqual(quoted, { exitCode: 0, stdout: "", stderr: "" });
+  const number = await guard.run({ ...bashEvent(""), tool_input: { command: ["ls", 1] } });
+  assert.equal(number.exitCode, 2);
+  assert.match(number.stderr, /tool_input\.command must be a string or an array of strings/);
+});
+
 Deno.test("shell-guard-as allows events without tool_input.command", async () => {
   const run = await guard.run({ event_type: "pre-tool-call", tool_name: "Bash", tool_input: {} });
   assert.equal(run.exitCode, 0);

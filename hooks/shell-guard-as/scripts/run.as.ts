@@ -9,6 +9,8 @@ import { ALLOW, block, input, json } from "hookbox";
 import { isAssignment, splitCommands, SimpleCommand } from "hookbox/shell";
 
 const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
+/** The fields of `tool_input` a shell tool's command may be in: a string or an argv array. */
+const FIELDS = ["command", "cmd", "script"];
 /** Scripts inside scripts (`sh -c`, `eval`) deeper than this are blocked, not let through. */
 const MAX_DEPTH = 6;
 const DISKS = ["/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk"];
@@ -25,10 +27,28 @@ let expansionsLeft: i32 = MAX_TOTAL_EXPANSIONS;
 
 export function hook(): i32 {
   expansionsLeft = MAX_TOTAL_EXPANSIONS; // a warm instance keeps globals between calls
-  const command = json.getString(input.text(), ["tool_input", "command"]);
-  if (command === null) return ALLOW;
-  const reason = checkLine(command, 0, "", new Map<string, string>());
-  return reason.length > 0 ? block("shell-guard: " + reason) : ALLOW;
+  const text = input.text();
+  for (let f = 0; f < FIELDS.length; f++) {
+    const path = ["tool_input", FIELDS[f]];
+    const raw = json.getRaw(text, path);
+    if (raw === null || raw == "null") continue;
+    let command = json.getString(text, path);
+    if (command === null) {
+      const words = json.getStrings(text, path);
+      if (words === null) return block("shell-guard: tool_input." + FIELDS[f] + " must be a string or an array of strings");
+      command = quoteWords(words);
+    }
+    const reason = checkLine(command, 0, "", new Map<string, string>());
+    if (reason.length > 0) return block("shell-guard: " + reason);
+  }
+  return ALLOW;
+}
+
+/** An argv array as one command line, each word single-quoted. */
+function quoteWords(words: string[]): string {
+  const quoted: string[] = [];
+  for (let i = 0; i < words.length; i++) quoted.push("'" + words[i].replaceAll("'", "'\\''") + "'");
+  return quoted.join(" ");
 }
 
 /**
