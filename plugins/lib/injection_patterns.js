@@ -70,6 +70,12 @@ const DETECTORS = [
     kind: "invisible_characters",
     re: /[\u200B\u200C\u2060\u202A-\u202E\u2066-\u2069]|(?!^)\uFEFF|[\u{E0000}-\u{E007F}]/u,
   },
+  {
+    // Decoding costs the engine about 40,000 instructions a reference: more than this many could
+    // run the marker out of fuel before it read the page, so such a page is marked unread.
+    kind: "character_references",
+    test: (text) => text.length > MAX_REFERENCES * 4 && text.split("&#").length > MAX_REFERENCES,
+  },
 ];
 
 /** Characters that show as nothing inside a word: soft hyphen, zero-width ones, joiners, tags. */
@@ -93,11 +99,42 @@ const LOOK_ALIKES = [
 const COMPATIBLE =
   /[\u1D2C-\u1D6A\u2070-\u209F\u2100-\u214F\u2460-\u24FF\uFB00-\uFB06\uFF10-\uFF19\uFF21-\uFF3A\uFF41-\uFF5A]|\uD835[\uDC00-\uDFFF]/;
 
+/**
+ * An HTML character reference: `&#73;`, `&#x49;`, or one of NAMED (the invisible ones; not `&lt;`
+ * and the like, which pages about markup are full of).
+ */
+const REFERENCE =
+  /&(?:#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}))|(shy|nbsp|zwj|zwnj|ZeroWidthSpace|NoBreak));?/g;
+/** Most numeric character references `asRead` decodes; a page with more is marked unread. */
+const MAX_REFERENCES = 65536;
+
+/** Text `asRead` may change: characters outside ASCII, or a reference REFERENCE decodes. */
+const ENCODED = /[\u0080-\uFFFF]|&(?:#|shy|nbsp|zwj|zwnj|ZeroWidthSpace|NoBreak)/;
+/** What the named references of REFERENCE stand for. */
+const NAMED = {
+  shy: "\u00AD",
+  nbsp: "\u00A0",
+  zwj: "\u200D",
+  zwnj: "\u200C",
+  ZeroWidthSpace: "\u200B",
+  NoBreak: "\u2060",
+};
+
+/** `text` with its HTML character references decoded (`&#73;gnore` is `Ignore`). */
+function decodeReferences(text) {
+  return text.replace(REFERENCE, (reference, hex, decimal, name) => {
+    if (name !== undefined) return NAMED[name];
+    const code = hex !== undefined ? parseInt(hex, 16) : parseInt(decimal, 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : reference;
+  });
+}
+
 /** A Latin letter next to a Cyrillic or Greek one (or `ı`, `ɡ`): a word that mixes scripts. */
 const MIXED = /[A-Za-z][\u0370-\u052F\u0131\u0261]|[\u0370-\u052F\u0131\u0261][A-Za-z]/;
 
 /**
- * `text` as it reads: compatibility forms folded (NFKC: fullwidth `Ｉｇｎｏｒｅ`,
+ * `text` as it reads: HTML character references decoded (`&#73;gnore`),
+ * compatibility forms folded (NFKC: fullwidth `Ｉｇｎｏｒｅ`,
  * mathematical `𝐈𝐠𝐧𝐨𝐫𝐞`), invisible characters dropped (`I\u00ADgnore`) and,
  * when some word mixes scripts, look-alike letters read as Latin throughout
  * (Cyrillic `Іgnore`). Each look-alike is replaced by splitting and joining,
@@ -105,7 +142,10 @@ const MIXED = /[A-Za-z][\u0370-\u052F\u0131\u0261]|[\u0370-\u052F\u0131\u0261][A
  * in one script (a page of Russian prose) is not folded at all.
  */
 function asRead(text) {
-  let read = (COMPATIBLE.test(text) ? text.normalize("NFKC") : text).replace(INVISIBLE, "");
+  let read = text.includes("&") && text.split("&#").length <= MAX_REFERENCES
+    ? decodeReferences(text)
+    : text;
+  read = (COMPATIBLE.test(read) ? read.normalize("NFKC") : read).replace(INVISIBLE, "");
   if (!MIXED.test(read)) return read;
   for (let i = 0; i < LOOK_ALIKES.length; i += 2) {
     if (read.includes(LOOK_ALIKES[i])) read = read.split(LOOK_ALIKES[i]).join(LOOK_ALIKES[i + 1]);
@@ -120,11 +160,12 @@ function finds(detector, text) {
 
 /**
  * The kinds of injection found in `text`, in detector order. Text with
- * characters outside ASCII is also read as it reads (`asRead`), so that
- * look-alike or invisible characters do not hide an instruction.
+ * characters outside ASCII or character references is also read as it
+ * reads (`asRead`), so that look-alike, invisible or encoded characters do
+ * not hide an instruction.
  */
 function findInjections(text) {
-  const read = /[\u0080-\uFFFF]/.test(text) ? asRead(text) : text;
+  const read = ENCODED.test(text) ? asRead(text) : text;
   return DETECTORS.filter((detector) =>
     finds(detector, text) || (read !== text && finds(detector, read))
   ).map((detector) => detector.kind);
