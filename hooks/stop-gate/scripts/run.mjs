@@ -27,6 +27,11 @@ function unresolved(pattern, flags) {
   return new RegExp(String.raw`(?=${pattern})(?<!${RESOLVED})(?:${pattern})`, flags);
 }
 
+/** The words before "implemented" and before "complete" in the problem phrases that hold them. */
+const NOT_YET = String.raw`not\s+(?:yet\s+)?`;
+const I_COULD_NOT = String
+  .raw`I\s+(?:could\s*n[o']t|can\s*n[o']t|couldn't|did\s*n[o']t\s+manage\s+to)\s+`;
+
 const PROBLEMS = [
   {
     kind: "failing tests",
@@ -46,7 +51,7 @@ const PROBLEMS = [
     kind: "missing implementation",
     re: unresolved(
       String
-        .raw`\b(?:not\s+(?:yet\s+)?implemented|unimplemented|left\s+as\s+an\s+exercise|placeholder\s+implementation|stubbed\s+out)\b`,
+        .raw`\b(?:${NOT_YET}implemented|unimplemented|left\s+as\s+an\s+exercise|placeholder\s+implementation|stubbed\s+out)\b`,
       "i",
     ),
     fix: "implement what is still missing",
@@ -55,7 +60,7 @@ const PROBLEMS = [
     kind: "something you could not do",
     re: unresolved(
       String
-        .raw`\bI\s+(?:was|am|'m)\s+(?:unable|not\s+able)\s+to\b|\bI\s+(?:could\s*n[o']t|can\s*n[o']t|couldn't|did\s*n[o']t\s+manage\s+to)\s+(?:get|make|fix|finish|complete|resolve|figure)\b`,
+        .raw`\bI\s+(?:was|am|'m)\s+(?:unable|not\s+able)\s+to\b|\b${I_COULD_NOT}(?:get|make|fix|finish|complete|resolve|figure)\b`,
       "i",
     ),
     fix: "try again at what you could not do, or say exactly what stops you",
@@ -69,11 +74,8 @@ const PROBLEMS = [
  */
 const CLAIMS = [
   /\b(?:done|complete[ds]|finished|all set|ready|fixed|resolved|works|working|succeeded|successfully|should now|is now|are now)\b|\u2705/i,
-  claimOutside("implemented", String.raw`not\s+(?:yet\s+)?`),
-  claimOutside(
-    "complete",
-    String.raw`I\s+(?:could\s*n[o']t|can\s*n[o']t|couldn't|did\s*n[o']t\s+manage\s+to)\s+`,
-  ),
+  claimOutside("implemented", NOT_YET),
+  claimOutside("complete", I_COULD_NOT),
 ];
 
 /** Claim word `word` where it does not end a problem phrase that starts with `before`. */
