@@ -70,12 +70,6 @@ const DETECTORS = [
     kind: "invisible_characters",
     re: /[\u200B\u200C\u2060\u202A-\u202E\u2066-\u2069]|(?!^)\uFEFF|[\u{E0000}-\u{E007F}]/u,
   },
-  {
-    // Decoding costs the engine about 40,000 instructions a reference: more than this many could
-    // run the marker out of fuel before it read the page, so such a page is marked unread.
-    kind: "character_references",
-    test: (text) => text.length > MAX_REFERENCES * 4 && text.split("&#").length > MAX_REFERENCES,
-  },
 ];
 
 /** Characters that show as nothing inside a word: soft hyphen, zero-width ones, joiners, tags. */
@@ -107,6 +101,14 @@ const REFERENCE =
   /&(?:#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}))|(shy|nbsp|zwj|zwnj|ZeroWidthSpace|NoBreak));?/g;
 /** Most numeric character references `asRead` decodes; a page with more is marked unread. */
 const MAX_REFERENCES = 65536;
+
+/**
+ * More numeric references in `text` than `asRead` decodes. Decoding costs the engine about
+ * 40,000 instructions a reference: more could run the marker out of fuel before it read the page.
+ */
+function tooManyReferences(text) {
+  return text.length > MAX_REFERENCES * 3 && text.split("&#").length > MAX_REFERENCES;
+}
 
 /** Text `asRead` may change: characters outside ASCII, or a reference REFERENCE decodes. */
 const ENCODED = /[\u0080-\uFFFF]|&(?:#|shy|nbsp|zwj|zwnj|ZeroWidthSpace|NoBreak)/;
@@ -141,10 +143,8 @@ const MIXED = /[A-Za-z][\u0370-\u052F\u0131\u0261]|[\u0370-\u052F\u0131\u0261][A
  * which costs the engine far less per letter than a replace callback; text
  * in one script (a page of Russian prose) is not folded at all.
  */
-function asRead(text) {
-  let read = text.includes("&") && text.split("&#").length <= MAX_REFERENCES
-    ? decodeReferences(text)
-    : text;
+function asRead(text, manyReferences = tooManyReferences(text)) {
+  let read = text.includes("&") && !manyReferences ? decodeReferences(text) : text;
   read = (COMPATIBLE.test(read) ? read.normalize("NFKC") : read).replace(INVISIBLE, "");
   if (!MIXED.test(read)) return read;
   for (let i = 0; i < LOOK_ALIKES.length; i += 2) {
@@ -165,10 +165,14 @@ function finds(detector, text) {
  * not hide an instruction.
  */
 function findInjections(text) {
-  const read = ENCODED.test(text) ? asRead(text) : text;
-  return DETECTORS.filter((detector) =>
+  const manyReferences = tooManyReferences(text);
+  const read = ENCODED.test(text) ? asRead(text, manyReferences) : text;
+  const kinds = DETECTORS.filter((detector) =>
     finds(detector, text) || (read !== text && finds(detector, read))
   ).map((detector) => detector.kind);
+  // A page with too many references to decode is marked unread.
+  if (manyReferences) kinds.push("character_references");
+  return kinds;
 }
 
 module.exports = { findInjections, asRead, DETECTORS };
