@@ -9,13 +9,28 @@
 // Through `_re2.ts`: the bundled one-shot CLI loads the engine only for a
 // pattern that needs it (`needsRegexEngine`), after awaiting `loadRe2()`.
 import { re2 } from "./_re2.ts";
+import { meteredTest, type StepBudget } from "./_re2_meter.ts";
+
+export type { StepBudget } from "./_re2_meter.ts";
 
 /** Longest matcher pattern accepted, in characters. */
 export const MAX_MATCHER_CHARS = 1024;
 
+/**
+ * Steps the matchers of one event may take together (about one character
+ * scanned each; `_re2_meter.ts`): 8 MiB of text through the engine's DFA,
+ * about 100 ms of host CPU at worst (`scripts/bench_matchers.ts`).
+ */
+export const MATCHER_STEPS_PER_EVENT = 1 << 23;
+
 /** A compiled matcher: `test(text)` is true when the pattern matches anywhere in `text`. */
 export interface Matcher {
   test(text: string): boolean;
+  /**
+   * `test` within `budget`, which it spends: undefined when the budget ran
+   * out before the answer was known.
+   */
+  testWithin(text: string, budget: StepBudget): boolean | undefined;
 }
 
 /**
@@ -34,7 +49,12 @@ export function compileMatcher(pattern: string): Matcher {
   const literal = literalMatcher(pattern);
   if (literal !== null) return literal;
   const re = re2().RE2JS.compile(pattern);
-  return { test: (text) => re.matcher(text).find() };
+  // `test` asks for no groups, so the engine may answer from its DFA (a
+  // `matcher().find()` runs the NFA or the backtracker on every character).
+  return {
+    test: (text) => re.test(text),
+    testWithin: (text, budget) => meteredTest(re, pattern, text, budget),
+  };
 }
 
 /**
@@ -71,11 +91,21 @@ function literalMatcher(pattern: string): Matcher | null {
   const words = (m[2] ?? m[3]!).split("|");
   const start = m[1] === "^";
   const end = m[4] === "$";
-  if (start && end) {
-    const set = new Set(words);
-    return { test: (text) => set.has(text) };
-  }
-  if (start) return { test: (text) => words.some((w) => text.startsWith(w)) };
-  if (end) return { test: (text) => words.some((w) => text.endsWith(w)) };
-  return { test: (text) => words.some((w) => text.includes(w)) };
+  const test = start && end
+    ? ((set) => (text: string) => set.has(text))(new Set(words))
+    : start
+    ? (text: string) => words.some((w) => text.startsWith(w))
+    : end
+    ? (text: string) => words.some((w) => text.endsWith(w))
+    : (text: string) => words.some((w) => text.includes(w));
+  // A substring search per word is a scan of the text per word (at a small
+  // fraction of the regex engine's cost per character).
+  const scans = !start && !end ? words.length : 0;
+  return {
+    test,
+    testWithin(text, budget) {
+      budget.left -= 1 + Math.ceil(scans * text.length / 8);
+      return budget.left < 0 ? undefined : test(text);
+    },
+  };
 }

@@ -107,3 +107,32 @@ Deno.test("`dispatch()` tests matcher.pattern against the messages of pre-llm-ca
   assert.equal(await selected(hook, llm("the secret is 42")), true);
   assert.equal(await selected(hook, llm("nothing here")), false);
 });
+
+/** 1 MiB of a and b, seeded: every NFA thread of the hostile pattern below stays alive on it. */
+function abText(length: number): string {
+  let seed = 7;
+  let out = "";
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    out += seed & 0x10000 ? "a" : "b";
+  }
+  return out;
+}
+
+Deno.test("`dispatch()` runs a hook whose matcher the event's budget cannot answer, others still judged", async () => {
+  // A repository's pattern that defeats RE2's DFA costs 14 s of host CPU on this 900 KB
+  // input; within the event's budget it is cut, and its hook runs and sees the event.
+  const hooks = [
+    fakeHook({ name: "costly", matcher: { pattern: "\\pL{0,500}a[ab]{25}[^ab]" } }, {
+      level: "project",
+    }),
+    // Listed after it, but a user hook: its matcher is tried first, on the budget's start.
+    fakeHook({ name: "user-miss", matcher: { pattern: "(?i)curl.*\\|\\s*sh" } }, { level: "user" }),
+    fakeHook({ name: "user-hit", matcher: { pattern: '(?i)"content":"[ab]+"' } }, {
+      level: "user",
+    }),
+  ];
+  const event = tool("Write", { file_path: "x", content: abText(900_000) });
+  const { called } = await run(hooks, event);
+  assert.deepEqual(called, ["user-hit", "costly"]);
+});
