@@ -7,7 +7,7 @@
 import type { ExecutorOptions } from "../deno/executor.ts";
 import { closedGuard, type PayloadHead } from "../agents/unreadable.ts";
 import type { DispatchResult } from "../core/dispatch/result.ts";
-import { isHookboxError } from "../core/errors.ts";
+import { isHookboxError, oneLine } from "../core/errors.ts";
 import type { HookProblem } from "../core/hook/discover.ts";
 import { loadRe2 } from "../core/schema/loaders.ts";
 import type { EventType } from "../core/schema/event_types.ts";
@@ -20,7 +20,7 @@ import { problemLine } from "./validate.ts";
  */
 export function lineOf(err: unknown): string {
   if (isHookboxError(err)) return err.toLine();
-  return `INTERNAL: ${String((err as Error)?.message ?? err).replace(/\s*\n\s*/g, " ")}`;
+  return `INTERNAL: ${oneLine(String((err as Error)?.message ?? err))}`;
 }
 
 /** Outcomes that are a failed (or skipped) hook. */

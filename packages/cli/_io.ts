@@ -1,5 +1,5 @@
 /** Shared CLI plumbing: exit codes, error lines, stdin. */
-import { HookboxError, isHookboxError } from "../core/errors.ts";
+import { HookboxError, isHookboxError, oneLine } from "../core/errors.ts";
 import { concatBytes } from "../core/bytes.ts";
 import { CallContext } from "../host-deno/call_context.ts";
 
@@ -89,7 +89,7 @@ export function errorLine(err: unknown): string {
   const text = err instanceof UsageError || err instanceof TypeError || isParseArgsError(err)
     ? (err as Error).message
     : `INTERNAL: ${(err as Error)?.message ?? String(err)}`;
-  return `hookbox: ${text.replace(/\s*\n\s*/g, " ")}`;
+  return `hookbox: ${oneLine(text)}`;
 }
 
 /**

@@ -103,6 +103,25 @@ export function isErrorCode(code: string): code is ErrorCode {
   return KNOWN.has(code);
 }
 
+/**
+ * `text` on one line: each run of white space that holds a line break
+ * becomes one space, in time linear in the text (the regex that says so
+ * directly, white space then a line break then white space, is quadratic in
+ * V8 on a long run of spaces without a break: 8 s for 160,000; and error
+ * messages quote what an event or a hook folder holds).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { oneLine } from "./errors.ts";
+ * assert.equal(oneLine("a  \n\n  b c"), "a b c");
+ * ```
+ */
+export function oneLine(text: string): string {
+  if (!text.includes("\n")) return text;
+  return text.replace(/\s+/g, (run) => run.includes("\n") ? " " : run);
+}
+
 /** Structured context attached to a {@linkcode HookboxError}. */
 export interface ErrorContext {
   /** File or folder the error is about. */
@@ -149,8 +168,7 @@ export class HookboxError extends Error {
 
   /** One line: `CODE path: message`, as the CLI prints it. */
   toLine(): string {
-    const line = `${this.code}${this.path ? ` ${this.path}` : ""}: ${this.message}`;
-    return line.replace(/\s*\n\s*/g, " ");
+    return oneLine(`${this.code}${this.path ? ` ${this.path}` : ""}: ${this.message}`);
   }
 
   /** A plain object safe to serialise for clients (no stack, no cause). */

@@ -4,6 +4,7 @@
  * @module
  */
 import type { z } from "zod";
+import { clipped } from "../runtime/failure.ts";
 import { nearest } from "./near.ts";
 import { zod } from "./_zod.ts";
 
@@ -59,9 +60,9 @@ export function eventTypeSchema(): z.ZodType<EventType, string> {
     if (type === null) {
       ctx.addIssue({
         code: "custom",
-        message: `unknown event type "${value}"${nearestEvent(value)} (expected one of ${
-          EVENT_TYPES.join(", ")
-        })`,
+        message: `unknown event type ${JSON.stringify(clipped(value, 64))}${
+          nearestEvent(value)
+        } (expected one of ${EVENT_TYPES.join(", ")})`,
       });
       return z.NEVER;
     }

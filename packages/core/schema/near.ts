@@ -32,6 +32,8 @@ export function editDistance(a: string, b: string): number {
  * ```
  */
 export function nearest(name: string, known: readonly string[]): string | undefined {
+  // Two edits change the length by two at most: a longer name (an event's
+  // text, say) is never compared letter by letter.
   return known.find((k) => name.length >= 3 && k.startsWith(name)) ??
-    known.find((k) => editDistance(name, k) <= 2);
+    known.find((k) => Math.abs(k.length - name.length) <= 2 && editDistance(name, k) <= 2);
 }
