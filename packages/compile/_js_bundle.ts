@@ -27,6 +27,9 @@ import {
 /** Path the hook sees as its own (process.argv[1], import.meta.url, __filename). */
 export const HOOK_PATH = "/hook/scripts/run.js";
 
+/** Longest path a file can have (Linux's `PATH_MAX`), in characters at most. */
+export const MAX_PATH_CHARS = 4096;
+
 /** Most files one bundle reads (the entry and everything it imports). */
 export const MAX_BUNDLE_FILES = 2000;
 /** Most bytes one bundle reads, all its files together. */
@@ -79,6 +82,31 @@ function confinePlugin(roots: readonly string[], denied: string[]): esbuild.Plug
           return refuse(`the hook's files are over ${MAX_BUNDLE_BYTES} bytes together`);
         }
         return undefined;
+      });
+    },
+  };
+}
+
+/**
+ * Refuses an import whose specifier is longer than any path can be, before
+ * anything resolves it: every folder of such a path is looked at (here for
+ * `package.json`, and by esbuild, which also tries `node_modules` under
+ * each). A relative import 200 KB long took 1.8 GB here; a bare or absolute
+ * one kept esbuild busy past the build's deadline, so that the hooks after
+ * it in the same call were not built.
+ */
+function pathLengthPlugin(): esbuild.Plugin {
+  return {
+    name: "hookbox-path-length",
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, (args) => {
+        if (args.path.length <= MAX_PATH_CHARS) return undefined;
+        return {
+          errors: [{
+            text: `the import of ${JSON.stringify(args.path.slice(0, 64))}… is ` +
+              `${args.path.length} characters long, over the ${MAX_PATH_CHARS} a path can have`,
+          }],
+        };
       });
     },
   };
@@ -222,7 +250,12 @@ function buildOptions(
       "import.meta.dirname": JSON.stringify(HOOK_PATH.replace(/\/[^/]*$/, "")),
       "import.meta.main": "true",
     },
-    plugins: [libraryPlugin(), builtinsPlugin(denied), confinePlugin(roots, denied)],
+    plugins: [
+      pathLengthPlugin(),
+      libraryPlugin(),
+      builtinsPlugin(denied),
+      confinePlugin(roots, denied),
+    ],
   };
 }
 

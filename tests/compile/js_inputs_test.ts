@@ -7,7 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { compileJsHook } from "../../packages/compile/js.ts";
-import { MAX_BUNDLE_BYTES, MAX_BUNDLE_FILES } from "../../packages/compile/_js_bundle.ts";
+import {
+  MAX_BUNDLE_BYTES,
+  MAX_BUNDLE_FILES,
+  MAX_PATH_CHARS,
+} from "../../packages/compile/_js_bundle.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
 import { MAX_SOURCE_BYTES } from "../../packages/core/hook/files.ts";
 import { tempDir } from "../_helpers.ts";
@@ -61,6 +65,24 @@ Deno.test("compileJsHook() does not block when a file of an earlier build became
     await mkfifo(`${scripts}/data.txt`);
     await refused(`${scripts}/run.js`, cache, /data\.txt is not a regular file/);
   });
+});
+
+Deno.test("compileJsHook() refuses an import longer than any path before resolving it", async () => {
+  // Each folder of such a path is looked at: 200 KB of `a/` took 1.8 GB as a relative
+  // import, and kept esbuild busy to the deadline as a bare or absolute one.
+  for (const spec of ["./", "", "/", "@"].map((p) => `${p}${"a/".repeat(100_000)}x.js`)) {
+    await withHook(
+      `import x from ${JSON.stringify(spec)};\nconsole.log(x);\n`,
+      (scripts, cache) =>
+        refused(
+          `${scripts}/run.js`,
+          cache,
+          new RegExp(
+            `is ${spec.length} characters long, over the ${MAX_PATH_CHARS} a path can have`,
+          ),
+        ),
+    );
+  }
 });
 
 Deno.test("compileJsHook() refuses an imported file over the source cap before reading it", async () => {
