@@ -93,6 +93,10 @@ export const guardCases: HookCase[] = [
   blocked("cat image | sudo tee /dev/sdb", "disk-write"),
   blocked(":(){ :|:& };:", "fork-bomb"),
   blocked("bomb() { bomb | bomb & }; bomb", "fork-bomb"),
+  // Bash takes almost any word as a function's name, and `function NAME` needs no parentheses.
+  blocked("1(){ 1|1& };1", "fork-bomb"),
+  blocked("f-x(){ f-x|f-x& };f-x", "fork-bomb"),
+  blocked("function f { f|f & }; f", "fork-bomb"),
   blocked("chmod -R 777 /", "chmod-root"),
   blocked("chmod -R a+rwx ~", "chmod-root"),
   blocked("chown -R nobody /usr", "chown-root"),
@@ -157,6 +161,11 @@ export const guardCases: HookCase[] = [
   allowed("git push --force-with-lease"),
   allowed("npm test && deno task ok"),
   allowed("", "allows an empty command"),
+  // Long words the rules' regexes once backtracked over quadratically: the guard ran out of
+  // its 10G fuel on the mode (and so blocked, on_error: closed) and spent 6G on the others.
+  allowed(`chmod ${"a".repeat(4000)} x`, "allows a 4,000-letter chmod mode within its fuel"),
+  allowed(`bash -${"c".repeat(4000)}x`, "allows a 4,000-letter option cluster within its fuel"),
+  allowed(`${"A".repeat(4000)}`, "allows a 4,000-letter word within its fuel"),
   {
     hook,
     name: "allows an event without tool_input",

@@ -204,7 +204,13 @@ function findDeleteRoot({ argv, cwd }) {
 
 function worldWritable(mode) {
   if (/^[0-7]{3,4}$/.test(mode)) return (Number(mode[mode.length - 1]) & 2) !== 0;
-  return mode.split(",").some((part) => /^[ugoa]*[oa][ugoa]*[+=][rwxXst]*w/.test(part));
+  // Who (holding o or a), then + or =, then permissions holding w: read in
+  // one pass (one regex with [oa] between two [ugoa]* backtracks
+  // quadratically over a long mode word).
+  return mode.split(",").some((part) => {
+    const m = /^([ugoa]*)[+=]([rwxXst]*)/.exec(part);
+    return m !== null && /[oa]/.test(m[1]) && m[2].includes("w");
+  });
 }
 
 function chmodRoot({ argv, cwd }) {
@@ -264,11 +270,22 @@ function runsDownload({ argv }) {
   return runner && argv.slice(1).some((a) => fetched.test(a));
 }
 
+// A function that runs itself twice in the background: `NAME(){ NAME|NAME& }`,
+// or `function NAME { ... }`. Bash takes almost any word as a function's
+// name (`:`, `1`, `f-x`, `f.y`), so NAME is any run of characters the shell
+// does not treat as special. The name starts where such a run does (from
+// inside one, the regex backtracked over the rest of it at every character:
+// quadratic in the guard's fuel).
+const NAME = "[^\\s(){}|&;<>'\"`$\\\\]+";
+const BOMB_BODY = "\\s*\\{\\s*\\1\\s*\\|\\s*\\1\\s*&\\s*;?\\s*\\}";
+const FORK_BOMB = new RegExp(`(?<!${NAME.slice(0, -1)})(${NAME})\\s*\\(\\s*\\)${BOMB_BODY}`);
+const FORK_BOMB_KEYWORD = new RegExp(`\\bfunction\\s+(${NAME})\\s*(?:\\(\\s*\\))?${BOMB_BODY}`);
+
 const RULES = [
   {
     id: "fork-bomb",
     about: "fork bomb",
-    text: (t) => /([A-Za-z_]\w*|:)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&\s*;?\s*\}/.test(t),
+    text: (t) => FORK_BOMB.test(t) || FORK_BOMB_KEYWORD.test(t),
   },
   {
     id: "rm-root",

@@ -45,7 +45,9 @@ function innerScripts(argv, redirects) {
   if (!CONFIG.shells.includes(argv[0])) return [];
   const scripts = redirects.filter((r) => /^<<[-<]?$/.test(r.op)).map((r) => r.body || r.target);
   for (let i = 1; i < argv.length && /^[-+]/.test(argv[i]); i++) {
-    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(argv[i]) && argv[i + 1] !== undefined) {
+    // An option cluster holding c (two tests: one regex for both backtracks
+    // over a long cluster, quadratic in the engine's fuel).
+    if (/^-[a-zA-Z]*$/.test(argv[i]) && argv[i].includes("c") && argv[i + 1] !== undefined) {
       scripts.push(argv[i + 1]);
     }
     if (argv[i] === "-o" || argv[i] === "+o") i++;
