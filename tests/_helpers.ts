@@ -283,3 +283,17 @@ export async function eventually<T>(
   }
   return null;
 }
+
+/**
+ * `length` seeded-random letters a and b: text on which every NFA thread of
+ * a pattern like `a[ab]{25}[^ab]` stays alive (matcher budget tests).
+ */
+export function abText(length: number): string {
+  let seed = 12345;
+  const out: string[] = [];
+  for (let i = 0; i < length; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    out.push(seed & 0x10000 ? "a" : "b");
+  }
+  return out.join("");
+}

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { closedGuard } from "../../packages/agents/unreadable.ts";
-import { fakeHook } from "../_helpers.ts";
+import { abText, fakeHook } from "../_helpers.ts";
 
 Deno.test("a closed guard whose tool matcher the budget cannot answer is taken to apply", () => {
   // A pattern that defeats RE2's DFA: seconds of NFA on a 64 KiB name of a and b.
@@ -16,12 +16,7 @@ Deno.test("a closed guard whose tool matcher the budget cannot answer is taken t
     on_error: "closed",
     matcher: { tool: "[a-z]{0,900}a[a-z]{30}[^a-z]" },
   });
-  let seed = 3;
-  let tool = "";
-  for (let i = 0; i < 64 * 1024; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    tool += seed & 0x10000 ? "a" : "b";
-  }
+  const tool = abText(64 * 1024);
   assert.equal(closedGuard([guard], "pre-tool-call", tool)?.name, "guard");
   // A matcher that answers still decides.
   const bash = fakeHook({ name: "bash", on_error: "closed", matcher: { tool: "^(Bash|Shell)$" } });

@@ -72,40 +72,38 @@ function internalsOf(re: Loose): Internals | null {
   return { dfaProto, engineProto };
 }
 
+/** Makes `proto[name]` charge `cost(this, ...args)` steps before it runs. */
+function charging(
+  proto: Record<string, unknown>,
+  name: string,
+  cost: (self: Loose, ...args: Loose[]) => number,
+): void {
+  const original = proto[name] as (this: Loose, ...args: Loose[]) => unknown;
+  proto[name] = function (this: Loose, ...args: Loose[]) {
+    const steps = cost(this, ...args);
+    if (steps > 0) spend(steps);
+    return original.apply(this, args);
+  };
+}
+
 function wrap(re: Loose): boolean {
   const found = internalsOf(re);
   if (found === null) return false;
   const { dfaProto, engineProto } = found;
-  const run = dfaProto.run as (
-    this: Loose,
-    input: Loose,
-    pos: number,
-    ...rest: unknown[]
-  ) => unknown;
-  dfaProto.run = function (this: Loose, input: Loose, pos: number, ...rest: unknown[]) {
-    spend(Math.max(0, input.endPos() - pos));
-    return run.call(this, input, pos, ...rest);
-  };
-  const step = dfaProto.step as (this: Loose, state: Loose, ...rest: unknown[]) => unknown;
-  dfaProto.step = function (this: Loose, state: Loose, ...rest: unknown[]) {
-    // A cached transition returns at once; only building one costs its state's instructions.
-    const [cls, , anchor] = rest as [number, number, number];
+  // The DFA's scan: a step per character.
+  charging(dfaProto, "run", (_, input, pos) => Math.max(0, input.endPos() - pos));
+  // A cached transition returns at once; only building one costs its state's instructions.
+  charging(dfaProto, "step", (_, state, cls, _rune, anchor) => {
     const table = anchor === 0 ? state?.next : state?.nextAnchored;
-    if (!table || table[cls] === null || table[cls] === undefined) {
-      spend(STATE_WEIGHT * (1 + (state?.nfaStates?.length ?? 0)));
-    }
-    return step.call(this, state, ...rest);
-  };
-  const nfa = engineProto.doExecuteNFA as (
-    this: Loose,
-    input: Loose,
-    pos: number,
-    ...rest: unknown[]
-  ) => unknown;
-  engineProto.doExecuteNFA = function (this: Loose, input: Loose, pos: number, ...rest: unknown[]) {
-    spend(NFA_WEIGHT * Math.max(0, input.endPos() - pos) * this.prog.numInst());
-    return nfa.call(this, input, pos, ...rest);
-  };
+    const cached = table && table[cls] !== null && table[cls] !== undefined;
+    return cached ? 0 : STATE_WEIGHT * (1 + (state?.nfaStates?.length ?? 0));
+  });
+  // The NFA: every character times every instruction, before it starts.
+  charging(
+    engineProto,
+    "doExecuteNFA",
+    (self, input, pos) => NFA_WEIGHT * Math.max(0, input.endPos() - pos) * self.prog.numInst(),
+  );
   return true;
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { fakeHook, toolEvent } from "../../_helpers.ts";
+import { abText, fakeHook, toolEvent } from "../../_helpers.ts";
 import { names, run } from "./_run.ts";
 
 const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
@@ -107,17 +107,6 @@ Deno.test("`dispatch()` tests matcher.pattern against the messages of pre-llm-ca
   assert.equal(await selected(hook, llm("the secret is 42")), true);
   assert.equal(await selected(hook, llm("nothing here")), false);
 });
-
-/** 1 MiB of a and b, seeded: every NFA thread of the hostile pattern below stays alive on it. */
-function abText(length: number): string {
-  let seed = 7;
-  let out = "";
-  for (let i = 0; i < length; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    out += seed & 0x10000 ? "a" : "b";
-  }
-  return out;
-}
 
 Deno.test("`dispatch()` runs a hook whose matcher the event's budget cannot answer, others still judged", async () => {
   // A repository's pattern that defeats RE2's DFA costs 14 s of host CPU on this 900 KB

@@ -14,17 +14,7 @@ import {
   meteredTest,
   NFA_WEIGHT,
 } from "../../../packages/core/schema/_re2_meter.ts";
-
-/** 1 MiB of a and b, seeded: the text these patterns' NFA threads all stay alive on. */
-function abText(length: number): string {
-  let seed = 12345;
-  let out = "";
-  for (let i = 0; i < length; i++) {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    out += seed & 0x10000 ? "a" : "b";
-  }
-  return out;
-}
+import { abText } from "../../_helpers.ts";
 
 const HOSTILE = [
   "\\pL{0,500}a[ab]{25}[^ab]",
