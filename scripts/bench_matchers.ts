@@ -2,7 +2,7 @@
  * Matchers on 1 MiB texts: the host CPU a matcher's regex takes, as
  * hookbox runs it (`testWithin`, counted, on one event's budget
  * `MATCHER_STEPS_PER_EVENT`) beside RE2's plain search with groups
- * (`matcher().find()`, how matchers ran before they were counted), per
+ * (`matcher().find()`, which never uses the DFA on a long text), per
  * pattern and text, with the steps charged and the host time per step (the
  * figure the budget's bound rests on: budget × worst ns per step).
  *
