@@ -17,6 +17,7 @@ import { asLibraryPaths, loadAsLibrary } from "./_as_library.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { HookboxError } from "../core/errors.ts";
 import { buildTime, outOfBudget } from "./_build_time.ts";
+import { runCommand } from "./_js_toolchain.ts";
 
 export type { CompileHost } from "./_as_host.ts";
 
@@ -77,10 +78,92 @@ export async function compileAsHook(
     if (buildTime.left() < 100) throw outOfBudget(entryPath);
   }
   const started = performance.now();
+  const hookDir = entryPath.endsWith(AS_ENTRY) ? entryPath.slice(0, -AS_ENTRY.length) : null;
+  if (buildTime.bounded && hookDir !== null && options.host === undefined) {
+    // The compiler cannot be stopped part-way on this thread, and a small
+    // source can keep it busy for minutes (twenty nested `@inline` functions):
+    // it runs in a process of its own, stopped when the building time is spent.
+    await compileApart(hookDir, entryPath, options.cacheDir, buildTime.left())
+      .finally(() => buildTime.spend(performance.now() - started));
+    const built = await host.readBytes(cachePath);
+    if (built === null || !WebAssembly.validate(built as Uint8Array<ArrayBuffer>)) {
+      throw new HookboxError(
+        "COMPILE_FAILED",
+        "the source changed while it was compiled; a later call builds it",
+        { path: entryPath },
+      );
+    }
+    return { bytes: built, sha256: await sha256Hex(built), cached: false };
+  }
   const bytes = await compileAsSource(source, library, entryPath)
     .finally(() => buildTime.spend(performance.now() - started));
   await host.writeBytes(cachePath, bytes);
   return { bytes, sha256: await sha256Hex(bytes), cached: false };
+}
+
+/** Where a hook folder's AssemblyScript entry is. */
+const AS_ENTRY = "/scripts/run.as.ts";
+/** Heap the compiling process may use, MiB. */
+const APART_HEAP_MB = 1024;
+
+/**
+ * `hookbox compile DIR --cache-dir CACHE` in a process of its own, killed
+ * after `timeoutMs`: the plugin lands in the cache. The command is this
+ * CLI's own (the bundled one, or the source's `main.ts`).
+ */
+async function compileApart(
+  dir: string,
+  entryPath: string,
+  cacheDir: string,
+  timeoutMs: number,
+): Promise<void> {
+  const bundled = /\/dist\/cli\/[^/]+\.js$/.test(Deno.mainModule);
+  const cli = bundled ? Deno.mainModule : new URL("../cli/main.ts", import.meta.url).href;
+  const config = bundled
+    ? ["--no-config"]
+    : ["--config", new URL("../../deno.json", import.meta.url).pathname];
+  const out = await Deno.makeTempDir({ prefix: "hookbox-as-" });
+  try {
+    const result = await runCommand(
+      Deno.execPath(),
+      [
+        "run",
+        "-A",
+        ...config,
+        `--v8-flags=--max-old-space-size=${APART_HEAP_MB}`,
+        cli,
+        "compile",
+        dir,
+        "--cache-dir",
+        cacheDir,
+        "--out",
+        out,
+      ],
+      undefined,
+      { timeoutMs: Math.max(1, Math.floor(timeoutMs)), maxOutput: 64 * 1024 },
+    );
+    if (result.timedOut) {
+      throw new HookboxError(
+        "COMPILE_FAILED",
+        `the AssemblyScript compiler did not finish within the ${
+          Math.floor(timeoutMs)
+        } ms of building time left to this call; run \`hookbox compile\` on the hook once`,
+        { path: entryPath },
+      );
+    }
+    if (result.code !== 0) {
+      const line = result.stderr.trim().split("\n").findLast((l) => l.startsWith("hookbox: ")) ??
+        `hookbox: COMPILE_FAILED: the compiler ended with exit ${result.code}`;
+      const m = /^hookbox: (COMPILE_API_DENIED|[A-Z_]+)(?: \S+)?: (.*)$/.exec(line);
+      throw new HookboxError(
+        m?.[1] === "COMPILE_API_DENIED" ? "COMPILE_API_DENIED" : "COMPILE_FAILED",
+        m?.[2] ?? line.slice("hookbox: ".length),
+        { path: entryPath },
+      );
+    }
+  } finally {
+    await Deno.remove(out, { recursive: true }).catch(() => {});
+  }
 }
 
 /**

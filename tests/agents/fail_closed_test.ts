@@ -357,6 +357,36 @@ Deno.test("a repository's hooks that never finish building cannot hold the guard
   match(message, /COMPILE_FAILED: not built: this process('s| has spent its) 12000 ms of building/);
 });
 
+Deno.test("a repository's AssemblyScript hook that keeps its compiler busy cannot hold the guard's answer", async () => {
+  // 1.4 KB of twenty nested `@inline` functions kept the compiler busy for minutes on the
+  // thread that answers the agent (1.5 GB), past every agent's hook timeout; it cannot be
+  // stopped part-way there. It now compiles in a process of its own, stopped with the call's
+  // building time, and the guard answers.
+  const root = await hooks("as-compile", "closed");
+  await Deno.mkdir(`${root}/inline/scripts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/inline/HOOK.md`,
+    hookMd({ name: "inline", trigger: "pre-tool-call", priority: 1000 }),
+  );
+  const chain = Array.from(
+    { length: 20 },
+    (_, i) =>
+      `@inline function g${i}(x: i32): i32 { return ${
+        i === 0 ? "x + 1" : `g${i - 1}(x) + g${i - 1}(x + 1)`
+      }; }`,
+  );
+  await Deno.writeTextFile(
+    `${root}/inline/scripts/run.as.ts`,
+    `${chain.join("\n")}\nexport function hook(): i32 { return g19(1) * 0; }\n`,
+  );
+  const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
+  assertEquals(denied(out), "rm -rf is not allowed");
+  match(
+    JSON.parse(out.stdout).systemMessage as string,
+    /hook "inline" \(platform\) error: load: COMPILE_FAILED: (the AssemblyScript compiler did not finish within the \d+ ms of building time left|not built: this process('s| has spent its) 12000 ms of building)/,
+  );
+});
+
 Deno.test("a repository's links the file system cannot resolve cannot switch the guards off", async () => {
   // A link to itself (ELOOP) or to a name too long (ENAMETOOLONG) ended discovery with
   // "INTERNAL" before any hook ran: with only open guards, the agent's non-blocking error,
