@@ -30,6 +30,37 @@ export const HOOK_PATH = "/hook/scripts/run.js";
 /** Longest path a file can have (Linux's `PATH_MAX`), in characters at most. */
 export const MAX_PATH_CHARS = 4096;
 
+/**
+ * Deepest nesting of brackets a bundled file may have. esbuild's parser
+ * recurses: a million levels (2 MB of `[`) end its process at its stack's
+ * limit, after a gigabyte and a 30 KB crash report on this process's stderr.
+ */
+export const MAX_NESTING = 10_000;
+
+/**
+ * The deepest nesting of `(`, `[` and `{` in `text`, strings and comments
+ * included (an upper bound on what the parser nests).
+ */
+function nesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 40 || c === 91 || c === 123) {
+      if (++depth > deepest) deepest = depth;
+    } else if ((c === 41 || c === 93 || c === 125) && depth > 0) depth--;
+  }
+  return deepest;
+}
+
+function tooDeep(path: string, depth: number): HookboxError {
+  return new HookboxError(
+    "COMPILE_FAILED",
+    `${path} nests brackets ${depth} deep, over the ${MAX_NESTING} the bundler takes`,
+    { path },
+  );
+}
+
 /** Most files one bundle reads (the entry and everything it imports). */
 export const MAX_BUNDLE_FILES = 2000;
 /** Most bytes one bundle reads, all its files together. */
@@ -81,6 +112,8 @@ function confinePlugin(roots: readonly string[], denied: string[]): esbuild.Plug
         if ((bytes += info.size) > MAX_BUNDLE_BYTES) {
           return refuse(`the hook's files are over ${MAX_BUNDLE_BYTES} bytes together`);
         }
+        const depth = nesting(await Deno.readTextFile(args.path));
+        if (depth > MAX_NESTING) return refuse(tooDeep(args.path, depth).message);
         return undefined;
       });
     },
@@ -263,9 +296,21 @@ function failure(err: unknown, entryPath: string, denied: string[]): HookboxErro
   const messages = (err as { errors?: esbuild.Message[] }).errors ?? [];
   const text =
     messages.map((m) => `${m.location ? `${m.location.file}:${m.location.line}: ` : ""}${m.text}`)
-      .join("\n") || String(err);
+      .join("\n") || stopped(String(err));
   const code = denied.length > 0 ? "COMPILE_API_DENIED" : "COMPILE_FAILED";
   return new HookboxError(code, text, { path: entryPath, cause: err });
+}
+
+/**
+ * esbuild's words when its process ended under a build, with the likely
+ * cause: its parser recurses, and a source nested a million levels deep
+ * (2 MB of `[`) ends the process at its stack's limit (1 GB) in about 2 s.
+ */
+function stopped(text: string): string {
+  if (!/The service (was stopped|is no longer running)/.test(text)) return text;
+  return `the bundler (esbuild) ended before it finished (${text.replace(/^Error: /, "")}): a ` +
+    "source nested too deeply for its parser ends it, as does another build of this process " +
+    "that ran past its deadline";
 }
 
 /**
@@ -325,6 +370,9 @@ export async function bundleJsHookWithInputs(
   const denied: string[] = [];
   let result: esbuild.BuildResult;
   await checkPackageFiles([splitPath(entryPath).dir, ...roots]);
+  // The entry is parsed alone first (`hasDefaultExport`), before the plugins see it.
+  const entryDepth = nesting(await Deno.readTextFile(entryPath));
+  if (entryDepth > MAX_NESTING) throw tooDeep(entryPath, entryDepth);
   // Loaded here, not at start-up: a one-shot dispatch of unchanged hooks never bundles.
   const esbuild = await import("esbuild");
   let functionStyle = false;

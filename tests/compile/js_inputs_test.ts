@@ -10,6 +10,7 @@ import { compileJsHook } from "../../packages/compile/js.ts";
 import {
   MAX_BUNDLE_BYTES,
   MAX_BUNDLE_FILES,
+  MAX_NESTING,
   MAX_PATH_CHARS,
 } from "../../packages/compile/_js_bundle.ts";
 import { isHookboxError } from "../../packages/core/errors.ts";
@@ -83,6 +84,30 @@ Deno.test("compileJsHook() refuses an import longer than any path before resolvi
         ),
     );
   }
+});
+
+Deno.test("compileJsHook() refuses brackets nested deeper than the bundler takes", async () => {
+  // esbuild's parser recurses: 2 MB of `[` ended its process at its stack's limit (a
+  // gigabyte, and a 30 KB crash report on the caller's stderr).
+  const depth = 1_000_000;
+  await withHook(
+    `export default ${"[".repeat(depth)}${"]".repeat(depth)};\n`,
+    (scripts, cache) =>
+      refused(
+        `${scripts}/run.js`,
+        cache,
+        new RegExp(`nests brackets ${depth} deep, over the ${MAX_NESTING}`),
+      ),
+  );
+  // A deep but ordinary nesting still builds (the engine's own parser takes fewer levels
+  // than the cap, and says so in its own words).
+  const deep = 100;
+  await withHook(
+    `console.log(${"[".repeat(deep)}${"]".repeat(deep)}.length);\n`,
+    async (scripts, cache) => {
+      await compileJsHook(`${scripts}/run.js`, { cacheDir: cache });
+    },
+  );
 });
 
 Deno.test("compileJsHook() refuses an imported file over the source cap before reading it", async () => {
