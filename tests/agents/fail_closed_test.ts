@@ -357,17 +357,26 @@ Deno.test("a repository's hooks that never finish building cannot hold the guard
   match(message, /COMPILE_FAILED: not built: this process('s| has spent its) 12000 ms of building/);
 });
 
+/**
+ * The closed guard's hook folder (`hooks(root, "closed")`) with an AssemblyScript hook named
+ * `name` run before the guard, whose `scripts/run.as.ts` is `source`; the folder's path.
+ */
+async function asHookBeforeGuard(root: string, name: string, source: string): Promise<string> {
+  const dir = await hooks(root, "closed");
+  await Deno.mkdir(`${dir}/${name}/scripts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${dir}/${name}/HOOK.md`,
+    hookMd({ name, trigger: "pre-tool-call", priority: 1000 }),
+  );
+  await Deno.writeTextFile(`${dir}/${name}/scripts/run.as.ts`, source);
+  return dir;
+}
+
 Deno.test("a repository's AssemblyScript hook that keeps its compiler busy cannot hold the guard's answer", async () => {
   // 1.4 KB of twenty nested `@inline` functions kept the compiler busy for minutes on the
   // thread that answers the agent (1.5 GB), past every agent's hook timeout; it cannot be
   // stopped part-way there. It now compiles in a process of its own, stopped with the call's
   // building time, and the guard answers.
-  const root = await hooks("as-compile", "closed");
-  await Deno.mkdir(`${root}/inline/scripts`, { recursive: true });
-  await Deno.writeTextFile(
-    `${root}/inline/HOOK.md`,
-    hookMd({ name: "inline", trigger: "pre-tool-call", priority: 1000 }),
-  );
   const chain = Array.from(
     { length: 20 },
     (_, i) =>
@@ -375,8 +384,9 @@ Deno.test("a repository's AssemblyScript hook that keeps its compiler busy canno
         i === 0 ? "x + 1" : `g${i - 1}(x) + g${i - 1}(x + 1)`
       }; }`,
   );
-  await Deno.writeTextFile(
-    `${root}/inline/scripts/run.as.ts`,
+  const root = await asHookBeforeGuard(
+    "as-compile",
+    "inline",
     `${chain.join("\n")}\nexport function hook(): i32 { return g19(1) * 0; }\n`,
   );
   const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
@@ -446,18 +456,13 @@ Deno.test("a repository's plugins with many function types cannot crash the hook
 Deno.test("an AssemblyScript hook too big to compile within a hook call is refused at once, the guard still answers", async () => {
   // Source of the attack: a 564 KB AssemblyScript source took the compiler 14 s on the
   // call's own thread, where it cannot be stopped part-way.
-  const root = await hooks("big-as", "closed");
-  await Deno.mkdir(`${root}/big/scripts`, { recursive: true });
-  await Deno.writeTextFile(
-    `${root}/big/HOOK.md`,
-    hookMd({ name: "big", trigger: "pre-tool-call", priority: 1000 }),
-  );
   const fns = Array.from(
     { length: 3000 },
     (_, i) => `function f${i}(x: i32): i32 { return x + ${i}; }`,
   );
-  await Deno.writeTextFile(
-    `${root}/big/scripts/run.as.ts`,
+  const root = await asHookBeforeGuard(
+    "big-as",
+    "big",
     `${fns.join("\n")}\nexport function hook(): i32 { return f1(0); }\n`,
   );
   const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
