@@ -89,11 +89,12 @@ const LEVELS = Object.keys(LEVEL_RANK) as HookLevel[];
  */
 export function selectHooks(hooks: readonly HookDefinition[], event: HookEvent): HookDefinition[] {
   const selection = newSelection();
-  const fit = new Set<HookDefinition>();
+  const fit: HookDefinition[] = [];
   for (const level of LEVELS) {
     for (const hook of hooks) {
-      if (hook.level === level && matches(hook, event, selection)) fit.add(hook);
+      if (hook.level === level && matches(hook, event, selection)) fit.push(hook);
     }
   }
-  return hooks.filter((h) => fit.has(h)).sort(compareHooks);
+  // compareHooks is a total order: the order tried in does not show.
+  return fit.sort(compareHooks);
 }
