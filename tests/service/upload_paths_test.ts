@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { withoutUploadRoot } from "../../packages/deno/serve/hook_builder.ts";
+import { withoutUploadRoot } from "../../packages/deno/serve/hook_problems.ts";
 
 const DESCRIBED = /\/[^\s"'()]*?hookbox-upload-[A-Za-z0-9_]+\/[^/\s"'()]+\/?/g;
 

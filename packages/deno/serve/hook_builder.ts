@@ -7,7 +7,7 @@
  * @module
  */
 import { loadHookApart, parseUploadApart, unpackApart } from "./unpack.ts";
-import { hookProblems } from "./hook_problems.ts";
+import { hookProblems, withoutUploadRoot } from "./hook_problems.ts";
 import { sha256HexInPieces } from "../../host-deno/sha256.ts";
 import { compileHook, runCommand } from "../../compile/mod.ts";
 import { isErrorCode } from "../../core/errors.ts";
@@ -172,54 +172,6 @@ async function writeInPieces(path: string, bytes: Uint8Array): Promise<void> {
 }
 const WRITE_PIECE_BYTES = 1024 * 1024;
 
-const UPLOAD_MARK = "hookbox-upload-";
-/** What ends a path in a message: white space, quotes, parentheses. */
-const PATH_BREAKS = /([\s"'()]+)/;
-/** The rest of an upload folder's path after its mark, at `lastIndex` of a path: `XXXX/NAME/`. */
-const UPLOAD_TAIL = /[A-Za-z0-9_]+\/[^/]+\/?/y;
-
-/**
- * `text` without any upload folder's path (`/tmp/hookbox-upload-…/NAME/`):
- * in each path (a run without white space, quotes or parentheses), from its
- * first `/` through the first `hookbox-upload-XXXX/NAME/` after it. Linear
- * in the text: a message can quote a tenant's source or a hook's output, and
- * the one regex that says this took 2 s on 80,000 slashes.
- *
- * @example
- * ```ts ignore
- * withoutUploadRoot("error in /tmp/hookbox-upload-ab12/guard/scripts/run.ts:3")
- * // "error in scripts/run.ts:3"
- * ```
- */
-export function withoutUploadRoot(text: string): string {
-  if (!text.includes(UPLOAD_MARK)) return text;
-  return text.split(PATH_BREAKS).map((part, i) => i % 2 === 1 ? part : pathWithout(part)).join(
-    "",
-  );
-}
-
-function pathWithout(path: string): string {
-  let out = "";
-  let from = 0;
-  for (;;) {
-    const start = path.indexOf("/", from);
-    if (start < 0) break;
-    let end = -1;
-    for (let mark = path.indexOf(UPLOAD_MARK, start + 1); mark >= 0;) {
-      UPLOAD_TAIL.lastIndex = mark + UPLOAD_MARK.length;
-      if (UPLOAD_TAIL.test(path)) {
-        end = UPLOAD_TAIL.lastIndex;
-        break;
-      }
-      mark = path.indexOf(UPLOAD_MARK, mark + 1);
-    }
-    if (end < 0) break;
-    out += path.slice(from, start);
-    from = end;
-  }
-  return out + path.slice(from);
-}
-
 /** Time one upload's compilation may take. */
 export const COMPILE_TIMEOUT_MS = 120_000;
 /** Heap the compiling process may use, MiB. */
@@ -325,7 +277,7 @@ function problemOf(stderr: string): Problem {
     const message = `the compiler failed: ${stderr.trim().slice(-2000) || "no output"}`;
     return { code: "COMPILE_FAILED", path: null, field: null, message };
   }
-  const path = m[2]?.replace(/^.*hookbox-upload-[^/]+\/[^/]+\/?/, "") || null;
+  const path = m[2] === undefined ? null : withoutUploadRoot(m[2]) || null;
   const code = isErrorCode(m[1]!) ? m[1] : "COMPILE_FAILED";
   return { code, path, field: null, message: m[3]! };
 }
