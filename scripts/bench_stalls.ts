@@ -123,6 +123,19 @@ const rewriting = await keyOf("rewriting");
   });
   if (rewriter.status !== 201) throw new Error(JSON.stringify(rewriter.body));
 }
+// One whose hook asks, by a pattern RE2's DFA cannot run, for events its NFA then
+// steps through character by character (the per-event matcher budget ends it).
+const matching = await keyOf("matching");
+{
+  const up = await call(url, "PUT", "/v1/hooks/picky", matching, {
+    files: {
+      "HOOK.md": "---\nname: picky\ndescription: d\ntrigger: pre-tool-call\n" +
+        "matcher:\n  pattern: '\\pL{0,500}a[ab]{25}[^ab]'\n---\n",
+      "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+    },
+  });
+  if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+}
 // And one whose events_per_minute is 10.
 const capped = await keyOf("capped");
 {
@@ -147,10 +160,11 @@ async function bigEvents(
   key: string,
   count: number,
   route = "/v1/events",
+  command?: string,
 ): Promise<Record<number, number>> {
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const keys = Object.fromEntries(Array.from({ length: 70_000 }, (_, i) => [`k${i}`, i]));
-  const tool_input = { command: "ls", ...keys };
+  const tool_input = command === undefined ? { command: "ls", ...keys } : { command };
   const body = JSON.stringify(
     route === "/v1/events"
       ? { ...event, tool_input }
@@ -520,6 +534,10 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
   ["the same, rewritten by a hook and re-checked", async () => {
     const by = await bigEvents(rewriting, 10);
     if (by[200] !== 40) throw new Error(`rewritten events answered ${JSON.stringify(by)}`);
+  }],
+  ["events of 1 MB its hook's pattern steps through, 4 at once", async () => {
+    const by = await bigEvents(matching, 10, "/v1/events", "ab".repeat(500_000));
+    if (by[200] !== 40) throw new Error(`matched events answered ${JSON.stringify(by)}`);
   }],
   ["the same past the tenant's events_per_minute", async () => {
     console.log(`  answered: ${JSON.stringify(await bigEvents(capped, 25))}`);

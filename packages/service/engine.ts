@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { dispatchEvent } from "../core/dispatch/dispatch.ts";
+import { dispatchEvent, type HookSelector } from "../core/dispatch/dispatch.ts";
+import { type MatcherJob, selectHooksApart } from "../core/dispatch/select.ts";
 import type { DispatchResult, HookRecord } from "../core/dispatch/result.ts";
 import type { HookDefinition } from "../core/hook/types.ts";
 import { effectiveLimits, type Policy, resolvePolicy } from "../core/policy.ts";
@@ -118,7 +119,23 @@ export interface EngineOptions {
   eventFuel?: number;
   /** Receives each async hook's record. */
   onAsyncResult?: (tenantId: string, record: HookRecord, event: HookEvent) => unknown;
+  /**
+   * Decides tenant matchers that cost more than {@linkcode INLINE_MATCHER_STEPS}
+   * on another thread (the Deno server's event codec), so that a tenant's
+   * pattern and event cannot hold the thread that answers every tenant: the
+   * verdicts, or null when that thread failed (the hooks then run). Without
+   * it, every matcher runs in place on the event's whole budget.
+   */
+  matchApart?: (tenantId: string, job: MatcherJob) => Promise<boolean[] | null>;
 }
+
+/**
+ * Steps of an event's matcher budget a tenant's matchers may take on the
+ * thread that runs the dispatch (about 1 ms at worst, far less for most
+ * patterns: `scripts/bench_matchers.ts`) when {@linkcode EngineOptions.matchApart}
+ * is given; the rest of the budget is spent there.
+ */
+export const INLINE_MATCHER_STEPS = 1 << 16;
 
 /** Builds the service's dispatcher over `store`. */
 export function createEngine(options: EngineOptions): Engine {
@@ -270,7 +287,14 @@ export function createEngine(options: EngineOptions): Engine {
     },
     dispatch(tenantId, policy, hooks, event, fuelCap, timeLimitMs) {
       const base = resolved(policy);
+      const apart = options.matchApart;
+      const select: HookSelector | undefined = apart === undefined
+        ? undefined
+        : (some, seen) =>
+          selectHooksApart(some, seen, "tenant", INLINE_MATCHER_STEPS, (job) =>
+            apart(tenantId, job));
       return dispatchEvent(hooks.map((h) => h.definition), event, {
+        ...(select === undefined ? {} : { select }),
         runtimes: options.runtimes,
         policy: fuelCap === undefined && timeLimitMs === undefined ? base : {
           ...base,

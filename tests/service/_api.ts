@@ -12,7 +12,7 @@ import {
   type StorageLimits,
 } from "../../packages/service/app.ts";
 import { hashKey } from "../../packages/service/auth.ts";
-import { createEngine, type Engine } from "../../packages/service/engine.ts";
+import { createEngine, type Engine, type EngineOptions } from "../../packages/service/engine.ts";
 import { Metrics } from "../../packages/service/metrics.ts";
 import type { Store } from "../../packages/store/store.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
@@ -49,11 +49,12 @@ export async function harness(
   now?: () => number,
   workers = 0,
   storage?: Partial<StorageLimits>,
-  more: Partial<ServerDeps> = {},
+  more: Partial<ServerDeps> & Pick<EngineOptions, "matchApart"> = {},
 ): Promise<Harness> {
   await store.migrate();
   const runtimes = storeRuntimes(store, workers);
-  const engine = createEngine({ store, runtimes });
+  const { matchApart, ...deps } = more;
+  const engine = createEngine({ store, runtimes, ...(matchApart ? { matchApart } : {}) });
   const service = createService({
     store,
     engine,
@@ -62,7 +63,7 @@ export async function harness(
     metrics: new Metrics(),
     ...(now ? { now } : {}),
     ...(storage ? { storage } : {}),
-    ...more,
+    ...deps,
   });
   const call: Harness["call"] = async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };

@@ -32,7 +32,19 @@ export interface DispatchOptions extends CallContext {
   onAsyncResult?: AsyncResultHandler;
   /** Keeps track of detached async calls so the owner can wait for them. */
   track?: (pending: Promise<unknown>) => void;
+  /**
+   * Picks the hooks that fit an event, in dispatch order, for the chain and
+   * for its re-checks. @default {@linkcode selectHooks} (the service decides
+   * its tenants' costly matchers on another thread: `selectHooksApart`)
+   */
+  select?: HookSelector;
 }
+
+/** The hooks of `hooks` that fit `event`, in dispatch order. */
+export type HookSelector = (
+  hooks: readonly HookDefinition[],
+  event: HookEvent,
+) => HookDefinition[] | Promise<HookDefinition[]>;
 
 const FAILURES = new Set(["error", "timeout", "limit", "skipped"]);
 
@@ -47,7 +59,8 @@ export async function dispatchEvent(
   if (!re2Loaded() && hooks.some((h) => matcherNeedsRegexEngine(h.manifest.matcher))) {
     await loadRe2();
   }
-  const selected = selectHooks(hooks, event);
+  const select = options.select ?? selectHooks;
+  const selected = await select(hooks, event);
   // One deadline for the whole event: the chain, its re-checks and its async hooks' share.
   const timeLimit = options.policy.eventTimeoutMs;
   if (timeLimit !== undefined && options.deadline === undefined) {
@@ -55,7 +68,7 @@ export async function dispatchEvent(
   }
   // Re-checks draw on what is left of the event's fuel budget, not a budget of their own.
   const recheck = (result: DispatchResult, shared: DispatchOptions) =>
-    recheckRewrites(hooks, event, result, (some, changed) => {
+    recheckRewrites(hooks, event, result, select, (some, changed) => {
       const budget = shared.policy.eventFuel;
       if (budget === undefined) return chainOf(some, changed, shared);
       const spent = result.hooks.reduce((n, h) => n + h.fuel, 0);

@@ -18,7 +18,7 @@ import { UNBLOCKABLE_EVENTS } from "../schema/event_types.ts";
 import { readStdout } from "../schema/output.ts";
 import { inputField, outputField } from "./fields.ts";
 import type { DispatchResult, HookRecord } from "./result.ts";
-import { selectHooks } from "./select.ts";
+import type { HookSelector } from "./dispatch.ts";
 import { copyLazy, stringifyLazy, unreadToken } from "../schema/lazy_json.ts";
 
 /** Runs `hooks` as a chain on `event` (the dispatcher's own chain runner). */
@@ -41,11 +41,13 @@ export const RECHECK_NOTE = "re-check of the rewritten value";
  * synchronous hook in `hooks` that has not seen it, and returns the result
  * the caller may act on: `result` itself when nothing was rewritten, else
  * with the re-checks' records appended and, when one of them blocks, blocked.
+ * `select` picks the hooks that fit the rewritten event, as the chain's did.
  */
 export async function recheckRewrites(
   hooks: readonly HookDefinition[],
   event: HookEvent,
   result: DispatchResult,
+  select: HookSelector,
   run: ChainRunner,
 ): Promise<DispatchResult> {
   if (result.decision === "block" || UNBLOCKABLE_EVENTS.has(event.event_type)) return result;
@@ -59,7 +61,7 @@ export async function recheckRewrites(
   final.store = { ...result.store };
   const key = subjectKey(final, fields);
   const sync = hooks.filter((h) => !h.manifest.async && h.entry.runtime !== "prompt");
-  for (const hook of selectHooks(sync, final)) {
+  for (const hook of await select(sync, final)) {
     if (seen.get(idOf(hook)) === key) continue;
     const checked = copyLazy(final);
     checked.store = { ...result.store };

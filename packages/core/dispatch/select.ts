@@ -21,9 +21,9 @@ interface Compiled {
   tool: Matcher | null;
   pattern: Matcher | null;
 }
-const compiled = new WeakMap<Manifest, Compiled>();
+const compiled = new WeakMap<Pick<Manifest, "matcher">, Compiled>();
 
-function regexes(manifest: Manifest): Compiled {
+function regexes(manifest: Pick<Manifest, "matcher">): Compiled {
   let found = compiled.get(manifest);
   if (!found) {
     const { tool, pattern } = manifest.matcher ?? {};
@@ -60,17 +60,34 @@ export function matches(
   event: HookEvent,
   selection: Selection = newSelection(),
 ): boolean {
-  if (!hook.manifest.trigger.includes(event.event_type)) return false;
-  const { tool, pattern } = regexes(hook.manifest);
+  return fits(hook.manifest, event, selection) !== false;
+}
+
+/**
+ * Whether a manifest's trigger and matcher fit the event: undefined when the
+ * selection's budget ran out before its matcher could tell.
+ */
+function fits(
+  manifest: Pick<Manifest, "trigger" | "matcher">,
+  event: { event_type: HookEvent["event_type"]; [field: string]: unknown },
+  selection: Selection,
+): boolean | undefined {
+  if (!manifest.trigger.includes(event.event_type)) return false;
+  const { tool, pattern } = regexes(manifest);
+  let known = true;
   if (tool) {
     if (!TOOL_EVENTS.has(event.event_type) || typeof event.tool_name !== "string") return false;
-    if (tool.testWithin(event.tool_name, selection.budget) === false) return false;
+    const fit = tool.testWithin(event.tool_name, selection.budget);
+    if (fit === false) return false;
+    known = fit === true;
   }
   if (pattern) {
     selection.subject ??= JSON.stringify(patternSubject(event)) ?? "";
-    if (pattern.testWithin(selection.subject, selection.budget) === false) return false;
+    const fit = pattern.testWithin(selection.subject, selection.budget);
+    if (fit === false) return false;
+    known &&= fit === true;
   }
-  return true;
+  return known ? true : undefined;
 }
 
 /** Dispatch order: priority descending, then platform → user → project, then name. */
@@ -96,5 +113,106 @@ export function selectHooks(hooks: readonly HookDefinition[], event: HookEvent):
     }
   }
   // compareHooks is a total order: the order tried in does not show.
+  return fit.sort(compareHooks);
+}
+
+/**
+ * The matchers {@linkcode selectHooksApart} leaves to another thread, with
+ * what they need of the event and the steps left of its budget.
+ */
+export interface MatcherJob {
+  event_type: HookEvent["event_type"];
+  tool_name: string | null;
+  /** The pattern subject's text (`patternSubject`, as JSON). */
+  subject: string;
+  matchers: NonNullable<Manifest["matcher"]>[];
+  steps: number;
+}
+
+/**
+ * Decides a {@linkcode MatcherJob} (on the thread it was sent to): whether
+ * each matcher fits, on one budget of `job.steps`; one the budget cannot
+ * answer fits, as in {@linkcode matches}.
+ */
+export function matcherVerdicts(job: MatcherJob): boolean[] {
+  const selection: Selection = { budget: { left: job.steps }, subject: job.subject };
+  const event = { event_type: job.event_type, tool_name: job.tool_name };
+  const trigger = [job.event_type];
+  return job.matchers.map((matcher) =>
+    fits({ trigger, matcher: known(matcher) }, event, selection) !== false
+  );
+}
+
+/**
+ * A thread's matchers compiled (the same matcher object for the same
+ * sources, so its engine keeps its DFA cache), up to {@linkcode KEPT_MATCHERS}.
+ */
+const kept = new Map<string, NonNullable<Manifest["matcher"]>>();
+const KEPT_MATCHERS = 1_000;
+
+function known(matcher: NonNullable<Manifest["matcher"]>): NonNullable<Manifest["matcher"]> {
+  const key = JSON.stringify([matcher.tool ?? null, matcher.pattern ?? null]);
+  let found = kept.get(key);
+  if (found === undefined) {
+    if (kept.size >= KEPT_MATCHERS) kept.clear();
+    found = { ...matcher };
+    kept.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * {@linkcode selectHooks} for a thread that answers others too (the
+ * service's request thread): the matchers of `apartLevel`'s hooks first take
+ * at most `inlineSteps` of the event's budget here; those that cannot tell
+ * within it go, as a {@linkcode MatcherJob} with the rest of the budget, to
+ * `apart` (another thread). Its verdicts decide them; should it fail, they
+ * count as fitting, as a matcher out of budget does.
+ */
+export async function selectHooksApart(
+  hooks: readonly HookDefinition[],
+  event: HookEvent,
+  apartLevel: HookLevel,
+  inlineSteps: number,
+  apart: (job: MatcherJob) => Promise<boolean[] | null>,
+): Promise<HookDefinition[]> {
+  const selection = newSelection();
+  const fit: HookDefinition[] = [];
+  const undecided: HookDefinition[] = [];
+  for (const level of LEVELS) {
+    if (level !== apartLevel) {
+      for (const hook of hooks) {
+        if (hook.level === level && matches(hook, event, selection)) fit.push(hook);
+      }
+      continue;
+    }
+    const start = Math.min(inlineSteps, selection.budget.left);
+    const inline: Selection = { budget: { left: start } };
+    if (selection.subject !== undefined) inline.subject = selection.subject;
+    for (const hook of hooks) {
+      if (hook.level !== level) continue;
+      const verdict = fits(hook.manifest, event, inline);
+      if (verdict === true) fit.push(hook);
+      else if (verdict === undefined) undecided.push(hook);
+    }
+    // A search refused before it started charged more than it did: at most the inline steps ran.
+    selection.budget.left -= start - Math.max(0, inline.budget.left);
+    if (inline.subject !== undefined) selection.subject = inline.subject;
+  }
+  if (undecided.length > 0) {
+    const verdicts = await apart({
+      event_type: event.event_type,
+      tool_name: typeof event.tool_name === "string" ? event.tool_name : null,
+      subject: selection.subject ??
+        (undecided.some((h) => h.manifest.matcher?.pattern !== undefined)
+          ? JSON.stringify(patternSubject(event)) ?? ""
+          : ""),
+      matchers: undecided.map((h) => h.manifest.matcher ?? {}),
+      steps: Math.max(0, selection.budget.left),
+    }).catch(() => null);
+    undecided.forEach((hook, i) => {
+      if (verdicts?.[i] !== false) fit.push(hook);
+    });
+  }
   return fit.sort(compareHooks);
 }

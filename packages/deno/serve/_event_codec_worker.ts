@@ -1,8 +1,9 @@
 /**
  * Worker entry of the event codec (`event_codec.ts`): makes one big event
  * body at a time into its event (answered packed, `service/event_body.ts`),
- * or one big answer into its JSON bytes, at a lower priority than the thread
- * that answers requests.
+ * one big answer into its JSON bytes, or decides the tenant matchers that
+ * cost too much for the thread that answers requests (`selectHooksApart`),
+ * at a lower priority than that thread.
  *
  * @module
  */
@@ -14,16 +15,19 @@ import {
 } from "../../service/event_body.ts";
 import { lowerThreadPriority } from "../../host-deno/thread_priority.ts";
 import { tokenizedJsonBytes, type TokenizedValue } from "../../core/schema/lazy_json.ts";
+import { type MatcherJob, matcherVerdicts } from "../../core/dispatch/select.ts";
 
-/** One body to read, or one answer to write. */
+/** One body to read, one answer to write, or matchers to decide. */
 export type CodecJob =
   | { read: Uint8Array; source: EventBodySource }
-  | { write: TokenizedValue };
+  | { write: TokenizedValue }
+  | { match: MatcherJob };
 
 /** The answer to a {@linkcode CodecJob}. */
 export type CodecAnswer =
   | { message: EventBodyMessage }
   | { bytes: Uint8Array }
+  | { verdicts: boolean[] }
   | { failure: string };
 
 interface CodecScope {
@@ -39,6 +43,8 @@ scope.onmessage = async ({ data: job }) => {
   try {
     if ("read" in job) {
       scope.postMessage({ message: eventBodyMessage(readEventBody(job.read, job.source)) });
+    } else if ("match" in job) {
+      scope.postMessage({ verdicts: matcherVerdicts(job.match) });
     } else {
       const bytes = tokenizedJsonBytes(job.write);
       scope.postMessage({ bytes }, [bytes.buffer as ArrayBuffer]);

@@ -15,6 +15,7 @@ import type { EventBodyMessage, EventBodySource, EventCodec } from "../../servic
 import { ApiError, outOfFiles } from "../../service/errors.ts";
 import type { CodecAnswer, CodecJob } from "./_event_codec_worker.ts";
 import { tokenizedClone } from "../../core/schema/lazy_json.ts";
+import type { MatcherJob } from "../../core/dispatch/select.ts";
 
 /** Bodies and answers of at least this many bytes (characters) go to the worker. */
 export const CODEC_MIN_BYTES = 64 * 1024;
@@ -31,6 +32,11 @@ interface Pending {
 
 /** An event codec on one worker; `close()` ends it. */
 export interface DenoEventCodec extends EventCodec {
+  /**
+   * `matcherVerdicts(job)` on the worker, for `tenantId` (the engine's
+   * `matchApart`); null when the worker failed.
+   */
+  match(tenantId: string, job: MatcherJob): Promise<boolean[] | null>;
   close(): void;
 }
 
@@ -150,6 +156,10 @@ export function createEventCodec(
       return answer !== null && "bytes" in answer
         ? answer.bytes
         : new TextEncoder().encode(JSON.stringify(value));
+    },
+    async match(tenantId: string, job: MatcherJob): Promise<boolean[] | null> {
+      const answer = await run(tenantId, { match: job }, []);
+      return "verdicts" in answer ? answer.verdicts : null;
     },
     close() {
       closed = true;

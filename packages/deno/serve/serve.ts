@@ -20,7 +20,7 @@ import { openSqliteStore } from "../../store-sqlite/sqlite.ts";
 import { createDenoHookBuilder } from "./hook_builder.ts";
 import { sweepStaleTemp } from "../../host-deno/cache_trim.ts";
 import { startModuleWorker } from "../../host-deno/worker_start.ts";
-import { createEventCodec } from "./event_codec.ts";
+import { createEventCodec, type DenoEventCodec } from "./event_codec.ts";
 import { WARM_UP_EVENTS, warmUp } from "./warm_up.ts";
 import { decisionWebhook } from "./decision_webhook.ts";
 import { queuedWrites, settlesWithin } from "./log_queue.ts";
@@ -203,7 +203,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     admin_key: adminKeySource,
   });
   const runtimes = storeRuntimes(store, workers);
-  const engine: Engine = createEngine({ store, runtimes });
+  // The codec starts below, once nothing else can fail the start; until then no event runs.
+  let eventCodec: DenoEventCodec | null = null;
+  const engine: Engine = createEngine({
+    store,
+    runtimes,
+    matchApart: (tenantId, job) => eventCodec?.match(tenantId, job) ?? Promise.resolve(null),
+  });
   const builder = createDenoHookBuilder(options.cacheDir ? { cacheDir: options.cacheDir } : {});
   const warmUpEvents = options.warmUpEvents ?? WARM_UP_EVENTS;
   if (warmUpEvents > 0) {
@@ -227,7 +233,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       report: decisionLogFailed,
     })
     : await jsonLinesFile(options.decisionLog, decisionLogFailed);
-  const eventCodec = createEventCodec({ log });
+  eventCodec = createEventCodec({ log });
   const service = createService({
     store,
     engine,

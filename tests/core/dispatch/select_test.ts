@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { abText, fakeHook, toolEvent } from "../../_helpers.ts";
 import { names, run } from "./_run.ts";
+import {
+  type MatcherJob,
+  matcherVerdicts,
+  selectHooks,
+  selectHooksApart,
+} from "../../../packages/core/dispatch/select.ts";
+import type { HookEvent } from "../../../packages/core/schema/event.ts";
 
 const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
   toolEvent({ tool_name, tool_input });
@@ -124,4 +131,29 @@ Deno.test("`dispatch()` runs a hook whose matcher the event's budget cannot answ
   const event = tool("Write", { file_path: "x", content: abText(900_000) });
   const { called } = await run(hooks, event);
   assert.deepEqual(called, ["user-hit", "costly"]);
+});
+
+Deno.test("matchers decided apart (`selectHooksApart`) fit exactly as in place", async () => {
+  // Hooks at two levels with patterns cheap, scanning and costly; events short and long.
+  const patterns = ["[ab]{3}c", "a[ab]{6}b", "\\pL{0,500}a[ab]{25}[^ab]", '"command":', "zz"];
+  const hooks = patterns.flatMap((pattern, i) => [
+    fakeHook({ name: `user-${i}`, matcher: { pattern } }, { level: "user" }),
+    fakeHook({ name: `tenant-${i}`, matcher: { pattern, tool: "^Bash$" } }, { level: "tenant" }),
+  ]);
+  for (const length of [10, 3_000, 200_000]) {
+    for (const tool_name of ["Bash", "Read"]) {
+      const event = tool(tool_name, { command: abText(length) }) as unknown as HookEvent;
+      const inPlace = selectHooks(hooks, event).map((h) => h.name);
+      for (const inline of [0, 1 << 10, 1 << 16]) {
+        const sent: MatcherJob[] = [];
+        const apart = await selectHooksApart(hooks, event, "tenant", inline, (job) => {
+          sent.push(job);
+          // Through a structured clone, as to a worker.
+          return Promise.resolve(matcherVerdicts(structuredClone(job)));
+        });
+        assert.deepEqual(apart.map((h) => h.name), inPlace, `${length} ${tool_name} ${inline}`);
+        if (inline === 0 && tool_name === "Bash") assert.equal(sent.length, 1);
+      }
+    }
+  }
 });
