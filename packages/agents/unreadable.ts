@@ -12,7 +12,8 @@
  */
 import { allowResult, type DispatchResult } from "../core/dispatch/result.ts";
 import type { HookDefinition } from "../core/hook/types.ts";
-import { compileMatcher, MATCHER_STEPS_PER_EVENT } from "../core/schema/matcher.ts";
+import { MATCHER_STEPS_PER_EVENT, type StepBudget } from "../core/schema/matcher.ts";
+import { compiledMatchers } from "../core/dispatch/select.ts";
 import type { EventType } from "../core/schema/event_types.ts";
 import { TOOL_EVENTS } from "../core/schema/event_types.ts";
 import {
@@ -153,27 +154,27 @@ export function mappedType(agent: AgentName, name: string | undefined): EventTyp
  * The first synchronous hook that could apply to an event of `type` (any
  * type when null) with `tool` (unknown when undefined) and would turn a
  * failure into a block: `on_error: closed`, or any hook when `strict`.
- * Matchers that need the unreadable part (`pattern`), or that the budget of
- * an event's matchers cannot answer, are taken to fit.
+ * Matchers that need the unreadable part (`pattern`), or that `budget` (the
+ * steps the tool matchers may take together, an event's matcher budget by
+ * default) cannot answer, are taken to fit.
  */
 export function closedGuard(
   hooks: readonly HookDefinition[],
   type: EventType | null,
   tool: string | undefined,
   strict = false,
+  budget: StepBudget = { left: MATCHER_STEPS_PER_EVENT },
 ): HookDefinition | null {
   for (const hook of hooks) {
     const { manifest } = hook;
     if (manifest.async || hook.entry.runtime === "prompt") continue;
     if (!strict && manifest.on_error !== "closed") continue;
     if (type !== null && !manifest.trigger.includes(type)) continue;
-    if (manifest.matcher?.tool !== undefined && tool !== undefined && type !== null) {
+    const matcher = compiledMatchers(manifest).tool;
+    if (matcher !== null && tool !== undefined && type !== null) {
       if (!TOOL_EVENTS.has(type)) continue;
-      // Within the budget an event's matchers have; one it cannot answer fits.
-      const fits = compileMatcher(manifest.matcher.tool).testWithin(tool, {
-        left: MATCHER_STEPS_PER_EVENT,
-      });
-      if (fits === false) continue;
+      // One budget for all the guards' matchers; one it cannot answer fits.
+      if (matcher.testWithin(tool, budget) === false) continue;
     }
     return hook;
   }

@@ -17,13 +17,15 @@ import {
 
 const LEVEL_RANK: Record<HookLevel, number> = { platform: 0, user: 1, project: 2, tenant: 3 };
 
-interface Compiled {
+/** A manifest's matchers, compiled; null where it has none. */
+export interface CompiledMatchers {
   tool: Matcher | null;
   pattern: Matcher | null;
 }
-const compiled = new WeakMap<Pick<Manifest, "matcher">, Compiled>();
+const compiled = new WeakMap<Pick<Manifest, "matcher">, CompiledMatchers>();
 
-function regexes(manifest: Pick<Manifest, "matcher">): Compiled {
+/** A manifest's matchers, compiled once (kept with the manifest). */
+export function compiledMatchers(manifest: Pick<Manifest, "matcher">): CompiledMatchers {
   let found = compiled.get(manifest);
   if (!found) {
     const { tool, pattern } = manifest.matcher ?? {};
@@ -73,7 +75,7 @@ function fits(
   selection: Selection,
 ): boolean | undefined {
   if (!manifest.trigger.includes(event.event_type)) return false;
-  const { tool, pattern } = regexes(manifest);
+  const { tool, pattern } = compiledMatchers(manifest);
   let known = true;
   if (tool) {
     if (!TOOL_EVENTS.has(event.event_type) || typeof event.tool_name !== "string") return false;

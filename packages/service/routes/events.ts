@@ -23,7 +23,7 @@ import {
 import { closedGuard, mappedType, readHead, unreadableBlock } from "../../agents/unreadable.ts";
 import { TenantGone } from "../audit.ts";
 import { newId } from "../auth.ts";
-import type { ServedHook } from "../engine.ts";
+import { INLINE_MATCHER_STEPS, type ServedHook } from "../engine.ts";
 import { ApiError, apiErrorOf, storeUnavailable, tenantNotFound } from "../errors.ts";
 import type { Quotas } from "../quota.ts";
 import { readBody } from "../request.ts";
@@ -297,7 +297,11 @@ export function eventRoutes(ctx: ServiceContext): Route[] {
           const name = c.req.query("event") || head.event;
           const type = mappedType(agent, name);
           if (name !== undefined && type === null && agent !== "agenthooks") return null;
-          const guard = closedGuard(served.map((h) => h.definition), type, head.tool);
+          // On the thread that answers everyone: the tool matchers get the inline share of a
+          // budget, and one it cannot answer fits (a block, for this tenant's own payload).
+          const guard = closedGuard(served.map((h) => h.definition), type, head.tool, false, {
+            left: INLINE_MATCHER_STEPS,
+          });
           if (guard === null) return null;
           ctx.metrics.rejected(api.code);
           c.set("error_code" as never, api.code as never);
