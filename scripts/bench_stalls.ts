@@ -17,7 +17,9 @@
  *   the default `input_kb`), 4 at once, to one small WebAssembly hook; the
  *   same as Claude Code's payloads (`/v1/agents/claude-code/events`); the
  *   same to a JS hook that rewrites each command, re-checked by the first;
- *   and the same from a tenant past its `events_per_minute` (10);
+ *   events of a 1 MB command its hook's matcher pattern (one RE2's DFA
+ *   cannot run) steps through, 4 at once; and the same megabyte of small
+ *   keys from a tenant past its `events_per_minute` (10);
  * - lists its 500 hooks, each with a manifest of 16 KiB, 4 at once;
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
  *   that ran a thousand hooks, ingested through the admin route);
@@ -535,7 +537,7 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     const by = await bigEvents(rewriting, 10);
     if (by[200] !== 40) throw new Error(`rewritten events answered ${JSON.stringify(by)}`);
   }],
-  ["events of 1 MB its hook's pattern steps through, 4 at once", async () => {
+  ["events of 1 MB its hook's matcher steps through, 4 at once", async () => {
     const by = await bigEvents(matching, 10, "/v1/events", "ab".repeat(500_000));
     if (by[200] !== 40) throw new Error(`matched events answered ${JSON.stringify(by)}`);
   }],
