@@ -9,6 +9,7 @@ import { TOOL_EVENTS } from "../schema/event_types.ts";
 import type { Manifest } from "../schema/manifest.ts";
 import { patternSubject } from "./fields.ts";
 import {
+  cheapToCompile,
   compileMatcher,
   type Matcher,
   MATCHER_STEPS_PER_EVENT,
@@ -140,36 +141,32 @@ export function matcherVerdicts(job: MatcherJob): boolean[] {
   const selection: Selection = { budget: { left: job.steps }, subject: job.subject };
   const event = { event_type: job.event_type, tool_name: job.tool_name };
   const trigger = [job.event_type];
-  return job.matchers.map((matcher) =>
-    fits({ trigger, matcher: known(matcher) }, event, selection) !== false
-  );
+  return job.matchers.map((matcher) => fits({ trigger, matcher }, event, selection) !== false);
 }
 
 /**
- * A thread's matchers compiled (the same matcher object for the same
- * sources, so its engine keeps its DFA cache), up to {@linkcode KEPT_MATCHERS}.
+ * Matchers {@linkcode selectHooksApart} compiles in place per event, at
+ * most: compiling one can take several milliseconds (`matcher.ts`), and a
+ * tenant may have a thousand hooks.
  */
-const kept = new Map<string, NonNullable<Manifest["matcher"]>>();
-const KEPT_MATCHERS = 1_000;
+export const INLINE_COMPILES = 1;
 
-function known(matcher: NonNullable<Manifest["matcher"]>): NonNullable<Manifest["matcher"]> {
-  const key = JSON.stringify([matcher.tool ?? null, matcher.pattern ?? null]);
-  let found = kept.get(key);
-  if (found === undefined) {
-    if (kept.size >= KEPT_MATCHERS) kept.clear();
-    found = { ...matcher };
-    kept.set(key, found);
-  }
-  return found;
+/** True when compiling the manifest's matchers costs next to nothing (`cheapToCompile`). */
+function cheapMatchers(manifest: Pick<Manifest, "matcher">): boolean {
+  const { tool, pattern } = manifest.matcher ?? {};
+  return (tool === undefined || cheapToCompile(tool)) &&
+    (pattern === undefined || cheapToCompile(pattern));
 }
 
 /**
  * {@linkcode selectHooks} for a thread that answers others too (the
  * service's request thread): the matchers of `apartLevel`'s hooks first take
- * at most `inlineSteps` of the event's budget here; those that cannot tell
- * within it go, as a {@linkcode MatcherJob} with the rest of the budget, to
- * `apart` (another thread). Its verdicts decide them; should it fail, they
- * count as fitting, as a matcher out of budget does.
+ * at most `inlineSteps` of the event's budget here, and at most
+ * {@linkcode INLINE_COMPILES} of them not compiled yet are compiled here;
+ * the others, and those that cannot tell within the steps, go as a
+ * {@linkcode MatcherJob} with the rest of the budget to `apart` (another
+ * thread). Its verdicts decide them; should it fail, they count as fitting,
+ * as a matcher out of budget does.
  */
 export async function selectHooksApart(
   hooks: readonly HookDefinition[],
@@ -191,8 +188,16 @@ export async function selectHooksApart(
     const start = Math.min(inlineSteps, selection.budget.left);
     const inline: Selection = { budget: { left: start } };
     if (selection.subject !== undefined) inline.subject = selection.subject;
+    let compiles = INLINE_COMPILES;
     for (const hook of hooks) {
       if (hook.level !== level) continue;
+      if (!compiled.has(hook.manifest) && !cheapMatchers(hook.manifest)) {
+        if (compiles === 0) {
+          undecided.push(hook);
+          continue;
+        }
+        compiles--;
+      }
       const verdict = fits(hook.manifest, event, inline);
       if (verdict === true) fit.push(hook);
       else if (verdict === undefined) undecided.push(hook);

@@ -46,8 +46,44 @@ export interface Matcher {
  * ```
  */
 export function compileMatcher(pattern: string): Matcher {
-  const literal = literalMatcher(pattern);
-  if (literal !== null) return literal;
+  const known = compiledMatcher(pattern);
+  if (known !== undefined) return known;
+  const matcher = literalMatcher(pattern) ?? regexMatcher(pattern);
+  if (kept.size >= KEPT_MATCHERS) kept.delete(kept.keys().next().value!);
+  kept.set(pattern, matcher);
+  return matcher;
+}
+
+/**
+ * Patterns compiled lately, the most recently used last: compiling one can
+ * take milliseconds (`(\pL|\pN|\pP|\pS){1,800}`: ~6 ms, its counted
+ * repetition unrolled), and a process sees the same ones again and again
+ * (a hook's manifest validated, then matched; the service's hooks loaded
+ * again after every upload).
+ */
+const kept = new Map<string, Matcher>();
+/** Most patterns {@linkcode compileMatcher} keeps compiled. */
+export const KEPT_MATCHERS = 1_024;
+
+/** `pattern` as {@linkcode compileMatcher} compiled it lately, or undefined. */
+export function compiledMatcher(pattern: string): Matcher | undefined {
+  const found = kept.get(pattern);
+  if (found !== undefined) {
+    kept.delete(pattern);
+    kept.set(pattern, found);
+  }
+  return found;
+}
+
+/**
+ * True when {@linkcode compileMatcher} of `pattern` costs next to nothing:
+ * kept compiled, or plain words.
+ */
+export function cheapToCompile(pattern: string): boolean {
+  return kept.has(pattern) || LITERAL_WORDS.test(pattern);
+}
+
+function regexMatcher(pattern: string): Matcher {
   const re = re2().RE2JS.compile(pattern);
   // `test` asks for no groups, so the engine may answer from its DFA (a
   // `matcher().find()` runs the NFA or the backtracker on every character).

@@ -8,6 +8,7 @@ import {
   selectHooksApart,
 } from "../../../packages/core/dispatch/select.ts";
 import type { HookEvent } from "../../../packages/core/schema/event.ts";
+import { MATCHER_STEPS_PER_EVENT } from "../../../packages/core/schema/matcher.ts";
 
 const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
   toolEvent({ tool_name, tool_input });
@@ -156,4 +157,35 @@ Deno.test("matchers decided apart (`selectHooksApart`) fit exactly as in place",
       }
     }
   }
+});
+
+Deno.test("`selectHooksApart` compiles one new matcher per event in place, the others apart", async () => {
+  // Patterns never compiled in this process (fakeHook compiles what it validates).
+  const unique = crypto.randomUUID().replaceAll("-", "");
+  const hooks = Array.from({ length: 5 }, (_, i) => {
+    const hook = fakeHook({ name: `t${i}` }, { level: "tenant" });
+    hook.manifest = {
+      ...hook.manifest,
+      matcher: { pattern: `${unique}(\\pL|\\pN){1,${700 + i}}` },
+    };
+    return hook;
+  });
+  const event = tool("Bash", { command: "ls" }) as unknown as HookEvent;
+  const sent: MatcherJob[] = [];
+  const select = () =>
+    selectHooksApart(hooks, event, "tenant", MATCHER_STEPS_PER_EVENT, (job) => {
+      sent.push(job);
+      return Promise.resolve(job.matchers.map(() => false));
+    });
+  assert.deepEqual(await select(), []);
+  assert.deepEqual(sent.map((job) => job.matchers.length), [4]);
+  // One more each event, until all are compiled here.
+  for (const left of [3, 2, 1]) {
+    sent.length = 0;
+    await select();
+    assert.deepEqual(sent.map((job) => job.matchers.length), [left]);
+  }
+  sent.length = 0;
+  await select();
+  assert.equal(sent.length, 0);
 });
