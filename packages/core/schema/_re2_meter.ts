@@ -23,8 +23,64 @@
  * case up front instead (characters × pattern length × `NFA_WEIGHT`): the
  * bound holds either way (`matcher_budget_test.ts` checks both).
  *
+ * The DFA's cache of states is memory no step pays for: each pattern's is
+ * held to {@linkcode DFA_BYTES}, and all patterns' together to one pool,
+ * the caches searched longest ago cleared first.
+ *
  * @module
  */
+
+/**
+ * Bytes (the engine's own estimate, about the heap they take) a compiled
+ * pattern's DFA may hold in cached states; past it the engine clears its
+ * cache and goes on, or gives up to its NFA. The engine's default, 8 MiB,
+ * let each pattern grow to ~5 MiB of heap over a few dozen events.
+ */
+export const DFA_BYTES = 1024 * 1024;
+
+/**
+ * Bytes the DFAs of all patterns may hold together, and how many DFAs may
+ * hold any: a tenant's thousand hooks have two matchers each, and a process
+ * serves many tenants. Past either, the caches searched longest ago are
+ * cleared (they are built again if searched again, within the steps the
+ * search is charged). {@linkcode limitDfaCaches} changes them (tests).
+ */
+const pool = { bytes: 64 * 1024 * 1024, entries: 4_096 };
+
+/** The DFAs holding cached states, searched longest ago first, with the bytes each held. */
+const holding = new Map<Loose, number>();
+let held = 0;
+
+/** Lowers a DFA's state budget to {@linkcode DFA_BYTES}, once. */
+function capCache(dfa: Loose): void {
+  if (typeof dfa?.stateBudget !== "number" || dfa.stateBudget <= DFA_BYTES) return;
+  const used = dfa.stateBudget - dfa.memBudget;
+  dfa.stateBudget = DFA_BYTES;
+  dfa.memBudget = Math.max(0, DFA_BYTES - used);
+}
+
+/** Counts what `re`'s DFA holds after a search, and clears the oldest caches past the pool. */
+function noteCache(re: Loose): void {
+  const dfa = re?.re2Input?.lazyDFA;
+  const bytes = dfaCacheBytes(re);
+  if (dfa === null || dfa === undefined || bytes === undefined) return;
+  held += bytes - (holding.get(dfa) ?? 0);
+  holding.delete(dfa);
+  if (bytes > 0) holding.set(dfa, bytes);
+  while (held > pool.bytes || holding.size > pool.entries) {
+    const [oldest, size] = holding.entries().next().value!;
+    if (oldest === dfa) break; // the one just searched: within DFA_BYTES on its own
+    holding.delete(oldest);
+    held -= size;
+    oldest.clearCache?.();
+  }
+}
+
+/** Sets the bytes and the number of DFAs the pool of cached states may hold (tests). */
+export function limitDfaCaches(limits: { bytes: number; entries: number }): void {
+  pool.bytes = limits.bytes;
+  pool.entries = limits.entries;
+}
 
 /** Steps charged per NFA instruction of a DFA state built during a search. */
 export const STATE_WEIGHT = 128;
@@ -90,8 +146,11 @@ function wrap(re: Loose): boolean {
   const found = internalsOf(re);
   if (found === null) return false;
   const { dfaProto, engineProto } = found;
-  // The DFA's scan: a step per character.
-  charging(dfaProto, "run", (_, input, pos) => Math.max(0, input.endPos() - pos));
+  // The DFA's scan: a step per character; and its state cache held to DFA_BYTES.
+  charging(dfaProto, "run", (self, input, pos) => {
+    capCache(self);
+    return Math.max(0, input.endPos() - pos);
+  });
   // A cached transition returns at once; only building one costs its state's instructions.
   charging(dfaProto, "step", (_, state, cls, _rune, anchor) => {
     const table = anchor === 0 ? state?.next : state?.nextAnchored;
@@ -138,7 +197,16 @@ export function meteredTest(
     throw err;
   } finally {
     meter = null;
+    noteCache(re);
   }
+}
+
+/** The bytes `re`'s DFA holds in cached states, by the engine's estimate; undefined if unknown. */
+export function dfaCacheBytes(re: unknown): number | undefined {
+  const dfa = (re as Loose)?.re2Input?.lazyDFA;
+  if (dfa === null) return 0; // not made yet: no search has needed it
+  if (typeof dfa?.stateBudget !== "number" || typeof dfa.memBudget !== "number") return undefined;
+  return dfa.stateBudget - dfa.memBudget;
 }
 
 /** For tests: whether the engine's internals were found and are being counted. */

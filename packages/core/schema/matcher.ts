@@ -9,7 +9,7 @@
 // Through `_re2.ts`: the bundled one-shot CLI loads the engine only for a
 // pattern that needs it (`needsRegexEngine`), after awaiting `loadRe2()`.
 import { re2 } from "./_re2.ts";
-import { meteredTest, type StepBudget } from "./_re2_meter.ts";
+import { dfaCacheBytes, meteredTest, type StepBudget } from "./_re2_meter.ts";
 
 export type { StepBudget } from "./_re2_meter.ts";
 
@@ -31,6 +31,12 @@ export interface Matcher {
    * out before the answer was known.
    */
   testWithin(text: string, budget: StepBudget): boolean | undefined;
+  /**
+   * Bytes the engine holds for it in cached DFA states, by the engine's
+   * own estimate (at most `DFA_BYTES`; 0 for plain words; undefined when the
+   * engine's internals are not there to read).
+   */
+  cacheBytes(): number | undefined;
 }
 
 /**
@@ -90,6 +96,7 @@ function regexMatcher(pattern: string): Matcher {
   return {
     test: (text) => re.test(text),
     testWithin: (text, budget) => meteredTest(re, pattern, text, budget),
+    cacheBytes: () => dfaCacheBytes(re),
   };
 }
 
@@ -143,5 +150,6 @@ function literalMatcher(pattern: string): Matcher | null {
       budget.left -= 1 + Math.ceil(scans * text.length / 8);
       return budget.left < 0 ? undefined : test(text);
     },
+    cacheBytes: () => 0,
   };
 }

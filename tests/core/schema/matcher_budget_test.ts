@@ -8,9 +8,11 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { RE2JS } from "re2js";
-import { compileMatcher } from "../../../packages/core/schema/matcher.ts";
+import { compileMatcher, MATCHER_STEPS_PER_EVENT } from "../../../packages/core/schema/matcher.ts";
 import {
   countingSteps,
+  DFA_BYTES,
+  limitDfaCaches,
   meteredTest,
   NFA_WEIGHT,
 } from "../../../packages/core/schema/_re2_meter.ts";
@@ -85,4 +87,48 @@ Deno.test("without the engine's internals every search is charged its worst case
   assert.equal(budget.left, 0);
   assert.equal(meteredTest(opaque, "abcd", "x".repeat(101), { left: 1600 }, false), undefined);
   assert.equal(searched, 1);
+});
+
+Deno.test("a pattern's cached DFA states stay within DFA_BYTES, however many events it sees", () => {
+  // Each of these has up to 2^15 or more DFA states on a and b; the engine's own cap (8 MiB)
+  // let each grow to ~5 MiB of heap over 30 events of 1 MiB.
+  const text = abText(1 << 20);
+  for (let i = 0; i < 4; i++) {
+    const matcher = compileMatcher(`a[ab]{${14 + i}}[^ab]`);
+    for (let event = 0; event < 30; event++) {
+      matcher.testWithin(text.slice(event * 1000), { left: MATCHER_STEPS_PER_EVENT });
+    }
+    const held = matcher.cacheBytes();
+    assert.ok(held !== undefined && held > 0 && held <= DFA_BYTES, `${held} bytes`);
+  }
+  // Plain words hold none; patterns that need few states keep answering as RE2 does.
+  assert.equal(compileMatcher("^(Bash|Shell)$").cacheBytes(), 0);
+  const small = compileMatcher("rm\\s+-[a-z]*r");
+  assert.equal(small.testWithin(`${text}rm  -fr`, { left: MATCHER_STEPS_PER_EVENT }), true);
+  assert.ok(small.cacheBytes()! < DFA_BYTES / 16, `${small.cacheBytes()} bytes`);
+});
+
+Deno.test("all patterns' cached DFA states share one pool: the caches searched longest ago are cleared", () => {
+  limitDfaCaches({ bytes: 2 * 1024 * 1024, entries: 4 });
+  try {
+    const text = abText(1 << 18);
+    const patterns = Array.from({ length: 8 }, (_, i) => `b[ab]{${7 + i}}[^ab]`);
+    const matchers = patterns.map(compileMatcher);
+    const search = (i: number) =>
+      matchers[i]!.testWithin(text.slice(i * 7), { left: MATCHER_STEPS_PER_EVENT });
+    const first = matchers.map((_, i) => search(i));
+    const sizes = matchers.map((m) => m.cacheBytes()!);
+    assert.ok(sizes.reduce((a, b) => a + b) <= 2 * 1024 * 1024, `${sizes}`);
+    assert.ok(sizes.filter((n) => n > 0).length <= 4, `${sizes}`);
+    // The last searched keeps its cache; a cleared one answers the same when searched again.
+    assert.ok(sizes.at(-1)! > 0);
+    assert.equal(sizes[0], 0);
+    assert.deepEqual(matchers.map((_, i) => search(i)), first);
+    // What the budget answers is RE2's answer (the patterns with the most states are cut).
+    const re2 = patterns.map((p, i) => RE2JS.compile(p).test(text.slice(i * 7)));
+    assert.deepEqual(first, re2.map((answer, i) => first[i] === undefined ? undefined : answer));
+    assert.ok(first.filter((a) => a !== undefined).length >= 4, `${first}`);
+  } finally {
+    limitDfaCaches({ bytes: 64 * 1024 * 1024, entries: 4_096 });
+  }
 });
