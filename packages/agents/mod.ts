@@ -22,4 +22,5 @@ export type { EventText } from "../core/schema/event_text.ts";
 export type { EventType } from "../core/schema/event_types.ts";
 export { EVENT_TYPES } from "../core/schema/event_types.ts";
 export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
+export type { StepBudget } from "../core/schema/matcher.ts";
 export type { InjectItem } from "../core/schema/output.ts";

@@ -16,6 +16,7 @@
 export type { DispatchCallOptions, Executor } from "../core/executor.ts";
 export { type CoreConfig, createCoreExecutor } from "../core/executor.ts";
 export type { DispatchResult, HookRecord, Outcome } from "../core/dispatch/result.ts";
+export type { MatcherJob } from "../core/dispatch/select.ts";
 export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "../core/hook/types.ts";
 export type { DirEntry, HostFs, PathInfo } from "../core/host.ts";
 export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";

@@ -40,6 +40,7 @@ export type { LazyPack } from "../core/schema/lazy_json.ts";
 
 // Types the exports above refer to.
 export type { DispatchResult, HookRecord, Outcome } from "../core/dispatch/result.ts";
+export type { MatcherJob } from "../core/dispatch/select.ts";
 export type { HookDefinition, HookEntry, HookLevel, WasmFormat } from "../core/hook/types.ts";
 export type { Policy } from "../core/policy.ts";
 export type { FailureCode, FailureOutcome, RunFailure } from "../core/runtime/failure.ts";

@@ -124,11 +124,15 @@ export function selectHooks(hooks: readonly HookDefinition[], event: HookEvent):
  * what they need of the event and the steps left of its budget.
  */
 export interface MatcherJob {
+  /** The event's type. */
   event_type: HookEvent["event_type"];
+  /** The event's tool name; null when it has none. */
   tool_name: string | null;
   /** The pattern subject's text (`patternSubject`, as JSON). */
   subject: string;
+  /** The matchers to decide, in the order their hooks were tried. */
   matchers: NonNullable<Manifest["matcher"]>[];
+  /** Steps of the event's matcher budget left for them together. */
   steps: number;
 }
 

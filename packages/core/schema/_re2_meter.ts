@@ -89,6 +89,7 @@ export const NFA_WEIGHT = 4;
 
 /** What is left of a budget of steps; shared by the searches of one event. */
 export interface StepBudget {
+  /** Steps left; below 0 once a search ran out of them. */
   left: number;
 }
 
