@@ -13,7 +13,7 @@
 import { allowResult, type DispatchResult } from "../core/dispatch/result.ts";
 import type { HookDefinition } from "../core/hook/types.ts";
 import { MATCHER_STEPS_PER_EVENT, type StepBudget } from "../core/schema/matcher.ts";
-import { compiledMatchers } from "../core/dispatch/select.ts";
+import { manifestMatcher } from "../core/dispatch/select.ts";
 import type { EventType } from "../core/schema/event_types.ts";
 import { TOOL_EVENTS } from "../core/schema/event_types.ts";
 import {
@@ -170,11 +170,10 @@ export function closedGuard(
     if (manifest.async || hook.entry.runtime === "prompt") continue;
     if (!strict && manifest.on_error !== "closed") continue;
     if (type !== null && !manifest.trigger.includes(type)) continue;
-    const matcher = compiledMatchers(manifest).tool;
-    if (matcher !== null && tool !== undefined && type !== null) {
+    if (manifest.matcher?.tool !== undefined && tool !== undefined && type !== null) {
       if (!TOOL_EVENTS.has(type)) continue;
-      // One budget for all the guards' matchers; one it cannot answer fits.
-      if (matcher.testWithin(tool, budget) === false) continue;
+      // One budget for all the guards' matchers, their compiles included; one it cannot answer fits.
+      if (manifestMatcher(manifest, "tool", budget)?.testWithin(tool, budget) === false) continue;
     }
     return hook;
   }

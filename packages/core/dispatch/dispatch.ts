@@ -59,13 +59,14 @@ export async function dispatchEvent(
   if (!re2Loaded() && hooks.some((h) => matcherNeedsRegexEngine(h.manifest.matcher))) {
     await loadRe2();
   }
-  const select = options.select ?? selectHooks;
-  const selected = await select(hooks, event);
-  // One deadline for the whole event: the chain, its re-checks and its async hooks' share.
+  // One deadline for the whole event, from before its hooks are selected (matchers take host
+  // time too): the chain, its re-checks and its async hooks' share.
   const timeLimit = options.policy.eventTimeoutMs;
   if (timeLimit !== undefined && options.deadline === undefined) {
     options = { ...options, deadline: performance.now() + timeLimit };
   }
+  const select = options.select ?? selectHooks;
+  const selected = await select(hooks, event);
   // Re-checks draw on what is left of the event's fuel budget, not a budget of their own.
   const recheck = (result: DispatchResult, shared: DispatchOptions) =>
     recheckRewrites(hooks, event, result, select, (some, changed) => {

@@ -9,8 +9,8 @@ import { TOOL_EVENTS } from "../schema/event_types.ts";
 import type { Manifest } from "../schema/manifest.ts";
 import { patternSubject } from "./fields.ts";
 import {
-  cheapToCompile,
   compileMatcher,
+  compileWithin,
   type Matcher,
   MATCHER_STEPS_PER_EVENT,
   type StepBudget,
@@ -18,24 +18,26 @@ import {
 
 const LEVEL_RANK: Record<HookLevel, number> = { platform: 0, user: 1, project: 2, tenant: 3 };
 
-/** A manifest's matchers, compiled; null where it has none. */
-export interface CompiledMatchers {
-  tool: Matcher | null;
-  pattern: Matcher | null;
-}
-const compiled = new WeakMap<Pick<Manifest, "matcher">, CompiledMatchers>();
+/** A manifest's matchers compiled so far (kept with the manifest). */
+const compiled = new WeakMap<Pick<Manifest, "matcher">, { tool?: Matcher; pattern?: Matcher }>();
 
-/** A manifest's matchers, compiled once (kept with the manifest). */
-export function compiledMatchers(manifest: Pick<Manifest, "matcher">): CompiledMatchers {
-  let found = compiled.get(manifest);
-  if (!found) {
-    const { tool, pattern } = manifest.matcher ?? {};
-    found = {
-      tool: tool === undefined ? null : compileMatcher(tool),
-      pattern: pattern === undefined ? null : compileMatcher(pattern),
-    };
-    compiled.set(manifest, found);
-  }
+/**
+ * The manifest's `tool` or `pattern` matcher, compiled once (kept with the
+ * manifest): null when it has none; with `budget`, undefined when compiling
+ * it would need steps the budget no longer has (`compileWithin`).
+ */
+export function manifestMatcher(
+  manifest: Pick<Manifest, "matcher">,
+  which: "tool" | "pattern",
+  budget?: StepBudget,
+): Matcher | null | undefined {
+  const source = manifest.matcher?.[which];
+  if (source === undefined) return null;
+  let kept = compiled.get(manifest);
+  if (kept === undefined) compiled.set(manifest, kept = {});
+  const found = kept[which] ??
+    (budget === undefined ? compileMatcher(source) : compileWithin(source, budget));
+  if (found !== undefined) kept[which] = found;
   return found;
 }
 
@@ -76,17 +78,19 @@ function fits(
   selection: Selection,
 ): boolean | undefined {
   if (!manifest.trigger.includes(event.event_type)) return false;
-  const { tool, pattern } = compiledMatchers(manifest);
+  const { budget } = selection;
   let known = true;
-  if (tool) {
+  if (manifest.matcher?.tool !== undefined) {
     if (!TOOL_EVENTS.has(event.event_type) || typeof event.tool_name !== "string") return false;
-    const fit = tool.testWithin(event.tool_name, selection.budget);
+    const fit = manifestMatcher(manifest, "tool", budget)?.testWithin(event.tool_name, budget);
     if (fit === false) return false;
     known = fit === true;
   }
-  if (pattern) {
+  if (manifest.matcher?.pattern !== undefined) {
+    const pattern = manifestMatcher(manifest, "pattern", budget);
+    if (pattern === undefined) return undefined;
     selection.subject ??= JSON.stringify(patternSubject(event)) ?? "";
-    const fit = pattern.testWithin(selection.subject, selection.budget);
+    const fit = pattern?.testWithin(selection.subject, budget);
     if (fit === false) return false;
     known &&= fit === true;
   }
@@ -149,27 +153,11 @@ export function matcherVerdicts(job: MatcherJob): boolean[] {
 }
 
 /**
- * Matchers {@linkcode selectHooksApart} compiles in place per event, at
- * most: compiling one can take several milliseconds (`matcher.ts`), and a
- * tenant may have a thousand hooks.
- */
-export const INLINE_COMPILES = 1;
-
-/** True when compiling the manifest's matchers costs next to nothing (`cheapToCompile`). */
-function cheapMatchers(manifest: Pick<Manifest, "matcher">): boolean {
-  const { tool, pattern } = manifest.matcher ?? {};
-  return (tool === undefined || cheapToCompile(tool)) &&
-    (pattern === undefined || cheapToCompile(pattern));
-}
-
-/**
  * {@linkcode selectHooks} for a thread that answers others too (the
  * service's request thread): the matchers of `apartLevel`'s hooks first take
- * at most `inlineSteps` of the event's budget here, and at most
- * {@linkcode INLINE_COMPILES} of them not compiled yet are compiled here;
- * the others, and those that cannot tell within the steps, go as a
- * {@linkcode MatcherJob} with the rest of the budget to `apart` (another
- * thread). Its verdicts decide them; should it fail, they count as fitting,
+ * at most `inlineSteps` of the event's budget here, their compiles included;
+ * those that cannot tell within them go as a {@linkcode MatcherJob} with the
+ * rest of the budget to `apart` (another thread). Its verdicts decide them; should it fail, they count as fitting,
  * as a matcher out of budget does.
  */
 export async function selectHooksApart(
@@ -192,16 +180,8 @@ export async function selectHooksApart(
     const start = Math.min(inlineSteps, selection.budget.left);
     const inline: Selection = { budget: { left: start } };
     if (selection.subject !== undefined) inline.subject = selection.subject;
-    let compiles = INLINE_COMPILES;
     for (const hook of hooks) {
       if (hook.level !== level) continue;
-      if (!compiled.has(hook.manifest) && !cheapMatchers(hook.manifest)) {
-        if (compiles === 0) {
-          undecided.push(hook);
-          continue;
-        }
-        compiles--;
-      }
       const verdict = fits(hook.manifest, event, inline);
       if (verdict === true) fit.push(hook);
       else if (verdict === undefined) undecided.push(hook);

@@ -210,6 +210,16 @@ export function dfaCacheBytes(re: unknown): number | undefined {
   return dfa.stateBudget - dfa.memBudget;
 }
 
+/** The number of instructions of `re`'s program; undefined if unknown. */
+export function programSize(re: unknown): number | undefined {
+  try {
+    const size = (re as Loose)?.re2Input?.prog?.numInst?.();
+    return Number.isSafeInteger(size) ? size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** For tests: whether the engine's internals were found and are being counted. */
 export function countingSteps(): boolean | undefined {
   return wrapped;

@@ -9,7 +9,7 @@
 // Through `_re2.ts`: the bundled one-shot CLI loads the engine only for a
 // pattern that needs it (`needsRegexEngine`), after awaiting `loadRe2()`.
 import { re2 } from "./_re2.ts";
-import { dfaCacheBytes, meteredTest, type StepBudget } from "./_re2_meter.ts";
+import { dfaCacheBytes, meteredTest, programSize, type StepBudget } from "./_re2_meter.ts";
 
 export type { StepBudget } from "./_re2_meter.ts";
 
@@ -37,6 +37,8 @@ export interface Matcher {
    * engine's internals are not there to read).
    */
   cacheBytes(): number | undefined;
+  /** Steps its compile is charged ({@linkcode compileWithin}); 0 for plain words. */
+  readonly compileSteps: number;
 }
 
 /**
@@ -82,21 +84,38 @@ export function compiledMatcher(pattern: string): Matcher | undefined {
 }
 
 /**
- * True when {@linkcode compileMatcher} of `pattern` costs next to nothing:
- * kept compiled, or plain words.
+ * Steps one compile of a regex pattern is charged, and steps per
+ * instruction of its program (`scripts/bench_matchers.ts`: up to ~2.3 µs an
+ * instruction, ~0.1 ms a compile, at ~10 ns a step).
  */
-export function cheapToCompile(pattern: string): boolean {
-  return kept.has(pattern) || LITERAL_WORDS.test(pattern);
+export const COMPILE_STEPS = { base: 10_000, perInstruction: 256 };
+
+/**
+ * {@linkcode compileMatcher} of `pattern` within `budget`: one kept
+ * compiled, or plain words, costs nothing; another is compiled while the
+ * budget has steps left, and charged its program's size
+ * ({@linkcode COMPILE_STEPS}); undefined when none are left.
+ */
+export function compileWithin(pattern: string, budget: StepBudget): Matcher | undefined {
+  const known = compiledMatcher(pattern);
+  if (known !== undefined) return known;
+  if (budget.left <= 0 && !LITERAL_WORDS.test(pattern)) return undefined;
+  const matcher = compileMatcher(pattern);
+  budget.left -= matcher.compileSteps;
+  return matcher;
 }
 
 function regexMatcher(pattern: string): Matcher {
   const re = re2().RE2JS.compile(pattern);
+  // Without the engine's internals: as if each character were ten instructions.
+  const instructions = programSize(re) ?? 10 * pattern.length;
   // `test` asks for no groups, so the engine may answer from its DFA (a
   // `matcher().find()` runs the NFA or the backtracker on every character).
   return {
     test: (text) => re.test(text),
     testWithin: (text, budget) => meteredTest(re, pattern, text, budget),
     cacheBytes: () => dfaCacheBytes(re),
+    compileSteps: COMPILE_STEPS.base + COMPILE_STEPS.perInstruction * instructions,
   };
 }
 
@@ -151,5 +170,6 @@ function literalMatcher(pattern: string): Matcher | null {
       return budget.left < 0 ? undefined : test(text);
     },
     cacheBytes: () => 0,
+    compileSteps: 0,
   };
 }

@@ -8,7 +8,7 @@ import {
   selectHooksApart,
 } from "../../../packages/core/dispatch/select.ts";
 import type { HookEvent } from "../../../packages/core/schema/event.ts";
-import { MATCHER_STEPS_PER_EVENT } from "../../../packages/core/schema/matcher.ts";
+import { compiledMatcher } from "../../../packages/core/schema/matcher.ts";
 
 const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
   toolEvent({ tool_name, tool_input });
@@ -159,7 +159,7 @@ Deno.test("matchers decided apart (`selectHooksApart`) fit exactly as in place",
   }
 });
 
-Deno.test("`selectHooksApart` compiles one new matcher per event in place, the others apart", async () => {
+Deno.test("`selectHooksApart` charges compiles to the inline steps: the others compile apart", async () => {
   // Patterns never compiled in this process (fakeHook compiles what it validates).
   const unique = crypto.randomUUID().replaceAll("-", "");
   const hooks = Array.from({ length: 5 }, (_, i) => {
@@ -173,19 +173,61 @@ Deno.test("`selectHooksApart` compiles one new matcher per event in place, the o
   const event = tool("Bash", { command: "ls" }) as unknown as HookEvent;
   const sent: MatcherJob[] = [];
   const select = () =>
-    selectHooksApart(hooks, event, "tenant", MATCHER_STEPS_PER_EVENT, (job) => {
+    // Each of these compiles to ~2,800 instructions (~3 ms), charged more than 2^16 steps.
+    selectHooksApart(hooks, event, "tenant", 1 << 16, (job) => {
       sent.push(job);
       return Promise.resolve(job.matchers.map(() => false));
     });
-  assert.deepEqual(await select(), []);
-  assert.deepEqual(sent.map((job) => job.matchers.length), [4]);
-  // One more each event, until all are compiled here.
-  for (const left of [3, 2, 1]) {
+  // The first compile spends the inline steps (its own search is then decided apart too); one
+  // more is compiled here each event, until all are.
+  for (const apart of [5, 4, 3, 2, 1]) {
     sent.length = 0;
-    await select();
-    assert.deepEqual(sent.map((job) => job.matchers.length), [left]);
+    assert.deepEqual(await select(), []);
+    assert.deepEqual(sent.map((job) => job.matchers.length), [apart]);
   }
   sent.length = 0;
   await select();
   assert.equal(sent.length, 0);
+  // Where no step is left, nothing new is compiled here: all go apart.
+  const fresh = hooks.map((hook, i) => ({
+    ...hook,
+    manifest: { ...hook.manifest, matcher: { pattern: `${unique}x(\\pL|\\pN){1,${700 + i}}` } },
+  }));
+  sent.length = 0;
+  await selectHooksApart(fresh, event, "tenant", 0, (job) => {
+    sent.push(job);
+    return Promise.resolve(null);
+  });
+  assert.deepEqual(sent.map((job) => job.matchers.length), [5]);
+  assert.ok(fresh.every((h) => compiledMatcher(h.manifest.matcher!.pattern!) === undefined));
+});
+
+Deno.test("compiling matchers is charged to the event's budget: a repository's hundreds cannot hold it", () => {
+  // Each compiles to ~2,800 instructions (~3 ms); 300 of them held selection about a second.
+  const unique = crypto.randomUUID().replaceAll("-", "");
+  const project = Array.from({ length: 300 }, (_, i) => {
+    const hook = fakeHook({ name: `p${i}` }, { level: "project" });
+    hook.manifest = {
+      ...hook.manifest,
+      matcher: { pattern: `${unique}(\\pL|\\pN){1,${600 + i}}` },
+    };
+    return hook;
+  });
+  const user = [
+    fakeHook({ name: "user-hit", matcher: { pattern: '"command":"ls"' } }, { level: "user" }),
+    fakeHook({ name: "user-miss", matcher: { pattern: "curl.*sh" } }, { level: "user" }),
+  ];
+  const event = tool("Bash", { command: "ls" }) as unknown as HookEvent;
+  const selected = selectHooks([...project, ...user], event).map((h) => h.name);
+  // The user's matchers are tried first and still decide.
+  assert.ok(selected.includes("user-hit") && !selected.includes("user-miss"));
+  // A few project patterns were compiled within the budget (none of them matches "ls"); the
+  // rest count as fitting, uncompiled: their hooks run under their own limits.
+  const compiled = project.filter((h) => compiledMatcher(h.manifest.matcher!.pattern!));
+  assert.ok(compiled.length > 0 && compiled.length < 20, `${compiled.length} compiled`);
+  const uncompiled = project.filter((h) => !compiled.includes(h)).map((h) => h.name);
+  assert.ok(uncompiled.every((name) => selected.includes(name)));
+  // Those compiled said no, but the last, whose compile spent the budget before its search.
+  const judged = compiled.filter((h) => !selected.includes(h.name));
+  assert.equal(judged.length, compiled.length - 1);
 });
