@@ -75,7 +75,8 @@ for (const pattern of PATTERNS) {
     // A fresh matcher each time: its DFA states are built within the timed search.
     const budget = { left: MATCHER_STEPS_PER_EVENT };
     let answer: boolean | undefined;
-    const counted = ms(() => answer = compileMatcher(pattern).testWithin(text, budget));
+    const fresh = compileMatcher(pattern, { keep: false });
+    const counted = ms(() => answer = fresh.testWithin(text, budget));
     const steps = MATCHER_STEPS_PER_EVENT - budget.left;
     const perStep = counted * 1e6 / Math.min(steps, MATCHER_STEPS_PER_EVENT);
     worst = Math.max(worst, perStep);
@@ -93,3 +94,28 @@ console.log(
     (worst * MATCHER_STEPS_PER_EVENT / 1e6).toFixed(0)
   } ms of host CPU`,
 );
+
+const SLOW_TO_COMPILE = [
+  "\\p{Greek}{0,900}x",
+  "(\\pL|\\pN|\\pP|\\pS){1,990}",
+  "(?i)[a-z]{0,1000}",
+  "(?:a{0,30}){30}",
+  "(?i)(?:abc|def|ghi){60}",
+];
+console.log("\n| pattern | compile | steps charged | ns per step |\n| --- | --- | --- | --- |");
+let worstCompile = 0;
+for (const pattern of [...PATTERNS, ...SLOW_TO_COMPILE]) {
+  compileMatcher(pattern, { keep: false }); // the engine's code warmed up
+  let steps = 0;
+  const each = ms(() => {
+    for (let i = 0; i < 5; i++) steps = compileMatcher(pattern, { keep: false }).compileSteps;
+  }) / 5;
+  const perStep = each * 1e6 / steps;
+  worstCompile = Math.max(worstCompile, perStep);
+  console.log(
+    `| \`${pattern.replaceAll("|", "\\|")}\` | ${each.toFixed(2)} ms | ${
+      steps.toLocaleString("en")
+    } | ${perStep.toFixed(1)} |`,
+  );
+}
+console.log(`\nworst ${worstCompile.toFixed(1)} ns per step charged for a compile`);

@@ -42,7 +42,9 @@ export interface Matcher {
 }
 
 /**
- * Compiles `pattern` (RE2 syntax). Throws an `Error` naming the problem for
+ * Compiles `pattern` (RE2 syntax), or returns the matcher compiled for it
+ * lately (one matcher, its engine's caches included; `keep: false` compiles
+ * a fresh one and keeps nothing). Throws an `Error` naming the problem for
  * an invalid pattern.
  *
  * @example
@@ -53,7 +55,8 @@ export interface Matcher {
  * assert(!compileMatcher("(a+)+$").test("a".repeat(30) + "b"));
  * ```
  */
-export function compileMatcher(pattern: string): Matcher {
+export function compileMatcher(pattern: string, options: { keep?: boolean } = {}): Matcher {
+  if (options.keep === false) return literalMatcher(pattern) ?? regexMatcher(pattern);
   const known = compiledMatcher(pattern);
   if (known !== undefined) return known;
   const matcher = literalMatcher(pattern) ?? regexMatcher(pattern);

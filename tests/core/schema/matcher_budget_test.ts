@@ -113,7 +113,7 @@ Deno.test("all patterns' cached DFA states share one pool: the caches searched l
   try {
     const text = abText(1 << 18);
     const patterns = Array.from({ length: 8 }, (_, i) => `b[ab]{${7 + i}}[^ab]`);
-    const matchers = patterns.map(compileMatcher);
+    const matchers = patterns.map((p) => compileMatcher(p));
     const search = (i: number) =>
       matchers[i]!.testWithin(text.slice(i * 7), { left: MATCHER_STEPS_PER_EVENT });
     const first = matchers.map((_, i) => search(i));
