@@ -18,8 +18,9 @@
  *   same as Claude Code's payloads (`/v1/agents/claude-code/events`); the
  *   same to a JS hook that rewrites each command, re-checked by the first;
  *   events of a 1 MB command its hook's matcher pattern (one RE2's DFA
- *   cannot run) steps through, 4 at once; and the same megabyte of small
- *   keys from a tenant past its `events_per_minute` (10);
+ *   cannot run) steps through, 4 at once; the first events to 200 hooks
+ *   whose patterns each take ~4 ms to compile; and the same megabyte of
+ *   small keys from a tenant past its `events_per_minute` (10);
  * - lists its 500 hooks, each with a manifest of 16 KiB, 4 at once;
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
  *   that ran a thousand hooks, ingested through the admin route);
@@ -137,6 +138,21 @@ const matching = await keyOf("matching");
     },
   });
   if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+}
+// One with 200 hooks whose patterns each take ~4 ms to compile, none compiled yet.
+const compiling = await keyOf("compiling");
+for (let i = 0; i < 200; i += 8) {
+  await Promise.all(Array.from({ length: 8 }, async (_, j) => {
+    const name = `c${i + j}`;
+    const up = await call(url, "PUT", `/v1/hooks/${name}`, compiling, {
+      files: {
+        "HOOK.md": `---\nname: ${name}\ndescription: d\ntrigger: pre-tool-call\n` +
+          `matcher:\n  pattern: '(\\pL|\\pN|\\pP|\\pS){1,${790 + i + j}}'\n---\n`,
+        "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+      },
+    });
+    if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+  }));
 }
 // And one whose events_per_minute is 10.
 const capped = await keyOf("capped");
@@ -540,6 +556,15 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
   ["events of 1 MB its hook's matcher steps through, 4 at once", async () => {
     const by = await bigEvents(matching, 10, "/v1/events", "ab".repeat(500_000));
     if (by[200] !== 40) throw new Error(`matched events answered ${JSON.stringify(by)}`);
+  }],
+  ["first events to 200 hooks whose patterns take ~4 ms each to compile", async () => {
+    const conn = await RawHttpConnection.open(url);
+    const headers = { authorization: `Bearer ${compiling}`, "content-type": "application/json" };
+    for (let i = 0; i < 10; i++) {
+      const answer = await conn.request("POST", "/v1/events", headers, JSON.stringify(event));
+      if (answer.status !== 200) throw new Error(`compiling events answered ${answer.status}`);
+    }
+    conn.close();
   }],
   ["the same past the tenant's events_per_minute", async () => {
     console.log(`  answered: ${JSON.stringify(await bigEvents(capped, 25))}`);
