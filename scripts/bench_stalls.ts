@@ -19,7 +19,7 @@
  *   same to a JS hook that rewrites each command, re-checked by the first;
  *   events of a 1 MB command its hook's matcher pattern (one RE2's DFA
  *   cannot run) steps through, 4 at once; the first events to 200 hooks
- *   whose patterns each take ~4 ms to compile; and the same megabyte of
+ *   whose patterns each take ~3 ms to compile; and the same megabyte of
  *   small keys from a tenant past its `events_per_minute` (10);
  * - lists its 500 hooks, each with a manifest of 16 KiB, 4 at once;
  * - reads audit pages of up to a thousand rows of ~190 KB each (rows of events
@@ -139,7 +139,7 @@ const matching = await keyOf("matching");
   });
   if (up.status !== 201) throw new Error(JSON.stringify(up.body));
 }
-// One with 200 hooks whose patterns each take ~4 ms to compile, none compiled yet.
+// One with 200 hooks whose patterns each take ~3 ms to compile, none compiled yet.
 const compiling = await keyOf("compiling");
 for (let i = 0; i < 200; i += 8) {
   await Promise.all(Array.from({ length: 8 }, async (_, j) => {
@@ -147,7 +147,7 @@ for (let i = 0; i < 200; i += 8) {
     const up = await call(url, "PUT", `/v1/hooks/${name}`, compiling, {
       files: {
         "HOOK.md": `---\nname: ${name}\ndescription: d\ntrigger: pre-tool-call\n` +
-          `matcher:\n  pattern: '(\\pL|\\pN|\\pP|\\pS){1,${790 + i + j}}'\n---\n`,
+          `matcher:\n  pattern: '\\p{Greek}{0,${1000 + i + j}}x'\n---\n`,
         "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
       },
     });
@@ -557,7 +557,7 @@ const phases: [string, (() => Promise<unknown>) | null][] = [
     const by = await bigEvents(matching, 10, "/v1/events", "ab".repeat(500_000));
     if (by[200] !== 40) throw new Error(`matched events answered ${JSON.stringify(by)}`);
   }],
-  ["first events to 200 hooks whose patterns take ~4 ms each to compile", async () => {
+  ["first events to 200 hooks whose patterns take ~3 ms each to compile", async () => {
     const conn = await RawHttpConnection.open(url);
     const headers = { authorization: `Bearer ${compiling}`, "content-type": "application/json" };
     for (let i = 0; i < 10; i++) {

@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { type EventType, eventTypeSchema } from "./event_types.ts";
 import { compileMatcher, MAX_MATCHER_CHARS } from "./matcher.ts";
+import { estimateProgram, MAX_MATCHER_INSTRUCTIONS } from "./_matcher_size.ts";
 
 /** Default per-call limits when neither HOOK.md nor the policy says otherwise. */
 export const DEFAULT_LIMITS = {
@@ -22,8 +23,19 @@ function buildManifestSchema() {
    * lookaround or backreferences; such patterns are refused here.
    */
   const regex = z.string().max(MAX_MATCHER_CHARS).superRefine((value, ctx) => {
+    // Refused before it compiles when its text already says it is too big (`_matcher_size.ts`).
+    const tooBig = (instructions: number) =>
+      ctx.addIssue({
+        code: "custom",
+        message: `too big: RE2 writes this pattern out to about ${instructions} instructions, ` +
+          `at most ${MAX_MATCHER_INSTRUCTIONS} (a counted repetition is one copy per count, ` +
+          `two per optional one: write [abc]{1,990} rather than (a|b|c){1,990}, or use + or *)`,
+      });
+    const estimate = estimateProgram(value);
+    if (estimate > MAX_MATCHER_INSTRUCTIONS) return tooBig(estimate);
     try {
-      compileMatcher(value);
+      const { instructions } = compileMatcher(value);
+      if (instructions > MAX_MATCHER_INSTRUCTIONS) tooBig(instructions);
     } catch (err) {
       ctx.addIssue({
         code: "custom",

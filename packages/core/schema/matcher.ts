@@ -37,6 +37,8 @@ export interface Matcher {
    * engine's internals are not there to read).
    */
   cacheBytes(): number | undefined;
+  /** Instructions of its compiled program; 0 for plain words. */
+  readonly instructions: number;
   /** Steps its compile is charged ({@linkcode compileWithin}); 0 for plain words. */
   readonly compileSteps: number;
 }
@@ -118,6 +120,7 @@ function regexMatcher(pattern: string): Matcher {
     test: (text) => re.test(text),
     testWithin: (text, budget) => meteredTest(re, pattern, text, budget),
     cacheBytes: () => dfaCacheBytes(re),
+    instructions,
     compileSteps: COMPILE_STEPS.base + COMPILE_STEPS.perInstruction * instructions,
   };
 }
@@ -173,6 +176,7 @@ function literalMatcher(pattern: string): Matcher | null {
       return budget.left < 0 ? undefined : test(text);
     },
     cacheBytes: () => 0,
+    instructions: 0,
     compileSteps: 0,
   };
 }

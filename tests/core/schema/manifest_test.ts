@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { isHookboxError } from "../../../packages/core/errors.ts";
 import { parseHookMd } from "../../../packages/core/hook/frontmatter.ts";
 import { hookMd } from "../../_helpers.ts";
+import { compiledMatcher, compileMatcher } from "../../../packages/core/schema/matcher.ts";
+import { estimateProgram } from "../../../packages/core/schema/_matcher_size.ts";
 
 function parse(frontmatter: Record<string, unknown>) {
   return parseHookMd(hookMd({ name: "a-hook", ...frontmatter }), "/x/a-hook/HOOK.md").manifest;
@@ -89,4 +91,62 @@ Deno.test("`manifestSchema` rejects an unknown trigger and accepts a list and al
     (err) =>
       isHookboxError(err, "HOOK_MANIFEST_INVALID") && (err.field ?? "").startsWith("trigger"),
   );
+});
+
+Deno.test("`manifestSchema` refuses a matcher RE2 would write out too big, before compiling it", () => {
+  // 40 copies of a group repeated 990 times: ~158,000 instructions, ~290 ms to compile.
+  const huge = "(\\pL|\\pN|\\pP|\\pS){1,990}".repeat(40).slice(0, 1000);
+  const unique = `(?:${crypto.randomUUID().replaceAll("-", "")})?`;
+  for (const pattern of [huge, `${unique}a{1000}${"a{1000}".repeat(10)}`]) {
+    assert.throws(
+      () => parse({ matcher: { pattern } }),
+      (err) => {
+        assert.ok(isHookboxError(err, "HOOK_MANIFEST_INVALID"), String(err));
+        assert.equal(err.field, "matcher.pattern");
+        assert.match(
+          err.message,
+          /too big: RE2 writes this pattern out to about \d+ instructions, at most 4096/,
+        );
+        return true;
+      },
+    );
+    // Refused from its text: never compiled.
+    assert.equal(compiledMatcher(pattern), undefined);
+  }
+  // Big patterns within the limit are taken.
+  for (const pattern of ["\\p{Greek}{0,900}x", "[\\pL\\pN\\pP\\pS]{1,990}", "(?i)[a-z]{0,1000}"]) {
+    assert.equal(parse({ matcher: { pattern } }).matcher?.pattern, pattern);
+  }
+});
+
+Deno.test("estimateProgram is within a factor of RE2's own program size", () => {
+  const patterns = [
+    "rm\\s+-rf",
+    "(?i)(curl|wget).*\\|\\s*(ba)?sh",
+    "\\pL{0,500}a[ab]{25}[^ab]",
+    "(?:a{0,30}){30}",
+    "[\\p{L}\\p{N}]{1000}",
+    "(?i)(?:abc|def|ghi){60}",
+    "\\p{Greek}{0,900}x",
+    "(?i)[a-z]{0,1000}",
+    "(\\pL|\\pN|\\pP|\\pS){1,990}",
+    "[^x]{1000}y",
+    ".{1000}",
+    "x{2,}",
+    "[]a]{100}",
+    "(a?){500}",
+    "((a|b)(c|d)){200}",
+    "(?:\\b\\w+\\b\\s*){100}",
+    "\\Qa.b\\E{3}",
+    "(?i)(?:[[:alpha:]]{5}){20}",
+    "a{1000}".repeat(140).slice(0, 1020),
+  ];
+  for (const pattern of patterns) {
+    const actual = compileMatcher(pattern, { keep: false }).instructions;
+    const estimate = estimateProgram(pattern);
+    assert.ok(
+      estimate >= 0.7 * actual && estimate <= 8 * actual,
+      `${pattern}: ${estimate} vs ${actual}`,
+    );
+  }
 });
