@@ -36,11 +36,14 @@ for (const workers of [0, 1]) {
       // loaded machine a cold worker may take the whole of it before the hook starts).
       assertEquals([first?.outcome, first?.code], ["timeout", "TIMEOUT"]);
       ok(first!.duration_ms < 5_000, `the first ran ${first!.duration_ms} ms, not its own 600 s`);
-      // The others never run; the closed one blocks, as for any timeout.
+      // The others never run; the closed one blocks, as for any timeout. (When the first ends
+      // a moment before the deadline, the next one's plugin may still be loading when it passes.)
       for (const late of [second!, guard!]) {
-        assertEquals(
-          [late.outcome, late.code, late.fuel, late.detail],
-          ["timeout", "TIMEOUT", 0, "time: the event's time budget is spent"],
+        assertEquals([late.outcome, late.code, late.fuel], ["timeout", "TIMEOUT", 0]);
+        ok(
+          /^time: the event's time budget (is spent|ran out while the hook was being built)/
+            .test(late.detail ?? ""),
+          late.detail ?? "",
         );
       }
       assertEquals([result.decision, result.blocked_by], ["block", "guard"]);
