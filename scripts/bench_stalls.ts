@@ -147,7 +147,7 @@ for (let i = 0; i < 200; i += 8) {
     const up = await call(url, "PUT", `/v1/hooks/${name}`, compiling, {
       files: {
         "HOOK.md": `---\nname: ${name}\ndescription: d\ntrigger: pre-tool-call\n` +
-          `matcher:\n  pattern: '\\p{Greek}{0,${1000 + i + j}}x'\n---\n`,
+          `matcher:\n  pattern: '\\p{Greek}{0,${800 + i + j}}x'\n---\n`,
         "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
       },
     });
