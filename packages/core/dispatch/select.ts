@@ -157,8 +157,8 @@ export function matcherVerdicts(job: MatcherJob): boolean[] {
  * service's request thread): the matchers of `apartLevel`'s hooks first take
  * at most `inlineSteps` of the event's budget here, their compiles included;
  * those that cannot tell within them go as a {@linkcode MatcherJob} with the
- * rest of the budget to `apart` (another thread). Its verdicts decide them; should it fail, they count as fitting,
- * as a matcher out of budget does.
+ * rest of the budget to `apart` (another thread). Its verdicts decide them;
+ * should it fail, they count as fitting, as a matcher out of budget does.
  */
 export async function selectHooksApart(
   hooks: readonly HookDefinition[],
@@ -186,7 +186,8 @@ export async function selectHooksApart(
       if (verdict === true) fit.push(hook);
       else if (verdict === undefined) undecided.push(hook);
     }
-    // A search refused before it started charged more than it did: at most the inline steps ran.
+    // A search refused before it started is charged more than it ran: the event's budget pays
+    // the inline steps (a compile begun within them may run past them, one at most).
     selection.budget.left -= start - Math.max(0, inline.budget.left);
     if (inline.subject !== undefined) selection.subject = inline.subject;
   }

@@ -62,21 +62,32 @@ export function compileMatcher(pattern: string, options: { keep?: boolean } = {}
   const known = compiledMatcher(pattern);
   if (known !== undefined) return known;
   const matcher = literalMatcher(pattern) ?? regexMatcher(pattern);
-  if (kept.size >= KEPT_MATCHERS) kept.delete(kept.keys().next().value!);
+  keptInstructions += matcher.instructions;
   kept.set(pattern, matcher);
+  while (kept.size > KEPT_MATCHERS || keptInstructions > KEPT_INSTRUCTIONS) {
+    const [oldest, dropped] = kept.entries().next().value!;
+    kept.delete(oldest);
+    keptInstructions -= dropped.instructions;
+  }
   return matcher;
 }
 
 /**
  * Patterns compiled lately, the most recently used last: compiling one can
- * take milliseconds (`(\pL|\pN|\pP|\pS){1,800}`: ~6 ms, its counted
- * repetition unrolled), and a process sees the same ones again and again
- * (a hook's manifest validated, then matched; the service's hooks loaded
- * again after every upload).
+ * take milliseconds (`\p{Greek}{0,900}x`: ~3 ms, its counted repetition
+ * written out), and a process sees the same ones again and again (a hook's
+ * manifest validated, then matched; the service's hooks loaded again after
+ * every upload).
  */
 const kept = new Map<string, Matcher>();
+let keptInstructions = 0;
 /** Most patterns {@linkcode compileMatcher} keeps compiled. */
 export const KEPT_MATCHERS = 1_024;
+/**
+ * Most instructions the patterns it keeps may have together (a program
+ * takes ~250 bytes of heap an instruction: ~64 MiB).
+ */
+export const KEPT_INSTRUCTIONS = 1 << 18;
 
 /** `pattern` as {@linkcode compileMatcher} compiled it lately, or undefined. */
 export function compiledMatcher(pattern: string): Matcher | undefined {

@@ -8,7 +8,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { RE2JS } from "re2js";
-import { compileMatcher, MATCHER_STEPS_PER_EVENT } from "../../../packages/core/schema/matcher.ts";
+import {
+  compiledMatcher,
+  compileMatcher,
+  KEPT_INSTRUCTIONS,
+  MATCHER_STEPS_PER_EVENT,
+} from "../../../packages/core/schema/matcher.ts";
 import {
   countingSteps,
   DFA_BYTES,
@@ -131,4 +136,18 @@ Deno.test("all patterns' cached DFA states share one pool: the caches searched l
   } finally {
     limitDfaCaches({ bytes: 64 * 1024 * 1024, entries: 4_096 });
   }
+});
+
+Deno.test("the patterns kept compiled are bounded by their instructions as well as their number", () => {
+  const unique = crypto.randomUUID().replaceAll("-", "");
+  // ~2,000 instructions each: 200 of them are ~400,000, past KEPT_INSTRUCTIONS.
+  const patterns = Array.from({ length: 200 }, (_, i) => `${unique}${i}[a-z]{0,1000}`);
+  const compiled = patterns.map((p) => compileMatcher(p));
+  assert.ok(compiled.every((m) => m.instructions > 1_900));
+  const kept = patterns.filter((p) => compiledMatcher(p) !== undefined);
+  const total = kept.reduce((n, p) => n + compiledMatcher(p)!.instructions, 0);
+  assert.ok(total <= KEPT_INSTRUCTIONS, `${total} instructions kept`);
+  // The newest are the ones kept.
+  assert.equal(compiledMatcher(patterns.at(-1)!), compiled.at(-1));
+  assert.equal(compiledMatcher(patterns[0]!), undefined);
 });
