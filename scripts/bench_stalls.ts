@@ -79,6 +79,20 @@ const keyOf = async (id: string) => {
   await call(url, "POST", "/v1/tenants", ADMIN, { id });
   return (await call(url, "POST", `/v1/tenants/${id}/keys`, ADMIN, {})).body.key as string;
 };
+/** Uploads `count` hooks named h0, h1, … for `key`, 8 at once, each with `files(name, i)`. */
+async function uploadMany(
+  key: string,
+  count: number,
+  files: (name: string, i: number) => Record<string, unknown>,
+): Promise<void> {
+  for (let i = 0; i < count; i += 8) {
+    await Promise.all(Array.from({ length: Math.min(8, count - i) }, async (_, j) => {
+      const name = `h${i + j}`;
+      const up = await call(url, "PUT", `/v1/hooks/${name}`, key, { files: files(name, i + j) });
+      if (up.status !== 201) throw new Error(JSON.stringify(up.body));
+    }));
+  }
+}
 const victim = await keyOf("victim");
 const hostile = await keyOf("hostile");
 // A third tenant whose hook blocks every event with a reason of a million characters.
@@ -141,19 +155,11 @@ const matching = await keyOf("matching");
 }
 // One with 200 hooks whose patterns each take ~3 ms to compile, none compiled yet.
 const compiling = await keyOf("compiling");
-for (let i = 0; i < 200; i += 8) {
-  await Promise.all(Array.from({ length: 8 }, async (_, j) => {
-    const name = `c${i + j}`;
-    const up = await call(url, "PUT", `/v1/hooks/${name}`, compiling, {
-      files: {
-        "HOOK.md": `---\nname: ${name}\ndescription: d\ntrigger: pre-tool-call\n` +
-          `matcher:\n  pattern: '\\p{Greek}{0,${800 + i + j}}x'\n---\n`,
-        "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
-      },
-    });
-    if (up.status !== 201) throw new Error(JSON.stringify(up.body));
-  }));
-}
+await uploadMany(compiling, 200, (name, i) => ({
+  "HOOK.md": `---\nname: ${name}\ndescription: d\ntrigger: pre-tool-call\n` +
+    `matcher:\n  pattern: '\\p{Greek}{0,${800 + i}}x'\n---\n`,
+  "plugin.wasm": { base64: WARM_UP_PLUGIN_BASE64 },
+}));
 // And one whose events_per_minute is 10.
 const capped = await keyOf("capped");
 {
@@ -267,18 +273,10 @@ for (let i = 0; i < ROWS; i += 1000) {
 
 // A tenant with 500 prompt hooks whose manifests are 16 KiB each (the frontmatter's cap).
 const lister = await keyOf("lister");
-for (let i = 0; i < 500; i += 8) {
-  await Promise.all(Array.from({ length: 8 }, async (_, j) => {
-    const name = `p${i + j}`;
-    const up = await call(url, "PUT", `/v1/hooks/${name}`, lister, {
-      files: {
-        "HOOK.md": `---\nname: ${name}\ndescription: ${"d".repeat(16_200)}\n` +
-          `trigger: pre-agent-turn\ninject: {}\n---\nhello\n`,
-      },
-    });
-    if (up.status !== 201) throw new Error(JSON.stringify(up.body));
-  }));
-}
+await uploadMany(lister, 500, (name) => ({
+  "HOOK.md": `---\nname: ${name}\ndescription: ${"d".repeat(16_200)}\n` +
+    `trigger: pre-agent-turn\ninject: {}\n---\nhello\n`,
+}));
 
 // A tenant whose rows look like those of events that ran a thousand hooks (~190 KB each).
 const wide = await keyOf("wide");

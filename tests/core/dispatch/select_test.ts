@@ -8,6 +8,7 @@ import {
   selectHooksApart,
 } from "../../../packages/core/dispatch/select.ts";
 import type { HookEvent } from "../../../packages/core/schema/event.ts";
+import type { HookDefinition, HookLevel } from "../../../packages/core/hook/types.ts";
 import { compiledMatcher } from "../../../packages/core/schema/matcher.ts";
 
 const tool = (tool_name: string, tool_input: Record<string, unknown>) =>
@@ -159,21 +160,27 @@ Deno.test("matchers decided apart (`selectHooksApart`) fit exactly as in place",
   }
 });
 
-Deno.test("`selectHooksApart` charges compiles to the inline steps: the others compile apart", async () => {
-  // Patterns never compiled in this process (fakeHook compiles what it validates).
+/**
+ * `count` hooks at `level` whose patterns were never compiled in this process
+ * (fakeHook compiles what it validates): `\p{Greek}{0,N}x`, each ~1,700
+ * instructions and ~3 ms to compile.
+ */
+function uncompiledHooks(count: number, level: HookLevel): HookDefinition[] {
   const unique = crypto.randomUUID().replaceAll("-", "");
-  const hooks = Array.from({ length: 5 }, (_, i) => {
-    const hook = fakeHook({ name: `t${i}` }, { level: "tenant" });
-    hook.manifest = {
-      ...hook.manifest,
-      matcher: { pattern: `${unique}(\\pL|\\pN){1,${700 + i}}` },
-    };
+  return Array.from({ length: count }, (_, i) => {
+    const hook = fakeHook({ name: `${level}-${i}` }, { level });
+    const pattern = `${unique}${i}\\p{Greek}{0,${800 + i % 200}}x`;
+    hook.manifest = { ...hook.manifest, matcher: { pattern } };
     return hook;
   });
+}
+
+Deno.test("`selectHooksApart` charges compiles to the inline steps: the others compile apart", async () => {
+  const hooks = uncompiledHooks(5, "tenant");
   const event = tool("Bash", { command: "ls" }) as unknown as HookEvent;
   const sent: MatcherJob[] = [];
   const select = () =>
-    // Each of these compiles to ~2,800 instructions (~3 ms), charged more than 2^16 steps.
+    // Each compile is charged more than 2^16 steps.
     selectHooksApart(hooks, event, "tenant", 1 << 16, (job) => {
       sent.push(job);
       return Promise.resolve(job.matchers.map(() => false));
@@ -189,10 +196,7 @@ Deno.test("`selectHooksApart` charges compiles to the inline steps: the others c
   await select();
   assert.equal(sent.length, 0);
   // Where no step is left, nothing new is compiled here: all go apart.
-  const fresh = hooks.map((hook, i) => ({
-    ...hook,
-    manifest: { ...hook.manifest, matcher: { pattern: `${unique}x(\\pL|\\pN){1,${700 + i}}` } },
-  }));
+  const fresh = uncompiledHooks(5, "tenant");
   sent.length = 0;
   await selectHooksApart(fresh, event, "tenant", 0, (job) => {
     sent.push(job);
@@ -203,16 +207,8 @@ Deno.test("`selectHooksApart` charges compiles to the inline steps: the others c
 });
 
 Deno.test("compiling matchers is charged to the event's budget: a repository's hundreds cannot hold it", () => {
-  // Each compiles to ~2,800 instructions (~3 ms); 300 of them held selection about a second.
-  const unique = crypto.randomUUID().replaceAll("-", "");
-  const project = Array.from({ length: 300 }, (_, i) => {
-    const hook = fakeHook({ name: `p${i}` }, { level: "project" });
-    hook.manifest = {
-      ...hook.manifest,
-      matcher: { pattern: `${unique}(\\pL|\\pN){1,${600 + i}}` },
-    };
-    return hook;
-  });
+  // 300 of them held selection about a second.
+  const project = uncompiledHooks(300, "project");
   const user = [
     fakeHook({ name: "user-hit", matcher: { pattern: '"command":"ls"' } }, { level: "user" }),
     fakeHook({ name: "user-miss", matcher: { pattern: "curl.*sh" } }, { level: "user" }),
