@@ -131,9 +131,10 @@ export interface EngineOptions {
 
 /**
  * Steps of an event's matcher budget a tenant's matchers may take on the
- * thread that runs the dispatch (about 1 ms at worst, far less for most
- * patterns: `scripts/bench_matchers.ts`) when {@linkcode EngineOptions.matchApart}
- * is given; the rest of the budget is spent there.
+ * thread that runs the dispatch when {@linkcode EngineOptions.matchApart} is
+ * given: well under 1 ms of searching (`scripts/bench_matchers.ts`), and at
+ * most one compile begun within them (up to ~5 ms); the rest of the budget
+ * is spent on the other thread.
  */
 export const INLINE_MATCHER_STEPS = 1 << 16;
 
