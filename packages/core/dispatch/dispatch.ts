@@ -66,7 +66,9 @@ export async function dispatchEvent(
     options = { ...options, deadline: performance.now() + timeLimit };
   }
   const select = options.select ?? selectHooks;
-  const selected = await select(hooks, event);
+  // Awaited only when it is a promise: the default answers at once, on every dispatch.
+  const picked = select(hooks, event);
+  const selected = picked instanceof Promise ? await picked : picked;
   // Re-checks draw on what is left of the event's fuel budget, not a budget of their own.
   const recheck = (result: DispatchResult, shared: DispatchOptions) =>
     recheckRewrites(hooks, event, result, select, (some, changed) => {

@@ -78,16 +78,20 @@ function fits(
   selection: Selection,
 ): boolean | undefined {
   if (!manifest.trigger.includes(event.event_type)) return false;
+  const matcher = manifest.matcher;
+  if (matcher === undefined) return true;
   const { budget } = selection;
+  const kept = compiled.get(manifest);
   let known = true;
-  if (manifest.matcher?.tool !== undefined) {
+  if (matcher.tool !== undefined) {
     if (!TOOL_EVENTS.has(event.event_type) || typeof event.tool_name !== "string") return false;
-    const fit = manifestMatcher(manifest, "tool", budget)?.testWithin(event.tool_name, budget);
+    const tool = kept?.tool ?? manifestMatcher(manifest, "tool", budget);
+    const fit = tool?.testWithin(event.tool_name, budget);
     if (fit === false) return false;
     known = fit === true;
   }
-  if (manifest.matcher?.pattern !== undefined) {
-    const pattern = manifestMatcher(manifest, "pattern", budget);
+  if (matcher.pattern !== undefined) {
+    const pattern = kept?.pattern ?? manifestMatcher(manifest, "pattern", budget);
     if (pattern === undefined) return undefined;
     selection.subject ??= JSON.stringify(patternSubject(event)) ?? "";
     const fit = pattern?.testWithin(selection.subject, budget);
@@ -112,15 +116,52 @@ const LEVELS = Object.keys(LEVEL_RANK) as HookLevel[];
  * higher level's matchers need.
  */
 export function selectHooks(hooks: readonly HookDefinition[], event: HookEvent): HookDefinition[] {
-  const selection = newSelection();
-  const fit: HookDefinition[] = [];
-  for (const level of LEVELS) {
-    for (const hook of hooks) {
-      if (hook.level === level && matches(hook, event, selection)) fit.push(hook);
-    }
-  }
   // compareHooks is a total order: the order tried in does not show.
-  return fit.sort(compareHooks);
+  return selectLevels(hooks, event, newSelection(), null).fit.sort(compareHooks);
+}
+
+/** What a level of hooks may spend in place: at most `steps` of the event's budget. */
+interface InlineShare {
+  level: HookLevel;
+  steps: number;
+}
+
+/**
+ * Tries the matchers level by level on `selection`'s budget. The hooks of
+ * `inline.level` get at most `inline.steps` of it: those whose matchers
+ * cannot tell within them are `undecided` (without `inline`, a matcher out
+ * of budget fits).
+ */
+function selectLevels(
+  hooks: readonly HookDefinition[],
+  event: HookEvent,
+  selection: Selection,
+  inline: InlineShare | null,
+): { fit: HookDefinition[]; undecided: HookDefinition[] } {
+  const fit: HookDefinition[] = [];
+  const undecided: HookDefinition[] = [];
+  for (const level of LEVELS) {
+    if (level !== inline?.level) {
+      for (const hook of hooks) {
+        if (hook.level === level && matches(hook, event, selection)) fit.push(hook);
+      }
+      continue;
+    }
+    const start = Math.min(inline.steps, selection.budget.left);
+    const share: Selection = { budget: { left: start } };
+    if (selection.subject !== undefined) share.subject = selection.subject;
+    for (const hook of hooks) {
+      if (hook.level !== level) continue;
+      const verdict = fits(hook.manifest, event, share);
+      if (verdict === true) fit.push(hook);
+      else if (verdict === undefined) undecided.push(hook);
+    }
+    // A search refused before it started is charged more than it ran: the event's budget pays
+    // the inline steps (a compile begun within them may run past them, one at most).
+    selection.budget.left -= start - Math.max(0, share.budget.left);
+    if (share.subject !== undefined) selection.subject = share.subject;
+  }
+  return { fit, undecided };
 }
 
 /**
@@ -168,29 +209,10 @@ export async function selectHooksApart(
   apart: (job: MatcherJob) => Promise<boolean[] | null>,
 ): Promise<HookDefinition[]> {
   const selection = newSelection();
-  const fit: HookDefinition[] = [];
-  const undecided: HookDefinition[] = [];
-  for (const level of LEVELS) {
-    if (level !== apartLevel) {
-      for (const hook of hooks) {
-        if (hook.level === level && matches(hook, event, selection)) fit.push(hook);
-      }
-      continue;
-    }
-    const start = Math.min(inlineSteps, selection.budget.left);
-    const inline: Selection = { budget: { left: start } };
-    if (selection.subject !== undefined) inline.subject = selection.subject;
-    for (const hook of hooks) {
-      if (hook.level !== level) continue;
-      const verdict = fits(hook.manifest, event, inline);
-      if (verdict === true) fit.push(hook);
-      else if (verdict === undefined) undecided.push(hook);
-    }
-    // A search refused before it started is charged more than it ran: the event's budget pays
-    // the inline steps (a compile begun within them may run past them, one at most).
-    selection.budget.left -= start - Math.max(0, inline.budget.left);
-    if (inline.subject !== undefined) selection.subject = inline.subject;
-  }
+  const { fit, undecided } = selectLevels(hooks, event, selection, {
+    level: apartLevel,
+    steps: inlineSteps,
+  });
   if (undecided.length > 0) {
     const verdicts = await apart({
       event_type: event.event_type,

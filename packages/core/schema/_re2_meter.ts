@@ -50,6 +50,8 @@ const pool = { bytes: 64 * 1024 * 1024, entries: 4_096 };
 /** The DFAs holding cached states, searched longest ago first, with the bytes each held. */
 const holding = new Map<Loose, number>();
 let held = 0;
+/** The DFA {@linkcode noteCache} moved to the end of {@linkcode holding} last. */
+let lastNoted: Loose = null;
 
 /** Lowers a DFA's state budget to {@linkcode DFA_BYTES}, once. */
 function capCache(dfa: Loose): void {
@@ -64,6 +66,9 @@ function noteCache(re: Loose): void {
   const dfa = re?.re2Input?.lazyDFA;
   const bytes = dfaCacheBytes(re);
   if (dfa === null || dfa === undefined || bytes === undefined) return;
+  // Searched last and grown by nothing (most searches on a hot path): nothing to move.
+  if (dfa === lastNoted && bytes === holding.get(dfa)) return;
+  lastNoted = dfa;
   held += bytes - (holding.get(dfa) ?? 0);
   holding.delete(dfa);
   if (bytes > 0) holding.set(dfa, bytes);
