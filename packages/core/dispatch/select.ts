@@ -18,7 +18,10 @@ import {
 
 const LEVEL_RANK: Record<HookLevel, number> = { platform: 0, user: 1, project: 2, tenant: 3 };
 
-/** A manifest's matchers compiled so far (kept with the manifest). */
+/**
+ * A manifest's matchers compiled so far (kept with the manifest, and freed by
+ * the patterns kept compiled: a released one is compiled again when needed).
+ */
 const compiled = new WeakMap<Pick<Manifest, "matcher">, { tool?: Matcher; pattern?: Matcher }>();
 
 /**
@@ -35,7 +38,8 @@ export function manifestMatcher(
   if (source === undefined) return null;
   let kept = compiled.get(manifest);
   if (kept === undefined) compiled.set(manifest, kept = {});
-  const found = kept[which] ??
+  const have = kept[which];
+  const found = (have?.released === false ? have : undefined) ??
     (budget === undefined ? compileMatcher(source) : compileWithin(source, budget));
   if (found !== undefined) kept[which] = found;
   return found;
@@ -85,13 +89,13 @@ function fits(
   let known = true;
   if (matcher.tool !== undefined) {
     if (!TOOL_EVENTS.has(event.event_type) || typeof event.tool_name !== "string") return false;
-    const tool = kept?.tool ?? manifestMatcher(manifest, "tool", budget);
+    const tool = live(kept?.tool) ?? manifestMatcher(manifest, "tool", budget);
     const fit = tool?.testWithin(event.tool_name, budget);
     if (fit === false) return false;
     known = fit === true;
   }
   if (matcher.pattern !== undefined) {
-    const pattern = kept?.pattern ?? manifestMatcher(manifest, "pattern", budget);
+    const pattern = live(kept?.pattern) ?? manifestMatcher(manifest, "pattern", budget);
     if (pattern === undefined) return undefined;
     selection.subject ??= JSON.stringify(patternSubject(event)) ?? "";
     const fit = pattern?.testWithin(selection.subject, budget);
@@ -99,6 +103,11 @@ function fits(
     known &&= fit === true;
   }
   return known ? true : undefined;
+}
+
+/** `matcher` unless it has been released. */
+function live(matcher: Matcher | undefined): Matcher | undefined {
+  return matcher?.released === false ? matcher : undefined;
 }
 
 /** Dispatch order: priority descending, then platform → user → project, then name. */

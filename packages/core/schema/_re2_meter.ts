@@ -81,6 +81,18 @@ function noteCache(re: Loose): void {
   }
 }
 
+/** Takes `re`'s DFA out of the pool (its program is let go): the pool holds it no longer. */
+export function forgetCache(re: unknown): void {
+  const dfa = (re as Loose)?.re2Input?.lazyDFA;
+  if (dfa === null || dfa === undefined) return;
+  const size = holding.get(dfa);
+  if (size !== undefined) {
+    holding.delete(dfa);
+    held -= size;
+  }
+  if (lastNoted === dfa) lastNoted = null;
+}
+
 /** Sets the bytes and the number of DFAs the pool of cached states may hold (tests). */
 export function limitDfaCaches(limits: { bytes: number; entries: number }): void {
   pool.bytes = limits.bytes;

@@ -9,7 +9,13 @@
 // Through `_re2.ts`: the bundled one-shot CLI loads the engine only for a
 // pattern that needs it (`needsRegexEngine`), after awaiting `loadRe2()`.
 import { re2 } from "./_re2.ts";
-import { dfaCacheBytes, meteredTest, programSize, type StepBudget } from "./_re2_meter.ts";
+import {
+  dfaCacheBytes,
+  forgetCache,
+  meteredTest,
+  programSize,
+  type StepBudget,
+} from "./_re2_meter.ts";
 
 export type { StepBudget } from "./_re2_meter.ts";
 
@@ -41,6 +47,21 @@ export interface Matcher {
   readonly instructions: number;
   /** Steps its compile is charged ({@linkcode compileWithin}); 0 for plain words. */
   readonly compileSteps: number;
+  /**
+   * True once the patterns kept compiled let it go ({@linkcode KEPT_INSTRUCTIONS}):
+   * its program is freed, and each `test` or `testWithin` looks the pattern
+   * up again (compiling it again, charged, if it is not kept).
+   */
+  readonly released: boolean;
+}
+
+/** A regex {@linkcode Matcher} as the kept patterns hold it. */
+interface KeptMatcher extends Omit<Matcher, "released"> {
+  released: boolean;
+  /** Searched since the kept patterns last looked (a second chance before it is let go). */
+  used: boolean;
+  /** Frees its program. */
+  release(): void;
 }
 
 /**
@@ -64,38 +85,50 @@ export function compileMatcher(pattern: string, options: { keep?: boolean } = {}
   const matcher = literalMatcher(pattern) ?? regexMatcher(pattern);
   keptInstructions += matcher.instructions;
   kept.set(pattern, matcher);
+  // The oldest go first; one searched since the last look gets a second chance.
+  let chances = kept.size;
   while (kept.size > KEPT_MATCHERS || keptInstructions > KEPT_INSTRUCTIONS) {
     const [oldest, dropped] = kept.entries().next().value!;
     kept.delete(oldest);
+    if (dropped === matcher) { // the one just compiled stays, whatever its size
+      kept.set(oldest, dropped);
+      break;
+    }
+    if (dropped.used && chances-- > 0) {
+      dropped.used = false;
+      kept.set(oldest, dropped);
+      continue;
+    }
     keptInstructions -= dropped.instructions;
+    dropped.release();
   }
   return matcher;
 }
 
 /**
- * Patterns compiled lately, the most recently used last: compiling one can
- * take milliseconds (`\p{Greek}{0,900}x`: ~3 ms, its counted repetition
- * written out), and a process sees the same ones again and again (a hook's
- * manifest validated, then matched; the service's hooks loaded again after
- * every upload).
+ * Patterns compiled lately: compiling one can take milliseconds
+ * (`\p{Greek}{0,900}x`: ~3 ms, its counted repetition written out), and a
+ * process sees the same ones again and again (a hook's manifest validated,
+ * then matched; the service's hooks loaded again after every upload). They
+ * are the only compiled programs kept: a program takes ~300 bytes of heap an
+ * instruction, and a manifest that holds its matchers (`manifestMatcher`)
+ * holds them through here, so that a thousand hooks of each of many tenants
+ * cannot keep gigabytes. One let go is released (its program freed).
  */
-const kept = new Map<string, Matcher>();
+const kept = new Map<string, KeptMatcher>();
 let keptInstructions = 0;
 /** Most patterns {@linkcode compileMatcher} keeps compiled. */
 export const KEPT_MATCHERS = 1_024;
 /**
  * Most instructions the patterns it keeps may have together (a program
- * takes ~250 bytes of heap an instruction: ~64 MiB).
+ * takes ~300 bytes of heap an instruction: ~75 MiB).
  */
 export const KEPT_INSTRUCTIONS = 1 << 18;
 
 /** `pattern` as {@linkcode compileMatcher} compiled it lately, or undefined. */
 export function compiledMatcher(pattern: string): Matcher | undefined {
   const found = kept.get(pattern);
-  if (found !== undefined) {
-    kept.delete(pattern);
-    kept.set(pattern, found);
-  }
+  if (found !== undefined) found.used = true;
   return found;
 }
 
@@ -122,19 +155,37 @@ export function compileWithin(pattern: string, budget: StepBudget): Matcher | un
   return matcher;
 }
 
-function regexMatcher(pattern: string): Matcher {
-  const re = re2().RE2JS.compile(pattern);
+function regexMatcher(pattern: string): KeptMatcher {
+  let re: ReturnType<ReturnType<typeof re2>["RE2JS"]["compile"]> | null = re2().RE2JS.compile(
+    pattern,
+  );
   // Without the engine's internals: as if each character were ten instructions.
   const instructions = programSize(re) ?? 10 * pattern.length;
   // `test` asks for no groups, so the engine may answer from its DFA (a
   // `matcher().find()` runs the NFA or the backtracker on every character).
-  return {
-    test: (text) => re.test(text),
-    testWithin: (text, budget) => meteredTest(re, pattern, text, budget),
-    cacheBytes: () => dfaCacheBytes(re),
+  const matcher: KeptMatcher = {
+    test(text) {
+      if (re === null) return compileMatcher(pattern).test(text);
+      matcher.used = true;
+      return re.test(text);
+    },
+    testWithin(text, budget) {
+      if (re === null) return compileWithin(pattern, budget)?.testWithin(text, budget);
+      matcher.used = true;
+      return meteredTest(re, pattern, text, budget);
+    },
+    cacheBytes: () => re === null ? 0 : dfaCacheBytes(re),
     instructions,
     compileSteps: COMPILE_STEPS.base + COMPILE_STEPS.perInstruction * instructions,
+    released: false,
+    used: false,
+    release() {
+      forgetCache(re);
+      re = null;
+      matcher.released = true;
+    },
   };
+  return matcher;
 }
 
 /**
@@ -165,7 +216,7 @@ export function matcherNeedsRegexEngine(
  */
 const LITERAL_WORDS = /^(\^?)(?:\(([\w-]+(?:\|[\w-]+)*)\)|([\w-]+))(\$?)$/;
 
-function literalMatcher(pattern: string): Matcher | null {
+function literalMatcher(pattern: string): KeptMatcher | null {
   const m = LITERAL_WORDS.exec(pattern);
   if (m === null) return null;
   const words = (m[2] ?? m[3]!).split("|");
@@ -190,5 +241,8 @@ function literalMatcher(pattern: string): Matcher | null {
     cacheBytes: () => 0,
     instructions: 0,
     compileSteps: 0,
+    released: false, // holds no program: kept or let go, it answers alike
+    used: false,
+    release() {},
   };
 }

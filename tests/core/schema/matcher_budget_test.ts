@@ -151,3 +151,31 @@ Deno.test("the patterns kept compiled are bounded by their instructions as well 
   assert.equal(compiledMatcher(patterns.at(-1)!), compiled.at(-1));
   assert.equal(compiledMatcher(patterns[0]!), undefined);
 });
+
+Deno.test("a matcher the kept patterns let go frees its program and is compiled again, charged", () => {
+  const unique = crypto.randomUUID().replaceAll("-", "");
+  const first = compileMatcher(`${unique}a[a-z]{0,1000}b`);
+  const searched = compileMatcher(`${unique}s[a-z]{0,1000}b`);
+  // ~2,000 instructions each: 200 more are past KEPT_INSTRUCTIONS, and let the oldest go.
+  for (let i = 0; i < 200; i++) {
+    compileMatcher(`${unique}${i}[a-z]{0,1000}`);
+    // Searched all along: a second chance each time the others are let go.
+    if (i % 10 === 0) searched.test("-");
+  }
+  assert.equal(first.released, true);
+  assert.equal(first.cacheBytes(), 0);
+  assert.equal(compiledMatcher(`${unique}a[a-z]{0,1000}b`), undefined);
+  assert.equal(searched.released, false);
+  // Released, it still answers: with no steps left it cannot compile again and cannot tell;
+  // with steps, it is compiled again and its compile charged.
+  assert.equal(first.testWithin(`x${unique}axyzb`, { left: 0 }), undefined);
+  const budget = { left: MATCHER_STEPS_PER_EVENT };
+  assert.equal(first.testWithin(`x${unique}axyzb`, budget), true);
+  assert.ok(MATCHER_STEPS_PER_EVENT - budget.left >= first.compileSteps);
+  assert.equal(first.test(`${unique}a-b`), false);
+  // Plain words hold no program and are never released.
+  const words = compileMatcher(`^(${unique}|Bash)$`);
+  for (let i = 0; i < 1_100; i++) compileMatcher(`^(${unique}${i})$`);
+  assert.equal(words.released, false);
+  assert.equal(words.test("Bash"), true);
+});
