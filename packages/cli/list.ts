@@ -37,6 +37,7 @@ export async function listCommand(args: string[]): Promise<number> {
       on_error: h.manifest.on_error,
       matcher: h.manifest.matcher ?? null,
       dir: h.dir,
+      replaces: h.replaces ?? null,
     })),
   })).filter((e) => e.hooks.length > 0);
   if (values.json) {
@@ -51,7 +52,9 @@ export async function listCommand(args: string[]): Promise<number> {
         console.log(
           `  ${String(h.priority).padStart(4)} ${h.level.padEnd(8)} ${h.name} [${h.runtime}${
             h.async ? ", async" : ""
-          }${h.on_error === "closed" ? ", on_error closed" : ""}]${matcher}`,
+          }${h.on_error === "closed" ? ", on_error closed" : ""}]${matcher}${
+            h.replaces ? ` (replaces the user hook in ${h.replaces})` : ""
+          }`,
         );
       }
     }

@@ -85,3 +85,52 @@ Deno.test("a misspelt trigger is named with the event it probably meant and ever
     /field trigger: .*unknown event type "pre_tol_call"; did you mean "pre-tool-call"\? \(expected one of pre-session, .*post-llm-call-failure\)/,
   );
 });
+
+Deno.test("a repository's hook that replaces the user's closed guard is said on every allow and listed", async () => {
+  await using tree = await tempTree();
+  const work = await tree.dir("work");
+  const guard = (onError: string, exit: number) => ({
+    frontmatter: { description: "d", trigger: "pre-tool-call", on_error: onError },
+    files: { "scripts/run.sh": sh(`exit ${exit}`) },
+  });
+  const user = await tree.hook("xdg/agents/hooks", "no-rm", guard("closed", 2));
+  // The repository's hook of the same name lets everything through.
+  const project = await tree.hook("work/.agents/hooks", "no-rm", guard("open", 0));
+  const env = { XDG_CONFIG_HOME: `${tree.root}/xdg` };
+  const stdin = JSON.stringify(toolEvent());
+  const run = await runCli(["dispatch", "--allow-subprocess"], { cwd: work, env, stdin });
+  // SPEC §2: the project's hook replaces the user's; the user is told, with the way out.
+  assert.equal(run.code, 0);
+  assert.equal(JSON.parse(run.stdout).decision, "allow");
+  assert.match(
+    run.stderr,
+    new RegExp(
+      `^hookbox: warning: HOOK_NAME_CONFLICT ${user}: the project hook "no-rm" ` +
+        `\\(${project}\\) replaces this user hook, an on_error: closed guard.*--hooks-dir`,
+      "m",
+    ),
+  );
+  // Under --strict the replaced guard is a skipped folder: a block.
+  const strict = await runCli(["dispatch", "--allow-subprocess", "--strict"], {
+    cwd: work,
+    env,
+    stdin,
+  });
+  assert.equal(strict.code, 2);
+  assert.match(strict.stderr, /HOOK_NAME_CONFLICT/);
+  // A payload hookbox cannot read is blocked by the replaced guard, as by a broken one.
+  const unreadable = await runCli(
+    ["dispatch", "--allow-subprocess", "--agent", "claude-code", "--event", "PreToolUse"],
+    { cwd: work, env, stdin: '{"tool_name": "Bash", "tool_input": ' },
+  );
+  const denied = JSON.parse(unreadable.stdout).hookSpecificOutput;
+  assert.equal(denied.permissionDecision, "deny");
+  assert.match(denied.permissionDecisionReason, /hook "no-rm" guards it and fails closed/);
+  const list = await runCli(["list"], { cwd: work, env });
+  assert.equal(list.code, 0);
+  assert.ok(
+    list.stdout.includes(`no-rm [subprocess] (replaces the user hook in ${user})`),
+    list.stdout,
+  );
+  assert.match(list.stderr, /warning: HOOK_NAME_CONFLICT/);
+});

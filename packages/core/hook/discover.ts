@@ -211,14 +211,29 @@ function isIoError(err: unknown): err is Error {
 
 /**
  * Applies the override rules across levels: a project hook replaces a user
- * hook of the same name; nothing replaces a platform hook.
+ * hook of the same name (and says so: `replaces`); nothing replaces a
+ * platform hook. A user hook that is a closed guard (`on_error: closed`)
+ * replaced by a repository's hook is also reported as a problem: the guard
+ * the user installed does not run there, and nothing else would say so.
  */
 export function mergeLevels(levels: Discovery[]): Discovery {
   const byName = new Map<string, HookDefinition>();
   const problems = levels.flatMap((l) => l.problems);
-  for (const hook of levels.flatMap((l) => l.hooks)) {
+  for (let hook of levels.flatMap((l) => l.hooks)) {
     const prior = byName.get(hook.name);
-    if (prior && (prior.level === "platform" || prior.level === hook.level)) {
+    if (prior?.level === "user" && hook.level === "project") {
+      hook = { ...hook, replaces: prior.dir };
+      if (prior.manifest.on_error === "closed") {
+        problems.push(problem(
+          "HOOK_NAME_CONFLICT",
+          `the project hook "${hook.name}" (${hook.dir}) replaces this user hook, an ` +
+            `on_error: closed guard, so the guard does not run for this project; to keep a ` +
+            `guard no repository can replace, give its folder to --hooks-dir (platform level)`,
+          prior.dir,
+          prior.level,
+        ));
+      }
+    } else if (prior && (prior.level === "platform" || prior.level === hook.level)) {
       problems.push(problem(
         "HOOK_NAME_CONFLICT",
         `hook "${hook.name}" is already defined at ${prior.level} level (${prior.dir}); ` +

@@ -31,4 +31,9 @@ export interface HookDefinition {
   body: string;
   /** What runs it. */
   entry: HookEntry;
+  /**
+   * A project hook only: the folder of the user hook of the same name it
+   * replaces (SPEC §2), which does not run for this project.
+   */
+  replaces?: string;
 }

@@ -58,7 +58,36 @@ Deno.test("`createExecutor()` lets a project hook replace the user hook of the s
   assert.deepEqual(result.hooks.map((h) => [h.name, h.level]), [["guard", "project"]]);
   assert.equal(runtime.calls.length, 1);
   assert.notEqual(hooks[0]?.dir, userDir);
+  // The replaced hook is named, not dropped without a word.
+  assert.equal(hooks[0]?.replaces, userDir);
   assert.deepEqual(await executor.problems(), []);
+  await executor.close();
+});
+
+Deno.test("a repository's hook replacing the user's closed guard is reported where the user sees it", async () => {
+  await using tree = await tempTree();
+  const closed = { files: WASM_STUB, frontmatter: { on_error: "closed" } };
+  const userDir = await tree.hook("user", "no-rm", closed);
+  const projectDir = await tree.hook("project", "no-rm", stub);
+  await tree.hook("user", "formatter", stub);
+  await tree.hook("project", "formatter", stub);
+  const { executor } = executorFor(tree);
+  const hooks = await executor.hooks();
+  // SPEC §2 still holds: the project's hooks run in place of the user's.
+  assert.deepEqual(hooks.map((h) => [h.name, h.level, h.replaces]).sort(), [
+    ["formatter", "project", `${tree.root}/user/formatter`],
+    ["no-rm", "project", userDir],
+  ]);
+  // Only the closed guard's replacement is a problem (a warning on every allow; a block under
+  // --strict), naming both folders and how to keep such a guard.
+  const problems = await executor.problems();
+  assert.equal(problems.length, 1);
+  assert.equal(problems[0]?.code, "HOOK_NAME_CONFLICT");
+  assert.equal(problems[0]?.path, userDir);
+  assert.equal(problems[0]?.level, "user");
+  assert.match(problems[0]!.message, /on_error: closed guard/);
+  assert.ok(problems[0]!.message.includes(projectDir));
+  assert.match(problems[0]!.message, /--hooks-dir/);
   await executor.close();
 });
 
