@@ -8,6 +8,13 @@
  * oldest rows are written to the log as `{"audit": row, "undelivered": why}`
  * lines rather than dropped.
  *
+ * A Worker's rows are many tenants' rows, so one tenant's rows must not cost
+ * the others theirs: a batch is bounded by bytes as well as rows (a tenant
+ * with a thousand hooks writes rows of ~190 KB, and 500 of them are far past
+ * the route's 8 MiB body); a row too big for the route on its own is logged
+ * alone; and a batch the service refuses as malformed is split in halves
+ * and each half posted again, so only the rows it refuses are logged.
+ *
  * @module
  */
 import type { AuditRow } from "../store/store.ts";
@@ -22,6 +29,13 @@ export interface AuditPosterOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Rows per post. @default 500 */
   batch?: number;
+  /**
+   * Bytes of JSON per post, at least one row; a row over `maxRowBytes` is
+   * logged alone. @default 4 MiB (half the ingest route's 8 MiB body)
+   */
+  batchBytes?: number;
+  /** Bytes of JSON one row may take; the route refuses a body past 8 MiB. @default 8 MiB - 1 KiB */
+  maxRowBytes?: number;
   /** Rows kept for a later post while the service cannot be reached. @default 10000 */
   maxQueued?: number;
   /** Where undelivered rows and delivery errors go. @default console.log */
@@ -38,10 +52,27 @@ export interface AuditPoster {
   readonly queued: number;
 }
 
+/** Bytes of `text` in UTF-8 (lone surrogates as the 3 bytes of U+FFFD). */
+function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) bytes += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a pair: 4 bytes for 2 units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}
+
 /** Builds an {@linkcode AuditPoster}. */
 export function createAuditPoster(options: AuditPosterOptions): AuditPoster {
   const post = options.fetch ?? ((r: Request) => fetch(r));
   const batch = options.batch ?? 500;
+  const batchBytes = options.batchBytes ?? 4 * 1024 * 1024;
+  const maxRowBytes = options.maxRowBytes ?? 8 * 1024 * 1024 - 1024;
   const maxQueued = options.maxQueued ?? 10_000;
   const log = options.log ?? ((line: string) => console.log(line));
   const queue: AuditRow[] = [];
@@ -50,36 +81,75 @@ export function createAuditPoster(options: AuditPosterOptions): AuditPoster {
   const spill = (rows: AuditRow[], why: string) => {
     for (const row of rows) log(JSON.stringify({ audit: row, undelivered: why }));
   };
+  /** Posts rows (as their JSON texts); null when stored, else why not. */
+  const send = async (texts: string[]): Promise<string | null> => {
+    try {
+      const res = await post(
+        new Request(options.url, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${options.key}`,
+            "content-type": "application/json",
+          },
+          body: `{"items":[${texts.join(",")}]}`,
+        }),
+      );
+      if (!res.ok) return `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`;
+      await res.body?.cancel();
+      return null;
+    } catch (err) {
+      return String(err);
+    }
+  };
+  const malformed = (failure: string) =>
+    failure.startsWith("HTTP 400") || failure.startsWith("HTTP 413");
+  /**
+   * Posts `rows` (the head of the queue); a batch refused as malformed is
+   * split in halves until the rows refused are alone, and those are logged.
+   * Answers how many of the rows, from the first, are settled (stored or
+   * logged); the others stay queued (the service could not be reached).
+   */
+  const deliver = async (rows: AuditRow[], texts: string[]): Promise<number> => {
+    const failure = await send(texts);
+    if (failure === null) return rows.length;
+    log(JSON.stringify({ audit_post_failed: failure, rows: rows.length, queued: queue.length }));
+    if (!malformed(failure)) return 0;
+    // A malformed row would fail forever: logged instead of retried; the others are posted.
+    if (rows.length === 1) {
+      spill(rows, failure);
+      return 1;
+    }
+    const half = Math.ceil(rows.length / 2);
+    const first = await deliver(rows.slice(0, half), texts.slice(0, half));
+    if (first < half) return first;
+    return half + await deliver(rows.slice(half), texts.slice(half));
+  };
   const run = async () => {
     while (queue.length > 0) {
-      const rows = queue.slice(0, batch);
-      let failure: string | null = null;
-      try {
-        const res = await post(
-          new Request(options.url, {
-            method: "POST",
-            headers: {
-              authorization: `Bearer ${options.key}`,
-              "content-type": "application/json",
-            },
-            body: JSON.stringify({ items: rows }),
-          }),
+      const rows: AuditRow[] = [];
+      const texts: string[] = [];
+      let bytes = 0;
+      for (const row of queue) {
+        if (rows.length === batch) break;
+        const text = JSON.stringify(row);
+        const size = utf8Bytes(text);
+        if (rows.length > 0 && bytes + size > batchBytes) break;
+        rows.push(row);
+        texts.push(text);
+        bytes += size + 1;
+      }
+      if (rows.length === 1 && bytes - 1 > maxRowBytes) {
+        // One row past what one post may carry: no post can store it.
+        spill(
+          queue.splice(0, 1),
+          `one row of ${bytes - 1} bytes, past the ${maxRowBytes} a post may carry`,
         );
-        if (!res.ok) failure = `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`;
-        else await res.body?.cancel();
-      } catch (err) {
-        failure = String(err);
+        continue;
       }
-      if (failure !== null) {
-        log(JSON.stringify({ audit_post_failed: failure, queued: queue.length }));
-        // A malformed batch would fail forever: log it instead of retrying it.
-        if (failure.startsWith("HTTP 400") || failure.startsWith("HTTP 413")) {
-          spill(queue.splice(0, rows.length), failure);
-          continue;
-        }
-        return;
-      }
-      queue.splice(0, rows.length);
+      const settled = await deliver(rows, texts);
+      // Rows settled before the service went away are off the queue; the rest stay.
+      queue.splice(0, settled);
+      if (settled < rows.length) return;
     }
   };
   return {

@@ -245,7 +245,7 @@ function build() {
         decision: z.enum(["allow", "block"]),
         reason: z.string().max(64 * 1024).nullable(),
         blocked_by: z.string().max(200).nullable(),
-        hooks: z.array(auditHookSchema).max(1000),
+        hooks: z.array(auditHookSchema), // as many as a tenant and the platform have: the body bounds it
         // The event, when its tenant captures events (docs/replay.md): kept for replay.
         event: z.string().max(1024 * 1024).optional(),
       }).strict(),

@@ -93,9 +93,93 @@ Deno.test("a batch the service refuses as malformed is logged, not retried forev
   poster.push(rows(0, 2));
   await poster.drain();
   assertEquals(poster.queued, 0);
-  assertEquals(svc.posts.length, 1);
+  // The batch, then each half (one row each): logged once each.
+  assertEquals(svc.posts.map((p) => p.count), [2, 1, 1]);
   const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
   assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-0", "dec-1"]);
+});
+
+/** A fake ingest route that refuses (400) any batch holding a row of `bad`, as the real one does. */
+function refusing(bad: Set<string>, down: () => boolean = () => false) {
+  const stored: string[] = [];
+  const posts: number[] = [];
+  const fetch = async (request: Request) => {
+    const text = await request.text();
+    posts.push(new TextEncoder().encode(text).byteLength);
+    if (down()) return new Response("{}", { status: 503 });
+    if (posts.at(-1)! > 8 * 1024 * 1024) return new Response("{}", { status: 413 });
+    const items = (JSON.parse(text) as { items: AuditRow[] }).items;
+    if (items.some((r) => bad.has(r.decision_id))) return new Response("{}", { status: 400 });
+    stored.push(...items.map((r) => r.decision_id));
+    return new Response("{}", { status: 200 });
+  };
+  return { stored, posts, fetch };
+}
+
+Deno.test("a row the service refuses costs the rows posted with it nothing: only it is logged", async () => {
+  const svc = refusing(new Set(["dec-37", "dec-38", "dec-300"]));
+  const lines: string[] = [];
+  const poster = createAuditPoster({
+    url: "http://svc/i",
+    key: "k",
+    fetch: svc.fetch,
+    log: (l) => lines.push(l),
+  });
+  poster.push(rows(0, 400));
+  await poster.drain();
+  assertEquals(poster.queued, 0);
+  assertEquals(svc.stored.length, 397);
+  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-37", "dec-38", "dec-300"]);
+  // Each refused row costs a post per halving, not one per row of the batch.
+  ok(svc.posts.length <= 1 + 3 * 2 * Math.ceil(Math.log2(400)), `${svc.posts.length} posts`);
+});
+
+Deno.test("batches are bounded by bytes; a row too big for any post is logged alone", async () => {
+  const svc = refusing(new Set());
+  const lines: string[] = [];
+  const poster = createAuditPoster({
+    url: "http://svc/i",
+    key: "k",
+    fetch: svc.fetch,
+    log: (l) => lines.push(l),
+  });
+  // ~200 KB rows (a tenant with a thousand hooks), CJK text: 3 bytes a character.
+  const big = (n: number): AuditRow => ({ ...row(n), reason: "審".repeat(70_000) });
+  const huge: AuditRow = { ...row(999), reason: "x".repeat(9 * 1024 * 1024) };
+  poster.push([...Array.from({ length: 60 }, (_, i) => big(i)), huge, ...rows(100, 110)]);
+  await poster.drain();
+  assertEquals(poster.queued, 0);
+  ok(svc.posts.every((b) => b <= 4 * 1024 * 1024 + 1024), `${svc.posts}`);
+  assertEquals(svc.stored.length, 70);
+  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-999"]);
+  ok(/one row of \d+ bytes, past the \d+ a post may carry/.test(spilled[0].undelivered));
+});
+
+Deno.test("a service gone while a refused batch is split keeps the rows not settled, once", async () => {
+  let calls = 0;
+  // Refuses the batch, takes the first half, then is gone.
+  const svc = refusing(new Set(["dec-7"]), () => ++calls > 4);
+  const lines: string[] = [];
+  const poster = createAuditPoster({
+    url: "http://svc/i",
+    key: "k",
+    fetch: svc.fetch,
+    log: (l) => lines.push(l),
+  });
+  poster.push(rows(0, 16));
+  await poster.drain();
+  // 16 refused; 0–7 refused; 0–3 stored; 4–7 refused; then the service is gone.
+  assertEquals(svc.stored, rows(0, 4).map((r) => r.decision_id));
+  assertEquals(poster.queued, 12);
+  calls = -100;
+  await poster.drain();
+  assertEquals(poster.queued, 0);
+  assertEquals(svc.stored.length, 15);
+  assertEquals(new Set(svc.stored).size, 15);
+  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-7"]);
 });
 
 Deno.test("a network error keeps the rows", async () => {

@@ -4,7 +4,9 @@
  * dispatch with its audit, tenant isolation, quotas, and error shapes.
  */
 import assert from "node:assert/strict";
-import { type Store, VersionRefused } from "../../packages/store/store.ts";
+import { type AuditRow, type Store, VersionRefused } from "../../packages/store/store.ts";
+import { createAuditPoster } from "../../packages/edge/audit_post.ts";
+import { MAX_INGEST_BODY } from "../../packages/service/request.ts";
 import type { StorageLimits } from "../../packages/service/app.ts";
 import { encodeBase64 } from "../_base64.ts";
 import { pluginBytes } from "../integration/_plugins.ts";
@@ -297,6 +299,81 @@ export function apiSuite(kind: string, open: () => Promise<Store>): void {
     assert.equal(captured.status, 200, JSON.stringify(captured.body));
     const kept = await h.store.readCaptures!({ tenant_id: "acme", limit: 10, bytes: 1 << 20 });
     assert.deepEqual(kept.items.map((i) => [i.decision_id, i.event]), [["dec-edge-5", event]]);
+  });
+
+  test("an edge Worker's rows reach the store whatever one tenant's rows are like", async (h) => {
+    await h.tenant("acme");
+    await h.tenant("big");
+    const hook = (i: number) => ({
+      name: `hook-${String(i).padStart(4, "0")}`,
+      level: i === 0 ? "platform" : "tenant",
+      version: 1,
+      sha256: "cd".repeat(32),
+      outcome: "ok",
+      code: null,
+      detail: null,
+      duration_ms: 0.05,
+      fuel: 4321,
+    });
+    const row = (n: number, tenant: string, hooks: number) => ({
+      decision_id: `dec-mixed-${n}`,
+      tenant_id: tenant,
+      at: new Date(Date.UTC(2026, 10, 22, 12, 0, 0, n)).toISOString(),
+      session_id: "s",
+      event_type: "pre-tool-call",
+      decision: "allow" as const,
+      reason: null,
+      blocked_by: null,
+      dry_run: false,
+      hooks: Array.from({ length: hooks }, (_, i) => hook(i)),
+    });
+    // Among 300 small rows of one tenant: 40 of another tenant with its thousand hooks and a
+    // platform hook (~190 KB each, 7.6 MB together), and one row the route refuses.
+    const rows = Array.from(
+      { length: 341 },
+      (_, n) =>
+        n === 170
+          ? { ...row(n, "acme", 1), decision: "maybe" }
+          : n % 8 === 0 && n < 320
+          ? row(n, "big", 1001)
+          : row(n, "acme", 1),
+    );
+    const lines: string[] = [];
+    const posted: number[] = [];
+    const poster = createAuditPoster({
+      url: "http://service/v1/audit/ingest",
+      key: ADMIN,
+      fetch: async (request) => {
+        const body = await request.arrayBuffer();
+        posted.push(body.byteLength);
+        return await h.service.app.fetch(new Request(request, { body }));
+      },
+      log: (line) => lines.push(line),
+    });
+    poster.push(rows as AuditRow[]);
+    await poster.drain();
+    assert.equal(poster.queued, 0);
+    // Every post fits the route's body; every row but the refused one is stored.
+    assert.ok(posted.every((b) => b <= MAX_INGEST_BODY), `${posted}`);
+    const stored = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = await h.store.readAudit({
+        tenant_id: null,
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      });
+      for (const item of page.items) stored.add(item.decision_id);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    assert.equal(stored.size, 340);
+    assert.ok(!stored.has("dec-mixed-170"));
+    const big = await h.store.readAudit({ tenant_id: "big", limit: 1 });
+    assert.equal(big.items[0]?.hooks.length, 1001);
+    // The refused row alone is logged, with the route's reason.
+    const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+    assert.deepEqual(spilled.map((l) => l.audit.decision_id), ["dec-mixed-170"]);
+    assert.match(spilled[0].undelivered, /HTTP 400/);
   });
 
   test("an audit page carries at most 4 MiB of rows: big rows end it early, with a cursor", async (h) => {
