@@ -10,6 +10,7 @@ import {
   confined,
   MAX_FOLDER_ENTRIES,
   MAX_FOLDER_MANIFEST_CHARS,
+  MAX_FOLDER_MATCHER_INSTRUCTIONS,
   MAX_HOOKS_PER_FOLDER,
   MAX_MANIFEST_BYTES,
 } from "./files.ts";
@@ -17,6 +18,8 @@ import { resolveEntry } from "./entry.ts";
 import type { HookDefinition, HookLevel } from "./types.ts";
 import { loadZod } from "../schema/_zod.ts";
 import { loadRe2 } from "../schema/_re2.ts";
+import { estimateProgram } from "../schema/_matcher_size.ts";
+import { needsRegexEngine } from "../schema/matcher.ts";
 
 /** A hook folder that was skipped, and why. Never silent. */
 export interface HookProblem {
@@ -42,13 +45,14 @@ export interface Discovery {
 
 /**
  * Loads one hook folder; throws a HookboxError with code, path and field.
- * `read` counts the characters of HOOK.md read (a folder scan's budget).
+ * `read` counts the characters of HOOK.md read and the instructions of the
+ * matchers validated (a folder scan's budgets).
  */
 export async function loadHook(
   fs: HostFs,
   dir: string,
   level: HookLevel,
-  read?: { chars: number },
+  read?: { chars: number; instructions?: number },
 ): Promise<HookDefinition> {
   const mdPath = joinPath(dir, "HOOK.md");
   if ((await fs.stat(mdPath))?.kind !== "file") {
@@ -62,6 +66,13 @@ export async function loadHook(
   const text = await fs.readTextFile(mdPath, MAX_MANIFEST_BYTES);
   if (read !== undefined) read.chars += text.length;
   const { manifest, body } = parseHookMd(text, mdPath);
+  if (read?.instructions !== undefined) {
+    for (const pattern of [manifest.matcher?.tool, manifest.matcher?.pattern]) {
+      if (pattern !== undefined && needsRegexEngine(pattern)) {
+        read.instructions += estimateProgram(pattern);
+      }
+    }
+  }
   const folder = dir.replace(/\/+$/, "").split("/").pop() ?? "";
   if (manifest.name !== folder) {
     throw new HookboxError(
@@ -172,18 +183,25 @@ const PARALLEL_LOADS = 16;
 
 /**
  * Loads `dirs` in batches. Past {@linkcode MAX_FOLDER_MANIFEST_CHARS} of
- * HOOK.md text read, the folders after the batch are reported as one
+ * HOOK.md text read, or {@linkcode MAX_FOLDER_MATCHER_INSTRUCTIONS} of
+ * matcher patterns compiled, the folders after the batch are reported as one
  * `HOOK_TOO_MANY` problem (checked between batches: which folders are read
  * never depends on which read finished first).
  */
 async function collect(fs: HostFs, dirs: string[], level: HookLevel): Promise<Discovery> {
   const found: Discovery = { hooks: [], problems: [] };
-  const read = { chars: 0 };
+  const read = { chars: 0, instructions: 0 };
   for (let i = 0; i < dirs.length; i += PARALLEL_LOADS) {
-    if (read.chars > MAX_FOLDER_MANIFEST_CHARS) {
-      const msg = `skipped, with the ${dirs.length - i - 1} hook folders after it: the ` +
-        `HOOK.md files read before it hold ${read.chars} characters (at most ` +
-        `${MAX_FOLDER_MANIFEST_CHARS} are read from one folder)`;
+    const over = read.chars > MAX_FOLDER_MANIFEST_CHARS
+      ? `HOOK.md files read before it hold ${read.chars} characters (at most ` +
+        `${MAX_FOLDER_MANIFEST_CHARS} are read from one folder)`
+      : read.instructions > MAX_FOLDER_MATCHER_INSTRUCTIONS
+      ? `matcher patterns of the hooks read before it come to about ${read.instructions} ` +
+        `instructions once compiled (at most ${MAX_FOLDER_MATCHER_INSTRUCTIONS} for one folder; ` +
+        `RE2 writes a counted repetition out one copy per count: use + or * where you can)`
+      : null;
+    if (over !== null) {
+      const msg = `skipped, with the ${dirs.length - i - 1} hook folders after it: the ${over}`;
       found.problems.push(problem("HOOK_TOO_MANY", msg, dirs[i]!, level));
       break;
     }

@@ -32,6 +32,17 @@ export const MAX_FOLDER_ENTRIES = 10_000;
  * timeout. Real manifests are under 2 KB.
  */
 export const MAX_FOLDER_MANIFEST_CHARS = 1024 * 1024;
+/**
+ * Most instructions the `matcher` patterns of one folder of hooks may come
+ * to (RE2's program size, estimated from each pattern's text), before the
+ * hook folders after it are reported instead of read. Validating a manifest
+ * compiles its patterns, at ~1–2 µs an instruction: a repository's thousand
+ * hooks with two 4,096-instruction patterns each held a call's discovery
+ * 10–15 s, outside the event's deadline, with an agent's 30 s hook timeout
+ * to share with it. This many take well under a second; real patterns are a
+ * few dozen instructions each.
+ */
+export const MAX_FOLDER_MATCHER_INSTRUCTIONS = 1 << 19;
 
 /**
  * Throws `HOOK_PATH_OUTSIDE` unless `path` resolves inside `dir` (both with

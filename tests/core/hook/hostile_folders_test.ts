@@ -14,6 +14,7 @@ import {
 } from "../../../packages/core/hook/frontmatter.ts";
 import {
   MAX_FOLDER_MANIFEST_CHARS,
+  MAX_FOLDER_MATCHER_INSTRUCTIONS,
   MAX_HOOKS_PER_FOLDER,
   MAX_MANIFEST_BYTES,
 } from "../../../packages/core/hook/files.ts";
@@ -191,6 +192,48 @@ Deno.test("`scanPath()` reads at most MAX_FOLDER_MANIFEST_CHARS of HOOK.md from 
   assert.equal(skipped!.code, "HOOK_TOO_MANY");
   assert.equal(skipped!.path, `${tree.root}/project/${names[read]}`);
   assert.match(skipped!.message, new RegExp(`with the ${99 - read} hook folders after it`));
+});
+
+Deno.test("`scanPath()` compiles at most MAX_FOLDER_MATCHER_INSTRUCTIONS of patterns from a folder", async () => {
+  await using tree = await tempTree();
+  // Source of the attack: a repository's hooks whose two patterns RE2 writes out to ~4,000
+  // instructions each (~5 ms of compiling each): a thousand of them held a call's discovery
+  // 10-15 s, outside any deadline, before any guard ran.
+  const names = Array.from({ length: 200 }, (_, i) => `h${String(i).padStart(3, "0")}`);
+  for (const [i, name] of names.entries()) {
+    const dir = await tree.dir(`project/${name}`);
+    await Deno.writeTextFile(
+      `${dir}/HOOK.md`,
+      `---
+name: ${name}
+description: d
+trigger: pre-tool-call
+matcher:
+` +
+        `  tool: "[a-z]{0,999}[a-z]{0,999}x${i}"
+  pattern: "[^a]{0,999}[^b]{0,999}y${i}"
+---
+`,
+    );
+    await Deno.writeTextFile(`${dir}/plugin.wasm`, "");
+  }
+  // A hook with plain-word matchers costs the budget nothing.
+  await tree.hook("project", "a-plain", {
+    ...stub,
+    frontmatter: { matcher: { tool: "^(Bash)$" } },
+  });
+  const found = await scanPath(denoFs, `${tree.root}/project`, "project");
+  const perHook = 2 * 4_003;
+  // Read in batches of 16 (the plain one first), the budget looked at between them.
+  const batches = Math.ceil((MAX_FOLDER_MATCHER_INSTRUCTIONS / perHook + 1) / 16);
+  const read = batches * 16 - 1;
+  assert.deepEqual(found.hooks.map((h) => h.name), ["a-plain", ...names.slice(0, read)]);
+  assert.equal(found.problems.length, 1);
+  const [skipped] = found.problems;
+  assert.equal(skipped!.code, "HOOK_TOO_MANY");
+  assert.equal(skipped!.path, `${tree.root}/project/${names[read]}`);
+  assert.match(skipped!.message, new RegExp(`with the ${199 - read} hook folders after it`));
+  assert.match(skipped!.message, /matcher patterns .* instructions once compiled .*use \+ or \*/);
 });
 
 Deno.test("`createExecutor()` matches a catastrophic matcher regex in linear time", async () => {
