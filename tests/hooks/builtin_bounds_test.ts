@@ -92,6 +92,25 @@ Deno.test("secret-redactor scans long runs of name characters within its fuel, a
   await executor.close();
 });
 
+Deno.test("secret-redactor reads a run of would-be JWT starts within its fuel, and still redacts", async () => {
+  const executor = guard("secret-redactor");
+  // Every `eyJ` after a dash could start a JWT: the regex tried each and scanned the rest of
+  // the run each time, and 100 KB of `eyJ-` ran the redactor out of its 10 billion fuel.
+  const token =
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1g";
+  const event = toolOutput(
+    "Bash",
+    { command: "cat tokens" },
+    `${"eyJ-".repeat(240_000)}.eyJ ${token} ${"eyJ-".repeat(10_000)}`,
+  );
+  const result = await executor.dispatch(event);
+  assertEquals([result.decision, result.hooks[0]?.outcome], ["allow", "ok"], result.reason ?? "");
+  const output = result.modified_output as string;
+  match(output, /\.eyJ \[REDACTED:jwt\] eyJ-eyJ-/);
+  assertEquals(output.length, event.tool_output.length - token.length + "[REDACTED:jwt]".length);
+  await executor.close();
+});
+
 /** injection-marker, run on `page` as a fetched page, finished and marked it. */
 async function assertMarked(page: string) {
   const executor = guard("injection-marker");
