@@ -86,9 +86,17 @@ const DETECTORS = [
     redact: whole("private_key"),
   },
   {
+    // What /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/gi matches, found
+    // by trying it once for each `://` (`replaceUrlCredentials`): tried from every letter after a
+    // dash or a dot, that regex scanned 20 characters from each, about 6 billion fuel a megabyte.
     kind: "url_credentials",
     any: ["://"],
     re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/gi,
+    // A `://` every 16 characters or more often: the regex costs less than a look at each.
+    replaceIn: (text, replace, re) =>
+      occursAtMost(text, "://", text.length >> 4)
+        ? replaceUrlCredentials(text, replace)
+        : text.replace(re, replace),
     redact: (_match, prefix, pass) =>
       isPlaceholder(pass) ? null : prefix + marker("url_credentials") + "@",
   },
@@ -122,7 +130,11 @@ const DETECTORS = [
     // of its 10 billion fuel (its output blocked).
     kind: "jwt",
     any: [".eyJ"],
-    replaceIn: (text, replace) => replaceJwts(text, replace),
+    re: /\beyJ[A-Za-z0-9_-]{2,8192}\.eyJ[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,8192}/g,
+    // Only a start with a long run of JWT characters after it is costly to try again and
+    // again: without one, the regex is cheaper.
+    replaceIn: (text, replace, re) =>
+      /\beyJ[A-Za-z0-9_-]{61}/.test(text) ? replaceJwts(text, replace) : text.replace(re, replace),
     redact: whole("jwt"),
   },
   {
@@ -132,13 +144,22 @@ const DETECTORS = [
     redact: (_match, prefix) => prefix + marker("bearer_token"),
   },
   {
-    // The key starts where a name starts (the look-behind): with a key prefix of up to 40 name
-    // characters tried from every position, a long run of them (a base64 blob, a minified line)
-    // cost 40 steps a character, and 100 KB of it ran the redactor out of its 10 billion fuel.
+    // What /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:KEYWORD)[A-Za-z0-9_.-]{0,40}["']?)(SEPARATOR)
+    // (?!\[REDACTED)(VALUE)/gi matches (the parts below), found in linear time
+    // (`replaceAssignments`): that regex, from the start of a run of name characters, tried
+    // its keywords at every character of the run, and a megabyte of one run (`1-1-…`, a
+    // minified line) cost the redactor about 5 billion of its 10 billion fuel.
     kind: "password",
     anyLower: ["passw", "secret", "key", "token"],
     re:
       /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]*?(?:passw(?:or)?d|secret|api[_-]?key|access[_-]?key|(?:access|auth|refresh|bearer)[_-]?token|private[_-]?key|\btoken)[A-Za-z0-9_.-]{0,40}["']?)([ \t]*[:=][ \t]*)(?!\[REDACTED)("[^"\n]{0,500}"|'[^'\n]{0,500}'|[^\s"',;&}]{1,500})/gi,
+    // The regex tries its keywords at every character of every run of name characters; the
+    // scan looks only at the runs that hold a keyword's stem, but at a cost for each: with
+    // such a run every 128 characters or more often, the regex costs less.
+    replaceIn: (text, replace, re) =>
+      keyedRunsAtMost(text, text.length >> 7)
+        ? replaceAssignments(text, replace)
+        : text.replace(re, replace),
     redact: assignment,
   },
   {
@@ -164,54 +185,174 @@ const DETECTORS = [
   },
 ];
 
-/** A character of a JWT's parts: `[A-Za-z0-9_-]`. */
-function isJwtChar(c) {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 ||
-    c === 45;
+/** True when `needle` occurs in `text` at most `most` times. */
+function occursAtMost(text, needle, most) {
+  let count = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) {
+    if (++count > most) return false;
+  }
+  return true;
+}
+
+/** A JWT, as the regex above (sticky: tried at one start). */
+const JWT = /\beyJ[A-Za-z0-9_-]{2,8192}\.eyJ[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,8192}/y;
+/** The last character before the run of JWT characters that ends a text. */
+const BEFORE_JWT_RUN = /[^A-Za-z0-9_-](?=[A-Za-z0-9_-]*$)/;
+/** An `eyJ` at a word boundary. */
+const JWT_START = /(?<![A-Za-z0-9_])eyJ/g;
+
+/**
+ * `text` with each JWT what `replace(match)` gives, the matches those of the
+ * regex above, leftmost first, without overlaps. Every match has a `.eyJ`
+ * after its first part, and its first part runs to that dot: so each `.eyJ`
+ * is looked at once, the regex tried only from the first `eyJ` at a word
+ * boundary in the run before it that is within the regex's bound (if the
+ * parts after the dot do not fit, no start in that run fits). Every search
+ * is the engine's own (a loop over characters in JS costs the engine about
+ * a hundred times a regex's step), and each part of the text is searched a
+ * bounded number of times.
+ */
+function replaceJwts(text, replace) {
+  // Pieces joined once at the end: appending to one string copies it each time in the engine.
+  const out = [];
+  let last = 0;
+  let seen = 0; // the text before it was looked at for a run already
+  for (let dot = text.indexOf(".eyJ"); dot >= 0; dot = text.indexOf(".eyJ", dot + 1)) {
+    if (dot < last) continue;
+    const from = Math.max(last, seen, dot - 8195);
+    seen = dot + 1;
+    const before = text.slice(from, dot).search(BEFORE_JWT_RUN);
+    JWT_START.lastIndex = before < 0 ? from : from + before + 1;
+    const start = JWT_START.exec(text)?.index ?? dot;
+    if (start > dot - 5) continue;
+    JWT.lastIndex = start;
+    const found = JWT.exec(text);
+    if (found === null) continue;
+    out.push(text.slice(last, start), replace(found[0]));
+    last = JWT.lastIndex;
+  }
+  if (last === 0) return text;
+  out.push(text.slice(last));
+  return out.join("");
+}
+
+/** A URL's password, as the regex above (sticky: tried at one start). */
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/iy;
+/** A letter at a word boundary whose run of scheme characters goes on to the end of the text. */
+const SCHEME_START = /(?<![A-Za-z0-9_])[a-z](?=[a-z0-9+.-]*$)/i;
+
+/**
+ * `text` with each URL password what `replace(match, prefix, password)`
+ * gives, the matches those of the regex above, leftmost first, without
+ * overlaps. A match's scheme runs to a `://`: so each `://` is looked at
+ * once, the regex tried only from the first letter at a word boundary in
+ * the run of scheme characters before it, within 21 characters (the user
+ * and password after it decide for every start in that run alike).
+ */
+function replaceUrlCredentials(text, replace) {
+  const out = [];
+  let last = 0;
+  let seen = 0;
+  for (let at = text.indexOf("://"); at >= 0; at = text.indexOf("://", at + 1)) {
+    if (at < last) continue;
+    const from = Math.max(last, seen, at - 21);
+    seen = at + 3;
+    // The letter's `\b` looks at the character before the part searched: a word character
+    // there stands as `_`, which no start can be.
+    const context = from > 0 && /\w/.test(text[from - 1]) ? "_" : " ";
+    const letter = (context + text.slice(from, at)).search(SCHEME_START);
+    if (letter < 1 || from + letter - 1 > at - 2) continue;
+    URL_PASSWORD.lastIndex = from + letter - 1;
+    const found = URL_PASSWORD.exec(text);
+    if (found === null) continue;
+    out.push(text.slice(last, found.index), replace(found[0], found[1], found[2]));
+    last = URL_PASSWORD.lastIndex;
+  }
+  if (last === 0) return text;
+  out.push(text.slice(last));
+  return out.join("");
+}
+
+/** Where a key may hold one of the keywords: every keyword holds one of these. */
+const KEY_STEMS = /passw|secret|key|token/gi;
+/** A run of name characters (`[A-Za-z0-9_.-]`), from where it is tried. */
+const NAME_RUN = /[A-Za-z0-9_.-]*/y;
+/** The last character before the run of name characters that ends a text. */
+const BEFORE_NAME_RUN = /[^A-Za-z0-9_.-](?=[A-Za-z0-9_.-]*$)/;
+/**
+ * A keyword of a key that holds a secret, with at most 40 name characters
+ * after it to the end of the text (the keywords are at most 13 characters).
+ */
+const KEYWORD_AT_END =
+  /(?:passw(?:or)?d|secret|api[_-]?key|access[_-]?key|(?:access|auth|refresh|bearer)[_-]?token|private[_-]?key|\btoken)[A-Za-z0-9_.-]{0,40}$/i;
+/** What follows a key: its separator and the value. */
+const ASSIGNED =
+  /(["']?)([ \t]*[:=][ \t]*)(?!\[REDACTED)("[^"\n]{0,500}"|'[^'\n]{0,500}'|[^\s"',;&}]{1,500})/y;
+
+/** True when at most `most` runs of name characters in `text` hold a keyword's stem. */
+function keyedRunsAtMost(text, most) {
+  let count = 0;
+  KEY_STEMS.lastIndex = 0;
+  while (KEY_STEMS.exec(text) !== null) {
+    if (++count > most) return false;
+    NAME_RUN.lastIndex = KEY_STEMS.lastIndex;
+    NAME_RUN.test(text);
+    KEY_STEMS.lastIndex = NAME_RUN.lastIndex;
+  }
+  return true;
 }
 
 /**
- * `text` with each JWT `replace(match)` gives (null: kept), the JWTs those of
- * the regex above, leftmost first, without overlaps. Every match has a `.eyJ`
- * after its first part, and its first part runs to that dot: so each `.eyJ`
- * is looked at once, with the run of JWT characters before it (the first
- * `eyJ` there at a word boundary, 2 to 8,192 characters before the dot,
- * starts the match; if the parts after the dot do not fit, no start in that
- * run fits) and the two parts after it. Every character is read a bounded
- * number of times.
+ * `text` with each assignment to a secret-looking key what
+ * `replace(match, key, separator, value)` gives, the matches those of the
+ * regex above, leftmost first, without overlaps. A match's key is a whole
+ * run of name characters (it starts where one starts, and what follows it,
+ * a quote, a blank, `:` or `=`, is none) with a keyword ending at most 40
+ * characters before the run ends; which keyword does not change the match.
+ * So each run holding a keyword's stem is looked at once: its last 53
+ * characters for a keyword, then what follows it. Every search is the
+ * engine's own, and each part of the text is searched a bounded number of
+ * times.
  */
-function replaceJwts(text, replace) {
-  let out = "";
+function replaceAssignments(text, replace) {
+  const out = [];
   let last = 0;
-  for (let dot = text.indexOf(".eyJ"); dot >= 0; dot = text.indexOf(".eyJ", dot + 1)) {
-    if (dot < last) continue;
-    let from = dot;
-    const lowest = Math.max(last, dot - 8195);
-    while (from > lowest && isJwtChar(text.charCodeAt(from - 1))) from--;
-    let start = -1;
-    for (let at = text.indexOf("eyJ", from); at >= 0 && at <= dot - 5;) {
-      const before = at === 0 ? 0 : text.charCodeAt(at - 1);
-      if (at === 0 || before === 45 || !isJwtChar(before)) {
-        start = at;
-        break;
-      }
-      at = text.indexOf("eyJ", at + 1);
+  let seen = 0; // the end of the last run looked at
+  KEY_STEMS.lastIndex = 0;
+  for (let stem = KEY_STEMS.exec(text); stem !== null; stem = KEY_STEMS.exec(text)) {
+    const from = Math.max(last, seen);
+    const before = text.slice(from, stem.index).search(BEFORE_NAME_RUN);
+    const start = before < 0 ? from : from + before + 1;
+    NAME_RUN.lastIndex = stem.index;
+    NAME_RUN.test(text);
+    const end = NAME_RUN.lastIndex;
+    KEY_STEMS.lastIndex = seen = end;
+    // A run that began before the last match cannot start one.
+    if (before < 0 && start === last && start > 0 && /[A-Za-z0-9_.-]/.test(text[start - 1])) {
+      continue;
     }
-    if (start < 0) continue;
-    // The second part: `eyJ` and 2 to 16,384 more characters, up to a dot.
-    let end = dot + 4;
-    while (end - dot <= 16389 && isJwtChar(text.charCodeAt(end))) end++;
-    if (text.charCodeAt(end) !== 46 || end - dot < 6 || end - dot > 16388) continue;
-    // The signature: up to 8,192 characters.
-    let stop = end + 1;
-    while (stop - end <= 8192 && isJwtChar(text.charCodeAt(stop))) stop++;
-    const match = text.slice(start, stop);
-    const replacement = replace(match);
-    if (replacement === null) continue;
-    out += text.slice(last, start) + replacement;
-    last = stop;
+    // The keyword's `\b` looks at the character before the part searched.
+    const tail = Math.max(start, end - 53);
+    const context = tail > start ? text[tail - 1] : " ";
+    if (!KEYWORD_AT_END.test(context + text.slice(tail, end))) continue;
+    ASSIGNED.lastIndex = end;
+    const assigned = ASSIGNED.exec(text);
+    if (assigned === null) continue;
+    out.push(
+      text.slice(last, start),
+      replace(
+        text.slice(start, ASSIGNED.lastIndex),
+        text.slice(start, end) + assigned[1],
+        assigned[2],
+        assigned[3],
+      ),
+    );
+    last = ASSIGNED.lastIndex;
+    KEY_STEMS.lastIndex = last;
   }
-  return last === 0 ? text : out + text.slice(last);
+  if (last === 0) return text;
+  out.push(text.slice(last));
+  return out.join("");
 }
 
 /** The kind a replacement text stands for (`[REDACTED:email]` -> `email`). */
@@ -244,7 +385,7 @@ function redactText(text, counts) {
       return replacement;
     };
     out = detector.replaceIn
-      ? detector.replaceIn(out, redacted)
+      ? detector.replaceIn(out, redacted, detector.re)
       : out.replace(detector.re, redacted);
   }
   return out;
@@ -255,4 +396,13 @@ function isSecretKey(key) {
   return typeof key === "string" && SECRET_KEY.test(key);
 }
 
-module.exports = { redactText, isSecretKey, isPlaceholder, marker, DETECTORS };
+module.exports = {
+  redactText,
+  isSecretKey,
+  isPlaceholder,
+  marker,
+  DETECTORS,
+  replaceJwts,
+  replaceUrlCredentials,
+  replaceAssignments,
+};

@@ -111,6 +111,28 @@ Deno.test("secret-redactor reads a run of would-be JWT starts within its fuel, a
   await executor.close();
 });
 
+Deno.test("secret-redactor reads a megabyte of one run of name characters with every detector's cue", async () => {
+  const executor = guard("secret-redactor");
+  // `a-a-…` is one run of name characters and a letter after every dash: the URL password's
+  // regex tried 20 characters from every letter and the assignment's its keywords at every
+  // character; with a cue for every detector in the output, the redactor ran out of fuel.
+  const cues = " :// @ key token Bearer xox gh github_pat_ .eyJ hooks.slack.com PRIVATE KEY----- ";
+  for (const run of ["a-", "a.", "1-"]) {
+    const event = toolOutput(
+      "Bash",
+      { command: "cat min.js" },
+      `${run.repeat(490_000)}${cues} db_password=hunter22 https://me:pa55word@example.com`,
+    );
+    const result = await executor.dispatch(event);
+    assertEquals([result.decision, result.hooks[0]?.outcome], ["allow", "ok"], result.reason ?? "");
+    match(
+      result.modified_output as string,
+      / db_password=\[REDACTED:password\] https:\/\/me:\[REDACTED:url_credentials\]@example\.com$/,
+    );
+  }
+  await executor.close();
+});
+
 /** injection-marker, run on `page` as a fetched page, finished and marked it. */
 async function assertMarked(page: string) {
   const executor = guard("injection-marker");
