@@ -17,7 +17,7 @@ const EXPECTED = [
     name: "injection-marker",
     trigger: "post-tool-call",
     priority: 400,
-    onError: "open",
+    onError: "closed",
     tool: true,
   },
   {
