@@ -21,4 +21,27 @@ function mapStrings(value, fn, key) {
   return value;
 }
 
-module.exports = { mapStrings };
+/**
+ * The strings of `value`, in the order `mapStrings` visits them, joined by
+ * newlines, and whether one is under a key `keyTest` accepts. Looking at
+ * them as one text costs a hook far less than looking at each alone (the
+ * engine's overhead for a call is many times that for a character).
+ */
+function joinStrings(value, keyTest) {
+  const texts = [];
+  let keyed = false;
+  const visit = (item, key) => {
+    if (typeof item === "string") {
+      texts.push(item);
+      if (!keyed && typeof key === "string" && keyTest(key)) keyed = true;
+    } else if (Array.isArray(item)) {
+      for (const inner of item) visit(inner, key);
+    } else if (item !== null && typeof item === "object") {
+      for (const name of Object.keys(item)) visit(item[name], name);
+    }
+  };
+  visit(value, null);
+  return { text: texts.join("\n"), keyed };
+}
+
+module.exports = { mapStrings, joinStrings };

@@ -144,6 +144,10 @@ export const redactorCases: HookCase[] = [
     'password: ${DB_PASSWORD} api_key=<your key> total_tokens: 1234 "token": "abc"',
   ),
   untouched("leaves invalid SSNs", "000-12-3456 666-12-3456 123-00-4567"),
+  untouched("leaves a structured output of clean strings alone", {
+    items: ["a", "b", { c: "ok", token_count: "12" }],
+    n: 3,
+  }),
   untouched("leaves numbers, booleans and null", { n: 4111111111111111, ok: true, v: null }),
   untouched("accepts a missing tool_output", undefined),
 ];

@@ -25,7 +25,7 @@ function shell(command: string) {
 }
 
 /** A post-tool-call event: `tool` ran with `input` and gave `output`. */
-function toolOutput(tool: string, input: Record<string, unknown>, output: string) {
+function toolOutput(tool: string, input: Record<string, unknown>, output: unknown) {
   return {
     event_type: "post-tool-call",
     session_id: "s",
@@ -107,7 +107,10 @@ Deno.test("secret-redactor reads a run of would-be JWT starts within its fuel, a
   assertEquals([result.decision, result.hooks[0]?.outcome], ["allow", "ok"], result.reason ?? "");
   const output = result.modified_output as string;
   match(output, /\.eyJ \[REDACTED:jwt\] eyJ-eyJ-/);
-  assertEquals(output.length, event.tool_output.length - token.length + "[REDACTED:jwt]".length);
+  assertEquals(
+    output.length,
+    (event.tool_output as string).length - token.length + "[REDACTED:jwt]".length,
+  );
   await executor.close();
 });
 
@@ -130,6 +133,29 @@ Deno.test("secret-redactor reads a megabyte of one run of name characters with e
       / db_password=\[REDACTED:password\] https:\/\/me:\[REDACTED:url_credentials\]@example\.com$/,
     );
   }
+  await executor.close();
+});
+
+Deno.test("the output hooks read a structured output of 150,000 short strings within their fuel", async () => {
+  // Each string looked at alone cost ~66,000 fuel: 600 KB of `["a","a",…]` ran both hooks out.
+  const many: string[] = Array.from({ length: 150_000 }, (_, i) => (i % 3 ? "a" : "ok b"));
+  for (const name of ["secret-redactor", "injection-marker"]) {
+    const executor = guard(name);
+    const clean = await executor.dispatch(toolOutput("WebFetch", { url: "https://x" }, many));
+    assertEquals([clean.decision, clean.hooks[0]?.outcome, clean.modified_output], [
+      "allow",
+      "ok",
+      null,
+    ]);
+    await executor.close();
+  }
+  // With one secret among them, it is still found and the shape kept.
+  const executor = guard("secret-redactor");
+  const one = many.slice(0, 20_000).concat(["mail bob@example.com"]);
+  const result = await executor.dispatch(toolOutput("Bash", { command: "x" }, one));
+  assertEquals([result.decision, result.hooks[0]?.outcome], ["allow", "ok"]);
+  assertEquals((result.modified_output as string[]).at(-1), "mail [REDACTED:email]");
+  assertEquals((result.modified_output as string[]).length, 20_001);
   await executor.close();
 });
 

@@ -6,7 +6,7 @@
  * agent to treat it as data. Never blocks; clean output gives no output.
  */
 import { hookFunction, respond, stringField } from "hookbox:lib/hook_io.js";
-import { mapStrings } from "hookbox:lib/json_walk.js";
+import { joinStrings, mapStrings } from "hookbox:lib/json_walk.js";
 import { findInjections } from "hookbox:lib/injection_patterns.js";
 
 const BEGIN = "<<<UNTRUSTED CONTENT";
@@ -32,12 +32,26 @@ function notice(tool, kinds) {
 
 export default hookFunction("injection-marker", (event) => {
   const tool = stringField(event, "tool_name", "the tool");
+  const output = event.tool_output;
+  // A structured output's strings are read as one text first, as the agent reads them: what
+  // one string holds that text holds too, so when it holds nothing, no string does (reading
+  // each of 150,000 short strings alone ran the hook out of fuel on 600 KB).
+  const joined = typeof output === "string"
+    ? null
+    : findInjections(joinStrings(output, () => false).text);
+  if (joined !== null && joined.length === 0) return null;
   const all = [];
-  const marked = mapStrings(event.tool_output, (text) => {
+  let marked = mapStrings(output, (text) => {
     const kinds = findInjections(text);
     for (const kind of kinds) if (!all.includes(kind)) all.push(kind);
     return kinds.length ? wrap(text, tool, kinds) : text;
   });
+  if (all.length === 0 && joined !== null) {
+    // An instruction split across strings (`["Ignore all previous", "instructions"]`): no one
+    // string holds it, so the whole output is marked, as its JSON text.
+    all.push(...joined);
+    marked = wrap(JSON.stringify(output, null, 1), tool, joined);
+  }
   if (all.length === 0) return null;
   return respond({
     decision: "allow",
