@@ -179,6 +179,7 @@ export const markerCases: HookCase[] = [
   },
   clean("leaves a structured output of clean strings alone", {
     items: ["a", "b", { c: "You are now logged in." }],
+    csv: ["\uFEFFtitle,price", "\uFEFFbook,5"],
     n: 3,
   }),
   clean(

@@ -46,11 +46,13 @@ export default hookFunction("injection-marker", (event) => {
     for (const kind of kinds) if (!all.includes(kind)) all.push(kind);
     return kinds.length ? wrap(text, tool, kinds) : text;
   });
-  if (all.length === 0 && joined !== null) {
-    // An instruction split across strings (`["Ignore all previous", "instructions"]`): no one
-    // string holds it, so the whole output is marked, as its JSON text.
-    all.push(...joined);
-    marked = wrap(JSON.stringify(output, null, 1), tool, joined);
+  // An instruction split across strings (`["Ignore all previous", "instructions"]`): no one
+  // string holds it, so the whole output is marked, as its JSON text. (An invisible character
+  // is in one string or none: in the joined text a string's leading BOM only looks hidden.)
+  const across = joined?.filter((kind) => kind !== "invisible_characters") ?? [];
+  if (all.length === 0 && across.length > 0) {
+    all.push(...across);
+    marked = wrap(JSON.stringify(output, null, 1), tool, across);
   }
   if (all.length === 0) return null;
   return respond({
