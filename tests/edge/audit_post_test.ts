@@ -116,8 +116,9 @@ function refusing(bad: Set<string>, down: () => boolean = () => false) {
   return { stored, posts, fetch };
 }
 
-Deno.test("a row the service refuses costs the rows posted with it nothing: only it is logged", async () => {
-  const svc = refusing(new Set(["dec-37", "dec-38", "dec-300"]));
+/** A poster on {@linkcode refusing}'s service, logging into `lines`; `spilled()` the rows it logged. */
+function refusedPoster(bad: Set<string>, down?: () => boolean) {
+  const svc = refusing(bad, down);
   const lines: string[] = [];
   const poster = createAuditPoster({
     url: "http://svc/i",
@@ -125,25 +126,23 @@ Deno.test("a row the service refuses costs the rows posted with it nothing: only
     fetch: svc.fetch,
     log: (l) => lines.push(l),
   });
+  const spilled = () => lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  return { svc, poster, spilled };
+}
+
+Deno.test("a row the service refuses costs the rows posted with it nothing: only it is logged", async () => {
+  const { svc, poster, spilled } = refusedPoster(new Set(["dec-37", "dec-38", "dec-300"]));
   poster.push(rows(0, 400));
   await poster.drain();
   assertEquals(poster.queued, 0);
   assertEquals(svc.stored.length, 397);
-  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
-  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-37", "dec-38", "dec-300"]);
+  assertEquals(spilled().map((l) => l.audit.decision_id), ["dec-37", "dec-38", "dec-300"]);
   // Each refused row costs a post per halving, not one per row of the batch.
   ok(svc.posts.length <= 1 + 3 * 2 * Math.ceil(Math.log2(400)), `${svc.posts.length} posts`);
 });
 
 Deno.test("batches are bounded by bytes; a row too big for any post is logged alone", async () => {
-  const svc = refusing(new Set());
-  const lines: string[] = [];
-  const poster = createAuditPoster({
-    url: "http://svc/i",
-    key: "k",
-    fetch: svc.fetch,
-    log: (l) => lines.push(l),
-  });
+  const { svc, poster, spilled } = refusedPoster(new Set());
   // ~200 KB rows (a tenant with a thousand hooks), CJK text: 3 bytes a character.
   const big = (n: number): AuditRow => ({ ...row(n), reason: "審".repeat(70_000) });
   const huge: AuditRow = { ...row(999), reason: "x".repeat(9 * 1024 * 1024) };
@@ -152,22 +151,14 @@ Deno.test("batches are bounded by bytes; a row too big for any post is logged al
   assertEquals(poster.queued, 0);
   ok(svc.posts.every((b) => b <= 4 * 1024 * 1024 + 1024), `${svc.posts}`);
   assertEquals(svc.stored.length, 70);
-  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
-  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-999"]);
-  ok(/one row of \d+ bytes, past the \d+ a post may carry/.test(spilled[0].undelivered));
+  assertEquals(spilled().map((l) => l.audit.decision_id), ["dec-999"]);
+  ok(/one row of \d+ bytes, past the \d+ a post may carry/.test(spilled()[0].undelivered));
 });
 
 Deno.test("a service gone while a refused batch is split keeps the rows not settled, once", async () => {
   let calls = 0;
   // Refuses the batch, takes the first half, then is gone.
-  const svc = refusing(new Set(["dec-7"]), () => ++calls > 4);
-  const lines: string[] = [];
-  const poster = createAuditPoster({
-    url: "http://svc/i",
-    key: "k",
-    fetch: svc.fetch,
-    log: (l) => lines.push(l),
-  });
+  const { svc, poster, spilled } = refusedPoster(new Set(["dec-7"]), () => ++calls > 4);
   poster.push(rows(0, 16));
   await poster.drain();
   // 16 refused; 0–7 refused; 0–3 stored; 4–7 refused; then the service is gone.
@@ -178,8 +169,7 @@ Deno.test("a service gone while a refused batch is split keeps the rows not sett
   assertEquals(poster.queued, 0);
   assertEquals(svc.stored.length, 15);
   assertEquals(new Set(svc.stored).size, 15);
-  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
-  assertEquals(spilled.map((l) => l.audit.decision_id), ["dec-7"]);
+  assertEquals(spilled().map((l) => l.audit.decision_id), ["dec-7"]);
 });
 
 Deno.test("a network error keeps the rows", async () => {

@@ -54,6 +54,30 @@ function both(text: string, keep = false) {
   return [jwt.replaceIn(text, mark), text.replace(JWT, mark)];
 }
 
+/**
+ * Checks `scan` against `regex` on 5,000 texts of up to `most` of `pieces`;
+ * more than 300 of them must hold a match.
+ */
+function agrees(
+  scan: Replace,
+  regex: RegExp,
+  mark: (match: string, ...groups: string[]) => string,
+  most: number,
+  pieces: string[],
+) {
+  let matched = 0;
+  fc.assert(
+    fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: most }), (parts) => {
+      const text = parts.join("");
+      const expected = text.replace(regex, mark);
+      if (expected !== text) matched++;
+      assert.equal(scan(text, mark as never), expected);
+    }),
+    { numRuns: 5000 },
+  );
+  assert.ok(matched > 300, `${matched} texts held a match`);
+}
+
 Deno.test("the JWT detector finds what its regex finds, on texts made of the parts that matter", () => {
   let matched = 0;
   const piece = fc.constantFrom(
@@ -85,7 +109,8 @@ Deno.test("the JWT detector finds what its regex finds, on texts made of the par
 });
 
 Deno.test("the URL password detector finds what its regex finds, groups included", () => {
-  const piece = fc.constantFrom(
+  const mark = (m: string, prefix: string, pass: string) => `<${m.length}|${prefix}|${pass}>`;
+  agrees(url.replaceIn, URL_PASSWORD, mark, 60, [
     "://",
     ":",
     "@",
@@ -108,19 +133,7 @@ Deno.test("the URL password detector finds what its regex finds, groups included
     "ftp://",
     "u:p@",
     "a:b:c@",
-  );
-  const mark = (m: string, prefix: string, pass: string) => `<${m.length}|${prefix}|${pass}>`;
-  let matched = 0;
-  fc.assert(
-    fc.property(fc.array(piece, { maxLength: 60 }), (pieces) => {
-      const text = pieces.join("");
-      const expected = text.replace(URL_PASSWORD, mark);
-      if (expected !== text) matched++;
-      assert.equal(url.replaceIn(text, mark as never), expected);
-    }),
-    { numRuns: 5000 },
-  );
-  assert.ok(matched > 300, `${matched} texts held a match`);
+  ]);
   // The bounds: a scheme of 1, 20 and 21 characters after its letter, a user of 100 and 101,
   // a password of 200 and 201, after a word character or not.
   for (const scheme of [1, 20, 21]) {
@@ -136,7 +149,9 @@ Deno.test("the URL password detector finds what its regex finds, groups included
 });
 
 Deno.test("the assignment detector finds what its regex finds, groups included", () => {
-  const piece = fc.constantFrom(
+  const mark = (m: string, key: string, sep: string, value: string) =>
+    `<${m.length}|${key}|${sep}|${value}>`;
+  agrees(assignment.replaceIn, ASSIGNMENT, mark, 40, [
     "password",
     "PassWD",
     "secret",
@@ -168,20 +183,7 @@ Deno.test("the assignment detector finds what its regex finds, groups included",
     "[REDACTED:x]",
     ",",
     "é",
-  );
-  const mark = (m: string, key: string, sep: string, value: string) =>
-    `<${m.length}|${key}|${sep}|${value}>`;
-  let matched = 0;
-  fc.assert(
-    fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
-      const text = pieces.join("");
-      const expected = text.replace(ASSIGNMENT, mark);
-      if (expected !== text) matched++;
-      assert.equal(assignment.replaceIn(text, mark as never), expected);
-    }),
-    { numRuns: 5000 },
-  );
-  assert.ok(matched > 300, `${matched} texts held a match`);
+  ]);
   // The bounds: 40 name characters after the keyword and 41; 500 and 501 of a value.
   for (const after of [0, 40, 41]) {
     for (const value of [1, 500, 501]) {
