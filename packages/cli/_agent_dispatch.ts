@@ -32,7 +32,14 @@ import { parseEventObject } from "../core/schema/event.ts";
 import { stdinOnce, StdinTooLarge, UsageError } from "./_io.ts";
 import { lastAnswer, stopCount } from "./_stop.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
-import { blocked, failureLines, guardOfUnreadable, lineOf, strictResult } from "./_fail_closed.ts";
+import {
+  blocked,
+  brokenGuardResult,
+  failureLines,
+  guardOfUnreadable,
+  lineOf,
+  strictResult,
+} from "./_fail_closed.ts";
 
 /** The flags of an agent dispatch. */
 export interface AgentFlags extends DispatchFlags {
@@ -100,6 +107,7 @@ async function answerFor(
     const problems = await executor.problems(workDir);
     const hooks = await executor.hooks(workDir);
     result = failClosed(result, hooks, problems, cut, values.strict === true);
+    result = await brokenGuardResult(result, problems);
     const lines = [...notices, ...failureLines(result, problems)];
     if (cut.length > 0 && result.decision === "allow") {
       lines.push(

@@ -47,18 +47,22 @@ export async function guardOfUnreadable(
     await loadRe2();
     const strict = values.strict === true;
     return closedGuard(hooks, type, head.tool, strict)?.name ??
-      (strict && problems.length > 0 ? "hookbox" : await brokenClosedGuard(problems));
+      (strict && problems.length > 0
+        ? "hookbox"
+        : (await brokenClosedGuard(problems))?.name ?? null);
   } finally {
     await executor.close();
   }
 }
 
 /**
- * The name of a hook folder that could not load but whose HOOK.md says
- * `on_error: closed` (read as text: it did not parse): a broken closed guard
- * guards every event it might have guarded. Null when there is none.
+ * A hook folder that could not load but whose HOOK.md says `on_error:
+ * closed` (read as text: it did not parse), with its name: a broken closed
+ * guard guards every event it might have guarded. Null when there is none.
  */
-async function brokenClosedGuard(problems: readonly HookProblem[]): Promise<string | null> {
+async function brokenClosedGuard(
+  problems: readonly HookProblem[],
+): Promise<{ name: string; problem: HookProblem } | null> {
   for (const p of problems) {
     const file = p.path.endsWith("HOOK.md") ? p.path : `${p.path}/HOOK.md`;
     let text: string;
@@ -68,10 +72,33 @@ async function brokenClosedGuard(problems: readonly HookProblem[]): Promise<stri
       continue;
     }
     if (/^on_error:\s*["']?closed\b/m.test(text.slice(0, 64 * 1024))) {
-      return file.split("/").at(-2) ?? p.path;
+      return { name: file.split("/").at(-2) ?? p.path, problem: p };
     }
   }
   return null;
+}
+
+/**
+ * An allowed `result` as the block of a closed guard that could not load: a
+ * hook folder skipped at discovery whose HOOK.md says `on_error: closed`
+ * blocks as a closed hook that fails does (SPEC §2: a skipped hook blocks if
+ * `on_error: closed`), so a broken guard never lets through what it was
+ * there to stop. A name conflict is no broken guard: the hook it yields to
+ * runs (a platform hook, or the project's hook that replaces a user's).
+ */
+export async function brokenGuardResult(
+  result: DispatchResult,
+  problems: readonly HookProblem[],
+): Promise<DispatchResult> {
+  if (result.decision === "block" || problems.length === 0) return result;
+  const broken = await brokenClosedGuard(problems.filter((p) => p.code !== "HOOK_NAME_CONFLICT"));
+  if (broken === null) return result;
+  return blocked(
+    result,
+    broken.name,
+    `hook "${broken.name}" says on_error: closed but could not load, so it blocks until it is ` +
+      `fixed (${problemLine(broken.problem).split("\n")[0]}; hookbox validate shows why)`,
+  );
 }
 
 /** An allowed `result` as a block by `by` for `reason`. */

@@ -12,7 +12,13 @@ import { isHookboxError } from "../core/errors.ts";
 import { normalizeEventType } from "../core/schema/event_types.ts";
 import { agentDispatch } from "./_agent_dispatch.ts";
 import { StdinTooLarge } from "./_io.ts";
-import { failureLines, guardOfUnreadable, lineOf, strictResult } from "./_fail_closed.ts";
+import {
+  brokenGuardResult,
+  failureLines,
+  guardOfUnreadable,
+  lineOf,
+  strictResult,
+} from "./_fail_closed.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
 
 /** Runs the command; returns the exit code. */
@@ -63,6 +69,7 @@ export async function dispatchCommand(
       );
     }
     const problems = await executor.problems(workDir);
+    result = await brokenGuardResult(result, problems);
     if (values.strict) result = strictResult(result, problems);
     printResult(result);
     if (result.decision === "block") {

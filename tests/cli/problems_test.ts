@@ -134,3 +134,46 @@ Deno.test("a repository's hook that replaces the user's closed guard is said on 
   );
   assert.match(list.stderr, /warning: HOOK_NAME_CONFLICT/);
 });
+
+Deno.test("a closed guard whose HOOK.md does not load blocks until it is fixed, saying why", async () => {
+  await using tree = await tempTree();
+  const work = await tree.dir("work");
+  // The user's guard, with a typo in its trigger list: it cannot run, and it said `closed`.
+  await tree.hook("xdg/agents/hooks", "no-rm", {
+    raw: "---\nname: no-rm\ndescription: d\non_error: closed\ntrigger: [pre-tool-call\n---\n",
+  });
+  const env = { XDG_CONFIG_HOME: `${tree.root}/xdg` };
+  const stdin = JSON.stringify(toolEvent());
+  const plain = await runCli(["dispatch"], { cwd: work, env, stdin });
+  assert.equal(plain.code, 2);
+  assert.equal(JSON.parse(plain.stdout).blocked_by, "no-rm");
+  assert.match(
+    plain.stderr,
+    /^hook "no-rm" says on_error: closed but could not load, so it blocks until it is fixed \(HOOK_MANIFEST_INVALID .*hookbox validate shows why\)$/m,
+  );
+  const agent = await runCli(["dispatch", "--agent", "claude-code", "--event", "PreToolUse"], {
+    cwd: work,
+    env,
+    stdin: JSON.stringify({
+      session_id: "s1",
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      cwd: work,
+    }),
+  });
+  const denied = JSON.parse(agent.stdout).hookSpecificOutput;
+  assert.equal(denied.permissionDecision, "deny");
+  assert.match(
+    denied.permissionDecisionReason,
+    /hook "no-rm" says on_error: closed but could not load/,
+  );
+  // A broken hook that is not a closed guard is a warning, as before.
+  await Deno.writeTextFile(
+    `${tree.root}/xdg/agents/hooks/no-rm/HOOK.md`,
+    "---\nname: no-rm\ndescription: d\ntrigger: [pre-tool-call\n---\n",
+  );
+  const open = await runCli(["dispatch"], { cwd: work, env, stdin });
+  assert.equal(open.code, 0);
+  assert.match(open.stderr, /^hookbox: warning: HOOK_MANIFEST_INVALID .*no-rm/m);
+});
