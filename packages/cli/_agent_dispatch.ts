@@ -106,8 +106,9 @@ async function answerFor(
     }
     const problems = await executor.problems(workDir);
     const hooks = await executor.hooks(workDir);
-    result = failClosed(result, hooks, problems, cut, values.strict === true);
+    // As the plain dispatch: a broken closed guard first, then --strict.
     result = await brokenGuardResult(result, problems);
+    result = failClosed(result, hooks, problems, cut, values.strict === true);
     const lines = [...notices, ...failureLines(result, problems)];
     if (cut.length > 0 && result.decision === "allow") {
       lines.push(

@@ -74,6 +74,10 @@ function notAnAddress(address) {
     FILE_ENDINGS.has(address.slice(address.lastIndexOf(".") + 1).toLowerCase());
 }
 
+/** A URL's password (each match), and a JWT: the detectors' regexes, kept for their scans too. */
+const URL_PASSWORDS = /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/gi;
+const JWTS = /\beyJ[A-Za-z0-9_-]{2,8192}\.eyJ[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,8192}/g;
+
 const EMAIL = marker("email");
 const CARD = marker("credit_card");
 
@@ -91,7 +95,7 @@ const DETECTORS = [
     // dash or a dot, that regex scanned 20 characters from each, about 6 billion fuel a megabyte.
     kind: "url_credentials",
     any: ["://"],
-    re: /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/gi,
+    re: URL_PASSWORDS,
     // A `://` every 16 characters or more often: the regex costs less than a look at each.
     replaceIn: (text, replace, re) =>
       occursAtMost(text, "://", text.length >> 4)
@@ -130,7 +134,7 @@ const DETECTORS = [
     // of its 10 billion fuel (its output blocked).
     kind: "jwt",
     any: [".eyJ"],
-    re: /\beyJ[A-Za-z0-9_-]{2,8192}\.eyJ[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,8192}/g,
+    re: JWTS,
     // Only a start with a long run of JWT characters after it is costly to try again and
     // again: without one, the regex is cheaper.
     replaceIn: (text, replace, re) =>
@@ -195,7 +199,7 @@ function occursAtMost(text, needle, most) {
 }
 
 /** A JWT, as the regex above (sticky: tried at one start). */
-const JWT = /\beyJ[A-Za-z0-9_-]{2,8192}\.eyJ[A-Za-z0-9_-]{2,16384}\.[A-Za-z0-9_-]{0,8192}/y;
+const JWT = new RegExp(JWTS.source, "y");
 /** The last character before the run of JWT characters that ends a text. */
 const BEFORE_JWT_RUN = /[^A-Za-z0-9_-](?=[A-Za-z0-9_-]*$)/;
 /** An `eyJ` at a word boundary. */
@@ -237,7 +241,7 @@ function replaceJwts(text, replace) {
 }
 
 /** A URL's password, as the regex above (sticky: tried at one start). */
-const URL_PASSWORD = /\b([a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,100}:)([^\s@/]{1,200})@/iy;
+const URL_PASSWORD = new RegExp(URL_PASSWORDS.source, "iy");
 /** A letter at a word boundary whose run of scheme characters goes on to the end of the text. */
 const SCHEME_START = /(?<![A-Za-z0-9_])[a-z](?=[a-z0-9+.-]*$)/i;
 
