@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { parseOptions, usageLine } from "./commands.ts";
 import { writeBundle } from "../deno/bundle.ts";
+import { EDGE_MAX_MEMORY_MB } from "../edge/bundle_data.ts";
 import { openStore } from "../deno/serve/serve.ts";
 import { EXIT } from "./_io.ts";
 
@@ -50,6 +51,9 @@ export async function bundleCommand(args: string[]): Promise<number> {
         `${
           summary.failures ? ` (${summary.failures} refused, reported per call)` : ""
         }, worker.js ${summary.workerBytes} bytes\n` +
+        (summary.memoryLowered > 0
+          ? `hookbox bundle: ${summary.memoryLowered} hook(s) ask for more than the ${EDGE_MAX_MEMORY_MB} MiB of memory a Worker gives a hook: there they run with ${EDGE_MAX_MEMORY_MB} MiB (past it: limit/LIMIT_MEMORY, as their on_error says)\n`
+          : "") +
         `run: ${
           auditUrl ? "HOOKBOX_AUDIT_KEY=<admin key> " : ""
         }workerd serve ${values.out}/config.capnp --socket-addr http=127.0.0.1:${port}`,

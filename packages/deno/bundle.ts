@@ -29,6 +29,8 @@ import {
   BUNDLE_VERSION,
   type BundleData,
   deltaRuns,
+  EDGE_MAX_MEMORY_MB,
+  edgeTenant,
   encodeRuns,
   type ImagePlace,
   IMAGES_PER_CHUNK,
@@ -68,6 +70,11 @@ export interface BundleSummary {
   /** Modules they were written as (plugins that differ only in data share one). */
   modules: number;
   failures: number;
+  /**
+   * Hooks (counted once per tenant that runs them) whose memory the Worker
+   * lowers to {@linkcode EDGE_MAX_MEMORY_MB}.
+   */
+  memoryLowered: number;
   workerBytes: number;
 }
 
@@ -76,7 +83,10 @@ const WORKER_ENTRY = new URL("../edge/worker.ts", import.meta.url).pathname;
 /** Writes `worker.js`, `plugins/*.wasm`, `bundle.json`, `config.capnp` and `wrangler.toml`. */
 export async function writeBundle(options: BundleOptions): Promise<BundleSummary> {
   const { store, out } = options;
-  const tenants = await selectTenants(store, options.tenants);
+  const chosen = await selectTenants(store, options.tenants);
+  // A Worker runs each tenant under its policy with memory lowered to what an isolate can give.
+  const tenants = chosen.map(edgeTenant);
+  let memoryLowered = 0;
   const enabled = (rows: HookRow[]) => rows.filter((h) => h.enabled);
   const platform = enabled(await store.listHooks(PLATFORM));
   const data: BundleData = {
@@ -107,8 +117,11 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     const names = new Set(platform.map((h) => h.name));
     const own = enabled(await store.listHooks(tenant.id)).filter((h) => !names.has(h.name));
     data.hooks.push(...own.map(stripSources));
+    const asked = policyFor(chosen.find((t) => t.id === tenant.id)!.policy);
     for (const row of [...platform, ...own]) {
       await prepareFor(store, tenant, row, data, files, images);
+      const memory = effectiveLimits(row.manifest, asked).memoryMb;
+      if (row.runtime === "wasm" && memory > EDGE_MAX_MEMORY_MB) memoryLowered++;
     }
   }
   const imageBytes = packImages(images, data);
@@ -173,6 +186,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     // Without the trap and restorer helpers.
     modules: shas.length - 2,
     failures: Object.keys(data.failures).length,
+    memoryLowered,
     workerBytes: (await Deno.stat(`${out}/worker.js`)).size,
   };
 }

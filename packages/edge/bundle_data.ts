@@ -130,6 +130,25 @@ export function deltaRuns(base: ImageRuns, own: ImageRuns): [number, Uint8Array]
   return runs;
 }
 
+/**
+ * Most memory one hook may have in a Worker, MiB, whatever its tenant's
+ * policy allows (`max_memory_mb`, 256 by default): an isolate has 128 MB for
+ * everything it holds, and a hook that grows past what is left ends the
+ * isolate (error 1102) and every tenant's request in it, instead of ending
+ * as `limit`/`LIMIT_MEMORY` with its `on_error`.
+ */
+export const EDGE_MAX_MEMORY_MB = 32;
+
+/**
+ * A tenant as a Worker serves it: its policy's `max_memory_mb` lowered to
+ * {@linkcode EDGE_MAX_MEMORY_MB}. The bundle prepares plugins for, and the
+ * Worker runs them under, this policy.
+ */
+export function edgeTenant(tenant: TenantRow): TenantRow {
+  const memory = Math.min(tenant.policy.max_memory_mb ?? Infinity, EDGE_MAX_MEMORY_MB);
+  return { ...tenant, policy: { ...tenant.policy, max_memory_mb: memory } };
+}
+
 /** The key of a plugin prepared for some limits and isolation. */
 export function preparedKey(
   pluginSha: string,

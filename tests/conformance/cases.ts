@@ -417,6 +417,8 @@ const CORPUS: Record<string, CorpusExpect> = {
   loop_forever: { plugin: LIMIT("LIMIT_FUEL") },
   loop_forever_extism: { plugin: LIMIT("LIMIT_FUEL") },
   loop_in_host_call: { plugin: LIMIT("LIMIT_FUEL") },
+  // 100 MiB in one grow: past the 2 MiB here (and past what an edge Worker gives a hook).
+  grow_100mib: { plugin: LIMIT("LIMIT_MEMORY") },
   memory_bomb: { plugin: LIMIT("LIMIT_MEMORY") },
   memory_bomb_exit: { plugin: LIMIT("LIMIT_MEMORY"), exit: 1 },
   memory_bomb_extism: { plugin: LIMIT("LIMIT_MEMORY"), exit: 1 },

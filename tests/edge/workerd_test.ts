@@ -43,10 +43,17 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   // A hook printing 192 KiB: its answers go out a slice at a time.
   const keyC = await h.tenant("initech");
   await put(keyC, "loud", "big_output");
+  // A hook that uses 100 MiB, which its tenant's policy (256 MiB) allows: the service runs it.
+  const keyD = await h.tenant("hooli");
+  await put(keyD, "grow", "grow_100mib", "limits:\n  memory_mb: 256\n");
   const expected = await h.call("POST", "/v1/events", { key: keyA, body: toolEvent("rm -rf /") });
+  const grown = await h.call("POST", "/v1/events", { key: keyD, body: toolEvent("ls") });
+  assertEquals(grown.body.hooks.map((r: { outcome: string }) => r.outcome), ["ok"]);
   const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
   await h.close();
-  assertEquals(summary.tenants.sort(), ["acme", "globex", "initech"]);
+  assertEquals(summary.tenants.sort(), ["acme", "globex", "hooli", "initech"]);
+  // Every wasm hook here asks for more than a Worker gives one (64 MiB by default, "grow" 256).
+  assertEquals(summary.memoryLowered, 6);
 
   const workerd = await startWorkerd(`${dir}/out`);
   try {
@@ -65,6 +72,13 @@ Deno.test("a bundle served by workerd answers events as the service does", async
       toolEvent("rm -rf /", { pad: "x".repeat(200_000) }),
     );
     assertEquals([padded.status, padded.body.blocked_by], [200, "guard"]);
+    // In a Worker the isolate's 128 MB hold every tenant's requests: a hook gets 32 MiB at most,
+    // and one that grows past it ends as a limit, not by ending the isolate.
+    const capped = await post(workerd.url, keyD, toolEvent("ls"));
+    assertEquals(
+      capped.body.hooks.map((r: { outcome: string; code: string }) => `${r.outcome}/${r.code}`),
+      ["limit/LIMIT_MEMORY"],
+    );
     const loud = await post(workerd.url, keyC, toolEvent("ls"));
     assertEquals(loud.body.hooks[0].stdout.length, (192 * 1024 / 16) * 15);
     const huge = await post(workerd.url, keyA, toolEvent("ls", { pad: "x".repeat(1_100_000) }));
