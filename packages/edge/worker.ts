@@ -155,6 +155,9 @@ export function createEdgeWorker(
     const wasm = createWasmRuntime({
       // An isolate has 128 MB for everything: warm instances get a quarter.
       warmBytes: EDGE_WARM_BYTES,
+      // One thread runs every call anyway: a call's instance is made when the one before is over,
+      // so concurrent requests never hold more than one running hook's memory between them.
+      oneCallAtATime: true,
       loadBytes: () => Promise.reject(new Error("an edge bundle loads prepared plugins only")),
       compile: (_bytes, sha) => Promise.resolve(moduleOf(sha)),
       loadPrepared: (hook, limits) => {

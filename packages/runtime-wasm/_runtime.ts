@@ -43,6 +43,8 @@ export interface RuntimeDeps {
   shareOf?: number;
   /** One module for plugins that differ only in their data (`WasmRuntimeOptions.shareCode`). */
   shareCode?: boolean;
+  /** One call at a time (`WasmRuntimeOptions.oneCallAtATime`). */
+  oneCallAtATime?: boolean;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
   loadPrepared?: (
     hook: HookDefinition,
@@ -87,6 +89,10 @@ export class WasmRuntime implements Runtime {
   #images = new WeakMap<LoadedPlugin, WeakRef<SnapshotImage>>();
   #trap: Promise<() => never> | null = null;
   #restore: Promise<WebAssembly.Module | null> | null = null;
+  /** Instances created for a call and not yet closed or back in the warm pool. */
+  #running = 0;
+  /** With `oneCallAtATime`: settles when the call before the latest one is over. */
+  #turn: Promise<void> = Promise.resolve();
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
@@ -105,7 +111,15 @@ export class WasmRuntime implements Runtime {
   }
 
   /** Runs one call; plugin misbehaviour comes back as `failure`. */
-  async run(request: RunRequest): Promise<RunResult> {
+  run(request: RunRequest): Promise<RunResult> {
+    if (!this.#deps.oneCallAtATime) return this.#run(request);
+    const before = this.#turn;
+    let over!: () => void;
+    this.#turn = new Promise((resolve) => over = resolve);
+    return before.then(() => this.#run(request)).finally(over);
+  }
+
+  async #run(request: RunRequest): Promise<RunResult> {
     const started = request.started ?? performance.now();
     const { limits, hook } = request;
     if (request.input.byteLength > limits.inputKb * 1024) return failed("LIMIT_INPUT");
@@ -127,7 +141,11 @@ export class WasmRuntime implements Runtime {
 
   /** Idle warm instances and the bytes they hold. */
   stats(): RuntimeStats {
-    return { warmInstances: this.#pool.idleCount, warmIdleBytes: this.#pool.idleBytes };
+    return {
+      warmInstances: this.#pool.idleCount,
+      warmIdleBytes: this.#pool.idleBytes,
+      running: this.#running,
+    };
   }
 
   /** Loads, checks, instruments and compiles the hook's plugin ahead of its first call. */
@@ -160,33 +178,43 @@ export class WasmRuntime implements Runtime {
 
   async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
     const memory = loaded.memoryImport ? this.#memories.take(loaded) : null;
-    const instance = await PluginInstance.create(loaded, trap, setup, this.#http(), memory);
-    if (!(instance instanceof PluginInstance)) return instance;
+    this.#running++;
+    let instance: PluginInstance | RunResult | null = null;
     try {
+      instance = await PluginInstance.create(loaded, trap, setup, this.#http(), memory);
+      if (!(instance instanceof PluginInstance)) return instance;
       return await instance.call(setup);
     } finally {
-      await instance.close();
-      if (memory !== null && instance.memory === memory) this.#memories.give(loaded, memory);
+      if (instance instanceof PluginInstance) {
+        await instance.close();
+        if (memory !== null && instance.memory === memory) this.#memories.give(loaded, memory);
+      }
+      this.#running--;
     }
   }
 
   async #runWarm(key: string, loaded: LoadedPlugin, trap: () => never, setup: Setup) {
     let instance = this.#pool.acquire(key);
     if (instance === "busy") return await this.#runFresh(loaded, trap, setup);
-    if (instance === null) {
-      const created = await PluginInstance.create(loaded, trap, setup, this.#http());
-      if (!(created instanceof PluginInstance)) return created;
-      const restore = created.tracksWrites ? await this.#restoreModule() : null;
-      const image = created.snapshot(this.#images.get(loaded)?.deref() ?? null, restore);
-      this.#images.set(loaded, new WeakRef(image));
-      this.#pool.add(key, created);
-      instance = created;
-    }
+    this.#running++;
     try {
-      return await instance.call(setup);
+      if (instance === null) {
+        const created = await PluginInstance.create(loaded, trap, setup, this.#http());
+        if (!(created instanceof PluginInstance)) return created;
+        const restore = created.tracksWrites ? await this.#restoreModule() : null;
+        const image = created.snapshot(this.#images.get(loaded)?.deref() ?? null, restore);
+        this.#images.set(loaded, new WeakRef(image));
+        this.#pool.add(key, created);
+        instance = created;
+      }
+      try {
+        return await instance.call(setup);
+      } finally {
+        const released = this.#pool.release(key, instance);
+        if (released !== undefined) await released;
+      }
     } finally {
-      const released = this.#pool.release(key, instance);
-      if (released !== undefined) await released;
+      this.#running--;
     }
   }
 

@@ -98,6 +98,16 @@ export interface WasmRuntimeOptions {
    * instead of the blocks it wrote. Not in worker mode. @default false
    */
   shareCode?: boolean;
+  /**
+   * Runs one call at a time, in the order asked: the next call's instance is
+   * made once the call before it is over, so the memory of running instances
+   * is at most one call's. Without it, concurrent calls each hold their
+   * instance while they wait their turn for the thread. For edge isolates,
+   * which have one thread for every call anyway and a memory limit that ends
+   * the isolate, and every request in it, when passed. Not in worker mode.
+   * @default false
+   */
+  oneCallAtATime?: boolean;
 }
 
 /** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
@@ -126,6 +136,9 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   if (options.shareCode !== undefined && typeof options.shareCode !== "boolean") {
     throw new TypeError("createWasmRuntime: options.shareCode must be a boolean");
   }
+  if (options.oneCallAtATime !== undefined && typeof options.oneCallAtATime !== "boolean") {
+    throw new TypeError("createWasmRuntime: options.oneCallAtATime must be a boolean");
+  }
   if (options.startWorkers !== undefined && typeof options.startWorkers !== "boolean") {
     throw new TypeError("createWasmRuntime: options.startWorkers must be a boolean");
   }
@@ -140,9 +153,12 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   if (typeof Worker !== "function") {
     throw new TypeError("createWasmRuntime: options.worker needs the Web Worker API");
   }
-  if (options.compile !== undefined || options.loadPrepared !== undefined) {
+  if (
+    options.compile !== undefined || options.loadPrepared !== undefined ||
+    options.oneCallAtATime !== undefined
+  ) {
     throw new TypeError(
-      "createWasmRuntime: options.compile and options.loadPrepared cannot be used with options.worker",
+      "createWasmRuntime: options.compile, options.loadPrepared and options.oneCallAtATime cannot be used with options.worker",
     );
   }
   return new WorkerRuntime({

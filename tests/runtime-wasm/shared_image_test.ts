@@ -22,6 +22,7 @@ Deno.test("warm instances of one plugin share its memory image and still reset",
     assertEquals(runtime.stats!(), {
       warmInstances: 3,
       warmIdleBytes: 3 * page + page, // three memories, one shared image
+      running: 0,
     });
   } finally {
     await runtime.close?.();

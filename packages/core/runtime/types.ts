@@ -122,6 +122,8 @@ export interface RuntimeStats {
   warmInstances: number;
   /** Bytes those instances hold: linear memory plus restore snapshot. */
   warmIdleBytes: number;
+  /** Instances running a call now (created and not yet closed or idle again). */
+  running?: number;
 }
 
 /** A synchronous chain of hooks for {@linkcode Runtime.runChain}. */
