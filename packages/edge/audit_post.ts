@@ -4,9 +4,11 @@
  * admin-keyed `POST /v1/audit/ingest`, after the answer (`ctx.waitUntil`).
  * Rows a post could not deliver stay queued and go with the next one; the
  * route skips decision ids it already has, so a resent batch is stored once.
- * The queue is bounded: past {@linkcode AuditPosterOptions.maxQueued} the
- * oldest rows are written to the log as `{"audit": row, "undelivered": why}`
- * lines rather than dropped.
+ * The queue is bounded in rows and in bytes: past
+ * {@linkcode AuditPosterOptions.maxQueued} rows or
+ * {@linkcode AuditPosterOptions.maxQueuedBytes} the oldest rows are written to
+ * the log as `{"audit": row, "undelivered": why}` lines rather than dropped;
+ * a row that may be on its way to the service is never among them.
  *
  * A Worker's rows are many tenants' rows, so one tenant's rows must not cost
  * the others theirs: a batch is bounded by bytes as well as rows (a tenant
@@ -38,6 +40,11 @@ export interface AuditPosterOptions {
   maxRowBytes?: number;
   /** Rows kept for a later post while the service cannot be reached. @default 10000 */
   maxQueued?: number;
+  /**
+   * Bytes of JSON those rows may take together (an isolate's memory holds
+   * them; a row can carry a captured event of a megabyte). @default 16 MiB
+   */
+  maxQueuedBytes?: number;
   /** Where undelivered rows and delivery errors go. @default console.log */
   log?: (line: string) => void;
 }
@@ -67,6 +74,12 @@ function utf8Bytes(text: string): number {
   return bytes;
 }
 
+/** A queued row: its JSON text and that text's UTF-8 bytes. */
+interface Queued {
+  text: string;
+  bytes: number;
+}
+
 /** Builds an {@linkcode AuditPoster}. */
 export function createAuditPoster(options: AuditPosterOptions): AuditPoster {
   const post = options.fetch ?? ((r: Request) => fetch(r));
@@ -74,15 +87,19 @@ export function createAuditPoster(options: AuditPosterOptions): AuditPoster {
   const batchBytes = options.batchBytes ?? 4 * 1024 * 1024;
   const maxRowBytes = options.maxRowBytes ?? 8 * 1024 * 1024 - 1024;
   const maxQueued = options.maxQueued ?? 10_000;
+  const maxQueuedBytes = options.maxQueuedBytes ?? 16 * 1024 * 1024;
   const log = options.log ?? ((line: string) => console.log(line));
-  const queue: AuditRow[] = [];
+  // Rows waiting, oldest first, as the JSON they are posted as (made once, at push). The rows of
+  // the post in flight are out of it, so what overflows is never a row being posted.
+  const queue: Queued[] = [];
+  let queuedBytes = 0;
   let running: Promise<void> | null = null;
 
-  const spill = (rows: AuditRow[], why: string) => {
-    for (const row of rows) log(JSON.stringify({ audit: row, undelivered: why }));
+  const spill = (rows: Queued[], why: string) => {
+    for (const row of rows) log(`{"audit":${row.text},"undelivered":${JSON.stringify(why)}}`);
   };
-  /** Posts rows (as their JSON texts); null when stored, else why not. */
-  const send = async (texts: string[]): Promise<string | null> => {
+  /** Posts rows; null when stored, else why not. */
+  const send = async (rows: Queued[]): Promise<string | null> => {
     try {
       const res = await post(
         new Request(options.url, {
@@ -91,7 +108,7 @@ export function createAuditPoster(options: AuditPosterOptions): AuditPoster {
             authorization: `Bearer ${options.key}`,
             "content-type": "application/json",
           },
-          body: `{"items":[${texts.join(",")}]}`,
+          body: `{"items":[${rows.map((r) => r.text).join(",")}]}`,
         }),
       );
       if (!res.ok) return `HTTP ${res.status}: ${(await res.text()).slice(0, 200)}`;
@@ -104,13 +121,14 @@ export function createAuditPoster(options: AuditPosterOptions): AuditPoster {
   const malformed = (failure: string) =>
     failure.startsWith("HTTP 400") || failure.startsWith("HTTP 413");
   /**
-   * Posts `rows` (the head of the queue); a batch refused as malformed is
-   * split in halves until the rows refused are alone, and those are logged.
-   * Answers how many of the rows, from the first, are settled (stored or
-   * logged); the others stay queued (the service could not be reached).
+   * Posts `rows` (taken from the head of the queue); a batch refused as
+   * malformed is split in halves until the rows refused are alone, and those
+   * are logged. Answers how many of the rows, from the first, are settled
+   * (stored or logged); the others go back to the queue (the service could
+   * not be reached).
    */
-  const deliver = async (rows: AuditRow[], texts: string[]): Promise<number> => {
-    const failure = await send(texts);
+  const deliver = async (rows: Queued[]): Promise<number> => {
+    const failure = await send(rows);
     if (failure === null) return rows.length;
     log(JSON.stringify({ audit_post_failed: failure, rows: rows.length, queued: queue.length }));
     if (!malformed(failure)) return 0;
@@ -120,44 +138,65 @@ export function createAuditPoster(options: AuditPosterOptions): AuditPoster {
       return 1;
     }
     const half = Math.ceil(rows.length / 2);
-    const first = await deliver(rows.slice(0, half), texts.slice(0, half));
+    const first = await deliver(rows.slice(0, half));
     if (first < half) return first;
-    return half + await deliver(rows.slice(half), texts.slice(half));
+    return half + await deliver(rows.slice(half));
   };
   const run = async () => {
     while (queue.length > 0) {
-      const rows: AuditRow[] = [];
-      const texts: string[] = [];
+      let count = 0;
       let bytes = 0;
       for (const row of queue) {
-        if (rows.length === batch) break;
-        const text = JSON.stringify(row);
-        const size = utf8Bytes(text);
-        if (rows.length > 0 && bytes + size > batchBytes) break;
-        rows.push(row);
-        texts.push(text);
-        bytes += size + 1;
+        if (count === batch || (count > 0 && bytes + row.bytes > batchBytes)) break;
+        count++;
+        bytes += row.bytes + 1;
       }
-      if (rows.length === 1 && bytes - 1 > maxRowBytes) {
-        // One row past what one post may carry: no post can store it.
-        spill(
-          queue.splice(0, 1),
-          `one row of ${bytes - 1} bytes, past the ${maxRowBytes} a post may carry`,
-        );
-        continue;
+      const rows = queue.splice(0, count);
+      queuedBytes -= bytes - count;
+      const settled = await deliver(rows);
+      if (settled < rows.length) {
+        // The service went away: the rows not settled wait at the head again, oldest first.
+        const back = rows.slice(settled);
+        queue.unshift(...back);
+        queuedBytes += back.reduce((sum, r) => sum + r.bytes, 0);
+        overflow();
+        return;
       }
-      const settled = await deliver(rows, texts);
-      // Rows settled before the service went away are off the queue; the rest stay.
-      queue.splice(0, settled);
-      if (settled < rows.length) return;
     }
+  };
+  /** Logs the oldest queued rows past either bound. */
+  const overflow = () => {
+    let count = 0;
+    let bytes = queuedBytes;
+    while (count < queue.length && (queue.length - count > maxQueued || bytes > maxQueuedBytes)) {
+      bytes -= queue[count++]!.bytes;
+    }
+    if (count === 0) return;
+    queuedBytes = bytes;
+    spill(
+      queue.splice(0, count),
+      queue.length + count > maxQueued
+        ? `over ${maxQueued} queued rows`
+        : `over ${maxQueuedBytes} bytes of queued rows`,
+    );
   };
   return {
     push(rows) {
-      queue.push(...rows);
-      if (queue.length > maxQueued) {
-        spill(queue.splice(0, queue.length - maxQueued), `over ${maxQueued} queued rows`);
+      for (const row of rows) {
+        const text = JSON.stringify(row);
+        const bytes = utf8Bytes(text);
+        if (bytes > maxRowBytes) {
+          // One row past what one post may carry: no post can store it.
+          spill(
+            [{ text, bytes }],
+            `one row of ${bytes} bytes, past the ${maxRowBytes} a post may carry`,
+          );
+          continue;
+        }
+        queue.push({ text, bytes });
+        queuedBytes += bytes;
       }
+      overflow();
     },
     async drain() {
       while (running !== null) await running;

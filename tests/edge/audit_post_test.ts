@@ -88,6 +88,56 @@ Deno.test("a full queue writes its oldest rows to the log instead of dropping th
   ok(spilled.every((l) => /over 5 queued/.test(l.undelivered)));
 });
 
+Deno.test("a queue is bounded in bytes too: captured events of a megabyte go to the log", async () => {
+  let status = 503;
+  const { svc, lines, poster } = posterOn(() => status);
+  // Forty rows each with a captured event of ~1 MiB: 40 MiB in an isolate of 128 MB.
+  const captured = (n: number): AuditRow => ({ ...row(n), event: "e".repeat(1024 * 1024) });
+  for (let i = 0; i < 40; i++) {
+    poster.push([captured(i)]);
+    await poster.drain();
+  }
+  // What stays is under 16 MiB of JSON: the newest 15 rows.
+  assertEquals(poster.queued, 15);
+  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  assertEquals(spilled.map((l) => l.audit.decision_id), rows(0, 25).map((r) => r.decision_id));
+  ok(spilled.every((l) => l.undelivered === "over 16777216 bytes of queued rows"));
+  assertEquals(spilled[0].audit.event.length, 1024 * 1024);
+  status = 200;
+  await poster.drain();
+  assertEquals(svc.stored, rows(25, 40).map((r) => r.decision_id));
+});
+
+Deno.test("a full queue never logs a row on its way to the service, nor loses one", async () => {
+  let answer!: () => void;
+  const gate = new Promise<void>((resolve) => answer = resolve);
+  const stored: string[] = [];
+  const lines: string[] = [];
+  const poster = createAuditPoster({
+    url: "http://svc/v1/audit/ingest",
+    key: "k",
+    maxQueued: 5,
+    log: (l) => lines.push(l),
+    fetch: async (request) => {
+      const body = await request.json() as { items: AuditRow[] };
+      await gate;
+      stored.push(...body.items.map((r) => r.decision_id));
+      return new Response("{}");
+    },
+  });
+  poster.push(rows(0, 5));
+  const posting = poster.drain();
+  // While rows 0–4 are posted, ten more come: the queue's five oldest (5–9) go to the log.
+  poster.push(rows(5, 15));
+  answer();
+  await posting;
+  await poster.drain();
+  const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
+  assertEquals(spilled.map((l) => l.audit.decision_id), rows(5, 10).map((r) => r.decision_id));
+  assertEquals(stored, [...rows(0, 5), ...rows(10, 15)].map((r) => r.decision_id));
+  assertEquals(poster.queued, 0);
+});
+
 Deno.test("a batch the service refuses as malformed is logged, not retried forever", async () => {
   const { svc, lines, poster } = posterOn(() => 400);
   poster.push(rows(0, 2));
