@@ -57,6 +57,7 @@ const OPS_ENV = {
   HOOKBOX_URL: "the service's URL",
   HOOKBOX_KEY: "a tenant's key",
   HOOKBOX_ADMIN_KEY: "the admin key",
+  HOOKBOX_TIMEOUT_MS: "how long a request and its answer may take, ms (default 300000)",
 } as const;
 const CACHE = "where compiled plugins and caches live (default $XDG_CACHE_HOME/hookbox)";
 const CACHE_MAX = "the most the cache keeps, MiB (default 1024): least recently used go first";

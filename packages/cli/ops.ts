@@ -11,11 +11,34 @@
  */
 import { parseArgs } from "node:util";
 import { bytesBase64 } from "../core/bytes.ts";
-import { EXIT, UsageError } from "./_io.ts";
+import { EXIT, readAllCapped, UsageError } from "./_io.ts";
 import { parseOptions, usageLine } from "./commands.ts";
 
 /** Most bytes `push` sends (the service's upload cap). */
 const MAX_PUSH_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Time a request gets, answer included, unless `$HOOKBOX_TIMEOUT_MS` says
+ * otherwise: past the service's longest work for one request (an upload's
+ * compile, 120 s, after waiting for a build slot).
+ */
+export const OPS_TIMEOUT_MS = 300_000;
+
+/** Largest answer read from the service. */
+export const MAX_OPS_ANSWER_BYTES = 256 * 1024 * 1024;
+
+/** `$HOOKBOX_TIMEOUT_MS`, checked, or {@linkcode OPS_TIMEOUT_MS}. */
+function timeoutMs(): number {
+  const text = Deno.env.get("HOOKBOX_TIMEOUT_MS");
+  if (text === undefined || text === "") return OPS_TIMEOUT_MS;
+  const ms = Number(text);
+  if (!Number.isInteger(ms) || ms < 1 || ms > 86_400_000) {
+    throw new UsageError(
+      `$HOOKBOX_TIMEOUT_MS must be an integer from 1 to 86400000, got "${text}"`,
+    );
+  }
+  return ms;
+}
 
 type Who = "admin" | "tenant";
 
@@ -30,19 +53,43 @@ function client(url: string | undefined, key: string | undefined, who: Who): Cli
     const env = who === "admin" ? "HOOKBOX_ADMIN_KEY" : "HOOKBOX_KEY";
     throw new UsageError(`this needs the ${who} key: --key KEY or $${env}`);
   }
+  const ms = timeoutMs();
   return {
     async call(method, path, body) {
+      // One deadline for the request and its answer: a server that stops or trickles ends here.
+      const signal = AbortSignal.timeout(ms);
+      const late = () =>
+        new UsageError(`${method} ${path}: no answer from ${base} within ${ms} ms`);
       let res: Response;
       try {
         res = await fetch(new URL(path, base), {
           method,
           headers: { authorization: `Bearer ${auth}`, "content-type": "application/json" },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal,
         });
       } catch (err) {
+        if (signal.aborted) throw late();
         throw new UsageError(`cannot reach ${base}: ${(err as Error).message}`);
       }
-      const text = await res.text();
+      let text = "";
+      try {
+        const bytes = res.body === null ? new Uint8Array() : await readAllCapped(
+          res.body,
+          MAX_OPS_ANSWER_BYTES,
+          () =>
+            new UsageError(
+              `${method} ${path}: the answer from ${base} is over ${MAX_OPS_ANSWER_BYTES} bytes`,
+            ),
+        );
+        text = new TextDecoder().decode(bytes);
+      } catch (err) {
+        if (err instanceof UsageError) throw err;
+        if (signal.aborted) throw late();
+        throw new UsageError(
+          `${method} ${path}: the answer was not read: ${(err as Error).message}`,
+        );
+      }
       // A proxy in between may answer HTML: shown as text, never a crash of the client.
       // deno-lint-ignore no-explicit-any -- an answer is read field by field
       let answer: any = null;
@@ -273,12 +320,15 @@ export async function auditCommand(args: string[]): Promise<number> {
     if (since !== undefined) query.set("since", since);
     return (await api.call("GET", `${base}?${query}`) as Page).items;
   };
-  // Oldest first, one JSON line each.
+  // Oldest first, one JSON line each. The next read asks for rows from `last` on, so only rows
+  // of that instant can come again: the ids kept to skip them are theirs alone (a follow that
+  // runs for days keeps a handful, not every id it printed).
   const seen = new Set<string>();
   let last: string | undefined;
   const show = (items: Page["items"]) => {
     for (const item of [...items].reverse()) {
       if (seen.has(item.decision_id)) continue;
+      if (item.at !== last) seen.clear();
       seen.add(item.decision_id);
       last = item.at;
       console.log(JSON.stringify(item));

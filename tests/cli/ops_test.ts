@@ -174,3 +174,38 @@ Deno.test("hookbox replay and shadow try a staged version on captured and live e
     await server.stop();
   }
 });
+
+Deno.test("the ops commands end with one line when the service stalls or answers without end", async () => {
+  const held: (() => void)[] = [];
+  const chunk = new Uint8Array(1 << 20);
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    if (new URL(request.url).pathname === "/v1/tenants") {
+      // Accepts the request and never answers (until the test ends).
+      return new Promise<Response>((resolve) => held.push(() => resolve(new Response("{}"))));
+    }
+    // An answer that never ends: a megabyte at a time.
+    return new Response(new ReadableStream({ pull: (c) => c.enqueue(chunk) }));
+  });
+  try {
+    const url = `http://127.0.0.1:${server.addr.port}`;
+    const env = { HOOKBOX_URL: url, HOOKBOX_ADMIN_KEY: ADMIN, HOOKBOX_TIMEOUT_MS: "400" };
+    const stalled = await run(env, "tenants", "list");
+    assert.equal(stalled.code, 1);
+    assert.equal(
+      stalled.stderr.trim(),
+      `hookbox: GET /v1/tenants: no answer from ${url} within 400 ms`,
+    );
+    const endless = await run({ ...env, HOOKBOX_TIMEOUT_MS: "60000" }, "tenants", "show", "x");
+    assert.equal(endless.code, 1);
+    assert.equal(
+      endless.stderr.trim(),
+      `hookbox: GET /v1/tenants/x: the answer from ${url} is over 268435456 bytes`,
+    );
+    const wrong = await run({ ...env, HOOKBOX_TIMEOUT_MS: "soon" }, "tenants", "list");
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /\$HOOKBOX_TIMEOUT_MS must be an integer from 1 to 86400000/);
+  } finally {
+    for (const answer of held) answer();
+    await server.shutdown();
+  }
+});
