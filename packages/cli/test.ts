@@ -227,6 +227,17 @@ function sameJson(a: unknown, b: unknown): boolean {
   return ka.every((k) => Object.hasOwn(rb, k) && sameJson(ra[k], rb[k]));
 }
 
+/** Most characters of a value a failure line shows. */
+const SHOWN_CHARS = 400;
+
+/** `value` as JSON, cut to {@linkcode SHOWN_CHARS} with how long it was (a case's value can be a megabyte). */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? "undefined";
+  return text.length <= SHOWN_CHARS
+    ? text
+    : `${text.slice(0, SHOWN_CHARS)}… (${text.length} characters)`;
+}
+
 /** What differs between `expect` and `result`, one line each. */
 export function compare(
   expect: HookTestCase["expect"],
@@ -239,15 +250,15 @@ export function compare(
   if (expect.decision !== undefined && result.decision !== expect.decision) {
     failures.push(
       `decision: expected ${expect.decision}, got ${result.decision}` +
-        (result.reason ? ` (reason: ${JSON.stringify(result.reason)})` : why),
+        (result.reason ? ` (reason: ${shown(result.reason)})` : why),
     );
   }
   if (
     expect.reason_contains !== undefined && !(result.reason ?? "").includes(expect.reason_contains)
   ) {
     failures.push(
-      `reason: expected it to contain ${JSON.stringify(expect.reason_contains)}, got ${
-        JSON.stringify(result.reason)
+      `reason: expected it to contain ${shown(expect.reason_contains)}, got ${
+        shown(result.reason)
       }`,
     );
   }
@@ -256,7 +267,7 @@ export function compare(
     const want = expect[field] ?? null;
     if (!sameJson(result[field], want)) {
       failures.push(
-        `${field}: expected ${JSON.stringify(want)}, got ${JSON.stringify(result[field])}`,
+        `${field}: expected ${shown(want)}, got ${shown(result[field])}`,
       );
     }
   }

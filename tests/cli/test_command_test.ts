@@ -83,6 +83,8 @@ Deno.test("hookbox test says what differed, case by case, and exits 1", async ()
     await write("typo.json", { event: push, expect: { decison: "allow" } });
     await write("bad-event.json", { event: { event_type: "nope" }, expect: {} });
     await Deno.writeTextFile(`${dir}/guard/tests/not-json.json`, "{");
+    // A megabyte expected: the line shows its head and its length, not the megabyte.
+    await write("huge.json", { event: push, expect: { modified_input: "x".repeat(1_000_000) } });
     await Deno.mkdir(`${dir}/broken`);
     await Deno.writeTextFile(`${dir}/broken/HOOK.md`, "---\nname: broken\n---\n");
     const out = await hookbox(dir, "test", "guard", "broken", "nowhere");
@@ -102,9 +104,14 @@ Deno.test("hookbox test says what differed, case by case, and exits 1", async ()
       /FAIL guard\/tests\/bad-event\.json\n.*EVENT_INVALID.*unknown event type "nope"/,
     );
     assert.match(lines, /FAIL guard\/tests\/not-json\.json\n.*cannot read the case/);
+    assert.match(
+      lines,
+      /FAIL guard\/tests\/huge\.json\n {5}modified_input: expected "x{399}… \(1000002 characters\), got null\n/,
+    );
+    assert.ok(lines.length < 10_000, `${lines.length} characters of output`);
     assert.match(lines, /FAIL HOOK_MANIFEST_INVALID .*broken/);
     assert.match(lines, /FAIL .*nowhere: no such folder/);
-    assert.match(out.stderr, /2 passed, 4 failed, 2 hook folder\(s\) could not be tested/);
+    assert.match(out.stderr, /2 passed, 5 failed, 2 hook folder\(s\) could not be tested/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
