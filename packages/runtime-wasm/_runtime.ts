@@ -91,8 +91,9 @@ export class WasmRuntime implements Runtime {
   #restore: Promise<WebAssembly.Module | null> | null = null;
   /** Instances created for a call and not yet closed or back in the warm pool. */
   #running = 0;
-  /** With `oneCallAtATime`: settles when the call before the latest one is over. */
-  #turn: Promise<void> = Promise.resolve();
+  /** With `oneCallAtATime`: a call is running, and the calls waiting for it, in order. */
+  #busy = false;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
@@ -112,11 +113,20 @@ export class WasmRuntime implements Runtime {
 
   /** Runs one call; plugin misbehaviour comes back as `failure`. */
   run(request: RunRequest): Promise<RunResult> {
-    if (!this.#deps.oneCallAtATime) return this.#run(request);
-    const before = this.#turn;
-    let over!: () => void;
-    this.#turn = new Promise((resolve) => over = resolve);
-    return before.then(() => this.#run(request)).finally(over);
+    return this.#deps.oneCallAtATime ? this.#runInTurn(request) : this.#run(request);
+  }
+
+  async #runInTurn(request: RunRequest): Promise<RunResult> {
+    // The call that ends hands its turn to the first waiting (`#busy` stays set).
+    if (this.#busy) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#busy = true;
+    try {
+      return await this.#run(request);
+    } finally {
+      const next = this.#waiting.shift();
+      if (next === undefined) this.#busy = false;
+      else next();
+    }
   }
 
   async #run(request: RunRequest): Promise<RunResult> {
