@@ -219,17 +219,28 @@ export async function pushCommand(args: string[]): Promise<number> {
   return EXIT.allow;
 }
 
-/** The files of `dir` for an upload: text as text, anything else as base64; no links, no .git. */
+/**
+ * The files of `dir` for an upload: text as text, anything else as base64;
+ * no .git. A link is never followed (a cloned folder's `key -> ~/.ssh/id_rsa`
+ * would send the key): it, and anything that is not a file or a folder, is
+ * left out with a line on stderr naming it.
+ */
 async function folderFiles(dir: string): Promise<Record<string, string | { base64: string }>> {
   const files: Record<string, string | { base64: string }> = {};
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   let total = 0;
   const walk = async (at: string, prefix: string) => {
     for await (const entry of Deno.readDir(at)) {
-      if (entry.name === ".git" || entry.isSymlink) continue;
+      if (entry.name === ".git") continue;
       const path = `${at}/${entry.name}`;
-      if (entry.isDirectory) await walk(path, `${prefix}${entry.name}/`);
-      else if (entry.isFile) {
+      if (entry.isSymlink || (!entry.isDirectory && !entry.isFile)) {
+        console.error(
+          `hookbox push: not sending ${prefix}${entry.name}: ${
+            entry.isSymlink ? "a link (links are never followed)" : "not a file or a folder"
+          }`,
+        );
+      } else if (entry.isDirectory) await walk(path, `${prefix}${entry.name}/`);
+      else {
         const bytes = await Deno.readFile(path);
         total += bytes.byteLength;
         if (total > MAX_PUSH_BYTES) {

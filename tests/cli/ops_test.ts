@@ -44,9 +44,19 @@ Deno.test("hookbox tenants, keys, push, hooks and audit operate a running servic
     // The tenant pushes a hook folder, lists it, and its events are audited.
     assert.equal((await run({}, "init", "guard", "--dir", dir)).code, 0);
     const tenant = { HOOKBOX_URL: server.url, HOOKBOX_KEY: key };
+    // A link in the folder (a cloned hook's `key -> ~/.ssh/id_rsa`) is named and never followed.
+    await Deno.writeTextFile(`${dir}/outside.txt`, "not the hook's to send");
+    await Deno.symlink(`${dir}/outside.txt`, `${dir}/guard/scripts/key`);
     const pushed = await run(tenant, "push", `${dir}/guard`);
     assert.equal(pushed.code, 0, pushed.stderr);
     assert.equal(JSON.parse(pushed.stdout).version, 1);
+    assert.match(
+      pushed.stderr,
+      /hookbox push: not sending scripts\/key: a link \(links are never followed\)/,
+    );
+    const shown = await run(tenant, "hooks", "show", "guard");
+    const sent = Object.keys(JSON.parse(shown.stdout).files).sort();
+    assert.deepEqual(sent.filter((f) => f.startsWith("scripts/")), ["scripts/run.mjs"]);
     const hooks = JSON.parse((await run(tenant, "hooks", "list")).stdout).items;
     assert.deepEqual(hooks.map((h: { name: string }) => h.name), ["guard"]);
     // --follow prints what arrives after it started.
