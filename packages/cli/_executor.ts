@@ -64,6 +64,9 @@ export function executorFor(
     tuneWasmTiering: false,
     // One event per process: a warm instance would never be called again.
     warmBytes: 0,
+    // Each plugin runs once: kept only while the event may still need it, and never gigabytes
+    // of a repository's thousand big plugins.
+    keptPluginBytes: 128 * 1024 * 1024,
     ...extra,
     // An agent lets the action through once its hook call times out (Copilot after 30 s):
     // the hooks of an event answer within 15 s, whatever a repository's hooks do.

@@ -48,6 +48,12 @@ export interface ExecutorOptions {
    * `dispatch` sets it: it never calls a hook twice). @default 256 MiB
    */
   warmBytes?: number;
+  /**
+   * Cap on the bytes of WebAssembly plugins kept loaded for later calls
+   * (`createWasmRuntime({ keptPluginBytes })`; the one-shot `dispatch` sets
+   * 128 MiB). @default 1 GiB
+   */
+  keptPluginBytes?: number;
   /** Replace or add runtimes (tests, embedders). */
   runtimes?: Partial<Record<RuntimeKind, Runtime>>;
   /**
@@ -103,6 +109,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
         options.wasmWorker === true,
         options.tuneWasmTiering === false ? null : tuneWasmTiering(),
         options.warmBytes,
+        options.keptPluginBytes,
       ),
       subprocess: createSubprocessRuntime(),
       prompt: createPromptRuntime(),
@@ -124,7 +131,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
  * hook and plugin, so what a new executor discovers again runs warm.
  */
 export function createDenoWasmRuntime(cacheDir?: string): Runtime {
-  return wasmRuntime(cacheDir, false, tuneWasmTiering(), undefined);
+  return wasmRuntime(cacheDir, false, tuneWasmTiering(), undefined, undefined);
 }
 
 /** The wasm runtime fed by the compilers; compiling happens in `prepare`, untimed. */
@@ -133,6 +140,7 @@ function wasmRuntime(
   worker: boolean,
   tuned: Promise<void> | null,
   warmBytes: number | undefined,
+  keptPluginBytes: number | undefined,
 ): Runtime {
   const compiled = new WeakMap<HookDefinition, Promise<Uint8Array>>();
   const loadBytes = (hook: HookDefinition): Promise<Uint8Array> => {
@@ -150,6 +158,7 @@ function wasmRuntime(
   const runtime = worker ? createWasmRuntime({ loadBytes, worker }) : createWasmRuntime({
     loadBytes,
     ...(warmBytes === undefined ? {} : { warmBytes }),
+    ...(keptPluginBytes === undefined ? {} : { keptPluginBytes }),
     loadPrepared: preparedFromDiskCache(
       cacheDir ?? defaultCacheDir(),
       loadBytes,

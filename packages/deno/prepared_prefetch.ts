@@ -197,7 +197,7 @@ export async function readPrepared(
         () => {},
       );
     }
-    return { meta, module };
+    return { meta: { ...meta, byteLength: bytes.length }, module };
   } catch {
     return null;
   }

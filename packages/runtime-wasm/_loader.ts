@@ -19,7 +19,7 @@ import {
   TABLE_ENTRY_BYTES,
 } from "../rewriter/mod.ts";
 import { CAPTURED_HOOK, detectAbi, type PluginAbi } from "./_abi.ts";
-import { type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
+import { type CompileFn, PromiseCache, sha256Hex, type ValueCache } from "./_cache.ts";
 import { FUEL_SLICE } from "./_fuel.ts";
 import { checkImports } from "./_policy.ts";
 import { LINES_SECTION } from "../core/runtime/lines.ts";
@@ -65,6 +65,12 @@ export interface LoadedPlugin {
   sha256: string;
   /** SHA-256 of the instrumented bytes (the compile cache key). */
   instrumentedSha256: string;
+  /**
+   * Bytes of the instrumented module: what a runtime's cap on the plugins it
+   * keeps loaded counts (compiled, a module holds several times this).
+   * Absent: not counted.
+   */
+  byteLength?: number;
   /** What the host may keep for one call (Extism blocks, variables, HTTP bodies), bytes. */
   hostBytes: number;
   /**
@@ -152,7 +158,7 @@ export interface PrepareContext {
   pin?: string | undefined;
   path?: string | undefined;
   compile: CompileFn;
-  modules: PromiseCache<WebAssembly.Module>;
+  modules: ValueCache<WebAssembly.Module>;
 }
 
 /** Shared modules instrumented, by skeleton and what shapes the instrumentation. */
@@ -211,6 +217,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     module,
     sha256,
     instrumentedSha256,
+    byteLength: instrumented.byteLength,
     hostBytes,
     exceptionHandling: report.exceptionHandling,
     ...(split === null

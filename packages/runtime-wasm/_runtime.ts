@@ -14,7 +14,7 @@ import type {
   Runtime,
   RuntimeStats,
 } from "../core/runtime/types.ts";
-import { compileBytes, type CompileFn, PromiseCache, sha256Hex } from "./_cache.ts";
+import { compileBytes, type CompileFn, sha256Hex, WeakCache } from "./_cache.ts";
 import { failed, loadFailure } from "./_failures.ts";
 import { MemoryPool } from "./instance/_memories.ts";
 import { TRAP_MODULE_BYTES, trapFunction } from "./instance/_halt.ts";
@@ -43,6 +43,8 @@ export interface RuntimeDeps {
   shareOf?: number;
   /** One module for plugins that differ only in their data (`WasmRuntimeOptions.shareCode`). */
   shareCode?: boolean;
+  /** Cap on the bytes of plugins kept loaded (`WasmRuntimeOptions.keptPluginBytes`). */
+  keptPluginBytes?: number;
   /** One call at a time (`WasmRuntimeOptions.oneCallAtATime`). */
   oneCallAtATime?: boolean;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
@@ -66,11 +68,21 @@ export class WasmRuntime implements Runtime {
   readonly borrowsInput = true;
   readonly #deps: RuntimeDeps;
   readonly #compile: CompileFn;
-  readonly #modules = new PromiseCache<WebAssembly.Module>(256);
-  readonly #prepared = new PromiseCache<LoadedPlugin>(256);
+  // Found again while a kept plugin holds them; the kept plugins alone hold them alive.
+  readonly #modules = new WeakCache<WebAssembly.Module>();
+  readonly #prepared = new WeakCache<LoadedPlugin>();
   #byHook = new WeakMap<HookDefinition, Map<number | string, Promise<LoadedPlugin>>>();
   /** Settled loads, so the warm path does not wait on a promise. */
-  #settled = new WeakMap<HookDefinition, Map<number | string, LoadedPlugin>>();
+  #settled = new WeakMap<HookDefinition, Map<number | string, Kept>>();
+  /**
+   * The loaded plugins kept (compiled code is several times a plugin's
+   * bytes), oldest first, bounded in bytes: past the cap the least recently
+   * called are let go, and loaded again when next called.
+   */
+  #kept = new Map<LoadedPlugin, Kept>();
+  #keptBytes = 0;
+  readonly #maxKept: number;
+
   #trapFn: (() => never) | null = null;
   readonly #pool: WarmPool;
   /**
@@ -109,6 +121,7 @@ export class WasmRuntime implements Runtime {
       ),
     );
     this.#keepWarm = deps.warmBytes !== 0;
+    this.#maxKept = Math.floor((deps.keptPluginBytes ?? KEPT_PLUGIN_BYTES) / shareOf);
   }
 
   /** Runs one call; plugin misbehaviour comes back as `failure`. */
@@ -155,6 +168,8 @@ export class WasmRuntime implements Runtime {
       warmInstances: this.#pool.idleCount,
       warmIdleBytes: this.#pool.idleBytes,
       running: this.#running,
+      keptPlugins: this.#kept.size,
+      keptPluginBytes: this.#keptBytes,
     };
   }
 
@@ -180,6 +195,8 @@ export class WasmRuntime implements Runtime {
     await this.#pool.close();
     this.#modules.clear();
     this.#prepared.clear();
+    this.#kept = new Map();
+    this.#keptBytes = 0;
     this.#byHook = new WeakMap();
     this.#settled = new WeakMap();
     this.#images = new WeakMap();
@@ -234,7 +251,10 @@ export class WasmRuntime implements Runtime {
   }
 
   #loaded(hook: HookDefinition, limits: EffectiveLimits): LoadedPlugin | undefined {
-    return this.#settled.get(hook)?.get(loadKey(hook, limits));
+    const kept = this.#settled.get(hook)?.get(loadKey(hook, limits));
+    if (kept === undefined) return undefined;
+    kept.used = true;
+    return kept.loaded;
   }
 
   #load(hook: HookDefinition, limits: EffectiveLimits): Promise<LoadedPlugin> {
@@ -253,7 +273,15 @@ export class WasmRuntime implements Runtime {
       loading.then((loaded) => {
         let settled = this.#settled.get(hook);
         if (settled === undefined) this.#settled.set(hook, settled = new Map());
-        settled.set(key, loaded);
+        const kept = this.#keep(loaded);
+        settled.set(key, kept);
+        // Loaded: the record answers from now on (a load under way is all this map holds).
+        if (map.get(key) === loading) map.delete(key);
+        // Let go, the hook loads it again when next called. Held weakly: a hook gone is not kept.
+        kept.users.push({ settled: new WeakRef(settled), key });
+        if (kept.users.length > 64) {
+          kept.users = kept.users.filter((user) => user.settled.deref() !== undefined);
+        }
       }, (err) => {
         if (!isHookboxError(err)) map.delete(key);
       });
@@ -287,6 +315,36 @@ export class WasmRuntime implements Runtime {
   }
 
   /**
+   * The record that keeps `loaded` (made at its first load, weighed by its
+   * module's bytes), letting go of the least recently called
+   * plugins past the cap: a plugin called since the last look gets a second
+   * chance. The plugin just loaded is never let go here.
+   */
+  #keep(loaded: LoadedPlugin): Kept {
+    const had = this.#kept.get(loaded);
+    if (had !== undefined) return had;
+    const kept: Kept = { loaded, bytes: loaded.byteLength ?? 0, used: false, users: [] };
+    this.#kept.set(loaded, kept);
+    this.#keptBytes += kept.bytes;
+    for (const [plugin, old] of this.#kept) {
+      if (this.#keptBytes <= this.#maxKept || plugin === loaded) break;
+      this.#kept.delete(plugin);
+      if (old.used) {
+        old.used = false;
+        this.#kept.set(plugin, old);
+        continue;
+      }
+      this.#keptBytes -= old.bytes;
+      this.#memories.forget(plugin);
+      for (const { settled, key } of old.users) {
+        const map = settled.deref();
+        if (map?.get(key) === old) map.delete(key);
+      }
+    }
+    return kept;
+  }
+
+  /**
    * The restorer module, compiled once (through `compile`, so an edge bundle
    * supplies it); null if it cannot be had: warm instances then restore their
    * whole memory, which is slower but as exact.
@@ -306,6 +364,26 @@ export class WasmRuntime implements Runtime {
   async #compileHelper(bytes: Uint8Array): Promise<WebAssembly.Module> {
     return await this.#compile(bytes, await sha256Hex(bytes));
   }
+}
+
+/**
+ * Bytes of plugins a runtime keeps loaded unless told otherwise (shared out
+ * among a pool's workers): compiled, a plugin holds about three times its
+ * bytes (a 4 MiB plugin ~11 MB), so a repository's or a tenant's thousand
+ * big plugins would otherwise hold gigabytes for as long as their hooks are
+ * known.
+ */
+export const KEPT_PLUGIN_BYTES = 1024 * 1024 * 1024;
+
+/** A loaded plugin as the runtime keeps it. */
+interface Kept {
+  loaded: LoadedPlugin;
+  /** Its module's bytes (`LoadedPlugin.byteLength`; 0 when not known). */
+  bytes: number;
+  /** Called since the last look (a second chance before it is let go). */
+  used: boolean;
+  /** Where each hook that loaded it keeps this record (forgotten there when it is let go). */
+  users: { settled: WeakRef<Map<number | string, Kept>>; key: number | string }[];
 }
 
 /** What a loaded plugin depends on besides its bytes: the limits and the isolation. */

@@ -108,6 +108,15 @@ export interface WasmRuntimeOptions {
    * @default false
    */
   oneCallAtATime?: boolean;
+  /**
+   * Cap on the bytes of the plugins kept loaded for later calls (counted by
+   * their instrumented modules' size; compiled, a module holds about three
+   * times that): past it the least recently called are let go and loaded
+   * again when next called, so a thousand big plugins (a repository's, a
+   * tenant's) cannot hold gigabytes. In worker mode each worker keeps its
+   * share of the default. @default 1 GiB
+   */
+  keptPluginBytes?: number;
 }
 
 /** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
@@ -136,6 +145,14 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   if (options.shareCode !== undefined && typeof options.shareCode !== "boolean") {
     throw new TypeError("createWasmRuntime: options.shareCode must be a boolean");
   }
+  if (
+    options.keptPluginBytes !== undefined &&
+    (!Number.isSafeInteger(options.keptPluginBytes) || options.keptPluginBytes < 0)
+  ) {
+    throw new TypeError(
+      "createWasmRuntime: options.keptPluginBytes must be a non-negative integer",
+    );
+  }
   if (options.oneCallAtATime !== undefined && typeof options.oneCallAtATime !== "boolean") {
     throw new TypeError("createWasmRuntime: options.oneCallAtATime must be a boolean");
   }
@@ -155,10 +172,10 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   }
   if (
     options.compile !== undefined || options.loadPrepared !== undefined ||
-    options.oneCallAtATime !== undefined
+    options.oneCallAtATime !== undefined || options.keptPluginBytes !== undefined
   ) {
     throw new TypeError(
-      "createWasmRuntime: options.compile, options.loadPrepared and options.oneCallAtATime cannot be used with options.worker",
+      "createWasmRuntime: options.compile, options.loadPrepared, options.oneCallAtATime and options.keptPluginBytes cannot be used with options.worker",
     );
   }
   return new WorkerRuntime({

@@ -124,6 +124,10 @@ export interface RuntimeStats {
   warmIdleBytes: number;
   /** Instances running a call now (created and not yet closed or idle again). */
   running?: number;
+  /** Plugins kept loaded (compiled) for later calls. */
+  keptPlugins?: number;
+  /** The bytes those plugins were loaded from (their cap: `keptPluginBytes`). */
+  keptPluginBytes?: number;
 }
 
 /** A synchronous chain of hooks for {@linkcode Runtime.runChain}. */

@@ -63,9 +63,12 @@ export class MemoryPool {
   /** A zeroed memory of the plugin's initial size: kept, or new. */
   take(loaded: LoadedPlugin): WebAssembly.Memory {
     const limits = loaded.memoryImport!;
-    const kept = this.#free.get(loaded)?.pop();
+    const free = this.#free.get(loaded);
+    const kept = free?.pop();
     if (kept !== undefined) {
       this.#bytes -= counted(kept);
+      // An emptied list is let go: its key would hold the plugin, module and all.
+      if (free!.length === 0) this.#free.delete(loaded);
       return kept;
     }
     return new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
@@ -87,6 +90,14 @@ export class MemoryPool {
     this.#free.set(loaded, free);
     free.push(memory);
     this.#bytes += size;
+  }
+
+  /** Drops the memories kept for `loaded` (a plugin the runtime lets go). */
+  forget(loaded: LoadedPlugin): void {
+    const memories = this.#free.get(loaded);
+    if (memories === undefined) return;
+    this.#free.delete(loaded);
+    for (const m of memories) this.#bytes -= counted(m);
   }
 
   /** Drops every kept memory. */

@@ -1,0 +1,67 @@
+/**
+ * The plugins a runtime keeps loaded are bounded in bytes
+ * (`keptPluginBytes`): compiled, a plugin holds several times its bytes, and
+ * a host keeps every hook it serves, so a repository's or a tenant's
+ * thousand big plugins held gigabytes (a 4 MiB plugin ~11 MB, ~3 MB per 1.4
+ * MB plugin here). Past the cap the least recently called are let go and
+ * loaded again when called.
+ */
+import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
+import { bigPlugin } from "./_kept_plugins_probe.ts";
+import { request, wasmHook } from "./_corpus.ts";
+
+const PROBE = new URL("./_kept_plugins_probe.ts", import.meta.url).pathname;
+
+Deno.test("a runtime keeps plugins up to its byte cap, and a plugin let go loads again", async () => {
+  const size = bigPlugin(50, 0).byteLength;
+  const cap = Math.floor(size * 2.5);
+  const runtime = createWasmRuntime({
+    loadBytes: (hook) => Promise.resolve(bigPlugin(50, Number(hook.name.slice(4)))),
+    keptPluginBytes: cap,
+  });
+  try {
+    const hooks = Array.from({ length: 6 }, (_, i) => wasmHook(`big-${i}`));
+    // Every hook in turn, twice: the first ones were let go and load again.
+    for (const hook of [...hooks, ...hooks]) {
+      const result = await runtime.run(request(hook));
+      assertEquals([result.exitCode, result.failure], [0, undefined], hook.name);
+      const { keptPlugins, keptPluginBytes } = runtime.stats!();
+      ok(keptPluginBytes! <= cap, `${keptPluginBytes} bytes kept, cap ${cap}`);
+      ok(keptPlugins! >= 1 && keptPlugins! <= 2, `${keptPlugins} kept`);
+    }
+  } finally {
+    await runtime.close?.();
+  }
+});
+
+Deno.test("what a runtime holds stops growing at its cap, however many big plugins it loads", async () => {
+  // 24 plugins of ~1.4 MB, every hook kept alive as a host keeps them; memory after 8 and 24.
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--v8-flags=--expose-gc", PROBE, "24", "5000", "6000000"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+  const { early, late, stats } = JSON.parse(text);
+  ok(stats.keptPluginBytes <= 6_000_000, text);
+  // Without the cap the 16 later plugins added ~30 MB (each kept with its compiled module).
+  ok(late - early < 12, `resident memory grew ${late - early} MB: ${text}`);
+});
+
+Deno.test("keptPluginBytes must be a non-negative integer", () => {
+  const loadBytes = () => Promise.resolve(new Uint8Array());
+  for (const bad of [-1, 1.5, Number.NaN, "8" as unknown as number]) {
+    let message = "";
+    try {
+      createWasmRuntime({ loadBytes, keptPluginBytes: bad });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    assertEquals(
+      message,
+      "createWasmRuntime: options.keptPluginBytes must be a non-negative integer",
+    );
+  }
+});
