@@ -30,7 +30,11 @@ import { trimCacheAfterWrite } from "../host-deno/cache_trim.ts";
 /** Format of the cache entries. */
 const FORMAT = 1;
 
-/** Most entries one loader keeps compiled in memory (a daemon's, between calls). */
+/**
+ * Most entries one loader remembers compiled (a daemon's, between calls),
+ * each held weakly: the runtime's kept plugins (`keptPluginBytes`) alone
+ * hold them alive.
+ */
 const KEPT_ENTRIES = 64;
 
 /** Set by `scripts/build_cli.ts` in the bundled CLI: {@linkcode rewriterSourceHash} at build time. */
@@ -101,7 +105,7 @@ export function preparedFromDiskCache(
 ) => Promise<LoadedPlugin> {
   // Entries read before, compiled, while their files keep their signatures: a process that
   // discovers its hooks again (the daemon, once per call) neither reads nor compiles them again.
-  const kept = new Map<string, { seen: string; loaded: LoadedPlugin }>();
+  const kept = new Map<string, { seen: string; loaded: WeakRef<LoadedPlugin> }>();
   const signatureOf = (base: string) => {
     try {
       return `${fileSignature(Deno.statSync(`${base}.wasm`))}|${
@@ -114,17 +118,18 @@ export function preparedFromDiskCache(
   const keep = (base: string, seen: string | null, loaded: LoadedPlugin) => {
     kept.delete(base);
     if (seen === null) return;
-    kept.set(base, { seen, loaded });
+    kept.set(base, { seen, loaded: new WeakRef(loaded) });
     if (kept.size > KEPT_ENTRIES) kept.delete(kept.keys().next().value!);
   };
   const readEntry = async (base: string): Promise<LoadedPlugin | null> => {
     const seen = signatureOf(base);
     if (seen === null) return null;
     const hit = kept.get(base);
-    if (hit?.seen === seen) {
+    const had = hit?.seen === seen ? hit.loaded.deref() : undefined;
+    if (had !== undefined) {
       takePrefetched(base)?.catch(() => {}); // read ahead for nothing: dropped
-      keep(base, seen, hit.loaded);
-      return hit.loaded;
+      keep(base, seen, had);
+      return had;
     }
     const loaded = await readEntryFiles(base);
     if (loaded === null) kept.delete(base);

@@ -330,3 +330,26 @@ Deno.test("the kind of event a dispatch command line is about", () => {
   assertEquals(named, "claude-code|||||");
   ok(eventContext([], '{"cwd":"' + "x".repeat(1_000_000)).length < 1024);
 });
+
+Deno.test("the disk cache remembers the plugins it loaded without holding them alive", async () => {
+  // The runtime's kept plugins (`keptPluginBytes`) are what holds a loaded plugin; the cache held
+  // its last 64 as well, a repository's 4 MiB plugins ~11 MB each, past the runtime's cap.
+  const dir = await tempDir("hookbox-prepared-weak-");
+  try {
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        new URL("./_prepared_weak_probe.ts", import.meta.url).pathname,
+        dir,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    assertEquals(JSON.parse(new TextDecoder().decode(out.stdout)), { alive: [false, false] });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
