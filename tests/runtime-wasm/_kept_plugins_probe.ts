@@ -12,6 +12,9 @@ import type { HookDefinition } from "../../packages/core/hook/types.ts";
 import { request, wasmHook } from "./_corpus.ts";
 import { leb } from "../integration/_plugins.ts";
 
+/** Magic and version of a WebAssembly binary. */
+const WASM_HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+
 /** A WASI command of `funcs` functions (each 40 adds on a local), the first marked with `id`. */
 export function bigPlugin(funcs: number, id: number): Uint8Array {
   const section = (code: number, body: number[]) => [code, ...leb(body.length), ...body];
@@ -34,14 +37,7 @@ export function bigPlugin(funcs: number, id: number): Uint8Array {
   const start = [0x41, 1, 0x10, 0, 0x1a, 0x0b];
   bodies.push([...leb(start.length + 1), 0, ...start]);
   const bytes = [
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
+    ...WASM_HEADER,
     ...section(1, types),
     ...section(3, functions),
     ...section(5, memory),
