@@ -110,14 +110,15 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     data[field] = sha256;
     files.set(sha256, bytes);
   }
-  for (const tenant of tenants) {
+  for (const [i, tenant] of tenants.entries()) {
     for (const hash of await store.liveKeyHashes(tenant.id)) {
       data.keys.push({ hash, tenant_id: tenant.id });
     }
     const names = new Set(platform.map((h) => h.name));
     const own = enabled(await store.listHooks(tenant.id)).filter((h) => !names.has(h.name));
     data.hooks.push(...own.map(stripSources));
-    const asked = policyFor(chosen.find((t) => t.id === tenant.id)!.policy);
+    // What the tenant's policy asks for, before the Worker's lowering.
+    const asked = policyFor(chosen[i]!.policy);
     for (const row of [...platform, ...own]) {
       await prepareFor(store, tenant, row, data, files, images);
       const memory = effectiveLimits(row.manifest, asked).memoryMb;
