@@ -170,6 +170,7 @@ export class WasmRuntime implements Runtime {
       running: this.#running,
       keptPlugins: this.#kept.size,
       keptPluginBytes: this.#keptBytes,
+      pooledMemoryBytes: this.#memories.bytes,
     };
   }
 
@@ -214,7 +215,11 @@ export class WasmRuntime implements Runtime {
     } finally {
       if (instance instanceof PluginInstance) {
         await instance.close();
-        if (memory !== null && instance.memory === memory) this.#memories.give(loaded, memory);
+        // Pooled for the plugin's next call, unless it was let go meanwhile (the pool's key
+        // would hold it, module and all).
+        if (memory !== null && instance.memory === memory && this.#kept.has(loaded)) {
+          this.#memories.give(loaded, memory);
+        }
       }
       this.#running--;
     }

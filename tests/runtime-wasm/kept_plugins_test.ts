@@ -7,7 +7,8 @@
  * loaded again when called.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
-import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
+import { createWasmRuntime, preparePlugin } from "../../packages/runtime-wasm/mod.ts";
+import type { LoadedPlugin } from "../../packages/runtime-wasm/_loader.ts";
 import { bigPlugin } from "./_kept_plugins_probe.ts";
 import { request, wasmHook } from "./_corpus.ts";
 
@@ -64,5 +65,35 @@ Deno.test("keptPluginBytes must be a non-negative integer", () => {
       message,
       "createWasmRuntime: options.keptPluginBytes must be a non-negative integer",
     );
+  }
+});
+
+Deno.test("a plugin let go during its call leaves no memory in the pool to hold it", async () => {
+  // Prepared ahead (as an edge bundle's are), so that loading the others settles while the first
+  // call still waits for its instance: two loads past a one-plugin cap let it go mid-call.
+  const plugins: Record<string, LoadedPlugin> = {};
+  for (const [i, name] of ["big-0", "big-1", "big-2"].entries()) {
+    const { bytes, runs: _, ...meta } = await preparePlugin(bigPlugin(50, i), {
+      limits: { memoryMb: 16, moduleKb: 1024 },
+      isolation: "fresh",
+    });
+    plugins[name] = { ...meta, module: await WebAssembly.compile(bytes as BufferSource) };
+  }
+  ok(plugins["big-0"]!.memoryImport, "a fresh plugin imports its memory (it is pooled)");
+  const runtime = createWasmRuntime({
+    loadBytes: () => Promise.reject(new Error("prepared ahead")),
+    loadPrepared: (hook) => Promise.resolve(plugins[hook.name]!),
+    keptPluginBytes: plugins["big-0"]!.byteLength!,
+  });
+  try {
+    const [first, second, third] = [0, 1, 2].map((i) => wasmHook(`big-${i}`));
+    assertEquals((await runtime.run(request(first!))).exitCode, 0);
+    const results = await Promise.all([first, second, third].map((h) => runtime.run(request(h!))));
+    assertEquals(results.map((r) => r.exitCode), [0, 0, 0]);
+    const { keptPlugins, pooledMemoryBytes } = runtime.stats!();
+    // The one plugin kept has its memory pooled; those let go have none held for them.
+    assertEquals([keptPlugins, pooledMemoryBytes], [1, 64 * 1024]);
+  } finally {
+    await runtime.close?.();
   }
 });

@@ -25,6 +25,7 @@ Deno.test("warm instances of one plugin share its memory image and still reset",
       warmIdleBytes: 3 * page + page, // three memories, one shared image
       running: 0,
       keptPlugins: 1, // one plugin for the three tenants
+      pooledMemoryBytes: 0, // warm instances: no fresh memories
     });
     assertEquals(keptPluginBytes! > 0, true);
   } finally {

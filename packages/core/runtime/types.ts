@@ -128,6 +128,8 @@ export interface RuntimeStats {
   keptPlugins?: number;
   /** The bytes those plugins were loaded from (their cap: `keptPluginBytes`). */
   keptPluginBytes?: number;
+  /** Zeroed memories kept for fresh calls of the kept plugins, bytes. */
+  pooledMemoryBytes?: number;
 }
 
 /** A synchronous chain of hooks for {@linkcode Runtime.runChain}. */
