@@ -63,12 +63,9 @@ export class MemoryPool {
   /** A zeroed memory of the plugin's initial size: kept, or new. */
   take(loaded: LoadedPlugin): WebAssembly.Memory {
     const limits = loaded.memoryImport!;
-    const free = this.#free.get(loaded);
-    const kept = free?.pop();
+    const kept = this.#free.get(loaded)?.pop();
     if (kept !== undefined) {
       this.#bytes -= counted(kept);
-      // An emptied list is let go: its key would hold the plugin, module and all.
-      if (free!.length === 0) this.#free.delete(loaded);
       return kept;
     }
     return new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
@@ -92,7 +89,10 @@ export class MemoryPool {
     this.#bytes += size;
   }
 
-  /** Drops the memories kept for `loaded` (a plugin the runtime lets go). */
+  /**
+   * Drops the memories kept for `loaded`, and its key (a plugin the runtime
+   * lets go: the key, even with an emptied list, would hold it, module and all).
+   */
   forget(loaded: LoadedPlugin): void {
     const memories = this.#free.get(loaded);
     if (memories === undefined) return;
