@@ -23,12 +23,13 @@ const row = (n: number): AuditRow => ({
 const rows = (from: number, to: number) =>
   Array.from({ length: to - from }, (_, i) => row(from + i));
 
-/** A fake ingest route: answers `status()` and records what it stored. */
-function service(status: () => number) {
+/** A fake ingest route: answers `status()` (once `wait` settles) and records what it stored. */
+function service(status: () => number, wait?: Promise<void>) {
   const stored: string[] = [];
   const posts: { key: string | null; count: number }[] = [];
   const fetch = async (request: Request) => {
     const body = await request.json() as { items: AuditRow[] };
+    await wait;
     posts.push({ key: request.headers.get("authorization"), count: body.items.length });
     const code = status();
     if (code === 200) stored.push(...body.items.map((r) => r.decision_id));
@@ -38,8 +39,12 @@ function service(status: () => number) {
 }
 
 /** A poster on the fake service answering `status()`, logging into `lines`. */
-function posterOn(status: () => number, options: { batch?: number; maxQueued?: number } = {}) {
-  const svc = service(status);
+function posterOn(
+  status: () => number,
+  options: { batch?: number; maxQueued?: number } = {},
+  wait?: Promise<void>,
+) {
+  const svc = service(status, wait);
   const lines: string[] = [];
   const poster = createAuditPoster({
     url: "http://svc/v1/audit/ingest",
@@ -111,20 +116,7 @@ Deno.test("a queue is bounded in bytes too: captured events of a megabyte go to 
 Deno.test("a full queue never logs a row on its way to the service, nor loses one", async () => {
   let answer!: () => void;
   const gate = new Promise<void>((resolve) => answer = resolve);
-  const stored: string[] = [];
-  const lines: string[] = [];
-  const poster = createAuditPoster({
-    url: "http://svc/v1/audit/ingest",
-    key: "k",
-    maxQueued: 5,
-    log: (l) => lines.push(l),
-    fetch: async (request) => {
-      const body = await request.json() as { items: AuditRow[] };
-      await gate;
-      stored.push(...body.items.map((r) => r.decision_id));
-      return new Response("{}");
-    },
-  });
+  const { svc, lines, poster } = posterOn(() => 200, { maxQueued: 5 }, gate);
   poster.push(rows(0, 5));
   const posting = poster.drain();
   // While rows 0–4 are posted, ten more come: the queue's five oldest (5–9) go to the log.
@@ -134,7 +126,7 @@ Deno.test("a full queue never logs a row on its way to the service, nor loses on
   await poster.drain();
   const spilled = lines.map((l) => JSON.parse(l)).filter((l) => l.audit);
   assertEquals(spilled.map((l) => l.audit.decision_id), rows(5, 10).map((r) => r.decision_id));
-  assertEquals(stored, [...rows(0, 5), ...rows(10, 15)].map((r) => r.decision_id));
+  assertEquals(svc.stored, [...rows(0, 5), ...rows(10, 15)].map((r) => r.decision_id));
   assertEquals(poster.queued, 0);
 });
 
