@@ -44,6 +44,34 @@ export function eventTimeMs(deadline = Deno.env.get("HOOKBOX_DAEMON_DEADLINE")):
 }
 
 /**
+ * The most plugin bytes one `dispatch` loads, MiB, unless
+ * `$HOOKBOX_LOADED_PLUGIN_MB` says otherwise: past it a hook whose plugin is
+ * not loaded yet ends as `limit` without loading, `on_error` applied (a
+ * closed guard blocks). Plugins let go are not collected before a one-shot
+ * process ends, so a repository's thousand 4 MiB plugins would otherwise
+ * cost gigabytes in one hook call; 256 MiB is about 180 JS hooks or 60
+ * plugins at the 4 MiB `moduleKb` cap (a call's peak about 600 MB).
+ */
+export const LOADED_PLUGIN_MB = 256;
+
+/**
+ * `LOADED_PLUGIN_MB`, or `$HOOKBOX_LOADED_PLUGIN_MB` when that is a whole
+ * number from 1 to 65536; another value is one line on stderr and the
+ * default.
+ */
+export function loadedPluginMb(value = Deno.env.get("HOOKBOX_LOADED_PLUGIN_MB")): number {
+  if (value === undefined || value === "") return LOADED_PLUGIN_MB;
+  const mb = Number(value);
+  if (/^\d+$/.test(value) && mb >= 1 && mb <= 65536) return mb;
+  console.error(
+    `hookbox: $HOOKBOX_LOADED_PLUGIN_MB is ${
+      JSON.stringify(value.slice(0, 40))
+    }, not a whole number of MiB from 1 to 65536: using ${LOADED_PLUGIN_MB}`,
+  );
+  return LOADED_PLUGIN_MB;
+}
+
+/**
  * The executor for `event`: its work dir is `--work-dir`, else the event's,
  * else the current directory (written back into the event).
  */
@@ -67,6 +95,8 @@ export function executorFor(
     // Each plugin runs once: kept only while the event may still need it, and never gigabytes
     // of a repository's thousand big plugins.
     keptPluginBytes: 128 * 1024 * 1024,
+    // Nor, in all, more than this process can hold: plugins let go stay until it ends.
+    loadedPluginBytes: loadedPluginMb() * 1024 * 1024,
     ...extra,
     // An agent lets the action through once its hook call times out (Copilot after 30 s):
     // the hooks of an event answer within 15 s, whatever a repository's hooks do.

@@ -104,6 +104,8 @@ export const COMMANDS = {
       HOOKBOX_KEY: "the tenant key for --remote",
       HOOKBOX_CACHE_DIR: CACHE,
       HOOKBOX_CACHE_MAX_MB: CACHE_MAX,
+      HOOKBOX_LOADED_PLUGIN_MB:
+        "the most plugin bytes one call loads, MiB (default 256); the hooks past it end as limit",
       HOOKBOX_DAEMON: "1: as --daemon; 0: never through the daemon, even with --daemon",
       HOOKBOX_DAEMON_WAIT_MS:
         "how long a call waits for the daemon (default 18000); late, it runs in its own process",

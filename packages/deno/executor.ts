@@ -54,6 +54,13 @@ export interface ExecutorOptions {
    * 128 MiB). @default 1 GiB
    */
   keptPluginBytes?: number;
+  /**
+   * Cap on the bytes of WebAssembly plugins loaded in the executor's life
+   * (`createWasmRuntime({ loadedPluginBytes })`; the one-shot `dispatch` sets
+   * 256 MiB): past it a hook whose plugin is not loaded ends as `limit`.
+   * @default no cap
+   */
+  loadedPluginBytes?: number;
   /** Replace or add runtimes (tests, embedders). */
   runtimes?: Partial<Record<RuntimeKind, Runtime>>;
   /**
@@ -109,7 +116,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
         options.wasmWorker === true,
         options.tuneWasmTiering === false ? null : tuneWasmTiering(),
         options.warmBytes,
-        options.keptPluginBytes,
+        { keptPluginBytes: options.keptPluginBytes, loadedPluginBytes: options.loadedPluginBytes },
       ),
       subprocess: createSubprocessRuntime(),
       prompt: createPromptRuntime(),
@@ -131,7 +138,7 @@ export function createExecutor(options: ExecutorOptions = {}): Executor {
  * hook and plugin, so what a new executor discovers again runs warm.
  */
 export function createDenoWasmRuntime(cacheDir?: string): Runtime {
-  return wasmRuntime(cacheDir, false, tuneWasmTiering(), undefined, undefined);
+  return wasmRuntime(cacheDir, false, tuneWasmTiering(), undefined, {});
 }
 
 /** The wasm runtime fed by the compilers; compiling happens in `prepare`, untimed. */
@@ -140,7 +147,7 @@ function wasmRuntime(
   worker: boolean,
   tuned: Promise<void> | null,
   warmBytes: number | undefined,
-  keptPluginBytes: number | undefined,
+  caps: { keptPluginBytes?: number | undefined; loadedPluginBytes?: number | undefined },
 ): Runtime {
   const compiled = new WeakMap<HookDefinition, Promise<Uint8Array>>();
   const loadBytes = (hook: HookDefinition): Promise<Uint8Array> => {
@@ -158,7 +165,8 @@ function wasmRuntime(
   const runtime = worker ? createWasmRuntime({ loadBytes, worker }) : createWasmRuntime({
     loadBytes,
     ...(warmBytes === undefined ? {} : { warmBytes }),
-    ...(keptPluginBytes === undefined ? {} : { keptPluginBytes }),
+    ...(caps.keptPluginBytes === undefined ? {} : { keptPluginBytes: caps.keptPluginBytes }),
+    ...(caps.loadedPluginBytes === undefined ? {} : { loadedPluginBytes: caps.loadedPluginBytes }),
     loadPrepared: preparedFromDiskCache(
       cacheDir ?? defaultCacheDir(),
       loadBytes,

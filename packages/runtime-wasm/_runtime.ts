@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isHookboxError } from "../core/errors.ts";
+import { HookboxError, isHookboxError } from "../core/errors.ts";
 import type { HookDefinition } from "../core/hook/types.ts";
 import type {
   EffectiveLimits,
@@ -45,6 +45,8 @@ export interface RuntimeDeps {
   shareCode?: boolean;
   /** Cap on the bytes of plugins kept loaded (`WasmRuntimeOptions.keptPluginBytes`). */
   keptPluginBytes?: number;
+  /** Cap on the bytes of plugins loaded in the runtime's life (`WasmRuntimeOptions.loadedPluginBytes`). */
+  loadedPluginBytes?: number;
   /** One call at a time (`WasmRuntimeOptions.oneCallAtATime`). */
   oneCallAtATime?: boolean;
   /** Plugins prepared ahead of time (edge bundles): used instead of loadBytes + rewriter. */
@@ -82,6 +84,9 @@ export class WasmRuntime implements Runtime {
   #kept = new Map<LoadedPlugin, Kept>();
   #keptBytes = 0;
   readonly #maxKept: number;
+  /** Bytes of the plugins loaded so far, let go or not, and their cap. */
+  #loadedBytes = 0;
+  readonly #maxLoaded: number;
 
   #trapFn: (() => never) | null = null;
   readonly #pool: WarmPool;
@@ -122,6 +127,7 @@ export class WasmRuntime implements Runtime {
     );
     this.#keepWarm = deps.warmBytes !== 0;
     this.#maxKept = Math.floor((deps.keptPluginBytes ?? KEPT_PLUGIN_BYTES) / shareOf);
+    this.#maxLoaded = deps.loadedPluginBytes ?? Infinity;
   }
 
   /** Runs one call; plugin misbehaviour comes back as `failure`. */
@@ -170,6 +176,7 @@ export class WasmRuntime implements Runtime {
       running: this.#running,
       keptPlugins: this.#kept.size,
       keptPluginBytes: this.#keptBytes,
+      loadedPluginBytes: this.#loadedBytes,
       pooledMemoryBytes: this.#memories.bytes,
     };
   }
@@ -269,7 +276,11 @@ export class WasmRuntime implements Runtime {
     let loading = perHook.get(key);
     if (loading === undefined) {
       const map = perHook;
-      loading = this.#loadBytes(hook, limits, key);
+      // Past the cap nothing more is loaded (refused like a plugin over its size cap, and
+      // remembered: the cap never comes back in the runtime's life).
+      loading = this.#loadedBytes >= this.#maxLoaded
+        ? Promise.reject(this.#overLoaded())
+        : this.#loadBytes(hook, limits, key);
       map.set(key, loading);
       // A refusal (a HookboxError: invalid plugin, denied import, over a cap...)
       // is final for these bytes and limits: remembered, so a broken plugin is not
@@ -278,6 +289,7 @@ export class WasmRuntime implements Runtime {
       loading.then((loaded) => {
         let settled = this.#settled.get(hook);
         if (settled === undefined) this.#settled.set(hook, settled = new Map());
+        this.#loadedBytes += loaded.byteLength ?? 0;
         const kept = this.#keep(loaded);
         settled.set(key, kept);
         // Loaded: the record answers from now on (a load under way is all this map holds).
@@ -316,6 +328,18 @@ export class WasmRuntime implements Runtime {
           importMemory: isolation !== "warm",
           shareCode: this.#deps.shareCode ?? false,
         }),
+    );
+  }
+
+  /** The refusal of a load past `loadedPluginBytes`. */
+  #overLoaded(): HookboxError {
+    const mib = (n: number) => Math.round(n / 2 ** 20);
+    return new HookboxError(
+      "LIMIT_MODULE",
+      `this process has loaded ${mib(this.#loadedBytes)} MiB of plugins, its cap is ${
+        mib(this.#maxLoaded)
+      } MiB (loadedPluginBytes): no more are loaded in it`,
+      { field: "loaded_plugin_bytes" },
     );
   }
 

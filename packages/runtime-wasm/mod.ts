@@ -117,6 +117,17 @@ export interface WasmRuntimeOptions {
    * share of the default. @default 1 GiB
    */
   keptPluginBytes?: number;
+  /**
+   * Cap on the bytes of the plugins this runtime loads in its life (counted
+   * like `keptPluginBytes`, each load once, plugins let go and loaded again
+   * included): once reached, a call whose plugin is not loaded fails as
+   * `limit` (`LIMIT_MODULE`) without loading it, `on_error` applied. For
+   * short processes (the one-shot `dispatch` sets 256 MiB), where plugins let
+   * go are not collected before the process ends: a repository's thousand
+   * big plugins would otherwise cost gigabytes in one hook call. Not in
+   * worker mode. @default no cap
+   */
+  loadedPluginBytes?: number;
 }
 
 /** Creates the `wasm` runtime. Throws `TypeError` on bad options. */
@@ -153,6 +164,14 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
       "createWasmRuntime: options.keptPluginBytes must be a non-negative integer",
     );
   }
+  if (
+    options.loadedPluginBytes !== undefined &&
+    (!Number.isSafeInteger(options.loadedPluginBytes) || options.loadedPluginBytes < 0)
+  ) {
+    throw new TypeError(
+      "createWasmRuntime: options.loadedPluginBytes must be a non-negative integer",
+    );
+  }
   if (options.oneCallAtATime !== undefined && typeof options.oneCallAtATime !== "boolean") {
     throw new TypeError("createWasmRuntime: options.oneCallAtATime must be a boolean");
   }
@@ -172,10 +191,11 @@ export function createWasmRuntime(options: WasmRuntimeOptions): Runtime {
   }
   if (
     options.compile !== undefined || options.loadPrepared !== undefined ||
-    options.oneCallAtATime !== undefined || options.keptPluginBytes !== undefined
+    options.oneCallAtATime !== undefined || options.keptPluginBytes !== undefined ||
+    options.loadedPluginBytes !== undefined
   ) {
     throw new TypeError(
-      "createWasmRuntime: options.compile, options.loadPrepared, options.oneCallAtATime and options.keptPluginBytes cannot be used with options.worker",
+      "createWasmRuntime: options.compile, options.loadPrepared, options.oneCallAtATime, options.keptPluginBytes and options.loadedPluginBytes cannot be used with options.worker",
     );
   }
   return new WorkerRuntime({

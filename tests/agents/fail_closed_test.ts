@@ -11,6 +11,7 @@ import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { hookMd, ROOT, withoutDenoNotices } from "../_helpers.ts";
 import { corpus } from "../runtime-wasm/_corpus.ts";
 import { manyTypes } from "../rewriter/_modules.ts";
+import { bigPlugin } from "../runtime-wasm/_kept_plugins_probe.ts";
 import { lastAnswerIn } from "../../packages/cli/_stop.ts";
 import { failureLines } from "../../packages/cli/_fail_closed.ts";
 import { allowResult } from "../../packages/core/dispatch/result.ts";
@@ -52,14 +53,18 @@ interface Out {
 }
 
 /** `hookbox dispatch --agent AGENT --hooks-dir DIR ...` with `input` on stdin (bytes or text). */
-async function dispatch(args: string[], input: string | Uint8Array[]): Promise<Out> {
+async function dispatch(
+  args: string[],
+  input: string | Uint8Array[],
+  env: Record<string, string> = {},
+): Promise<Out> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${ROOT}/packages/cli/main.ts`, "dispatch", ...args],
     cwd: dir,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    env: { XDG_CONFIG_HOME: `${dir}/no-config`, HOOKBOX_CACHE_DIR: `${dir}/cache` },
+    env: { XDG_CONFIG_HOME: `${dir}/no-config`, HOOKBOX_CACHE_DIR: `${dir}/cache`, ...env },
   }).spawn();
   const writer = child.stdin.getWriter();
   const chunks = typeof input === "string" ? [new TextEncoder().encode(input)] : input;
@@ -451,6 +456,41 @@ Deno.test("a repository's plugins with many function types cannot crash the hook
       /limit: module: module has 100001 types, at most 4096 are allowed$/.test(line)
     );
   assertEquals(refused.length, 20, JSON.parse(out.stdout).systemMessage.slice(0, 600));
+});
+
+Deno.test("a repository's big plugins cannot make one hook call hold gigabytes: past the cap the guard blocks", async () => {
+  // Source of the attack: plugins let go are not collected before a one-shot process ends, and
+  // a repository may ship a thousand 4 MiB plugins: 150 of them held ~1 GB in one call. The
+  // cap is $HOOKBOX_LOADED_PLUGIN_MB (256 by default), 1 MiB here: three ~0.5 MB plugins reach it.
+  const root = await hooks("big-plugins", "closed");
+  for (let i = 0; i < 3; i++) {
+    await Deno.mkdir(`${root}/big${i}`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/big${i}/HOOK.md`,
+      hookMd({ name: `big${i}`, trigger: "pre-tool-call", priority: 1000 - i }),
+    );
+    await Deno.writeFile(`${root}/big${i}/plugin.wasm`, bigPlugin(1800, i));
+  }
+  const env = { HOOKBOX_LOADED_PLUGIN_MB: "1" };
+  const out = await dispatch(claudeArgs(root), claude({ command: "ls" }), env);
+  assertEquals(
+    denied(out),
+    'hook "guard" failed (limit: module: this process has loaded 1 MiB of plugins, its cap is 1 MiB (loadedPluginBytes): no more are loaded in it) and is on_error: closed',
+  );
+  // Under a cap they fit in, the guard runs and lets `ls` through.
+  const fits = await dispatch(claudeArgs(root), claude({ command: "ls" }), {
+    HOOKBOX_LOADED_PLUGIN_MB: "4",
+  });
+  assertEquals([fits.code, fits.stdout], [0, ""], fits.stderr);
+  // A value that is not a number of MiB is one line, and the default applies.
+  const bad = await dispatch(claudeArgs(root), claude({ command: "ls" }), {
+    HOOKBOX_LOADED_PLUGIN_MB: "lots",
+  });
+  assertEquals(bad.code, 0, bad.stderr);
+  match(
+    bad.stderr,
+    /\$HOOKBOX_LOADED_PLUGIN_MB is "lots", not a whole number of MiB from 1 to 65536: using 256/,
+  );
 });
 
 Deno.test("an AssemblyScript hook too big to compile within a hook call is refused at once, the guard still answers", async () => {

@@ -6,7 +6,7 @@
  * MB plugin here). Past the cap the least recently called are let go and
  * loaded again when called.
  */
-import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
+import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { createWasmRuntime, preparePlugin } from "../../packages/runtime-wasm/mod.ts";
 import type { LoadedPlugin } from "../../packages/runtime-wasm/_loader.ts";
 import { bigPlugin } from "./_kept_plugins_probe.ts";
@@ -52,19 +52,58 @@ Deno.test("what a runtime holds stops growing at its cap, however many big plugi
   ok(late - early < 25, `resident memory grew ${late - early} MB: ${text}`);
 });
 
-Deno.test("keptPluginBytes must be a non-negative integer", () => {
+Deno.test("keptPluginBytes and loadedPluginBytes must be non-negative integers", () => {
   const loadBytes = () => Promise.resolve(new Uint8Array());
-  for (const bad of [-1, 1.5, Number.NaN, "8" as unknown as number]) {
-    let message = "";
-    try {
-      createWasmRuntime({ loadBytes, keptPluginBytes: bad });
-    } catch (err) {
-      message = (err as Error).message;
+  for (const option of ["keptPluginBytes", "loadedPluginBytes"]) {
+    for (const bad of [-1, 1.5, Number.NaN, "8" as unknown as number]) {
+      let message = "";
+      try {
+        createWasmRuntime({ loadBytes, [option]: bad });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      assertEquals(
+        message,
+        `createWasmRuntime: options.${option} must be a non-negative integer`,
+      );
     }
-    assertEquals(
-      message,
-      "createWasmRuntime: options.keptPluginBytes must be a non-negative integer",
+  }
+});
+
+Deno.test("past loadedPluginBytes no plugin is loaded: the call is a limit, the loaded ones still run", async () => {
+  // A one-shot process's cap: plugins let go are not collected before it ends, so what it may
+  // load in its life is bounded, re-loads of plugins let go included.
+  const size = bigPlugin(50, 0).byteLength;
+  let reads = 0;
+  const runtime = createWasmRuntime({
+    loadBytes: (hook) => (reads++, Promise.resolve(bigPlugin(50, Number(hook.name.slice(4))))),
+    keptPluginBytes: size * 2,
+    loadedPluginBytes: Math.floor(size * 2.5),
+  });
+  try {
+    const outcome = async (name: string) => {
+      const result = await runtime.run(request(wasmHook(name)));
+      return result.failure?.code ?? `exit ${result.exitCode}`;
+    };
+    const hooks = ["big-0", "big-1", "big-2"].map((name) => wasmHook(name));
+    const run = (i: number) => runtime.run(request(hooks[i]!));
+    // Three loads reach the cap (the third starts below it).
+    for (const i of [0, 1, 2]) assertEquals((await run(i)).exitCode, 0);
+    assertEquals(reads, 3);
+    ok(runtime.stats!().loadedPluginBytes! >= size * 2.5);
+    // The fourth plugin is refused without being read; so is big-0, let go by the kept cap.
+    const refused = await run(0);
+    assertEquals(refused.failure?.code, "LIMIT_MODULE");
+    match(
+      refused.failure?.message ?? "",
+      /this process has loaded \d+ MiB of plugins, its cap is \d+ MiB \(loadedPluginBytes\): no more are loaded in it/,
     );
+    assertEquals(await outcome("big-3"), "LIMIT_MODULE");
+    assertEquals(reads, 3);
+    // The plugins still kept answer as before.
+    assertEquals((await run(2)).exitCode, 0);
+  } finally {
+    await runtime.close?.();
   }
 });
 

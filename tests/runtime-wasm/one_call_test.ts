@@ -72,7 +72,7 @@ Deno.test("oneCallAtATime is refused with worker mode and when not a boolean", (
   const loadBytes = () => Promise.resolve(new Uint8Array());
   throws(
     () => createWasmRuntime({ loadBytes, worker: true, oneCallAtATime: true }),
-    /oneCallAtATime and options.keptPluginBytes cannot be used with options.worker/,
+    /oneCallAtATime, options.keptPluginBytes and options.loadedPluginBytes cannot be used with options.worker/,
   );
   throws(
     () => createWasmRuntime({ loadBytes, oneCallAtATime: "yes" as unknown as boolean }),

@@ -19,7 +19,7 @@ Deno.test("warm instances of one plugin share its memory image and still reset",
       }
     }
     const page = 64 * 1024; // state_counter has one page of memory
-    const { keptPluginBytes, ...stats } = runtime.stats!();
+    const { keptPluginBytes, loadedPluginBytes, ...stats } = runtime.stats!();
     assertEquals(stats, {
       warmInstances: 3,
       warmIdleBytes: 3 * page + page, // three memories, one shared image
@@ -28,6 +28,7 @@ Deno.test("warm instances of one plugin share its memory image and still reset",
       pooledMemoryBytes: 0, // warm instances: no fresh memories
     });
     assertEquals(keptPluginBytes! > 0, true);
+    assertEquals(loadedPluginBytes, keptPluginBytes, "loaded once");
   } finally {
     await runtime.close?.();
   }

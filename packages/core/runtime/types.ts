@@ -128,6 +128,8 @@ export interface RuntimeStats {
   keptPlugins?: number;
   /** The bytes those plugins were loaded from (their cap: `keptPluginBytes`). */
   keptPluginBytes?: number;
+  /** The bytes of every plugin loaded in the runtime's life, let go or not (`loadedPluginBytes`). */
+  loadedPluginBytes?: number;
   /** Zeroed memories kept for fresh calls of the kept plugins, bytes. */
   pooledMemoryBytes?: number;
 }
