@@ -82,6 +82,8 @@ export class WasmRuntime implements Runtime {
    * called are let go, and loaded again when next called.
    */
   #kept = new Map<LoadedPlugin, Kept>();
+  /** Kept bytes by owner: the tenant whose call last used each plugin ("" for one prepared ahead). */
+  #keptBy = new Map<string, number>();
   #keptBytes = 0;
   readonly #maxKept: number;
   /** Bytes of the plugins loaded so far, let go or not, and their cap. */
@@ -156,8 +158,8 @@ export class WasmRuntime implements Runtime {
     let trap: () => never;
     try {
       trap = this.#trapFn ?? await this.#trapFunction();
-      const cached = this.#loaded(hook, limits);
-      loaded = cached ?? await this.#load(hook, limits);
+      const cached = this.#loaded(hook, limits, request.tenantId);
+      loaded = cached ?? await this.#load(hook, limits, request.tenantId);
     } catch (err) {
       return loadFailure(err);
     }
@@ -191,7 +193,7 @@ export class WasmRuntime implements Runtime {
   async #prepareSlow(hook: HookDefinition, limits: EffectiveLimits): Promise<RunFailure | null> {
     try {
       this.#trapFn ??= await this.#trapFunction();
-      if (!this.#loaded(hook, limits)) await this.#load(hook, limits);
+      if (!this.#loaded(hook, limits)) await this.#load(hook, limits, "");
       return null;
     } catch (err) {
       return loadFailure(err).failure ?? null;
@@ -204,6 +206,7 @@ export class WasmRuntime implements Runtime {
     this.#modules.clear();
     this.#prepared.clear();
     this.#kept = new Map();
+    this.#keptBy = new Map();
     this.#keptBytes = 0;
     this.#byHook = new WeakMap();
     this.#settled = new WeakMap();
@@ -262,14 +265,20 @@ export class WasmRuntime implements Runtime {
     return transport === undefined ? null : new HttpSession(transport);
   }
 
-  #loaded(hook: HookDefinition, limits: EffectiveLimits): LoadedPlugin | undefined {
+  /** The plugin kept for `hook` and `limits`, now `owner`'s (unless not given). */
+  #loaded(hook: HookDefinition, limits: EffectiveLimits, owner?: string): LoadedPlugin | undefined {
     const kept = this.#settled.get(hook)?.get(loadKey(hook, limits));
     if (kept === undefined) return undefined;
     kept.used = true;
+    if (owner !== undefined && kept.owner !== owner) {
+      this.#own(kept.owner, -kept.bytes);
+      kept.owner = owner;
+      this.#own(owner, kept.bytes);
+    }
     return kept.loaded;
   }
 
-  #load(hook: HookDefinition, limits: EffectiveLimits): Promise<LoadedPlugin> {
+  #load(hook: HookDefinition, limits: EffectiveLimits, owner: string): Promise<LoadedPlugin> {
     const key = loadKey(hook, limits);
     let perHook = this.#byHook.get(hook);
     if (perHook === undefined) this.#byHook.set(hook, perHook = new Map());
@@ -290,7 +299,7 @@ export class WasmRuntime implements Runtime {
         let settled = this.#settled.get(hook);
         if (settled === undefined) this.#settled.set(hook, settled = new Map());
         this.#loadedBytes += loaded.byteLength ?? 0;
-        const kept = this.#keep(loaded);
+        const kept = this.#keep(loaded, owner);
         settled.set(key, kept);
         // Loaded: the record answers from now on (a load under way is all this map holds).
         if (map.get(key) === loading) map.delete(key);
@@ -345,32 +354,62 @@ export class WasmRuntime implements Runtime {
 
   /**
    * The record that keeps `loaded` (made at its first load, weighed by its
-   * module's bytes), letting go of the least recently called
-   * plugins past the cap: a plugin called since the last look gets a second
-   * chance. The plugin just loaded is never let go here.
+   * module's bytes, `owner`'s), letting go of plugins past the cap: those of
+   * the owner whose plugins weigh the most, least recently called first (a
+   * plugin called since the last look gets a second chance), so one tenant's
+   * thousand big plugins let go of its own, never every other tenant's. The
+   * plugin just loaded is never let go here.
    */
-  #keep(loaded: LoadedPlugin): Kept {
+  #keep(loaded: LoadedPlugin, owner: string): Kept {
     const had = this.#kept.get(loaded);
     if (had !== undefined) return had;
-    const kept: Kept = { loaded, bytes: loaded.byteLength ?? 0, used: false, users: [] };
+    const kept: Kept = { loaded, bytes: loaded.byteLength ?? 0, used: false, users: [], owner };
     this.#kept.set(loaded, kept);
     this.#keptBytes += kept.bytes;
-    for (const [plugin, old] of this.#kept) {
-      if (this.#keptBytes <= this.#maxKept || plugin === loaded) break;
-      this.#kept.delete(plugin);
-      if (old.used) {
-        old.used = false;
-        this.#kept.set(plugin, old);
-        continue;
-      }
-      this.#keptBytes -= old.bytes;
-      this.#memories.forget(plugin);
-      for (const { settled, key } of old.users) {
-        const map = settled.deref();
-        if (map?.get(key) === old) map.delete(key);
-      }
+    this.#own(owner, kept.bytes);
+    while (this.#keptBytes > this.#maxKept) {
+      const victim = this.#victim(kept);
+      if (victim === undefined) break;
+      this.#letGo(victim);
     }
     return kept;
+  }
+
+  /** The kept plugin to let go next (see {@linkcode #keep}); `spare` is not one. */
+  #victim(spare: Kept): Kept | undefined {
+    let heaviest: string | undefined, most = 0;
+    for (const [owner, bytes] of this.#keptBy) {
+      const weight = owner === spare.owner ? bytes - spare.bytes : bytes;
+      if (weight > most) [heaviest, most] = [owner, weight];
+    }
+    if (heaviest === undefined) return undefined;
+    // Oldest first; one called since the last look goes to the back (and is met again).
+    for (const [plugin, record] of this.#kept) {
+      if (record.owner !== heaviest || record === spare) continue;
+      if (!record.used) return record;
+      record.used = false;
+      this.#kept.delete(plugin);
+      this.#kept.set(plugin, record);
+    }
+    return undefined;
+  }
+
+  #letGo(old: Kept): void {
+    this.#kept.delete(old.loaded);
+    this.#keptBytes -= old.bytes;
+    this.#own(old.owner, -old.bytes);
+    this.#memories.forget(old.loaded);
+    for (const { settled, key } of old.users) {
+      const map = settled.deref();
+      if (map?.get(key) === old) map.delete(key);
+    }
+  }
+
+  /** Counts `bytes` (negative: no longer) as kept for `owner`. */
+  #own(owner: string, bytes: number): void {
+    const left = (this.#keptBy.get(owner) ?? 0) + bytes;
+    if (left > 0) this.#keptBy.set(owner, left);
+    else this.#keptBy.delete(owner);
   }
 
   /**
@@ -411,6 +450,8 @@ interface Kept {
   bytes: number;
   /** Called since the last look (a second chance before it is let go). */
   used: boolean;
+  /** The tenant whose call last used it ("" for one prepared ahead of any call). */
+  owner: string;
   /** Where each hook that loaded it keeps this record (forgotten there when it is let go). */
   users: { settled: WeakRef<Map<number | string, Kept>>; key: number | string }[];
 }

@@ -36,6 +36,39 @@ Deno.test("a runtime keeps plugins up to its byte cap, and a plugin let go loads
   }
 });
 
+Deno.test("one tenant's many plugins let go of its own, never another tenant's", async () => {
+  // Source of the attack: a tenant cycling through more big plugins than the cap let go of every
+  // other tenant's, each then read and instrumented again on its tenant's next event.
+  const size = bigPlugin(50, 0).byteLength;
+  const reads = new Map<string, number>();
+  const runtime = createWasmRuntime({
+    loadBytes: (hook) => {
+      reads.set(hook.name, (reads.get(hook.name) ?? 0) + 1);
+      return Promise.resolve(bigPlugin(50, Number(hook.name.slice(4))));
+    },
+    keptPluginBytes: size * 4,
+  });
+  try {
+    // The hooks are kept, as a host keeps the hooks it serves.
+    const hooks = new Map(Array.from({ length: 9 }, (_, i) => [`big-${i}`, wasmHook(`big-${i}`)]));
+    const call = async (name: string, tenantId: string) => {
+      const result = await runtime.run({ ...request(hooks.get(name)!), tenantId });
+      assertEquals([result.exitCode, result.failure], [0, undefined], `${tenantId} ${name}`);
+    };
+    await call("big-0", "quiet");
+    for (let round = 0; round < 3; round++) {
+      for (let i = 1; i <= 8; i++) await call(`big-${i}`, "noisy");
+      await call("big-0", "quiet");
+    }
+    // The quiet tenant's plugin was read once; the noisy one's were let go and read again.
+    assertEquals(reads.get("big-0"), 1);
+    assertEquals(reads.get("big-1"), 3);
+    ok(runtime.stats!().keptPluginBytes! <= size * 4);
+  } finally {
+    await runtime.close?.();
+  }
+});
+
 Deno.test("what a runtime holds stops growing at its cap, however many big plugins it loads", async () => {
   // 36 plugins of ~1.4 MB, every hook kept alive as a host keeps them; memory after 12 and 36.
   const out = await new Deno.Command(Deno.execPath(), {
