@@ -42,6 +42,24 @@ async function hooks(name: string, onError: "open" | "closed", extra = false): P
   if (extra) await write("crashy", { trigger: "pre-tool-call", priority: 100 }, "trap_unreachable");
   return root;
 }
+/** Adds `count` pre-tool-call hooks named `${prefix}${i}` to `root`: `plugin(i)`, `frontmatter(i)`. */
+async function addHooks(
+  root: string,
+  prefix: string,
+  count: number,
+  plugin: (i: number) => Uint8Array,
+  frontmatter: (i: number) => Record<string, unknown>,
+): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    const name = `${prefix}${i}`;
+    await Deno.mkdir(`${root}/${name}`, { recursive: true });
+    await Deno.writeTextFile(
+      `${root}/${name}/HOOK.md`,
+      hookMd({ name, trigger: "pre-tool-call", ...frontmatter(i) }),
+    );
+    await Deno.writeFile(`${root}/${name}/plugin.wasm`, plugin(i));
+  }
+}
 const closed = await hooks("closed", "closed");
 const open = await hooks("open", "open");
 const crashy = await hooks("crashy", "open", true);
@@ -440,14 +458,7 @@ Deno.test("a repository's plugins with many function types cannot crash the hook
   // past about 1.9 million. 20 hooks of 100,000 types each ran before the guard: the call
   // died ("too many canonicalized types"), which an agent reads as a non-blocking error.
   const root = await hooks("many-types", "closed");
-  for (let i = 0; i < 20; i++) {
-    await Deno.mkdir(`${root}/types${i}`, { recursive: true });
-    await Deno.writeTextFile(
-      `${root}/types${i}/HOOK.md`,
-      hookMd({ name: `types${i}`, trigger: "pre-tool-call", priority: 1000 }),
-    );
-    await Deno.writeFile(`${root}/types${i}/plugin.wasm`, manyTypes(i, 100_000));
-  }
+  await addHooks(root, "types", 20, (i) => manyTypes(i, 100_000), () => ({ priority: 1000 }));
   const out = await dispatch(claudeArgs(root), claude({ command: "rm -rf /" }));
   assertEquals(denied(out), "rm -rf is not allowed");
   // Each is refused before the engine sees it (the process's budget: type_budget_test.ts).
@@ -463,14 +474,7 @@ Deno.test("a repository's big plugins cannot make one hook call hold gigabytes: 
   // a repository may ship a thousand 4 MiB plugins: 150 of them held ~1 GB in one call. The
   // cap is $HOOKBOX_LOADED_PLUGIN_MB (256 by default), 1 MiB here: three ~0.5 MB plugins reach it.
   const root = await hooks("big-plugins", "closed");
-  for (let i = 0; i < 3; i++) {
-    await Deno.mkdir(`${root}/big${i}`, { recursive: true });
-    await Deno.writeTextFile(
-      `${root}/big${i}/HOOK.md`,
-      hookMd({ name: `big${i}`, trigger: "pre-tool-call", priority: 1000 - i }),
-    );
-    await Deno.writeFile(`${root}/big${i}/plugin.wasm`, bigPlugin(1800, i));
-  }
+  await addHooks(root, "big", 3, (i) => bigPlugin(1800, i), (i) => ({ priority: 1000 - i }));
   const env = { HOOKBOX_LOADED_PLUGIN_MB: "1" };
   const out = await dispatch(claudeArgs(root), claude({ command: "ls" }), env);
   assertEquals(
@@ -518,20 +522,11 @@ Deno.test("a repository's hooks at their own limits cannot hold the call past an
   // instructions (its own most, about 2 s): 40 s together, past Copilot's 30 s.
   const root = await hooks("spinning", "closed");
   const loop = await corpus("loop_forever");
-  for (let i = 0; i < 20; i++) {
-    await Deno.mkdir(`${root}/spin${i}`, { recursive: true });
-    await Deno.writeTextFile(
-      `${root}/spin${i}/HOOK.md`,
-      hookMd({
-        name: `spin${i}`,
-        trigger: "pre-tool-call",
-        priority: i < 4 ? 1000 : 980,
-        timeout: 600_000,
-        limits: { fuel: 10_000_000_000 },
-      }),
-    );
-    await Deno.writeFile(`${root}/spin${i}/plugin.wasm`, loop);
-  }
+  await addHooks(root, "spin", 20, () => loop, (i) => ({
+    priority: i < 4 ? 1000 : 980,
+    timeout: 600_000,
+    limits: { fuel: 10_000_000_000 },
+  }));
   // After four of them (5 s or more), a JS hook whose top level never ends: its build would
   // run its own 10 s, past the event's 15 s (the call then took about 25 s).
   await Deno.mkdir(`${root}/builder/scripts`, { recursive: true });
