@@ -6,7 +6,9 @@
  * `hookbox serve` on loopback holding the same hooks, and the bundled CLI
  * through the user's daemon (`--daemon`) — next to `node` running an empty
  * script, in interleaved rounds (each starting with the next command, runs
- * 50 ms apart); medians and ratios. `--loaded` keeps two CPU-bound
+ * 50 ms apart); medians and ratios; the bundled CLI also with a small JS
+ * project hook beside the built-in ones (a project's own hooks are most often
+ * JS, and JS hooks share one engine module). `--loaded` keeps two CPU-bound
  * processes running meanwhile (a busy two-core machine).
  *
  *   deno run -A scripts/bench_cli.ts [--rounds 15] [--loaded]
@@ -39,6 +41,18 @@ const event = JSON.stringify({
   tool_input: { command: "git status" },
   tool_use_id: "t1",
 });
+// The same event in a project with a JS hook of its own.
+const project = `${dir}/project`;
+await Deno.mkdir(`${project}/.agents/hooks/mine/scripts`, { recursive: true });
+await Deno.writeTextFile(
+  `${project}/.agents/hooks/mine/HOOK.md`,
+  "---\nname: mine\ndescription: a project's own hook\ntrigger: pre-tool-call\n---\n",
+);
+await Deno.writeTextFile(
+  `${project}/.agents/hooks/mine/scripts/run.mjs`,
+  'export default function (event) {\n  return event.tool_name === "Bash" ? {} : { inject: ["seen"] };\n}\n',
+);
+const projectEvent = JSON.stringify({ ...JSON.parse(event), cwd: project });
 
 async function measure(argv: string[], stdin: string): Promise<{ ms: number; mib: number }> {
   const t0 = performance.now();
@@ -90,6 +104,7 @@ const commands: Record<string, string[]> = {
     server.url,
   ],
   "bundled (dist/cli/hookbox)": [`${ROOT}/dist/cli/hookbox`, ...agentArgs],
+  "bundled, a JS project hook too": [`${ROOT}/dist/cli/hookbox`, ...agentArgs],
   "from source (deno run packages/cli/main.ts)": [
     Deno.execPath(),
     "run",
@@ -99,7 +114,10 @@ const commands: Record<string, string[]> = {
   ],
   "node empty.js": ["node", `${dir}/empty.js`],
 };
-for (const argv of Object.values(commands)) await measure(argv, event); // fills the caches
+const stdinOf = (name: string) =>
+  name === "node empty.js" ? "" : name === "bundled, a JS project hook too" ? projectEvent : event;
+// Fills the caches.
+for (const [name, argv] of Object.entries(commands)) await measure(argv, stdinOf(name));
 // The first --daemon call started the daemon: wait until it answers.
 for (let i = 0; i < 100; i++) {
   const status = await new Deno.Command(`${ROOT}/dist/cli/hookbox`, {
@@ -126,7 +144,7 @@ for (let i = 0; i < ROUNDS; i++) {
   for (let j = 0; j < entries.length; j++) {
     const [name, argv] = entries[(i + j) % entries.length]!;
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    (runs[name] ??= []).push(await measure(argv, argv[0] === "node" ? "" : event));
+    (runs[name] ??= []).push(await measure(argv, stdinOf(name)));
   }
 }
 const medians = Object.fromEntries(

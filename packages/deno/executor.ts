@@ -171,6 +171,8 @@ function wasmRuntime(
       cacheDir ?? defaultCacheDir(),
       loadBytes,
       (hook) => cachedPluginId(hook, cacheDir ? { cacheDir } : {}),
+      // JS hooks that run fresh share one engine module (compiled once per process).
+      { shareCode: true },
     ),
   });
   return {

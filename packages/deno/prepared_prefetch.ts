@@ -20,7 +20,7 @@
  */
 
 import { fileSignature } from "../host-deno/fs.ts";
-import type { LoadedPlugin } from "../runtime-wasm/mod.ts";
+import { type LoadedPlugin, runsImage } from "../runtime-wasm/mod.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { admitTypes } from "../rewriter/mod.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
@@ -39,8 +39,65 @@ const KEY = /^[0-9a-f]{64}$/;
 
 /** A prepared entry read and checked: its metadata as written, and the compiled module. */
 export interface PreparedEntry {
-  meta: Omit<LoadedPlugin, "module"> & { verified?: string };
+  /** With `runsSha256`: the entry has a memory image (`.runs`), read into `image`. */
+  meta: Omit<LoadedPlugin, "module"> & {
+    verified?: string;
+    runsSha256?: string;
+    runsVerified?: string;
+  };
   module: WebAssembly.Module;
+}
+
+/**
+ * Modules compiled in this process by instrumented SHA-256, held weakly: the
+ * entries of JS hooks that share one module (`shareCode`) compile it once.
+ */
+const compiled = new Map<string, WeakRef<WebAssembly.Module>>();
+/** Of those, the compiles under way (entries read ahead together wait for one). */
+const compiling = new Map<string, Promise<WebAssembly.Module>>();
+
+/** The module of `bytes`, known to hash to `sha256`: compiled once while it is held. */
+function compileKnown(sha256: string, bytes: Uint8Array): Promise<WebAssembly.Module> {
+  const held = compiled.get(sha256)?.deref();
+  if (held !== undefined) return Promise.resolve(held);
+  let pending = compiling.get(sha256);
+  if (pending === undefined) {
+    pending = WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+    compiling.set(sha256, pending);
+    pending.then((module) => compiled.set(sha256, new WeakRef(module)), () => {})
+      .finally(() => compiling.delete(sha256));
+  }
+  return pending;
+}
+
+/** The bytes of a `.runs` file: per run, its offset and length (u32, little-endian) and bytes. */
+export function encodeRuns(runs: readonly (readonly [number, Uint8Array])[]): Uint8Array {
+  const out = new Uint8Array(runs.reduce((n, [, bytes]) => n + 8 + bytes.length, 0));
+  const view = new DataView(out.buffer);
+  let at = 0;
+  for (const [offset, bytes] of runs) {
+    view.setUint32(at, offset, true);
+    view.setUint32(at + 4, bytes.length, true);
+    out.set(bytes, at + 8);
+    at += 8 + bytes.length;
+  }
+  return out;
+}
+
+/** The runs of {@linkcode encodeRuns}'s bytes; null when they do not parse. */
+export function decodeRuns(data: Uint8Array): [number, Uint8Array][] | null {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const runs: [number, Uint8Array][] = [];
+  let at = 0;
+  while (at < data.length) {
+    if (at + 8 > data.length) return null;
+    const offset = view.getUint32(at, true);
+    const length = view.getUint32(at + 4, true);
+    if (at + 8 + length > data.length) return null;
+    runs.push([offset, data.subarray(at + 8, at + 8 + length)]);
+    at += 8 + length;
+  }
+  return runs;
 }
 
 /** A module file changed less than this before a check is not trusted by its signature. */
@@ -186,18 +243,42 @@ export async function readPrepared(
     } catch {
       return null;
     }
+    // A module this process compiled already (one JS hooks share) is not compiled again; other
+    // bytes are compiled while they are hashed.
+    const held = compiled.get(meta.instrumentedSha256)?.deref();
     const [sha256, module] = await Promise.all([
       trusted ? meta.instrumentedSha256 : sha256Hex(bytes),
-      WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>),
+      held ??
+        (trusted
+          ? compileKnown(meta.instrumentedSha256, bytes)
+          : WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>)),
     ]);
     if (sha256 !== meta.instrumentedSha256) return null;
-    const changed = info.ctime?.getTime() ?? Infinity;
-    if (!trusted && Date.now() - changed > (options.racyMs ?? RACY_MS)) {
-      await writeAtomic(`${base}.json`, JSON.stringify({ ...meta, verified: seen })).catch(
-        () => {},
-      );
+    if (held === undefined && !trusted) compiled.set(sha256, new WeakRef(module));
+    // The memory image of a shared module's plugin, checked (or trusted) as the module is.
+    let image: LoadedPlugin["image"];
+    let runsSeen: string | undefined;
+    let runsTrusted = true;
+    let changed = info.ctime?.getTime() ?? Infinity;
+    if (meta.runsSha256 !== undefined) {
+      const data = Deno.readFileSync(`${base}.runs`);
+      const runsInfo = Deno.statSync(`${base}.runs`);
+      runsSeen = fileSignature(runsInfo);
+      runsTrusted = meta.runsVerified === runsSeen && runsInfo.size === data.length;
+      if (!runsTrusted && await sha256Hex(data) !== meta.runsSha256) return null;
+      const runs = decodeRuns(data);
+      if (runs === null) return null;
+      image = runsImage(runs);
+      changed = Math.max(changed, runsInfo.ctime?.getTime() ?? Infinity);
     }
-    return { meta: { ...meta, byteLength: bytes.length }, module };
+    if ((!trusted || !runsTrusted) && Date.now() - changed > (options.racyMs ?? RACY_MS)) {
+      const verified = { ...meta, verified: seen, ...(runsSeen ? { runsVerified: runsSeen } : {}) };
+      await writeAtomic(`${base}.json`, JSON.stringify(verified)).catch(() => {});
+    }
+    return {
+      meta: { ...meta, byteLength: bytes.length, ...(image ? { image } : {}) },
+      module,
+    };
   } catch {
     return null;
   }

@@ -31,7 +31,7 @@ const TRIM_EVERY_MS = 10 * 60_000;
 const HEX = "[0-9a-f]{64}";
 /** Compiled plugins and build failures (`js-…`, `as-…`), prepared entries and their aliases. */
 const ENTRY = new RegExp(
-  `^(?:(?:js|as)-${HEX}\\.(?:wasm|failed)|${HEX}\\.(?:wasm|json)|id-${HEX})$`,
+  `^(?:(?:js|as)-${HEX}\\.(?:wasm|failed)|${HEX}\\.(?:wasm|json|runs)|id-${HEX})$`,
 );
 /** An entry's temporary name while it is written (`atomic.ts`). */
 const TEMP = new RegExp(`^${ENTRY.source.slice(1, -1)}\\.[0-9a-f-]{36}\\.tmp$`);

@@ -17,7 +17,8 @@ import { cachedPluginId, compileHook } from "../../packages/compile/mod.ts";
 import { denoFs } from "../../packages/host-deno/fs.ts";
 import { loadHook } from "../../packages/core/hook/discover.ts";
 import { fakeHook, hookMd, tempDir } from "../_helpers.ts";
-import { corpus, LIMITS } from "../runtime-wasm/_corpus.ts";
+import { corpus, LIMITS, request } from "../runtime-wasm/_corpus.ts";
+import { createWasmRuntime } from "../../packages/runtime-wasm/mod.ts";
 
 /** The disk cache in `dir` over two corpus plugins, `guard` and `block`, counting reads of them. */
 async function corpusLoader(dir: string) {
@@ -248,6 +249,78 @@ Deno.test("a one-shot run compiles ahead what the last run of its kind of event 
     await load(hook("guard"), LIMITS);
     const kinds = Object.keys(recorded());
     assertEquals([kinds.length, kinds.at(-1)], [MAX_CONTEXTS, "C"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("JS hooks that run fresh share one engine module through the disk cache; a damaged image is refused", async () => {
+  // Source: a one-shot call with two JS hooks compiled the QuickJS engine twice (15–20 ms each
+  // on its one compile thread); with the module shared it is compiled once.
+  const dir = await tempDir("hookbox-shared-");
+  try {
+    const cacheDir = `${dir}/cache`;
+    const hookDir = async (name: string, word: string) => {
+      await Deno.mkdir(`${dir}/${name}/scripts`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/${name}/HOOK.md`, hookMd({ name }));
+      await Deno.writeTextFile(`${dir}/${name}/scripts/run.js`, `console.log("${word}");\n`);
+      return await loadHook(denoFs, `${dir}/${name}`, "project");
+    };
+    const [one, two] = [await hookDir("one", "first"), await hookDir("two", "second")];
+    const loader = () =>
+      preparedFromDiskCache(
+        cacheDir,
+        async (hook) => (await compileHook(hook, { cacheDir })).bytes,
+        (hook) => cachedPluginId(hook, { cacheDir }),
+        { shareCode: true },
+      );
+    const JS_LIMITS = { ...LIMITS, moduleKb: 8192 };
+    const load = loader();
+    const [a, b] = [await load(one, JS_LIMITS, "fresh"), await load(two, JS_LIMITS, "fresh")];
+    assertEquals(a.instrumentedSha256, b.instrumentedSha256, "one module for both");
+    notStrictEqual(a.sha256, b.sha256);
+    ok(a.image !== undefined && b.image !== undefined, "each its own memory image");
+    const runsFiles = () =>
+      [...Deno.readDirSync(`${cacheDir}/prepared`)].filter((e) => e.name.endsWith(".runs"));
+    assertEquals(runsFiles().length, 2);
+    // Read back by another loader (another process): one compiled module, each hook its answer.
+    const again = loader();
+    const runtime = createWasmRuntime({
+      loadBytes: () => Promise.reject(new Error("not read")),
+      loadPrepared: again,
+      warmBytes: 0,
+    });
+    try {
+      const answers = [];
+      for (const hook of [one, two]) {
+        const result = await runtime.run(request(hook, undefined, JS_LIMITS));
+        answers.push([result.exitCode, result.stdout]);
+      }
+      assertEquals(answers, [[0, "first\n"], [0, "second\n"]]);
+      const [ra, rb] = [await again(one, JS_LIMITS, "fresh"), await again(two, JS_LIMITS, "fresh")];
+      ok(ra.module === rb.module, "compiled once in this process");
+      // A damaged image is not used: the entry is prepared again and answers as before.
+      for (const e of runsFiles()) {
+        const path = `${cacheDir}/prepared/${e.name}`;
+        const bytes = Deno.readFileSync(path);
+        bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+        Deno.writeFileSync(path, bytes);
+      }
+      const fresh = createWasmRuntime({
+        loadBytes: () => Promise.reject(new Error("not read")),
+        loadPrepared: loader(),
+        warmBytes: 0,
+      });
+      const repaired = await fresh.run(request(one, undefined, JS_LIMITS));
+      assertEquals([repaired.exitCode, repaired.stdout], [0, "first\n"]);
+      await fresh.close?.();
+    } finally {
+      await runtime.close?.();
+    }
+    // A hook run warm keeps its own module (write tracking needs the memory in the module).
+    const warm = await load(one, JS_LIMITS, "warm");
+    assertEquals(warm.image, undefined);
+    notStrictEqual(warm.instrumentedSha256, a.instrumentedSha256);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
