@@ -24,6 +24,7 @@ import { type LoadedPlugin, runsImage } from "../runtime-wasm/mod.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { admitTypes } from "../rewriter/mod.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
+import { decodeRuns } from "../edge/bundle_data.ts";
 
 /** Entries recorded per kind of event. */
 export const MAX_RECENT = 8;
@@ -68,36 +69,6 @@ function compileKnown(sha256: string, bytes: Uint8Array): Promise<WebAssembly.Mo
       .finally(() => compiling.delete(sha256));
   }
   return pending;
-}
-
-/** The bytes of a `.runs` file: per run, its offset and length (u32, little-endian) and bytes. */
-export function encodeRuns(runs: readonly (readonly [number, Uint8Array])[]): Uint8Array {
-  const out = new Uint8Array(runs.reduce((n, [, bytes]) => n + 8 + bytes.length, 0));
-  const view = new DataView(out.buffer);
-  let at = 0;
-  for (const [offset, bytes] of runs) {
-    view.setUint32(at, offset, true);
-    view.setUint32(at + 4, bytes.length, true);
-    out.set(bytes, at + 8);
-    at += 8 + bytes.length;
-  }
-  return out;
-}
-
-/** The runs of {@linkcode encodeRuns}'s bytes; null when they do not parse. */
-export function decodeRuns(data: Uint8Array): [number, Uint8Array][] | null {
-  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  const runs: [number, Uint8Array][] = [];
-  let at = 0;
-  while (at < data.length) {
-    if (at + 8 > data.length) return null;
-    const offset = view.getUint32(at, true);
-    const length = view.getUint32(at + 4, true);
-    if (at + 8 + length > data.length) return null;
-    runs.push([offset, data.subarray(at + 8, at + 8 + length)]);
-    at += 8 + length;
-  }
-  return runs;
 }
 
 /** A module file changed less than this before a check is not trusted by its signature. */
@@ -266,9 +237,7 @@ export async function readPrepared(
       runsSeen = fileSignature(runsInfo);
       runsTrusted = meta.runsVerified === runsSeen && runsInfo.size === data.length;
       if (!runsTrusted && await sha256Hex(data) !== meta.runsSha256) return null;
-      const runs = decodeRuns(data);
-      if (runs === null) return null;
-      image = runsImage(runs);
+      image = runsImage(decodeRuns(data.buffer, data.byteOffset));
       changed = Math.max(changed, runsInfo.ctime?.getTime() ?? Infinity);
     }
     if ((!trusted || !runsTrusted) && Date.now() - changed > (options.racyMs ?? RACY_MS)) {

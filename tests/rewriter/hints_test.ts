@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { instrument } from "../../packages/rewriter/mod.ts";
+import { instrument, splitData } from "../../packages/rewriter/mod.ts";
 import {
   COMPILATION_PRIORITY,
   compilationHintsSection,
@@ -114,3 +114,21 @@ function hintPayload(entries: [number, number, number[]][]): Uint8Array<ArrayBuf
   }
   return w.finish();
 }
+
+Deno.test("a module split from its data keeps its compilation hints (JS hooks share such a module)", () => {
+  // Source: the shared engine module of JS hooks lost its hints, so its hot functions compiled
+  // lazily on the calling thread: a one-shot call with two JS hooks gained nothing from sharing.
+  const withData = wat(`(module
+    (func $a (export "a") (result i32) (i32.const 1))
+    (func $b (export "b") (result i32) (call $a))
+    (memory (export "memory") 1)
+    (data (i32.const 16) "snapshot"))`);
+  const split = splitData(withCustom(withData, compilationHintsSection([1])), []);
+  assert.ok(split !== null, "the module splits");
+  const found = hints(split.skeleton);
+  assert.deepEqual([found.count, found.indices, found.beforeCode], [1, [1], true]);
+  // And instrumented (as the loader does), the hint follows its function.
+  const out = instrument(split.skeleton, { memoryPages: 1, importMemory: true });
+  const added = funcImports(out);
+  assert.deepEqual(hints(out).indices, [1 + added]);
+});

@@ -36,6 +36,7 @@ import { SECTION } from "../decode/_module.ts";
 import type { ParsedModule } from "../decode/_parse.ts";
 import { Writer } from "./_writer.ts";
 import { assemble } from "./_assemble.ts";
+import { COMPILATION_PRIORITY } from "../_hints.ts";
 
 /** Largest run of zeros written to join two segments. */
 export const MAX_GAP = 64;
@@ -222,6 +223,10 @@ export function splitActiveData(
     custom[s.customName] = m.bytes.slice(r.pos, s.end);
     return false;
   });
+  // The engine's compilation hints name functions by index, which the skeleton keeps: kept with
+  // it (a module without them compiles its hot functions lazily, on the thread that calls them).
+  const hinted = kept.find((s) => s.customName === COMPILATION_PRIORITY);
+  const hints = hinted === undefined ? null : m.bytes.subarray(hinted.start, hinted.end);
   const skeletonOf = (count: number) => {
     const data = new Writer().u32(count);
     for (const s of segments.slice(0, count)) {
@@ -233,7 +238,7 @@ export function splitActiveData(
     if (m.sections.some((s) => s.id === SECTION.dataCount)) {
       payloads.set(SECTION.dataCount, new Writer().u32(count).finish());
     }
-    return assemble({ ...m, sections: kept }, payloads, false);
+    return assemble({ ...m, sections: kept }, payloads, false, hints);
   };
   const last = segments.findLastIndex((s) => s.offset === null);
   let skeleton = skeletonOf(last + 1);
