@@ -67,13 +67,18 @@ export type StdoutReading =
   | { kind: "invalid"; error: HookboxError };
 
 /**
- * False when {@linkcode readStdout} reads `stdout` as plain text without
- * validating anything: only output that opens with `{` may be a control
- * object (the bundled CLI loads zod before reading such output).
+ * False when {@linkcode readStdout} answers without validating anything:
+ * only output that opens with `{` may be a control object, and an empty one
+ * (`{}`, what a JS function hook that allows prints) has nothing to validate
+ * (the bundled CLI loads zod, about 5 ms of a one-shot call, before reading
+ * any other).
  */
 export function mayBeControl(stdout: string): boolean {
-  return /^\s*\{/.test(stdout);
+  return /^\s*\{/.test(stdout) && !EMPTY_OBJECT.test(stdout);
 }
+
+/** An empty JSON object, with any whitespace around and inside it. */
+const EMPTY_OBJECT = /^\s*\{\s*\}\s*$/;
 
 /**
  * Reads stdout: a JSON object is control fields, anything else is plain text.
@@ -90,6 +95,7 @@ export function mayBeControl(stdout: string): boolean {
 export function readStdout(stdout: string): StdoutReading {
   const text = stdout.trim();
   if (!text.startsWith("{")) return { kind: "text" };
+  if (EMPTY_OBJECT.test(text)) return { kind: "control", control: {} };
   let value: unknown;
   try {
     value = JSON.parse(text);

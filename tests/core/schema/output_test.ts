@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readStdout } from "../../../packages/core/schema/output.ts";
+import { mayBeControl, readStdout } from "../../../packages/core/schema/output.ts";
 
 Deno.test("`readStdout()` reads control fields from a JSON object", () => {
   const r = readStdout(
@@ -48,4 +48,17 @@ Deno.test("`readStdout()` reports invalid control fields as HOOK_OUTPUT_INVALID"
     assert.equal(r.error.code, "HOOK_OUTPUT_INVALID");
     assert.equal(r.error.field, field);
   }
+});
+
+Deno.test("an empty object is read without the schema (a one-shot call loads no zod for it)", () => {
+  // Source: a JS function hook that allows prints `{}`, and reading it loaded and built the
+  // control schema (about 5 ms of a one-shot call with such a hook).
+  for (const text of ["{}", " {}\n", "{ \n }"]) {
+    assert.equal(mayBeControl(text), false, JSON.stringify(text));
+    assert.deepEqual(readStdout(text), { kind: "control", control: {} });
+  }
+  for (const text of ['{"decision":"block"}', " {", "{}x", "{} {}"]) {
+    assert.equal(mayBeControl(text), true, JSON.stringify(text));
+  }
+  assert.equal(readStdout("{} {}").kind, "text", "not JSON: text, as before");
 });
