@@ -49,7 +49,7 @@ export function eventTimeMs(deadline = Deno.env.get("HOOKBOX_DAEMON_DEADLINE")):
  * not loaded yet ends as `limit` without loading, `on_error` applied (a
  * closed guard blocks). Plugins let go are not collected before a one-shot
  * process ends, so a repository's thousand 4 MiB plugins would otherwise
- * cost gigabytes in one hook call; 256 MiB is about 180 JS hooks or 60
+ * cost gigabytes in one hook call; 256 MiB is about 200 JS hooks or 60
  * plugins at the 4 MiB `moduleKb` cap (a call's peak about 600 MB).
  */
 export const LOADED_PLUGIN_MB = 256;
