@@ -57,6 +57,14 @@ const compiled = new Map<string, WeakRef<WebAssembly.Module>>();
 /** Of those, the compiles under way (entries read ahead together wait for one). */
 const compiling = new Map<string, Promise<WebAssembly.Module>>();
 
+/** Remembers `module` as compiled from bytes hashing to `sha256` (a daemon's collected ones go). */
+function remember(sha256: string, module: WebAssembly.Module): void {
+  if (compiled.size >= 256) {
+    for (const [key, ref] of compiled) if (ref.deref() === undefined) compiled.delete(key);
+  }
+  compiled.set(sha256, new WeakRef(module));
+}
+
 /** The module of `bytes`, known to hash to `sha256`: compiled once while it is held. */
 function compileKnown(sha256: string, bytes: Uint8Array): Promise<WebAssembly.Module> {
   const held = compiled.get(sha256)?.deref();
@@ -65,7 +73,7 @@ function compileKnown(sha256: string, bytes: Uint8Array): Promise<WebAssembly.Mo
   if (pending === undefined) {
     pending = WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
     compiling.set(sha256, pending);
-    pending.then((module) => compiled.set(sha256, new WeakRef(module)), () => {})
+    pending.then((module) => remember(sha256, module), () => {})
       .finally(() => compiling.delete(sha256));
   }
   return pending;
@@ -225,7 +233,7 @@ export async function readPrepared(
           : WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>)),
     ]);
     if (sha256 !== meta.instrumentedSha256) return null;
-    if (held === undefined && !trusted) compiled.set(sha256, new WeakRef(module));
+    if (held === undefined && !trusted) remember(sha256, module);
     // The memory image of a shared module's plugin, checked (or trusted) as the module is.
     let image: LoadedPlugin["image"];
     let runsSeen: string | undefined;

@@ -298,7 +298,6 @@ export class WasmRuntime implements Runtime {
       loading.then((loaded) => {
         let settled = this.#settled.get(hook);
         if (settled === undefined) this.#settled.set(hook, settled = new Map());
-        this.#loadedBytes += loaded.byteLength ?? 0;
         const kept = this.#keep(loaded, owner);
         settled.set(key, kept);
         // Loaded: the record answers from now on (a load under way is all this map holds).
@@ -364,6 +363,8 @@ export class WasmRuntime implements Runtime {
     const had = this.#kept.get(loaded);
     if (had !== undefined) return had;
     const kept: Kept = { loaded, bytes: loaded.byteLength ?? 0, used: false, users: [], owner };
+    // A plugin another hook has loaded already (the same bytes) is not loaded again.
+    this.#loadedBytes += kept.bytes;
     this.#kept.set(loaded, kept);
     this.#keptBytes += kept.bytes;
     this.#own(owner, kept.bytes);
