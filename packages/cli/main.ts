@@ -16,6 +16,8 @@ import { loadRe2, loadZod } from "../core/schema/loaders.ts";
 import { COMMANDS, helpText, isCommand, overview } from "./commands.ts";
 import { VERSION } from "../core/version.ts";
 import { nearest } from "../core/schema/near.ts";
+import { useTimer } from "../core/timer.ts";
+import { signalTimer } from "../host-deno/signal_timer.ts";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -134,4 +136,8 @@ function unknownCommand(name: string): number {
   return EXIT.bad;
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  // A hook call exits once it has answered: its deadlines need no timer that can be cleared.
+  if (Deno.args[0] === "dispatch") useTimer(signalTimer);
+  Deno.exit(await main(Deno.args));
+}

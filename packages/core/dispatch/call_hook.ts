@@ -14,6 +14,7 @@ import { loadZod, zodLoaded } from "../schema/_zod.ts";
 import { stringifyLazy } from "../schema/lazy_json.ts";
 import { hasKind, inputField } from "./fields.ts";
 import type { HookRecord, Outcome } from "./result.ts";
+import { after } from "../timer.ts";
 
 /** What the dispatcher needs to run hooks. */
 export interface CallContext {
@@ -278,13 +279,13 @@ async function prepare(
     // Prepared already (every call after the first): no timer.
     const settled = await Promise.race([preparing, Promise.resolve(PENDING)]);
     if (settled !== PENDING) return settled;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancel = () => {};
     const late = new Promise<typeof PENDING>((resolve) => {
-      timer = setTimeout(() => resolve(PENDING), Math.max(0, deadline - performance.now()));
+      cancel = after(Math.max(0, deadline - performance.now()), () => resolve(PENDING));
     });
     // What the build ends in after the deadline is for a later call to see.
     preparing.catch(() => {});
-    const first = await Promise.race([preparing, late]).finally(() => clearTimeout(timer));
+    const first = await Promise.race([preparing, late]).finally(cancel);
     if (first !== PENDING) return first;
     return runFailure(
       "TIMEOUT",

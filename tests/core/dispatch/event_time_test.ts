@@ -11,6 +11,8 @@ import { resolvePolicy } from "../../../packages/core/policy.ts";
 import { loopHook, LS_EVENT } from "./_run.ts";
 import { corpusRuntime } from "../../runtime-wasm/_corpus.ts";
 import { fakeHook, fakeRuntime } from "../../_helpers.ts";
+import { useTimer } from "../../../packages/core/timer.ts";
+import { signalTimer } from "../../../packages/host-deno/signal_timer.ts";
 
 const EVENT_TIME_MS = 300;
 
@@ -83,6 +85,53 @@ Deno.test("the event's deadline covers building: a hook still being built then e
   assertEquals([result.decision, result.blocked_by], ["block", "guard"]);
   // The build ends after the answer; nothing waits on it, and nothing is left unhandled.
   for (const finish of builds.values()) finish();
+});
+
+Deno.test("the build deadline waits with the host's timer: the one-shot CLI's never loads Deno's Node timers", async () => {
+  // Source: Deno 2's global setTimeout loads its Node timers the first time (4–8 ms of every
+  // one-shot hook call, whose first hook is always still loading); the CLI installs signalTimer.
+  const runtime = fakeRuntime();
+  let finish = () => {};
+  const prepare = () => new Promise<null>((resolve) => finish = () => resolve(null));
+  const global = globalThis.setTimeout;
+  useTimer(signalTimer);
+  globalThis.setTimeout = (() => {
+    throw new Error("the global setTimeout was used");
+  }) as unknown as typeof setTimeout;
+  try {
+    const result = await dispatchEvent(
+      [
+        fakeHook({ name: "slow", priority: 2 }),
+        fakeHook({ name: "guard", priority: 1, on_error: "closed" }),
+      ],
+      event,
+      {
+        runtimes: { wasm: { ...runtime, prepare } },
+        policy: resolvePolicy({ eventTimeoutMs: 50 }),
+        tenantId: "t",
+        env: {},
+      },
+    );
+    assertEquals(result.hooks.map((h) => [h.name, h.outcome]), [
+      ["slow", "timeout"],
+      ["guard", "timeout"],
+    ]);
+    assertEquals([result.decision, result.blocked_by], ["block", "guard"]);
+  } finally {
+    globalThis.setTimeout = global;
+    useTimer(null);
+    finish();
+  }
+});
+
+Deno.test("signalTimer calls back once after its time, and not once cancelled", async () => {
+  const calls: string[] = [];
+  const cancel = signalTimer(1, () => calls.push("cancelled"));
+  cancel();
+  await new Promise<void>((resolve) => signalTimer(5, () => (calls.push("fired"), resolve())));
+  // Past the cancelled timer's time too: it never calls back.
+  await new Promise<void>((resolve) => signalTimer(5, resolve));
+  assertEquals(calls, ["fired"]);
 });
 
 Deno.test("a policy's eventTimeoutMs must be a positive number", () => {
