@@ -82,7 +82,7 @@ export class WasmRuntime implements Runtime {
    * called are let go, and loaded again when next called.
    */
   #kept = new Map<LoadedPlugin, Kept>();
-  /** Kept bytes by owner: the tenant whose call last used each plugin ("" for one prepared ahead). */
+  /** Kept bytes by owner (`ownerOf` the call that last used each plugin; "" for one prepared ahead). */
   #keptBy = new Map<string, number>();
   #keptBytes = 0;
   readonly #maxKept: number;
@@ -158,8 +158,9 @@ export class WasmRuntime implements Runtime {
     let trap: () => never;
     try {
       trap = this.#trapFn ?? await this.#trapFunction();
-      const cached = this.#loaded(hook, limits, request.tenantId);
-      loaded = cached ?? await this.#load(hook, limits, request.tenantId);
+      const owner = ownerOf(hook, request.tenantId);
+      const cached = this.#loaded(hook, limits, owner);
+      loaded = cached ?? await this.#load(hook, limits, owner);
     } catch (err) {
       return loadFailure(err);
     }
@@ -451,10 +452,29 @@ interface Kept {
   bytes: number;
   /** Called since the last look (a second chance before it is let go). */
   used: boolean;
-  /** The tenant whose call last used it ("" for one prepared ahead of any call). */
+  /** Whose it is: `ownerOf` the call that last used it ("" for one prepared ahead of any call). */
   owner: string;
   /** Where each hook that loaded it keeps this record (forgotten there when it is let go). */
   users: { settled: WeakRef<Map<number | string, Kept>>; key: number | string }[];
+}
+
+/** Project hooks' owners, worked out once per hook definition. */
+const projectOwners = new WeakMap<HookDefinition, { tenantId: string; owner: string }>();
+
+/**
+ * Whose a kept plugin is, for letting go the heaviest's first: the call's
+ * tenant, and for a project hook also its project's hooks folder (one user's
+ * daemon serves every repository, all as one tenant: a repository's plugins
+ * must not let go of the user's or another repository's).
+ */
+function ownerOf(hook: HookDefinition, tenantId: string): string {
+  if (hook.level !== "project") return tenantId;
+  const known = projectOwners.get(hook);
+  if (known?.tenantId === tenantId) return known.owner;
+  const folder = hook.dir.slice(0, Math.max(0, hook.dir.lastIndexOf("/")));
+  const owner = `${tenantId}\0${folder}`;
+  projectOwners.set(hook, { tenantId, owner });
+  return owner;
 }
 
 /** What a loaded plugin depends on besides its bytes: the limits and the isolation. */

@@ -11,6 +11,8 @@ import { createWasmRuntime, preparePlugin } from "../../packages/runtime-wasm/mo
 import type { LoadedPlugin } from "../../packages/runtime-wasm/_loader.ts";
 import { bigPlugin } from "./_kept_plugins_probe.ts";
 import { request, wasmHook } from "./_corpus.ts";
+import { fakeHook } from "../_helpers.ts";
+import type { HookDefinition } from "../../packages/core/hook/types.ts";
 
 const PROBE = new URL("./_kept_plugins_probe.ts", import.meta.url).pathname;
 
@@ -64,6 +66,50 @@ Deno.test("one tenant's many plugins let go of its own, never another tenant's",
     assertEquals(reads.get("big-0"), 1);
     assertEquals(reads.get("big-1"), 3);
     ok(runtime.stats!().keptPluginBytes! <= size * 4);
+  } finally {
+    await runtime.close?.();
+  }
+});
+
+Deno.test("in one tenant, a repository's many plugins let go of their own, not the user's or another repository's", async () => {
+  // Source: the user's daemon serves every repository as one tenant ("default"): a repository's
+  // big plugins let go of the user's hooks and other repositories', read again on their next call.
+  const size = bigPlugin(50, 0).byteLength;
+  const reads = new Map<string, number>();
+  const runtime = createWasmRuntime({
+    loadBytes: (hook) => {
+      reads.set(hook.dir, (reads.get(hook.dir) ?? 0) + 1);
+      return Promise.resolve(bigPlugin(50, Number(hook.name.slice(4))));
+    },
+    keptPluginBytes: size * 5,
+  });
+  /** A hook `name` of `level` in the hooks folder `folder`. */
+  const hook = (name: string, level: "user" | "project", folder: string): HookDefinition => ({
+    ...fakeHook({ name }, {
+      level,
+      entry: { runtime: "wasm", format: "wasm", path: `${folder}/${name}/plugin.wasm` },
+    }),
+    dir: `${folder}/${name}`,
+  });
+  try {
+    const user = hook("big-0", "user", "/home/u/.config/agents/hooks");
+    const other = hook("big-1", "project", "/src/b/.agents/hooks");
+    const noisy = Array.from(
+      { length: 8 },
+      (_, i) => hook(`big-${i + 2}`, "project", "/src/a/.agents/hooks"),
+    );
+    const call = async (h: HookDefinition) => {
+      const result = await runtime.run({ ...request(h), tenantId: "default" });
+      assertEquals([result.exitCode, result.failure], [0, undefined], h.dir);
+    };
+    for (let round = 0; round < 3; round++) {
+      await call(user);
+      await call(other);
+      for (const h of noisy) await call(h);
+    }
+    assertEquals(reads.get(user.dir), 1, "the user's hook read once");
+    assertEquals(reads.get(other.dir), 1, "the other repository's read once");
+    assertEquals(reads.get(noisy[0]!.dir), 3, "the noisy repository's read again");
   } finally {
     await runtime.close?.();
   }
