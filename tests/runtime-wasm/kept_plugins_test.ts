@@ -38,9 +38,8 @@ Deno.test("a runtime keeps plugins up to its byte cap, and a plugin let go loads
   }
 });
 
-Deno.test("one tenant's many plugins let go of its own, never another tenant's", async () => {
-  // Source of the attack: a tenant cycling through more big plugins than the cap let go of every
-  // other tenant's, each then read and instrumented again on its tenant's next event.
+/** A runtime keeping `plugins` of the plugins `bigPlugin(50, n)` of hooks `big-n`, counting reads by hook. */
+function countingRuntime(plugins: number) {
   const size = bigPlugin(50, 0).byteLength;
   const reads = new Map<string, number>();
   const runtime = createWasmRuntime({
@@ -48,8 +47,15 @@ Deno.test("one tenant's many plugins let go of its own, never another tenant's",
       reads.set(hook.name, (reads.get(hook.name) ?? 0) + 1);
       return Promise.resolve(bigPlugin(50, Number(hook.name.slice(4))));
     },
-    keptPluginBytes: size * 4,
+    keptPluginBytes: size * plugins,
   });
+  return { runtime, reads, size };
+}
+
+Deno.test("one tenant's many plugins let go of its own, never another tenant's", async () => {
+  // Source of the attack: a tenant cycling through more big plugins than the cap let go of every
+  // other tenant's, each then read and instrumented again on its tenant's next event.
+  const { runtime, reads, size } = countingRuntime(4);
   try {
     // The hooks are kept, as a host keeps the hooks it serves.
     const hooks = new Map(Array.from({ length: 9 }, (_, i) => [`big-${i}`, wasmHook(`big-${i}`)]));
@@ -74,15 +80,7 @@ Deno.test("one tenant's many plugins let go of its own, never another tenant's",
 Deno.test("in one tenant, a repository's many plugins let go of their own, not the user's or another repository's", async () => {
   // Source: the user's daemon serves every repository as one tenant ("default"): a repository's
   // big plugins let go of the user's hooks and other repositories', read again on their next call.
-  const size = bigPlugin(50, 0).byteLength;
-  const reads = new Map<string, number>();
-  const runtime = createWasmRuntime({
-    loadBytes: (hook) => {
-      reads.set(hook.dir, (reads.get(hook.dir) ?? 0) + 1);
-      return Promise.resolve(bigPlugin(50, Number(hook.name.slice(4))));
-    },
-    keptPluginBytes: size * 5,
-  });
+  const { runtime, reads } = countingRuntime(5);
   /** A hook `name` of `level` in the hooks folder `folder`. */
   const hook = (name: string, level: "user" | "project", folder: string): HookDefinition => ({
     ...fakeHook({ name }, {
@@ -107,9 +105,9 @@ Deno.test("in one tenant, a repository's many plugins let go of their own, not t
       await call(other);
       for (const h of noisy) await call(h);
     }
-    assertEquals(reads.get(user.dir), 1, "the user's hook read once");
-    assertEquals(reads.get(other.dir), 1, "the other repository's read once");
-    assertEquals(reads.get(noisy[0]!.dir), 3, "the noisy repository's read again");
+    assertEquals(reads.get(user.name), 1, "the user's hook read once");
+    assertEquals(reads.get(other.name), 1, "the other repository's read once");
+    assertEquals(reads.get(noisy[0]!.name), 3, "the noisy repository's read again");
   } finally {
     await runtime.close?.();
   }
