@@ -114,7 +114,8 @@ export const COMMANDS = {
   },
   daemon: {
     summary:
-      "the user's daemon for dispatch --agent --daemon: run it, or ask its status, or stop it",
+      "the user's daemon for dispatch --agent --daemon in this environment (HOME, PATH, XDG " +
+      "folders, HOOKBOX_*: each has its own, up to 4): run it, or ask its status, or stop it",
     positionals: "[run|status|stop]",
     options: {
       idle: {

@@ -5,10 +5,12 @@
  * call discovers its hooks (user, project, platform) as a new process would,
  * through the scan cache, so an edit is seen at once; compiled plugins and
  * warm instances stay between calls, so a hook call costs a small client
- * instead of a whole dispatch. One per user, never
- * shared: its folder is the user's own (0700, checked by both sides), and a
- * call made in another environment (HOME, PATH, XDG folders, `HOOKBOX_*`)
- * is answered by its own process instead. It stops after `--idle` seconds
+ * instead of a whole dispatch. The user's own, never shared: its folder is
+ * the user's own (0700, checked by both sides). One per environment (HOME,
+ * PATH, XDG folders, `HOOKBOX_*`: what can change an answer), its socket
+ * named by the environment's key (`socketPath`), up to `MAX_DAEMONS` at once;
+ * a call whose environment differs from the daemon's all the same (two keys
+ * alike) is answered by its own process instead. It stops after `--idle` seconds
  * without a call (default 600), or within seconds of its socket being
  * removed or replaced, and answers up to `--calls` calls at once (default 4;
  * a call that would wait more than a quarter of a second for a turn runs in

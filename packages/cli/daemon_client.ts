@@ -54,9 +54,74 @@ export function daemonDir(): string {
   return runtime ? `${runtime}/hookbox` : `/tmp/hookbox-${Deno.uid() ?? "user"}`;
 }
 
-/** The daemon's socket. */
-export function socketPath(): string {
-  return `${daemonDir()}/daemon.sock`;
+/**
+ * Most daemons of one user at once, one per environment: past it a call from
+ * yet another environment runs in its own process (one line says so).
+ */
+export const MAX_DAEMONS = 4;
+
+/** A daemon's socket file name: `daemon-` and its environment's key (`environmentKey`). */
+const SOCKET_NAME = /^daemon-[0-9a-f]{16}\.sock$/;
+
+/**
+ * The socket of the daemon for the environment `env`: each environment (the
+ * variables `fingerprint` reads) has a daemon of its own, so a user's
+ * sessions with another `PATH` or `HOME` each get one.
+ */
+export function socketPath(env: Record<string, string> = Deno.env.toObject()): string {
+  return `${daemonDir()}/daemon-${environmentKey(env)}.sock`;
+}
+
+/** The variable `name` changes a call's answer (as `answer_changing` in hookbox_client.c). */
+function answerChanging(name: string): boolean {
+  return ["HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].includes(name) ||
+    (name.startsWith("HOOKBOX_") && !name.startsWith("HOOKBOX_DAEMON"));
+}
+
+/**
+ * Sixteen hex digits naming the environment `env` in a socket's name: the sum,
+ * modulo 2^64, of the 64-bit FNV-1a hash of each answer-changing `NAME=value`
+ * (UTF-8), so that no order of the variables matters. The C command
+ * (`environment_key` in hookbox_client.c) computes the same. Two environments
+ * with one key share a socket: the daemon still compares the whole
+ * `fingerprint`, and answers a call of the other in its own process.
+ */
+export function environmentKey(env: Record<string, string>): string {
+  const mask = (1n << 64n) - 1n;
+  let sum = 0n;
+  for (const [name, value] of Object.entries(env)) {
+    if (!answerChanging(name)) continue;
+    let hash = 0xcbf29ce484222325n;
+    for (const byte of new TextEncoder().encode(`${name}=${value}`)) {
+      hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & mask;
+    }
+    sum = (sum + hash) & mask;
+  }
+  return sum.toString(16).padStart(16, "0");
+}
+
+/**
+ * How many daemons other than `own`'s answer in the user's folder; a socket
+ * nobody listens on (its daemon killed) is removed on the way.
+ */
+export async function otherDaemons(own: string = socketPath()): Promise<number> {
+  let live = 0;
+  try {
+    for (const entry of Deno.readDirSync(daemonDir())) {
+      const path = `${daemonDir()}/${entry.name}`;
+      if (!SOCKET_NAME.test(entry.name) || path === own) continue;
+      try {
+        (await Deno.connect({ transport: "unix", path })).close();
+        live++;
+      } catch (err) {
+        if (err instanceof Deno.errors.ConnectionRefused) await Deno.remove(path).catch(() => {});
+        else if (!(err instanceof Deno.errors.NotFound)) live++;
+      }
+    }
+  } catch {
+    // No folder yet: no daemon.
+  }
+  return live;
 }
 
 /**
@@ -85,10 +150,7 @@ export function unsafeDir(dir: string): string | null {
  * does not answer the call.
  */
 export function fingerprint(env: Record<string, string> = Deno.env.toObject()): string {
-  const keys = Object.keys(env).filter((k) =>
-    ["HOME", "PATH", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"].includes(k) ||
-    (k.startsWith("HOOKBOX_") && !k.startsWith("HOOKBOX_DAEMON"))
-  ).sort();
+  const keys = Object.keys(env).filter(answerChanging).sort();
   return JSON.stringify(keys.map((k) => [k, env[k]]));
 }
 
@@ -150,7 +212,7 @@ export async function viaDaemon(args: string[], stdin: string): Promise<DaemonAn
   if (Deno.env.get("HOOKBOX_DAEMON_DEADLINE")) {
     // dist/cli/hookbox gave up on the daemon for this call: it is not asked again, and a new
     // daemon takes the place of the one that did not answer.
-    startDaemon();
+    await startDaemon();
     return null;
   }
   const waitMs = daemonWaitMs();
@@ -168,11 +230,11 @@ export async function viaDaemon(args: string[], stdin: string): Promise<DaemonAn
       } s; this call runs in its own process`,
     );
     Deno.env.set("HOOKBOX_DAEMON_DEADLINE", String(Math.floor(performance.timeOrigin) + CALL_MS));
-    startDaemon();
+    await startDaemon();
     return null;
   }
   if (answer === null) {
-    startDaemon();
+    await startDaemon();
     return null;
   }
   if (typeof answer.exit !== "number") return null; // another environment: run here
@@ -183,8 +245,20 @@ export async function viaDaemon(args: string[], stdin: string): Promise<DaemonAn
   };
 }
 
-/** Starts `hookbox daemon` in the background, detached from this call's pipes. */
-export function startDaemon(): void {
+/**
+ * Starts `hookbox daemon` for this environment in the background, detached
+ * from this call's pipes; when `MAX_DAEMONS` of other environments already
+ * run, starts none and says so in one line.
+ */
+export async function startDaemon(): Promise<void> {
+  if (await otherDaemons() >= MAX_DAEMONS) {
+    console.error(
+      `hookbox: the daemon is not started: ${MAX_DAEMONS} daemons of other environments ` +
+        `(another HOME, PATH, XDG folder or HOOKBOX_* variable) run in ${daemonDir()}; ` +
+        `this call runs in its own process (stop one with \`hookbox daemon stop\` in its environment)`,
+    );
+    return;
+  }
   try {
     // The bundled CLI resolves everything itself; from source, the repository's deno.json does.
     const bundled = /\/dist\/cli\/[^/]+\.js$/.test(Deno.mainModule);

@@ -9,6 +9,11 @@ import { ROOT, runWithStdin, tempDir } from "../_helpers.ts";
 import { claudeBash, GUARD_REASON, writeAgentHooks } from "./_agent_hooks.ts";
 import { eventually, hookMd, killIfRunning } from "../_helpers.ts";
 import { corpus } from "../runtime-wasm/_corpus.ts";
+import { environmentKey } from "../../packages/cli/daemon_client.ts";
+
+/** The socket of the daemon for a process run with `env` (on top of this one's) in `run`. */
+const socketIn = (run: string, env: Record<string, string>) =>
+  `${run}/hookbox/daemon-${environmentKey({ ...Deno.env.toObject(), ...env })}.sock`;
 
 const decode = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -300,6 +305,7 @@ Deno.test("dist/cli/hookbox answers daemon calls without Deno as the CLI's own c
     return out.code === 0 ? JSON.parse(out.stdout) as { pid: number; answered: number } : null;
   };
   let pid: number | null = null;
+  let otherPid: number | null = null;
   try {
     await writeAgentHooks(`${dir}/hooks`);
     const args = ["dispatch", "--agent", "claude-code", "--hooks-dir", `${dir}/hooks`, "--daemon"];
@@ -356,13 +362,26 @@ Deno.test("dist/cli/hookbox answers daemon calls without Deno as the CLI's own c
     const before = (await status())!.answered;
     await call(deny, { HOOKBOX_GREETING: "hi" });
     assertEquals((await status())!.answered, before, "another environment: not through the daemon");
+    // That environment has a daemon of its own (started by its first call): the C client finds
+    // its socket by the same key as the CLI (environmentKey) and is answered by it.
+    const greeting = { ...env, HOOKBOX_GREETING: "hi" };
+    const otherStatus = async () => {
+      const out = await runBytes([wrapper, "daemon", "status"], new Uint8Array(), dir, greeting);
+      return out.code === 0 ? JSON.parse(out.stdout) as { pid: number; answered: number } : null;
+    };
+    const other = await eventually(otherStatus);
+    ok(other !== null && other.pid !== pid, "the other environment's daemon answers");
+    otherPid = other.pid;
+    match((await call(deny, { HOOKBOX_GREETING: "hi" })).stdout, /"permissionDecision":"deny"/);
+    assertEquals((await otherStatus())!.answered, other.answered + 1, "answered by its daemon");
+    assertEquals((await status())!.answered, before);
     await Deno.chmod(`${run}/hookbox`, 0o755);
     const open = await call(deny);
     match(open.stdout, /"permissionDecision":"deny"/);
     match(open.stderr, /the daemon is not used: .* is open to others \(mode 755\)/);
     await Deno.chmod(`${run}/hookbox`, 0o700);
     // A framed call the daemon cannot parse is refused; the daemon goes on answering.
-    const conn = await Deno.connect({ transport: "unix", path: `${run}/hookbox/daemon.sock` });
+    const conn = await Deno.connect({ transport: "unix", path: socketIn(run, env) });
     await conn.write(new TextEncoder().encode("HBX1 9\n3:abc9:xx"));
     const refused = new Uint8Array(64);
     const n = await conn.read(refused);
@@ -372,6 +391,7 @@ Deno.test("dist/cli/hookbox answers daemon calls without Deno as the CLI's own c
     assertEquals(after, first);
   } finally {
     killIfRunning(pid);
+    killIfRunning(otherPid);
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -430,7 +450,7 @@ Deno.test("a daemon that does not answer in time is given up: the guards answer,
             ? JSON.parse(out.stdout) as { pid: number; answered: number }
             : null;
         };
-        const wedged = wedgedDaemon(`${run}/hookbox/daemon.sock`, trickle);
+        const wedged = wedgedDaemon(socketIn(run, env), trickle);
         try {
           // Copilot lets the action through once a hook call has run 30 s: this one must end first.
           const out = await runBytes([wrapper, ...args], deny, dir, {

@@ -9,6 +9,7 @@ import { runCli } from "../_cli.ts";
 import { eventually, killIfRunning, tempDir } from "../_helpers.ts";
 import { pluginBytes, writePluginHook } from "../integration/_plugins.ts";
 import { stopListening } from "../../packages/cli/daemon.ts";
+import { environmentKey } from "../../packages/cli/daemon_client.ts";
 
 const call = (command: string, cwd: string) =>
   JSON.stringify({
@@ -30,6 +31,10 @@ async function status(env: Record<string, string>, cwd: string) {
     }
     : null;
 }
+
+/** The socket of the daemon for a process run with `env` (on top of this one's) in `run`. */
+const socketIn = (run: string, env: Record<string, string>) =>
+  `${run}/hookbox/daemon-${environmentKey({ ...Deno.env.toObject(), ...env })}.sock`;
 
 /** A temporary root with a daemon folder of its own (`run`, mode 700), and the env that names it. */
 async function daemonRoot(prefix: string) {
@@ -72,6 +77,7 @@ Deno.test("dispatch --daemon: started on first use, then answering the same, edi
       stdin: call(command, project),
     });
   let pid: number | null = null;
+  let otherPid: number | null = null;
   try {
     // First call: answered here; the daemon starts for the next one.
     const first = await dispatch("rm -rf /");
@@ -94,11 +100,19 @@ Deno.test("dispatch --daemon: started on first use, then answering the same, edi
     assert.equal(after.code, 0);
     assert.doesNotMatch(after.stdout, /deny/);
     assert.equal((await status(env, project))!.answered, 3);
-    // Another environment (a variable hooks may read): answered in its own process.
+    // Another environment (a variable hooks may read): never answered by this daemon, but by
+    // one of its own, started on its first call.
     await writePluginHook(hooks, "guard", await pluginBytes("guard_wasi"));
-    const elsewhere = await dispatch("rm -rf /", { HOOKBOX_GREETING: "hi" });
+    const greeting = { ...env, HOOKBOX_GREETING: "hi" };
+    const elsewhere = await dispatch("rm -rf /", greeting);
     assert.match(elsewhere.stdout, /deny/);
-    assert.equal((await status(env, project))!.answered, 3, "not through the daemon");
+    assert.equal((await status(env, project))!.answered, 3, "not through this daemon");
+    const other = await eventually(() => status(greeting, project));
+    assert.ok(other !== null && other.pid !== pid, "a daemon of its own answers its status");
+    otherPid = other.pid;
+    assert.match((await dispatch("rm -rf /", greeting)).stdout, /deny/);
+    assert.equal((await status(greeting, project))!.answered, 1);
+    assert.equal((await status(env, project))!.answered, 3);
     // A folder others can enter is never used: one line says so, the call is answered here.
     await Deno.chmod(`${run}/hookbox`, 0o755);
     const open = await dispatch("rm -rf /");
@@ -109,27 +123,86 @@ Deno.test("dispatch --daemon: started on first use, then answering the same, edi
     // Stopped on request: its socket goes with it.
     const stop = await runCli(["daemon", "stop"], { cwd: project, env });
     assert.equal(stop.code, 0, stop.stderr);
+    const socket = socketIn(run, env);
     for (let i = 0; i < 100; i++) {
-      if ((await Deno.stat(`${run}/hookbox/daemon.sock`).catch(() => null)) === null) break;
+      if ((await Deno.stat(socket).catch(() => null)) === null) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    assert.equal(await Deno.stat(`${run}/hookbox/daemon.sock`).catch(() => null), null);
+    assert.equal(await Deno.stat(socket).catch(() => null), null);
     pid = null;
+    assert.ok(await Deno.stat(socketIn(run, greeting)), "the other environment's daemon runs on");
   } finally {
     killIfRunning(pid);
+    killIfRunning(otherPid);
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("each environment gets a daemon of its own, up to four; a killed one's socket is cleared", async () => {
+  const { root, run, env } = await daemonRoot("hookbox-daemon-many-");
+  const project = `${root}/project`;
+  await writePluginHook(`${project}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
+  const folder = `${run}/hookbox`;
+  await Deno.mkdir(folder, { mode: 0o700 });
+  // Four daemons of other environments answer (listeners standing in for them), and the socket of
+  // one that was killed is left behind.
+  const others = [1, 2, 3, 4].map((i) =>
+    Deno.listen({ transport: "unix", path: `${folder}/daemon-${String(i).padStart(16, "0")}.sock` })
+  );
+  const stale = `${folder}/daemon-00000000000000ff.sock`;
+  const killed = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `Deno.listen({ transport: "unix", path: ${
+        JSON.stringify(stale)
+      } }); setInterval(() => {}, 1000);`,
+    ],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let pid: number | null = null;
+  try {
+    await eventually(() => Deno.lstat(stale).then(() => true, () => null));
+    killed.kill("SIGKILL");
+    await killed.status;
+    const dispatch = () =>
+      runCli(["dispatch", "--agent", "claude-code", "--daemon"], {
+        cwd: project,
+        env,
+        stdin: call("rm -rf /", project),
+      });
+    const full = await dispatch();
+    assert.match(full.stdout, /deny/);
+    assert.match(
+      full.stderr,
+      /hookbox: the daemon is not started: 4 daemons of other environments .* run in .*; this call runs in its own process/,
+    );
+    await assert.rejects(Deno.lstat(stale), Deno.errors.NotFound, "the killed daemon's socket");
+    assert.equal(await status(env, project), null, "no daemon started past four");
+    // One of the others stops: the next call starts this environment's daemon.
+    others.pop()!.close();
+    const next = await dispatch();
+    assert.match(next.stdout, /deny/);
+    assert.doesNotMatch(next.stderr, /not started/);
+    const seen = await eventually(() => status(env, project));
+    assert.ok(seen !== null, "this environment's daemon answers");
+    pid = seen.pid;
+  } finally {
+    killIfRunning(pid);
+    for (const listener of others) listener.close();
     await Deno.remove(root, { recursive: true });
   }
 });
 
 Deno.test("hookbox daemon stops itself after --idle seconds without a call", async () => {
-  const { root, env } = await daemonRoot("hookbox-daemon-");
+  const { root, run, env } = await daemonRoot("hookbox-daemon-");
   try {
     const daemon = await runCli(["daemon", "run", "--idle", "1"], { cwd: root, env });
     assert.equal(daemon.code, 0, daemon.stderr);
-    assert.equal(await Deno.stat(`${root}/run/hookbox/daemon.sock`).catch(() => null), null);
+    assert.equal(await Deno.stat(socketIn(run, env)).catch(() => null), null);
     const none = await runCli(["daemon", "status"], { cwd: root, env });
     assert.equal(none.code, 1);
-    assert.match(none.stderr, /hookbox daemon: none answers at .*daemon\.sock/);
+    assert.match(none.stderr, /hookbox daemon: none answers at .*daemon-[0-9a-f]{16}\.sock/);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -194,7 +267,7 @@ Deno.test("a daemon whose place another took stops and leaves the newcomer's soc
   const { root, run, env } = await daemonRoot("hookbox-daemon-replaced-");
   const project = `${root}/project`;
   await writePluginHook(`${project}/.agents/hooks`, "guard", await pluginBytes("guard_wasi"));
-  const socket = `${run}/hookbox/daemon.sock`;
+  const socket = socketIn(run, env);
   const first = await startedDaemon(env, project);
   const newcomer = Deno.listen({ transport: "unix", path: `${run}/hookbox/new.sock` });
   try {

@@ -9,9 +9,9 @@
  * - A `dispatch` that goes through the user's daemon (`--daemon` or
  *   HOOKBOX_DAEMON=1; packages/cli/daemon.ts) is answered without Deno: it
  *   hands the call (its arguments, folder, stdin and the variables that
- *   change an answer) to the daemon over its Unix socket, in a folder that
- *   must be this user's own with no access for others, and writes the
- *   answer. When the daemon cannot answer (none runs, an unsafe folder,
+ *   change an answer) to the daemon of its environment (those variables)
+ *   over its Unix socket, in a folder that must be this user's own with no
+ *   access for others, and writes the answer. When the daemon cannot answer (none runs, an unsafe folder,
  *   another environment, input it does not take, a long call of another
  *   still running, a malformed or late answer), nothing has been written
  *   yet: the call runs in Deno instead, with the same arguments and the same
@@ -300,7 +300,28 @@ static int request(struct buf *payload) {
   return 0;
 }
 
-/* The daemon's folder, when it is this user's own directory with no access for others. */
+/*
+ * The environment's key in its daemon's socket name (as environmentKey() in
+ * daemon_client.ts): the sum, modulo 2^64, of the 64-bit FNV-1a hash of each
+ * answer-changing NAME=value.
+ */
+static uint64_t environment_key(void) {
+  uint64_t sum = 0;
+  for (char **e = environ; *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (!eq || !answer_changing(*e, (size_t)(eq - *e))) continue;
+    uint64_t hash = 0xcbf29ce484222325ULL;
+    for (const unsigned char *c = (const unsigned char *)*e; *c; c++)
+      hash = (hash ^ *c) * 0x100000001b3ULL;
+    sum += hash;
+  }
+  return sum;
+}
+
+/*
+ * The socket of this environment's daemon, in the user's folder when it is
+ * their own directory with no access for others.
+ */
 static int daemon_socket(struct sockaddr_un *addr) {
   char dir[sizeof addr->sun_path];
   const char *runtime = getenv("XDG_RUNTIME_DIR");
@@ -314,7 +335,8 @@ static int daemon_socket(struct sockaddr_un *addr) {
     return -1;
   memset(addr, 0, sizeof *addr);
   addr->sun_family = AF_UNIX;
-  n = snprintf(addr->sun_path, sizeof addr->sun_path, "%s/daemon.sock", dir);
+  n = snprintf(addr->sun_path, sizeof addr->sun_path, "%s/daemon-%016llx.sock", dir,
+               (unsigned long long)environment_key());
   return n < 0 || (size_t)n >= sizeof addr->sun_path ? -1 : 0;
 }
 
