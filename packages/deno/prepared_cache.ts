@@ -165,7 +165,12 @@ export function preparedFromDiskCache(
     };
     let alias = await aliasOf();
     if (alias !== null) {
-      const key = await Deno.readTextFile(alias).catch(() => "");
+      // Read at once (64 characters in the user's own cache): an async read would add a round
+      // trip through Deno's blocking-task threads to each hook of every call.
+      let key = "";
+      try {
+        key = Deno.readTextFileSync(alias);
+      } catch { /* not known yet */ }
       const hit = /^[0-9a-f]{64}$/.test(key)
         ? await readEntry(`${cacheDir}/prepared/${key}`)
         : null;

@@ -32,7 +32,7 @@ import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
 import { writeAtomicSync } from "../host-deno/atomic.ts";
 
 /** Format of an entry; bumped when discovery's output or rules change. */
-const FORMAT = "hookbox-scan-1";
+const FORMAT = "hookbox-scan-2";
 /** A path changed less than this before a scan began is not trusted to its signature. */
 export const RACY_MS = 2000;
 /** Largest entry read back (a folder of 1,000 hooks with 64 KiB HOOK.md bodies would not fit). */
@@ -72,8 +72,25 @@ interface Entry {
 export type Scan = (dir: string, level: HookLevel) => Promise<Discovery>;
 
 /**
+ * Entries this process read or wrote, by file: one is used while the
+ * signatures it records hold, whatever became of its file, so a process that
+ * scans on every call (the daemon) reads and parses an entry only when it
+ * changes. The oldest go past {@linkcode KEPT_ENTRIES}.
+ */
+const kept = new Map<string, Entry>();
+/** Entries kept in memory at most. */
+const KEPT_ENTRIES = 64;
+
+/** Drops the entries this process keeps: the next scans read the cache folder afresh. */
+export function forgetScans(): void {
+  kept.clear();
+}
+
+/**
  * `scan` wrapped with the on-disk cache under `cacheDir`: a hit costs one
- * small file read and one `stat` per path the scan touched.
+ * small file read (none when this process has the entry already) and one
+ * `stat` per path the scan touched, except the paths found missing in a
+ * folder that has not changed since.
  */
 export function cachedScan(
   cacheDir: string,
@@ -86,18 +103,34 @@ export function cachedScan(
     const code = await discoveryFingerprint();
     if (code === null) return await scan(fs, dir, level);
     const file = await entryFile(cacheDir, dir, level);
-    const hit = readEntry(file, code, dir, level);
+    const hit = keptEntry(file, code, dir, level) ?? readEntry(file, code, dir, level);
     if (hit) return hit;
     const touched = new Map<string, number>();
     const started = Date.now();
     const discovery = await scan(recording(fs, touched), dir, level);
     const paths: Entry["paths"] = [];
-    for (const [path, use] of touched) {
+    const signed = new Set<string>();
+    const sign = (path: string, use: number) => {
       const sig = signature(path, use, started - racyMs);
-      if (sig === null) return discovery; // changed too recently to be trusted
-      paths.push([path, use, sig]);
+      if (sig !== null) paths.push([path, use, sig]), signed.add(path);
+      return sig;
+    };
+    for (const [path, use] of touched) {
+      if (sign(path, use) === null) return discovery; // changed too recently to be trusted
     }
-    writeEntry(file, { format: FORMAT, code, dir, level, paths, discovery });
+    // The folder of each path found missing (or the nearest one there, when the folder is
+    // missing too): while it is unchanged, so is the missing path.
+    for (const [path, , sig] of [...paths]) {
+      if (sig !== "-") continue;
+      for (let at = parentOf(path); at !== "" && !signed.has(at); at = parentOf(at)) {
+        const found = sign(at, STAT);
+        if (found === null) return discovery;
+        if (found !== "-") break;
+      }
+    }
+    const entry: Entry = { format: FORMAT, code, dir, level, paths, discovery };
+    writeEntry(file, entry);
+    keep(file, entry);
     return discovery;
   };
 }
@@ -105,6 +138,23 @@ export function cachedScan(
 /** Each folder's entry file (its name hashed once per process: the daemon scans on every call). */
 async function entryFile(cacheDir: string, dir: string, level: HookLevel): Promise<string> {
   return `${cacheDir}/scans/${await sha256HexOf(`${dir}\0${level}`)}.json`;
+}
+
+/** The discovery of the entry this process has for `file`, if it still holds. */
+function keptEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
+  const entry = kept.get(file);
+  if (entry === undefined) return null;
+  if (entry.code === code && entry.dir === dir && entry.level === level && holds(entry)) {
+    return entry.discovery;
+  }
+  kept.delete(file);
+  return null;
+}
+
+function keep(file: string, entry: Entry): void {
+  kept.delete(file);
+  if (kept.size >= KEPT_ENTRIES) kept.delete(kept.keys().next().value!);
+  kept.set(file, entry);
 }
 
 function readEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
@@ -119,12 +169,46 @@ function readEntry(file: string, code: string, dir: string, level: HookLevel): D
   if (
     entry?.format !== FORMAT || entry.code !== code || entry.dir !== dir || entry.level !== level ||
     !Array.isArray(entry.paths) || !Array.isArray(entry.discovery?.hooks) ||
-    !Array.isArray(entry.discovery?.problems)
+    !Array.isArray(entry.discovery?.problems) || !holds(entry)
   ) return null;
-  for (const [path, use, sig] of entry.paths) {
-    if (signature(path, use, Infinity) !== sig) return null;
-  }
+  keep(file, entry);
   return entry.discovery;
+}
+
+/**
+ * Every signature `entry` records still holds. A path that was missing (`-`:
+ * nothing there, not even a link to nothing) is not looked at again while the
+ * folder it would be in is unchanged: creating, removing or renaming anything
+ * in a folder changes the folder's modification time, and replacing the folder
+ * its inode.
+ */
+function holds(entry: Entry): boolean {
+  /** Folders unchanged, and paths still missing. */
+  const unchanged = new Set<string>(), missing = new Set<string>();
+  const gone: [string, number][] = [];
+  for (const [path, use, sig] of entry.paths) {
+    if (sig === "-") {
+      gone.push([path, use]);
+      continue;
+    }
+    if (signature(path, use, Infinity) !== sig) return false;
+    if (sig.startsWith("d:")) unchanged.add(path);
+  }
+  // Shorter paths first: a missing folder is settled before the paths under it.
+  gone.sort((a, b) => a[0].length - b[0].length);
+  for (const [path, use] of gone) {
+    const parent = parentOf(path);
+    if (!unchanged.has(parent) && !missing.has(parent) && signature(path, use, Infinity) !== "-") {
+      return false;
+    }
+    missing.add(path);
+  }
+  return true;
+}
+
+/** The folder `path` is in ("" for a path right under the root). */
+function parentOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/"));
 }
 
 /** Writes through a temporary name, so a reader never sees half an entry. Best effort. */
@@ -139,15 +223,22 @@ function writeEntry(file: string, entry: Entry): void {
 /**
  * What discovery saw at `path`: kind, size, times, inode, device and mode
  * (links followed), plus the listing of a listed folder and the target of a
- * resolved path; `-` when nothing is there. Null when the path changed at or
- * after `notAfter` (ms since the epoch).
+ * resolved path; `-` when nothing is there, `-l` when something is that
+ * cannot be followed (a link to nothing, which another folder's change could
+ * make whole). Null when the path changed at or after `notAfter` (ms since
+ * the epoch).
  */
 function signature(path: string, use: number, notAfter: number): string | null {
   let info: Deno.FileInfo;
   try {
     info = Deno.statSync(path);
   } catch {
-    return "-";
+    try {
+      Deno.lstatSync(path);
+      return "-l";
+    } catch {
+      return "-";
+    }
   }
   const mtime = info.mtime?.getTime() ?? 0;
   const ctime = info.ctime?.getTime() ?? 0;

@@ -25,7 +25,16 @@ export const denoFs: HostFs = {
     return new TextDecoder().decode(await readCappedFile(path, maxBytes));
   },
   readFile: (path, maxBytes) => readCappedFile(path, maxBytes),
-  realPath: (path) => Deno.realPath(path),
+  // The system call itself takes a couple of µs; Deno's async form adds a round trip through its
+  // blocking-task threads (~60 µs), and the daemon resolves each JS or AssemblyScript entry of
+  // every call (`confined`).
+  realPath(path) {
+    try {
+      return Promise.resolve(Deno.realPathSync(path));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  },
   async stat(path: string): Promise<PathInfo | null> {
     try {
       const info = await Deno.stat(path);

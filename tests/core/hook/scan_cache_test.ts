@@ -6,7 +6,7 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { denoFs } from "../../../packages/host-deno/fs.ts";
-import { cachedScan } from "../../../packages/deno/scan_cache.ts";
+import { cachedScan, forgetScans } from "../../../packages/deno/scan_cache.ts";
 import { type Discovery, scanPath } from "../../../packages/core/hook/discover.ts";
 import type { HookLevel } from "../../../packages/core/hook/types.ts";
 import { createExecutor } from "../../../packages/hookbox/deno.ts";
@@ -14,6 +14,7 @@ import { sh, tempTree, WASM_STUB } from "../../_helpers.ts";
 
 /** A cached scanner as a new process would build it, counting real scans. */
 function scanner(cacheDir: string, racyMs = 0) {
+  forgetScans();
   const counter = { scans: 0 };
   const scan = async (dir: string, level: HookLevel) => {
     // A scan starts strictly after the writes before it (time stamps are in ms).
@@ -96,6 +97,43 @@ Deno.test("a platform hook linked from elsewhere is rescanned when the link is p
   assertEquals(counter.scans, 2);
 });
 
+Deno.test("a missing entry file is looked for again where its folder changed, or it is a link to nothing", async () => {
+  await using tree = await tempTree();
+  const hooks = await tree.dir("hooks");
+  const alpha = await tree.hook("hooks", "alpha", {
+    files: { "scripts/run.mjs": "export default () => {};\n" },
+  });
+  await Deno.mkdir(`${alpha}/build`);
+  // plugin.wasm (which takes precedence over scripts/run.mjs) is a link to a file not built yet.
+  await Deno.symlink("build/out.wasm", `${alpha}/plugin.wasm`);
+  const { scan, counter } = scanner(`${tree.root}/cache`);
+  const format = async () =>
+    (await scan(hooks, "project")).hooks.map((h) =>
+      h.entry.runtime === "wasm" ? h.entry.format : h.entry.runtime
+    );
+  assertEquals(await format(), ["js"]);
+  assertEquals(await format(), ["js"], "served from the entry");
+  assertEquals(counter.scans, 1);
+  // Building it changes build/, not the hook's folder: the link is followed again all the same.
+  await Deno.writeFile(`${alpha}/build/out.wasm`, new Uint8Array());
+  assertEquals(await format(), ["wasm"], "the built plugin.wasm");
+  assertEquals(counter.scans, 2);
+  // A file added where discovery found none changes its folder's time: seen at once.
+  await Deno.remove(`${alpha}/plugin.wasm`);
+  assertEquals(await format(), ["js"]);
+  await Deno.mkdir(`${alpha}/scripts/x`);
+  await Deno.remove(`${alpha}/scripts/run.mjs`);
+  await Deno.writeTextFile(`${alpha}/scripts/run.js`, "export default () => {};\n");
+  assertEquals(await format(), ["js"]);
+  ok(counter.scans >= 4, `${counter.scans}`);
+  // A hooks folder whose parents are missing too (a user who has none yet) is seen once made.
+  const user = `${tree.root}/config/agents/hooks`;
+  assertEquals((await scan(user, "user")).hooks, []);
+  assertEquals((await scan(user, "user")).hooks, [], "served from the entry");
+  await tree.hook("config/agents/hooks", "mine", { files: WASM_STUB });
+  assertEquals((await scan(user, "user")).hooks.map((h) => h.name), ["mine"]);
+});
+
 Deno.test("a folder changed just before the scan is not stored; a damaged entry is scanned again", async () => {
   await using tree = await tempTree();
   const hooks = await tree.dir("hooks");
@@ -108,10 +146,15 @@ Deno.test("a folder changed just before the scan is not stored; a damaged entry 
   assertEquals(racy.counter.scans, 2, "nothing stored for files this fresh");
   ok(!(await Deno.stat(`${cache}/scans`).catch(() => null)), "no entry written");
 
-  const { scan, counter } = scanner(cache);
+  let { scan, counter } = scanner(cache);
   await scan(hooks, "project");
   const [entry] = [...Deno.readDirSync(`${cache}/scans`)];
   await Deno.writeTextFile(`${cache}/scans/${entry!.name}`, "{ not json");
+  // This process keeps the entry it wrote while it holds; a new one reads the damaged file.
+  await scan(hooks, "project");
+  assertEquals(counter.scans, 1, "kept in this process");
+  ({ scan, counter } = scanner(cache));
+  counter.scans = 1;
   assertEquals(summary(await scan(hooks, "project")).hooks, ["alpha:wasm:100"]);
   assertEquals(counter.scans, 2);
   // An entry written by other discovery code (another hookbox version) is not used.
@@ -120,6 +163,7 @@ Deno.test("a folder changed just before the scan is not stored; a damaged entry 
   const path = `${cache}/scans/${entry!.name}`;
   const stored = JSON.parse(await Deno.readTextFile(path));
   await Deno.writeTextFile(path, JSON.stringify({ ...stored, code: "0".repeat(64) }));
+  forgetScans();
   await scan(hooks, "project");
   assertEquals(counter.scans, 3, "rescanned: written by other code");
   // The same folder at another level is another entry.
@@ -134,6 +178,7 @@ Deno.test("a folder changed just before the scan is not stored; a damaged entry 
     JSON.parse(Deno.readTextFileSync(`${cache}/scans/${e.name}`)).dir === other
   )!;
   await Deno.writeTextFile(`${cache}/scans/${otherEntry.name}`, await Deno.readTextFile(path));
+  forgetScans();
   assertEquals(summary(await scan(other, "project")).hooks, [], "not alpha's folder");
   assertEquals(counter.scans, 6);
 });
