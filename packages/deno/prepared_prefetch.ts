@@ -207,6 +207,16 @@ export async function readPrepared(
     // loading its modules and finding the hooks (~15 ms later).
     const meta = JSON.parse(Deno.readTextFileSync(`${base}.json`)) as PreparedEntry["meta"];
     if (typeof meta?.instrumentedSha256 !== "string") return null;
+    // A module this process compiled or is compiling already (the engine JS hooks share) is not
+    // read again where the file still has the signature of its last check: ~1 MB less to read.
+    const known = compiled.get(meta.instrumentedSha256)?.deref() ??
+      compiling.get(meta.instrumentedSha256);
+    if (known !== undefined) {
+      const info = Deno.statSync(`${base}.wasm`);
+      if (meta.verified === fileSignature(info) && info.size === meta.byteLength) {
+        return await withImage(base, meta, await known, info, options.racyMs);
+      }
+    }
     if (options.admit && !options.admit(Deno.statSync(`${base}.wasm`).size)) return null;
     const bytes = options.sync?.() === false
       ? await Deno.readFile(`${base}.wasm`)
@@ -234,29 +244,54 @@ export async function readPrepared(
     ]);
     if (sha256 !== meta.instrumentedSha256) return null;
     if (held === undefined && !trusted) remember(sha256, module);
-    // The memory image of a shared module's plugin, checked (or trusted) as the module is.
-    let image: LoadedPlugin["image"];
-    let runsSeen: string | undefined;
-    let runsTrusted = true;
-    let changed = info.ctime?.getTime() ?? Infinity;
-    if (meta.runsSha256 !== undefined) {
-      const data = Deno.readFileSync(`${base}.runs`);
-      const runsInfo = Deno.statSync(`${base}.runs`);
-      runsSeen = fileSignature(runsInfo);
-      runsTrusted = meta.runsVerified === runsSeen && runsInfo.size === data.length;
-      if (!runsTrusted && await sha256Hex(data) !== meta.runsSha256) return null;
-      image = runsImage(decodeRuns(data.buffer, data.byteOffset));
-      changed = Math.max(changed, runsInfo.ctime?.getTime() ?? Infinity);
-    }
-    if ((!trusted || !runsTrusted) && Date.now() - changed > (options.racyMs ?? RACY_MS)) {
-      const verified = { ...meta, verified: seen, ...(runsSeen ? { runsVerified: runsSeen } : {}) };
-      await writeAtomic(`${base}.json`, JSON.stringify(verified)).catch(() => {});
-    }
-    return {
-      meta: { ...meta, byteLength: bytes.length, ...(image ? { image } : {}) },
+    return await withImage(
+      base,
+      { ...meta, byteLength: bytes.length },
       module,
-    };
+      info,
+      options.racyMs,
+      trusted,
+    );
   } catch {
     return null;
   }
+}
+
+/**
+ * The entry at `base` with its compiled `module` (from a `.wasm` file whose
+ * stat is `info`, `trusted` to its recorded signature or checked) and the
+ * memory image of a shared module's plugin, checked (or trusted) as the
+ * module is; records the signatures of files checked now. Null when the
+ * image does not hash to its recorded SHA-256.
+ */
+async function withImage(
+  base: string,
+  meta: PreparedEntry["meta"],
+  module: WebAssembly.Module,
+  info: Deno.FileInfo,
+  racyMs = RACY_MS,
+  trusted = true,
+): Promise<PreparedEntry | null> {
+  let image: LoadedPlugin["image"];
+  let runsSeen: string | undefined;
+  let runsTrusted = true;
+  let changed = info.ctime?.getTime() ?? Infinity;
+  if (meta.runsSha256 !== undefined) {
+    const data = Deno.readFileSync(`${base}.runs`);
+    const runsInfo = Deno.statSync(`${base}.runs`);
+    runsSeen = fileSignature(runsInfo);
+    runsTrusted = meta.runsVerified === runsSeen && runsInfo.size === data.length;
+    if (!runsTrusted && await sha256Hex(data) !== meta.runsSha256) return null;
+    image = runsImage(decodeRuns(data.buffer, data.byteOffset));
+    changed = Math.max(changed, runsInfo.ctime?.getTime() ?? Infinity);
+  }
+  if ((!trusted || !runsTrusted) && Date.now() - changed > racyMs) {
+    const verified = {
+      ...meta,
+      verified: fileSignature(info),
+      ...(runsSeen ? { runsVerified: runsSeen } : {}),
+    };
+    await writeAtomic(`${base}.json`, JSON.stringify(verified)).catch(() => {});
+  }
+  return { meta: { ...meta, ...(image ? { image } : {}) }, module };
 }

@@ -326,6 +326,75 @@ Deno.test("JS hooks that run fresh share one engine module through the disk cach
   }
 });
 
+Deno.test("a module this process compiled is not read again for another JS hook's entry", async () => {
+  // Source: a one-shot call with two JS hooks read the 1.1 MB engine module twice, once per
+  // entry, although it compiled it once.
+  const dir = await tempDir("hookbox-shared-read-");
+  try {
+    const cacheDir = `${dir}/cache`;
+    const hooks = [];
+    for (const [name, word] of [["one", "first"], ["two", "second"]]) {
+      await Deno.mkdir(`${dir}/${name}/scripts`, { recursive: true });
+      await Deno.writeTextFile(`${dir}/${name}/HOOK.md`, hookMd({ name }));
+      await Deno.writeTextFile(`${dir}/${name}/scripts/run.js`, `console.log("${word}");\n`);
+      hooks.push(await loadHook(denoFs, `${dir}/${name}`, "project"));
+    }
+    const load = preparedFromDiskCache(
+      cacheDir,
+      async (hook) => (await compileHook(hook, { cacheDir })).bytes,
+      (hook) => cachedPluginId(hook, { cacheDir }),
+      { shareCode: true },
+    );
+    const JS_LIMITS = { ...LIMITS, moduleKb: 8192 };
+    for (const hook of hooks) await load(hook, JS_LIMITS, "fresh");
+    const bases = [...Deno.readDirSync(`${cacheDir}/prepared`)]
+      .filter((e) => e.name.endsWith(".runs"))
+      .map((e) => `${cacheDir}/prepared/${e.name.slice(0, -5)}`);
+    assertEquals(bases.length, 2);
+    // Old enough to be trusted by their signatures from now on (checked once more, recorded).
+    for (const base of bases) ok(await readPrepared(base, { racyMs: 0 }));
+    // In another process: the first entry's module is read and compiled, the second's is not read.
+    const modules = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "eval",
+        "--config",
+        new URL("../../deno.json", import.meta.url).pathname,
+        `
+        import { readPrepared } from ${
+          JSON.stringify(new URL("../../packages/deno/prepared_prefetch.ts", import.meta.url).href)
+        };
+        const reads = [];
+        const readFileSync = Deno.readFileSync;
+        Deno.readFileSync = (path, ...rest) => (reads.push(String(path)), readFileSync(path, ...rest));
+        const [a, b] = [await readPrepared(${JSON.stringify(bases[0])}), await readPrepared(${
+          JSON.stringify(bases[1])
+        })];
+        console.log(JSON.stringify({
+          same: a.module === b.module,
+          images: [a.meta.image !== undefined, b.meta.image !== undefined],
+          wasm: reads.filter((p) => p.endsWith(".wasm")).map((p) => p.split("/").pop()),
+        }));
+      `,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(modules.stdout);
+    assertEquals(modules.code, 0, new TextDecoder().decode(modules.stderr));
+    assertEquals(JSON.parse(text), {
+      same: true,
+      images: [true, true],
+      wasm: [`${bases[0]!.split("/").pop()}.wasm`],
+    });
+    // A second entry whose file changed since its check is read (and hashed) as before.
+    Deno.utimeSync(`${bases[1]}.wasm`, new Date(0), new Date(0));
+    const again = await readPrepared(bases[1]!, { racyMs: 60_000 });
+    ok(again !== null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a prepared module is hashed until its file is old enough, then trusted by its signature until it changes", async () => {
   const dir = await tempDir("hookbox-verified-");
   let digests = 0;
