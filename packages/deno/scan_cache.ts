@@ -72,18 +72,29 @@ interface Entry {
 export type Scan = (dir: string, level: HookLevel) => Promise<Discovery>;
 
 /**
- * Entries this process read or wrote, by file: one is used while the
- * signatures it records hold, whatever became of its file, so a process that
- * scans on every call (the daemon) reads and parses an entry only when it
- * changes. The oldest go past {@linkcode KEPT_ENTRIES}.
+ * Entries this process read or wrote, by file, with their size as stored: one
+ * is used while the signatures it records hold, whatever became of its file,
+ * so a process that scans on every call (the daemon) reads and parses an
+ * entry only when it changes. The least recently used go past
+ * {@linkcode KEPT_ENTRIES} or {@linkcode KEPT_BYTES}: a repository's big
+ * HOOK.md files cannot make a long-lived process hold more.
  */
-const kept = new Map<string, Entry>();
+const kept = new Map<string, { entry: Entry; bytes: number }>();
 /** Entries kept in memory at most. */
 const KEPT_ENTRIES = 64;
+/** Their stored bytes at most; a larger entry is not kept. */
+export const KEPT_BYTES = 8 * 1024 * 1024;
+let keptBytes = 0;
 
 /** Drops the entries this process keeps: the next scans read the cache folder afresh. */
 export function forgetScans(): void {
   kept.clear();
+  keptBytes = 0;
+}
+
+/** How many entries this process keeps in memory, and their stored bytes. */
+export function keptScans(): { entries: number; bytes: number } {
+  return { entries: kept.size, bytes: keptBytes };
 }
 
 /**
@@ -129,8 +140,9 @@ export function cachedScan(
       }
     }
     const entry: Entry = { format: FORMAT, code, dir, level, paths, discovery };
-    writeEntry(file, entry);
-    keep(file, entry);
+    const text = JSON.stringify(entry);
+    writeEntry(file, text);
+    keep(file, entry, text.length);
     return discovery;
   };
 }
@@ -142,25 +154,37 @@ async function entryFile(cacheDir: string, dir: string, level: HookLevel): Promi
 
 /** The discovery of the entry this process has for `file`, if it still holds. */
 function keptEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
-  const entry = kept.get(file);
-  if (entry === undefined) return null;
+  const found = kept.get(file);
+  if (found === undefined) return null;
+  const { entry, bytes } = found;
   if (entry.code === code && entry.dir === dir && entry.level === level && holds(entry)) {
+    keep(file, entry, bytes); // the most recently used now
     return entry.discovery;
   }
-  kept.delete(file);
+  forget(file);
   return null;
 }
 
-function keep(file: string, entry: Entry): void {
+function keep(file: string, entry: Entry, bytes: number): void {
+  forget(file);
+  if (bytes > KEPT_BYTES / 4) return;
+  while (kept.size >= KEPT_ENTRIES || (kept.size > 0 && keptBytes + bytes > KEPT_BYTES)) {
+    forget(kept.keys().next().value!);
+  }
+  kept.set(file, { entry, bytes });
+  keptBytes += bytes;
+}
+
+function forget(file: string): void {
+  keptBytes -= kept.get(file)?.bytes ?? 0;
   kept.delete(file);
-  if (kept.size >= KEPT_ENTRIES) kept.delete(kept.keys().next().value!);
-  kept.set(file, entry);
 }
 
 function readEntry(file: string, code: string, dir: string, level: HookLevel): Discovery | null {
   let entry: Entry;
+  let bytes: Uint8Array;
   try {
-    const bytes = Deno.readFileSync(file);
+    bytes = Deno.readFileSync(file);
     if (bytes.length > MAX_ENTRY_BYTES) return null;
     entry = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
@@ -171,7 +195,7 @@ function readEntry(file: string, code: string, dir: string, level: HookLevel): D
     !Array.isArray(entry.paths) || !Array.isArray(entry.discovery?.hooks) ||
     !Array.isArray(entry.discovery?.problems) || !holds(entry)
   ) return null;
-  keep(file, entry);
+  keep(file, entry, bytes.length);
   return entry.discovery;
 }
 
@@ -212,9 +236,9 @@ function parentOf(path: string): string {
 }
 
 /** Writes through a temporary name, so a reader never sees half an entry. Best effort. */
-function writeEntry(file: string, entry: Entry): void {
+function writeEntry(file: string, text: string): void {
   try {
-    writeAtomicSync(file, JSON.stringify(entry), { parents: true });
+    writeAtomicSync(file, text, { parents: true });
   } catch {
     // A read-only or full cache folder costs speed, never correctness.
   }

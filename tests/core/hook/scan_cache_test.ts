@@ -6,7 +6,12 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { denoFs } from "../../../packages/host-deno/fs.ts";
-import { cachedScan, forgetScans } from "../../../packages/deno/scan_cache.ts";
+import {
+  cachedScan,
+  forgetScans,
+  KEPT_BYTES,
+  keptScans,
+} from "../../../packages/deno/scan_cache.ts";
 import { type Discovery, scanPath } from "../../../packages/core/hook/discover.ts";
 import type { HookLevel } from "../../../packages/core/hook/types.ts";
 import { createExecutor } from "../../../packages/hookbox/deno.ts";
@@ -132,6 +137,30 @@ Deno.test("a missing entry file is looked for again where its folder changed, or
   assertEquals((await scan(user, "user")).hooks, [], "served from the entry");
   await tree.hook("config/agents/hooks", "mine", { files: WASM_STUB });
   assertEquals((await scan(user, "user")).hooks.map((h) => h.name), ["mine"]);
+});
+
+Deno.test("the entries a process keeps in memory stay under their byte cap, however big the HOOK.md files", async () => {
+  // Source: the daemon keeps scan entries between calls; a dozen repositories' folders of 15
+  // HOOK.md files with 60 KB bodies (HOOK.md's cap is 64 KiB, a folder's 1 MiB) would have been
+  // held whole (64 entries of up to 1 MiB of manifests each).
+  await using tree = await tempTree();
+  const { scan, counter } = scanner(`${tree.root}/cache`);
+  const body = "x".repeat(60_000);
+  const folders = [];
+  for (let i = 0; i < 12; i++) {
+    for (let j = 0; j < 15; j++) await tree.hook(`repo${i}`, `big${j}`, { files: WASM_STUB, body });
+    folders.push(`${tree.root}/repo${i}`);
+  }
+  for (const folder of folders) {
+    const { hooks, problems } = await scan(folder, "project");
+    assertEquals([hooks.length, problems.length], [15, 0]);
+  }
+  const { entries, bytes } = keptScans();
+  ok(bytes <= KEPT_BYTES, `${bytes} bytes kept`);
+  ok(entries >= 1 && entries < folders.length, `${entries} entries kept`);
+  // The folders let go of are read from their entries again, not scanned.
+  for (const folder of folders) await scan(folder, "project");
+  assertEquals(counter.scans, folders.length);
 });
 
 Deno.test("a folder changed just before the scan is not stored; a damaged entry is scanned again", async () => {
