@@ -2,8 +2,10 @@
  * Subprocess of kept_plugins_test.ts (run with `--expose-gc`): loads and
  * calls `count` distinct plugins of `funcs` functions each (about 290 bytes
  * a function), one hook each, the hooks kept alive as a host keeps the hooks
- * it serves, and prints the resident memory after the first `count / 3` and
- * after all, in MB, as JSON with the runtime's stats.
+ * it serves, and prints as JSON the compiled modules still alive after
+ * collections (`live`, of `compiled`), the resident memory after the first
+ * `count / 3` and after all in MB (for reading; the allocator makes it move
+ * by tens of MB on a loaded machine), and the runtime's stats.
  *
  *   deno run -A --v8-flags=--expose-gc _kept_plugins_probe.ts COUNT FUNCS [CAP]
  */
@@ -60,8 +62,15 @@ function sleb(value: number): number[] {
 
 if (import.meta.main) {
   const [count, funcs, cap] = Deno.args.map(Number);
+  // Every module the runtime compiles (plugins and its helpers), held weakly here.
+  const modules: WeakRef<WebAssembly.Module>[] = [];
   const runtime = createWasmRuntime({
     loadBytes: (hook) => Promise.resolve(bigPlugin(funcs!, Number(hook.name.slice(4)))),
+    compile: async (bytes) => {
+      const module = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+      modules.push(new WeakRef(module));
+      return module;
+    },
     ...(cap === undefined || Number.isNaN(cap) ? {} : { keptPluginBytes: cap }),
   });
   const gc = (globalThis as { gc?: () => void }).gc!;
@@ -87,5 +96,13 @@ if (import.meta.main) {
     if (i === Math.floor(count! / 3) - 1) early = await rss();
   }
   const late = await rss();
-  console.log(JSON.stringify({ early, late, stats: runtime.stats!(), hooks: hooks.length }));
+  const live = modules.filter((ref) => ref.deref() !== undefined).length;
+  console.log(JSON.stringify({
+    live,
+    compiled: modules.length,
+    early,
+    late,
+    stats: runtime.stats!(),
+    hooks: hooks.length,
+  }));
 }
