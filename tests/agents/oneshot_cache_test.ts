@@ -122,7 +122,6 @@ Deno.test("a JS hook whose sources are unchanged is loaded from the prepared cac
       (hook) => cachedPluginId(hook, { cacheDir }),
     );
     const hook = async () => await loadHook(denoFs, hookDir, "project");
-    const JS_LIMITS = { ...LIMITS, moduleKb: 8192 };
     const first = await load(await hook(), JS_LIMITS);
     assertEquals(reads, 1, "the first load compiles and prepares");
     const aliases = () =>
@@ -254,27 +253,36 @@ Deno.test("a one-shot run compiles ahead what the last run of its kind of event 
   }
 });
 
+/** A JS hook `name` in `dir` that prints `word`, loaded as discovery loads it. */
+async function printingHook(dir: string, name: string, word: string) {
+  await Deno.mkdir(`${dir}/${name}/scripts`, { recursive: true });
+  await Deno.writeTextFile(`${dir}/${name}/HOOK.md`, hookMd({ name }));
+  await Deno.writeTextFile(`${dir}/${name}/scripts/run.js`, `console.log("${word}");\n`);
+  return await loadHook(denoFs, `${dir}/${name}`, "project");
+}
+
+/** The disk cache's loader of a one-shot process, JS hooks that run fresh sharing one module. */
+function sharedLoader(cacheDir: string) {
+  return preparedFromDiskCache(
+    cacheDir,
+    async (hook) => (await compileHook(hook, { cacheDir })).bytes,
+    (hook) => cachedPluginId(hook, { cacheDir }),
+    { shareCode: true },
+  );
+}
+
+/** Limits a JS hook's engine module fits in. */
+const JS_LIMITS = { ...LIMITS, moduleKb: 8192 };
+
 Deno.test("JS hooks that run fresh share one engine module through the disk cache; a damaged image is refused", async () => {
   // Source: a one-shot call with two JS hooks compiled the QuickJS engine twice (15–20 ms each
   // on its one compile thread); with the module shared it is compiled once.
   const dir = await tempDir("hookbox-shared-");
   try {
     const cacheDir = `${dir}/cache`;
-    const hookDir = async (name: string, word: string) => {
-      await Deno.mkdir(`${dir}/${name}/scripts`, { recursive: true });
-      await Deno.writeTextFile(`${dir}/${name}/HOOK.md`, hookMd({ name }));
-      await Deno.writeTextFile(`${dir}/${name}/scripts/run.js`, `console.log("${word}");\n`);
-      return await loadHook(denoFs, `${dir}/${name}`, "project");
-    };
-    const [one, two] = [await hookDir("one", "first"), await hookDir("two", "second")];
-    const loader = () =>
-      preparedFromDiskCache(
-        cacheDir,
-        async (hook) => (await compileHook(hook, { cacheDir })).bytes,
-        (hook) => cachedPluginId(hook, { cacheDir }),
-        { shareCode: true },
-      );
-    const JS_LIMITS = { ...LIMITS, moduleKb: 8192 };
+    const one = await printingHook(dir, "one", "first");
+    const two = await printingHook(dir, "two", "second");
+    const loader = () => sharedLoader(cacheDir);
     const load = loader();
     const [a, b] = [await load(one, JS_LIMITS, "fresh"), await load(two, JS_LIMITS, "fresh")];
     assertEquals(a.instrumentedSha256, b.instrumentedSha256, "one module for both");
@@ -332,21 +340,10 @@ Deno.test("a module this process compiled is not read again for another JS hook'
   const dir = await tempDir("hookbox-shared-read-");
   try {
     const cacheDir = `${dir}/cache`;
-    const hooks = [];
+    const load = sharedLoader(cacheDir);
     for (const [name, word] of [["one", "first"], ["two", "second"]]) {
-      await Deno.mkdir(`${dir}/${name}/scripts`, { recursive: true });
-      await Deno.writeTextFile(`${dir}/${name}/HOOK.md`, hookMd({ name }));
-      await Deno.writeTextFile(`${dir}/${name}/scripts/run.js`, `console.log("${word}");\n`);
-      hooks.push(await loadHook(denoFs, `${dir}/${name}`, "project"));
+      await load(await printingHook(dir, name!, word!), JS_LIMITS, "fresh");
     }
-    const load = preparedFromDiskCache(
-      cacheDir,
-      async (hook) => (await compileHook(hook, { cacheDir })).bytes,
-      (hook) => cachedPluginId(hook, { cacheDir }),
-      { shareCode: true },
-    );
-    const JS_LIMITS = { ...LIMITS, moduleKb: 8192 };
-    for (const hook of hooks) await load(hook, JS_LIMITS, "fresh");
     const bases = [...Deno.readDirSync(`${cacheDir}/prepared`)]
       .filter((e) => e.name.endsWith(".runs"))
       .map((e) => `${cacheDir}/prepared/${e.name.slice(0, -5)}`);
