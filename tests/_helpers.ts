@@ -270,6 +270,15 @@ export function killIfRunning(pid: number | null): void {
   } catch { /* gone already */ }
 }
 
+/**
+ * Waits, if need be, until the clock is at most `seconds` into its minute: per-minute quotas count
+ * per clock minute, so a burst started later could cross into the next one and be counted twice.
+ */
+export async function earlyInMinute(seconds = 40): Promise<void> {
+  const into = Date.now() % 60_000;
+  if (into > seconds * 1000) await new Promise((resolve) => setTimeout(resolve, 60_250 - into));
+}
+
 /** Calls `read` until it gives a value (at most `tries` times, `ms` apart); the value, or null. */
 export async function eventually<T>(
   read: () => Promise<T | null>,

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { call, type ServeProcess, startServe } from "../../scripts/_serve_process.ts";
 import { ownCluster } from "../_pg.ts";
 import { wasmFolder } from "../service/_api.ts";
-import { tempDir } from "../_helpers.ts";
+import { earlyInMinute, tempDir } from "../_helpers.ts";
 
 const ADMIN = "scale-out-admin-key-0123456789";
 
@@ -183,7 +183,7 @@ Deno.test("three instances on one PostgreSQL behind HAProxy act as one, through 
 
     // A per-minute quota over three instances admits what one would. Started early in a minute,
     // so that the burst stays inside one (the quota counts per calendar minute).
-    while (new Date().getSeconds() > 40) await new Promise((resolve) => setTimeout(resolve, 250));
+    await earlyInMinute();
     assert.equal(
       (await call(url, "POST", "/v1/tenants", ADMIN, {
         id: "quota",

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { freshDatabase } from "../_pg.ts";
 import { hookMd, toolEvent, wasmFolder } from "./_api.ts";
-import { tempDir } from "../_helpers.ts";
+import { earlyInMinute, tempDir } from "../_helpers.ts";
 
 const CLI = new URL("../../packages/cli/main.ts", import.meta.url).pathname;
 const ADMIN = "serve-test-admin-key-0123456789";
@@ -248,8 +248,7 @@ Deno.test("hookbox serve takes its options from flags, then HOOKBOX_* variables,
 Deno.test("two hookbox serve processes on one PostgreSQL act as one service", async () => {
   const db = await freshDatabase();
   // The quota window is the clock minute: start well inside one.
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
+  await earlyInMinute(45);
   const a = await serve(["--db", db, "--workers", "1"]);
   const b = await serve(["--db", db, "--workers", "1"]);
   try {
