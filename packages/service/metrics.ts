@@ -8,6 +8,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DispatchResult } from "../core/dispatch/result.ts";
+import type { RuntimeStats } from "../core/runtime/types.ts";
 import type { ServiceMetrics } from "./service_metrics.ts";
 
 /** Series kept per metric by `Metrics.#child` before the cache starts again. */
@@ -30,6 +31,35 @@ export const MAX_TENANT_SERIES = 1_000;
 export const OTHER = "_other";
 /** HTTP methods counted by name; any other (a client may send any token) counts as `_other`. */
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** The gauges of what the hook runtime holds ({@linkcode Metrics.watchRuntime}): name, help, field. */
+const RUNTIME_GAUGES: readonly [string, string, keyof RuntimeStats][] = [
+  ["hookbox_runtime_workers", "Plugin worker threads alive", "workers"],
+  ["hookbox_runtime_running_calls", "Plugin workers running a call or chain now", "running"],
+  ["hookbox_runtime_queued_calls", "Hook calls waiting for a plugin worker", "queued"],
+  ["hookbox_runtime_warm_instances", "Idle warm instances kept for reuse", "warmInstances"],
+  [
+    "hookbox_runtime_warm_idle_bytes",
+    "Bytes the idle warm instances hold (memory and restore snapshots)",
+    "warmIdleBytes",
+  ],
+  ["hookbox_runtime_kept_plugins", "Plugins kept compiled for later calls", "keptPlugins"],
+  [
+    "hookbox_runtime_kept_plugin_bytes",
+    "Bytes the kept plugins were loaded from",
+    "keptPluginBytes",
+  ],
+  [
+    "hookbox_runtime_loaded_plugin_bytes",
+    "Bytes of every plugin the live workers loaded in their lives, let go or not",
+    "loadedPluginBytes",
+  ],
+  [
+    "hookbox_runtime_pooled_memory_bytes",
+    "Zeroed memories kept for fresh calls of the kept plugins, bytes",
+    "pooledMemoryBytes",
+  ],
+];
 
 /** The service's metrics, on a registry of their own. */
 export class Metrics implements ServiceMetrics {
@@ -209,6 +239,31 @@ export class Metrics implements ServiceMetrics {
   readonly #byTenant = new Set<object>([this.#outcomes, this.#limits, this.#shadowRuns]);
   /** Per metric of {@linkcode #byTenant}, the series each tenant has made. */
   readonly #tenantSeries = new Map<object, Map<string, number>>();
+
+  #runtimeStats: (() => RuntimeStats | undefined) | null = null;
+
+  /**
+   * Reports what `read()` says the hook runtime holds (its workers, calls
+   * running and queued, warm instances, kept plugins and their bytes) as the
+   * `hookbox_runtime_*` gauges, read at each scrape. A field `read()` leaves
+   * out reads as 0.
+   */
+  watchRuntime(read: () => RuntimeStats | undefined): void {
+    if (this.#runtimeStats === null) {
+      const figure = (field: keyof RuntimeStats) => this.#runtimeStats?.()?.[field] ?? 0;
+      for (const [name, help, field] of RUNTIME_GAUGES) {
+        new Gauge({
+          name,
+          help,
+          registers: [this.registry],
+          collect() {
+            this.set(figure(field));
+          },
+        });
+      }
+    }
+    this.#runtimeStats = read;
+  }
 
   /** The text exposition. */
   text(): Promise<string> {

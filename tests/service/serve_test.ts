@@ -161,6 +161,55 @@ Deno.test("hookbox serve: listens, serves, and on SIGTERM exits 0 with every ans
   assert.doesNotMatch(again.stderr(), /warm-up/);
 });
 
+Deno.test("GET /metrics shows what the plugin workers hold: workers, warm instances, kept plugins", async () => {
+  const dir = await tempDir("hookbox-serve-");
+  const server = await serve(["--db", `sqlite:${dir}/hookbox.db`, "--workers", "2"]);
+  const runtimeFigures = async () => {
+    const text = await fetch(`${server.url}/metrics`, {
+      headers: { authorization: `Bearer ${ADMIN}` },
+    }).then((r) => r.text());
+    const figures: Record<string, number> = {};
+    for (const m of text.matchAll(/^hookbox_runtime_([a-z_]+) (\d+)$/gm)) {
+      figures[m[1]!] = Number(m[2]);
+    }
+    return figures;
+  };
+  try {
+    await server.call("POST", "/v1/tenants", ADMIN, { id: "acme" });
+    const key = (await server.call("POST", "/v1/tenants/acme/keys", ADMIN, {})).body.key;
+    const up = await server.call(
+      "PUT",
+      "/v1/hooks/guard",
+      key,
+      await wasmFolder("guard", "guard_wasi", "isolation: warm\n"),
+    );
+    assert.equal(up.status, 201, JSON.stringify(up.body));
+    for (let i = 0; i < 4; i++) {
+      assert.equal(
+        (await server.call("POST", "/v1/events", key, toolEvent("rm -rf /"))).body.decision,
+        "block",
+      );
+    }
+    // Workers report after their jobs, within a second of the last: wait for the report.
+    let figures: Record<string, number> = {};
+    for (let i = 0; i < 300; i++) {
+      figures = await runtimeFigures();
+      if ((figures.warm_instances ?? 0) >= 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(figures.workers, 2, JSON.stringify(figures));
+    assert.equal(figures.running_calls, 0, JSON.stringify(figures));
+    assert.equal(figures.queued_calls, 0, JSON.stringify(figures));
+    assert.ok(figures.warm_instances! >= 1, JSON.stringify(figures));
+    assert.ok(figures.warm_idle_bytes! > 0, JSON.stringify(figures));
+    assert.ok(figures.kept_plugins! >= 1, JSON.stringify(figures));
+    assert.ok(figures.kept_plugin_bytes! > 0, JSON.stringify(figures));
+    assert.ok(figures.loaded_plugin_bytes! >= figures.kept_plugin_bytes!, JSON.stringify(figures));
+  } finally {
+    await server.stop();
+  }
+});
+
 Deno.test("hookbox serve refuses a --warm-up that is not a count of events", async () => {
   for (const bad of ["-1", "1.5", "lots", "100001"]) {
     const out = await new Deno.Command(Deno.execPath(), {

@@ -122,8 +122,12 @@ export interface RuntimeStats {
   warmInstances: number;
   /** Bytes those instances hold: linear memory plus restore snapshot. */
   warmIdleBytes: number;
-  /** Instances running a call now (created and not yet closed or idle again). */
+  /** Instances running a call now (created and not yet closed or idle again); a worker pool's busy workers. */
   running?: number;
+  /** Calls waiting for a worker (a worker pool). */
+  queued?: number;
+  /** Worker threads alive (a worker pool). */
+  workers?: number;
   /** Plugins kept loaded (compiled) for later calls. */
   keptPlugins?: number;
   /** The bytes those plugins were loaded from (their cap: `keptPluginBytes`). */

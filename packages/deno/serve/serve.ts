@@ -203,6 +203,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     admin_key: adminKeySource,
   });
   const runtimes = storeRuntimes(store, workers);
+  metrics.watchRuntime(() => runtimes.wasm.stats?.());
   // The codec starts below, once nothing else can fail the start; until then no event runs.
   let eventCodec: DenoEventCodec | null = null;
   const engine: Engine = createEngine({

@@ -142,13 +142,29 @@ function demoteForBulk(results: readonly DispatchResult[]): void {
   if (chars >= BULK_PRINTED_CHARS) demoted = priority.setThreadNice(priority.LONG_CALL_NICE);
 }
 
+/** Most often this worker tells the main thread what its runtime holds, ms. */
+const STATS_EVERY_MS = 1000;
+let statsDue: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * After a job: what the runtime holds goes to the main thread (`WorkerRuntime.stats`) within
+ * {@linkcode STATS_EVERY_MS}, one message for however many jobs end meanwhile. It changes only
+ * while jobs run, so the last report after the last job stands.
+ */
+function reportStats(): void {
+  statsDue ??= setTimeout(() => {
+    statsDue = undefined;
+    if (runtime !== undefined) scope.postMessage({ type: "stats", stats: runtime.stats() });
+  }, STATS_EVERY_MS);
+}
+
 scope.onmessage = (event) => {
   const job = event.data;
   if (job.type === "types") {
     shareTypeBudget(job.buffer);
     return void runtimeOf(job.warmBytes, job.shareOf);
   }
-  handle(job).finally(undemote).then(
+  handle(job).finally(undemote).finally(reportStats).then(
     (result) => {
       if (!Array.isArray(result)) return scope.postMessage({ type: "result", id: job.id, result });
       // Escaping megabytes of a tenant's output is its own cost, not other tenants' hooks';

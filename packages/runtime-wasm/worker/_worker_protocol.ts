@@ -11,7 +11,7 @@ import type { Policy } from "../../core/policy.ts";
 import type { HookEvent } from "../../core/schema/event.ts";
 import type { EventText } from "../../core/schema/event_text.ts";
 import type { BigText } from "../../core/schema/lazy_json.ts";
-import type { EffectiveLimits, RunResult } from "../../core/runtime/types.ts";
+import type { EffectiveLimits, RunResult, RuntimeStats } from "../../core/runtime/types.ts";
 import type { HttpAsk } from "../http/_http_wire.ts";
 
 /** One hook of a chain job: its key, with its definition (and a plugin's bytes) the first time. */
@@ -91,4 +91,6 @@ export type WorkerMessage =
     /** The chains' big hook texts, taken out of `chains` (core/schema/lazy_json.ts). */
     texts?: BigText[];
   }
+  /** What the worker's runtime holds, sent at most once a second after jobs end. */
+  | { type: "stats"; stats: RuntimeStats }
   | HttpAsk;

@@ -24,6 +24,7 @@ import type {
   RunRequest,
   RunResult,
   Runtime,
+  RuntimeStats,
 } from "../../core/runtime/types.ts";
 import { failed, loadFailure } from "../_failures.ts";
 import { type SlotJob, WorkerSlot } from "./_worker_slot.ts";
@@ -254,6 +255,37 @@ export class WorkerRuntime implements Runtime {
     if (prepared === undefined) this.#prepared.set(hook, prepared = new Set());
     prepared.add(loads);
     return null;
+  }
+
+  /**
+   * What the workers' runtimes hold, summed over the live workers as each last
+   * reported (after its jobs, within a second of the last), with `running`
+   * the calls and chains on a worker now and `queued` those waiting for one.
+   */
+  stats(): RuntimeStats {
+    const sum: Required<RuntimeStats> = {
+      warmInstances: 0,
+      warmIdleBytes: 0,
+      running: 0,
+      queued: this.#queue.length,
+      workers: this.#slots.length,
+      keptPlugins: 0,
+      keptPluginBytes: 0,
+      loadedPluginBytes: 0,
+      pooledMemoryBytes: 0,
+    };
+    for (const slot of this.#slots) {
+      if (slot.state === "busy") sum.running++;
+      const s = slot.stats;
+      if (s === null) continue;
+      sum.warmInstances += s.warmInstances;
+      sum.warmIdleBytes += s.warmIdleBytes;
+      sum.keptPlugins += s.keptPlugins ?? 0;
+      sum.keptPluginBytes += s.keptPluginBytes ?? 0;
+      sum.loadedPluginBytes += s.loadedPluginBytes ?? 0;
+      sum.pooledMemoryBytes += s.pooledMemoryBytes ?? 0;
+    }
+    return sum;
   }
 
   /** Terminates every worker; queued and running calls report `error` / `aborted`. */

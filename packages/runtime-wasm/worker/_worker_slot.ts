@@ -8,7 +8,7 @@
  */
 import { runFailure } from "../../core/runtime/failure.ts";
 import type { DispatchResult } from "../../core/dispatch/result.ts";
-import type { RunFailure, RunResult } from "../../core/runtime/types.ts";
+import type { RunFailure, RunResult, RuntimeStats } from "../../core/runtime/types.ts";
 import { serveHttp } from "../http/_http_fetch.ts";
 import { unpackBigTexts } from "../../core/schema/lazy_json.ts";
 import type { WorkerJob, WorkerMessage, WorkerTypes } from "./_worker_protocol.ts";
@@ -60,6 +60,8 @@ export class WorkerSlot {
   get tenant(): string | null {
     return this.state === "busy" ? this.#job?.message.tenantId ?? null : null;
   }
+  /** What the worker's runtime held at its last report (sent after jobs, at most once a second). */
+  stats: RuntimeStats | null = null;
   /** Hook key → limits keys the worker has loaded it for (insertion order: oldest first). */
   readonly #known: Map<number, Set<string>> = new Map();
   readonly #worker: Worker;
@@ -168,6 +170,8 @@ export class WorkerSlot {
       }
       job.settle(message.result, message.chains);
       this.#events.idle(this);
+    } else if (message.type === "stats") {
+      this.stats = message.stats;
     } else if (message.type === "http") {
       const served = serveHttp(message, this.#job?.allowedHosts ?? [], this.#stop.signal);
       this.#http.add(served);
