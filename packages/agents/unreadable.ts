@@ -53,7 +53,9 @@ const HEAD_KEYS: Record<string, keyof PayloadHead> = {
  * Reads the top-level string fields of a JSON object from the first
  * {@linkcode PREFIX_BYTES} of `text`, which may be cut anywhere or invalid
  * further on. Only keys of the outermost object count: the same key nested
- * in a tool argument (which the model writes) is never read.
+ * in a tool argument (which the model writes) is never read. A field whose
+ * keys give it two values, or a value that is not a string, is left out, so
+ * no closed guard is passed over on a name the agent did not act on.
  *
  * @example
  * ```ts
@@ -65,6 +67,14 @@ const HEAD_KEYS: Record<string, keyof PayloadHead> = {
  */
 export function readHead(text: string): PayloadHead {
   const head: PayloadHead = {};
+  // Each head key's string value, or null: a key given twice with two values is unclear
+  // (`JSON.parse` and the agent take the last; a scan cut short cannot know which is last), and
+  // so is a key whose value is not a string.
+  const given = new Map<string, string | null>();
+  const give = (key: string, value: string | null) => {
+    const before = given.get(key);
+    given.set(key, before === undefined || before === value ? value : null);
+  };
   const end = Math.min(text.length, PREFIX_BYTES);
   let depth = 0;
   let expectKey = false;
@@ -82,9 +92,7 @@ export function readHead(text: string): PayloadHead {
           break;
         }
         if (expectKey) key = value;
-        else if (key !== null && HEAD_KEYS[key] && head[HEAD_KEYS[key]!] === undefined) {
-          head[HEAD_KEYS[key]!] = value;
-        }
+        else if (key !== null && Object.hasOwn(HEAD_KEYS, key)) give(key, value);
         expectKey = false;
       }
       i = close;
@@ -99,8 +107,24 @@ export function readHead(text: string): PayloadHead {
       key = null;
     } else if (ch === ":" && depth === 1) {
       expectKey = false;
+      // A head key whose value is not a string (a number, an object) names nothing.
+      if (key !== null && Object.hasOwn(HEAD_KEYS, key)) {
+        let next = i + 1;
+        while (next < end && " \t\n\r".includes(text[next]!)) next++;
+        if (next < end && text[next] !== '"') give(key, null);
+      }
     }
   }
+  // A field is named when all its keys given agree (adapters read `toolName` or `tool_name`
+  // first as their agent sends them, so two that differ name neither).
+  const unclear = new Set<keyof PayloadHead>();
+  for (const [key, value] of given) {
+    const field = HEAD_KEYS[key]!;
+    if (value === null || (head[field] !== undefined && head[field] !== value)) {
+      unclear.add(field);
+    } else head[field] = value;
+  }
+  for (const field of unclear) delete head[field];
   return head;
 }
 

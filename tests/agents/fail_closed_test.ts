@@ -14,6 +14,7 @@ import { manyTypes } from "../rewriter/_modules.ts";
 import { bigPlugin } from "../runtime-wasm/_kept_plugins_probe.ts";
 import { lastAnswerIn } from "../../packages/cli/_stop.ts";
 import { failureLines } from "../../packages/cli/_fail_closed.ts";
+import { readHead } from "../../packages/agents/unreadable.ts";
 import { allowResult } from "../../packages/core/dispatch/result.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { enableCallContexts } from "../../packages/host-deno/call_context.ts";
@@ -177,6 +178,48 @@ Deno.test("text that is not JSON is a block where a closed guard applies", async
   );
   const out = await dispatch(claudeArgs(open), "not json");
   assertEquals(out.code, 1);
+});
+
+Deno.test("an unreadable payload that names its tool twice cannot narrow the closed guards to the other", async () => {
+  // The guard closes on Bash only. The payload does not validate (no session id), so its head
+  // is read from the text: JSON.parse (and the agent) take the last `tool_name`, Bash.
+  const root = `${dir}/bash-only`;
+  await Deno.mkdir(`${root}/guard`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/guard/HOOK.md`,
+    hookMd({
+      name: "guard",
+      trigger: "pre-tool-call",
+      on_error: "closed",
+      matcher: { tool: "^Bash$" },
+    }),
+  );
+  await Deno.writeFile(`${root}/guard/plugin.wasm`, await corpus("guard_wasi"));
+  const payload = (tools: string) =>
+    `{"cwd":${JSON.stringify(dir)},"hook_event_name":"PreToolUse",${tools},` +
+    `"tool_input":{"command":"ls"}}`;
+  for (
+    const tools of ['"tool_name":"Read","tool_name":"Bash"', '"tool_name":5,"tool_name":"Bash"']
+  ) {
+    match(denied(await dispatch(claudeArgs(root), payload(tools))), /EVENT_INVALID/, tools);
+  }
+  // Named once, as another tool: no closed guard applies, the call fails with one line.
+  const other = await dispatch(claudeArgs(root), payload('"tool_name":"Read"'));
+  assertEquals([other.code, other.stdout], [1, ""]);
+  match(other.stderr, /^hookbox: EVENT_INVALID/);
+});
+
+Deno.test("readHead() names a field only when the payload gives it one string value", () => {
+  const head = (text: string) => readHead(text);
+  assertEquals(head('{"tool_name":"Read","tool_name":"Bash"}'), {});
+  assertEquals(head('{"tool_name":"Bash","tool_name":"Bash"}'), { tool: "Bash" });
+  assertEquals(head('{"tool_name":"Read","tool_name":{"a":1}}'), {});
+  assertEquals(head('{"tool_name":"Read","toolName":"Bash"}'), {});
+  assertEquals(head('{"tool_name" :  "Read", "constructor": "x", "pad": [[['), { tool: "Read" });
+  assertEquals(
+    head('{"hook_event_name":"PreToolUse","tool_input":{"tool_name":"X"},"cwd":"/a","cwd":"/b"}'),
+    { event: "PreToolUse" },
+  );
 });
 
 Deno.test("the same through plain dispatch: exit 2 with the result printed", async () => {
