@@ -190,9 +190,14 @@ class Lexer {
   }
 
   operator(op) {
-    if (/^[<>]/.test(op) && this.word !== null && /^\d+$/.test(this.word)) this.word = null;
+    // `2>` and `3<`: the number names the redirected descriptor, not a word.
+    let fd = null;
+    if (/^[<>]/.test(op) && this.word !== null && /^\d+$/.test(this.word)) {
+      fd = Number(this.word);
+      this.word = null;
+    }
     this.flush();
-    const token = { op };
+    const token = fd === null ? { op } : { op, fd };
     this.tokens.push(token);
     this.i += op.length;
     if (op === "<<" || op === "<<-") {
@@ -266,7 +271,9 @@ function group(tokens) {
     else if (PIPES.has(token.op)) endCommand();
     else if (REDIRECTS.has(token.op)) {
       const target = tokens[k + 1] && tokens[k + 1].op === undefined ? tokens[++k].word : "";
-      command.redirects.push({ op: token.op, target, body: token.body || "" });
+      const redirect = { op: token.op, target, body: token.body || "" };
+      if (token.fd !== undefined) redirect.fd = token.fd;
+      command.redirects.push(redirect);
     } else {
       endCommand();
       if (pipeline.length) pipelines.push(pipeline);

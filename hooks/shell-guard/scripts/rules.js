@@ -3,8 +3,9 @@
  * The shell-guard rule list. Each rule has an `id` (shown in the block
  * reason), a one-line `about`, and one or more checks: `text` (the raw
  * command text), `command` (the effective argv of one simple command, with
- * its redirects) or `pipeline` (the argvs of one pipeline, then the same
- * words before wrappers were peeled off, and the working folder). A check returns
+ * its redirects), `pipeline` (the argvs of one pipeline, then the same
+ * words before wrappers were peeled off, and the working folder) or `session`
+ * (the argvs of one pipeline and its parsed commands, redirects included). A check returns
  * true when the rule is broken. Edit CONFIG to tune what counts as
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
@@ -38,6 +39,61 @@ const CONFIG = {
   downloaders: ["curl", "wget", "fetch", "aria2c"],
   shells: ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"],
   interpreters: ["python", "python3", "perl", "ruby", "node", "php"],
+  // What each shell or interpreter needs to know to tell whether it reads its commands from its
+  // input (rule "typed-session"): options whose next word is their value, options that give it
+  // its program, options that make it read its input anyway, options that only print and exit.
+  sessions: {
+    shell: {
+      names: ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh"],
+      valued: ["-o", "+o", "-O", "+O", "--rcfile", "--init-file", "--init-command", "-C"],
+      program: ["-c", "--command"],
+      input: ["-s", "-i", "--interactive"],
+      info: ["--version", "--help"],
+    },
+    python: {
+      names: ["python", "python2", "python3", "pypy", "pypy3", "ipython", "ipython3"],
+      valued: ["-W", "-X", "--check-hash-based-pycs"],
+      program: ["-c", "-m"],
+      input: ["-i"],
+      info: ["-V", "--version", "-h", "-?", "--help"],
+    },
+    node: {
+      names: ["node", "nodejs", "deno", "bun"],
+      valued: ["-r", "--require", "--import", "--loader", "--experimental-loader", "-C"],
+      program: ["-e", "--eval", "-p", "--print", "--test", "run", "eval", "test", "x", "exec"],
+      input: ["-i", "--interactive", "repl"],
+      info: ["-v", "--version", "-h", "--help", "--v8-options"],
+    },
+    perl: {
+      names: ["perl"],
+      valued: ["-I", "-M", "-m", "-x"],
+      program: ["-e", "-E"],
+      input: [],
+      info: ["-v", "-V", "--version", "-h", "--help"],
+    },
+    ruby: {
+      names: ["ruby", "irb", "jruby"],
+      valued: ["-I", "-r", "-C", "-E", "-F", "-x"],
+      program: ["-e"],
+      input: [],
+      info: ["-v", "--version", "-h", "--help"],
+    },
+    php: {
+      names: ["php"],
+      valued: ["-c", "-d", "-z", "-t"],
+      program: ["-r", "-f", "-S", "-B", "-R", "-F", "-E"],
+      input: ["-a", "--interactive"],
+      info: ["-v", "--version", "-h", "--help", "-m", "-i", "--ini"],
+    },
+    // REPLs that run a script operand or `-e` code, and else read their input.
+    other: {
+      names: ["lua", "luajit", "tclsh", "wish", "R", "Rscript", "julia", "ghci", "guile", "racket"],
+      valued: ["-l", "-L"],
+      program: ["-e", "--eval"],
+      input: ["-i", "--interactive"],
+      info: ["-v", "--version", "-h", "--help"],
+    },
+  },
   powerCommands: ["shutdown", "reboot", "poweroff", "halt"],
   powerVerbs: ["poweroff", "reboot", "halt", "kexec"],
 };
@@ -258,6 +314,100 @@ function forcePush({ argv }) {
   );
 }
 
+/** The CONFIG.sessions entry of the program `name`, or null. */
+function sessionOf(name) {
+  for (const kind of Object.keys(CONFIG.sessions)) {
+    if (CONFIG.sessions[kind].names.includes(name)) return CONFIG.sessions[kind];
+  }
+  return null;
+}
+
+/** True when one of `options` is a word of `list`, or a short-option cluster holds one. */
+function given(word, list) {
+  if (list.includes(word)) return true;
+  if (!/^-[A-Za-z]{2,}$/.test(word)) return false;
+  return word.slice(1).split("").some((letter) => list.includes("-" + letter));
+}
+
+/**
+ * True when `argv` runs a shell or interpreter that reads the commands it runs from its input:
+ * no program given (no script, no `-c`/`-e`, a script of `-`), or told to read its input (`-s`,
+ * `-i`), and not asked only for its version or help.
+ */
+function readsItsInput(argv) {
+  const session = sessionOf(argv[0]);
+  if (session === null) return false;
+  let program = false;
+  let input = false;
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === "-") {
+      input = true;
+      break;
+    }
+    if (word === "--") {
+      program = program || i + 1 < argv.length;
+      break;
+    }
+    if (session.info.includes(word)) return false;
+    if (given(word, session.input)) input = true;
+    if (given(word, session.program)) {
+      program = true;
+      i++;
+      continue;
+    }
+    if (session.valued.includes(word)) {
+      i++;
+      continue;
+    }
+    if (!/^[-+]/.test(word)) {
+      program = true;
+      break;
+    }
+  }
+  // A shell given a program runs it and exits, `-i` or not; an interpreter's `-i` reads after it.
+  if (session === CONFIG.sessions.shell) return !program || given("-s", argv.slice(1));
+  return !program || input;
+}
+
+/**
+ * Where a command's input comes from, as far as the text says: a file, a here-document or a
+ * string (`< f`, `<<EOF`, `<<< s`) is not typed; a terminal (`< /dev/tty`), a copy of another
+ * descriptor (`<&3`), the agent's own input or a pipe from a command that passes its input on
+ * (`cat | sh`) may be.
+ */
+const TERMINALS = /^\/dev\/(?:tty|pts\/|stdin$|fd\/0$)|^\/proc\/[^/]+\/fd\/0$/;
+function inputIsText(redirects) {
+  return redirects.some((r) =>
+    (r.fd === undefined || r.fd === 0) &&
+    (r.op === "<<" || r.op === "<<-" || r.op === "<<<" ||
+      ((r.op === "<" || r.op === "<>") && r.target !== "" && !TERMINALS.test(r.target)))
+  );
+}
+
+/** Commands whose output never carries their own input. */
+const PRODUCERS = ["echo", "printf", "seq", "true", "false", "yes", "ls", "date", "pwd"];
+
+/**
+ * The typed-session rule: a shell or interpreter started to read commands from the input the
+ * agent can type into later (Codex's `write_stdin` reaches no hook), so what it runs could never
+ * be checked. Its input is text when redirected from a file or a here-document, or piped from
+ * commands that only print (`echo ... | sh`).
+ */
+function typedSession(argvs, commands) {
+  for (let k = 0; k < argvs.length; k++) {
+    if (!readsItsInput(argvs[k]) || inputIsText(commands[k].redirects)) continue;
+    const upstream = argvs.slice(0, k);
+    const fed = upstream.length > 0 &&
+      upstream.every((argv, j) =>
+        PRODUCERS.includes(argv[0]) || inputIsText(commands[j].redirects) ||
+        (argv[0] === "cat" && argv.length > 1 && !argv.slice(1).includes("-"))
+      );
+    if (!fed) return true;
+  }
+  return false;
+}
+
 function pipeToShell(argvs) {
   const from = argvs.findIndex((argv) => CONFIG.downloaders.includes(argv[0]));
   const runners = CONFIG.shells.concat(CONFIG.interpreters);
@@ -332,6 +482,12 @@ const RULES = [
     command: runsDownload,
   },
   { id: "shutdown", about: "shuts down or reboots the machine", command: powerOff },
+  {
+    id: "typed-session",
+    about:
+      "starts a shell or interpreter that reads commands typed into it later, which no hook sees",
+    session: typedSession,
+  },
   {
     id: "force-push-protected",
     about: "force push to a protected branch (" + CONFIG.protectedBranches.join(", ") + ")",

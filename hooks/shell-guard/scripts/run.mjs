@@ -83,7 +83,10 @@ function nextCwd(argv, cwd) {
 /** The first rule the pipeline `commands` (run as `argvs`) breaks, or null. */
 function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
   for (const rule of RULES) {
-    if (rule.pipeline && rule.pipeline(argvs, raw, cwd)) {
+    if (
+      (rule.pipeline && rule.pipeline(argvs, raw, cwd)) ||
+      (rule.session && rule.session(argvs, commands))
+    ) {
       return hit(
         rule,
         argvs.map((a) => a.join(" ")).join(" | "),

@@ -207,3 +207,30 @@ for (const driver of DRIVERS) {
     }
   });
 }
+
+Deno.test("codex: a shell left reading typed input is blocked, so write_stdin has nothing to type into", async () => {
+  // Codex's write_stdin types into a command exec_command left running, and no hook sees it:
+  // the model can start `sh` on a terminal, then type anything into it.
+  const driver = DRIVERS.find((d) => d.agent === "codex")!;
+  const typed = (marker: string): Script => (results, body) => {
+    if (results === 0) return { tool: "exec_command", input: { cmd: "sh", tty: true } };
+    if (results === 1) {
+      const session = Number(/session ID (\d+)/.exec(body)?.[1] ?? 1);
+      return { tool: "write_stdin", input: { session_id: session, chars: `touch ${marker}\n` } };
+    }
+    return { text: "Finished." };
+  };
+  // Without hookbox, what is typed runs.
+  const bare = await tempDir("hookbox-e2e-codex-bare-");
+  const guarded = await project(driver);
+  try {
+    const { log } = await run(driver, bare, typed(`${bare}/typed`));
+    ok(await exists(`${bare}/typed`), `the typed command ran without hookbox\n${log.slice(-2000)}`);
+    const { seen, log: guardedLog } = await run(driver, guarded, typed(`${guarded}/typed`));
+    ok(!(await exists(`${guarded}/typed`)), `nothing typed ran\n${guardedLog.slice(-2000)}`);
+    match(seen, /shell-guard: blocked by rule \\?"typed-session\\?"/);
+  } finally {
+    await Deno.remove(bare, { recursive: true });
+    await Deno.remove(guarded, { recursive: true });
+  }
+});
