@@ -532,6 +532,20 @@ export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswe
         `disable_tools (${result.disable_tools.join(", ")}) was not applied`,
     );
   }
+  if (parts.blocked && type === "post-tool-call" && call.agent !== "agenthooks") {
+    // The tool has run: Claude Code and Copilot hand its output to the model beside a block's
+    // reason. What a guard blocked is withheld instead, where the agent can replace the output.
+    const notice = withheldNotice(parts.reason);
+    const withheld = answerIn(
+      call,
+      type,
+      { ...parts, blocked: false, output: { value: notice, text: notice } },
+      prompt,
+    );
+    if (!sameAnswer(withheld, answerIn(call, type, { ...parts, blocked: false }, prompt))) {
+      return withNotices(call, withheld, lines);
+    }
+  }
   const answer = answerIn(call, type, parts, prompt);
   if (
     parts.blocked && sameAnswer(answer, answerIn(call, type, { ...parts, blocked: false }, prompt))
@@ -542,6 +556,11 @@ export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswe
     );
   }
   return withNotices(call, answer, lines);
+}
+
+/** What the model reads in place of a tool's output that a hook blocked or hookbox could not read. */
+export function withheldNotice(reason: string): string {
+  return `[hookbox: the tool's output was withheld: ${reason}]`;
 }
 
 function sameAnswer(a: AgentAnswer, b: AgentAnswer): boolean {
@@ -676,7 +695,21 @@ function claudeAnswer(call: AgentCall, type: EventType | undefined, parts: Parts
     const field = typeof mcp === "string" && mcp.startsWith("mcp__")
       ? "updatedMCPToolOutput"
       : "updatedToolOutput";
-    const specific: Payload = { hookEventName, [field]: output.value };
+    const value = call.input.tool_response === undefined
+      ? undefined
+      : shapedLike(call.input.tool_response, output);
+    if (value === undefined) {
+      // The tool's output could not be read, or no field of it can carry the new one: Claude
+      // Code would ignore the replacement and hand the model the original (a block too hands
+      // it on, beside the reason). Ending the turn is what keeps it from the model.
+      return answerJson({
+        continue: false,
+        stopReason: `hookbox stopped the turn: this ${
+          call.event?.tool_name || "tool"
+        } output could not be replaced for the model: ${output.text}`,
+      });
+    }
+    const specific: Payload = { hookEventName, [field]: value };
     if (context) specific.additionalContext = context;
     return answerJson({ hookSpecificOutput: specific });
   }
@@ -687,6 +720,77 @@ function claudeAnswer(call: AgentCall, type: EventType | undefined, parts: Parts
   }
   return allowAnswer(call);
 }
+
+/** Fields of a tool's output that describe it rather than carry it: kept when it is replaced. */
+const OUTPUT_FRAME = new Set([
+  "type",
+  "filePath",
+  "file_path",
+  "path",
+  "mimeType",
+  "media_type",
+  "mode",
+  "name",
+]);
+/** Fields that carry a tool's output, first choice first, for a replacement given as text. */
+const OUTPUT_TEXT = ["stdout", "content", "output", "text", "result"];
+
+/**
+ * The new output `output` in the shape of the tool's own (`original`):
+ * Claude Code 2.1.197 ignores an `updatedToolOutput` that does not fit the
+ * tool's output schema and hands the model the original (measured: a string
+ * for Bash, or `{stdout}` alone, is dropped). A replacement with every field
+ * of the original is given as it is; otherwise its text goes into the field
+ * that carries the output (`stdout`, `content`, ...), every other text field
+ * is emptied and fields that only describe the output (`type`, `filePath`)
+ * and non-text ones are kept. Undefined when no field can carry it.
+ */
+export function shapedLike(
+  original: unknown,
+  output: { value: unknown; text: string },
+): unknown {
+  if (typeof original !== "object" || original === null) return output.value;
+  const fits = typeof output.value === "object" && output.value !== null &&
+    Array.isArray(output.value) === Array.isArray(original) &&
+    Object.keys(original).every((key) => Object.hasOwn(output.value as object, key));
+  if (fits) return output.value;
+  // Deeper than this, no original text is left behind unseen: the output is not shaped.
+  let tooDeep = false;
+  const place = (node: unknown, key: string | null, depth: number): unknown => {
+    if (typeof node === "string") {
+      if (key !== null && OUTPUT_FRAME.has(key)) return node;
+      return "";
+    }
+    if (typeof node !== "object" || node === null) return node;
+    if (depth > SHAPE_DEPTH) {
+      tooDeep = true;
+      return null;
+    }
+    if (Array.isArray(node)) return node.map((item) => place(item, key, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = place(v, k, depth + 1);
+    return out;
+  };
+  const shaped = place(original, null, 0) as Record<string, unknown> | unknown[];
+  if (tooDeep) return undefined;
+  // The text goes into the first field that carries output, by preference, at any depth.
+  const slot = (node: unknown, depth: number): boolean => {
+    if (typeof node !== "object" || node === null || depth > SHAPE_DEPTH) return false;
+    const record = node as Record<string, unknown>;
+    for (const name of OUTPUT_TEXT) {
+      if (!Array.isArray(node) && typeof record[name] === "string") {
+        record[name] = output.text;
+        return true;
+      }
+    }
+    for (const child of Object.values(record)) if (slot(child, depth + 1)) return true;
+    return false;
+  };
+  return slot(shaped, 0) ? shaped : undefined;
+}
+
+/** Most levels of a tool's output {@linkcode shapedLike} copies. */
+const SHAPE_DEPTH = 16;
 
 /** Permission modes in which Codex runs a call without asking (the payload's `permission_mode`). */
 const CODEX_NO_APPROVAL = new Set(["bypassPermissions", "never", "dontAsk"]);

@@ -22,6 +22,7 @@ import {
   agentAnswer,
   type AgentCall,
   type AgentName,
+  withheldNotice,
 } from "./adapters.ts";
 
 /** How much of an unreadable payload is scanned for its event name, tool name and folder. */
@@ -230,7 +231,7 @@ export function unreadableBlock(
   if (type === "post-tool-call") {
     // The tool has run: blocking cannot take back what the model is about to read. Where the
     // agent can replace the output, the unreadable output is withheld instead.
-    const withheld = `[hookbox: the tool's output was withheld: ${reason}]`;
+    const withheld = withheldNotice(reason);
     return agentAnswer(call, {
       ...blockedResult(type, reason, guard),
       decision: "allow",

@@ -12,6 +12,7 @@ import {
   type AgentName,
   MODEL_TEXT_MAX,
   passThrough,
+  shapedLike,
 } from "../../packages/agents/adapters.ts";
 import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { blockedResult } from "../../packages/agents/unreadable.ts";
@@ -349,9 +350,33 @@ Deno.test("modified_output reaches every agent that can carry it, in its own for
   });
   const mcp = post(
     "claude-code",
-    claude("PostToolUse", { tool_name: "mcp__db__q", tool_input: {} }),
+    claude("PostToolUse", {
+      tool_name: "mcp__db__q",
+      tool_input: {},
+      tool_response: [{ type: "text", text: "key=abc" }],
+    }),
   );
-  assertEquals(json(mcp).hookSpecificOutput.updatedMCPToolOutput, "key=[REDACTED]");
+  // In the shape of the tool's own output, which Claude Code requires.
+  assertEquals(json(mcp).hookSpecificOutput.updatedMCPToolOutput, [
+    { type: "text", text: "key=[REDACTED]" },
+  ]);
+  const bash = post(
+    "claude-code",
+    claude("PostToolUse", {
+      ...tool,
+      tool_response: { stdout: "key=abc", stderr: "warn abc", interrupted: false, isImage: false },
+    }),
+  );
+  assertEquals(json(bash).hookSpecificOutput.updatedToolOutput, {
+    stdout: "key=[REDACTED]",
+    stderr: "",
+    interrupted: false,
+    isImage: false,
+  });
+  // Unknown shape (no tool_response): the turn ends rather than the output going on.
+  const unknown = post("claude-code", claude("PostToolUse", { ...tool }));
+  assertEquals(json(unknown).continue, false);
+  match(json(unknown).stopReason, /could not be replaced for the model: key=\[REDACTED\]/);
   const codex = post("codex", claude("PostToolUse", { ...tool, tool_response: "x" }));
   assertEquals(json(codex), { decision: "block", reason: "key=[REDACTED]" });
   const gemini = post("gemini-cli", claude("AfterTool", { ...tool, tool_response: {} }));
@@ -481,4 +506,37 @@ Deno.test("a hook's huge reason or context is cut for the model, with a marker a
   const small = agentAnswer(call, blockedResult("pre-tool-call", "r".repeat(MODEL_TEXT_MAX), "g"));
   assertEquals(json(small).hookSpecificOutput.permissionDecisionReason, "r".repeat(MODEL_TEXT_MAX));
   assertEquals(small.stderr, "");
+});
+
+Deno.test("shapedLike() fits a new output to the tool's own shape, or says it cannot", () => {
+  const text = (t: string) => ({ value: t, text: t });
+  // A replacement with every field of the original goes as it is.
+  const same = { stdout: "a", stderr: "b", interrupted: false };
+  assertEquals(shapedLike({ stdout: "x", stderr: "y", interrupted: true }, text("t")), {
+    stdout: "t",
+    stderr: "",
+    interrupted: true,
+  });
+  assertEquals(
+    shapedLike({ stdout: "x", stderr: "", interrupted: false }, {
+      value: same,
+      text: JSON.stringify(same),
+    }),
+    same,
+  );
+  // Read's output: what describes it stays, the text goes into `content`.
+  assertEquals(
+    shapedLike(
+      { type: "text", file: { filePath: "/a", content: "secret", numLines: 1 } },
+      text("t"),
+    ),
+    { type: "text", file: { filePath: "/a", content: "t", numLines: 1 } },
+  );
+  // A string output takes the string.
+  assertEquals(shapedLike("secret", text("t")), "t");
+  // No field that carries output, or nested past what is copied: cannot.
+  assertEquals(shapedLike({ code: 1, note: "secret" }, text("t")), undefined);
+  let deep: unknown = { stdout: "secret" };
+  for (let i = 0; i < 40; i++) deep = { inner: deep };
+  assertEquals(shapedLike(deep, text("t")), undefined);
 });

@@ -147,6 +147,46 @@ for (const driver of DRIVERS) {
           assertEquals(turns, 2, `one bounce, then the honest stop\n${log}`);
         },
       );
+      await t.step("a tool output a hook blocks or replaces never reaches the model", async () => {
+        // A hook that blocks the output of one command. The tool has run: Claude Code and
+        // Copilot hand the output to the model beside a block's reason, so it is withheld.
+        const hook = `${dir}/.agents/hooks/output-block`;
+        await Deno.mkdir(`${hook}/scripts`, { recursive: true });
+        await Deno.writeTextFile(
+          `${hook}/HOOK.md`,
+          "---\nname: output-block\ndescription: blocks an output\n" +
+            "trigger: post-tool-call\nmatcher:\n  pattern: MARK\n---\n",
+        );
+        await Deno.writeTextFile(
+          `${hook}/scripts/run.mjs`,
+          'export default () => ({ decision: "block", reason: "not for the model" });\n',
+        );
+        try {
+          // The output names a number the command does not: only the output can carry it.
+          const { seen, log } = await run(
+            driver,
+            dir,
+            shellThen(driver, () => "echo OUT-$((40+2))-MARK"),
+          );
+          ok(!seen.includes("OUT-42-MARK"), `the output reached the model\n${log.slice(-2000)}`);
+          match(seen, /withheld: not for the model/);
+          // A replacement given as text is what the model reads (Claude Code drops one that
+          // does not fit the tool's output; hookbox shapes it).
+          await Deno.writeTextFile(
+            `${hook}/scripts/run.mjs`,
+            'export default () => ({ modified_output: "REPLACED-" + "OUTPUT" });\n',
+          );
+          const replaced = await run(
+            driver,
+            dir,
+            shellThen(driver, () => "echo OUT-$((40+2))-MARK"),
+          );
+          ok(!replaced.seen.includes("OUT-42-MARK"), replaced.log.slice(-2000));
+          match(replaced.seen, /REPLACED-OUTPUT/);
+        } finally {
+          await Deno.remove(hook, { recursive: true });
+        }
+      });
       await t.step(
         "a project hook's mebibyte reason reaches the model cut, and the run ends",
         async () => {
