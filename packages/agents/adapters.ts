@@ -542,7 +542,11 @@ export function agentAnswer(call: AgentCall, result: DispatchResult): AgentAnswe
       { ...parts, blocked: false, output: { value: notice, text: notice } },
       prompt,
     );
-    if (!sameAnswer(withheld, answerIn(call, type, { ...parts, blocked: false }, prompt))) {
+    // Replaced only where the answer carries it (no agent takes a replacement on stderr).
+    if (
+      withheld.stdout !== "" &&
+      !sameAnswer(withheld, answerIn(call, type, { ...parts, blocked: false }, prompt))
+    ) {
       return withNotices(call, withheld, lines);
     }
   }

@@ -540,3 +540,45 @@ Deno.test("shapedLike() fits a new output to the tool's own shape, or says it ca
   for (let i = 0; i < 40; i++) deep = { inner: deep };
   assertEquals(shapedLike(deep, text("t")), undefined);
 });
+
+Deno.test("a blocked tool output is withheld where the agent can replace it, and said where not", () => {
+  const block = blockedResult("post-tool-call", "secret inside", "guard");
+  const notice = "[hookbox: the tool's output was withheld: secret inside]";
+  const copilot = agentAnswer(
+    agentCall("copilot", {
+      sessionId: "s",
+      toolName: "bash",
+      toolArgs: "{}",
+      toolResult: { resultType: "success", textResultForLlm: "key=abc" },
+    }, "postToolUse"),
+    block,
+  );
+  assertEquals(json(copilot), {
+    modifiedResult: { resultType: "success", textResultForLlm: notice },
+  });
+  const claudeOut = agentAnswer(
+    agentCall(
+      "claude-code",
+      claude("PostToolUse", {
+        tool_name: "Bash",
+        tool_input: { command: "cat .env" },
+        tool_response: { stdout: "key=abc", stderr: "", interrupted: false, isImage: false },
+      }),
+    ),
+    block,
+  );
+  assertEquals(json(claudeOut).hookSpecificOutput.updatedToolOutput.stdout, notice);
+  // Cursor replaces only MCP tools' output: a shell's goes on, and stderr says so with the reason.
+  const cursor = agentAnswer(
+    agentCall("cursor", {
+      conversation_id: "c",
+      hook_event_name: "postToolUse",
+      tool_name: "Shell",
+      tool_input: {},
+      tool_output: "key=abc",
+    }),
+    block,
+  );
+  assertEquals(cursor.stdout, "");
+  match(cursor.stderr, /cursor cannot block postToolUse; not applied: secret inside/);
+});
