@@ -51,3 +51,17 @@ export function claudeBash(command: string, cwd: string): string {
     tool_use_id: "t1",
   });
 }
+
+/**
+ * Writes into `root` (created) the `rm -rf` guard as `guard`, closed and on
+ * the tools `tool` matches only: a payload that hides its tool name from
+ * hookbox would pass it by.
+ */
+export async function writeToolGuard(root: string, tool: string): Promise<void> {
+  await Deno.mkdir(`${root}/guard`, { recursive: true });
+  await Deno.writeTextFile(
+    `${root}/guard/HOOK.md`,
+    hookMd({ name: "guard", trigger: "pre-tool-call", on_error: "closed", matcher: { tool } }),
+  );
+  await Deno.writeFile(`${root}/guard/plugin.wasm`, await corpus("guard_wasi"));
+}

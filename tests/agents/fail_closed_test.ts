@@ -15,6 +15,7 @@ import { bigPlugin } from "../runtime-wasm/_kept_plugins_probe.ts";
 import { lastAnswerIn } from "../../packages/cli/_stop.ts";
 import { failureLines } from "../../packages/cli/_fail_closed.ts";
 import { readHead } from "../../packages/agents/unreadable.ts";
+import { writeToolGuard } from "./_agent_hooks.ts";
 import { allowResult } from "../../packages/core/dispatch/result.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { enableCallContexts } from "../../packages/host-deno/call_context.ts";
@@ -184,17 +185,7 @@ Deno.test("an unreadable payload that names its tool twice cannot narrow the clo
   // The guard closes on Bash only. The payload does not validate (no session id), so its head
   // is read from the text: JSON.parse (and the agent) take the last `tool_name`, Bash.
   const root = `${dir}/bash-only`;
-  await Deno.mkdir(`${root}/guard`, { recursive: true });
-  await Deno.writeTextFile(
-    `${root}/guard/HOOK.md`,
-    hookMd({
-      name: "guard",
-      trigger: "pre-tool-call",
-      on_error: "closed",
-      matcher: { tool: "^Bash$" },
-    }),
-  );
-  await Deno.writeFile(`${root}/guard/plugin.wasm`, await corpus("guard_wasi"));
+  await writeToolGuard(root, "^Bash$");
   const payload = (tools: string) =>
     `{"cwd":${JSON.stringify(dir)},"hook_event_name":"PreToolUse",${tools},` +
     `"tool_input":{"command":"ls"}}`;

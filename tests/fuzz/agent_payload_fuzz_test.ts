@@ -12,27 +12,16 @@ import { enableCallContexts } from "../../packages/host-deno/call_context.ts";
 import { agentAnswerOf } from "../../packages/cli/_agent_dispatch.ts";
 import { asCall } from "../../packages/cli/_io.ts";
 import type { AgentAnswer, AgentName } from "../../packages/agents/adapters.ts";
-import { hookMd, tempDir } from "../_helpers.ts";
-import { corpus } from "../runtime-wasm/_corpus.ts";
+import { tempDir } from "../_helpers.ts";
+import { writeToolGuard } from "../agents/_agent_hooks.ts";
 
 const SEED = Number(Deno.env.get("HOOKBOX_FUZZ_SEED") ?? 20261128);
 
 enableCallContexts(AsyncLocalStorage);
 const dir = await tempDir("hookbox-agent-fuzz-");
-// The `rm -rf` guard, closed, on the shell tool only: a payload that hides its tool name
-// from hookbox would pass it by.
+// The `rm -rf` guard, closed, on the shell tool only.
 const hooks = `${dir}/hooks`;
-await Deno.mkdir(`${hooks}/guard`, { recursive: true });
-await Deno.writeTextFile(
-  `${hooks}/guard/HOOK.md`,
-  hookMd({
-    name: "guard",
-    trigger: "pre-tool-call",
-    on_error: "closed",
-    matcher: { tool: "^(Bash|bash)$" },
-  }),
-);
-await Deno.writeFile(`${hooks}/guard/plugin.wasm`, await corpus("guard_wasi"));
+await writeToolGuard(hooks, "^(Bash|bash)$");
 
 /** Values a model or an agent might put in a field hookbox does not need. */
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
@@ -69,17 +58,22 @@ const cases: fc.Arbitrary<Case> = fc.record({
   form: fc.constantFrom("plain", "bom", "trailing", "garbage", "twice", "no-session"),
 });
 
-/** The payload text of `c` as `agent` sends a shell call of `rm -rf /`. */
-function payloadOf(agent: AgentName, c: Case): string {
-  const input: Record<string, unknown> = { command: "rm -rf /" };
-  for (const [k, v] of c.input) {
-    Object.defineProperty(input, k, {
-      value: v,
+/** Sets each field of `fields` on `target` as its own (a `__proto__` key stays a key). */
+function setAll(target: Record<string, unknown>, fields: [string, unknown][]): void {
+  for (const [key, value] of fields) {
+    Object.defineProperty(target, key, {
+      value,
       enumerable: true,
       configurable: true,
       writable: true,
     });
   }
+}
+
+/** The payload text of `c` as `agent` sends a shell call of `rm -rf /`. */
+function payloadOf(agent: AgentName, c: Case): string {
+  const input: Record<string, unknown> = { command: "rm -rf /" };
+  setAll(input, c.input);
   const tool = agent === "copilot" ? "bash" : "Bash";
   const payload: Record<string, unknown> = agent === "copilot"
     ? { sessionId: "s1", timestamp: 1, cwd: dir, toolName: tool, toolArgs: input }
@@ -90,14 +84,7 @@ function payloadOf(agent: AgentName, c: Case): string {
       tool_name: tool,
       tool_input: input,
     };
-  for (const [k, v] of c.top) {
-    Object.defineProperty(payload, k, {
-      value: v,
-      enumerable: true,
-      configurable: true,
-      writable: true,
-    });
-  }
+  setAll(payload, c.top);
   if (c.form === "no-session") delete payload[agent === "copilot" ? "sessionId" : "session_id"];
   let text = JSON.stringify(payload);
   const key = agent === "copilot" ? "toolName" : "tool_name";

@@ -65,6 +65,18 @@ async function run(driver: Driver, dir: string, script: Script) {
   };
 }
 
+/** Writes the JS project hook `name` (its frontmatter `manifest` past the name) into `dir`. */
+async function projectHook(dir: string, name: string, manifest: string, script: string) {
+  const hook = `${dir}/.agents/hooks/${name}`;
+  await Deno.mkdir(`${hook}/scripts`, { recursive: true });
+  await Deno.writeTextFile(
+    `${hook}/HOOK.md`,
+    `---\nname: ${name}\ndescription: a test hook\n${manifest}---\n`,
+  );
+  await Deno.writeTextFile(`${hook}/scripts/run.mjs`, script);
+  return hook;
+}
+
 /** A shell call, then a final answer. */
 const shellThen =
   (driver: Driver, command: (url: string) => string): Script => (results, _b, url) =>
@@ -150,15 +162,10 @@ for (const driver of DRIVERS) {
       await t.step("a tool output a hook blocks or replaces never reaches the model", async () => {
         // A hook that blocks the output of one command. The tool has run: Claude Code and
         // Copilot hand the output to the model beside a block's reason, so it is withheld.
-        const hook = `${dir}/.agents/hooks/output-block`;
-        await Deno.mkdir(`${hook}/scripts`, { recursive: true });
-        await Deno.writeTextFile(
-          `${hook}/HOOK.md`,
-          "---\nname: output-block\ndescription: blocks an output\n" +
-            "trigger: post-tool-call\nmatcher:\n  pattern: MARK\n---\n",
-        );
-        await Deno.writeTextFile(
-          `${hook}/scripts/run.mjs`,
+        const hook = await projectHook(
+          dir,
+          "output-block",
+          "trigger: post-tool-call\nmatcher:\n  pattern: MARK\n",
           'export default () => ({ decision: "block", reason: "not for the model" });\n',
         );
         try {
@@ -191,15 +198,10 @@ for (const driver of DRIVERS) {
         "a project hook's mebibyte reason reaches the model cut, and the run ends",
         async () => {
           // A repository's hook that blocks with a reason of 1,000 KiB (under its output_kb).
-          const hook = `${dir}/.agents/hooks/big-reason`;
-          await Deno.mkdir(`${hook}/scripts`, { recursive: true });
-          await Deno.writeTextFile(
-            `${hook}/HOOK.md`,
-            "---\nname: big-reason\ndescription: blocks with a huge reason\n" +
-              "trigger: pre-tool-call\nmatcher:\n  pattern: big-reason\n---\n",
-          );
-          await Deno.writeTextFile(
-            `${hook}/scripts/run.mjs`,
+          const hook = await projectHook(
+            dir,
+            "big-reason",
+            "trigger: pre-tool-call\nmatcher:\n  pattern: big-reason\n",
             'export default () => ({ decision: "block", reason: "no. " + "x".repeat(1024000) });\n',
           );
           // Whole, it filled Copilot CLI's context: the agent compacted the conversation away
