@@ -98,6 +98,19 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     for (const rule of RULES) {
       if (rule.command && rule.command(command)) return hit(rule, describe(command));
     }
+    // Data that bash turns into code: a `${NAME@P}` expansion runs the command substitutions
+    // in NAME's value, and arithmetic (`$((X))`, `[[ X -eq 1 ]]`, `declare -i`) those in an
+    // array subscript of it. A value assigned here is read as a script; an @P of any is refused.
+    for (const word of raw[k]) {
+      if (PROMPT_EXPANSION.test(word) && !CONFIG.disabled.includes(EVAL_DATA.id)) {
+        return hit(EVAL_DATA, word);
+      }
+      const value = ASSIGNED_VALUE.exec(word)?.[1];
+      if (value !== undefined && SUBSTITUTION.test(value)) {
+        const found = inspect(value, depth - 1, cwd, vars);
+        if (found) return found;
+      }
+    }
     for (const script of innerScripts(command.argv, command.redirects)) {
       const found = inspect(script, depth - 1, cwd, vars);
       if (found) return found;
@@ -105,6 +118,17 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
   }
   return null;
 }
+
+/** `${NAME@P}` (and `${NAME[i]@P}`): the value expanded as a prompt, command substitutions run. */
+const PROMPT_EXPANSION = /\$\{[^}]*@P\}/;
+/** The value of an assignment word: `X=v`, `X+=v`, `a[i]=v` (also as `declare`'s arguments). */
+const ASSIGNED_VALUE = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=([\s\S]*)$/;
+/** A command substitution (or process substitution) in a word's text. */
+const SUBSTITUTION = /\$\(|`|[<>]\(/;
+const EVAL_DATA = {
+  id: "eval-data",
+  about: "expands a variable's value as code (bash's ${NAME@P}), which the guard cannot read",
+};
 
 const VARIABLE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
 const ASSIGNED = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
