@@ -1,48 +1,57 @@
 /**
- * Text bash turns into code: a quoted value assigned to a variable is data to
- * the reader, yet `${X@P}` runs the command substitutions in it, and
+ * Text a shell turns into code: a quoted value assigned to a variable is data
+ * to the reader, yet bash's `${X@P}` runs the command substitutions in it, and
  * arithmetic (`$((X))`, `[[ $X -eq 1 ]]`, `declare -i`) those in an array
- * subscript of it. Each form is run by the real bash (it makes a file in a
- * temporary folder), then shown to shell-guard with `rm -rf ~` inside: blocked.
+ * subscript of it; zsh runs a glob qualifier's code (`*(e:'cmd':)`) and
+ * evaluates with the `(e)` flag. Each form is run by the real shell (it makes
+ * a file in a temporary folder), then shown to shell-guard with `rm -rf ~`
+ * inside: blocked.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { createExecutor } from "../../packages/hookbox/deno.ts";
 import { ROOT, tempDir } from "../_helpers.ts";
 
-/** Each form, `CMD` standing for the command hidden in the data. */
-const FORMS = [
-  `X='$(CMD)'; echo "\${X@P}"`,
-  `X='a[$(CMD)]'; echo $((X))`,
-  `X='a[$(CMD)]'; [[ $X -eq 1 ]]`,
-  `declare X='a[$(CMD)]'; declare -i n=X`,
-  `X=''; X+='a[$(CMD)]'; let n=X`,
+/** Each form and the shell that runs it, `CMD` standing for the command hidden in the data. */
+const FORMS: [string, string][] = [
+  ["bash", `X='$(CMD)'; echo "\${X@P}"`],
+  ["bash", `X='a[$(CMD)]'; echo $((X))`],
+  ["bash", `X='a[$(CMD)]'; [[ $X -eq 1 ]]`],
+  ["bash", `declare X='a[$(CMD)]'; declare -i n=X`],
+  ["bash", `X=''; X+='a[$(CMD)]'; let n=X`],
+  // zsh: a glob qualifier's code runs once per file the glob matches; the `e` flag evaluates.
+  ["zsh", `ls *(e:'CMD':)`],
+  ["zsh", `ls *(.e:'CMD':)`],
+  ["zsh", `print -r -- \${(e):-'$(CMD)'}`],
+  ["zsh", `X='$(CMD)'; print -r -- "\${(e)X}"`],
 ];
 
-Deno.test("bash runs the command hidden in each form of data-as-code", async () => {
-  for (const form of FORMS) {
+Deno.test("bash and zsh run the command hidden in each form of data-as-code", async () => {
+  for (const [shell, form] of FORMS) {
     const dir = await tempDir("hookbox-data-code-");
     try {
-      await new Deno.Command("bash", {
+      // A file for the globs to match.
+      await Deno.writeTextFile(`${dir}/file`, "");
+      await new Deno.Command(shell, {
         args: ["-c", form.replaceAll("CMD", "touch ran")],
         cwd: dir,
         stdout: "null",
         stderr: "null",
       }).output();
-      ok(await Deno.stat(`${dir}/ran`).then(() => true, () => false), `bash ran it: ${form}`);
+      ok(await Deno.stat(`${dir}/ran`).then(() => true, () => false), `${shell} ran it: ${form}`);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
   }
 });
 
-Deno.test("shell-guard blocks rm -rf ~ hidden in data bash turns into code", async () => {
+Deno.test("shell-guard blocks rm -rf ~ hidden in data a shell turns into code", async () => {
   const executor = createExecutor({
     platformDirs: [`${ROOT}/hooks/shell-guard`],
     userDir: null,
     projectDir: null,
   });
   try {
-    for (const form of FORMS) {
+    for (const [, form] of FORMS) {
       const result = await executor.dispatch({
         event_type: "pre-tool-call",
         session_id: "s",
@@ -50,7 +59,7 @@ Deno.test("shell-guard blocks rm -rf ~ hidden in data bash turns into code", asy
         tool_input: { command: form.replaceAll("CMD", "rm -rf ~") },
       });
       assertEquals(result.decision, "block", form);
-      match(result.reason ?? "", /blocked by rule "(rm-root|eval-data)"/, form);
+      match(result.reason ?? "", /blocked by rule "(rm-root|eval-data|zsh-eval)"/, form);
     }
     // A prompt expansion of any value is refused: what it runs is not in the text.
     const any = await executor.dispatch({
@@ -65,7 +74,9 @@ Deno.test("shell-guard blocks rm -rf ~ hidden in data bash turns into code", asy
       event_type: "pre-tool-call",
       session_id: "s",
       tool_name: "Bash",
-      tool_input: { command: "echo '$(rm -rf ~)'; git commit -m 'fix $(thing)'" },
+      tool_input: {
+        command: "echo '$(rm -rf ~)'; git commit -m 'fix $(thing)'; grep -E 'x(err|e:)' log",
+      },
     });
     assertEquals(printed.decision, "allow");
   } finally {

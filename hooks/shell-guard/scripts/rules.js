@@ -431,7 +431,29 @@ const BOMB_BODY = "\\s*\\{\\s*\\1\\s*\\|\\s*\\1\\s*&\\s*;?\\s*\\}";
 const FORK_BOMB = new RegExp(`(?<!${NAME.slice(0, -1)})(${NAME})\\s*\\(\\s*\\)${BOMB_BODY}`);
 const FORK_BOMB_KEYWORD = new RegExp(`\\bfunction\\s+(${NAME})\\s*(?:\\(\\s*\\))?${BOMB_BODY}`);
 
+// zsh runs code from a glob qualifier attached to a word (`*(e:'cmd':)`, `*(.e:'cmd':)`,
+// `*(+cmd)`) and from an expansion's `e` flag (`${(e)X}`, `${(e):-'$(cmd)'}`). Claude Code runs
+// commands in the user's shell, zsh by default on macOS. A qualifier follows a word character or
+// a glob, never `$`, `=`, a space or an operator (so `$(echo)`, `x=(a+b)` and `(e=1)` do not count).
+const ZSH_QUALIFIER = /[^\s;&|<>($=]\([^()\s]*?(?:e[^\w\s()]|\+[A-Za-z_])/;
+const ZSH_EVAL_FLAG = /\$\{\([^)]*e[^)]*\)/;
+
+/**
+ * True when `text` holds zsh code in a glob qualifier (outside quotes, where zsh globs) or an
+ * `(e)` expansion flag (outside single quotes: double quotes expand it).
+ */
+function zshEval(text) {
+  const unsingle = text.replace(/'[^']*'/g, "''");
+  const unquoted = unsingle.replace(/"(?:[^"\\]|\\[\s\S])*"/g, '""');
+  return ZSH_QUALIFIER.test(unquoted) || ZSH_EVAL_FLAG.test(unsingle);
+}
+
 const RULES = [
+  {
+    id: "zsh-eval",
+    about: "zsh code in a glob qualifier or an (e) expansion flag",
+    text: zshEval,
+  },
   {
     id: "fork-bomb",
     about: "fork bomb",
