@@ -18,6 +18,13 @@ const FORMS: [string, string][] = [
   ["bash", `X='a[$(CMD)]'; [[ $X -eq 1 ]]`],
   ["bash", `declare X='a[$(CMD)]'; declare -i n=X`],
   ["bash", `X=''; X+='a[$(CMD)]'; let n=X`],
+  // A subscripted name a builtin evaluates.
+  ["bash", `a=(1); test -v 'a[$(CMD)]'`],
+  ["bash", `a=(1); printf -v 'a[$(CMD)]' x`],
+  ["bash", `a=(1); unset 'a[$(CMD)]'`],
+  ["bash", `a=(1); declare 'a[$(CMD)]=1'`],
+  ["bash", `a=(1); let 'a[$(CMD)]=1'`],
+  ["bash", `a=(1); [[ -v 'a[$(CMD)]' ]]`],
   // zsh: a glob qualifier's code runs once per file the glob matches; the `e` flag evaluates.
   ["zsh", `ls *(e:'CMD':)`],
   ["zsh", `ls *(.e:'CMD':)`],

@@ -100,7 +100,8 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     }
     // Data that bash turns into code: a `${NAME@P}` expansion runs the command substitutions
     // in NAME's value, and arithmetic (`$((X))`, `[[ X -eq 1 ]]`, `declare -i`) those in an
-    // array subscript of it. A value assigned here is read as a script; an @P of any is refused.
+    // array subscript of it. A value assigned here, and a subscripted name given as a word, are
+    // read as scripts; an @P of any is refused.
     for (const word of raw[k]) {
       if (PROMPT_EXPANSION.test(word) && !CONFIG.disabled.includes(EVAL_DATA.id)) {
         return hit(EVAL_DATA, word);
@@ -108,6 +109,13 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
       const value = ASSIGNED_VALUE.exec(word)?.[1];
       if (value !== undefined && SUBSTITUTION.test(value)) {
         const found = inspect(value, depth - 1, cwd, vars);
+        if (found) return found;
+      }
+      // A name with a subscript (`'a[$(cmd)]'`), which builtins evaluate: `test -v`,
+      // `printf -v`, `read`, `unset`, `let`, `declare`, arithmetic.
+      const subscript = subscriptOf(word);
+      if (subscript !== undefined) {
+        const found = inspect(subscript, depth - 1, cwd, vars);
         if (found) return found;
       }
     }
@@ -123,6 +131,20 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
 const PROMPT_EXPANSION = /\$\{[^}]*@P\}/;
 /** The value of an assignment word: `X=v`, `X+=v`, `a[i]=v` (also as `declare`'s arguments). */
 const ASSIGNED_VALUE = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=([\s\S]*)$/;
+/**
+ * The subscript of a variable name in `word` (`a[...]`) when it holds a command substitution, or
+ * undefined. The first `[` after a name character to the last `]` holds every later one, so one
+ * look (linear in the word) answers for all.
+ */
+function subscriptOf(word) {
+  let at = word.indexOf("[");
+  while (at === 0 || (at > 0 && !/[A-Za-z0-9_]/.test(word[at - 1]))) at = word.indexOf("[", at + 1);
+  if (at < 0) return undefined;
+  const end = word.lastIndexOf("]");
+  if (end <= at) return undefined;
+  const inner = word.slice(at + 1, end);
+  return SUBSTITUTION.test(inner) ? inner : undefined;
+}
 /** A command substitution (or process substitution) in a word's text. */
 const SUBSTITUTION = /\$\(|`|[<>]\(/;
 const EVAL_DATA = {
