@@ -90,3 +90,30 @@ Deno.test("shell-guard blocks rm -rf ~ hidden in data a shell turns into code", 
     await executor.close();
   }
 });
+
+Deno.test("shell-guard looks for zsh's (e) flag in one pass: 4 KB of open ${( cost what other text does", async () => {
+  const executor = createExecutor({
+    platformDirs: [`${ROOT}/hooks/shell-guard`],
+    userDir: null,
+    projectDir: null,
+  });
+  try {
+    const fuel = async (command: string) => {
+      const result = await executor.dispatch({
+        event_type: "pre-tool-call",
+        session_id: "s",
+        tool_name: "Bash",
+        tool_input: { command },
+      });
+      assertEquals(result.decision, "allow", result.reason ?? "");
+      return result.hooks[0]!.fuel!;
+    };
+    // The same text with `$` for `%`: only the flag check tells them apart. A regex that looked
+    // past each `${(` to the end took 2.4 times as much.
+    const open = await fuel("${(x".repeat(1024));
+    const plain = await fuel("%{(x".repeat(1024));
+    ok(open <= plain * 1.3, `${open} fuel against ${plain}`);
+  } finally {
+    await executor.close();
+  }
+});

@@ -436,7 +436,22 @@ const FORK_BOMB_KEYWORD = new RegExp(`\\bfunction\\s+(${NAME})\\s*(?:\\(\\s*\\))
 // commands in the user's shell, zsh by default on macOS. A qualifier follows a word character or
 // a glob, never `$`, `=`, a space or an operator (so `$(echo)`, `x=(a+b)` and `(e=1)` do not count).
 const ZSH_QUALIFIER = /[^\s;&|<>($=]\([^()\s]*?(?:e[^\w\s()]|\+[A-Za-z_])/;
-const ZSH_EVAL_FLAG = /\$\{\([^)]*e[^)]*\)/;
+
+/**
+ * True when an expansion's flags (`${(` up to its `)`) hold an `e`. One pass: the flags of
+ * expansions that open before one `)` all end there, so each stretch is looked at once (a regex
+ * looked past each `${(` to the end of a text without `)`, quadratic in the guard's fuel).
+ */
+function zshEvalFlag(text) {
+  let at = text.indexOf("${(");
+  while (at >= 0) {
+    const end = text.indexOf(")", at);
+    if (end < 0) return false;
+    if (text.slice(at + 3, end).includes("e")) return true;
+    at = text.indexOf("${(", end);
+  }
+  return false;
+}
 
 /**
  * True when `text` holds zsh code in a glob qualifier (outside quotes, where zsh globs) or an
@@ -445,7 +460,7 @@ const ZSH_EVAL_FLAG = /\$\{\([^)]*e[^)]*\)/;
 function zshEval(text) {
   const unsingle = text.replace(/'[^']*'/g, "''");
   const unquoted = unsingle.replace(/"(?:[^"\\]|\\[\s\S])*"/g, '""');
-  return ZSH_QUALIFIER.test(unquoted) || ZSH_EVAL_FLAG.test(unsingle);
+  return ZSH_QUALIFIER.test(unquoted) || zshEvalFlag(unsingle);
 }
 
 const RULES = [
