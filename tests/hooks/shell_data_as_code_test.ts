@@ -91,7 +91,7 @@ Deno.test("shell-guard blocks rm -rf ~ hidden in data a shell turns into code", 
   }
 });
 
-Deno.test("shell-guard looks for zsh's (e) flag in one pass: 4 KB of open ${( cost what other text does", async () => {
+Deno.test("shell-guard looks for zsh's (e) flag and bash's @P in one pass: 4 KB of open ones cost what other text does", async () => {
   const executor = createExecutor({
     platformDirs: [`${ROOT}/hooks/shell-guard`],
     userDir: null,
@@ -113,6 +113,10 @@ Deno.test("shell-guard looks for zsh's (e) flag in one pass: 4 KB of open ${( co
     const open = await fuel("${(x".repeat(1024));
     const plain = await fuel("%{(x".repeat(1024));
     ok(open <= plain * 1.3, `${open} fuel against ${plain}`);
+    // Likewise bash's @P: 4 KB of `${x` that never close (a regex took 11 times as much).
+    const unclosed = await fuel("${x".repeat(1365));
+    const reference = await fuel("${x}".repeat(1024));
+    ok(unclosed <= reference * 2, `${unclosed} fuel against ${reference}`);
   } finally {
     await executor.close();
   }

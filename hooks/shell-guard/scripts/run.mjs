@@ -103,7 +103,7 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     // array subscript of it. A value assigned here, and a subscripted name given as a word, are
     // read as scripts; an @P of any is refused.
     for (const word of raw[k]) {
-      if (PROMPT_EXPANSION.test(word) && !CONFIG.disabled.includes(EVAL_DATA.id)) {
+      if (promptExpansion(word) && !CONFIG.disabled.includes(EVAL_DATA.id)) {
         return hit(EVAL_DATA, word);
       }
       const value = ASSIGNED_VALUE.exec(word)?.[1];
@@ -127,8 +127,14 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
   return null;
 }
 
-/** `${NAME@P}` (and `${NAME[i]@P}`): the value expanded as a prompt, command substitutions run. */
-const PROMPT_EXPANSION = /\$\{[^}]*@P\}/;
+/**
+ * True when `word` may hold `${NAME@P}` (or `${NAME[i]@P}`): the value expanded as a prompt,
+ * command substitutions run. Two plain searches (a regex looked past each `${` to the end of a
+ * word without `}`, quadratic in the guard's fuel); a word holding both apart counts too.
+ */
+function promptExpansion(word) {
+  return word.includes("@P}") && word.includes("${");
+}
 /** The value of an assignment word: `X=v`, `X+=v`, `a[i]=v` (also as `declare`'s arguments). */
 const ASSIGNED_VALUE = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=([\s\S]*)$/;
 /**
