@@ -4,12 +4,16 @@
  * reason), a one-line `about`, and one or more checks: `text` (the raw
  * command text), `command` (the effective argv of one simple command, with
  * its redirects), `pipeline` (the argvs of one pipeline, then the same
- * words before wrappers were peeled off, and the working folder) or `session`
- * (the argvs of one pipeline and its parsed commands, redirects included). A check returns
+ * words before wrappers were peeled off, and the working folder), `session`
+ * (the argvs of one pipeline and its parsed commands, redirects included) or `words` (one
+ * command's words as written, assignments and wrappers included). A check returns
  * true when the rule is broken. Edit CONFIG to tune what counts as
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
 const { splitOptions, hasFlag } = require("./commands.js");
+
+/** The shells (`pipe-to-shell`, scripts handed to one; `typed-session` adds csh and tcsh). */
+const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
 
 const CONFIG = {
   disabled: [],
@@ -37,14 +41,14 @@ const CONFIG = {
   diskDevice:
     /^\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper\/)/,
   downloaders: ["curl", "wget", "fetch", "aria2c"],
-  shells: ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"],
+  shells: SHELLS,
   interpreters: ["python", "python3", "perl", "ruby", "node", "php"],
   // What each shell or interpreter needs to know to tell whether it reads its commands from its
   // input (rule "typed-session"): options whose next word is their value, options that give it
   // its program, options that make it read its input anyway, options that only print and exit.
   sessions: {
     shell: {
-      names: ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "csh", "tcsh"],
+      names: SHELLS.concat(["csh", "tcsh"]),
       valued: ["-o", "+o", "-O", "+O", "--rcfile", "--init-file", "--init-command", "-C"],
       program: ["-c", "--command"],
       input: ["-s", "-i", "--interactive"],
@@ -314,6 +318,15 @@ function forcePush({ argv }) {
   );
 }
 
+/**
+ * True when `words` may hold `${NAME@P}` (or `${NAME[i]@P}`): a value expanded as a prompt, its
+ * command substitutions run. Two plain searches per word (a regex looked past each `${` to the
+ * end of a word without `}`, quadratic in the guard's fuel); a word holding both apart counts too.
+ */
+function promptExpansion(words) {
+  return words.some((word) => word.includes("@P}") && word.includes("${"));
+}
+
 /** The CONFIG.sessions entry of the program `name`, or null. */
 function sessionOf(name) {
   for (const kind of Object.keys(CONFIG.sessions)) {
@@ -519,6 +532,11 @@ const RULES = [
     command: runsDownload,
   },
   { id: "shutdown", about: "shuts down or reboots the machine", command: powerOff },
+  {
+    id: "eval-data",
+    about: "expands a variable's value as code (bash's ${NAME@P}), which the guard cannot read",
+    words: promptExpansion,
+  },
   {
     id: "typed-session",
     about:

@@ -98,28 +98,12 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     for (const rule of RULES) {
       if (rule.command && rule.command(command)) return hit(rule, describe(command));
     }
-    // Data that bash turns into code: a `${NAME@P}` expansion runs the command substitutions
-    // in NAME's value, and arithmetic (`$((X))`, `[[ X -eq 1 ]]`, `declare -i`) those in an
-    // array subscript of it. A value assigned here, and a subscripted name given as a word, are
-    // read as scripts; an @P of any is refused.
-    for (const word of raw[k]) {
-      if (promptExpansion(word) && !CONFIG.disabled.includes(EVAL_DATA.id)) {
-        return hit(EVAL_DATA, word);
-      }
-      const value = ASSIGNED_VALUE.exec(word)?.[1];
-      if (value !== undefined && SUBSTITUTION.test(value)) {
-        const found = inspect(value, depth - 1, cwd, vars);
-        if (found) return found;
-      }
-      // A name with a subscript (`'a[$(cmd)]'`), which builtins evaluate: `test -v`,
-      // `printf -v`, `read`, `unset`, `let`, `declare`, arithmetic.
-      const subscript = subscriptOf(word);
-      if (subscript !== undefined) {
-        const found = inspect(subscript, depth - 1, cwd, vars);
-        if (found) return found;
-      }
+    for (const rule of WORD_RULES) {
+      if (rule.words(raw[k])) return hit(rule, raw[k].join(" "));
     }
-    for (const script of innerScripts(command.argv, command.redirects)) {
+    const scripts = innerScripts(command.argv, command.redirects);
+    const data = dataScripts(raw[k]);
+    for (const script of data === null ? scripts : scripts.concat(data)) {
       const found = inspect(script, depth - 1, cwd, vars);
       if (found) return found;
     }
@@ -128,13 +112,25 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
 }
 
 /**
- * True when `word` may hold `${NAME@P}` (or `${NAME[i]@P}`): the value expanded as a prompt,
- * command substitutions run. Two plain searches (a regex looked past each `${` to the end of a
- * word without `}`, quadratic in the guard's fuel); a word holding both apart counts too.
+ * Text in `words` (a command's words, quotes removed) that bash may run although it was quoted
+ * data: a command substitution in an assignment's value (`X='$(cmd)'`, run when the value is
+ * expanded as a prompt or evaluated as arithmetic with it in a subscript) and in a subscripted
+ * name (`'a[$(cmd)]'`, which `test -v`, `printf -v`, `read`, `unset`, `let` and `declare`
+ * evaluate); null when there is none.
  */
-function promptExpansion(word) {
-  return word.includes("@P}") && word.includes("${");
+function dataScripts(words) {
+  let scripts = null;
+  for (const word of words) {
+    if (!SUBSTITUTION.test(word)) continue;
+    const value = ASSIGNED_VALUE.exec(word)?.[1];
+    if (value !== undefined && SUBSTITUTION.test(value)) (scripts ??= []).push(value);
+    const subscript = subscriptOf(word);
+    if (subscript !== undefined) (scripts ??= []).push(subscript);
+  }
+  return scripts;
 }
+/** The rules that read a command's words as written. */
+const WORD_RULES = RULES.filter((rule) => rule.words);
 /** The value of an assignment word: `X=v`, `X+=v`, `a[i]=v` (also as `declare`'s arguments). */
 const ASSIGNED_VALUE = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=([\s\S]*)$/;
 /**
@@ -153,10 +149,6 @@ function subscriptOf(word) {
 }
 /** A command substitution (or process substitution) in a word's text. */
 const SUBSTITUTION = /\$\(|`|[<>]\(/;
-const EVAL_DATA = {
-  id: "eval-data",
-  about: "expands a variable's value as code (bash's ${NAME@P}), which the guard cannot read",
-};
 
 const VARIABLE = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g;
 const ASSIGNED = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/;
