@@ -169,6 +169,7 @@ export const guardCases: HookCase[] = [
     "bash -l",
     "sh -s",
     "bash -s arg",
+    "bash -xs arg",
     "zsh -o vi",
     "python3",
     "python3 -",
@@ -200,6 +201,7 @@ export const guardCases: HookCase[] = [
   ].map((command) => blocked(command, "typed-session")),
   ...[
     "bash script.sh",
+    "bash script.sh -s",
     "sh -c 'ls'",
     "bash -lc 'make test'",
     "bash -i -c 'ls'",

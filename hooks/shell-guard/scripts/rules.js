@@ -352,6 +352,8 @@ function readsItsInput(argv) {
   if (session === null) return false;
   let program = false;
   let input = false;
+  // A shell's `-s` among its own options (not its script's arguments): read commands from input.
+  let fromInput = false;
   for (let i = 1; i < argv.length; i++) {
     const word = argv[i];
     if (word === "-") {
@@ -364,6 +366,7 @@ function readsItsInput(argv) {
     }
     if (session.info.includes(word)) return false;
     if (given(word, session.input)) input = true;
+    if (given(word, ["-s"])) fromInput = true;
     if (given(word, session.program)) {
       program = true;
       i++;
@@ -379,7 +382,7 @@ function readsItsInput(argv) {
     }
   }
   // A shell given a program runs it and exits, `-i` or not; an interpreter's `-i` reads after it.
-  if (session === CONFIG.sessions.shell) return !program || given("-s", argv.slice(1));
+  if (session === CONFIG.sessions.shell) return !program || fromInput;
   return !program || input;
 }
 
