@@ -51,12 +51,12 @@ Deno.test("bash and zsh run the command hidden in each form of data-as-code", as
   }
 });
 
+/** An executor with the built-in shell-guard alone. */
+const shellGuard = () =>
+  createExecutor({ platformDirs: [`${ROOT}/hooks/shell-guard`], userDir: null, projectDir: null });
+
 Deno.test("shell-guard blocks rm -rf ~ hidden in data a shell turns into code", async () => {
-  const executor = createExecutor({
-    platformDirs: [`${ROOT}/hooks/shell-guard`],
-    userDir: null,
-    projectDir: null,
-  });
+  const executor = shellGuard();
   try {
     for (const [, form] of FORMS) {
       const result = await executor.dispatch({
@@ -92,11 +92,7 @@ Deno.test("shell-guard blocks rm -rf ~ hidden in data a shell turns into code", 
 });
 
 Deno.test("shell-guard looks for zsh's (e) flag and bash's @P in one pass: 4 KB of open ones cost what other text does", async () => {
-  const executor = createExecutor({
-    platformDirs: [`${ROOT}/hooks/shell-guard`],
-    userDir: null,
-    projectDir: null,
-  });
+  const executor = shellGuard();
   try {
     const fuel = async (command: string) => {
       const result = await executor.dispatch({
