@@ -120,6 +120,42 @@ for (const command of ALLOWED) {
   });
 }
 
+Deno.test("shell-guard-as reads a relative path from the folder the command runs in", async () => {
+  // Each of these was let through: `*` was read as a folder somewhere, not the working one.
+  const blocked: [string, string, Record<string, unknown>][] = [
+    ["rm -rf *", "/", {}],
+    ["rm -rf .", "/root", {}],
+    ["rm -rf ./*", "/home/alice", {}],
+    ["rm -rf -- *", "/Users/bob/", {}],
+    ["ls | xargs rm -rf", "/", {}],
+    ["rm -rf *", "/srv/app", { dir_path: "/" }],
+    ["rm -rf *", "/home/alice/project", { dir_path: ".." }],
+    ["rm -rf ..", "/srv/app/sub", {}],
+    ["rm -rf /home/alice", "/tmp", {}],
+  ];
+  for (const [command, work_dir, extra] of blocked) {
+    const run = await guard.run({ ...bashEvent(""), work_dir, tool_input: { command, ...extra } });
+    assert.equal(run.exitCode, 2, `${command} in ${work_dir} ${JSON.stringify(extra)}`);
+    assert.match(run.stderr, /^shell-guard: recursive forced delete/);
+  }
+  const allowed: [string, string, Record<string, unknown>][] = [
+    ["rm -rf *", "/home/alice/project", {}],
+    ["rm -rf build", "/", {}],
+    ["rm -rf *", "/home/alice/project", { dir_path: "build" }],
+    ["cd /tmp/work && rm -rf *", "/", {}],
+  ];
+  for (const [command, work_dir, extra] of allowed) {
+    const run = await guard.run({ ...bashEvent(""), work_dir, tool_input: { command, ...extra } });
+    assert.deepEqual(run, { exitCode: 0, stdout: "", stderr: "" }, `${command} in ${work_dir}`);
+  }
+  const odd = await guard.run({
+    ...bashEvent(""),
+    tool_input: { command: "rm -rf *", dir_path: ["/"] },
+  });
+  assert.equal(odd.exitCode, 2);
+  assert.match(odd.stderr, /working folder must be a string/);
+});
+
 Deno.test("shell-guard-as reads argv arrays and the cmd and script fields, as the JS guard does", async () => {
   // Each of these ran `rm -rf /` and was let through: the guard read only a string command.
   const inputs = [

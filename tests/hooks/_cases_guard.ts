@@ -27,6 +27,27 @@ function allowed(command: unknown, name?: string): HookCase {
   };
 }
 
+/**
+ * A shell call run in `workDir` (the event's `work_dir`: the agent's working folder, or Codex's
+ * `workdir` for the call), with `input` added to its `tool_input`; `rule` null when allowed.
+ */
+function inDir(
+  command: string,
+  workDir: string,
+  rule: string | null,
+  input: Record<string, unknown> = {},
+): HookCase {
+  const event = shellEvent(command);
+  const where = `${JSON.stringify(command)} in ${workDir} ${JSON.stringify(input)}`;
+  return {
+    hook,
+    name: rule === null ? `allows ${where}` : `blocks ${rule}: ${where}`,
+    event: { ...event, work_dir: workDir, tool_input: { command, ...input } },
+    exitCode: rule === null ? 0 : 2,
+    ...(rule === null ? {} : { stderrIncludes: `shell-guard: blocked by rule "${rule}"` }),
+  };
+}
+
 /** shell-guard: blocked, allowed and edge cases. */
 export const guardCases: HookCase[] = [
   blocked("rm -rf /", "rm-root"),
@@ -72,6 +93,34 @@ export const guardCases: HookCase[] = [
   allowed("echo / | xargs ls"),
   allowed("rm -rf ./* build/{a,b} /tmp/x{1,2} ../other/dist ~/.cache/x"),
   allowed("cd /tmp/work && rm -rf *"),
+  // A relative path is read from the folder the command runs in: the agent's, or the call's own
+  // (Codex's `workdir` arrives as the event's work_dir; Gemini CLI's `dir_path` in tool_input).
+  inDir("rm -rf *", "/", "rm-root"),
+  inDir("rm -rf ./*", "/usr", "rm-root"),
+  inDir("rm -rf .", "/root", "rm-root"),
+  inDir("rm -rf * .*", "/home/alice", "rm-root"),
+  inDir("rm -rf -- *", "/Users/bob/", "rm-root"),
+  inDir("find . -delete", "/home/alice", "find-delete-root"),
+  inDir("find -mindepth 1 -delete", "/", "find-delete-root"),
+  inDir("chmod -R 777 .", "/", "chmod-root"),
+  inDir("chown -R nobody .", "/etc", "chown-root"),
+  inDir("ls | xargs rm -rf", "/", "rm-root"),
+  inDir("rsync -a --delete /tmp/empty/ .", "/home/alice", "rsync-delete-root"),
+  inDir("sh -c 'rm -rf *'", "/", "rm-root"),
+  inDir("rm -rf *", "/home/user/project", "rm-root", { dir_path: "/" }),
+  inDir("rm -rf *", "/home/user/project", "rm-root", { dir_path: ".." }),
+  inDir("rm -rf *", "/srv/app", "rm-root", { workdir: "/home/alice" }),
+  inDir("cd sub && rm -rf ../..", "/srv/app", "rm-root"),
+  inDir("rm -rf ..", "/srv/app/sub", "rm-root"),
+  inDir("rm -rf *", "/home/user/project", null),
+  inDir("rm -rf build dist", "/", null),
+  inDir("find . -name '*.o' -delete", "/home/alice/project", null),
+  inDir("rm -rf *", "/home/user/project", null, { dir_path: "build" }),
+  inDir("cd /tmp/work && rm -rf *", "/", null),
+  inDir("rm -rf *", "relative/dir", null),
+  blocked("rm -rf /home/alice", "rm-root"),
+  blocked("rm -rf /Users/bob/*", "rm-root"),
+  allowed("rm -rf /home/alice/project/build"),
   allowed("find . -name '*.pyc' -delete"),
   allowed("echo $'rm -rf /'"),
   blocked("rm -f --no-preserve-root /tmp/x", "rm-root"),
@@ -244,6 +293,13 @@ export const guardCases: HookCase[] = [
     name: "allows an event without tool_input",
     event: { event_type: "pre-tool-call", tool_name: "Bash" },
     exitCode: 0,
+  },
+  {
+    hook,
+    name: "rejects a non-string working folder (fails closed)",
+    event: { ...shellEvent(null), tool_input: { command: "rm -rf *", dir_path: ["/"] } },
+    exitCode: 1,
+    stderrIncludes: "shell-guard: tool_input.dir_path must be a string",
   },
   {
     hook,

@@ -11,6 +11,10 @@ import { isAssignment, splitCommands, SimpleCommand } from "hookbox/shell";
 const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
 /** The fields of `tool_input` a shell tool's command may be in: a string or an argv array. */
 const FIELDS = ["command", "cmd", "script"];
+/** The fields of `tool_input` a shell tool's own working folder may be in (Gemini CLI's `dir_path`). */
+const DIR_FIELDS = ["dir_path", "workdir", "directory", "cwd"];
+/** Folders whose every subfolder is a user's home directory. */
+const HOME_PARENTS = ["home", "Users"];
 /** Scripts inside scripts (`sh -c`, `eval`) deeper than this are blocked, not let through. */
 const MAX_DEPTH = 6;
 const DISKS = ["/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk"];
@@ -28,6 +32,8 @@ let expansionsLeft: i32 = MAX_TOTAL_EXPANSIONS;
 export function hook(): i32 {
   expansionsLeft = MAX_TOTAL_EXPANSIONS; // a warm instance keeps globals between calls
   const text = input.text();
+  const cwd = startDir(text);
+  if (cwd === null) return block("shell-guard: tool_input's working folder must be a string");
   for (let f = 0; f < FIELDS.length; f++) {
     const path = ["tool_input", FIELDS[f]];
     const raw = json.getRaw(text, path);
@@ -38,10 +44,31 @@ export function hook(): i32 {
       if (words === null) return block("shell-guard: tool_input." + FIELDS[f] + " must be a string or an array of strings");
       command = quoteWords(words);
     }
-    const reason = checkLine(command, 0, "", new Map<string, string>());
+    const reason = checkLine(command, 0, cwd, new Map<string, string>());
     if (reason.length > 0) return block("shell-guard: " + reason);
   }
   return ALLOW;
+}
+
+/**
+ * The folder the command starts in ("" when unknown; null when a field is not a string): the
+ * tool's own (`tool_input.dir_path`, ...; a relative one from the event's), else the event's
+ * `work_dir` (Codex gives a call's `workdir` there), so that `rm -rf *` in `/` is `rm -rf /`.
+ */
+function startDir(text: string): string | null {
+  const work = json.getString(text, ["work_dir"]);
+  const base = work !== null && work.startsWith("/") ? work : "";
+  for (let f = 0; f < DIR_FIELDS.length; f++) {
+    const path = ["tool_input", DIR_FIELDS[f]];
+    const raw = json.getRaw(text, path);
+    if (raw === null || raw == "null") continue;
+    const dir = json.getString(text, path);
+    if (dir === null) return null;
+    if (dir.length == 0) continue;
+    if (base.length == 0 || dir.startsWith("/") || dir.startsWith("~")) return dir;
+    return base + "/" + dir;
+  }
+  return base;
 }
 
 /** An argv array as one command line, each word single-quoted. */
@@ -53,8 +80,8 @@ function quoteWords(words: string[]): string {
 
 /**
  * Why `line` is dangerous, or "". `sh -c "..."` and `eval ...` are checked
- * recursively. `cwd` is the folder a `cd` before moved to ("" when unknown);
- * `vars` holds the variables assignments on their own set (`X=/; rm -rf $X`).
+ * recursively. `cwd` is the working folder (the event's, or where a `cd`
+ * before moved to; "" when unknown); `vars` holds the variables assignments on their own set (`X=/; rm -rf $X`).
  */
 function checkLine(line: string, depth: i32, cwd: string, vars: Map<string, string>): string {
   if (isForkBomb(line)) return "fork bomb";
@@ -226,9 +253,9 @@ function handedOn(argv: string[]): string[] {
 function isRootOrHome(word: string, cwd: string): bool {
   const words = expandBraces(word);
   for (let i = 0; i < words.length; i++) {
-    if (rootPath(words[i], cwd)) return true;
+    if (rootPath(words[i], cwd) || (cwd.length > 0 && rootPath(words[i], ""))) return true;
     const fallback = parameterDefault(words[i]);
-    if (fallback !== null && rootPath(fallback, cwd)) return true;
+    if (fallback !== null && (rootPath(fallback, cwd) || (cwd.length > 0 && rootPath(fallback, "")))) return true;
   }
   return false;
 }
@@ -282,7 +309,10 @@ function isNameChar(c: i32): bool {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c == 0x5f;
 }
 
-/** True when `path` (from `cwd` if relative and known) resolves to `/`, `~`, above `~`, or only `..`. */
+/**
+ * True when `path` (from `cwd` if relative and known) resolves to `/`, `~`, a home directory
+ * (`/root`, `/home/NAME`, `/Users/NAME`), above `~`, or only `..`.
+ */
 function rootPath(path: string, cwd: string): bool {
   let p = homeAsTilde(path);
   if (!p.startsWith("/") && !p.startsWith("~") && cwd.length > 0) p = homeAsTilde(cwd) + "/" + p;
@@ -301,7 +331,10 @@ function rootPath(path: string, cwd: string): bool {
     if (segment == ".." && segments.length > 0 && segments[segments.length - 1] != "..") segments.pop();
     else if (segment != ".." || anchor != "/") segments.push(segment);
   }
-  if (anchor == "/") return segments.length == 0;
+  if (anchor == "/") {
+    return segments.length == 0 || (segments.length == 1 && segments[0] == "root") ||
+      (segments.length == 2 && HOME_PARENTS.includes(segments[0]));
+  }
   if (anchor.length > 0) return segments.length == 0 || segments[0] == "..";
   if (segments.length == 0) return false;
   for (let k = 0; k < segments.length; k++) if (segments[k] != "..") return false;

@@ -38,6 +38,8 @@ const CONFIG = {
     "/System",
     "/Library",
   ],
+  // Folders whose every subfolder is a user's home directory (`/home/alice`, `/Users/alice`).
+  homeParents: ["/home", "/Users"],
   diskDevice:
     /^\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper\/)/,
   downloaders: ["curl", "wget", "fetch", "aria2c"],
@@ -154,7 +156,7 @@ function innermostBrace(word) {
 
 /**
  * `path` made absolute where it can be (`$HOME` and `~` as `~`; relative to
- * `cwd` when a `cd` before it is known), `.` and `..` resolved, and cut at
+ * `cwd` when the working folder is known), `.` and `..` resolved, and cut at
  * its first segment with a glob character, since a glob stands for every
  * name in the folder before it: `/usr/..` is `/`, `/[a-z]*` is `/`.
  */
@@ -176,18 +178,26 @@ function resolvePath(path, cwd) {
 /**
  * True when `word` may name `/`, the home directory, a system directory
  * (`CONFIG.systemDirs`) or a folder above the working one (`..`, `../..`):
- * `/`, `/*`, `~`, `$HOME/`, `${HOME:?}`, `/etc`, `//usr/./`, `/usr/..`,
- * `/[a-z]*`, `{/,}`, `~/..`; and a relative word after a `cd` to one of them.
+ * `/`, `/*`, `~`, `$HOME/`, `${HOME:?}`, `/etc`, `/home/alice`, `//usr/./`,
+ * `/usr/..`, `/[a-z]*`, `{/,}`, `~/..`; and a relative word taken from the
+ * working folder `cwd` when it is known (`*` in `/`).
  */
 function isRootish(word, cwd = null) {
-  return expansions(word).some((candidate) => {
-    const { anchor, segments } = resolvePath(candidate, cwd);
-    if (anchor === "/") {
-      return segments.length === 0 || CONFIG.systemDirs.includes("/" + segments.join("/"));
-    }
-    if (anchor !== "") return segments.length === 0 || segments[0] === "..";
-    return segments.length > 0 && segments.every((s) => s === "..");
-  });
+  return expansions(word).some((candidate) =>
+    rootishPath(resolvePath(candidate, cwd)) ||
+    (cwd !== null && rootishPath(resolvePath(candidate, null)))
+  );
+}
+
+/** True when the resolved path `{ anchor, segments }` is root-ish (see isRootish). */
+function rootishPath({ anchor, segments }) {
+  if (anchor === "/") {
+    if (segments.length === 0) return true;
+    if (segments.length === 2 && CONFIG.homeParents.includes("/" + segments[0])) return true;
+    return CONFIG.systemDirs.includes("/" + segments.join("/"));
+  }
+  if (anchor !== "") return segments.length === 0 || segments[0] === "..";
+  return segments.length > 0 && segments.every((s) => s === "..");
 }
 
 function rmRoot({ argv, cwd }) {

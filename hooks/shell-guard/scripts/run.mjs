@@ -17,6 +17,8 @@ const MAX_DEPTH = 6;
  */
 const MAX_COMMAND_CHARS = 4096;
 const FIELDS = ["command", "cmd", "script"];
+/** The fields of `tool_input` a shell tool's own working folder may be in (Gemini CLI's `dir_path`). */
+const DIR_FIELDS = ["dir_path", "workdir", "directory", "cwd"];
 
 /** Quotes one argv word for the shell reader. */
 function quote(word) {
@@ -37,6 +39,30 @@ function commandTexts(input) {
     } else invalid("tool_input." + field + " must be a string or an array of strings");
   }
   return texts;
+}
+
+/**
+ * The folder the command starts in, or null when unknown: the tool's own
+ * (`tool_input.dir_path`, ...; a relative one from the event's), else the
+ * event's `work_dir` (the agent's working folder; Codex gives a call's
+ * `workdir` there). A relative path in the command is read from it, so that
+ * `rm -rf *` run in `/` or in a home directory is `rm -rf /` or `rm -rf ~`.
+ */
+function startDir(event) {
+  const base = typeof event.work_dir === "string" && event.work_dir.startsWith("/")
+    ? event.work_dir
+    : null;
+  const input = event.tool_input;
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return base;
+  for (const field of DIR_FIELDS) {
+    const value = input[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "string") invalid("tool_input." + field + " must be a string");
+    if (value === "") continue;
+    if (base === null || /^(?:\/|~)/.test(value)) return value;
+    return base + "/" + value;
+  }
+  return base;
 }
 
 /** Scripts a command hands to a shell: `sh -c TEXT`, `eval TEXT`, `bash <<EOF`. */
@@ -179,7 +205,8 @@ function nextVars(raw, argv, vars) {
 
 /**
  * The first rule `text` breaks, with the offending command, or null. `cwd`
- * is the working folder it starts in when a `cd` before it said (else null),
+ * is the working folder it starts in when known (the event's, or a `cd`
+ * before it said; else null),
  * `vars` the variables assignments before it set; a `cd` or an assignment on
  * its own in `text` changes them for the commands after.
  */
@@ -203,13 +230,15 @@ function inspect(text, depth, cwd = null, vars = new Map()) {
 }
 
 export default hookFunction("shell-guard", (event) => {
-  for (const text of commandTexts(event.tool_input)) {
+  const texts = commandTexts(event.tool_input);
+  const cwd = texts.length > 0 ? startDir(event) : null;
+  for (const text of texts) {
     if (text.length > MAX_COMMAND_CHARS) {
       return block(
         `shell-guard: command is ${text.length} characters, over the ${MAX_COMMAND_CHARS} this guard checks`,
       );
     }
-    const found = inspect(text, MAX_DEPTH);
+    const found = inspect(text, MAX_DEPTH, cwd);
     if (found) {
       return block(
         `shell-guard: blocked by rule "${found.rule.id}" (${found.rule.about}): ${found.evidence}`,

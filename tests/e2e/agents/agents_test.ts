@@ -276,3 +276,37 @@ Deno.test("codex: a shell left reading typed input is blocked, so write_stdin ha
     await Deno.remove(guarded, { recursive: true });
   }
 });
+
+Deno.test("codex: a call's own workdir is where its relative paths are read from", async () => {
+  // Codex hands hooks the command alone and a call's `workdir` as the payload's `cwd`: `find .
+  // -delete` run in `/` is `find / -delete`. This one deletes nothing if it runs (`.` itself is
+  // not named so; Codex refuses `rm -f` on its own); the marker shows whether it ran at all.
+  const driver = DRIVERS.find((d) => d.agent === "codex")!;
+  const dir = await project(driver);
+  try {
+    const marker = `${dir}/ran`;
+    const cmd = `find . -maxdepth 0 -name hookbox-e2e-absent -delete; touch ${marker}`;
+    const { seen, log } = await run(
+      driver,
+      dir,
+      (results) =>
+        results === 0
+          ? { tool: "exec_command", input: { cmd, workdir: "/" } }
+          : { text: "Finished." },
+    );
+    ok(!(await exists(marker)), `the command did not run\n${log.slice(-2000)}`);
+    match(seen, /shell-guard: blocked by rule \\?"find-delete-root\\?"/);
+    // The same command in the project's own folder runs.
+    const { log: projectLog } = await run(
+      driver,
+      dir,
+      (results) =>
+        results === 0
+          ? { tool: "exec_command", input: { cmd, workdir: dir } }
+          : { text: "Finished." },
+    );
+    ok(await exists(marker), `the command ran in the project\n${projectLog.slice(-2000)}`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
