@@ -21,13 +21,35 @@ const WRAPPERS = {
   exec: { valued: ["-a"], skip: 0 },
   busybox: { valued: [], skip: 0 },
   xargs: { valued: ["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a"], skip: 0 },
+  // zsh's precommand modifiers and `repeat N`.
+  noglob: { valued: [], skip: 0 },
+  nocorrect: { valued: [], skip: 0 },
+  "-": { valued: [], skip: 0 },
+  repeat: { valued: [], skip: 1 },
+  setsid: { valued: [], skip: 0 },
+  chroot: { valued: ["--userspec", "--groups"], skip: 1 },
+  unshare: { valued: ["-S", "-G", "--setuid", "--setgid", "-R", "-w"], skip: 0 },
+  runuser: { valued: ["-u", "-g", "-G", "--user", "--group"], skip: 0 },
 };
-const RESERVED = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "{", "}"]);
+const RESERVED = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "do",
+  "while",
+  "until",
+  "!",
+  "{",
+  "}",
+  "coproc",
+]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
-/** `/usr/bin/rm` -> `rm`. */
+/** `/usr/bin/rm` -> `rm`; zsh's `=rm` (the path of `rm`) -> `rm`. */
 function baseName(word) {
-  return word.slice(word.lastIndexOf("/") + 1);
+  const base = word.slice(word.lastIndexOf("/") + 1);
+  return base.startsWith("=") ? base.slice(1) : base;
 }
 
 /** Index of the first word after the wrapper at `start` and its options. */
@@ -45,7 +67,13 @@ function skipWrapper(argv, start, spec) {
 function effectiveArgv(argv) {
   let i = 0;
   for (;;) {
-    while (i < argv.length && (ASSIGNMENT.test(argv[i]) || RESERVED.has(argv[i]))) i++;
+    for (;;) {
+      if (i < argv.length && (ASSIGNMENT.test(argv[i]) || RESERVED.has(argv[i]))) {
+        // `coproc NAME { ... }` names the coprocess; `coproc cmd` runs cmd.
+        i += argv[i] === "coproc" && argv[i + 2] === "{" ? 2 : 1;
+      } else if (argv[i] === "function") i += 2; // `function NAME { ... }`: the body runs later
+      else break;
+    }
     if (i >= argv.length) return [];
     const spec = Object.prototype.hasOwnProperty.call(WRAPPERS, baseName(argv[i]))
       ? WRAPPERS[baseName(argv[i])]
@@ -80,4 +108,4 @@ function hasFlag(options, letters, long) {
   );
 }
 
-module.exports = { effectiveArgv, splitOptions, hasFlag };
+module.exports = { baseName, effectiveArgv, splitOptions, hasFlag };

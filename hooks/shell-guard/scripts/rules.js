@@ -162,6 +162,11 @@ function innermostBrace(word) {
  */
 function resolvePath(path, cwd) {
   let p = path.replace(/^(?:\$HOME|\$\{HOME(?:[:]?[-=?+][^}]*)?\})(?=\/|$)/, "~");
+  // `~+` is the working folder; `~-` (the last one) and `~N` (the directory stack) may be any.
+  if (/^~\+(?=\/|$)/.test(p)) p = (cwd ?? ".") + p.slice(2);
+  else if (/^~[-+]?\d*(?=\/|$)/.test(p) && p[1] !== "/" && p.length > 1) {
+    p = "/" + p.slice(/^~[-+]?\d*/.exec(p)[0].length);
+  }
   if (!p.startsWith("/") && !p.startsWith("~") && cwd !== null) p = cwd + "/" + p;
   const anchor = p.startsWith("/") ? "/" : (/^~[a-z_][a-z0-9_-]*|^~/.exec(p)?.[0] ?? "");
   const segments = [];

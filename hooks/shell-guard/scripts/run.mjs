@@ -7,7 +7,7 @@
  */
 import { block, hookFunction, invalid } from "hookbox:lib/hook_io.js";
 import { readShell } from "hookbox:lib/shell_words.js";
-import { effectiveArgv } from "./commands.js";
+import { baseName, effectiveArgv } from "./commands.js";
 import { CONFIG, RULES } from "./rules.js";
 
 const MAX_DEPTH = 6;
@@ -65,10 +65,125 @@ function startDir(event) {
   return base;
 }
 
-/** Scripts a command hands to a shell: `sh -c TEXT`, `eval TEXT`, `bash <<EOF`. */
+/** Commands that run a script given to them: the shells, and `.`/`source` in the running one. */
+const RUNNERS = CONFIG.shells.concat([".", "source"]);
+/** Commands whose `-c`/`--command` value a shell runs. */
+const COMMAND_OPTION = ["su", "runuser", "script", "flock", "sg"];
+/**
+ * The commands checked wherever they appear in a command's words (a wrapper this guard does not
+ * know runs them): those the `command` rules block only for what their arguments say, and those
+ * that run a script. Not names dangerous alone (`mkfs`, `reboot`), which `grep -r mkfs docs/`
+ * names as data.
+ */
+const RUN_NAMES = new Set(
+  ["rm", "find", "rsync", "dd", "tee", "chmod", "chown", "chgrp", "git", "eval", "trap", "alias"]
+    .concat(RUNNERS, COMMAND_OPTION, ["watch"]),
+);
+/** Most places in one command's words where another command is looked for. */
+const MAX_RUN_WORDS = 16;
+
+/** The value of option `-c`/`--command` in `args` (`-c V`, `-cV`, `--command=V`), or undefined. */
+function commandOption(args) {
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === "-c" || word === "--command") return args[i + 1];
+    if (word.startsWith("--command=")) return word.slice(10);
+    if (/^-[A-Za-z]*c/.test(word) && !word.startsWith("--")) {
+      const rest = word.slice(word.indexOf("c") + 1);
+      return rest !== "" ? rest : args[i + 1];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The script `env -S STRING` (`--split-string`) runs: env splits STRING into the command's
+ * words (the shell's quoting rules, near enough), followed by env's other arguments.
+ */
+function envSplit(raw) {
+  const at = raw.findIndex((w) => baseName(w) === "env");
+  if (at < 0) return null;
+  for (let i = at + 1; i < raw.length && raw[i].startsWith("-"); i++) {
+    let value;
+    let rest = i + 1;
+    if (raw[i] === "-S" || raw[i] === "--split-string") [value, rest] = [raw[i + 1], i + 2];
+    else if (raw[i].startsWith("--split-string=")) value = raw[i].slice(15);
+    else if (/^-[^-]*S/.test(raw[i])) value = raw[i].slice(raw[i].indexOf("S") + 1);
+    if (value !== undefined) return [value].concat(raw.slice(rest).map(quote)).join(" ");
+  }
+  return null;
+}
+
+/**
+ * What `argv` (echo, printf) prints, as scripts: its words joined by spaces, and for printf
+ * (whose format places its arguments) also one word a line.
+ */
+function printed(argv) {
+  if (argv[0] !== "echo" && argv[0] !== "printf") return [];
+  const words = argv.slice(1).filter((w) => !/^-[neE]+$/.test(w))
+    .map((w) => w.replace(/\\[ntr]/g, "\n"));
+  if (words.length === 0) return [];
+  const spaced = words.join(" ");
+  return argv[0] === "printf" && words.length > 1 ? [spaced, words.join("\n")] : [spaced];
+}
+
+/**
+ * Scripts a pipeline hands a shell (or `.`/`source`) as its input or as a file another command
+ * prints: `echo 'cmd' | bash`, `printf ... | . /dev/stdin`, `bash <(echo 'cmd')`.
+ */
+function fedScripts(commands, argvs) {
+  const scripts = [];
+  let last = -1;
+  for (let k = 0; k < argvs.length; k++) if (RUNNERS.includes(argvs[k][0])) last = k;
+  for (let j = 0; j < last; j++) {
+    scripts.push(...printed(argvs[j]));
+    for (const r of commands[j].redirects) {
+      if (/^<<[-<]?$/.test(r.op)) scripts.push(r.body || r.target);
+    }
+  }
+  for (let k = 0; k <= last; k++) {
+    if (!RUNNERS.includes(argvs[k][0])) continue;
+    const words = argvs[k].slice(1).concat(commands[k].redirects.map((r) => r.target));
+    for (const word of words) {
+      if (!word.startsWith("<(")) continue;
+      const inner = word.slice(2, word.endsWith(")") ? -1 : undefined);
+      for (const pipeline of readShell(inner, MAX_DEPTH).pipelines) {
+        for (const c of pipeline) scripts.push(...printed(effectiveArgv(c.argv)));
+      }
+    }
+  }
+  return scripts;
+}
+
+/**
+ * Scripts a command hands to a shell: `sh -c TEXT`, `eval TEXT`, `bash <<EOF`, `. /dev/stdin
+ * <<EOF`, `trap TEXT SIG`, `alias x=TEXT`, `su -c TEXT`.
+ */
 function innerScripts(argv, redirects) {
-  if (argv[0] === "eval") return [argv.slice(1).join(" ")];
-  if (!CONFIG.shells.includes(argv[0])) return [];
+  if (argv[0] === "eval") return [argv.slice(argv[1] === "--" ? 2 : 1).join(" ")];
+  if (argv[0] === "trap") {
+    const code = argv.slice(1).find((w, i) => w !== "--" && !(i === 0 && /^-[lp]$/.test(w)));
+    return code === undefined ? [] : [code];
+  }
+  if (argv[0] === "alias") {
+    return argv.slice(1).map((w) => /^[^=]+=([\s\S]*)$/.exec(w)?.[1]).filter((v) => v);
+  }
+  if (argv[0] === "watch") {
+    const words = [];
+    for (let i = 1; i < argv.length; i++) {
+      if (words.length === 0 && /^-/.test(argv[i])) {
+        if (/^(?:-n|--interval|-d|--differences)$/.test(argv[i]) && /^\d/.test(argv[i + 1] ?? "")) {
+          i++;
+        }
+      } else words.push(argv[i]);
+    }
+    return words.length > 0 ? [words.join(" ")] : [];
+  }
+  if (COMMAND_OPTION.includes(argv[0])) {
+    const script = commandOption(argv.slice(1));
+    return script === undefined ? [] : [script];
+  }
+  if (!RUNNERS.includes(argv[0])) return [];
   const scripts = redirects.filter((r) => /^<<[-<]?$/.test(r.op)).map((r) => r.body || r.target);
   for (let i = 1; i < argv.length && /^[-+]/.test(argv[i]); i++) {
     // An option cluster holding c (two tests: one regex for both backtracks
@@ -129,7 +244,39 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     }
     const scripts = innerScripts(command.argv, command.redirects);
     const data = dataScripts(raw[k]);
+    const split = envSplit(raw[k]);
+    if (split !== null) scripts.push(split);
     for (const script of data === null ? scripts : scripts.concat(data)) {
+      const found = inspect(script, depth - 1, cwd, vars);
+      if (found) return found;
+    }
+    const found = checkInnerCommands(command, depth, cwd, vars);
+    if (found) return found;
+  }
+  for (const script of fedScripts(commands, argvs)) {
+    const found = inspect(script, depth - 1, cwd, vars);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * The first rule broken by a command that `command`'s words run past its name, under a wrapper
+ * this guard does not know (`nsenter -t 1 rm -rf /`, `flock /tmp/l rm -rf ~`): each word naming a
+ * command a rule looks at starts a command of the words from there.
+ */
+function checkInnerCommands(command, depth, cwd, vars) {
+  let looked = 0;
+  for (let i = 1; i < command.argv.length; i++) {
+    if (!RUN_NAMES.has(baseName(command.argv[i]))) continue;
+    if (++looked > MAX_RUN_WORDS) {
+      return hit({ id: "too-deep", about: "too many commands in one to check" }, describe(command));
+    }
+    const inner = { argv: effectiveArgv(command.argv.slice(i)), redirects: [], cwd };
+    for (const rule of RULES) {
+      if (rule.command && rule.command(inner)) return hit(rule, describe(command));
+    }
+    for (const script of innerScripts(inner.argv, [])) {
       const found = inspect(script, depth - 1, cwd, vars);
       if (found) return found;
     }
