@@ -154,6 +154,21 @@ function innermostBrace(word) {
   return null;
 }
 
+/** The working folder: `$PWD`, `${PWD}`, `$(pwd)`, `` `pwd -P` ``. */
+const WORKING_FOLDER =
+  /^(?:\$PWD|\$\{PWD\}|\$\(\s*pwd(?:\s+-[LP])?\s*\)|`\s*pwd(?:\s+-[LP])?\s*`)(?=\/|$)/;
+/** The last working folder: `$OLDPWD`, `${OLDPWD}`. */
+const LAST_FOLDER = /^(?:\$OLDPWD|\$\{OLDPWD\})(?=\/|$)/;
+/**
+ * A path computed from another, which may be any folder, `/` included: a slice, pattern removal
+ * or indirection of a variable (`${HOME:0:1}`, `${HOME%/*}`, `${!NAME}`), or a command that prints
+ * a path it is given (`$(dirname ~)`, `$(echo /)`). A plain `$NAME` stays an unknown name.
+ */
+const COMPUTED_PATH = new RegExp(
+  "^(?:\\$\\{(?:![^}]*|[A-Za-z_][A-Za-z0-9_]*(?::(?![-=?+])|[#%/^,@])[^}]*)\\}" +
+    "|(?:\\$\\(|`)\\s*(?:dirname|realpath|readlink|echo|printf|cd)\\b[^)`]*[)`])(?=\\/|$)",
+);
+
 /**
  * `path` made absolute where it can be (`$HOME` and `~` as `~`; relative to
  * `cwd` when the working folder is known), `.` and `..` resolved, and cut at
@@ -162,7 +177,9 @@ function innermostBrace(word) {
  */
 function resolvePath(path, cwd) {
   let p = path.replace(/^(?:\$HOME|\$\{HOME(?:[:]?[-=?+][^}]*)?\})(?=\/|$)/, "~");
-  // `~+` is the working folder; `~-` (the last one) and `~N` (the directory stack) may be any.
+  // `~+`, `$PWD` and `$(pwd)` are the working folder; `~-` and `$OLDPWD` (the last one), `~N`
+  // (the directory stack) and a path computed from another may be any.
+  p = p.replace(WORKING_FOLDER, "~+").replace(LAST_FOLDER, "~-").replace(COMPUTED_PATH, "/");
   if (/^~\+(?=\/|$)/.test(p)) p = (cwd ?? ".") + p.slice(2);
   else if (/^~[-+]?\d*(?=\/|$)/.test(p) && p[1] !== "/" && p.length > 1) {
     p = "/" + p.slice(/^~[-+]?\d*/.exec(p)[0].length);
