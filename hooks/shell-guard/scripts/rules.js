@@ -42,6 +42,20 @@ const CONFIG = {
   homeParents: ["/home", "/Users"],
   diskDevice:
     /^\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper\/)/,
+  // Commands that erase or partition a disk device given to them (rule "disk-write"); editors
+  // that only list with -l/print; copiers whose last operand is the destination.
+  diskWriters: [
+    "shred",
+    "wipefs",
+    "blkdiscard",
+    "truncate",
+    "mkswap",
+    "sgdisk",
+    "sfdisk",
+    "badblocks",
+  ],
+  diskEditors: ["fdisk", "gdisk", "cfdisk", "parted"],
+  copiers: ["cp", "mv", "install", "pv"],
   downloaders: ["curl", "wget", "fetch", "aria2c"],
   shells: SHELLS,
   interpreters: ["python", "python3", "perl", "ruby", "node", "php"],
@@ -318,17 +332,66 @@ function chownRoot({ argv, cwd }) {
   return hasFlag(options, "R", "--recursive") && operands.slice(1).some((o) => isRootish(o, cwd));
 }
 
+/**
+ * Writes onto a disk device: a redirect or `tee` to one, a command that erases or partitions
+ * what it is given (`shred`, `wipefs`, `blkdiscard`, ... `fdisk` and `parted` unless they only
+ * list), or a copy whose destination is one (`cp /dev/zero /dev/sda`).
+ */
 function writesDisk({ argv, redirects }) {
   const writes = redirects.some((r) => r.op !== "<" && CONFIG.diskDevice.test(r.target));
-  const tee = argv[0] === "tee" && argv.slice(1).some((a) => CONFIG.diskDevice.test(a));
-  return writes || tee;
+  const [name, ...args] = argv;
+  const onDisk = args.some((a) => CONFIG.diskDevice.test(a.replace(/^--?[a-z-]+=/, "")));
+  if (writes || (onDisk && (name === "tee" || CONFIG.diskWriters.includes(name)))) return true;
+  if (onDisk && CONFIG.diskEditors.includes(name)) {
+    return !args.some((a) => /^(?:-l|--list|-s|--show|print|-p)$/.test(a));
+  }
+  const { operands } = splitOptions(args);
+  return CONFIG.copiers.includes(name) && operands.length > 1 &&
+    CONFIG.diskDevice.test(operands[operands.length - 1]);
 }
 
-function powerOff({ argv }) {
+/**
+ * Shuts down or reboots the machine, or ends every process: power commands, `init 0`,
+ * `systemctl poweroff` or `isolate rescue.target`, `kill -9 -1` and `kill 1` (init), a write to
+ * `/proc/sysrq-trigger`.
+ */
+function powerOff({ argv, redirects }) {
   const [name, ...args] = argv;
   if (CONFIG.powerCommands.includes(name)) return true;
   if (name === "init" || name === "telinit") return args.includes("0") || args.includes("6");
-  return name === "systemctl" && args.some((a) => CONFIG.powerVerbs.includes(a));
+  if (name === "systemctl") {
+    return args.some((a) =>
+      CONFIG.powerVerbs.includes(a) ||
+      /^(?:rescue|emergency|poweroff|reboot|halt|kexec)(?:\.target)?$/.test(a)
+    );
+  }
+  if (name === "kill") {
+    // The first word is the signal when it is an option (`-9`, `-KILL`, `-s KILL`; `-1` is HUP
+    // there); the process ids follow: 1 is init, -1 every process.
+    let i = 0;
+    if (/^-[sn]$/.test(args[0] ?? "")) i = 2;
+    else if (/^-./.test(args[0] ?? "") && args[0] !== "--") i = 1;
+    return args.slice(i).some((a) => a === "1" || a === "-1");
+  }
+  const sysrq = (w) => /^\/proc\/sysrq-trigger$/.test(w);
+  return redirects.some((r) => r.op !== "<" && sysrq(r.target)) ||
+    (name === "tee" && args.some(sysrq));
+}
+
+/**
+ * `mv` (or `rsync --remove-source-files`) taking a root-ish folder away: `mv ~ /tmp/x`,
+ * `mv /etc /etc.old`.
+ */
+function moveRoot({ argv, cwd }) {
+  const { options, operands } = splitOptions(argv.slice(1));
+  if (argv[0] === "rsync") {
+    return options.includes("--remove-source-files") &&
+      operands.slice(0, -1).some((o) => isRootish(o, cwd));
+  }
+  if (argv[0] !== "mv") return false;
+  const target = options.find((o) => /^(?:-t|--target-directory)/.test(o));
+  const sources = target === undefined ? operands.slice(0, -1) : operands;
+  return sources.some((o) => isRootish(o, cwd));
 }
 
 function pushTarget(refspec) {
@@ -345,8 +408,11 @@ function forcePush({ argv }) {
   const force = hasFlag(options, "f", "--force") ||
     options.some((o) => /^--force-(with-lease|if-includes)/.test(o));
   if (force && (options.includes("--all") || options.includes("--mirror"))) return true;
+  // `--delete main`, `-d main` and `:main` delete the branch on the remote.
+  const deletes = hasFlag(options, "d", "--delete");
   return operands.slice(1).some((spec) =>
-    (force || spec.startsWith("+")) && CONFIG.protectedBranches.includes(pushTarget(spec))
+    (force || deletes || spec.startsWith("+") || spec.startsWith(":")) &&
+    CONFIG.protectedBranches.includes(pushTarget(spec))
   );
 }
 
@@ -579,8 +645,14 @@ const RULES = [
     session: typedSession,
   },
   {
+    id: "move-root",
+    about: "moves /, a system directory or the home directory away",
+    command: moveRoot,
+  },
+  {
     id: "force-push-protected",
-    about: "force push to a protected branch (" + CONFIG.protectedBranches.join(", ") + ")",
+    about: "force push to or delete a protected branch (" + CONFIG.protectedBranches.join(", ") +
+      ")",
     command: forcePush,
   },
 ].filter((rule) => !CONFIG.disabled.includes(rule.id));
