@@ -338,16 +338,16 @@ function chownRoot({ argv, cwd }) {
  * list), or a copy whose destination is one (`cp /dev/zero /dev/sda`).
  */
 function writesDisk({ argv, redirects }) {
-  const writes = redirects.some((r) => r.op !== "<" && CONFIG.diskDevice.test(r.target));
+  if (redirects.some((r) => r.op !== "<" && CONFIG.diskDevice.test(r.target))) return true;
   const [name, ...args] = argv;
-  const onDisk = args.some((a) => CONFIG.diskDevice.test(a.replace(/^--?[a-z-]+=/, "")));
-  if (writes || (onDisk && (name === "tee" || CONFIG.diskWriters.includes(name)))) return true;
-  if (onDisk && CONFIG.diskEditors.includes(name)) {
-    return !args.some((a) => /^(?:-l|--list|-s|--show|print|-p)$/.test(a));
+  if (CONFIG.copiers.includes(name)) {
+    const { operands } = splitOptions(args);
+    return operands.length > 1 && CONFIG.diskDevice.test(operands[operands.length - 1]);
   }
-  const { operands } = splitOptions(args);
-  return CONFIG.copiers.includes(name) && operands.length > 1 &&
-    CONFIG.diskDevice.test(operands[operands.length - 1]);
+  const writer = name === "tee" || CONFIG.diskWriters.includes(name);
+  if (!writer && !CONFIG.diskEditors.includes(name)) return false;
+  if (!args.some((a) => CONFIG.diskDevice.test(a.replace(/^--?[a-z-]+=/, "")))) return false;
+  return writer || !args.some((a) => /^(?:-l|--list|-s|--show|print|-p)$/.test(a));
 }
 
 /**
