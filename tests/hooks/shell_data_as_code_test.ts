@@ -8,8 +8,7 @@
  * inside: blocked.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { createExecutor } from "../../packages/hookbox/deno.ts";
-import { ROOT, tempDir } from "../_helpers.ts";
+import { runsInShell, shellGuard } from "./_real_shell.ts";
 
 /** Each form and the shell that runs it, `CMD` standing for the command hidden in the data. */
 const FORMS: [string, string][] = [
@@ -34,26 +33,9 @@ const FORMS: [string, string][] = [
 
 Deno.test("bash and zsh run the command hidden in each form of data-as-code", async () => {
   for (const [shell, form] of FORMS) {
-    const dir = await tempDir("hookbox-data-code-");
-    try {
-      // A file for the globs to match.
-      await Deno.writeTextFile(`${dir}/file`, "");
-      await new Deno.Command(shell, {
-        args: ["-c", form.replaceAll("CMD", "touch ran")],
-        cwd: dir,
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      ok(await Deno.stat(`${dir}/ran`).then(() => true, () => false), `${shell} ran it: ${form}`);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    ok(await runsInShell(shell, form), `${shell} ran it: ${form}`);
   }
 });
-
-/** An executor with the built-in shell-guard alone. */
-const shellGuard = () =>
-  createExecutor({ platformDirs: [`${ROOT}/hooks/shell-guard`], userDir: null, projectDir: null });
 
 Deno.test("shell-guard blocks rm -rf ~ hidden in data a shell turns into code", async () => {
   const executor = shellGuard();

@@ -9,8 +9,7 @@
  * same forms running harmless commands stay allowed.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { createExecutor } from "../../packages/hookbox/deno.ts";
-import { ROOT, tempDir } from "../_helpers.ts";
+import { runsInShell, shellGuard } from "./_real_shell.ts";
 
 /** Each form and the shell that runs it, `CMD` standing for the command it runs. */
 const FORMS: [string, string][] = [
@@ -40,25 +39,9 @@ const FORMS: [string, string][] = [
 
 Deno.test("bash and zsh run the command in each form", async () => {
   for (const [shell, form] of FORMS) {
-    const dir = await tempDir("hookbox-runners-");
-    try {
-      await new Deno.Command(shell, {
-        args: ["-c", form.replaceAll("CMD", "touch ran")],
-        cwd: dir,
-        stdin: "null",
-        stdout: "null",
-        stderr: "null",
-      }).output();
-      ok(await Deno.stat(`${dir}/ran`).then(() => true, () => false), `${shell} ran it: ${form}`);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    ok(await runsInShell(shell, form), `${shell} ran it: ${form}`);
   }
 });
-
-/** An executor with the built-in shell-guard alone. */
-const shellGuard = () =>
-  createExecutor({ platformDirs: [`${ROOT}/hooks/shell-guard`], userDir: null, projectDir: null });
 
 const call = (command: string) => ({
   event_type: "pre-tool-call" as const,
