@@ -10,7 +10,7 @@
  */
 import { HookboxError } from "../core/errors.ts";
 import { concatBytes } from "../core/bytes.ts";
-import { boundedCommand, canBoundCommands } from "../host-deno/outlive.ts";
+import { boundedCommand, canBoundCommands, endedAtCpuLimit } from "../host-deno/outlive.ts";
 
 /** Exact apt command printed when the C toolchain is missing. */
 export const APT_HINT = "apt-get install -y clang lld wasi-libc libclang-rt-14-dev-wasm32";
@@ -49,12 +49,20 @@ export interface CommandOutput {
   stderr: string;
   /** The process was killed at `timeoutMs`. */
   timedOut?: boolean;
+  /** The process ended at `cpuMs` of CPU time. */
+  cpuLimited?: boolean;
 }
 
 /** Bounds on a subprocess. */
 export interface CommandLimits {
   /** Kill the process after this long. @default no limit */
   timeoutMs?: number;
+  /**
+   * End the process once it has used this much CPU time (whole seconds,
+   * rounded up; only with `timeoutMs`, where commands can be wrapped).
+   * @default no limit
+   */
+  cpuMs?: number;
   /** Keep at most this many bytes of stdout and of stderr (the rest is read and dropped). @default no limit */
   maxOutput?: number;
 }
@@ -100,7 +108,7 @@ export async function runCommand(
   // With a time limit, nothing runs past it even if this process is killed first.
   const wrapped = limits.timeoutMs !== undefined && canBoundCommands();
   const [program, programArgs] = wrapped
-    ? boundedCommand(cmd, args, limits.timeoutMs!)
+    ? boundedCommand(cmd, args, limits.timeoutMs!, limits.cpuMs)
     : [cmd, args];
   const child = new Deno.Command(program, {
     args: programArgs,
@@ -135,6 +143,9 @@ export async function runCommand(
       stdout,
       stderr: new TextDecoder().decode(stderr),
       ...(timedOut ? { timedOut } : {}),
+      ...(!timedOut && wrapped && limits.cpuMs !== undefined && endedAtCpuLimit(status)
+        ? { cpuLimited: true }
+        : {}),
     };
   } finally {
     clearTimeout(timer);

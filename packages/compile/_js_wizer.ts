@@ -12,12 +12,22 @@ import { BUILD_BUDGET_MS, buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build
 import { ENGINE_SRC } from "./_js_engine.ts";
 
 /**
- * How long building one plugin may take (a real hook's takes well under a
- * second). A function-style hook's top level runs here, at build time: a
- * hostile one must not hold the compiler, the service uploading it, or an
- * agent's hook call (Copilot ends one after 30 s, and lets its tool run).
+ * CPU time building one plugin may take (a real hook's takes 1–2 s: Wizer
+ * compiles the engine on all cores). A function-style hook's top level runs
+ * here, at build time: a hostile one must not hold the compiler, the service
+ * uploading it, or an agent's hook call (Copilot ends one after 30 s, and lets
+ * its tool run). CPU time, not time on the clock: a build that fails at it
+ * fails the same way on a busy machine, so the failure is recorded
+ * (`compileJsHook`), and a sound hook is never failed for the machine's load.
  */
-export const SNAPSHOT_TIMEOUT_MS = 10_000;
+export const SNAPSHOT_CPU_MS = 10_000;
+
+/**
+ * Time on the clock a build may take at most, whatever its CPU time: only a
+ * machine busy for minutes reaches it, and a build stopped at it is not
+ * recorded as failed (a later call builds it again).
+ */
+export const SNAPSHOT_WALL_MS = 120_000;
 
 /** Output kept from Wizer (a hook's top level may print). */
 const MAX_BUILD_OUTPUT = 64 * 1024;
@@ -26,9 +36,10 @@ const MAX_BUILD_OUTPUT = 64 * 1024;
 export async function snapshotEngine(
   enginePath: string,
   bundle: string,
-  timeoutMs = SNAPSHOT_TIMEOUT_MS,
+  cpuMs = SNAPSHOT_CPU_MS,
 ): Promise<Uint8Array> {
-  const limit = Math.min(timeoutMs, buildTime.left());
+  const wallMs = Math.max(SNAPSHOT_WALL_MS, 4 * cpuMs);
+  const limit = Math.min(wallMs, buildTime.left());
   if (limit < 100) throw outOfBudget();
   // Named for hookbox's sweep of what killed builds leave (host-deno/cache_trim.ts).
   const out = await Deno.makeTempFile({ prefix: "hookbox-build-", suffix: ".wasm" });
@@ -47,20 +58,24 @@ export async function snapshotEngine(
         `hookbox=${ENGINE_SRC}/interrupt_stub.wat`,
       ],
       new TextEncoder().encode(bundle),
-      { timeoutMs: limit, maxOutput: MAX_BUILD_OUTPUT },
+      { timeoutMs: limit, cpuMs, maxOutput: MAX_BUILD_OUTPUT },
     );
-    if (result.timedOut && limit < timeoutMs) {
+    if (result.cpuLimited) {
       throw new HookboxError(
         "COMPILE_FAILED",
-        `not built: this process's ${BUILD_BUDGET_MS} ms of building ran out; a later call builds it`,
-        { cause: OUT_OF_BUDGET },
+        `the hook did not finish building in ${cpuMs} ms of CPU time (a function-style hook's ` +
+          "top level runs when it is built)",
       );
     }
     if (result.timedOut) {
-      throw new HookboxError(
-        "COMPILE_FAILED",
-        `the hook did not finish building in ${timeoutMs} ms (a function-style hook's top level runs when it is built)`,
-      );
+      // The clock, not the hook's CPU: the machine's load or this process's budget. Not
+      // recorded, so a later call builds it again.
+      const why = limit < wallMs
+        ? `this process's ${BUILD_BUDGET_MS} ms of building ran out`
+        : `the build took over ${wallMs} ms on the clock (the machine is busy)`;
+      throw new HookboxError("COMPILE_FAILED", `not built: ${why}; a later call builds it`, {
+        cause: OUT_OF_BUDGET,
+      });
     }
     if (result.code !== 0) {
       const reason = result.stderr.split("\nError:")[0]?.trim() || result.stderr.trim();

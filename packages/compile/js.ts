@@ -30,8 +30,13 @@ export interface CompileJsOptions {
    * @default [the hook folder (parent of `scripts/`), hookbox's `plugins/` directory]
    */
   allowedRoots?: string[];
-  /** Time the snapshot build may take (a function-style hook's top level runs in it). @default 10000 */
-  buildTimeoutMs?: number;
+  /**
+   * CPU time the snapshot build may take, ms, in whole seconds (a
+   * function-style hook's top level runs in it; Wizer's compile of the engine
+   * counts, 1–2 s). A build stopped at it is recorded as failed until its
+   * sources change. @default 10000
+   */
+  buildCpuMs?: number;
   /** Time bundling the sources may take before esbuild is stopped. @default 60000 */
   bundleTimeoutMs?: number;
 }
@@ -89,7 +94,7 @@ export function compileJsHook(
   const key = JSON.stringify([
     options.cacheDir,
     entryPath,
-    options.buildTimeoutMs ?? null,
+    options.buildCpuMs ?? null,
     options.bundleTimeoutMs ?? null,
   ]);
   let building = inFlight.get(key);
@@ -139,7 +144,7 @@ async function compileOnce(
     let snapshot: Uint8Array;
     const snapshotStarted = performance.now();
     try {
-      snapshot = await snapshotEngine(built.path, bundle, options.buildTimeoutMs);
+      snapshot = await snapshotEngine(built.path, bundle, options.buildCpuMs);
     } catch (err) {
       // The same bundle fails the same way: recorded, so no later call builds it again.
       if (err instanceof HookboxError && err.cause !== OUT_OF_BUDGET) {
