@@ -314,6 +314,22 @@ Deno.test("shell-guard reads brace expressions within its fuel and blocks past t
   await executor.close();
 });
 
+Deno.test("shell-guard looks at a word once however many commands inside its command name it", async () => {
+  // Each `rm -rf` past a command's name starts a command checked too (a wrapper the guard does not
+  // know may run it), and each looked at every later word again: 4 KB of brace-expression
+  // operands behind 15 of them ran the guard out of its 10 billion fuel (a failure, blocked closed,
+  // after ~10 s of CPU).
+  const executor = guard("shell-guard");
+  const group = "rm -rf " + `${"{a,b}".repeat(8)} `.repeat(12);
+  const command = ("rm -rf " + group.repeat(15)).slice(0, 4080);
+  const within = await executor.dispatch(shell(command));
+  assertEquals([within.decision, within.hooks[0]?.outcome], ["allow", "ok"], within.reason ?? "");
+  const rooted = await executor.dispatch(shell(`${command} /`));
+  assertEquals([rooted.decision, rooted.hooks[0]?.outcome], ["block", "block"]);
+  match(rooted.reason ?? "", /blocked by rule "rm-root"/);
+  await executor.close();
+});
+
 Deno.test("injection-marker reads a large mixed-script page as it reads, within its fuel", async () => {
   // Cyrillic look-alikes inside English words, 750 KB of them, then an instruction written the
   // same way: the patterns saw no instruction, so the page went unmarked.

@@ -58,7 +58,6 @@ const CONFIG = {
   copiers: ["cp", "mv", "install", "pv"],
   downloaders: ["curl", "wget", "fetch", "aria2c"],
   shells: SHELLS,
-  interpreters: ["python", "python3", "perl", "ruby", "node", "php"],
   // What each shell or interpreter needs to know to tell whether it reads its commands from its
   // input (rule "typed-session"): options whose next word is their value, options that give it
   // its program, options that make it read its input anyway, options that only print and exit.
@@ -219,10 +218,67 @@ function resolvePath(path, cwd) {
  * working folder `cwd` when it is known (`*` in `/`).
  */
 function isRootish(word, cwd = null) {
+  return remembered(ROOTISH, word, cwd, rootishWord);
+}
+
+/**
+ * Answers of isRootish and isSystemPath by working folder and word: a command's words are looked
+ * at again for each command started inside it (checkInnerCommands in run.mjs), and resolving one
+ * costs the guard ~0.2M fuel, so 4,096 characters of `rm -r a rm -r a ...` took 6G unremembered.
+ */
+const ROOTISH = new Map();
+const SYSTEM = new Map();
+/** Answers remembered per kind; past it they are forgotten and looked up anew. */
+const MAX_REMEMBERED = 4096;
+
+function remembered(answers, word, cwd, look) {
+  const key = (cwd === null ? "\u0001" : cwd) + "\0" + word;
+  let answer = answers.get(key);
+  if (answer === undefined) {
+    if (answers.size >= MAX_REMEMBERED) answers.clear();
+    answer = look(word, cwd);
+    answers.set(key, answer);
+  }
+  return answer;
+}
+
+function rootishWord(word, cwd) {
+  const listed = LISTED_PATHS.exec(word);
+  if (listed !== null) {
+    // `$(find / -maxdepth 0)`, `$(ls -d ~)`: the paths the command prints (see handedOn).
+    const argv = [listed[1]].concat(listed[2].replace(/["']/g, "").split(/\s+/).filter((w) => w));
+    const rest = word.slice(listed[0].length);
+    return handedOn(argv).some((path) => isRootish(path + rest, cwd));
+  }
   return expansions(word).some((candidate) =>
     rootishPath(resolvePath(candidate, cwd)) ||
     (cwd !== null && rootishPath(resolvePath(candidate, null)))
   );
+}
+
+/** A command substitution of `find` or `ls`, whose output is paths it was given or found. */
+const LISTED_PATHS = /^(?:\$\(|`)\s*(find|ls)\b([^()`$<>|;&]*)[)`](?=\/|$)/;
+
+/**
+ * True when `word` may name `/`, a system directory or a folder above the working one: a
+ * root-ish path (isRootish) other than a home directory (`~`, `/home/alice`).
+ */
+function isSystemPath(word, cwd = null) {
+  return remembered(SYSTEM, word, cwd, systemWord);
+}
+
+function systemWord(word, cwd) {
+  return expansions(word).some((candidate) =>
+    systemPath(resolvePath(candidate, cwd)) ||
+    (cwd !== null && systemPath(resolvePath(candidate, null)))
+  );
+}
+
+function systemPath(path) {
+  const { anchor, segments } = path;
+  const home = (anchor.startsWith("~") && segments.length === 0) ||
+    (anchor === "/" && segments.length === 2 && CONFIG.homeParents.includes("/" + segments[0]));
+  return !home && rootishPath(path);
 }
 
 /** True when the resolved path `{ anchor, segments }` is root-ish (see isRootish). */
@@ -319,11 +375,24 @@ function worldWritable(mode) {
   });
 }
 
+/**
+ * `chmod` making a root-ish path world-writable; a recursive `chmod`, `chattr` or `setfacl` of
+ * `/` or a system directory, whatever the mode (`chmod -R 755 /` takes set-user-id from `sudo`,
+ * `chattr -R +i /etc` freezes it); a home directory's own modes are its user's to set.
+ */
 function chmodRoot({ argv, cwd }) {
-  if (argv[0] !== "chmod") return false;
-  const { operands } = splitOptions(argv.slice(1));
-  return operands.length > 1 && worldWritable(operands[0]) &&
-    operands.slice(1).some((o) => isRootish(o, cwd));
+  const [name, ...args] = argv;
+  if (name === "chattr" || name === "setfacl") {
+    // Their attributes start with + - = too (`chattr -R -i /`): any other word may be a path.
+    const recursive = args.some((a) => /^-[A-Za-z]*R/.test(a) || a === "--recursive");
+    return recursive && args.some((a) => !/^[-+=]/.test(a) && isSystemPath(a, cwd));
+  }
+  if (name !== "chmod") return false;
+  const { options, operands } = splitOptions(args);
+  if (operands.length < 2) return false;
+  const paths = operands.slice(1);
+  return (worldWritable(operands[0]) && paths.some((o) => isRootish(o, cwd))) ||
+    (hasFlag(options, "R", "--recursive") && paths.some((o) => isSystemPath(o, cwd)));
 }
 
 function chownRoot({ argv, cwd }) {
@@ -373,9 +442,88 @@ function powerOff({ argv, redirects }) {
     else if (/^-./.test(args[0] ?? "") && args[0] !== "--") i = 1;
     return args.slice(i).some((a) => a === "1" || a === "-1");
   }
+  if (name === "killall5") return true;
+  if (name === "pkill" || name === "killall") return killsEveryProcess(name, args);
   const sysrq = (w) => /^\/proc\/sysrq-trigger$/.test(w);
   return redirects.some((r) => r.op !== "<" && sysrq(r.target)) ||
     (name === "tee" && args.some(sysrq));
+}
+
+/** Options of `pkill` and `killall` whose next word is their value. */
+const KILL_VALUED = new Set([
+  "-s",
+  "--signal",
+  "-u",
+  "--euid",
+  "-U",
+  "--uid",
+  "--user",
+  "-g",
+  "--pgroup",
+  "-G",
+  "--group",
+  "-P",
+  "--parent",
+  "-t",
+  "--terminal",
+  "--session",
+  "-F",
+  "--pidfile",
+  "--ns",
+  "--nslist",
+  "-o",
+  "--older-than",
+  "-y",
+  "--younger-than",
+  "-O",
+  "--older",
+  "-n",
+  "--newer",
+]);
+/** Names no ordinary pattern matches all of. */
+const SAMPLE_NAMES = ["systemd", "sshd", "bash", "x", "1"];
+
+/**
+ * `pkill` or `killall` ending every process it may signal: a pattern that matches every name
+ * (`pkill -f .`, `killall -r .*`), or none with only root's processes chosen (`pkill -u root`,
+ * `killall -u 0`); other choices (`-P PID`, `-u alice`, `-t pts/1`) stay allowed.
+ */
+function killsEveryProcess(name, args) {
+  const users = [];
+  let others = false;
+  let regex = name === "pkill";
+  const patterns = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === "--") {
+      patterns.push(...args.slice(i + 1));
+      break;
+    }
+    const long = /^(--[a-z-]+)=(.*)$/.exec(word);
+    const option = long !== null ? long[1] : word;
+    if (KILL_VALUED.has(option) || (long === null && /^-[uUgGPtFsOn]./.test(word))) {
+      const value = long !== null
+        ? long[2]
+        : KILL_VALUED.has(word)
+        ? args[++i] ?? ""
+        : word.slice(2);
+      if (/^(?:-u|--euid|-U|--uid|--user)$/.test(option) || /^-[uU]./.test(word)) {
+        users.push(...value.split(","));
+      } else if (!/^(?:-s|--signal)$/.test(option) && !/^-s./.test(word)) others = true;
+    } else if (word === "-r" || word === "--regexp") regex = true;
+    else if (!word.startsWith("-")) patterns.push(word);
+  }
+  if (others || users.some((u) => u !== "root" && u !== "0")) return false;
+  if (patterns.length === 0) return users.length > 0;
+  // Each pattern tried once (a command may repeat one hundreds of times).
+  return regex && [...new Set(patterns)].some((pattern) => {
+    try {
+      const re = new RegExp(pattern);
+      return SAMPLE_NAMES.every((sample) => re.test(sample));
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**
@@ -407,7 +555,10 @@ function forcePush({ argv }) {
   const { options, operands } = splitOptions(argv.slice(i + 1));
   const force = hasFlag(options, "f", "--force") ||
     options.some((o) => /^--force-(with-lease|if-includes)/.test(o));
-  if (force && (options.includes("--all") || options.includes("--mirror"))) return true;
+  if (force && options.includes("--all")) return true;
+  // `--mirror` force-updates and deletes every branch on the remote, `--prune` deletes those it
+  // does not have here.
+  if (options.includes("--mirror") || options.includes("--prune")) return true;
   // `--delete main`, `-d main` and `:main` delete the branch on the remote.
   const deletes = hasFlag(options, "d", "--delete");
   return operands.slice(1).some((spec) =>
@@ -466,6 +617,11 @@ function readsItsInput(argv) {
     if (given(word, session.input)) input = true;
     if (given(word, ["-s"])) fromInput = true;
     if (given(word, session.program)) {
+      // A command word whose script is `-` (`deno run -`) reads it from the input.
+      if (!word.startsWith("-") && argv[i + 1] === "-") {
+        input = true;
+        break;
+      }
       program = true;
       i++;
       continue;
@@ -522,17 +678,60 @@ function typedSession(argvs, commands) {
   return false;
 }
 
-function pipeToShell(argvs) {
-  const from = argvs.findIndex((argv) => CONFIG.downloaders.includes(argv[0]));
-  const runners = CONFIG.shells.concat(CONFIG.interpreters);
-  return from !== -1 && argvs.slice(from + 1).some((argv) => runners.includes(argv[0]));
+/** An interpreter other than the shells: a program of CONFIG.sessions (`python3`, `node`, ...). */
+function isInterpreter(name) {
+  const session = sessionOf(name);
+  return session !== null && session !== CONFIG.sessions.shell;
 }
 
-function runsDownload({ argv }) {
-  const runner = CONFIG.shells.includes(argv[0]) || ["eval", "source", "."].includes(argv[0]);
-  const fetched = new RegExp("^(?:<\\(|\\$\\(|`)\\s*(?:" + CONFIG.downloaders.join("|") + ")\\b");
-  return runner && argv.slice(1).some((a) => fetched.test(a));
+/**
+ * An interpreter's word that may take its code from what is piped into it: its input named
+ * (`-`, `/dev/stdin`), a substitution (`-c "$(cat)"`), or code that runs text (`exec(...)`).
+ */
+const CODE_FROM_INPUT =
+  /^-$|^\/dev\/(?:stdin|fd\/0)$|^\/proc\/self\/fd\/0$|\$\(|`|<\(|\b(?:exec|eval|system|popen|spawn|Function|subprocess|child_process)\b/;
+
+/**
+ * A download piped into a shell (`curl ... | sh`, whatever its options), or into an interpreter
+ * that runs its input as code (`| python3`, `| python3 -`, `| deno run -`, `| node -e
+ * "eval(...)"`); an interpreter given its program reads the download as data (`curl ... |
+ * python3 -m json.tool`).
+ */
+function pipeToShell(argvs) {
+  const from = argvs.findIndex((argv) => CONFIG.downloaders.includes(argv[0]));
+  return from !== -1 && argvs.slice(from + 1).some((argv) =>
+    CONFIG.shells.includes(argv[0]) ||
+    (isInterpreter(argv[0]) &&
+      (readsItsInput(argv) || argv.slice(1).some((w) => CODE_FROM_INPUT.test(w))))
+  );
 }
+
+/** A download's output as a word: `$(curl ...)`, `` `wget ...` ``, `<(curl ...)`. */
+const DOWNLOADED = new RegExp(
+  "(?:<\\(|\\$\\(|`)\\s*(?:" + CONFIG.downloaders.join("|") + ")\\b",
+);
+
+/**
+ * A shell, `eval`/`.` or an interpreter running a download: as its script or code (`bash -c
+ * "$(curl ...)"`, `python3 <(curl ...)`, `node -e "$(wget -O- ...)"`) or as its input (`bash <
+ * <(curl ...)`, `bash <<< "$(curl ...)"`). A shell's word must start with it (`bash -c "echo
+ * $(curl ...)"` prints it); an interpreter's code may hold it anywhere.
+ */
+function runsDownload({ argv, redirects }) {
+  const interpreter = isInterpreter(argv[0]);
+  if (!interpreter && !RUNNERS.includes(argv[0])) return false;
+  const input = redirects.some((r) =>
+    (r.fd === undefined || r.fd === 0) && (r.op === "<" || r.op === "<<<") &&
+    DOWNLOADED.test(r.target)
+  );
+  return input || argv.slice(1).some((word) => {
+    const at = word.search(DOWNLOADED);
+    return at === 0 || (at > 0 && interpreter);
+  });
+}
+
+/** Commands that run a script: the shells, `eval`, and `.`/`source` in the running one. */
+const RUNNERS = CONFIG.shells.concat(["eval", "source", "."]);
 
 // A function that runs itself twice in the background: `NAME(){ NAME|NAME& }`,
 // or `function NAME { ... }`. Bash takes almost any word as a function's
@@ -618,7 +817,8 @@ const RULES = [
   { id: "disk-write", about: "writes onto a raw disk device", command: writesDisk },
   {
     id: "chmod-root",
-    about: "makes /, a system directory or the home directory world-writable",
+    about:
+      "changes the permissions of / or a system directory, or makes the home directory world-writable",
     command: chmodRoot,
   },
   {
@@ -632,7 +832,11 @@ const RULES = [
     pipeline: pipeToShell,
     command: runsDownload,
   },
-  { id: "shutdown", about: "shuts down or reboots the machine", command: powerOff },
+  {
+    id: "shutdown",
+    about: "shuts down or reboots the machine, or ends every process",
+    command: powerOff,
+  },
   {
     id: "eval-data",
     about: "expands a variable's value as code (bash's ${NAME@P}), which the guard cannot read",
@@ -651,7 +855,8 @@ const RULES = [
   },
   {
     id: "force-push-protected",
-    about: "force push to or delete a protected branch (" + CONFIG.protectedBranches.join(", ") +
+    about: "force push to, delete or mirror over a protected branch (" +
+      CONFIG.protectedBranches.join(", ") +
       ")",
     command: forcePush,
   },

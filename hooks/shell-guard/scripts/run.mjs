@@ -77,7 +77,8 @@ const COMMAND_OPTION = ["su", "runuser", "script", "flock", "sg"];
  */
 const RUN_NAMES = new Set(
   ["rm", "find", "rsync", "dd", "tee", "chmod", "chown", "chgrp", "git", "eval", "trap", "alias"]
-    .concat(RUNNERS, COMMAND_OPTION, ["watch", "kill", "systemctl"])
+    .concat(RUNNERS, COMMAND_OPTION, ["watch", "kill", "pkill", "killall", "systemctl"])
+    .concat(["chattr", "setfacl"])
     .concat(CONFIG.diskWriters, CONFIG.diskEditors, CONFIG.copiers),
 );
 /** Most places in one command's words where another command is looked for. */
