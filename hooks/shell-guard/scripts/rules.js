@@ -730,6 +730,66 @@ function runsDownload({ argv, redirects }) {
   });
 }
 
+/**
+ * The files `command` downloads to, as written: `curl -o F` (`-sSLo F`, `--output F`), `curl -O
+ * URL` and `wget URL` (the URL's last segment), `wget -O F` (`--output-document=F`), or a
+ * download's output redirected into one (`curl URL > F`).
+ */
+function downloadedFiles({ argv, redirects }) {
+  const name = argv[0];
+  if (!CONFIG.downloaders.includes(name)) return [];
+  const files = redirects.filter((r) => (r.fd === undefined || r.fd === 1) && /^>[>|]?$/.test(r.op))
+    .map((r) => r.target);
+  // The option that names the file, and the one that names it after the URL (curl's -O).
+  const [named, remote] = name === "wget" ? ["O", ""] : ["o", "O"];
+  let byUrl = name === "wget";
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i];
+    const long = /^--(output|output-document|remote-name)(?:=(.*))?$/.exec(word);
+    if (long !== null) {
+      if (long[1] === "remote-name") byUrl = true;
+      else files.push(long[2] ?? argv[++i] ?? "");
+    } else if (/^-[A-Za-z]/.test(word) && !word.startsWith("--")) {
+      const at = word.indexOf(named, 1);
+      if (remote !== "" && word.slice(1, at === -1 ? undefined : at).includes(remote)) byUrl = true;
+      if (at !== -1) files.push(word.slice(at + 1) || (argv[++i] ?? ""));
+    } else if (byUrl && /^(?:https?|ftps?):\/\//.test(word)) {
+      const path = word.replace(/[?#].*$/, "");
+      files.push(path.slice(path.lastIndexOf("/") + 1) || "index.html");
+    }
+  }
+  return files.filter((f) => f !== "" && f !== "-");
+}
+
+/**
+ * The script file `argv` runs, as written, or null: the program itself when named by a path
+ * (`./install.sh`), a shell's or interpreter's script operand (`bash install.sh`, `python3
+ * get.py`), or what `.`/`source` read.
+ */
+function scriptRun(argv) {
+  const [name, ...args] = argv;
+  if (name.includes("/")) return name;
+  if (name === "." || name === "source") return args[0] ?? null;
+  const session = sessionOf(name);
+  if (session === null) return null;
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === "--") return args[i + 1] ?? null;
+    if (given(word, session.program) || session.info.includes(word)) return null;
+    if (session.valued.includes(word)) i++;
+    else if (!/^[-+]/.test(word)) return word;
+  }
+  return null;
+}
+
+/** `path` as a key: relative to `cwd` where known, `./` and doubled `/` dropped. */
+function fileKey(path, cwd) {
+  const plain = path.replace(/\/+/g, "/").replace(/^(?:\.\/)+/, "");
+  return plain.startsWith("/") || plain.startsWith("~") || cwd === null
+    ? plain
+    : (cwd + "/" + plain).replace(/\/+/g, "/");
+}
+
 /** Commands that run a script: the shells, `eval`, and `.`/`source` in the running one. */
 const RUNNERS = CONFIG.shells.concat(["eval", "source", "."]);
 
@@ -862,4 +922,4 @@ const RULES = [
   },
 ].filter((rule) => !CONFIG.disabled.includes(rule.id));
 
-module.exports = { RULES, CONFIG, isRootish };
+module.exports = { RULES, CONFIG, isRootish, downloadedFiles, scriptRun, fileKey };

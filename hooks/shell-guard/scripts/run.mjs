@@ -8,7 +8,7 @@
 import { block, hookFunction, invalid } from "hookbox:lib/hook_io.js";
 import { readShell } from "hookbox:lib/shell_words.js";
 import { baseName, effectiveArgv } from "./commands.js";
-import { CONFIG, RULES } from "./rules.js";
+import { CONFIG, downloadedFiles, fileKey, RULES, scriptRun } from "./rules.js";
 
 const MAX_DEPTH = 6;
 /**
@@ -306,6 +306,8 @@ function dataScripts(words) {
 }
 /** The rules that read a command's words as written. */
 const WORD_RULES = RULES.filter((rule) => rule.words);
+/** The pipe-to-shell rule (undefined when CONFIG.disabled lists it). */
+const PIPE_TO_SHELL = RULES.find((rule) => rule.id === "pipe-to-shell");
 /** The value of an assignment word: `X=v`, `X+=v`, `a[i]=v` (also as `declare`'s arguments). */
 const ASSIGNED_VALUE = /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=([\s\S]*)$/;
 /**
@@ -352,6 +354,23 @@ function nextVars(raw, argv, vars) {
   return out;
 }
 
+/** The pipe-to-shell rule when a command of the pipeline runs a file a download wrote before. */
+function runsFetched(commands, raw, argvs, cwd, fetched) {
+  if (fetched === null || PIPE_TO_SHELL === undefined) return null;
+  for (let k = 0; k < argvs.length; k++) {
+    if (argvs[k].length === 0) continue;
+    // The program as written (`./setup.sh`: its argv names it `setup.sh`), wrappers peeled.
+    const name = argvs[k][0];
+    let at = raw[k].length - 1;
+    while (at >= 0 && raw[k][at] !== name && !raw[k][at].endsWith("/" + name)) at--;
+    const script = scriptRun(at === -1 ? argvs[k] : [raw[k][at]].concat(argvs[k].slice(1)));
+    if (script !== null && fetched.has(fileKey(script, cwd))) {
+      return hit(PIPE_TO_SHELL, describe({ argv: argvs[k], redirects: commands[k].redirects }));
+    }
+  }
+  return null;
+}
+
 /**
  * The first rule `text` breaks, with the offending command, or null. `cwd`
  * is the working folder it starts in when known (the event's, or a `cd`
@@ -365,11 +384,18 @@ function inspect(text, depth, cwd = null, vars = new Map()) {
   if (tooDeep || depth <= 0) {
     return hit({ id: "too-deep", about: "nested too deeply to check" }, text);
   }
+  // Files a download before wrote (`curl -o f URL && bash f`), by fileKey.
+  let fetched = null;
   for (const commands of pipelines) {
     const raw = commands.map((c) => c.argv.map((w) => expandVars(w, vars)));
     const argvs = raw.map(effectiveArgv);
-    const found = checkPipeline(commands, raw, argvs, depth, cwd, vars);
+    const found = checkPipeline(commands, raw, argvs, depth, cwd, vars) ??
+      runsFetched(commands, raw, argvs, cwd, fetched);
     if (found) return found;
+    for (let k = 0; k < argvs.length; k++) {
+      const command = { argv: argvs[k], redirects: commands[k].redirects };
+      for (const file of downloadedFiles(command)) (fetched ??= new Set()).add(fileKey(file, cwd));
+    }
     if (argvs.length === 1) {
       cwd = nextCwd(argvs[0], cwd);
       vars = nextVars(raw[0], argvs[0], vars);
