@@ -75,11 +75,18 @@ export interface Mapping {
 const str = (v: unknown): string | undefined => typeof v === "string" ? v : undefined;
 const obj = (v: unknown): Payload | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? v as Payload : undefined;
+/** The JSON text each object {@linkcode objOrJson} parsed was made of. */
+const parsedFrom = new WeakMap<object, string>();
 /** A JSON object given as an object or as JSON text (Cursor, Copilot). */
 const objOrJson = (v: unknown): Payload => {
   if (typeof v === "string") {
     try {
-      return obj(JSON.parse(v)) ?? { value: v };
+      const parsed = obj(JSON.parse(v));
+      if (parsed !== undefined) {
+        parsedFrom.set(parsed, v);
+        return parsed;
+      }
+      return { value: v };
     } catch {
       return { value: v };
     }
@@ -367,14 +374,15 @@ export function agentCall(
   if (agent === "copilot") name = COPILOT_PASCAL[name] ?? name;
   const mapping = AGENT_EVENTS[agent][name];
   if (!mapping) return { agent, agentEvent: name, event: null, input: payload };
+  const fields = mapping.fields(payload);
   const event: Record<string, unknown> = {
     event_type: mapping.type,
     timestamp: at,
     session_id: sessionOf(payload) ?? "",
     ...workDirOf(payload),
-    ...mapping.fields(payload),
+    ...fields,
     // The agent's own payload rides along for hooks that want more than §1 names.
-    agent: { name: agent, event: name, input: payload },
+    agent: { name: agent, event: name, ...payloadBesides(payload, fields) },
   };
   if (event.session_id === "") {
     throw new HookboxError("EVENT_INVALID", `${agent}: the hook input carries no session id`, {
@@ -385,6 +393,37 @@ export function agentCall(
     str(payload.generation_id);
   if (turn) event.turn_id = turn;
   return { agent, agentEvent: name, event, input: payload };
+}
+
+/**
+ * The payload as `agent.input`, without the values the event carries already
+ * under a §1 name (the same object, array or text, or an object parsed from
+ * the text: `tool_response` is `tool_output`), and `moved`, where each went.
+ * A tool's output or argument then counts once against the policy's
+ * `input_kb`, not twice: carried twice, a 600 KB output went over the default
+ * 1 MiB, and the closed `secret-redactor` withheld it from the agent.
+ */
+function payloadBesides(
+  payload: Payload,
+  fields: Payload,
+): { input: Payload; moved?: Record<string, string> } {
+  let input = payload;
+  let moved: Record<string, string> | undefined;
+  const names = Object.keys(fields);
+  for (const [key, value] of Object.entries(payload)) {
+    if (typeof value !== "string" && (typeof value !== "object" || value === null)) continue;
+    const field = names.find((name) => {
+      const held = fields[name];
+      return held === value ||
+        (typeof value === "string" && typeof held === "object" && held !== null &&
+          parsedFrom.get(held) === value);
+    });
+    if (field === undefined) continue;
+    if (input === payload) input = { ...payload };
+    delete input[key];
+    (moved ??= {})[key] = field;
+  }
+  return moved === undefined ? { input } : { input, moved };
 }
 
 function missingEvent(agent: string, field: string): HookboxError {
