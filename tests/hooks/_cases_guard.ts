@@ -228,6 +228,14 @@ export const guardCases: HookCase[] = [
   allowed("curl -o data.json https://api.example/items && python3 -m json.tool data.json"),
   allowed("curl -O https://x.example/tool.tar.gz && tar xzf tool.tar.gz"),
   allowed("wget https://x.example/setup.sh && cat setup.sh"),
+  // Shells typed into later: opened by another program, or in a tmux or screen session.
+  blocked("sudo -i", "typed-session"),
+  blocked("su - root", "typed-session"),
+  blocked("tmux attach -t t", "typed-session"),
+  blocked("tmux send-keys -t t 'rm -rf ~' Enter", "rm-root"),
+  blocked("screen -S t -X stuff 'rm -rf ~^M'", "rm-root"),
+  allowed("tmux new -d -s srv 'npm run dev'"),
+  allowed("su -c 'make test' alice"),
   // Mirroring over the remote; permissions of / or a system directory; every process ended.
   blocked("git push --mirror", "force-push-protected"),
   blocked("git push --prune origin", "force-push-protected"),

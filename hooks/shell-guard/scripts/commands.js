@@ -9,6 +9,7 @@
 const WRAPPERS = {
   sudo: { valued: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U"], skip: 0 },
   doas: { valued: ["-u", "-C"], skip: 0 },
+  pkexec: { valued: ["--user", "-u"], skip: 0 },
   env: { valued: ["-u", "-C", "-S", "--unset", "--chdir"], skip: 0 },
   nohup: { valued: [], skip: 0 },
   time: { valued: ["-f", "-o"], skip: 0 },

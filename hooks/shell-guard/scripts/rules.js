@@ -11,6 +11,7 @@
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
 const { splitOptions, hasFlag } = require("./commands.js");
+const { opensShell } = require("./terminals.js");
 
 /** The shells (`pipe-to-shell`, scripts handed to one; `typed-session` adds csh and tcsh). */
 const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
@@ -666,7 +667,8 @@ const PRODUCERS = ["echo", "printf", "seq", "true", "false", "yes", "ls", "date"
  */
 function typedSession(argvs, commands) {
   for (let k = 0; k < argvs.length; k++) {
-    if (!readsItsInput(argvs[k]) || inputIsText(commands[k].redirects)) continue;
+    const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv);
+    if (!reads || inputIsText(commands[k].redirects)) continue;
     const upstream = argvs.slice(0, k);
     const fed = upstream.length > 0 &&
       upstream.every((argv, j) =>

@@ -9,6 +9,7 @@ import { block, hookFunction, invalid } from "hookbox:lib/hook_io.js";
 import { readShell } from "hookbox:lib/shell_words.js";
 import { baseName, effectiveArgv } from "./commands.js";
 import { CONFIG, downloadedFiles, fileKey, RULES, scriptRun } from "./rules.js";
+import { opensShell, terminalScripts } from "./terminals.js";
 
 const MAX_DEPTH = 6;
 /**
@@ -78,6 +79,7 @@ const COMMAND_OPTION = ["su", "runuser", "script", "flock", "sg"];
 const RUN_NAMES = new Set(
   ["rm", "find", "rsync", "dd", "tee", "chmod", "chown", "chgrp", "git", "eval", "trap", "alias"]
     .concat(RUNNERS, COMMAND_OPTION, ["watch", "kill", "pkill", "killall", "systemctl"])
+    .concat(["tmux", "screen"])
     .concat(["chattr", "setfacl"])
     .concat(CONFIG.diskWriters, CONFIG.diskEditors, CONFIG.copiers),
 );
@@ -136,7 +138,8 @@ function printed(argv) {
 function fedScripts(commands, argvs) {
   const scripts = [];
   let last = -1;
-  for (let k = 0; k < argvs.length; k++) if (RUNNERS.includes(argvs[k][0])) last = k;
+  const runs = (k) => RUNNERS.includes(argvs[k][0]) || opensShell(argvs[k], commands[k].argv);
+  for (let k = 0; k < argvs.length; k++) if (runs(k)) last = k;
   for (let j = 0; j < last; j++) {
     scripts.push(...printed(argvs[j]));
     for (const r of commands[j].redirects) {
@@ -144,7 +147,7 @@ function fedScripts(commands, argvs) {
     }
   }
   for (let k = 0; k <= last; k++) {
-    if (!RUNNERS.includes(argvs[k][0])) continue;
+    if (!runs(k)) continue;
     const words = argvs[k].slice(1).concat(commands[k].redirects.map((r) => r.target));
     for (const word of words) {
       if (!word.startsWith("<(")) continue;
@@ -181,6 +184,7 @@ function innerScripts(argv, redirects) {
     }
     return words.length > 0 ? [words.join(" ")] : [];
   }
+  if (argv[0] === "tmux" || argv[0] === "screen") return terminalScripts(argv);
   if (COMMAND_OPTION.includes(argv[0])) {
     const script = commandOption(argv.slice(1));
     return script === undefined ? [] : [script];

@@ -1,0 +1,237 @@
+"use strict";
+/**
+ * Terminal multiplexers and the programs that open a shell of their own. A
+ * detached `tmux` or `screen` session runs a shell that later commands type
+ * into (`tmux send-keys -t s 'rm -rf ~' Enter`, `screen -X stuff '...'`), and
+ * their commands hand shell commands on (`tmux new -d 'cmd'`, `tmux run-shell
+ * 'cmd'`): those texts are scripts for the guard to read. `su`, `sudo -i`,
+ * `script`, `tmux attach` and the like open a shell reading what is typed
+ * into it later, which no hook sees (rule "typed-session").
+ */
+const { baseName } = require("./commands.js");
+
+/** tmux commands whose operands are a shell command, and the option letters that take a value. */
+const TMUX_SHELL_COMMANDS = {
+  "new-session": "cefFnstxy",
+  "new": "cefFnstxy",
+  "new-window": "ceFnt",
+  "neww": "ceFnt",
+  "split-window": "celtF",
+  "splitw": "celtF",
+  "respawn-pane": "cet",
+  "respawnp": "cet",
+  "respawn-window": "cet",
+  "respawnw": "cet",
+  "run-shell": "cdt",
+  "run": "cdt",
+  "pipe-pane": "t",
+  "pipep": "t",
+  "display-popup": "bcdehsStTwxy",
+  "popup": "bcdehsStTwxy",
+};
+/** tmux's own options that take a value (`-c` is a shell command it runs). */
+const TMUX_VALUED = "cfLST";
+/** Keys `send-keys` names that end a line or stand for a character. */
+const KEY_TEXT = { Enter: "\n", "C-m": "\n", "C-j": "\n", KPEnter: "\n", Space: " ", Tab: "\t" };
+
+/**
+ * `args` read as getopt reads them: option clusters up to the first operand
+ * (or `--`); a letter of `valued` takes the rest of its word or the next one.
+ */
+function getopt(args, valued) {
+  const flags = [];
+  const values = {};
+  let i = 0;
+  for (; i < args.length; i++) {
+    const word = args[i];
+    if (word === "--") {
+      i++;
+      break;
+    }
+    if (!/^-./.test(word)) break;
+    for (let j = 1; j < word.length; j++) {
+      const letter = word[j];
+      if (valued.includes(letter)) {
+        values[letter] = j + 1 < word.length ? word.slice(j + 1) : args[++i] ?? "";
+        break;
+      }
+      flags.push(letter);
+    }
+  }
+  return { flags, values, operands: args.slice(i) };
+}
+
+/** tmux's command sequence `args` (after its own options) split at `;` words. */
+function tmuxCommands(args) {
+  const commands = [[]];
+  for (const word of args) {
+    if (word === ";") commands.push([]);
+    else if (word.endsWith(";") && !word.endsWith("\\;")) {
+      commands[commands.length - 1].push(word.slice(0, -1));
+      commands.push([]);
+    } else commands[commands.length - 1].push(word);
+  }
+  return commands.filter((c) => c.length > 0);
+}
+
+/** The text `send-keys` types: literal words as they are, named keys as their characters. */
+function typedKeys(args) {
+  const { flags, operands } = getopt(args, "Nt");
+  if (flags.includes("X")) return null;
+  const literal = flags.includes("l");
+  return operands.map((key) => {
+    if (literal) return key;
+    if (Object.prototype.hasOwnProperty.call(KEY_TEXT, key)) return KEY_TEXT[key];
+    // Another named key (`C-c`, `Escape`, `Up`) ends what was typed so far, as a line.
+    return /^(?:[CMS]-.|[A-Z][A-Za-z0-9]+|F\d+)$/.test(key) && key.length > 1 ? "\n" : key;
+  }).join("");
+}
+
+/** The scripts `tmux args...` runs in a shell or types into one. */
+function tmuxScripts(args) {
+  const own = getopt(args, TMUX_VALUED);
+  const scripts = own.values.c !== undefined ? [own.values.c] : [];
+  for (const [name, ...rest] of tmuxCommands(own.operands)) {
+    if (name === "send-keys" || name === "send") {
+      const text = typedKeys(rest);
+      if (text !== null && text.trim() !== "") scripts.push(text);
+    } else if (name === "if-shell" || name === "if") {
+      // A shell command, then tmux commands to run on its result.
+      const { operands } = getopt(rest, "t");
+      if (operands.length > 0) scripts.push(operands[0]);
+      for (const command of operands.slice(1)) scripts.push("tmux " + command);
+    } else if (name === "source-file" || name === "source") {
+      continue;
+    } else if (Object.prototype.hasOwnProperty.call(TMUX_SHELL_COMMANDS, name)) {
+      const { operands } = getopt(rest, TMUX_SHELL_COMMANDS[name]);
+      if (operands.length > 0) scripts.push(operands.join(" "));
+    }
+  }
+  return scripts;
+}
+
+/** True when `tmux args...` leaves a shell (or program) taking what is typed into it. */
+function tmuxAttaches(args) {
+  const own = getopt(args, TMUX_VALUED);
+  if (own.values.c !== undefined || own.flags.includes("V")) return false;
+  const commands = tmuxCommands(own.operands);
+  if (commands.length === 0) return true;
+  return commands.some(([name, ...rest]) => {
+    if (/^(?:attach-session|attach|a|at)$/.test(name)) return true;
+    if (name !== "new-session" && name !== "new") return false;
+    // In the foreground, with no command of its own: a shell.
+    const { flags, operands } = getopt(rest, TMUX_SHELL_COMMANDS[name]);
+    return !flags.includes("d") && operands.length === 0;
+  });
+}
+
+/** `screen`'s option words that take no value although a valued letter ends them. */
+const SCREEN_WORDS = new Set(["-ls", "-list", "-wipe", "-version", "-ipv6"]);
+/** Letters of `screen`'s options that take a value, in a word of their own or ending a cluster. */
+const SCREEN_VALUED = "SpcehTts";
+
+/** `screen args...` read: its options and the command it runs or the screen command of -X. */
+function screenParts(args) {
+  const flags = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i];
+    if (word === "-X" || (/^-[a-zA-Z]*X$/.test(word) && !SCREEN_WORDS.has(word))) {
+      flags.push(word.slice(0, -1));
+      return { flags, command: [], screen: args.slice(i + 1) };
+    }
+    if (!word.startsWith("-")) return { flags, command: args.slice(i), screen: [] };
+    flags.push(word);
+    // `-S name`, `-dmS name`, `-Logfile f`: the next word is the value.
+    if (
+      word === "-Logfile" ||
+      (!SCREEN_WORDS.has(word) && SCREEN_VALUED.includes(word[word.length - 1]))
+    ) {
+      i++;
+    }
+  }
+  return { flags, command: [], screen: [] };
+}
+
+/** The scripts `screen args...` runs or types: `-X stuff TEXT`, `-X exec CMD`, its command. */
+function screenScripts(args) {
+  const { command, screen } = screenParts(args);
+  if (command.length > 0) return [command.join(" ")];
+  const [name, ...rest] = screen;
+  if (name === "stuff") {
+    return [rest.join(" ").replace(/\^M|\^J|\\r|\\n|\\015|\\012/g, "\n")];
+  }
+  if (name === "exec" || name === "screen") {
+    const words = rest.filter((w, i) => !(i === 0 && /^[.!:|]+$/.test(w)));
+    return words.length > 0 ? [words.join(" ")] : [];
+  }
+  return [];
+}
+
+/**
+ * True when `screen args...` opens a shell in the foreground (no command, not detached) or
+ * reattaches one (`-r`, `-x`, `-R`).
+ */
+function screenAttaches(args) {
+  const { flags, command, screen } = screenParts(args);
+  if (screen.length > 0) return false;
+  const clusters = flags.filter((f) => !SCREEN_WORDS.has(f) && !f.startsWith("--"));
+  if (flags.some((f) => SCREEN_WORDS.has(f) || /^--?(?:help|version)$/.test(f))) return false;
+  if (clusters.some((f) => /[rRx]/.test(f.slice(1)))) return true;
+  if (clusters.some((f) => /[dDmQv]/.test(f.slice(1)))) return false;
+  return command.length === 0;
+}
+
+/** Whether `args` give `su`/`script` a command (`-c CMD`, `-cCMD`, `--command=CMD`). */
+function hasCommandOption(args) {
+  return args.some((w) =>
+    w === "--command" || w.startsWith("--command=") || w === "--session-command" ||
+    (/^-[A-Za-z]*c/.test(w) && !w.startsWith("--"))
+  );
+}
+
+/** Options of `nsenter` that take the next word as their value. */
+const NSENTER_VALUED = new Set(["-t", "--target", "-S", "--setuid", "-G", "--setgid"]);
+
+/**
+ * True when the command (its argv as run, `raw` its words as written) opens a shell that reads
+ * what is typed into it later: `su`, `sudo -i`, `sudo -s`, `doas -s`, `chroot DIR`, `unshare`,
+ * `nsenter -t 1 -m`, `script`, `login`, `machinectl shell`, `pkexec`, `tmux`, `tmux attach`,
+ * `screen`, `screen -r`; none when given a command to run instead.
+ */
+function opensShell(argv, raw) {
+  if (argv.length === 0) {
+    // Nothing runs after the wrappers: those that then start a shell.
+    return raw.some((word, i) => {
+      const name = baseName(word);
+      if (name === "chroot" || name === "unshare" || name === "pkexec") return true;
+      if (name !== "sudo" && name !== "doas") return false;
+      return raw.slice(i + 1).some((w) =>
+        w === "--login" || w === "--shell" || (/^-[A-Za-z]*[is]/.test(w) && !w.startsWith("--"))
+      );
+    });
+  }
+  const [name, ...args] = argv;
+  if (name === "su" || name === "script") return !hasCommandOption(args);
+  if (name === "login") return true;
+  if (name === "machinectl") return args.includes("shell") || args.includes("login");
+  if (name === "tmux") return tmuxAttaches(args);
+  if (name === "screen") return screenAttaches(args);
+  if (name === "nsenter") {
+    for (let i = 0; i < args.length; i++) {
+      if (NSENTER_VALUED.has(args[i])) i++;
+      else if (args[i] === "--") return i + 1 >= args.length;
+      else if (!args[i].startsWith("-")) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+/** The scripts a terminal multiplexer command runs or types (see the module doc). */
+function terminalScripts(argv) {
+  if (argv[0] === "tmux") return tmuxScripts(argv.slice(1));
+  if (argv[0] === "screen") return screenScripts(argv.slice(1));
+  return [];
+}
+
+module.exports = { opensShell, terminalScripts };
