@@ -236,6 +236,23 @@ export const guardCases: HookCase[] = [
   blocked("screen -S t -X stuff 'rm -rf ~^M'", "rm-root"),
   allowed("tmux new -d -s srv 'npm run dev'"),
   allowed("su -c 'make test' alice"),
+  // Deleting by other names: rsync's --del, archivers that delete what they archive, what
+  // find runs through a wrapper or that shreds; folders below / a system cannot do without.
+  blocked("rsync -a --del /tmp/empty/ /", "rsync-delete-root"),
+  blocked("rsync -a --remove-sent-files / /tmp/x", "move-root"),
+  blocked("tar --remove-files -cf /tmp/x.tar /", "move-root"),
+  blocked("tar -C / -czf /tmp/x.tgz --remove-files etc", "move-root"),
+  blocked("zip -rm /tmp/x.zip ~", "move-root"),
+  blocked("7z a -sdel /tmp/x.7z ~", "move-root"),
+  blocked("find / -exec sudo rm -rf {} +", "find-delete-root"),
+  blocked("find ~ -exec shred -u {} +", "find-delete-root"),
+  blocked("rm -rf /var/lib/*", "rm-root"),
+  blocked("rm -rf /usr/local", "rm-root"),
+  allowed("rm -rf /usr/local/go && tar -C /usr/local -xzf go1.23.linux-amd64.tar.gz"),
+  allowed("tar -czf backup.tgz --remove-files build/"),
+  allowed("zip -m old-logs.zip logs/a.log"),
+  allowed("find build -exec shred -u {} +"),
+  allowed("rsync -a --del build/ site/"),
   // Mirroring over the remote; permissions of / or a system directory; every process ended.
   blocked("git push --mirror", "force-push-protected"),
   blocked("git push --prune origin", "force-push-protected"),

@@ -10,7 +10,7 @@
  * true when the rule is broken. Edit CONFIG to tune what counts as
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
-const { splitOptions, hasFlag } = require("./commands.js");
+const { effectiveArgv, splitOptions, hasFlag } = require("./commands.js");
 const { opensShell } = require("./terminals.js");
 
 /** The shells (`pipe-to-shell`, scripts handed to one; `typed-session` adds csh and tcsh). */
@@ -35,6 +35,16 @@ const CONFIG = {
     "/sys",
     "/usr",
     "/var",
+    // Below them, the folders a system cannot do without.
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/lib",
+    "/usr/lib64",
+    "/usr/libexec",
+    "/usr/share",
+    "/usr/include",
+    "/usr/local",
+    "/var/lib",
     "/Users",
     "/System",
     "/Library",
@@ -349,17 +359,22 @@ function rmRootByXargs(argvs, raw, cwd) {
 function rsyncDeleteRoot({ argv, cwd }) {
   if (argv[0] !== "rsync") return false;
   const { options, operands } = splitOptions(argv.slice(1));
-  return options.some((o) => o.startsWith("--delete")) &&
+  return options.some((o) => o.startsWith("--delete") || o === "--del") &&
     operands.length > 0 && isRootish(operands[operands.length - 1], cwd);
 }
+
+/** Commands that delete the files they are given. */
+const FILE_DELETERS = ["rm", "unlink", "shred", "srm", "wipe"];
 
 /** `find / -delete`, `find ~ -exec rm -rf {} +`: deletes from a rootish folder down. */
 function findDeleteRoot({ argv, cwd }) {
   if (argv[0] !== "find") return false;
   const { paths, expression: rest } = findParts(argv);
+  // What -exec runs, wrappers peeled (`-exec sudo rm -rf {} +`): a command that deletes.
   const deletes = rest.some((a, k) =>
     a === "-delete" ||
-    (["-exec", "-execdir", "-ok", "-okdir"].includes(a) && /(?:^|\/)rm$/.test(rest[k + 1] || ""))
+    (["-exec", "-execdir", "-ok", "-okdir"].includes(a) &&
+      FILE_DELETERS.includes(effectiveArgv(rest.slice(k + 1, k + 8))[0]))
   );
   return deletes &&
     (paths.length === 0 ? isRootish(".", cwd) : paths.some((p) => isRootish(p, cwd)));
@@ -529,18 +544,68 @@ function killsEveryProcess(name, args) {
 
 /**
  * `mv` (or `rsync --remove-source-files`) taking a root-ish folder away: `mv ~ /tmp/x`,
- * `mv /etc /etc.old`.
+ * `mv /etc /etc.old`; or an archiver deleting what it archived (`tar --remove-files`, `zip -m`,
+ * `7z a -sdel`).
  */
 function moveRoot({ argv, cwd }) {
   const { options, operands } = splitOptions(argv.slice(1));
   if (argv[0] === "rsync") {
-    return options.includes("--remove-source-files") &&
+    return options.some((o) => o === "--remove-source-files" || o === "--remove-sent-files") &&
       operands.slice(0, -1).some((o) => isRootish(o, cwd));
   }
+  const archived = archivedAndDeleted(argv);
+  if (archived !== null) return archived.some((o) => isRootish(o, cwd));
   if (argv[0] !== "mv") return false;
   const target = options.find((o) => /^(?:-t|--target-directory)/.test(o));
   const sources = target === undefined ? operands.slice(0, -1) : operands;
   return sources.some((o) => isRootish(o, cwd));
+}
+
+/**
+ * The paths an archiver deletes once archived (`tar --remove-files` its inputs and `-C` folders,
+ * `zip -m` its inputs, `7z a -sdel` its inputs), or null when it deletes nothing.
+ */
+function archivedAndDeleted(argv) {
+  const [name, ...args] = argv;
+  if (name === "tar") {
+    if (!args.includes("--remove-files")) return null;
+    const inputs = [];
+    for (let i = 0; i < args.length; i++) {
+      const word = args[i];
+      const long = /^--(file|directory)(?:=(.*))?$/.exec(word);
+      if (i === 0 && /^[A-Za-z]+$/.test(word)) {
+        if (word.includes("f")) i++; // `tar cf ARCHIVE ...`
+      } else if (long !== null) {
+        const value = long[2] ?? args[++i] ?? "";
+        if (long[1] === "directory") inputs.push(value);
+      } else if (/^-[A-Za-z]+/.test(word)) {
+        // A cluster whose f or C takes the rest of the word or the next one.
+        const at = word.search(/[fC]/);
+        if (at === -1) continue;
+        const value = word.slice(at + 1) || (args[++i] ?? "");
+        if (word[at] === "C") inputs.push(value);
+      } else if (!word.startsWith("-")) inputs.push(word);
+    }
+    return inputs;
+  }
+  if (name === "zip") {
+    const moves = args.some((w) =>
+      w === "--move" || (/^-[A-Za-z0-9]+$/.test(w) && w.includes("m"))
+    );
+    if (!moves) return null;
+    const operands = [];
+    for (let i = 0; i < args.length; i++) {
+      const word = args[i];
+      if (/^(?:-x|-i|--exclude|--include)$/.test(word)) break;
+      if (/^-(?:b|n|t|tt|O|Z|P|e)$/.test(word)) i++;
+      else if (!word.startsWith("-")) operands.push(word);
+    }
+    return operands.slice(1); // the first is the archive
+  }
+  if ((name === "7z" || name === "7za" || name === "7zz") && args.includes("-sdel")) {
+    return args.filter((w) => !w.startsWith("-")).slice(2); // the command letter, the archive
+  }
+  return null;
 }
 
 function pushTarget(refspec) {

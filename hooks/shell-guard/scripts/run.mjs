@@ -79,7 +79,7 @@ const COMMAND_OPTION = ["su", "runuser", "script", "flock", "sg"];
 const RUN_NAMES = new Set(
   ["rm", "find", "rsync", "dd", "tee", "chmod", "chown", "chgrp", "git", "eval", "trap", "alias"]
     .concat(RUNNERS, COMMAND_OPTION, ["watch", "kill", "pkill", "killall", "systemctl"])
-    .concat(["tmux", "screen"])
+    .concat(["tmux", "screen", "tar", "zip", "7z", "7za", "7zz"])
     .concat(["chattr", "setfacl"])
     .concat(CONFIG.diskWriters, CONFIG.diskEditors, CONFIG.copiers),
 );
