@@ -253,6 +253,12 @@ export const guardCases: HookCase[] = [
   allowed("zip -m old-logs.zip logs/a.log"),
   allowed("find build -exec shred -u {} +"),
   allowed("rsync -a --del build/ site/"),
+  // Disks by link and LVM volumes.
+  blocked("dd if=/dev/zero of=/dev/disk/by-id/ata-Samsung_SSD", "dd-disk"),
+  blocked("cat /dev/zero > /dev/block/8:0", "disk-write"),
+  blocked("dd if=/dev/zero of=/dev/vg0/root", "dd-disk"),
+  allowed("echo hi > /dev/shm/x"),
+  allowed("cat x > /dev/fd/2"),
   // Mirroring over the remote; permissions of / or a system directory; every process ended.
   blocked("git push --mirror", "force-push-protected"),
   blocked("git push --prune origin", "force-push-protected"),

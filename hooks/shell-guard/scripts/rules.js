@@ -51,8 +51,14 @@ const CONFIG = {
   ],
   // Folders whose every subfolder is a user's home directory (`/home/alice`, `/Users/alice`).
   homeParents: ["/home", "/Users"],
-  diskDevice:
-    /^\/dev\/(?:sd[a-z]|nvme\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\d|disk\d|md\d|dm-\d|mapper\/)/,
+  // Disks and partitions by name, by link (`/dev/disk/by-id/...`, `/dev/block/8:0`, `/dev/root`)
+  // and LVM volumes (`/dev/VG/LV`: any `/dev/A/B` but the folders of other devices).
+  diskDevice: new RegExp(
+    "^/dev/(?:sd[a-z]|nvme\\d|hd[a-z]|vd[a-z]|xvd[a-z]|mmcblk\\d|disk\\d|md\\d|dm-\\d|nbd\\d|" +
+      "mapper/|disk/|block/|root$|" +
+      "(?!(?:shm|pts|fd|mqueue|hugepages|net|snd|input|dri|bus|char|cpu|vfio|usb|v4l|serial)/)" +
+      "[^/]+/[^/]+$)",
+  ),
   // Commands that erase or partition a disk device given to them (rule "disk-write"); editors
   // that only list with -l/print; copiers whose last operand is the destination.
   diskWriters: [
