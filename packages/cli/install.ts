@@ -54,6 +54,13 @@ async function run(args: string[], mode: "install" | "uninstall"): Promise<numbe
   if (hooksDirs.length > 0 && (mode === "uninstall" || values.http !== undefined)) {
     throw new UsageError("--hooks-dir is for installing the command form only");
   }
+  for (const dir of hooksDirs) {
+    // Written into the agent's hook command: a folder that is not there would run no hooks.
+    const info = await Deno.stat(absolute(dir)).catch(() => null);
+    if (!info?.isDirectory) {
+      throw new UsageError(`--hooks-dir ${dir}: ${info ? "not a folder" : "no such folder"}`);
+    }
+  }
   if (
     (values.daemon || values["no-daemon"]) && (mode === "uninstall" || values.http !== undefined)
   ) {

@@ -435,6 +435,7 @@ Deno.test("install --hooks-dir records the platform hook folders in the installe
   const dir = await tempDir("hookbox-install-hooks-dir-");
   try {
     const args = ["install", "--agent", "claude-code", "--project", dir];
+    await Deno.mkdir(`${dir}/my hooks`);
     assertEquals(
       await quiet([...args, "--command", "/opt/hookbox", "--hooks-dir", `${dir}/my hooks`]),
       0,

@@ -88,7 +88,10 @@ export async function loadHook(
 
 /**
  * Scans `path`: a hook folder itself (it has a HOOK.md) or a folder of hook
- * folders. A missing folder yields nothing; everything else is reported.
+ * folders. A missing user or project folder yields nothing (having none is
+ * normal); a missing platform folder is reported, since someone named it for
+ * its hooks (a moved folder would otherwise turn its guards off without a
+ * word); everything else is reported.
  */
 export async function scanPath(fs: HostFs, path: string, level: HookLevel): Promise<Discovery> {
   // A folder the file system cannot resolve (a link to itself, a name too long) is that
@@ -101,7 +104,11 @@ export async function scanPath(fs: HostFs, path: string, level: HookLevel): Prom
     if (!isIoError(err)) throw err;
     return { hooks: [], problems: [unreadable(err, path, level)] };
   }
-  if (info === null) return { hooks: [], problems: [] };
+  if (info === null) {
+    if (level !== "platform") return { hooks: [], problems: [] };
+    const why = "no such folder: the platform hooks named there did not run";
+    return { hooks: [], problems: [problem("HOOK_DIR_UNREADABLE", why, path, level)] };
+  }
   if (info.kind !== "dir") {
     return { hooks: [], problems: [problem("HOOK_DIR_UNREADABLE", "not a folder", path, level)] };
   }

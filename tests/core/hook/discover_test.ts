@@ -9,6 +9,8 @@ import { fakeRuntime, type TempTree, tempTree, toolEvent, WASM_STUB } from "../.
 /** An executor over `<root>/platform`, `<root>/user`, `<root>/project` with a fake wasm runtime. */
 function executorFor(tree: TempTree, policy = {}) {
   const runtime = fakeRuntime();
+  // A platform folder named must be there (a missing one is a problem); it may be empty.
+  Deno.mkdirSync(`${tree.root}/platform`, { recursive: true });
   const executor = createExecutor({
     platformDirs: [`${tree.root}/platform`],
     userDir: `${tree.root}/user`,
