@@ -259,6 +259,12 @@ export const guardCases: HookCase[] = [
   blocked("dd if=/dev/zero of=/dev/vg0/root", "dd-disk"),
   allowed("echo hi > /dev/shm/x"),
   allowed("cat x > /dev/fd/2"),
+  // What find runs on the folders it walks.
+  blocked("find / -exec chmod 777 {} +", "chmod-root"),
+  blocked("find ~ -exec chown -R nobody {} +", "chown-root"),
+  blocked("find / -maxdepth 1 -exec mv {} /tmp/x \\;", "move-root"),
+  allowed("find . -exec chmod 644 {} +"),
+  allowed("find /etc -name '*.conf' -exec cat {} +"),
   // Mirroring over the remote; permissions of / or a system directory; every process ended.
   blocked("git push --mirror", "force-push-protected"),
   blocked("git push --prune origin", "force-push-protected"),

@@ -995,4 +995,36 @@ const RULES = [
   },
 ].filter((rule) => !CONFIG.disabled.includes(rule.id));
 
-module.exports = { RULES, CONFIG, isRootish, downloadedFiles, scriptRun, fileKey };
+/**
+ * The commands `find` runs with `-exec`, `-execdir`, `-ok` or `-okdir` (up to `;` or `+`), each
+ * with `{}` as each folder it walks (the paths it finds lie in them and start with them), wrappers
+ * peeled: `find / -exec chmod 777 {} +` runs `chmod 777 /`.
+ */
+function findExecs(argv) {
+  if (argv[0] !== "find") return [];
+  const { paths, expression } = findParts(argv);
+  const walked = paths.length > 0 ? paths : ["."];
+  const commands = [];
+  for (let k = 0; k < expression.length && commands.length < 16; k++) {
+    if (!["-exec", "-execdir", "-ok", "-okdir"].includes(expression[k])) continue;
+    let end = k + 1;
+    while (end < expression.length && expression[end] !== ";" && expression[end] !== "+") end++;
+    const words = expression.slice(k + 1, end);
+    for (const path of walked.slice(0, 16)) {
+      const argv = effectiveArgv(words.map((w) => w.split("{}").join(path)));
+      if (argv.length > 0) commands.push(argv);
+    }
+    k = end;
+  }
+  return commands;
+}
+
+module.exports = {
+  RULES,
+  CONFIG,
+  isRootish,
+  downloadedFiles,
+  scriptRun,
+  fileKey,
+  findExecs,
+};

@@ -8,7 +8,7 @@
 import { block, hookFunction, invalid } from "hookbox:lib/hook_io.js";
 import { readShell } from "hookbox:lib/shell_words.js";
 import { baseName, effectiveArgv } from "./commands.js";
-import { CONFIG, downloadedFiles, fileKey, RULES, scriptRun } from "./rules.js";
+import { CONFIG, downloadedFiles, fileKey, findExecs, RULES, scriptRun } from "./rules.js";
 import { opensShell, terminalScripts } from "./terminals.js";
 
 const MAX_DEPTH = 6;
@@ -244,6 +244,13 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     const command = { argv: argvs[k], redirects: commands[k].redirects, cwd };
     for (const rule of RULES) {
       if (rule.command && rule.command(command)) return hit(rule, describe(command));
+    }
+    // What find runs on the folders it walks (`find / -exec chmod 777 {} +`).
+    for (const argv of findExecs(command.argv)) {
+      const inner = { argv, redirects: [], cwd };
+      for (const rule of RULES) {
+        if (rule.command && rule.command(inner)) return hit(rule, describe(command));
+      }
     }
     for (const rule of WORD_RULES) {
       if (rule.words(raw[k])) return hit(rule, raw[k].join(" "));
