@@ -265,6 +265,12 @@ export const guardCases: HookCase[] = [
   blocked("find / -maxdepth 1 -exec mv {} /tmp/x \\;", "move-root"),
   allowed("find . -exec chmod 644 {} +"),
   allowed("find /etc -name '*.conf' -exec cat {} +"),
+  // What xargs runs on the paths piped to it.
+  blocked("echo / | xargs chmod -R 755", "chmod-root"),
+  blocked("ls -d /etc | xargs chown -R nobody", "chown-root"),
+  blocked("echo ~ | xargs -I{} mv {} /tmp/gone", "move-root"),
+  allowed("ls *.txt | xargs -I{} cp {} backup/"),
+  allowed("echo build | xargs chmod -R 755"),
   // Mirroring over the remote; permissions of / or a system directory; every process ended.
   blocked("git push --mirror", "force-push-protected"),
   blocked("git push --prune origin", "force-push-protected"),

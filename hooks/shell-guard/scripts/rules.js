@@ -1019,7 +1019,38 @@ function findExecs(argv) {
   return commands;
 }
 
+/**
+ * The commands `xargs` runs in the pipeline `argvs` (`raw`: as written) on the paths piped to it
+ * from `echo`, `printf`, `ls` or `find` (see handedOn): each path in place of the `-I` string (or
+ * `{}`), else after the command's words. `echo / | xargs chmod -R 755` runs `chmod -R 755 /`.
+ */
+function xargsRuns(argvs, raw) {
+  const commands = [];
+  for (let k = 1; k < argvs.length && commands.length < 16; k++) {
+    const at = raw[k].findIndex((w) => w.slice(w.lastIndexOf("/") + 1) === "xargs");
+    if (at === -1 || argvs[k].length === 0) continue;
+    const words = raw[k].slice(at + 1);
+    const i = words.findIndex((w) => w === "-I" || w.startsWith("-I") || w === "-i");
+    const token = i === -1
+      ? null
+      : words[i] === "-I"
+      ? words[i + 1]
+      : words[i] === "-i"
+      ? "{}"
+      : words[i].slice(2);
+    const paths = argvs.slice(0, k).flatMap(handedOn).slice(0, 16);
+    for (const path of paths) {
+      const argv = token !== null && argvs[k].some((w) => w.includes(token))
+        ? argvs[k].map((w) => w.split(token).join(path))
+        : argvs[k].concat([path]);
+      commands.push(argv);
+    }
+  }
+  return commands;
+}
+
 module.exports = {
+  xargsRuns,
   RULES,
   CONFIG,
   isRootish,

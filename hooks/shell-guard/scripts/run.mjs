@@ -8,7 +8,15 @@
 import { block, hookFunction, invalid } from "hookbox:lib/hook_io.js";
 import { readShell } from "hookbox:lib/shell_words.js";
 import { baseName, effectiveArgv } from "./commands.js";
-import { CONFIG, downloadedFiles, fileKey, findExecs, RULES, scriptRun } from "./rules.js";
+import {
+  CONFIG,
+  downloadedFiles,
+  fileKey,
+  findExecs,
+  RULES,
+  scriptRun,
+  xargsRuns,
+} from "./rules.js";
 import { opensShell, terminalScripts } from "./terminals.js";
 
 const MAX_DEPTH = 6;
@@ -238,6 +246,15 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
         rule,
         argvs.map((a) => a.join(" ")).join(" | "),
       );
+    }
+  }
+  // What xargs runs on the paths piped to it (`echo / | xargs chmod -R 755`).
+  for (const argv of xargsRuns(argvs, raw)) {
+    const inner = { argv, redirects: [], cwd };
+    for (const rule of RULES) {
+      if (rule.command && rule.command(inner)) {
+        return hit(rule, argvs.map((a) => a.join(" ")).join(" | "));
+      }
     }
   }
   for (let k = 0; k < commands.length; k++) {
