@@ -271,6 +271,14 @@ export const guardCases: HookCase[] = [
   blocked("echo ~ | xargs -I{} mv {} /tmp/gone", "move-root"),
   allowed("ls *.txt | xargs -I{} cp {} backup/"),
   allowed("echo build | xargs chmod -R 755"),
+  // Every path counts, however many come before it; past 4,096 words run, too many to check.
+  blocked("echo a b c d e f g h i j k l m n o p q r s t / | xargs -I{} chmod 777 {}", "chmod-root"),
+  blocked("find a b c d e f g h i j k l m n o p q r s t / -exec chmod 777 {} +", "chmod-root"),
+  blocked(
+    `find ${"a ".repeat(300)}${"-exec echo {} + ".repeat(14)}`,
+    "too-deep",
+    "blocks find -exec run on more paths than it checks",
+  ),
   // Mirroring over the remote; permissions of / or a system directory; every process ended.
   blocked("git push --mirror", "force-push-protected"),
   blocked("git push --prune origin", "force-push-protected"),

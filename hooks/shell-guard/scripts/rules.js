@@ -347,20 +347,6 @@ function findParts(argv) {
   return { paths, expression: argv.slice(i) };
 }
 
-/**
- * `echo / | xargs rm -rf`, `find ~ | xargs rm -r`: a recursive `rm` run by
- * `xargs` on words piped from a command that names a root-ish path.
- */
-function rmRootByXargs(argvs, raw, cwd) {
-  return argvs.some((argv, k) => {
-    if (k === 0 || !raw[k].some((w) => w.slice(w.lastIndexOf("/") + 1) === "xargs")) return false;
-    if (argv[0] !== "rm" || !hasFlag(splitOptions(argv.slice(1)).options, "rR", "--recursive")) {
-      return false;
-    }
-    return argvs.slice(0, k).some((source) => handedOn(source).some((w) => isRootish(w, cwd)));
-  });
-}
-
 /** `rsync -a --delete empty/ /`: makes a root-ish folder match another, deleting the rest. */
 function rsyncDeleteRoot({ argv, cwd }) {
   if (argv[0] !== "rsync") return false;
@@ -924,7 +910,6 @@ const RULES = [
     id: "rm-root",
     about: "recursive delete of /, a system directory or the home directory",
     command: rmRoot,
-    pipeline: rmRootByXargs,
   },
   {
     id: "find-delete-root",
@@ -995,25 +980,33 @@ const RULES = [
   },
 ].filter((rule) => !CONFIG.disabled.includes(rule.id));
 
+/** Most words the commands run by `find -exec` or `xargs` may add up to before they are too many. */
+const MAX_RUN_BY_WORDS = 4096;
+
+/** `words` with each word holding `token` replaced by one word per path (`of={}` -> `of=/a`, ...). */
+function spread(words, token, paths) {
+  return words.flatMap((w) => w.includes(token) ? paths.map((p) => w.split(token).join(p)) : [w]);
+}
+
 /**
- * The commands `find` runs with `-exec`, `-execdir`, `-ok` or `-okdir` (up to `;` or `+`), each
- * with `{}` as each folder it walks (the paths it finds lie in them and start with them), wrappers
- * peeled: `find / -exec chmod 777 {} +` runs `chmod 777 /`.
+ * The commands `find` runs with `-exec`, `-execdir`, `-ok` or `-okdir` (up to `;` or `+`), wrappers
+ * peeled, `{}` standing for every folder it walks (the paths it finds lie in them and start with
+ * them): `find / -exec chmod 777 {} +` runs `chmod 777 /`. Null when they add up to more than
+ * MAX_RUN_BY_WORDS words (too many to check).
  */
 function findExecs(argv) {
   if (argv[0] !== "find") return [];
   const { paths, expression } = findParts(argv);
   const walked = paths.length > 0 ? paths : ["."];
   const commands = [];
-  for (let k = 0; k < expression.length && commands.length < 16; k++) {
+  let words = 0;
+  for (let k = 0; k < expression.length; k++) {
     if (!["-exec", "-execdir", "-ok", "-okdir"].includes(expression[k])) continue;
     let end = k + 1;
     while (end < expression.length && expression[end] !== ";" && expression[end] !== "+") end++;
-    const words = expression.slice(k + 1, end);
-    for (const path of walked.slice(0, 16)) {
-      const argv = effectiveArgv(words.map((w) => w.split("{}").join(path)));
-      if (argv.length > 0) commands.push(argv);
-    }
+    const run = effectiveArgv(spread(expression.slice(k + 1, end), "{}", walked));
+    if ((words += run.length) > MAX_RUN_BY_WORDS) return null;
+    if (run.length > 0) commands.push(run);
     k = end;
   }
   return commands;
@@ -1021,30 +1014,31 @@ function findExecs(argv) {
 
 /**
  * The commands `xargs` runs in the pipeline `argvs` (`raw`: as written) on the paths piped to it
- * from `echo`, `printf`, `ls` or `find` (see handedOn): each path in place of the `-I` string (or
- * `{}`), else after the command's words. `echo / | xargs chmod -R 755` runs `chmod -R 755 /`.
+ * from `echo`, `printf`, `ls` or `find` (see handedOn): every path in place of the `-I` string,
+ * else after the command's words. `echo / | xargs chmod -R 755` runs `chmod -R 755 /`. Null when
+ * they add up to more than MAX_RUN_BY_WORDS words.
  */
 function xargsRuns(argvs, raw) {
   const commands = [];
-  for (let k = 1; k < argvs.length && commands.length < 16; k++) {
+  let words = 0;
+  for (let k = 1; k < argvs.length; k++) {
     const at = raw[k].findIndex((w) => w.slice(w.lastIndexOf("/") + 1) === "xargs");
     if (at === -1 || argvs[k].length === 0) continue;
-    const words = raw[k].slice(at + 1);
-    const i = words.findIndex((w) => w === "-I" || w.startsWith("-I") || w === "-i");
+    const options = raw[k].slice(at + 1);
+    const i = options.findIndex((w) => w.startsWith("-I") || w === "-i");
     const token = i === -1
       ? null
-      : words[i] === "-I"
-      ? words[i + 1]
-      : words[i] === "-i"
+      : options[i] === "-I"
+      ? options[i + 1] ?? ""
+      : options[i] === "-i"
       ? "{}"
-      : words[i].slice(2);
-    const paths = argvs.slice(0, k).flatMap(handedOn).slice(0, 16);
-    for (const path of paths) {
-      const argv = token !== null && argvs[k].some((w) => w.includes(token))
-        ? argvs[k].map((w) => w.split(token).join(path))
-        : argvs[k].concat([path]);
-      commands.push(argv);
-    }
+      : options[i].slice(2);
+    const paths = argvs.slice(0, k).flatMap(handedOn);
+    const run = token !== null && token !== "" && argvs[k].some((w) => w.includes(token))
+      ? spread(argvs[k], token, paths)
+      : argvs[k].concat(paths);
+    if ((words += run.length) > MAX_RUN_BY_WORDS) return null;
+    commands.push(run);
   }
   return commands;
 }

@@ -249,7 +249,9 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     }
   }
   // What xargs runs on the paths piped to it (`echo / | xargs chmod -R 755`).
-  for (const argv of xargsRuns(argvs, raw)) {
+  const byXargs = xargsRuns(argvs, raw);
+  if (byXargs === null) return hit(TOO_MANY_RUN, argvs.map((a) => a.join(" ")).join(" | "));
+  for (const argv of byXargs) {
     const inner = { argv, redirects: [], cwd };
     for (const rule of RULES) {
       if (rule.command && rule.command(inner)) {
@@ -263,7 +265,9 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
       if (rule.command && rule.command(command)) return hit(rule, describe(command));
     }
     // What find runs on the folders it walks (`find / -exec chmod 777 {} +`).
-    for (const argv of findExecs(command.argv)) {
+    const byFind = findExecs(command.argv);
+    if (byFind === null) return hit(TOO_MANY_RUN, describe(command));
+    for (const argv of byFind) {
       const inner = { argv, redirects: [], cwd };
       for (const rule of RULES) {
         if (rule.command && rule.command(inner)) return hit(rule, describe(command));
@@ -334,6 +338,8 @@ function dataScripts(words) {
 }
 /** The rules that read a command's words as written. */
 const WORD_RULES = RULES.filter((rule) => rule.words);
+/** Commands run by `find -exec` or `xargs` on more paths than the guard checks. */
+const TOO_MANY_RUN = { id: "too-deep", about: "runs commands on more paths than the guard checks" };
 /** The pipe-to-shell rule (undefined when CONFIG.disabled lists it). */
 const PIPE_TO_SHELL = RULES.find((rule) => rule.id === "pipe-to-shell");
 /** The value of an assignment word: `X=v`, `X+=v`, `a[i]=v` (also as `declare`'s arguments). */
