@@ -31,3 +31,12 @@ export async function runsInShell(shell: string, form: string): Promise<boolean>
 /** An executor with the built-in shell-guard alone. */
 export const shellGuard = () =>
   createExecutor({ platformDirs: [`${ROOT}/hooks/shell-guard`], userDir: null, projectDir: null });
+
+/** A Bash call of `command` in a project folder, as an agent's pre-tool-call event. */
+export const shellCall = (command: string) => ({
+  event_type: "pre-tool-call" as const,
+  session_id: "s",
+  work_dir: "/home/user/project",
+  tool_name: "Bash",
+  tool_input: { command },
+});

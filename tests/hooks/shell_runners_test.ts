@@ -9,7 +9,7 @@
  * same forms running harmless commands stay allowed.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { runsInShell, shellGuard } from "./_real_shell.ts";
+import { runsInShell, shellCall, shellGuard } from "./_real_shell.ts";
 
 /** Each form and the shell that runs it, `CMD` standing for the command it runs. */
 const FORMS: [string, string][] = [
@@ -43,13 +43,7 @@ Deno.test("bash and zsh run the command in each form", async () => {
   }
 });
 
-const call = (command: string) => ({
-  event_type: "pre-tool-call" as const,
-  session_id: "s",
-  work_dir: "/home/user/project",
-  tool_name: "Bash",
-  tool_input: { command },
-});
+const call = shellCall;
 
 Deno.test("shell-guard blocks rm -rf ~ run by each form, and allows harmless ones", async () => {
   const executor = shellGuard();

@@ -8,7 +8,7 @@
  * shown to shell-guard with `rm -rf ~` inside: blocked; harmless ones allowed.
  */
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
-import { shellGuard } from "./_real_shell.ts";
+import { shellCall, shellGuard } from "./_real_shell.ts";
 import { tempDir } from "../_helpers.ts";
 
 /** tmux forms, `CMD` standing for the command typed or handed on. */
@@ -61,13 +61,7 @@ Deno.test("tmux runs the command each form types or hands it", async () => {
   for (const form of TMUX_FORMS) ok(await runsInTmux(form), `tmux ran it: ${form}`);
 });
 
-const call = (command: string) => ({
-  event_type: "pre-tool-call" as const,
-  session_id: "s",
-  work_dir: "/home/user/project",
-  tool_name: "Bash",
-  tool_input: { command },
-});
+const call = shellCall;
 
 Deno.test("shell-guard reads what tmux and screen type or run: rm -rf ~ blocked, npm test not", async () => {
   const executor = shellGuard();
@@ -134,15 +128,15 @@ Deno.test("shell-guard blocks a shell opened for later typing, and reads one fed
       "screen",
       "screen -r t",
     ];
-    for (const command of opened) {
-      const result = await executor.dispatch(call(command));
-      assertEquals(result.decision, "block", command);
-      match(result.reason ?? "", /blocked by rule "typed-session"/, command);
-    }
-    for (const command of ["echo 'rm -rf ~' | su", "echo 'rm -rf ~' | sudo -s"]) {
-      const result = await executor.dispatch(call(command));
-      match(result.reason ?? "", /blocked by rule "rm-root"/, command);
-    }
+    const blockedBy = async (commands: string[], rule: string) => {
+      for (const command of commands) {
+        const result = await executor.dispatch(call(command));
+        assertEquals(result.decision, "block", command);
+        match(result.reason ?? "", new RegExp(`blocked by rule "${rule}"`), command);
+      }
+    };
+    await blockedBy(opened, "typed-session");
+    await blockedBy(["echo 'rm -rf ~' | su", "echo 'rm -rf ~' | sudo -s"], "rm-root");
     const runs = [
       "su -c 'make test' alice",
       "sudo -u alice ls",
