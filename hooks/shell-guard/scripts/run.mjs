@@ -252,26 +252,17 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
   const byXargs = xargsRuns(argvs, raw);
   if (byXargs === null) return hit(TOO_MANY_RUN, argvs.map((a) => a.join(" ")).join(" | "));
   for (const argv of byXargs) {
-    const inner = { argv, redirects: [], cwd };
-    for (const rule of RULES) {
-      if (rule.command && rule.command(inner)) {
-        return hit(rule, argvs.map((a) => a.join(" ")).join(" | "));
-      }
-    }
+    const rule = brokenBy({ argv, redirects: [], cwd });
+    if (rule) return hit(rule, argvs.map((a) => a.join(" ")).join(" | "));
   }
   for (let k = 0; k < commands.length; k++) {
     const command = { argv: argvs[k], redirects: commands[k].redirects, cwd };
-    for (const rule of RULES) {
-      if (rule.command && rule.command(command)) return hit(rule, describe(command));
-    }
-    // What find runs on the folders it walks (`find / -exec chmod 777 {} +`).
+    // The command, and what find runs on the folders it walks (`find / -exec chmod 777 {} +`).
     const byFind = findExecs(command.argv);
     if (byFind === null) return hit(TOO_MANY_RUN, describe(command));
-    for (const argv of byFind) {
-      const inner = { argv, redirects: [], cwd };
-      for (const rule of RULES) {
-        if (rule.command && rule.command(inner)) return hit(rule, describe(command));
-      }
+    for (const inner of [command].concat(byFind.map((argv) => ({ argv, redirects: [], cwd })))) {
+      const rule = brokenBy(inner);
+      if (rule) return hit(rule, describe(command));
     }
     for (const rule of WORD_RULES) {
       if (rule.words(raw[k])) return hit(rule, raw[k].join(" "));
@@ -307,9 +298,8 @@ function checkInnerCommands(command, depth, cwd, vars) {
       return hit({ id: "too-deep", about: "too many commands in one to check" }, describe(command));
     }
     const inner = { argv: effectiveArgv(command.argv.slice(i)), redirects: [], cwd };
-    for (const rule of RULES) {
-      if (rule.command && rule.command(inner)) return hit(rule, describe(command));
-    }
+    const rule = brokenBy(inner);
+    if (rule) return hit(rule, describe(command));
     for (const script of innerScripts(inner.argv, [])) {
       const found = inspect(script, depth - 1, cwd, vars);
       if (found) return found;
@@ -338,6 +328,10 @@ function dataScripts(words) {
 }
 /** The rules that read a command's words as written. */
 const WORD_RULES = RULES.filter((rule) => rule.words);
+/** The rules that read one command as it runs. */
+const COMMAND_RULES = RULES.filter((rule) => rule.command);
+/** The first rule the command `{ argv, redirects, cwd }` breaks, or undefined. */
+const brokenBy = (command) => COMMAND_RULES.find((rule) => rule.command(command));
 /** Commands run by `find -exec` or `xargs` on more paths than the guard checks. */
 const TOO_MANY_RUN = { id: "too-deep", about: "runs commands on more paths than the guard checks" };
 /** The pipe-to-shell rule (undefined when CONFIG.disabled lists it). */
