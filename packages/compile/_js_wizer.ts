@@ -8,6 +8,7 @@
  */
 import { HookboxError } from "../core/errors.ts";
 import { runCommand, WIZER_BIN } from "./_js_toolchain.ts";
+import { canBoundCommands } from "../host-deno/outlive.ts";
 import { BUILD_BUDGET_MS, buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build_time.ts";
 import { ENGINE_SRC } from "./_js_engine.ts";
 
@@ -38,7 +39,9 @@ export async function snapshotEngine(
   bundle: string,
   cpuMs = SNAPSHOT_CPU_MS,
 ): Promise<Uint8Array> {
-  const wallMs = Math.max(SNAPSHOT_WALL_MS, 4 * cpuMs);
+  // Where the CPU limit cannot be set (no coreutils `timeout` to wrap Wizer), the clock bounds
+  // the build at the CPU limit's length instead.
+  const wallMs = canBoundCommands() ? Math.max(SNAPSHOT_WALL_MS, 4 * cpuMs) : cpuMs;
   const limit = Math.min(wallMs, buildTime.left());
   if (limit < 100) throw outOfBudget();
   // Named for hookbox's sweep of what killed builds leave (host-deno/cache_trim.ts).
