@@ -27,8 +27,43 @@ function project(driver: Driver) {
   ]);
 }
 
+const CACHE_DIR = `${ROOT}/.cache/e2e-hookbox`;
+/** The hook sources already built into `CACHE_DIR` by this process. */
+const built = new Set<string>();
+
+/**
+ * Builds the built-in hooks and `dir`'s project hooks into the cache the agent's hook calls read,
+ * so that no step depends on a build finishing inside a hook call's 12 s of building time (on a
+ * loaded machine one may not: the hook is then not run for that call, by design).
+ */
+async function prebuild(dir: string): Promise<void> {
+  const dirs: string[] = [];
+  for (const parent of [`${ROOT}/hooks`, `${dir}/.agents/hooks`]) {
+    if (!(await exists(parent))) continue;
+    for await (const entry of Deno.readDir(parent)) {
+      if (entry.isDirectory) dirs.push(`${parent}/${entry.name}`);
+    }
+  }
+  let sources = "";
+  for (const hook of dirs.sort()) {
+    sources += `${hook}\0${await Deno.readTextFile(`${hook}/HOOK.md`)}\0`;
+    for await (const file of Deno.readDir(`${hook}/scripts`)) {
+      sources += `${file.name}\0${await Deno.readTextFile(`${hook}/scripts/${file.name}`)}\0`;
+    }
+  }
+  if (built.has(sources)) return;
+  const out = await Deno.makeTempDir({ prefix: "hookbox-e2e-prebuild-" });
+  try {
+    await hookbox(["compile", ...dirs, "--cache-dir", CACHE_DIR, "--out", out], dir);
+  } finally {
+    await Deno.remove(out, { recursive: true });
+  }
+  built.add(sources);
+}
+
 /** One headless run of the agent in `dir` with the model answering by `script`. */
 async function run(driver: Driver, dir: string, script: Script) {
+  await prebuild(dir);
   await using model = modelServer(script);
   await driver.setup(`${dir}/.home`, model.url, dir);
   const out = await new Deno.Command(await agentBin(driver.bin), {
@@ -39,7 +74,7 @@ async function run(driver: Driver, dir: string, script: Script) {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       HOME: `${dir}/.home`,
       DENO_DIR,
-      HOOKBOX_CACHE_DIR: `${ROOT}/.cache/e2e-hookbox`,
+      HOOKBOX_CACHE_DIR: CACHE_DIR,
       XDG_RUNTIME_DIR: `${dir}/.run`,
       ...driver.env(model.url),
     },
