@@ -2,6 +2,7 @@
 import { absolute } from "../host-deno/fs.ts";
 import { createExecutor, type ExecutorOptions } from "../deno/executor.ts";
 import { callerCwd } from "./_io.ts";
+import { BUILD_BUDGET_MS } from "../compile/mod.ts";
 
 type Executor = ReturnType<typeof createExecutor>;
 
@@ -69,6 +70,25 @@ export function loadedPluginMb(value = Deno.env.get("HOOKBOX_LOADED_PLUGIN_MB"))
     }, not a whole number of MiB from 1 to 65536: using ${LOADED_PLUGIN_MB}`,
   );
   return LOADED_PLUGIN_MB;
+}
+
+/**
+ * The building time of a process that answers agents, ms:
+ * `BUILD_BUDGET_MS` (12 s, refilled as much a minute), or `$HOOKBOX_BUILD_MS`
+ * when that is a whole number from 0 to 600000 (0: nothing is built inside a
+ * call, every build goes on in the background); another value is one line
+ * on stderr and the default.
+ */
+export function buildMs(value = Deno.env.get("HOOKBOX_BUILD_MS")): number {
+  if (value === undefined || value === "") return BUILD_BUDGET_MS;
+  const ms = Number(value);
+  if (/^\d+$/.test(value) && ms <= 600_000) return ms;
+  console.error(
+    `hookbox: $HOOKBOX_BUILD_MS is ${
+      JSON.stringify(value.slice(0, 40))
+    }, not a whole number of ms from 0 to 600000: using ${BUILD_BUDGET_MS}`,
+  );
+  return BUILD_BUDGET_MS;
 }
 
 /**

@@ -106,6 +106,8 @@ export const COMMANDS = {
       HOOKBOX_CACHE_MAX_MB: CACHE_MAX,
       HOOKBOX_LOADED_PLUGIN_MB:
         "the most plugin bytes one call loads, MiB (default 256); the hooks past it end as limit",
+      HOOKBOX_BUILD_MS: "building time of a call, ms, refilled as much a minute (default " +
+        "12000; 0 to 600000); a build past it goes on in the background for a later call",
       HOOKBOX_DAEMON: "1: as --daemon; 0: never through the daemon, even with --daemon",
       HOOKBOX_DAEMON_WAIT_MS:
         "how long a call waits for the daemon (default 18000); late, it runs in its own process",
@@ -134,6 +136,7 @@ export const COMMANDS = {
     env: {
       XDG_RUNTIME_DIR:
         "the socket is in $XDG_RUNTIME_DIR/hookbox (else /tmp/hookbox-UID), mode 700",
+      HOOKBOX_BUILD_MS: "building time of each project's calls, ms (as for dispatch)",
     },
   },
   validate: {

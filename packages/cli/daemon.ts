@@ -28,7 +28,7 @@ import { AGENTS, isAgentName } from "../agents/adapters.ts";
 import { parseOptions } from "./commands.ts";
 import { boundBuildTime, withBuildTimeOf } from "../compile/mod.ts";
 import { asCall, errorLine, EXIT, UsageError } from "./_io.ts";
-import { useExecutorMaker } from "./_executor.ts";
+import { buildMs, useExecutorMaker } from "./_executor.ts";
 import { agentAnswerOf } from "./_agent_dispatch.ts";
 import { ask, daemonDir, fingerprint, LATE, socketPath, unsafeDir } from "./daemon_client.ts";
 
@@ -101,7 +101,7 @@ async function runDaemon(idleMs: number, maxCalls: number): Promise<number> {
   const socket = Deno.lstatSync(path);
 
   // Agents wait for its calls: building the hooks they find must not hold one past a timeout.
-  boundBuildTime();
+  boundBuildTime(buildMs());
   const own = fingerprint();
   // Each call gets an executor of its own, so it discovers its hooks as a new process would
   // (the scan cache checks every path discovery read: an edit is seen at once), and all of them

@@ -19,7 +19,7 @@ import {
   lineOf,
   strictResult,
 } from "./_fail_closed.ts";
-import { type DispatchFlags, executorFor } from "./_executor.ts";
+import { buildMs, type DispatchFlags, executorFor } from "./_executor.ts";
 
 /** Runs the command; returns the exit code. */
 export async function dispatchCommand(
@@ -35,7 +35,7 @@ export async function dispatchCommand(
   // --remote is taken by main.ts before this command loads; what is left of it is a mistake.
   if (values["timeout-ms"] !== undefined) throw new UsageError("--timeout-ms needs --remote URL");
   // An agent waits for this call: building the hooks it finds must not hold it past its timeout.
-  boundBuildTime();
+  boundBuildTime(buildMs());
   if (values.agent !== undefined) {
     if (!isAgentName(values.agent)) {
       throw new UsageError(`unknown agent "${values.agent}"; one of ${AGENTS.join(", ")}`);

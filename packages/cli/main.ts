@@ -121,7 +121,11 @@ export async function main(args: string[]): Promise<number> {
       load(),
       ...(name === "dispatch" ? [] : [loadZod(), loadRe2()]),
     ]);
-    return await command(rest);
+    const code = await command(rest);
+    // A one-shot call's builds still under way (its event's deadline passed) end with it: they
+    // go on in the background for a later call.
+    if (name === "dispatch") await (await import("../compile/mod.ts")).handOverUnfinished();
+    return code;
   } catch (err) {
     console.error(errorLine(err));
     return EXIT.bad;

@@ -16,10 +16,10 @@
 import { CallContext } from "../host-deno/call_context.ts";
 import { HookboxError } from "../core/errors.ts";
 
-/** Building time a process starts with, and holds at most, ms. */
+/** Building time a process starts with, and holds at most, ms, unless `bound` is given another. */
 export const BUILD_BUDGET_MS = 12_000;
-/** Building time given back per ms (12 s a minute). */
-const REFILL_PER_MS = 0.2;
+/** Building time given back per ms, as a share of the whole (all of it a minute). */
+const REFILL_SHARE_PER_MS = 1 / 60_000;
 
 /** Building time left at a moment. */
 interface Bucket {
@@ -27,7 +27,9 @@ interface Bucket {
   at: number;
 }
 
-const processBucket: Bucket = { budget: BUILD_BUDGET_MS, at: performance.now() };
+/** The building time of this process, ms (`bound`). */
+let capacity = BUILD_BUDGET_MS;
+const processBucket: Bucket = { budget: capacity, at: performance.now() };
 /** The bucket of the call under way (`withBuildTimeOf`), where one is given. */
 const current = new CallContext<Bucket>();
 /** Buckets by project, least recently used first. */
@@ -44,7 +46,7 @@ export function withBuildTimeOf<T>(project: string, fn: () => T): T {
   let bucket = projects.get(project);
   if (bucket === undefined) {
     if (projects.size >= MAX_PROJECTS) projects.delete(projects.keys().next().value!);
-    bucket = { budget: BUILD_BUDGET_MS, at: performance.now() };
+    bucket = { budget: capacity, at: performance.now() };
   } else projects.delete(project);
   projects.set(project, bucket);
   return current.run(bucket, fn);
@@ -53,10 +55,15 @@ export function withBuildTimeOf<T>(project: string, fn: () => T): T {
 /** The process's building time (or, inside `withBuildTimeOf`, the project's). */
 export const buildTime = {
   bounded: false,
-  /** Bounds this process's building time from now on. */
-  bound(): void {
+  /**
+   * Bounds this process's building time from now on, to `ms` (refilled that
+   * much a minute; 0: nothing is built in this process, every build is
+   * handed to a process of its own).
+   */
+  bound(ms: number = BUILD_BUDGET_MS): void {
     this.bounded = true;
-    processBucket.budget = BUILD_BUDGET_MS;
+    capacity = ms;
+    processBucket.budget = capacity;
     processBucket.at = performance.now();
     projects.clear();
   },
@@ -65,7 +72,10 @@ export const buildTime = {
     if (!this.bounded) return Infinity;
     const bucket = current.getStore() ?? processBucket;
     const now = performance.now();
-    bucket.budget = Math.min(BUILD_BUDGET_MS, bucket.budget + (now - bucket.at) * REFILL_PER_MS);
+    bucket.budget = Math.min(
+      capacity,
+      bucket.budget + (now - bucket.at) * capacity * REFILL_SHARE_PER_MS,
+    );
     bucket.at = now;
     return bucket.budget;
   },
@@ -76,6 +86,11 @@ export const buildTime = {
   },
 };
 
+/** The building time this process holds at most, ms. */
+export function buildCapacity(): number {
+  return capacity;
+}
+
 /** Marks a build that stopped for want of the process's building time (tried again later). */
 export const OUT_OF_BUDGET = Symbol("out of building time");
 
@@ -83,8 +98,9 @@ export const OUT_OF_BUDGET = Symbol("out of building time");
 export function outOfBudget(path?: string): HookboxError {
   return new HookboxError(
     "COMPILE_FAILED",
-    `not built: this process has spent its ${BUILD_BUDGET_MS} ms of building on other hooks; ` +
-      "a later call builds it",
+    capacity === 0
+      ? "not built: this process builds nothing itself ($HOOKBOX_BUILD_MS is 0)"
+      : `not built: this process has spent its ${capacity} ms of building time`,
     { ...(path === undefined ? {} : { path }), cause: OUT_OF_BUDGET },
   );
 }

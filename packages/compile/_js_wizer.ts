@@ -9,7 +9,7 @@
 import { HookboxError } from "../core/errors.ts";
 import { runCommand, WIZER_BIN } from "./_js_toolchain.ts";
 import { canBoundCommands } from "../host-deno/outlive.ts";
-import { BUILD_BUDGET_MS, buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build_time.ts";
+import { buildCapacity, buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build_time.ts";
 import { ENGINE_SRC } from "./_js_engine.ts";
 
 /**
@@ -74,9 +74,9 @@ export async function snapshotEngine(
       // The clock, not the hook's CPU: the machine's load or this process's budget. Not
       // recorded, so a later call builds it again.
       const why = limit < wallMs
-        ? `this process's ${BUILD_BUDGET_MS} ms of building ran out`
+        ? `this process's ${buildCapacity()} ms of building time ran out`
         : `the build took over ${wallMs} ms on the clock (the machine is busy)`;
-      throw new HookboxError("COMPILE_FAILED", `not built: ${why}; a later call builds it`, {
+      throw new HookboxError("COMPILE_FAILED", `not built: ${why}`, {
         cause: OUT_OF_BUDGET,
       });
     }

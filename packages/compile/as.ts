@@ -16,7 +16,8 @@ import { type CompileHost, denoCompileHost } from "./_as_host.ts";
 import { asLibraryPaths, loadAsLibrary } from "./_as_library.ts";
 import { sha256Hex } from "../core/bytes.ts";
 import { HookboxError } from "../core/errors.ts";
-import { buildTime, outOfBudget } from "./_build_time.ts";
+import { buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build_time.ts";
+import { BUILD_HEAP_MB, cliCommand } from "./_build_later.ts";
 import { runCommand } from "./_js_toolchain.ts";
 
 export type { CompileHost } from "./_as_host.ts";
@@ -71,8 +72,8 @@ export async function compileAsHook(
       throw new HookboxError(
         "COMPILE_FAILED",
         `the source is ${source.length} characters: an agent's hook call compiles at most ` +
-          `${BOUNDED_AS_SOURCE_CHARS} (about 2 s); run \`hookbox compile\` on the hook once`,
-        { path: entryPath },
+          `${BOUNDED_AS_SOURCE_CHARS} (about 2 s) itself`,
+        { path: entryPath, cause: OUT_OF_BUDGET },
       );
     }
     if (buildTime.left() < 100) throw outOfBudget(entryPath);
@@ -103,8 +104,6 @@ export async function compileAsHook(
 
 /** Where a hook folder's AssemblyScript entry is. */
 const AS_ENTRY = "/scripts/run.as.ts";
-/** Heap the compiling process may use, MiB. */
-const APART_HEAP_MB = 1024;
 
 /**
  * `hookbox compile DIR --cache-dir CACHE` in a process of its own, killed
@@ -117,21 +116,13 @@ async function compileApart(
   cacheDir: string,
   timeoutMs: number,
 ): Promise<void> {
-  const bundled = /\/dist\/cli\/[^/]+\.js$/.test(Deno.mainModule);
-  const cli = bundled ? Deno.mainModule : new URL("../cli/main.ts", import.meta.url).href;
-  const config = bundled
-    ? ["--no-config"]
-    : ["--config", new URL("../../deno.json", import.meta.url).pathname];
+  const [cli, cliArgs] = cliCommand(BUILD_HEAP_MB);
   const out = await Deno.makeTempDir({ prefix: "hookbox-as-" });
   try {
     const result = await runCommand(
-      Deno.execPath(),
+      cli,
       [
-        "run",
-        "-A",
-        ...config,
-        `--v8-flags=--max-old-space-size=${APART_HEAP_MB}`,
-        cli,
+        ...cliArgs,
         "compile",
         dir,
         "--cache-dir",
@@ -145,10 +136,10 @@ async function compileApart(
     if (result.timedOut) {
       throw new HookboxError(
         "COMPILE_FAILED",
-        `the AssemblyScript compiler did not finish within the ${
+        `not built: the AssemblyScript compiler did not finish within the ${
           Math.floor(timeoutMs)
-        } ms of building time left to this call; run \`hookbox compile\` on the hook once`,
-        { path: entryPath },
+        } ms of building time left to this call`,
+        { path: entryPath, cause: OUT_OF_BUDGET },
       );
     }
     if (result.code !== 0) {

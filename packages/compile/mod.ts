@@ -31,15 +31,17 @@ export interface CompileHookOptions {
 
 export { defaultCacheDir } from "../host-deno/cache_dir.ts";
 export { BUILD_BUDGET_MS } from "./_build_time.ts";
-import { buildTime } from "./_build_time.ts";
+import { BUILD_BUDGET_MS } from "./_build_time.ts";
+import { buildTime, OUT_OF_BUDGET } from "./_build_time.ts";
 
 /**
- * Bounds the building time of this process's JS hooks from now on (an agent's
- * hook call, the daemon): past {@linkcode BUILD_BUDGET_MS}, refilled 12 s a
- * minute, a hook not built yet fails at once and a later call builds it.
+ * Bounds the building time of this process's hooks from now on (an agent's
+ * hook call, the daemon) to `ms`, refilled that much a minute: past it a
+ * hook not built yet fails at once, and its build goes on in a process of its
+ * own for a later call (0: every build is handed over so).
  */
-export function boundBuildTime(): void {
-  buildTime.bound();
+export function boundBuildTime(ms: number = BUILD_BUDGET_MS): void {
+  buildTime.bound(ms);
 }
 export { withBuildTimeOf } from "./_build_time.ts";
 export { runCommand } from "./_js_toolchain.ts";
@@ -58,17 +60,60 @@ export async function compileHook(
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   // Checked again here, not only at discovery: the folder may have changed since.
   const real = await confined(denoFs, hook.dir, entry.path);
-  if (entry.format !== "wasm") await readCappedFile(real, MAX_SOURCE_BYTES); // size check only
-  if (entry.format === "js") {
-    const { compileJsHook } = await import("./js.ts");
-    return await compileJsHook(real, { cacheDir, allowedRoots: await jsRoots(hook.dir) });
+  if (entry.format === "wasm") {
+    const bytes = await readCappedFile(real, MAX_PLUGIN_BYTES);
+    return { bytes, sha256: await sha256HexInPieces(bytes), cached: true };
   }
-  if (entry.format === "as") {
+  const source = await readCappedFile(real, MAX_SOURCE_BYTES);
+  const building = { dir: hook.dir, cacheDir, source };
+  unfinished.add(building);
+  try {
+    if (entry.format === "js") {
+      const { compileJsHook } = await import("./js.ts");
+      return await compileJsHook(real, { cacheDir, allowedRoots: await jsRoots(hook.dir) });
+    }
     const { compileAsHook } = await import("./as.ts");
     return await compileAsHook(real, { cacheDir });
+  } catch (err) {
+    if (!(err instanceof HookboxError) || err.cause !== OUT_OF_BUDGET) throw err;
+    throw new HookboxError(
+      "COMPILE_FAILED",
+      `${err.message}; ${await handOver(hook.dir, cacheDir, source)}`,
+      {
+        path: hook.dir,
+        cause: OUT_OF_BUDGET,
+      },
+    );
+  } finally {
+    unfinished.delete(building);
   }
-  const bytes = await readCappedFile(real, MAX_PLUGIN_BYTES);
-  return { bytes, sha256: await sha256HexInPieces(bytes), cached: true };
+}
+
+/** The builds {@linkcode compileHook} has under way, by hook folder, cache and entry source. */
+const unfinished = new Set<{ dir: string; cacheDir: string; source: Uint8Array }>();
+
+/**
+ * Hands over the builds still under way (a hook call whose event deadline
+ * passed while it built), for a one-shot process about to exit, which kills
+ * them: each goes on in the background as a build past the building time
+ * does (one at a time per cache folder).
+ */
+export async function handOverUnfinished(): Promise<void> {
+  for (const { dir, cacheDir, source } of unfinished) await handOver(dir, cacheDir, source);
+}
+
+/**
+ * What becomes of a build stopped for want of building time: in a process
+ * that answers agents it goes on in a process of its own (`_build_later.ts`).
+ */
+async function handOver(dir: string, cacheDir: string, source: Uint8Array): Promise<string> {
+  if (!buildTime.bounded) return "try again";
+  const text = new TextDecoder().decode(source);
+  const { buildLater } = await import("./_build_later.ts");
+  if (await buildLater(dir, cacheDir, text)) {
+    return "it is being built in the background (`hookbox compile`) for a later call";
+  }
+  return `a later call builds it, or build it once with \`hookbox compile ${dir}\``;
 }
 
 /**

@@ -1,0 +1,193 @@
+/**
+ * Builds a hook call had no building time for go on in a process of their
+ * own. A call stops building once its building time is spent (12 s), and a
+ * one-shot call kills what it still builds when it exits: on a machine busy
+ * enough that a first build takes longer, every call started the build again
+ * and stopped it again, and the hook never ran. `HOOKBOX_BUILD_MS=0` makes
+ * every call such a call, without depending on the machine's speed.
+ */
+import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
+import { runCli } from "../_cli.ts";
+import { eventually, killIfRunning, ROOT, tempDir } from "../_helpers.ts";
+
+const EVENT = JSON.stringify({
+  event_type: "pre-tool-call",
+  tool_name: "Bash",
+  tool_input: { command: "ls" },
+  session_id: "s",
+});
+
+interface HookRecord {
+  name: string;
+  outcome: string;
+  detail: string | null;
+}
+
+/** A project with JS hooks `name → [frontmatter lines, script]`, and its cache and config. */
+async function project(hooks: Record<string, [string, string]>) {
+  const dir = await tempDir("hookbox-build-later-");
+  for (const [name, [manifest, script]] of Object.entries(hooks)) {
+    const hook = `${dir}/.agents/hooks/${name}`;
+    await Deno.mkdir(`${hook}/scripts`, { recursive: true });
+    await Deno.writeTextFile(
+      `${hook}/HOOK.md`,
+      `---\nname: ${name}\ndescription: a test hook\ntrigger: pre-tool-call\n${manifest}---\n`,
+    );
+    await Deno.writeTextFile(`${hook}/scripts/run.mjs`, script);
+  }
+  const env = {
+    HOOKBOX_CACHE_DIR: `${dir}/cache`,
+    HOOKBOX_BUILD_MS: "0",
+    XDG_CONFIG_HOME: `${dir}/config`,
+  };
+  const dispatch = async () => {
+    const run = await runCli(["dispatch", "--work-dir", dir], { cwd: dir, env, stdin: EVENT });
+    const result = JSON.parse(run.stdout);
+    return { result, stderr: run.stderr, hooks: result.hooks as HookRecord[] };
+  };
+  return { dir, env, dispatch, lock: `${dir}/cache/build-later/building.lock` };
+}
+
+const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+const blocks = (reason: string) =>
+  `export default () => ({ decision: "block", reason: "${reason}" });\n`;
+
+Deno.test("a hook a call had no time to build is built in the background and runs on a later call", async () => {
+  const { dir, dispatch } = await project({
+    other: ["priority: 200\n", blocks("the other says no")],
+    guard: ["on_error: closed\npriority: 100\n", blocks("the guard says no")],
+  });
+  try {
+    // The first call builds nothing itself: one build (the hook run first) is handed over, the
+    // other waits for it to end, and the closed guard, not built, blocks.
+    const first = await dispatch();
+    assertEquals(first.result.decision, "block");
+    const [other, guard] = first.hooks;
+    assertEquals([other?.name, other?.outcome, guard?.outcome], ["other", "error", "error"]);
+    match(
+      other?.detail ?? "",
+      /not built: this process builds nothing itself .*; it is being built in the background/,
+    );
+    match(
+      guard?.detail ?? "",
+      /a later call builds it, or build it once with `hookbox compile .*guard`/,
+    );
+    match(first.stderr, /hook "guard" failed .*hookbox compile .* and is on_error: closed/);
+    // Later calls find the builds done, one after the other, and run both hooks.
+    const built = await eventually(
+      async () => {
+        const call = await dispatch();
+        return call.hooks.every((h) => h.outcome === "block") ? call : null;
+      },
+      120,
+      1000,
+    );
+    ok(built, "both hooks were built in the background");
+    assertEquals(built.result.reason, "the other says no");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a handed-over build outlives the agent killing its hook command's process group", async () => {
+  const { dir, env, dispatch, lock } = await project({ guard: ["", blocks("the guard says no")] });
+  let leader: number | null = null;
+  try {
+    // As an agent runs a hook command: a process group of its own, killed once it answered (or
+    // timed out). Here the group lives on past the answer until it is killed.
+    await Deno.writeTextFile(`${dir}/event.json`, EVENT);
+    const cli = `${Deno.execPath()} run -A ${ROOT}/packages/cli/main.ts dispatch --work-dir ${dir}`;
+    const child = new Deno.Command("/usr/bin/setsid", {
+      args: ["/bin/sh", "-c", `${cli} < event.json > answer.json 2>/dev/null; sleep 600`],
+      cwd: dir,
+      env,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    leader = child.pid;
+    const answer = await eventually(
+      async () => {
+        const text = await Deno.readTextFile(`${dir}/answer.json`).catch(() => "");
+        try {
+          return JSON.parse(text);
+        } catch {
+          return null;
+        }
+      },
+      600,
+      200,
+    );
+    match(answer?.hooks?.[0]?.detail ?? "", /being built in the background/);
+    Deno.kill(-leader, "SIGKILL");
+    await child.status;
+    leader = null;
+    // The build was not in that group: it ends, the lock goes, and the next call runs the hook.
+    ok(await eventually(async () => (await exists(lock)) ? null : true, 120, 1000), "built");
+    const later = await dispatch();
+    assertEquals(later.result.reason, "the guard says no");
+  } finally {
+    if (leader !== null) killIfRunning(-leader);
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a one-shot call's build its event's deadline cut off goes on for a later call", async () => {
+  // A top level that takes seconds of CPU time to build (25 million turns of a loop: about 3 s
+  // of a 10 s limit), so a deadline 1.5 s after the call starts passes while it builds.
+  const slow = "let x = 0;\nfor (let i = 0; i < 25000000; i++) x += i;\n" +
+    'export default () => ({ decision: "block", reason: "built " + (x > 0) });\n';
+  const { dir, env, lock } = await project({ guard: ["", slow] });
+  try {
+    // The call has its building time, but its hooks' deadline passes (as when the daemon was
+    // late, or hooks before it took their time): the hook ends as a timeout mid-build, and the
+    // process exits, which kills the build. A call that started too late to begin the build
+    // (a loaded machine) is made again.
+    let hook: HookRecord | undefined;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const late = await runCli(["dispatch", "--work-dir", dir], {
+        cwd: dir,
+        env: {
+          ...env,
+          HOOKBOX_BUILD_MS: "12000",
+          HOOKBOX_DAEMON_DEADLINE: String(Date.now() + 1500),
+        },
+        stdin: EVENT,
+      });
+      hook = JSON.parse(late.stdout).hooks[0];
+      if (!/budget is spent/.test(hook?.detail ?? "")) break;
+    }
+    assertEquals(hook?.outcome, "timeout", JSON.stringify(hook));
+    match(
+      hook?.detail ?? "",
+      /ran out while the hook was being built; a later call uses the build/,
+    );
+    // A later call that builds nothing itself finds the build done.
+    ok(await eventually(async () => (await exists(lock)) ? null : true, 120, 1000), "ended");
+    const later = await runCli(["dispatch", "--work-dir", dir], { cwd: dir, env, stdin: EVENT });
+    assertEquals(JSON.parse(later.stdout).reason, "built true", later.stdout);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a hook whose top level never ends is built in the background once, and its failure kept", async () => {
+  const { dir, dispatch, lock } = await project({
+    spin: ["", "for (;;) {}\nexport default () => {};\n"],
+  });
+  try {
+    const first = await dispatch();
+    match(first.hooks[0]?.detail ?? "", /being built in the background/);
+    // The background build ends at its CPU limit, and that failure is recorded: later calls
+    // answer with it at once and hand nothing over.
+    ok(await eventually(async () => (await exists(lock)) ? null : true, 120, 1000), "ended");
+    const later = await dispatch();
+    match(
+      later.hooks[0]?.detail ?? "",
+      /did not finish building in 10000 ms of CPU time.*as when these sources were last built/,
+    );
+    ok(!(await exists(lock)), "no build was handed over again");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
