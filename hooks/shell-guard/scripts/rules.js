@@ -11,7 +11,7 @@
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
 const { effectiveArgv, splitOptions, hasFlag } = require("./commands.js");
-const { opensShell } = require("./terminals.js");
+const { opensShell, containerSession } = require("./terminals.js");
 
 /** The shells (`pipe-to-shell`, scripts handed to one; `typed-session` adds csh and tcsh). */
 const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
@@ -724,7 +724,8 @@ const PRODUCERS = ["echo", "printf", "seq", "true", "false", "yes", "ls", "date"
  */
 function typedSession(argvs, commands) {
   for (let k = 0; k < argvs.length; k++) {
-    const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv);
+    const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv) ||
+      containerSession(argvs[k], readsItsInput);
     if (!reads || inputIsText(commands[k].redirects)) continue;
     const upstream = argvs.slice(0, k);
     const fed = upstream.length > 0 &&

@@ -17,7 +17,7 @@ import {
   scriptRun,
   xargsRuns,
 } from "./rules.js";
-import { opensShell, terminalScripts } from "./terminals.js";
+import { containerInput, opensShell, terminalScripts } from "./terminals.js";
 
 const MAX_DEPTH = 6;
 /**
@@ -146,7 +146,9 @@ function printed(argv) {
 function fedScripts(commands, argvs) {
   const scripts = [];
   let last = -1;
-  const runs = (k) => RUNNERS.includes(argvs[k][0]) || opensShell(argvs[k], commands[k].argv);
+  const runs = (k) =>
+    RUNNERS.includes(argvs[k][0]) || opensShell(argvs[k], commands[k].argv) ||
+    RUNNERS.includes((containerInput(argvs[k]) ?? [])[0]);
   for (let k = 0; k < argvs.length; k++) if (runs(k)) last = k;
   for (let j = 0; j < last; j++) {
     scripts.push(...printed(argvs[j]));

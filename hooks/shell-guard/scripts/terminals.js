@@ -189,6 +189,138 @@ function hasCommandOption(args) {
   );
 }
 
+/** Letters of ssh's options that take a value. */
+const SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw";
+
+/**
+ * True when `ssh args...` opens a remote shell reading what is typed: a destination and no
+ * command (options may follow the destination, as ssh reads them), and none of the options
+ * that start no session (`-N`, `-W`, `-O`, `-G`, `-V`, `-Q`).
+ */
+function sshOpensShell(args) {
+  const own = getopt(args, SSH_VALUED);
+  if (own.operands.length === 0) return false;
+  const more = getopt(own.operands.slice(1), SSH_VALUED);
+  const flags = own.flags.concat(more.flags);
+  const values = Object.assign({}, own.values, more.values);
+  if (flags.some((f) => "NGV".includes(f))) return false;
+  if (values.W !== undefined || values.O !== undefined || values.Q !== undefined) return false;
+  return more.operands.length === 0;
+}
+
+/** `mosh [options] HOST [-- COMMAND]`: a remote shell unless given a command. */
+function moshOpensShell(args) {
+  const end = args.indexOf("--");
+  if (end >= 0) return end + 1 >= args.length;
+  return args.some((w) => !w.startsWith("-"));
+}
+
+/** Container CLIs whose `run` and `exec` take docker's options. */
+const CONTAINER_CLIS = ["docker", "podman", "nerdctl"];
+/** Long options of `run`/`exec` that take no value (every other long option without `=` does). */
+const CONTAINER_FLAGS = [
+  "--rm",
+  "--init",
+  "--interactive",
+  "--tty",
+  "--detach",
+  "--privileged",
+  "--read-only",
+  "--sig-proxy",
+  "--no-healthcheck",
+  "--oom-kill-disable",
+  "--publish-all",
+  "--help",
+  "--disable-content-trust",
+  "--quiet",
+  "--use-api-socket",
+  "--replace",
+  "--rmi",
+  "--no-hosts",
+  "--http-proxy",
+  "--systemd",
+];
+/** Letters of `run`/`exec`'s short options that take a value. */
+const CONTAINER_VALUED = "acehlmpuvw";
+/** The container CLIs' own options that take the next word (before `run`/`exec`). */
+const CONTAINER_OWN_VALUED =
+  /^(?:-[Hcl]|--(?:context|host|config|log-level|url|connection|identity|root|runroot|storage-driver|namespace|address))$/;
+
+/**
+ * `docker|podman|nerdctl [container] run|exec OPTIONS TARGET [COMMAND...]` and `kubectl
+ * exec|run|attach|debug ... [-- COMMAND...]` read: whether the call keeps the input open for
+ * what is typed (`-i`, `--interactive`, `--stdin`) and the command run in the container (empty:
+ * the image's own, or none given), or null for another command.
+ */
+function containerCall(argv) {
+  if (argv[0] === "kubectl") {
+    const end = argv.indexOf("--");
+    const own = end < 0 ? argv.slice(1) : argv.slice(1, end);
+    const sub = own.find((w) => !w.startsWith("-"));
+    if (!["exec", "run", "attach", "debug"].includes(sub)) return null;
+    const interactive = own.some((w) =>
+      w === "--stdin" || w === "--stdin=true" || (/^-[a-zA-Z]+$/.test(w) && w.includes("i"))
+    );
+    return { interactive, command: end < 0 ? [] : argv.slice(end + 1), image: sub !== "exec" };
+  }
+  if (!CONTAINER_CLIS.includes(argv[0])) return null;
+  let i = 1;
+  for (; i < argv.length && argv[i].startsWith("-"); i++) {
+    if (CONTAINER_OWN_VALUED.test(argv[i])) i++;
+  }
+  if (argv[i] === "container") i++;
+  const sub = argv[i];
+  if (sub !== "run" && sub !== "exec") return null;
+  let interactive = false;
+  for (i++; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === "--") {
+      i++;
+      break;
+    }
+    if (!/^-./.test(word)) break;
+    if (word.startsWith("--")) {
+      const [name, value] = word.split("=", 2);
+      if (name === "--interactive") interactive = value === undefined || value === "true";
+      else if (value === undefined && !CONTAINER_FLAGS.includes(name)) i++;
+      continue;
+    }
+    for (let j = 1; j < word.length; j++) {
+      if (word[j] === "i") interactive = true;
+      if (CONTAINER_VALUED.includes(word[j])) {
+        if (j === word.length - 1) i++;
+        break;
+      }
+    }
+  }
+  if (i >= argv.length) return null;
+  return { interactive, command: argv.slice(i + 1), image: sub === "run" };
+}
+
+/**
+ * True when `argv` starts a container (or a command in one) that reads what is typed into it:
+ * interactive, and running a shell or interpreter that reads its input (`reads`, the
+ * typed-session rule's test) or a shell another program opens, or, for a new container with
+ * no command, the image's own (a shell, for most base images).
+ */
+function containerSession(argv, reads) {
+  const call = containerCall(argv);
+  if (call === null || !call.interactive) return false;
+  if (call.command.length === 0) return call.image;
+  const command = containerInput(argv);
+  return reads(command) || opensShell(command, call.command);
+}
+
+/**
+ * The command an interactive container call hands what is piped into it (`echo CMD | docker
+ * exec -i c sh`), its program's base name first, or null (not interactive, no command).
+ */
+function containerInput(argv) {
+  const call = containerCall(argv);
+  if (call === null || !call.interactive || call.command.length === 0) return null;
+  return [baseName(call.command[0])].concat(call.command.slice(1));
+}
+
 /** Options of `nsenter` that take the next word as their value. */
 const NSENTER_VALUED = new Set(["-t", "--target", "-S", "--setuid", "-G", "--setgid"]);
 
@@ -196,7 +328,7 @@ const NSENTER_VALUED = new Set(["-t", "--target", "-S", "--setuid", "-G", "--set
  * True when the command (its argv as run, `raw` its words as written) opens a shell that reads
  * what is typed into it later: `su`, `sudo -i`, `sudo -s`, `doas -s`, `chroot DIR`, `unshare`,
  * `nsenter -t 1 -m`, `script`, `login`, `machinectl shell`, `pkexec`, `tmux`, `tmux attach`,
- * `screen`, `screen -r`; none when given a command to run instead.
+ * `screen`, `screen -r`, `ssh HOST`, `mosh HOST`; none when given a command to run instead.
  */
 function opensShell(argv, raw) {
   if (argv.length === 0) {
@@ -213,6 +345,8 @@ function opensShell(argv, raw) {
   const [name, ...args] = argv;
   if (name === "su" || name === "script") return !hasCommandOption(args);
   if (name === "login") return true;
+  if (name === "ssh") return sshOpensShell(args);
+  if (name === "mosh") return moshOpensShell(args);
   if (name === "machinectl") return args.includes("shell") || args.includes("login");
   if (name === "tmux") return tmuxAttaches(args);
   if (name === "screen") return screenAttaches(args);
@@ -234,4 +368,4 @@ function terminalScripts(argv) {
   return [];
 }
 
-module.exports = { opensShell, terminalScripts };
+module.exports = { opensShell, terminalScripts, containerSession, containerInput };
