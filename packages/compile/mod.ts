@@ -31,8 +31,7 @@ export interface CompileHookOptions {
 
 export { defaultCacheDir } from "../host-deno/cache_dir.ts";
 export { BUILD_BUDGET_MS } from "./_build_time.ts";
-import { BUILD_BUDGET_MS } from "./_build_time.ts";
-import { buildTime, OUT_OF_BUDGET } from "./_build_time.ts";
+import { BUILD_BUDGET_MS, buildTime, OUT_OF_BUDGET } from "./_build_time.ts";
 
 /**
  * Bounds the building time of this process's hooks from now on (an agent's
@@ -79,10 +78,7 @@ export async function compileHook(
     throw new HookboxError(
       "COMPILE_FAILED",
       `${err.message}; ${await handOver(hook.dir, cacheDir, source)}`,
-      {
-        path: hook.dir,
-        cause: OUT_OF_BUDGET,
-      },
+      { path: hook.dir, cause: OUT_OF_BUDGET },
     );
   } finally {
     unfinished.delete(building);
