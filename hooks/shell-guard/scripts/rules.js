@@ -10,8 +10,10 @@
  * true when the rule is broken. Edit CONFIG to tune what counts as
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
-const { effectiveArgv, splitOptions, hasFlag } = require("./commands.js");
-const { opensShell, containerSession } = require("./terminals.js");
+const { baseName, effectiveArgv, splitOptions, hasFlag } = require("./commands.js");
+const { opensShell, containerSession, networkPrograms, remoteCommand } = require(
+  "./terminals.js",
+);
 
 /** The shells (`pipe-to-shell`, scripts handed to one; `typed-session` adds csh and tcsh). */
 const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
@@ -123,9 +125,21 @@ const CONFIG = {
     },
     // REPLs that run a script operand or `-e` code, and else read their input.
     other: {
-      names: ["lua", "luajit", "tclsh", "wish", "R", "Rscript", "julia", "ghci", "guile", "racket"],
+      names: [
+        "lua",
+        "luajit",
+        "tclsh",
+        "wish",
+        "expect",
+        "R",
+        "Rscript",
+        "julia",
+        "ghci",
+        "guile",
+        "racket",
+      ],
       valued: ["-l", "-L"],
-      program: ["-e", "--eval"],
+      program: ["-e", "--eval", "-c", "-f"],
       input: ["-i", "--interactive"],
       info: ["-v", "--version", "-h", "--help"],
     },
@@ -704,7 +718,7 @@ function readsItsInput(argv) {
  * descriptor (`<&3`), the agent's own input or a pipe from a command that passes its input on
  * (`cat | sh`) may be.
  */
-const TERMINALS = /^\/dev\/(?:tty|pts\/|stdin$|fd\/0$)|^\/proc\/[^/]+\/fd\/0$/;
+const TERMINALS = /^\/dev\/(?:tty|pts\/|stdin$|fd\/0$|tcp\/|udp\/)|^\/proc\/[^/]+\/fd\/0$/;
 function inputIsText(redirects) {
   return redirects.some((r) =>
     (r.fd === undefined || r.fd === 0) &&
@@ -724,8 +738,13 @@ const PRODUCERS = ["echo", "printf", "seq", "true", "false", "yes", "ls", "date"
  */
 function typedSession(argvs, commands) {
   for (let k = 0; k < argvs.length; k++) {
+    // A program netcat or socat runs on what arrives from the network (a bind or reverse shell).
+    if (networkPrograms(argvs[k]).some((text) => readsCommands(text.trim().split(/\s+/)))) {
+      return true;
+    }
+    const remote = remoteCommand(argvs[k]);
     const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv) ||
-      containerSession(argvs[k], readsItsInput);
+      containerSession(argvs[k], readsItsInput) || (remote !== null && readsCommands(remote));
     if (!reads || inputIsText(commands[k].redirects)) continue;
     const upstream = argvs.slice(0, k);
     const fed = upstream.length > 0 &&
@@ -736,6 +755,13 @@ function typedSession(argvs, commands) {
     if (!fed) return true;
   }
   return false;
+}
+
+/** Whether the command `words` (its program as written) is a shell or interpreter reading its input. */
+function readsCommands(words) {
+  if (words.length === 0 || words[0] === "") return false;
+  const argv = [baseName(words[0])].concat(words.slice(1));
+  return readsItsInput(argv) || opensShell(argv, words);
 }
 
 /** An interpreter other than the shells: a program of CONFIG.sessions (`python3`, `node`, ...). */
@@ -1045,6 +1071,7 @@ function xargsRuns(argvs, raw) {
 }
 
 module.exports = {
+  readsCommands,
   xargsRuns,
   RULES,
   CONFIG,

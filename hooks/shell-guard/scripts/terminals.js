@@ -198,14 +198,32 @@ const SSH_VALUED = "BbcDEeFIiJLlmOoPpQRSWw";
  * that start no session (`-N`, `-W`, `-O`, `-G`, `-V`, `-Q`).
  */
 function sshOpensShell(args) {
+  const command = sshCommand(args);
+  return command !== null && command.length === 0;
+}
+
+/**
+ * The command `ssh args...` has run on the remote host, as its words (empty: none, a remote
+ * shell), or null when ssh opens no session (no destination, `-N`, `-W`, `-O`, `-G`, `-V`,
+ * `-Q`).
+ */
+function sshCommand(args) {
   const own = getopt(args, SSH_VALUED);
-  if (own.operands.length === 0) return false;
+  if (own.operands.length === 0) return null;
   const more = getopt(own.operands.slice(1), SSH_VALUED);
   const flags = own.flags.concat(more.flags);
   const values = Object.assign({}, own.values, more.values);
-  if (flags.some((f) => "NGV".includes(f))) return false;
-  if (values.W !== undefined || values.O !== undefined || values.Q !== undefined) return false;
-  return more.operands.length === 0;
+  if (flags.some((f) => "NGV".includes(f))) return null;
+  if (values.W !== undefined || values.O !== undefined || values.Q !== undefined) return null;
+  // ssh joins the words with spaces for the remote shell: split again.
+  return more.operands.join(" ").split(/\s+/).filter((w) => w !== "");
+}
+
+/** The command `argv` has run on another host with this side's input (`ssh HOST CMD`), or null. */
+function remoteCommand(argv) {
+  if (argv[0] !== "ssh") return null;
+  const command = sshCommand(argv.slice(1));
+  return command === null || command.length === 0 ? null : command;
 }
 
 /** `mosh [options] HOST [-- COMMAND]`: a remote shell unless given a command. */
@@ -321,6 +339,34 @@ function containerInput(argv) {
   return [baseName(call.command[0])].concat(call.command.slice(1));
 }
 
+/** netcat's names. */
+const NETCATS = ["nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"];
+
+/**
+ * The programs a command runs with its input from the network or from another address it
+ * joins them to, as the text it gives them: netcat's `-e PROG`, `-c CMD`, `--exec`,
+ * `--sh-exec`, `--lua-exec` (a bind or reverse shell), socat's `EXEC:` and `SYSTEM:` addresses
+ * (up to their first option). Empty for another command.
+ */
+function networkPrograms(argv) {
+  if (NETCATS.includes(argv[0])) {
+    for (let i = 1; i < argv.length; i++) {
+      const word = argv[i];
+      if (word === "--") break;
+      const long = /^--(?:exec|sh-exec|lua-exec)(?:=([\s\S]*))?$/.exec(word);
+      if (long !== null) return [long[1] ?? argv[i + 1] ?? ""];
+      if (/^-[A-Za-z0-9]+$/.test(word)) {
+        const at = word.search(/[ec]/);
+        if (at !== -1) return [word.slice(at + 1) || (argv[i + 1] ?? "")];
+      }
+    }
+    return [];
+  }
+  if (argv[0] !== "socat") return [];
+  return argv.slice(1).map((word) => /^(?:exec|system):([^,]*)/i.exec(word)?.[1])
+    .filter((text) => text !== undefined);
+}
+
 /** Options of `nsenter` that take the next word as their value. */
 const NSENTER_VALUED = new Set(["-t", "--target", "-S", "--setuid", "-G", "--setgid"]);
 
@@ -368,4 +414,11 @@ function terminalScripts(argv) {
   return [];
 }
 
-module.exports = { opensShell, terminalScripts, containerSession, containerInput };
+module.exports = {
+  opensShell,
+  terminalScripts,
+  containerSession,
+  containerInput,
+  networkPrograms,
+  remoteCommand,
+};
