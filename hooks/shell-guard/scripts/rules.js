@@ -727,6 +727,49 @@ function inputIsText(redirects) {
   );
 }
 
+/**
+ * A command substitution that gives what is typed into the input: `$(cat)`, `$(cat -)`,
+ * `$(head -n 1)`, `$(< /dev/stdin)`, `$(read -r l; ...)`, `$(dd bs=1)` (no file named). The
+ * guard stands it for a variable `read` sets from the input, so `read x; eval "$x"` is caught
+ * where the value is run as code.
+ */
+const INPUT_READ =
+  /\$\(\s*(?:(?:cat|head|tail|tee|line)(?:\s+(?:-[^\s)]*|\d+))*(?:\s+(?:-|\/dev\/stdin))?|<\s*\/dev\/(?:stdin|tty|fd\/0)|read\b[^)]*|dd(?:\s+(?!if=)[^\s)]+)*)\s*\)|`\s*(?:cat|head|tail)(?:\s+-[^\s`]*)*\s*`/;
+/** What {@link inputNames} stands for a value read from the input. */
+const INPUT_VALUE = "$(cat)";
+
+/** `read`'s options that take a value. */
+const READ_VALUED = ["-a", "-d", "-i", "-n", "-N", "-p", "-t", "-u"];
+
+/**
+ * The variables `read` sets, in the pipeline `argvs`, from an input that may be typed into (not
+ * a file, a here-document or a string, nor piped from commands that only print; `-u FD` too).
+ */
+function inputNames(argvs, commands) {
+  const names = [];
+  for (let k = 0; k < argvs.length; k++) {
+    const argv = argvs[k];
+    if (argv[0] !== "read" && argv[0] !== "mapfile" && argv[0] !== "readarray") continue;
+    let fromFd = false;
+    const own = [];
+    for (let i = 1; i < argv.length; i++) {
+      if (argv[i] === "-u") fromFd = true;
+      if (READ_VALUED.includes(argv[i]) || (argv[0] !== "read" && /^-[CcdnOsu]$/.test(argv[i]))) {
+        i++;
+      } else if (!argv[i].startsWith("-")) own.push(argv[i]);
+    }
+    const fed = k > 0 &&
+      argvs.slice(0, k).every((up, j) =>
+        PRODUCERS.includes(up[0]) || inputIsText(commands[j].redirects) ||
+        (up[0] === "cat" && up.length > 1 && !up.slice(1).includes("-"))
+      );
+    if (!fromFd && (inputIsText(commands[k].redirects) || fed)) continue;
+    const valid = own.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
+    names.push(...(valid.length > 0 ? valid : [argv[0] === "read" ? "REPLY" : "MAPFILE"]));
+  }
+  return names;
+}
+
 /** Commands whose output never carries their own input. */
 const PRODUCERS = ["echo", "printf", "seq", "true", "false", "yes", "ls", "date", "pwd"];
 
@@ -738,6 +781,8 @@ const PRODUCERS = ["echo", "printf", "seq", "true", "false", "yes", "ls", "date"
  */
 function typedSession(argvs, commands) {
   for (let k = 0; k < argvs.length; k++) {
+    // A command whose name is what is read from the input (`$(cat)`, or `$x` after `read x`).
+    if (INPUT_READ.test(argvs[k][0] ?? "")) return true;
     // A program netcat or socat runs on what arrives from the network (a bind or reverse shell).
     if (networkPrograms(argvs[k]).some((text) => readsCommands(text.trim().split(/\s+/)))) {
       return true;
@@ -1071,6 +1116,8 @@ function xargsRuns(argvs, raw) {
 }
 
 module.exports = {
+  INPUT_VALUE,
+  inputNames,
   readsCommands,
   xargsRuns,
   RULES,

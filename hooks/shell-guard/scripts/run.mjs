@@ -13,6 +13,8 @@ import {
   downloadedFiles,
   fileKey,
   findExecs,
+  INPUT_VALUE,
+  inputNames,
   readsCommands,
   RULES,
   scriptRun,
@@ -477,6 +479,12 @@ function inspect(text, depth, cwd = null, vars = new Map()) {
     if (argvs.length === 1) {
       cwd = nextCwd(argvs[0], cwd);
       vars = nextVars(raw[0], argvs[0], vars);
+    }
+    // What `read` takes from a typed input stands for the input from now on (typed-session).
+    const read = inputNames(argvs, commands);
+    if (read.length > 0) {
+      vars = new Map(vars);
+      for (const name of read) vars.set(name, INPUT_VALUE);
     }
   }
   return null;
