@@ -304,6 +304,26 @@ export const guardCases: HookCase[] = [
   allowed("find . -name '*.tmp' | while read f; do rm -f \"$f\"; done"),
   allowed('read -r answer; if [ "$answer" = y ]; then make; fi'),
   allowed('eval "$(ssh-agent -s)"'),
+  // Prompts of their own that run shell commands typed at them (`.shell`, `\\!`, `shell`, `!`).
+  ...[
+    "sqlite3 app.db",
+    "sqlite3 -cmd '.mode csv' app.db",
+    "psql -h db -U app mydb",
+    "mysql -u root -p",
+    "gdb ./a.out",
+    "lldb ./a.out",
+    "sftp host",
+    "ftp host",
+    "ed notes.txt",
+  ].map((command) => blocked(command, "typed-session")),
+  allowed("sqlite3 app.db 'select count(*) from t'"),
+  allowed("sqlite3 app.db < schema.sql"),
+  allowed("psql -c 'select 1'"),
+  allowed("psql -f migrate.sql mydb"),
+  allowed("mysql -e 'show databases'"),
+  allowed("gdb -batch -ex run -ex bt ./a.out"),
+  allowed("sftp -b cmds.txt host"),
+  allowed("printf '1d\\nw\\n' | ed -s notes.txt"),
   // Deleting by other names: rsync's --del, archivers that delete what they archive, what
   // find runs through a wrapper or that shreds; folders below / a system cannot do without.
   blocked("rsync -a --del /tmp/empty/ /", "rsync-delete-root"),

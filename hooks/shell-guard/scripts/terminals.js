@@ -339,6 +339,60 @@ function containerInput(argv) {
   return [baseName(call.command[0])].concat(call.command.slice(1));
 }
 
+/** sqlite3's options that take the next word as their value. */
+const SQLITE_VALUED = [
+  "-cmd",
+  "-init",
+  "-separator",
+  "-newline",
+  "-nullvalue",
+  "-vfs",
+  "-lookaside",
+  "-pagecache",
+  "-mmap",
+  "-heap",
+  "-maxsize",
+  "-escape",
+];
+/**
+ * Programs with a prompt of their own that runs shell commands typed at it (sqlite3's `.shell`,
+ * psql's and mysql's `\!`, gdb's and lldb's `shell`, ftp's and sftp's `!`, ed's `!`), each with
+ * the options that give it its work instead (then it reads no prompt): true when it prompts.
+ */
+function promptsForShell(name, args) {
+  const given = (pattern) => args.some((w) => pattern.test(w));
+  switch (name) {
+    case "sqlite3": {
+      if (given(/^--?(?:version|help)$/)) return false;
+      let operands = 0;
+      for (let i = 0; i < args.length; i++) {
+        if (SQLITE_VALUED.includes(args[i].replace(/^--/, "-"))) i++;
+        else if (!args[i].startsWith("-")) operands++;
+      }
+      return operands <= 1;
+    }
+    case "psql":
+      return !given(/^(?:-[a-zA-Z]*[cfl]|--(?:command|file|list|version|help)\b|-V$|-\?$)/);
+    case "mysql":
+    case "mariadb":
+      return !given(/^(?:-[a-zA-Z]*e|--(?:execute|version|help)\b|-V$|-\?$)/);
+    case "gdb":
+      return !given(/^--?(?:batch|batch-silent|version|help|configuration)$/);
+    case "lldb":
+      return !given(/^(?:-b|--batch|-v|--version|-h|--help)$/);
+    case "sftp":
+      return !given(/^-[a-zA-Z]*b/);
+    case "lftp":
+      return !given(/^(?:-[cf]|--version|--help)$/);
+    case "ftp":
+    case "ed":
+    case "red":
+      return !given(/^--?(?:version|help)$/);
+    default:
+      return false;
+  }
+}
+
 /** netcat's names. */
 const NETCATS = ["nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"];
 
@@ -392,6 +446,7 @@ function opensShell(argv, raw) {
   if (name === "su" || name === "script") return !hasCommandOption(args);
   if (name === "login") return true;
   if (name === "ssh") return sshOpensShell(args);
+  if (promptsForShell(name, args)) return true;
   if (name === "mosh") return moshOpensShell(args);
   if (name === "machinectl") return args.includes("shell") || args.includes("login");
   if (name === "tmux") return tmuxAttaches(args);
