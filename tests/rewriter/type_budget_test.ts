@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import {
   admittedTypes,
   admitTypes,
+  inspectModule,
   MAX_MODULE_TYPES,
   MAX_PROCESS_TYPES,
 } from "../../packages/rewriter/mod.ts";
@@ -22,6 +23,20 @@ Deno.test("a module may declare at most MAX_MODULE_TYPES types", () => {
       isHookboxError(e, "LIMIT_MODULE") &&
       e.message ===
         `module has ${MAX_MODULE_TYPES + 1} types, at most ${MAX_MODULE_TYPES} are allowed`,
+  );
+});
+
+Deno.test("a module declaring too many types is refused from the count, before they are read", () => {
+  // The count says 100,001; one type follows. Reading them all first (a repository's twenty
+  // modules of 100,000 types took seconds of a hook call's deadline) would end in "malformed".
+  const declared = [0xa1, 0x8d, 0x06]; // LEB128 of 100,001
+  const types = [...declared, 0x60, 0, 0];
+  const module = new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, types.length, ...types]);
+  assert.throws(
+    () => inspectModule(module),
+    (e) =>
+      isHookboxError(e, "LIMIT_MODULE") &&
+      e.message === `module has 100001 types, at most ${MAX_MODULE_TYPES} are allowed`,
   );
 });
 

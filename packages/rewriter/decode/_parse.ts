@@ -7,6 +7,7 @@
 
 import { decodeInstr, type Instr, newInstr } from "./_opcodes.ts";
 import { invalid, Reader } from "./_reader.ts";
+import { refuseDeclaredTypes } from "./_type_budget.ts";
 import {
   EXTERNAL_KINDS,
   type ExternalKind,
@@ -73,7 +74,10 @@ export function parseModule(bytes: Uint8Array): ParsedModule {
   for (const s of m.sections) {
     const r = new Reader(bytes, s.start, s.end);
     if (s.id === SECTION.code) bodies = r.u32();
-    else parseSection(m, s.id, r);
+    else {
+      if (s.id === SECTION.type) refuseDeclaredTypes(new Reader(bytes, s.start, s.end).u32());
+      parseSection(m, s.id, r);
+    }
   }
   if (bodies !== m.functions.length) {
     invalid(`${m.functions.length} functions declared but ${bodies} bodies`, bytes.length);

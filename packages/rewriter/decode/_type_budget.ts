@@ -58,12 +58,7 @@ export function shareTypeBudget(buffer: ArrayBufferLike): void {
  */
 export function admitTypes(bytes: Uint8Array): void {
   const { declared, keys } = typeKeys(bytes);
-  if (declared > MAX_MODULE_TYPES) {
-    throw new HookboxError(
-      "LIMIT_MODULE",
-      `module has ${declared} types, at most ${MAX_MODULE_TYPES} are allowed`,
-    );
-  }
+  refuseDeclaredTypes(declared);
   const fresh = new Set(keys.filter((k) => !admitted.has(k)));
   if (fresh.size === 0) return;
   const total = Atomics.add(counter, 0, fresh.size) + fresh.size;
@@ -77,6 +72,21 @@ export function admitTypes(bytes: Uint8Array): void {
     );
   }
   for (const key of fresh) admitted.add(key);
+}
+
+/**
+ * Throws `LIMIT_MODULE` when a module declares more than
+ * {@linkcode MAX_MODULE_TYPES} types: checked from the type section's count
+ * before its types are read (the parser would read them all first, a
+ * repository's twenty modules of 100,000 types each in seconds).
+ */
+export function refuseDeclaredTypes(declared: number): void {
+  if (declared > MAX_MODULE_TYPES) {
+    throw new HookboxError(
+      "LIMIT_MODULE",
+      `module has ${declared} types, at most ${MAX_MODULE_TYPES} are allowed`,
+    );
+  }
 }
 
 /** Types the process has counted so far. */
