@@ -8,6 +8,8 @@
 import { decodeInstr, type Instr, newInstr } from "./_opcodes.ts";
 import { invalid, Reader } from "./_reader.ts";
 import { refuseDeclaredTypes } from "./_type_budget.ts";
+import { MAX_TABLES, refuseCount } from "./_limits.ts";
+import { HookboxError } from "../../core/errors.ts";
 import {
   EXTERNAL_KINDS,
   type ExternalKind,
@@ -91,25 +93,33 @@ function parseSection(m: ParsedModule, id: number, r: Reader): void {
       m.types = readTypes(r);
       break;
     case SECTION.import:
-      for (let n = r.u32(); n > 0; n--) m.imports.push(readImport(r));
+      for (let n = counted(r, "imports"); n > 0; n--) m.imports.push(readImport(r));
       break;
     case SECTION.function:
-      for (let n = r.u32(); n > 0; n--) m.functions.push(r.u32());
+      for (let n = counted(r, "functions"); n > 0; n--) m.functions.push(r.u32());
       break;
     case SECTION.memory:
       for (let n = r.u32(); n > 0; n--) m.memories.push(readLimits(r));
       break;
-    case SECTION.table:
-      for (let n = r.u32(); n > 0; n--) m.tables.push(readTable(r));
+    case SECTION.table: {
+      const n = r.u32();
+      if (n > MAX_TABLES) {
+        throw new HookboxError(
+          "LIMIT_MODULE",
+          `module defines ${n} tables, at most ${MAX_TABLES} are allowed`,
+        );
+      }
+      for (let left = n; left > 0; left--) m.tables.push(readTable(r));
       break;
+    }
     case SECTION.global:
-      for (let n = r.u32(); n > 0; n--) {
+      for (let n = counted(r, "globals"); n > 0; n--) {
         m.globals.push(readGlobalType(r));
         skipConstExpr(r);
       }
       break;
     case SECTION.export:
-      for (let n = r.u32(); n > 0; n--) {
+      for (let n = counted(r, "exports"); n > 0; n--) {
         const name = r.name();
         m.exports.push({ name, kind: readKind(r), index: r.u32() });
       }
@@ -121,6 +131,13 @@ function parseSection(m: ParsedModule, id: number, r: Reader): void {
       return;
   }
   if (!r.done) invalid(`${r.end - r.pos} trailing bytes in section ${id}`, r.pos);
+}
+
+/** A section's entry count, refused past its `MAX_COUNTS` before any entry is read. */
+function counted(r: Reader, what: "imports" | "functions" | "globals" | "exports"): number {
+  const n = r.u32();
+  refuseCount(what, n);
+  return n;
 }
 
 /** A table entry: a plain table type, or `0x40 0x00 type init-expr`. */
