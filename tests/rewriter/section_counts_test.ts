@@ -2,7 +2,8 @@
  * A section's entry count is refused before its entries are read. A module
  * of the 4 MiB a policy allows holds a million four-byte imports: read
  * whole, three times over (inspect, data split, instrument), each took about
- * 100 MB and 2 s of a hook call before the count was looked at.
+ * 100 MB and 2 s of a hook call before the count was looked at; 800,000
+ * five-byte data segments, which had no limit, were read and loaded.
  */
 import assert from "node:assert/strict";
 import { inspectModule, MAX_COUNTS, MAX_TABLES } from "../../packages/rewriter/mod.ts";
@@ -44,6 +45,16 @@ const CASES: [string, Uint8Array, string][] = [
     "exports",
     claims(7, MILLION, [1, 0x61, 0, 0]),
     `${MILLION} exports, at most ${MAX_COUNTS.exports}`,
+  ],
+  [
+    "element segments",
+    claims(9, MILLION, [0, 0x41, 0, 0x0b, 0]),
+    `${MILLION} element segments, at most ${MAX_COUNTS.elements}`,
+  ],
+  [
+    "data segments",
+    claims(11, MILLION, [0, 0x41, 0, 0x0b, 0]),
+    `${MILLION} data segments, at most ${MAX_COUNTS.data}`,
   ],
 ];
 

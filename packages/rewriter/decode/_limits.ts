@@ -42,17 +42,33 @@ export const MAX_TABLE_ENTRIES = 1 << 20;
 export const TABLE_ENTRY_BYTES = 32;
 /** Deepest block nesting accepted (the QuickJS engine needs 279). */
 export const MAX_NESTING = 2048;
-/** Most functions (imported and defined), globals, exports and imports a module may have. */
+/**
+ * Most functions (imported and defined), globals, exports, imports, element
+ * and data segments and tags a module may have (data segments: V8's own
+ * limit; a JS hook's engine snapshot has about 9,000).
+ */
 export const MAX_COUNTS: Readonly<
-  Record<"functions" | "globals" | "exports" | "imports" | "elements" | "tags", number>
+  Record<"functions" | "globals" | "exports" | "imports" | "elements" | "data" | "tags", number>
 > = Object.freeze({
   functions: 100_000,
   globals: 4_096,
   exports: 4_096,
   imports: 1_024,
   elements: 4_096,
+  data: 100_000,
   tags: 4_096,
 });
+
+/** How `refuseCount` names each count. */
+const COUNT_NAMES: Readonly<Record<keyof typeof MAX_COUNTS, string>> = {
+  functions: "functions",
+  globals: "globals",
+  exports: "exports",
+  imports: "imports",
+  elements: "element segments",
+  data: "data segments",
+  tags: "tags",
+};
 
 /**
  * Throws `LIMIT_MODULE` when a module has more `what` than
@@ -64,9 +80,7 @@ export function refuseCount(what: keyof typeof MAX_COUNTS, count: number): void 
   if (count > MAX_COUNTS[what]) {
     throw new HookboxError(
       "LIMIT_MODULE",
-      `module has ${count} ${what === "elements" ? "element segments" : what}, at most ${
-        MAX_COUNTS[what]
-      } are allowed`,
+      `module has ${count} ${COUNT_NAMES[what]}, at most ${MAX_COUNTS[what]} are allowed`,
     );
   }
 }
@@ -80,9 +94,18 @@ export function checkModule(m: ParsedModule): void {
     exports: m.exports.length,
     imports: m.imports.length,
     elements: sectionCount(m, SECTION.element),
+    data: sectionCount(m, SECTION.data),
     tags: m.imports.filter((i) => i.kind === "tag").length + sectionCount(m, SECTION.tag),
   };
-  const kinds = ["functions", "globals", "exports", "imports", "elements", "tags"] as const;
+  const kinds = [
+    "functions",
+    "globals",
+    "exports",
+    "imports",
+    "elements",
+    "data",
+    "tags",
+  ] as const;
   for (const what of kinds) refuseCount(what, counts[what]);
   m.memories.forEach((mem, i) => {
     if (mem.shared) {

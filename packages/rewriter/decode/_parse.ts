@@ -127,6 +127,12 @@ function parseSection(m: ParsedModule, id: number, r: Reader): void {
     case SECTION.start:
       m.start = r.u32();
       break;
+    case SECTION.element:
+      refuseCount("elements", r.u32());
+      return;
+    case SECTION.data:
+      refuseCount("data", r.u32());
+      return;
     default:
       return;
   }
