@@ -11,7 +11,7 @@
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
 const { baseName, effectiveArgv, splitOptions, hasFlag } = require("./commands.js");
-const { opensShell, containerSession, networkPrograms, remoteCommand } = require(
+const { opensShell, containerCall, networkPrograms, remoteCommand } = require(
   "./terminals.js",
 );
 
@@ -758,12 +758,7 @@ function inputNames(argvs, commands) {
         i++;
       } else if (!argv[i].startsWith("-")) own.push(argv[i]);
     }
-    const fed = k > 0 &&
-      argvs.slice(0, k).every((up, j) =>
-        PRODUCERS.includes(up[0]) || inputIsText(commands[j].redirects) ||
-        (up[0] === "cat" && up.length > 1 && !up.slice(1).includes("-"))
-      );
-    if (!fromFd && (inputIsText(commands[k].redirects) || fed)) continue;
+    if (!fromFd && (inputIsText(commands[k].redirects) || fedText(argvs, commands, k))) continue;
     const valid = own.filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name));
     names.push(...(valid.length > 0 ? valid : [argv[0] === "read" ? "REPLY" : "MAPFILE"]));
   }
@@ -789,17 +784,30 @@ function typedSession(argvs, commands) {
     }
     const remote = remoteCommand(argvs[k]);
     const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv) ||
-      containerSession(argvs[k], readsItsInput) || (remote !== null && readsCommands(remote));
+      containerSession(argvs[k]) || (remote !== null && readsCommands(remote));
     if (!reads || inputIsText(commands[k].redirects)) continue;
-    const upstream = argvs.slice(0, k);
-    const fed = upstream.length > 0 &&
-      upstream.every((argv, j) =>
-        PRODUCERS.includes(argv[0]) || inputIsText(commands[j].redirects) ||
-        (argv[0] === "cat" && argv.length > 1 && !argv.slice(1).includes("-"))
-      );
-    if (!fed) return true;
+    if (!fedText(argvs, commands, k)) return true;
   }
   return false;
+}
+
+/**
+ * Whether command `k` of the pipeline is piped only what commands before it print of their own
+ * (`echo`, `printf`, `cat FILE`, or input that is text), never what is typed.
+ */
+function fedText(argvs, commands, k) {
+  return k > 0 &&
+    argvs.slice(0, k).every((argv, j) =>
+      PRODUCERS.includes(argv[0]) || inputIsText(commands[j].redirects) ||
+      (argv[0] === "cat" && argv.length > 1 && !argv.slice(1).includes("-"))
+    );
+}
+
+/** Whether `argv` runs, in a container it keeps reading its input, a program reading commands. */
+function containerSession(argv) {
+  const call = containerCall(argv);
+  if (call === null || !call.interactive) return false;
+  return call.command.length === 0 ? call.image : readsCommands(call.command);
 }
 
 /** Whether the command `words` (its program as written) is a shell or interpreter reading its input. */

@@ -20,7 +20,7 @@ import {
   scriptRun,
   xargsRuns,
 } from "./rules.js";
-import { containerInput, networkPrograms, opensShell, terminalScripts } from "./terminals.js";
+import { containerCall, networkPrograms, opensShell, terminalScripts } from "./terminals.js";
 
 const MAX_DEPTH = 6;
 /**
@@ -151,7 +151,7 @@ function fedScripts(commands, argvs) {
   let last = -1;
   const runs = (k) =>
     RUNNERS.includes(argvs[k][0]) || opensShell(argvs[k], commands[k].argv) ||
-    RUNNERS.includes((containerInput(argvs[k]) ?? [])[0]);
+    RUNNERS.includes(baseName(containedCommand(argvs[k])[0] ?? ""));
   for (let k = 0; k < argvs.length; k++) if (runs(k)) last = k;
   for (let j = 0; j < last; j++) {
     scripts.push(...printed(argvs[j]));
@@ -171,6 +171,12 @@ function fedScripts(commands, argvs) {
     }
   }
   return scripts;
+}
+
+/** The command an interactive container call hands what is piped into it (`docker exec -i c sh`). */
+function containedCommand(argv) {
+  const call = containerCall(argv);
+  return call !== null && call.interactive ? call.command : [];
 }
 
 /**

@@ -315,30 +315,6 @@ function containerCall(argv) {
   return { interactive, command: argv.slice(i + 1), image: sub === "run" };
 }
 
-/**
- * True when `argv` starts a container (or a command in one) that reads what is typed into it:
- * interactive, and running a shell or interpreter that reads its input (`reads`, the
- * typed-session rule's test) or a shell another program opens, or, for a new container with
- * no command, the image's own (a shell, for most base images).
- */
-function containerSession(argv, reads) {
-  const call = containerCall(argv);
-  if (call === null || !call.interactive) return false;
-  if (call.command.length === 0) return call.image;
-  const command = containerInput(argv);
-  return reads(command) || opensShell(command, call.command);
-}
-
-/**
- * The command an interactive container call hands what is piped into it (`echo CMD | docker
- * exec -i c sh`), its program's base name first, or null (not interactive, no command).
- */
-function containerInput(argv) {
-  const call = containerCall(argv);
-  if (call === null || !call.interactive || call.command.length === 0) return null;
-  return [baseName(call.command[0])].concat(call.command.slice(1));
-}
-
 /** sqlite3's options that take the next word as their value. */
 const SQLITE_VALUED = [
   "-cmd",
@@ -472,8 +448,7 @@ function terminalScripts(argv) {
 module.exports = {
   opensShell,
   terminalScripts,
-  containerSession,
-  containerInput,
+  containerCall,
   networkPrograms,
   remoteCommand,
 };
