@@ -11,21 +11,30 @@
  * own session, so an agent that kills its hook command's process group does
  * not stop it), at low priority, killed after {@linkcode LATER_MS} whatever
  * happens, its plugin landing in the cache for a later call. One at a time
- * per cache folder (a lock file the command removes as it ends), and each
- * hook's sources at most once per {@linkcode RETRY_MS}, so a repository's
- * hooks that never finish building keep at most one low-priority core busy.
+ * per hooks folder (a lock file the command removes as it ends), at most
+ * {@linkcode MAX_AT_ONCE} per cache folder, and each hook's sources at most
+ * once per {@linkcode RETRY_MS}: a repository's hooks that never finish
+ * building keep at most one low-priority core busy, and cannot keep the
+ * user's or the platform's hooks (another folder) from being built.
  *
  * @module
  */
 import { sha256Hex } from "../core/bytes.ts";
+import { fileSignature } from "../host-deno/fs.ts";
 import { canBoundCommands } from "../host-deno/outlive.ts";
 import { niceCommand } from "../host-deno/thread_priority.ts";
 import { buildTime } from "./_build_time.ts";
 
 /** The longest a handed-over build runs before it is killed, ms. */
 export const LATER_MS = 180_000;
+/** A lock older than this is left by a build that can no longer be running, ms. */
+const STALE_MS = LATER_MS + 10_000;
 /** How long the same sources are not handed over again, ms (as long as a failed build is kept). */
 export const RETRY_MS = 600_000;
+/** Handed-over builds under way at once per cache folder, at most (one per hooks folder). */
+export const MAX_AT_ONCE = 3;
+/** Entries of a hook folder looked at to tell its sources apart, at most. */
+const MAX_ENTRIES = 4096;
 /** Heap of the building process, MiB (the AssemblyScript compiler's). */
 export const BUILD_HEAP_MB = 1024;
 /** The program that starts a command in a session of its own (util-linux). */
@@ -59,9 +68,11 @@ export function cliCommand(heapMb: number): [string, string[]] {
 /**
  * Starts `hookbox compile hookDir` in the background into `cacheDir` when
  * this process's building time is bounded and nothing stops it (another
- * handed-over build under way for the cache, the same sources handed over in
- * the last {@linkcode RETRY_MS}, no `setsid`/`timeout` here). `sources`: the
- * entry's text, which names the attempt. True when it started.
+ * handed-over build under way for a hook of the same folder, or
+ * {@linkcode MAX_AT_ONCE} for the cache, the same sources handed over in the
+ * last {@linkcode RETRY_MS}, no `setsid`/`timeout` here). `sources`: the
+ * entry's text, which names the attempt with what the hook's folder holds.
+ * True when it started.
  */
 export async function buildLater(
   hookDir: string,
@@ -72,13 +83,13 @@ export async function buildLater(
   const folder = `${cacheDir}/build-later`;
   try {
     await Deno.mkdir(folder, { recursive: true });
-    const tried = `${folder}/${await sha256Hex(`${hookDir}\0${sources}`)}.tried`;
+    const signature = await folderSignature(hookDir);
+    const tried = `${folder}/${await sha256Hex(`${hookDir}\0${signature}\0${sources}`)}.tried`;
     const when = (await Deno.stat(tried).catch(() => null))?.mtime?.getTime();
     if (when !== undefined && Date.now() - when < RETRY_MS) return false;
-    const lock = `${folder}/building.lock`;
-    if (!(await takeLock(lock))) return false;
+    const lock = `${folder}/${(await sha256Hex(parentOf(hookDir))).slice(0, 32)}.lock`;
+    if ((await sweep(folder)) >= MAX_AT_ONCE || !(await takeLock(lock))) return false;
     await Deno.writeTextFile(tried, hookDir);
-    await sweep(folder);
     const out = await Deno.makeTempDir({ prefix: "hookbox-build-later-" });
     const [cli, cliArgs] = cliCommand(BUILD_HEAP_MB);
     const seconds = `${Math.ceil(LATER_MS / 1000)}s`;
@@ -110,6 +121,45 @@ export async function buildLater(
   }
 }
 
+/** The folder a hook folder is in (its scope's hooks folder). */
+function parentOf(hookDir: string): string {
+  const trimmed = hookDir.replace(/\/+$/, "");
+  const at = trimmed.lastIndexOf("/");
+  return at <= 0 ? "/" : trimmed.slice(0, at);
+}
+
+/**
+ * What `hookDir` holds, as names, sizes and times (a hook's sources are
+ * confined to its folder): an edit to any of its files is another attempt.
+ * At most {@linkcode MAX_ENTRIES} entries, breadth first.
+ */
+async function folderSignature(hookDir: string): Promise<string> {
+  const parts: string[] = [];
+  const queue = [""];
+  let seen = 0;
+  while (queue.length > 0 && seen < MAX_ENTRIES) {
+    const rel = queue.shift()!;
+    const entries: Deno.DirEntry[] = [];
+    try {
+      for await (const entry of Deno.readDir(`${hookDir}${rel}`)) {
+        entries.push(entry);
+        if (++seen >= MAX_ENTRIES) break;
+      }
+    } catch {
+      parts.push(`${rel}:unreadable`);
+      continue;
+    }
+    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    for (const entry of entries) {
+      const path = `${rel}/${entry.name}`;
+      if (entry.isDirectory) queue.push(path);
+      const info = await Deno.stat(`${hookDir}${path}`).catch(() => null);
+      parts.push(`${path}:${info === null ? "-" : fileSignature(info)}`);
+    }
+  }
+  return parts.join("\n");
+}
+
 /** Takes the lock file (a stale one, older than a build can run, is taken over); false if held. */
 async function takeLock(lock: string): Promise<boolean> {
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -119,21 +169,29 @@ async function takeLock(lock: string): Promise<boolean> {
     } catch (err) {
       if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
       const at = (await Deno.stat(lock).catch(() => null))?.mtime?.getTime();
-      if (at !== undefined && Date.now() - at < LATER_MS + 10_000) return false;
+      if (at !== undefined && Date.now() - at < STALE_MS) return false;
       await Deno.remove(lock).catch(() => {});
     }
   }
   return false;
 }
 
-/** Removes the attempts older than {@linkcode RETRY_MS} (a folder of a few small files). */
-async function sweep(folder: string): Promise<void> {
+/**
+ * Removes the attempts older than {@linkcode RETRY_MS} (a folder of a few
+ * small files); returns how many builds hold a lock that is not stale.
+ */
+async function sweep(folder: string): Promise<number> {
+  let building = 0;
   for await (const entry of Deno.readDir(folder)) {
-    if (!entry.name.endsWith(".tried")) continue;
+    const lock = entry.name.endsWith(".lock");
+    if (!lock && !entry.name.endsWith(".tried")) continue;
     const path = `${folder}/${entry.name}`;
     const at = (await Deno.stat(path).catch(() => null))?.mtime?.getTime();
-    if (at !== undefined && Date.now() - at >= RETRY_MS) await Deno.remove(path).catch(() => {});
+    if (at === undefined) continue;
+    if (lock) building += Date.now() - at < STALE_MS ? 1 : 0;
+    else if (Date.now() - at >= RETRY_MS) await Deno.remove(path).catch(() => {});
   }
+  return building;
 }
 
 let setsid: boolean | undefined;

@@ -92,7 +92,7 @@ const unfinished = new Set<{ dir: string; cacheDir: string; source: Uint8Array }
  * Hands over the builds still under way (a hook call whose event deadline
  * passed while it built), for a one-shot process about to exit, which kills
  * them: each goes on in the background as a build past the building time
- * does (one at a time per cache folder).
+ * does (one at a time per hooks folder).
  */
 export async function handOverUnfinished(): Promise<void> {
   for (const { dir, cacheDir, source } of unfinished) await handOver(dir, cacheDir, source);

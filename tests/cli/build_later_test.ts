@@ -24,8 +24,9 @@ interface HookRecord {
 }
 
 /** A project with JS hooks `name → [frontmatter lines, script]`, and its cache and config. */
-async function project(hooks: Record<string, [string, string]>) {
+async function project(hooks: Record<string, [string, string]>, cacheOf?: string) {
   const dir = await tempDir("hookbox-build-later-");
+  const cache = cacheOf ?? `${dir}/cache`;
   for (const [name, [manifest, script]] of Object.entries(hooks)) {
     const hook = `${dir}/.agents/hooks/${name}`;
     await Deno.mkdir(`${hook}/scripts`, { recursive: true });
@@ -36,7 +37,7 @@ async function project(hooks: Record<string, [string, string]>) {
     await Deno.writeTextFile(`${hook}/scripts/run.mjs`, script);
   }
   const env = {
-    HOOKBOX_CACHE_DIR: `${dir}/cache`,
+    HOOKBOX_CACHE_DIR: cache,
     HOOKBOX_BUILD_MS: "0",
     XDG_CONFIG_HOME: `${dir}/config`,
   };
@@ -45,10 +46,25 @@ async function project(hooks: Record<string, [string, string]>) {
     const result = JSON.parse(run.stdout);
     return { result, stderr: run.stderr, hooks: result.hooks as HookRecord[] };
   };
-  return { dir, env, dispatch, lock: `${dir}/cache/build-later/building.lock` };
+  return { dir, cache, env, dispatch, building: () => locksIn(cache) };
 }
 
-const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
+/** The handed-over builds under way for the cache folder `cache` (their lock files). */
+async function locksIn(cache: string): Promise<string[]> {
+  const locks: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(`${cache}/build-later`)) {
+      if (entry.name.endsWith(".lock")) locks.push(entry.name);
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  return locks;
+}
+
+/** Waits for the builds under way for `building` to end. */
+const ended = (building: () => Promise<string[]>) =>
+  eventually(async () => (await building()).length === 0 ? true : null, 120, 1000);
 const blocks = (reason: string) =>
   `export default () => ({ decision: "block", reason: "${reason}" });\n`;
 
@@ -90,7 +106,9 @@ Deno.test("a hook a call had no time to build is built in the background and run
 });
 
 Deno.test("a handed-over build outlives the agent killing its hook command's process group", async () => {
-  const { dir, env, dispatch, lock } = await project({ guard: ["", blocks("the guard says no")] });
+  const { dir, env, dispatch, building } = await project({
+    guard: ["", blocks("the guard says no")],
+  });
   let leader: number | null = null;
   try {
     // As an agent runs a hook command: a process group of its own, killed once it answered (or
@@ -123,7 +141,7 @@ Deno.test("a handed-over build outlives the agent killing its hook command's pro
     await child.status;
     leader = null;
     // The build was not in that group: it ends, the lock goes, and the next call runs the hook.
-    ok(await eventually(async () => (await exists(lock)) ? null : true, 120, 1000), "built");
+    ok(await ended(building), "built");
     const later = await dispatch();
     assertEquals(later.result.reason, "the guard says no");
   } finally {
@@ -137,7 +155,7 @@ Deno.test("a one-shot call's build its event's deadline cut off goes on for a la
   // of a 10 s limit), so a deadline 1.5 s after the call starts passes while it builds.
   const slow = "let x = 0;\nfor (let i = 0; i < 25000000; i++) x += i;\n" +
     'export default () => ({ decision: "block", reason: "built " + (x > 0) });\n';
-  const { dir, env, lock } = await project({ guard: ["", slow] });
+  const { dir, env, building } = await project({ guard: ["", slow] });
   try {
     // The call has its building time, but its hooks' deadline passes (as when the daemon was
     // late, or hooks before it took their time): the hook ends as a timeout mid-build, and the
@@ -163,7 +181,7 @@ Deno.test("a one-shot call's build its event's deadline cut off goes on for a la
       /ran out while the hook was being built; a later call uses the build/,
     );
     // A later call that builds nothing itself finds the build done.
-    ok(await eventually(async () => (await exists(lock)) ? null : true, 120, 1000), "ended");
+    ok(await ended(building), "ended");
     const later = await runCli(["dispatch", "--work-dir", dir], { cwd: dir, env, stdin: EVENT });
     assertEquals(JSON.parse(later.stdout).reason, "built true", later.stdout);
   } finally {
@@ -172,7 +190,7 @@ Deno.test("a one-shot call's build its event's deadline cut off goes on for a la
 });
 
 Deno.test("a hook whose top level never ends is built in the background once, and its failure kept", async () => {
-  const { dir, dispatch, lock } = await project({
+  const { dir, dispatch, building } = await project({
     spin: ["", "for (;;) {}\nexport default () => {};\n"],
   });
   try {
@@ -180,13 +198,82 @@ Deno.test("a hook whose top level never ends is built in the background once, an
     match(first.hooks[0]?.detail ?? "", /being built in the background/);
     // The background build ends at its CPU limit, and that failure is recorded: later calls
     // answer with it at once and hand nothing over.
-    ok(await eventually(async () => (await exists(lock)) ? null : true, 120, 1000), "ended");
+    ok(await ended(building), "ended");
     const later = await dispatch();
     match(
       later.hooks[0]?.detail ?? "",
       /did not finish building in 10000 ms of CPU time.*as when these sources were last built/,
     );
-    ok(!(await exists(lock)), "no build was handed over again");
+    assertEquals(await building(), [], "no build was handed over again");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a repository's hook that holds its background build keeps no other folder's hooks from theirs", async () => {
+  // The repository's hook keeps its build busy for its 10 s of CPU time; the other project's
+  // hooks (another hooks folder: as the user's or the platform's would be) share the cache.
+  const hostile = await project({ spin: ["", "for (;;) {}\nexport default () => {};\n"] });
+  const other = await project({ guard: ["", blocks("the guard says no")] }, hostile.cache);
+  try {
+    match((await hostile.dispatch()).hooks[0]?.detail ?? "", /being built in the background/);
+    const first = await other.dispatch();
+    assertEquals((await hostile.building()).length >= 1, true, "the spinning build is under way");
+    match(first.hooks[0]?.detail ?? "", /being built in the background/);
+    const built = await eventually(
+      async () => (await other.dispatch()).result.reason === "the guard says no" ? true : null,
+      120,
+      1000,
+    );
+    ok(built, "the other folder's hook was built while the spinning one still was");
+    ok(await ended(hostile.building), "ended");
+  } finally {
+    await Deno.remove(hostile.dir, { recursive: true });
+    await Deno.remove(other.dir, { recursive: true });
+  }
+});
+
+Deno.test("handed-over builds under way at once are capped per cache folder", async () => {
+  const { dir, cache, dispatch } = await project({ guard: ["", blocks("the guard says no")] });
+  try {
+    // Builds of three other hooks folders under way (their lock files, as a build writes them).
+    await Deno.mkdir(`${cache}/build-later`, { recursive: true });
+    const others = ["a", "b", "c"].map((name) => `${cache}/build-later/${name}.lock`);
+    for (const lock of others) await Deno.writeTextFile(lock, "1");
+    const refused = await dispatch();
+    match(refused.hooks[0]?.detail ?? "", /a later call builds it, or build it once with/);
+    // Locks older than a build can run are left by builds that ended without removing them.
+    const past = new Date(Date.now() - 3_600_000);
+    for (const lock of others) await Deno.utime(lock, past, past);
+    const taken = await dispatch();
+    match(taken.hooks[0]?.detail ?? "", /being built in the background/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("an edit to any file of a hook hands its build over again", async () => {
+  const { dir, dispatch, building } = await project({
+    guard: [
+      "",
+      'import { why } from "./lib.mjs";\nexport default () => ({ decision: "block", reason: why });\n',
+    ],
+  });
+  const lib = `${dir}/.agents/hooks/guard/scripts/lib.mjs`;
+  try {
+    await Deno.writeTextFile(lib, "for (;;) {}\nexport const why = 'never';\n");
+    match((await dispatch()).hooks[0]?.detail ?? "", /being built in the background/);
+    ok(await ended(building), "ended");
+    match((await dispatch()).hooks[0]?.detail ?? "", /did not finish building in 10000 ms/);
+    // The entry is the same; the file it imports is not.
+    await Deno.writeTextFile(lib, "export const why = 'mended';\n");
+    match((await dispatch()).hooks[0]?.detail ?? "", /being built in the background/);
+    const built = await eventually(
+      async () => (await dispatch()).result.reason === "mended" ? true : null,
+      120,
+      1000,
+    );
+    ok(built, "the mended hook was built in the background");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
