@@ -20,7 +20,13 @@ import {
   scriptRun,
   xargsRuns,
 } from "./rules.js";
-import { containerCall, networkPrograms, opensShell, terminalScripts } from "./terminals.js";
+import {
+  containerCall,
+  networkPrograms,
+  opensShell,
+  remoteScript,
+  terminalScripts,
+} from "./terminals.js";
 
 const MAX_DEPTH = 6;
 /**
@@ -90,7 +96,7 @@ const COMMAND_OPTION = ["su", "runuser", "script", "flock", "sg"];
 const RUN_NAMES = new Set(
   ["rm", "find", "rsync", "dd", "tee", "chmod", "chown", "chgrp", "git", "eval", "trap", "alias"]
     .concat(RUNNERS, COMMAND_OPTION, ["watch", "kill", "pkill", "killall", "systemctl"])
-    .concat(["tmux", "screen", "tar", "zip", "7z", "7za", "7zz"])
+    .concat(["tmux", "screen", "tar", "zip", "7z", "7za", "7zz", "ssh"])
     .concat(["chattr", "setfacl"])
     .concat(CONFIG.diskWriters, CONFIG.diskEditors, CONFIG.copiers),
 );
@@ -288,6 +294,8 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
       const found = inspect(script, depth - 1, cwd, vars);
       if (found) return found;
     }
+    const remote = checkRemote(command.argv, depth);
+    if (remote) return remote;
     const found = checkInnerCommands(command, depth, cwd, vars);
     if (found) return found;
   }
@@ -296,6 +304,15 @@ function checkPipeline(commands, raw, argvs, depth, cwd, vars) {
     if (found) return found;
   }
   return null;
+}
+
+/**
+ * The first rule broken by the script `argv` has another host run (`ssh HOST 'rm -rf ~'`): read
+ * as its shell reads it, from its user's home directory, with none of this shell's variables.
+ */
+function checkRemote(argv, depth) {
+  const script = remoteScript(argv);
+  return script === null ? null : inspect(script, depth - 1, "~", new Map());
 }
 
 /**
@@ -313,6 +330,8 @@ function checkInnerCommands(command, depth, cwd, vars) {
     const inner = { argv: effectiveArgv(command.argv.slice(i)), redirects: [], cwd };
     const rule = brokenBy(inner);
     if (rule) return hit(rule, describe(command));
+    const remote = checkRemote(inner.argv, depth);
+    if (remote) return remote;
     for (const script of innerScripts(inner.argv, [])) {
       const found = inspect(script, depth - 1, cwd, vars);
       if (found) return found;

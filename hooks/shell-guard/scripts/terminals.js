@@ -208,6 +208,16 @@ function sshOpensShell(args) {
  * `-Q`).
  */
 function sshCommand(args) {
+  const text = sshScript(args);
+  // ssh joins the words with spaces for the remote shell: split again.
+  return text === null ? null : text.split(/\s+/).filter((w) => w !== "");
+}
+
+/**
+ * The text `ssh args...` has the remote host's shell run (its command's words joined with
+ * spaces, as ssh sends them; empty: none), or null when ssh opens no session.
+ */
+function sshScript(args) {
   const own = getopt(args, SSH_VALUED);
   if (own.operands.length === 0) return null;
   const more = getopt(own.operands.slice(1), SSH_VALUED);
@@ -215,8 +225,17 @@ function sshCommand(args) {
   const values = Object.assign({}, own.values, more.values);
   if (flags.some((f) => "NGV".includes(f))) return null;
   if (values.W !== undefined || values.O !== undefined || values.Q !== undefined) return null;
-  // ssh joins the words with spaces for the remote shell: split again.
-  return more.operands.join(" ").split(/\s+/).filter((w) => w !== "");
+  return more.operands.join(" ");
+}
+
+/**
+ * The script `argv` has another host's shell run in its user's home directory (`ssh HOST
+ * 'CMD'`), or null.
+ */
+function remoteScript(argv) {
+  if (argv[0] !== "ssh") return null;
+  const text = sshScript(argv.slice(1));
+  return text === null || text.trim() === "" ? null : text;
 }
 
 /** The command `argv` has run on another host with this side's input (`ssh HOST CMD`), or null. */
@@ -451,4 +470,5 @@ module.exports = {
   containerCall,
   networkPrograms,
   remoteCommand,
+  remoteScript,
 };
