@@ -11,7 +11,7 @@
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
 const { baseName, effectiveArgv, splitOptions, hasFlag } = require("./commands.js");
-const { opensShell, containerCall, networkPrograms, remoteCommand } = require(
+const { opensShell, containerCall, networkPrograms, remoteCommand, readsTerminal } = require(
   "./terminals.js",
 );
 
@@ -782,6 +782,8 @@ function typedSession(argvs, commands) {
     if (networkPrograms(argvs[k]).some((text) => readsCommands(text.trim().split(/\s+/)))) {
       return true;
     }
+    // An editor or a pager on the terminal reads its keys from there, whatever its input.
+    if (readsTerminal(argvs[k], commands[k].redirects, k === argvs.length - 1)) return true;
     const remote = remoteCommand(argvs[k]);
     const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv) ||
       containerSession(argvs[k]) || (remote !== null && readsCommands(remote));
@@ -1043,7 +1045,7 @@ const RULES = [
   {
     id: "typed-session",
     about:
-      "starts a shell or interpreter that reads commands typed into it later, which no hook sees",
+      "starts a shell, interpreter, editor or pager that runs commands typed into it later, which no hook sees",
     session: typedSession,
   },
   {

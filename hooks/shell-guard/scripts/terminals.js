@@ -382,13 +382,53 @@ function promptsForShell(name, args) {
     case "ftp":
     case "ed":
     case "red":
+    case "ex":
       return !given(/^--?(?:version|help)$/);
+    case "vi":
+    case "vim":
+    case "nvim":
+      return vimExMode(args) && !args.includes("-Z");
     default:
       return false;
   }
 }
 
-/** netcat's names. */
+/** Editors whose own commands run shell commands (`:!cmd`, `M-!`, `^T`), vim's names first. */
+const VIMS = ["vi", "vim", "nvim", "view", "vimdiff", "nvimdiff"];
+const EDITORS = VIMS.concat(["emacs", "nano", "pico", "micro", "joe", "mc", "mcedit"])
+  .concat(["sudoedit", "visudo", "vipw", "vigr"]);
+/** Pagers, whose `!cmd` runs a shell command, reading their keys from the terminal. */
+const PAGERS = ["less", "more", "most", "pg"];
+
+/**
+ * Whether `argv` (with `redirects`; `last`: the pipeline's last command) is an editor or a pager
+ * on the terminal, reading keys from it whatever its input (so a text input does not make it
+ * safe) and running shell commands typed at it: every editor but in a restricted or batch mode
+ * (`vim -Z`, `nano -R`, `emacs --batch`; `vim -es` reads its commands from its input, see
+ * {@linkcode promptsForShell}), a pager whose output is the terminal (the pipeline's end, not
+ * redirected).
+ */
+function readsTerminal(argv, redirects, last) {
+  const [name, ...args] = argv;
+  const given = (pattern) => args.some((w) => pattern.test(w));
+  if (given(/^--?(?:version|help)$/)) return false;
+  if (VIMS.includes(name)) return !given(/^-Z$/) && !vimExMode(args);
+  if (name === "emacs") return !given(/^--?(?:batch|script)$/);
+  if (name === "nano" || name === "pico") return !given(/^(?:-[A-Za-z]*R|--restricted)$/);
+  if (EDITORS.includes(name)) return true;
+  if (name === "crontab") return args.includes("-e");
+  if (!PAGERS.includes(name) || !last) return false;
+  return !redirects.some((r) =>
+    /^(?:>|>>|>\||&>|&>>)$/.test(r.op) && (r.fd === undefined || r.fd === 1)
+  );
+}
+
+/** Whether vim's `args` start its silent ex mode (`-es`, `-Es`, `-e -s`): commands from its input. */
+function vimExMode(args) {
+  if (args.some((w) => /^-[eE]s$/.test(w))) return true;
+  return args.some((w) => /^-[eE]$/.test(w)) && args.includes("-s");
+}
+
 const NETCATS = ["nc", "ncat", "netcat", "nc.traditional", "nc.openbsd"];
 
 /**
@@ -471,4 +511,5 @@ module.exports = {
   networkPrograms,
   remoteCommand,
   remoteScript,
+  readsTerminal,
 };
