@@ -54,6 +54,60 @@ const WRAPPERS = {
   chroot: { valued: ["--userspec", "--groups"], skip: 1 },
   unshare: { valued: ["-S", "-G", "--setuid", "--setgid", "-R", "-w"], skip: 0 },
   runuser: { valued: ["-u", "-g", "-G", "--user", "--group"], skip: 0 },
+  nsenter: { valued: ["-t", "--target", "-S", "--setuid", "-G", "--setgid"], skip: 0 },
+  // Programs that run a command under a tracer, a limit, a namespace or another identity.
+  strace: {
+    valued: ["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-I", "-P", "-X", "-O", "-S", "-b"],
+    skip: 0,
+  },
+  ltrace: { valued: ["-o", "-e", "-p", "-s", "-u", "-a", "-l", "-n", "-x", "-A", "-D"], skip: 0 },
+  valgrind: { valued: [], skip: 0 },
+  catchsegv: { valued: [], skip: 0 },
+  setpriv: {
+    valued: [
+      "--reuid",
+      "--regid",
+      "--ruid",
+      "--rgid",
+      "--euid",
+      "--egid",
+      "--groups",
+      "--inh-caps",
+      "--ambient-caps",
+      "--bounding-set",
+      "--securebits",
+      "--pdeathsig",
+      "--selinux-label",
+      "--apparmor-profile",
+    ],
+    skip: 0,
+  },
+  taskset: { valued: [], skip: 1 },
+  chrt: { valued: ["-T", "-P", "-D"], skip: 1 },
+  numactl: { valued: ["-i", "-N", "-m", "-p", "-C"], skip: 0 },
+  prlimit: { valued: ["-p", "--pid", "-o", "--output"], skip: 0 },
+  cgexec: { valued: ["-g"], skip: 0 },
+  "xvfb-run": { valued: ["-n", "-e", "-f", "-p", "-s", "-w"], skip: 0 },
+  "dbus-run-session": { valued: ["--config-file", "--dbus-daemon"], skip: 0 },
+  "ssh-agent": { valued: ["-a", "-E", "-t", "-P", "-O"], skip: 0 },
+  fakeroot: { valued: ["-l", "--lib", "--faked", "-s", "-i"], skip: 0 },
+  faketime: { valued: [], skip: 1 },
+  firejail: { valued: [], skip: 0 },
+  proot: { valued: ["-r", "-b", "-m", "-w", "-q", "-k"], skip: 0 },
+  "systemd-run": {
+    valued: ["-u", "--unit", "-p", "--property", "--description", "--slice", "-E", "--setenv"]
+      .concat(["--uid", "--gid", "--nice", "-M", "--machine", "-H", "--host"])
+      .concat(["--working-directory", "--on-active", "--on-calendar", "--service-type"]),
+    skip: 0,
+  },
+  "systemd-inhibit": { valued: ["--what", "--who", "--why", "--mode"], skip: 0 },
+  "flatpak-spawn": { valued: [], skip: 0 },
+  torsocks: { valued: ["-u", "-p", "-a", "-P"], skip: 0 },
+  proxychains: { valued: ["-f"], skip: 0 },
+  proxychains4: { valued: ["-f"], skip: 0 },
+  unbuffer: { valued: [], skip: 0 },
+  caffeinate: { valued: ["-t", "-w"], skip: 0 },
+  "sandbox-exec": { valued: ["-f", "-n", "-p", "-D"], skip: 0 },
 };
 const RESERVED = new Set([
   "if",
@@ -99,6 +153,11 @@ function effectiveArgv(argv) {
       else break;
     }
     if (i >= argv.length) return [];
+    // `capsh [options] -- ARGS` runs bash with ARGS (`capsh -- -c CMD`).
+    if (baseName(argv[i]) === "capsh") {
+      const end = argv.indexOf("--", i + 1);
+      return end === -1 ? [] : ["bash"].concat(argv.slice(end + 1));
+    }
     const spec = Object.prototype.hasOwnProperty.call(WRAPPERS, baseName(argv[i]))
       ? WRAPPERS[baseName(argv[i])]
       : null;

@@ -93,6 +93,8 @@ const CONFIG = {
       valued: ["-W", "-X", "--check-hash-based-pycs"],
       program: ["-c", "-m"],
       input: ["-i"],
+      // Modules that are a prompt running Python typed at it (`python3 -m pdb app.py`).
+      prompts: ["pdb", "code", "asyncio", "ipdb", "pudb", "IPython", "bpython", "ptpython"],
       info: ["-V", "--version", "-h", "-?", "--help"],
     },
     node: {
@@ -106,7 +108,8 @@ const CONFIG = {
       names: ["perl"],
       valued: ["-I", "-M", "-m", "-x"],
       program: ["-e", "-E"],
-      input: [],
+      // The debugger's prompt runs Perl typed at it (`perl -de 0`).
+      input: ["-d"],
       info: ["-v", "-V", "--version", "-h", "--help"],
     },
     ruby: {
@@ -123,6 +126,17 @@ const CONFIG = {
       input: ["-a", "--interactive"],
       info: ["-v", "--version", "-h", "--help", "-m", "-i", "--ini"],
     },
+    pwsh: {
+      names: ["pwsh", "powershell"],
+      valued: ["-ExecutionPolicy", "-ep", "-WorkingDirectory", "-wd", "-ConfigurationName"]
+        .concat(["-OutputFormat", "-of", "-InputFormat", "-if", "-WindowStyle", "-SettingsFile"]),
+      program: ["-c", "-Command", "-File", "-f", "-EncodedCommand", "-e", "-ec"]
+        .concat(["-CommandWithArgs", "-cwa"]),
+      input: ["-NoExit", "-noe", "-Interactive", "-i"],
+      info: ["-Version", "-v", "-Help", "-h", "-?"],
+      // Its options are words, in any case, not clusters of letters.
+      words: true,
+    },
     // REPLs that run a script operand or `-e` code, and else read their input.
     other: {
       names: [
@@ -137,6 +151,14 @@ const CONFIG = {
         "ghci",
         "guile",
         "racket",
+        "xonsh",
+        "nu",
+        "elvish",
+        "osh",
+        "ysh",
+        "bpython",
+        "ptpython",
+        "pry",
       ],
       valued: ["-l", "-L"],
       program: ["-e", "--eval", "-c", "-f"],
@@ -648,12 +670,32 @@ function promptExpansion(words) {
   return words.some((word) => word.includes("@P}") && word.includes("${"));
 }
 
-/** The CONFIG.sessions entry of the program `name`, or null. */
+/** {@linkcode sessionOf}'s answers, by program name (a few hundred at most). */
+const SESSION_OF = new Map();
+
+/**
+ * The CONFIG.sessions entry of the program `name`, or null; a name with a version after it
+ * (`python3.12`, `tclsh8.6`, `lua5.4`) is its program's.
+ */
 function sessionOf(name) {
-  for (const kind of Object.keys(CONFIG.sessions)) {
-    if (CONFIG.sessions[kind].names.includes(name)) return CONFIG.sessions[kind];
+  if (name === undefined) return null;
+  let session = SESSION_OF.get(name);
+  if (session === undefined) {
+    // The name without the digits, dots and dashes it ends with (a loop: a regex is quadratic).
+    let end = name.length;
+    while (end > 0 && "0123456789.-".includes(name[end - 1])) end--;
+    const bare = name.slice(0, end);
+    session = null;
+    for (const kind of Object.keys(CONFIG.sessions)) {
+      const names = CONFIG.sessions[kind].names;
+      if (names.includes(name) || names.includes(bare)) {
+        session = CONFIG.sessions[kind];
+        break;
+      }
+    }
+    if (SESSION_OF.size < 256) SESSION_OF.set(name, session);
   }
-  return null;
+  return session;
 }
 
 /** True when one of `options` is a word of `list`, or a short-option cluster holds one. */
@@ -685,20 +727,27 @@ function readsItsInput(argv) {
       program = program || i + 1 < argv.length;
       break;
     }
-    if (session.info.includes(word)) return false;
-    if (given(word, session.input)) input = true;
-    if (given(word, ["-s"])) fromInput = true;
-    if (given(word, session.program)) {
+    const is = session.words
+      ? (list) => list.some((option) => option.toLowerCase() === word.toLowerCase())
+      : (list) => list.includes(word);
+    const has = session.words ? is : (list) => given(word, list);
+    if (is(session.info)) return false;
+    if (has(session.input)) input = true;
+    if (session === CONFIG.sessions.shell && given(word, ["-s"])) fromInput = true;
+    if (has(session.program)) {
       // A command word whose script is `-` (`deno run -`) reads it from the input.
       if (!word.startsWith("-") && argv[i + 1] === "-") {
         input = true;
         break;
       }
+      if (/^-[A-Za-z]*m$/.test(word) && (session.prompts ?? []).includes(argv[i + 1])) {
+        input = true;
+      }
       program = true;
       i++;
       continue;
     }
-    if (session.valued.includes(word)) {
+    if (is(session.valued)) {
       i++;
       continue;
     }

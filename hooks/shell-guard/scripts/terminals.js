@@ -119,9 +119,8 @@ function tmuxAttaches(args) {
   return commands.some(([name, ...rest]) => {
     if (/^(?:attach-session|attach|a|at)$/.test(name)) return true;
     if (name !== "new-session" && name !== "new") return false;
-    // In the foreground, with no command of its own: a shell.
-    const { flags, operands } = getopt(rest, TMUX_SHELL_COMMANDS[name]);
-    return !flags.includes("d") && operands.length === 0;
+    // In the foreground, whatever it runs: its prefix key opens a window with a shell.
+    return !getopt(rest, TMUX_SHELL_COMMANDS[name]).flags.includes("d");
   });
 }
 
@@ -177,8 +176,8 @@ function screenAttaches(args) {
   const clusters = flags.filter((f) => !SCREEN_WORDS.has(f) && !f.startsWith("--"));
   if (flags.some((f) => SCREEN_WORDS.has(f) || /^--?(?:help|version)$/.test(f))) return false;
   if (clusters.some((f) => /[rRx]/.test(f.slice(1)))) return true;
-  if (clusters.some((f) => /[dDmQv]/.test(f.slice(1)))) return false;
-  return command.length === 0;
+  // In the foreground, whatever it runs: its command key opens a window with a shell.
+  return !clusters.some((f) => /[dDmQv]/.test(f.slice(1)));
 }
 
 /** Whether `args` give `su`/`script` a command (`-c CMD`, `-cCMD`, `--command=CMD`). */
@@ -383,7 +382,20 @@ function promptsForShell(name, args) {
     case "ed":
     case "red":
     case "ex":
+    case "telnet":
       return !given(/^--?(?:version|help)$/);
+    case "duckdb": {
+      // `.shell` at its prompt; SQL as an operand or `-c`/`-s`/`-f` is its work.
+      if (given(/^--?(?:version|help|[csf])$/)) return false;
+      return args.filter((w) => !w.startsWith("-")).length <= 1;
+    }
+    case "sqlplus":
+      // `HOST` at its prompt, after any script it was given.
+      return !given(/^-(?:v|h|version|help)$/i);
+    case "dc":
+      // `!` runs a shell command: it prompts unless given expressions or files.
+      return !given(/^(?:-[ef]|--(?:expression|file|version|help)\b|-[Vh])/) &&
+        args.every((w) => w.startsWith("-"));
     case "vi":
     case "vim":
     case "nvim":
@@ -456,8 +468,8 @@ function networkPrograms(argv) {
     .filter((text) => text !== undefined);
 }
 
-/** Options of `nsenter` that take the next word as their value. */
-const NSENTER_VALUED = new Set(["-t", "--target", "-S", "--setuid", "-G", "--setgid"]);
+/** Wrappers (`commands.js`) that start the user's shell when given no command. */
+const SHELL_OPENERS = ["chroot", "unshare", "pkexec", "nsenter", "fakeroot", "firejail", "proot"];
 
 /**
  * True when the command (its argv as run, `raw` its words as written) opens a shell that reads
@@ -470,7 +482,8 @@ function opensShell(argv, raw) {
     // Nothing runs after the wrappers: those that then start a shell.
     return raw.some((word, i) => {
       const name = baseName(word);
-      if (name === "chroot" || name === "unshare" || name === "pkexec") return true;
+      if (SHELL_OPENERS.includes(name)) return true;
+      if (name === "systemd-run") return raw.includes("--shell") || raw.includes("-S");
       if (name !== "sudo" && name !== "doas") return false;
       return raw.slice(i + 1).some((w) =>
         w === "--login" || w === "--shell" || (/^-[A-Za-z]*[is]/.test(w) && !w.startsWith("--"))
@@ -486,14 +499,6 @@ function opensShell(argv, raw) {
   if (name === "machinectl") return args.includes("shell") || args.includes("login");
   if (name === "tmux") return tmuxAttaches(args);
   if (name === "screen") return screenAttaches(args);
-  if (name === "nsenter") {
-    for (let i = 0; i < args.length; i++) {
-      if (NSENTER_VALUED.has(args[i])) i++;
-      else if (args[i] === "--") return i + 1 >= args.length;
-      else if (!args[i].startsWith("-")) return false;
-    }
-    return true;
-  }
   return false;
 }
 
