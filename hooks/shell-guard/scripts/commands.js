@@ -109,6 +109,37 @@ const WRAPPERS = {
   caffeinate: { valued: ["-t", "-w"], skip: 0 },
   "sandbox-exec": { valued: ["-f", "-n", "-p", "-D"], skip: 0 },
 };
+/**
+ * Tools that run a command in an environment they set up, after a verb: `bundle exec CMD`,
+ * `poetry run CMD`, `uv run CMD`, `direnv exec DIR CMD` (tool -> { verb, positional words to
+ * skip after it, options after it that take a value }). An option not listed is skipped as a
+ * flag, so its value may be taken for the command (a command missed, never one made up).
+ */
+const RUNNER_VERBS = {
+  bundle: { verb: "exec", skip: 0, valued: ["--gemfile"] },
+  poetry: { verb: "run", skip: 0, valued: ["-C", "--directory", "-P", "--project"] },
+  pipenv: { verb: "run", skip: 0, valued: [] },
+  uv: {
+    verb: "run",
+    skip: 0,
+    valued: ["--with", "-p", "--python", "--package", "--extra", "--group", "--env-file"]
+      .concat(["--directory", "--project", "--index", "--from", "-w", "--with-requirements"]),
+  },
+  pdm: { verb: "run", skip: 0, valued: ["-p", "--project"] },
+  hatch: { verb: "run", skip: 0, valued: [] },
+  rye: { verb: "run", skip: 0, valued: [] },
+  pixi: { verb: "run", skip: 0, valued: ["-e", "--environment", "--manifest-path"] },
+  conda: { verb: "run", skip: 0, valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
+  mamba: { verb: "run", skip: 0, valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
+  micromamba: { verb: "run", skip: 0, valued: ["-n", "--name", "-p", "--prefix", "--cwd"] },
+  mise: { verb: "exec", skip: 0, valued: ["-C", "--cd", "-j", "--jobs"] },
+  asdf: { verb: "exec", skip: 0, valued: [] },
+  rbenv: { verb: "exec", skip: 0, valued: [] },
+  pyenv: { verb: "exec", skip: 0, valued: [] },
+  direnv: { verb: "exec", skip: 1, valued: [] },
+  pnpm: { verb: "exec", skip: 0, valued: ["-C", "--dir", "-F", "--filter"] },
+  yarn: { verb: "exec", skip: 0, valued: [] },
+};
 const RESERVED = new Set([
   "if",
   "then",
@@ -158,10 +189,20 @@ function effectiveArgv(argv) {
       const end = argv.indexOf("--", i + 1);
       return end === -1 ? [] : ["bash"].concat(argv.slice(end + 1));
     }
-    const spec = Object.prototype.hasOwnProperty.call(WRAPPERS, baseName(argv[i]))
-      ? WRAPPERS[baseName(argv[i])]
+    const name = baseName(argv[i]);
+    const verb = Object.prototype.hasOwnProperty.call(RUNNER_VERBS, name)
+      ? RUNNER_VERBS[name]
       : null;
-    if (spec === null) return [baseName(argv[i])].concat(argv.slice(i + 1));
+    if (verb !== null) {
+      let at = i + 1;
+      while (at < argv.length && argv[at].startsWith("-")) at++;
+      if (argv[at] === verb.verb) {
+        i = skipWrapper(argv, at, verb);
+        continue;
+      }
+    }
+    const spec = Object.prototype.hasOwnProperty.call(WRAPPERS, name) ? WRAPPERS[name] : null;
+    if (spec === null) return [name].concat(argv.slice(i + 1));
     i = skipWrapper(argv, i, spec);
   }
 }

@@ -11,9 +11,14 @@
  * dangerous; list rule ids in `disabled` to switch rules off.
  */
 const { baseName, effectiveArgv, splitOptions, hasFlag } = require("./commands.js");
-const { opensShell, containerCall, networkPrograms, remoteCommand, readsTerminal } = require(
-  "./terminals.js",
-);
+const {
+  opensShell,
+  containerCall,
+  networkPrograms,
+  remoteCommand,
+  readsTerminal,
+  cloudShell,
+} = require("./terminals.js");
 
 /** The shells (`pipe-to-shell`, scripts handed to one; `typed-session` adds csh and tcsh). */
 const SHELLS = ["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
@@ -159,6 +164,19 @@ const CONFIG = {
         "bpython",
         "ptpython",
         "pry",
+        "erl",
+        "scala",
+        "jshell",
+        "clj",
+        "clojure",
+        "groovysh",
+        "ocaml",
+        "utop",
+        "sbcl",
+        "clisp",
+        "kotlinc",
+        "swift",
+        "mongo",
       ],
       valued: ["-l", "-L"],
       program: ["-e", "--eval", "-c", "-f"],
@@ -835,7 +853,8 @@ function typedSession(argvs, commands) {
     if (readsTerminal(argvs[k], commands[k].redirects, k === argvs.length - 1)) return true;
     const remote = remoteCommand(argvs[k]);
     const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv) ||
-      containerSession(argvs[k]) || (remote !== null && readsCommands(remote));
+      containerSession(argvs[k]) || (remote !== null && readsCommands(remote)) ||
+      cloudShell(argvs[k], readsCommands);
     if (!reads || inputIsText(commands[k].redirects)) continue;
     if (!fedText(argvs, commands, k)) return true;
   }

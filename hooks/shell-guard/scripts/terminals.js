@@ -289,7 +289,29 @@ const CONTAINER_OWN_VALUED =
  * the image's own, or none given), or null for another command.
  */
 function containerCall(argv) {
-  if (argv[0] === "kubectl") {
+  if (argv[0] === "oc" && argv.includes("rsh")) {
+    // `oc rsh POD [COMMAND]`: a shell in the pod unless given a command (input kept open).
+    const rest = argv.slice(argv.indexOf("rsh") + 1).filter((w) => !w.startsWith("-"));
+    return { interactive: true, command: rest.slice(1), image: rest.length <= 1 };
+  }
+  if (argv[0] === "lxc" || argv[0] === "incus") {
+    // `lxc exec C [--] COMMAND`, `lxc shell C`, `lxc console C`: the input is the command's.
+    const sub = argv.slice(1).find((w) => !w.startsWith("-"));
+    if (sub === "shell" || sub === "console") {
+      return { interactive: true, command: [], image: true };
+    }
+    if (sub !== "exec") return null;
+    const end = argv.indexOf("--");
+    const rest = end < 0 ? argv.slice(argv.indexOf("exec") + 2) : argv.slice(end + 1);
+    return { interactive: true, command: rest, image: false };
+  }
+  if (argv[0] === "lxc-attach") {
+    const end = argv.indexOf("--");
+    return { interactive: true, command: end < 0 ? [] : argv.slice(end + 1), image: end < 0 };
+  }
+  const compose = composeCall(argv);
+  if (compose !== undefined) return compose;
+  if (argv[0] === "kubectl" || argv[0] === "oc") {
     const end = argv.indexOf("--");
     const own = end < 0 ? argv.slice(1) : argv.slice(1, end);
     const sub = own.find((w) => !w.startsWith("-"));
@@ -306,6 +328,16 @@ function containerCall(argv) {
   }
   if (argv[i] === "container") i++;
   const sub = argv[i];
+  if (sub === "attach") {
+    // The container's own process, with what is typed as its input.
+    return { interactive: !argv.includes("--no-stdin"), command: [], image: true };
+  }
+  if (sub === "start") {
+    const words = argv.slice(i + 1);
+    const attach = words.some((w) => w === "--attach" || /^-[a-zA-Z]*a/.test(w));
+    const input = words.some((w) => w === "--interactive" || /^-[a-zA-Z]*i/.test(w));
+    return attach && input ? { interactive: true, command: [], image: true } : null;
+  }
   if (sub !== "run" && sub !== "exec") return null;
   let interactive = false;
   for (i++; i < argv.length; i++) {
@@ -331,6 +363,117 @@ function containerCall(argv) {
   }
   if (i >= argv.length) return null;
   return { interactive, command: argv.slice(i + 1), image: sub === "run" };
+}
+
+/** Options of `docker compose` (before its command) that take the next word. */
+const COMPOSE_OWN_VALUED =
+  /^(?:-[fp]|--(?:file|project-name|project-directory|profile|env-file|ansi|progress|parallel))$/;
+/** Options of `compose exec|run` that take the next word. */
+const COMPOSE_VALUED =
+  /^(?:-[euwvpl]|--(?:env|user|workdir|index|name|entrypoint|volume|publish|label|env-from-file|cap-add|cap-drop))$/;
+
+/**
+ * `docker compose|docker-compose|podman-compose exec|run [OPTIONS] SERVICE [COMMAND...]`
+ * read as {@linkcode containerCall} reads `docker exec|run` (their input is kept open unless
+ * `-i=false`/`--interactive=false`, `-d`, `--detach`); null for another compose command,
+ * undefined for another program.
+ */
+function composeCall(argv) {
+  let i;
+  if (argv[0] === "docker-compose" || argv[0] === "podman-compose") i = 1;
+  else if (CONTAINER_CLIS.includes(argv[0]) && argv.indexOf("compose") > 0) {
+    i = argv.indexOf("compose") + 1;
+  } else return undefined;
+  for (; i < argv.length && argv[i].startsWith("-"); i++) {
+    if (COMPOSE_OWN_VALUED.test(argv[i])) i++;
+  }
+  const sub = argv[i];
+  if (sub !== "exec" && sub !== "run") return null;
+  let interactive = true;
+  for (i++; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === "--") {
+      i++;
+      break;
+    }
+    if (!/^-./.test(word)) break;
+    if (/^(?:-d|--detach|-i=false|--interactive=false|--no-stdin)$/.test(word)) {
+      interactive = false;
+    }
+    if (COMPOSE_VALUED.test(word)) i++;
+  }
+  if (i >= argv.length) return null;
+  return { interactive, command: argv.slice(i + 1), image: sub === "run" };
+}
+
+/**
+ * Whether `argv` opens a shell on a machine or environment a cloud or development CLI reaches
+ * (`vagrant ssh`, `gcloud compute ssh VM`, `aws ssm start-session`, `az ssh vm`, `fly ssh
+ * console`, `toolbox enter`, `distrobox enter`), with no command of its own, or runs a program
+ * reading commands there (`heroku run bash`, `distrobox enter -- bash`).
+ */
+function cloudShell(argv, readsCommands) {
+  const [name, ...args] = argv;
+  const words = args.filter((w) => !w.startsWith("-"));
+  const has = (pattern) => args.some((w) => pattern.test(w));
+  switch (name) {
+    case "vagrant":
+      return words[0] === "ssh" && !has(/^(?:-c|--command)(?:=|$)/);
+    case "gcloud":
+      return words.includes("ssh") &&
+        (words.includes("compute") || words.includes("cloud-shell")) &&
+        !has(/^--command(?:=|$)/);
+    case "aws":
+      return words[0] === "ssm" && words[1] === "start-session" && !has(/^--document-name(?:=|$)/);
+    case "az":
+      return words[0] === "ssh" && ["vm", "arc"].includes(words[1]);
+    case "fly":
+    case "flyctl":
+      return words[0] === "ssh" && words[1] === "console" && !has(/^(?:-C|--command)(?:=|$)/);
+    case "heroku": {
+      if (words[0] !== "run") return false;
+      const at = args.indexOf("run");
+      const rest = [];
+      for (let i = at + 1; i < args.length; i++) {
+        if (/^(?:-a|--app|-r|--remote|-s|--size|-e|--env|--type)$/.test(args[i])) i++;
+        else if (args[i] !== "--" && (rest.length > 0 || !args[i].startsWith("-"))) {
+          rest.push(args[i]);
+        }
+      }
+      return readsCommands(rest);
+    }
+    case "toolbox":
+    case "distrobox": {
+      if (words[0] !== "enter") return false;
+      const end = args.indexOf("--");
+      return end < 0 || readsCommands(args.slice(end + 1));
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * An application's own console (a REPL with the application loaded): `rails console`, `python
+ * manage.py shell`, `php artisan tinker`, `lein repl`, `sbt console`; and an environment
+ * manager's shell (`poetry shell`, `pipenv shell`, `nix-shell`, `nix develop`, `devbox shell`,
+ * `hatch shell`, `pixi shell`) with no command of its own.
+ */
+function consoleOf(argv) {
+  const [name, ...args] = argv;
+  const words = args.filter((w) => !w.startsWith("-"));
+  const has = (pattern) => args.some((w) => pattern.test(w));
+  if (name === "rails") return ["console", "c", "dbconsole", "db"].includes(words[0]);
+  if (/^python[\d.]*$/.test(name) && /(?:^|\/)manage\.py$/.test(words[0] ?? "")) {
+    return ["shell", "dbshell", "shell_plus"].includes(words[1]);
+  }
+  if (name === "php" && /(?:^|\/)artisan$/.test(words[0] ?? "")) return words[1] === "tinker";
+  if (name === "lein") return words[0] === "repl";
+  if (name === "sbt") return words[0] === "console";
+  if (["poetry", "pipenv", "devbox", "hatch", "pixi"].includes(name)) return words[0] === "shell";
+  if (name === "nix-shell") return !has(/^--(?:run|command)$/);
+  if (name === "nix") return words[0] === "develop" && !has(/^(?:-c|--command)$/);
+  return false;
 }
 
 /** sqlite3's options that take the next word as their value. */
@@ -389,6 +532,9 @@ function promptsForShell(name, args) {
       if (given(/^--?(?:version|help|[csf])$/)) return false;
       return args.filter((w) => !w.startsWith("-")).length <= 1;
     }
+    case "iex":
+      // Interactive Elixir: a prompt whatever it loads (`iex -S mix`).
+      return !given(/^(?:--version|-v|--help|-h)$/);
     case "sqlplus":
       // `HOST` at its prompt, after any script it was given.
       return !given(/^-(?:v|h|version|help)$/i);
@@ -494,7 +640,7 @@ function opensShell(argv, raw) {
   if (name === "su" || name === "script") return !hasCommandOption(args);
   if (name === "login") return true;
   if (name === "ssh") return sshOpensShell(args);
-  if (promptsForShell(name, args)) return true;
+  if (promptsForShell(name, args) || consoleOf(argv)) return true;
   if (name === "mosh") return moshOpensShell(args);
   if (name === "machinectl") return args.includes("shell") || args.includes("login");
   if (name === "tmux") return tmuxAttaches(args);
@@ -517,4 +663,5 @@ module.exports = {
   remoteCommand,
   remoteScript,
   readsTerminal,
+  cloudShell,
 };
