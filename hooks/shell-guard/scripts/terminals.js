@@ -406,6 +406,13 @@ function composeCall(argv) {
   return { interactive, command: argv.slice(i + 1), image: sub === "run" };
 }
 
+/** The programs {@linkcode cloudShell} reads. */
+const CLOUD_CLIS = new Set(["vagrant", "gcloud", "aws", "az", "fly", "flyctl", "heroku"])
+  .add("toolbox").add("distrobox");
+/** The programs {@linkcode consoleOf} reads, but Python's. */
+const CONSOLE_PROGRAMS = new Set(["rails", "php", "lein", "sbt", "poetry", "pipenv", "devbox"])
+  .add("hatch").add("pixi").add("nix-shell").add("nix");
+
 /**
  * Whether `argv` opens a shell on a machine or environment a cloud or development CLI reaches
  * (`vagrant ssh`, `gcloud compute ssh VM`, `aws ssm start-session`, `az ssh vm`, `fly ssh
@@ -413,6 +420,7 @@ function composeCall(argv) {
  * reading commands there (`heroku run bash`, `distrobox enter -- bash`).
  */
 function cloudShell(argv, readsCommands) {
+  if (!CLOUD_CLIS.has(argv[0])) return false;
   const [name, ...args] = argv;
   const words = args.filter((w) => !w.startsWith("-"));
   const has = (pattern) => args.some((w) => pattern.test(w));
@@ -460,6 +468,7 @@ function cloudShell(argv, readsCommands) {
  * `hatch shell`, `pixi shell`) with no command of its own.
  */
 function consoleOf(argv) {
+  if (!CONSOLE_PROGRAMS.has(argv[0]) && !(argv[0] ?? "").startsWith("python")) return false;
   const [name, ...args] = argv;
   const words = args.filter((w) => !w.startsWith("-"));
   const has = (pattern) => args.some((w) => pattern.test(w));
@@ -567,6 +576,9 @@ const PAGERS = ["less", "more", "most", "pg"];
  * redirected).
  */
 function readsTerminal(argv, redirects, last) {
+  if (!EDITORS.includes(argv[0]) && !PAGERS.includes(argv[0]) && argv[0] !== "crontab") {
+    return false;
+  }
   const [name, ...args] = argv;
   const given = (pattern) => args.some((w) => pattern.test(w));
   if (given(/^--?(?:version|help)$/)) return false;
