@@ -161,6 +161,19 @@ function baseName(word) {
   return base.startsWith("=") ? base.slice(1) : base;
 }
 
+/**
+ * The program a command word names without spelling it, or null: the running shell by variable
+ * (`$SHELL`, `${SHELL:-sh}`, `$BASH`, `$0`) is `sh`; a lookup's output (`$(which bash)`,
+ * `` `command -v python3` ``) is the program it looks up.
+ */
+function namedProgram(word) {
+  if (!word.startsWith("$") && !word.startsWith("`")) return null;
+  if (/^\$(?:SHELL|BASH|0)$|^\$\{(?:SHELL|BASH|0)(?:[:}%#/^,@-])/.test(word)) return "sh";
+  const lookup = /^(?:\$\(|`)\s*(?:which|whereis|command\s+-[vV]|type\s+-[Pp])\s+([^\s)`]+)\s*[)`]$/
+    .exec(word);
+  return lookup === null ? null : baseName(lookup[1]);
+}
+
 /** Index of the first word after the wrapper at `start` and its options. */
 function skipWrapper(argv, start, spec) {
   let i = start + 1;
@@ -189,7 +202,7 @@ function effectiveArgv(argv) {
       const end = argv.indexOf("--", i + 1);
       return end === -1 ? [] : ["bash"].concat(argv.slice(end + 1));
     }
-    const name = baseName(argv[i]);
+    const name = namedProgram(argv[i]) ?? baseName(argv[i]);
     const verb = Object.prototype.hasOwnProperty.call(RUNNER_VERBS, name)
       ? RUNNER_VERBS[name]
       : null;

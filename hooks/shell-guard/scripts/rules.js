@@ -770,7 +770,9 @@ function readsItsInput(argv) {
       continue;
     }
     if (!/^[-+]/.test(word)) {
-      program = true;
+      // A script that is the input (`bash /dev/stdin`, `python3 /dev/tty`).
+      if (TERMINALS.test(word)) input = true;
+      else program = true;
       break;
     }
   }
@@ -851,6 +853,14 @@ function typedSession(argvs, commands) {
     }
     // An editor or a pager on the terminal reads its keys from there, whatever its input.
     if (readsTerminal(argvs[k], commands[k].redirects, k === argvs.length - 1)) return true;
+    // What find runs inherits its input (`find . -maxdepth 0 -exec bash \;`).
+    if (
+      (findExecs(argvs[k]) ?? []).some((argv) =>
+        readsCommands(argv) || readsTerminal(argv, [], true)
+      )
+    ) {
+      return true;
+    }
     const remote = remoteCommand(argvs[k]);
     const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv) ||
       containerSession(argvs[k]) || (remote !== null && readsCommands(remote)) ||
