@@ -327,6 +327,12 @@ export const guardCases: HookCase[] = [
   allowed("duckdb my.db 'select 1'"),
   allowed("dc -e '2 3 + p'"),
   allowed("tmux new -d top"),
+  // Secure deleters, and a path printed by a substitution that holds one of its own.
+  blocked("srm -r /", "rm-root"),
+  blocked("wipe -rf ~", "rm-root"),
+  blocked('rm -rf "$(dirname "$(pwd)")"', "rm-root"),
+  allowed("srm -r build"),
+  allowed('rm -rf "$(mktemp -d)"'),
   // A shell named without being spelled, a script that is the input, what find runs.
   blocked("$SHELL", "typed-session"),
   blocked('exec "$SHELL" -l', "typed-session"),

@@ -250,7 +250,9 @@ const LAST_FOLDER = /^(?:\$OLDPWD|\$\{OLDPWD\})(?=\/|$)/;
  */
 const COMPUTED_PATH = new RegExp(
   "^(?:\\$\\{(?:![^}]*|[A-Za-z_][A-Za-z0-9_]*(?::(?![-=?+])|[#%/^,@])[^}]*)\\}" +
-    "|(?:\\$\\(|`)\\s*(?:dirname|realpath|readlink|echo|printf|cd)\\b[^)`]*[)`])(?=\\/|$)",
+    "|(?:\\$\\(|`)\\s*(?:dirname|realpath|readlink|echo|printf|cd)\\b[^)`]*[)`])(?=\\/|$)" +
+    // The same printing a substitution of its own: the whole word (`$(dirname "$(pwd)")`).
+    "|^(?:\\$\\(|`)\\s*(?:dirname|realpath|readlink|echo|printf|cd)\\b[^`]*[)`]$",
 );
 
 /**
@@ -364,7 +366,8 @@ function rootishPath({ anchor, segments }) {
 }
 
 function rmRoot({ argv, cwd }) {
-  if (argv[0] !== "rm") return false;
+  // `rm`, and the secure deleters that overwrite first (`srm -r`, `wipe -rf`).
+  if (argv[0] !== "rm" && argv[0] !== "srm" && argv[0] !== "wipe") return false;
   const { options, operands } = splitOptions(argv.slice(1));
   if (options.includes("--no-preserve-root")) return true;
   return hasFlag(options, "rR", "--recursive") && operands.some((o) => isRootish(o, cwd));

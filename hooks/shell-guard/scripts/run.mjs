@@ -94,7 +94,8 @@ const COMMAND_OPTION = ["su", "runuser", "script", "flock", "sg"];
  * names as data.
  */
 const RUN_NAMES = new Set(
-  ["rm", "find", "rsync", "dd", "tee", "chmod", "chown", "chgrp", "git", "eval", "trap", "alias"]
+  ["rm", "srm", "wipe", "find", "rsync", "dd", "tee", "chmod", "chown", "chgrp", "git", "eval"]
+    .concat(["trap", "alias"])
     .concat(RUNNERS, COMMAND_OPTION, ["watch", "kill", "pkill", "killall", "systemctl"])
     .concat(["tmux", "screen", "tar", "zip", "7z", "7za", "7zz", "ssh"])
     .concat(["chattr", "setfacl"])
