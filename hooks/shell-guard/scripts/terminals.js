@@ -171,7 +171,7 @@ function screenScripts(args) {
  * reattaches one (`-r`, `-x`, `-R`).
  */
 function screenAttaches(args) {
-  const { flags, command, screen } = screenParts(args);
+  const { flags, screen } = screenParts(args);
   if (screen.length > 0) return false;
   const clusters = flags.filter((f) => !SCREEN_WORDS.has(f) && !f.startsWith("--"));
   if (flags.some((f) => SCREEN_WORDS.has(f) || /^--?(?:help|version)$/.test(f))) return false;
