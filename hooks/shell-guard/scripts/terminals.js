@@ -340,29 +340,35 @@ function containerCall(argv) {
   }
   if (sub !== "run" && sub !== "exec") return null;
   let interactive = false;
-  for (i++; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === "--") {
-      i++;
-      break;
-    }
-    if (!/^-./.test(word)) break;
+  const target = firstOperand(argv, i + 1, (word) => {
     if (word.startsWith("--")) {
       const [name, value] = word.split("=", 2);
       if (name === "--interactive") interactive = value === undefined || value === "true";
-      else if (value === undefined && !CONTAINER_FLAGS.includes(name)) i++;
-      continue;
+      else if (value === undefined && !CONTAINER_FLAGS.includes(name)) return 1;
+      return 0;
     }
     for (let j = 1; j < word.length; j++) {
       if (word[j] === "i") interactive = true;
-      if (CONTAINER_VALUED.includes(word[j])) {
-        if (j === word.length - 1) i++;
-        break;
-      }
+      if (CONTAINER_VALUED.includes(word[j])) return j === word.length - 1 ? 1 : 0;
     }
+    return 0;
+  });
+  if (target >= argv.length) return null;
+  return { interactive, command: argv.slice(target + 1), image: sub === "run" };
+}
+
+/**
+ * The index of the first operand of `argv` from `i` on (the word after a `--`), `option(word)`
+ * called for each option word before it and returning how many words after it are its value.
+ */
+function firstOperand(argv, i, option) {
+  for (; i < argv.length; i++) {
+    const word = argv[i];
+    if (word === "--") return i + 1;
+    if (!/^-./.test(word)) return i;
+    i += option(word);
   }
-  if (i >= argv.length) return null;
-  return { interactive, command: argv.slice(i + 1), image: sub === "run" };
+  return i;
 }
 
 /** Options of `docker compose` (before its command) that take the next word. */
@@ -390,20 +396,14 @@ function composeCall(argv) {
   const sub = argv[i];
   if (sub !== "exec" && sub !== "run") return null;
   let interactive = true;
-  for (i++; i < argv.length; i++) {
-    const word = argv[i];
-    if (word === "--") {
-      i++;
-      break;
-    }
-    if (!/^-./.test(word)) break;
+  const target = firstOperand(argv, i + 1, (word) => {
     if (/^(?:-d|--detach|-i=false|--interactive=false|--no-stdin)$/.test(word)) {
       interactive = false;
     }
-    if (COMPOSE_VALUED.test(word)) i++;
-  }
-  if (i >= argv.length) return null;
-  return { interactive, command: argv.slice(i + 1), image: sub === "run" };
+    return COMPOSE_VALUED.test(word) ? 1 : 0;
+  });
+  if (target >= argv.length) return null;
+  return { interactive, command: argv.slice(target + 1), image: sub === "run" };
 }
 
 /** The programs {@linkcode cloudShell} reads. */
