@@ -190,11 +190,12 @@ Deno.test("GET /metrics shows what the plugin workers hold: workers, warm instan
         "block",
       );
     }
-    // Workers report after their jobs, within a second of the last: wait for the report.
+    // Workers report after their jobs, within a second of the last: wait for the report, and for
+    // the jobs the upload started (the new version prepared on each worker) to end.
     let figures: Record<string, number> = {};
     for (let i = 0; i < 300; i++) {
       figures = await runtimeFigures();
-      if ((figures.warm_instances ?? 0) >= 1) break;
+      if ((figures.warm_instances ?? 0) >= 1 && figures.running_calls === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(figures.workers, 2, JSON.stringify(figures));
