@@ -131,6 +131,15 @@ const CONFIG = {
       input: ["-a", "--interactive"],
       info: ["-v", "--version", "-h", "--help", "-m", "-i", "--ini"],
     },
+    // awk's `system()` runs shell commands: its program read from the input is a typed session.
+    awk: {
+      names: ["awk", "gawk", "mawk", "nawk"],
+      valued: ["-v", "-F", "-i", "--include", "-l", "--load", "--assign", "--field-separator"],
+      program: ["-f", "--file", "-e", "--source"],
+      files: ["-f", "--file"],
+      input: [],
+      info: ["--version", "-V", "--help", "-h"],
+    },
     pwsh: {
       names: ["pwsh", "powershell"],
       valued: ["-ExecutionPolicy", "-ep", "-WorkingDirectory", "-wd", "-ConfigurationName"]
@@ -726,6 +735,21 @@ function given(word, list) {
   return word.slice(1).split("").some((letter) => list.includes("-" + letter));
 }
 
+/** The input named as a file: `-`, or a terminal or standard input path. */
+const INPUT_FILE = /^-$|^\/dev\/(?:stdin|tty|fd\/0|pts\/\d+)$|^\/proc\/[^/]+\/fd\/0$/;
+
+/**
+ * Whether `argv` is `make` or `sed` reading its program from its input (`make -f -`, `sed -f
+ * /dev/stdin`): a makefile's recipes are shell commands, and GNU sed's `e` runs one.
+ */
+function programFromInput(argv) {
+  if (argv[0] !== "make" && argv[0] !== "gmake" && argv[0] !== "sed") return false;
+  return argv.some((word, i) =>
+    (/^(?:-f|--file|--makefile)$/.test(word) && INPUT_FILE.test(argv[i + 1] ?? "")) ||
+    /^(?:--file|--makefile)=(?:-|\/dev\/stdin)$/.test(word)
+  );
+}
+
 /**
  * True when `argv` runs a shell or interpreter that reads the commands it runs from its input:
  * no program given (no script, no `-c`/`-e`, a script of `-`), or told to read its input (`-s`,
@@ -764,6 +788,8 @@ function readsItsInput(argv) {
       if (/^-[A-Za-z]*m$/.test(word) && (session.prompts ?? []).includes(argv[i + 1])) {
         input = true;
       }
+      // A program file that is the input (`awk -f -`, `gawk -f /dev/stdin`).
+      if (is(session.files ?? []) && INPUT_FILE.test(argv[i + 1] ?? "")) input = true;
       program = true;
       i++;
       continue;
@@ -867,7 +893,7 @@ function typedSession(argvs, commands) {
     const remote = remoteCommand(argvs[k]);
     const reads = readsItsInput(argvs[k]) || opensShell(argvs[k], commands[k].argv) ||
       containerSession(argvs[k]) || (remote !== null && readsCommands(remote)) ||
-      cloudShell(argvs[k], readsCommands);
+      cloudShell(argvs[k], readsCommands) || programFromInput(argvs[k]);
     if (!reads || inputIsText(commands[k].redirects)) continue;
     if (!fedText(argvs, commands, k)) return true;
   }
