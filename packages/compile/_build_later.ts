@@ -20,6 +20,7 @@
  * @module
  */
 import { sha256Hex } from "../core/bytes.ts";
+import { parentOf } from "../host-deno/atomic.ts";
 import { fileSignature } from "../host-deno/fs.ts";
 import { canBoundCommands } from "../host-deno/outlive.ts";
 import { niceCommand } from "../host-deno/thread_priority.ts";
@@ -87,6 +88,7 @@ export async function buildLater(
     const tried = `${folder}/${await sha256Hex(`${hookDir}\0${signature}\0${sources}`)}.tried`;
     const when = (await Deno.stat(tried).catch(() => null))?.mtime?.getTime();
     if (when !== undefined && Date.now() - when < RETRY_MS) return false;
+    // One per hooks folder: the folder the hook's folder is in (its scope's).
     const lock = `${folder}/${(await sha256Hex(parentOf(hookDir))).slice(0, 32)}.lock`;
     if ((await sweep(folder)) >= MAX_AT_ONCE || !(await takeLock(lock))) return false;
     await Deno.writeTextFile(tried, hookDir);
@@ -119,13 +121,6 @@ export async function buildLater(
     // A cache folder that cannot be written: the call's own failure says what was not built.
     return false;
   }
-}
-
-/** The folder a hook folder is in (its scope's hooks folder). */
-function parentOf(hookDir: string): string {
-  const trimmed = hookDir.replace(/\/+$/, "");
-  const at = trimmed.lastIndexOf("/");
-  return at <= 0 ? "/" : trimmed.slice(0, at);
 }
 
 /**

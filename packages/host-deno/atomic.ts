@@ -13,7 +13,8 @@ export interface AtomicWriteOptions {
   parents?: boolean;
 }
 
-function parentOf(path: string): string {
+/** The folder `path` is in (`.` for a bare name). */
+export function parentOf(path: string): string {
   return path.slice(0, Math.max(path.lastIndexOf("/"), 0)) || ".";
 }
 

@@ -800,7 +800,7 @@ function readsItsInput(argv) {
     }
     if (!/^[-+]/.test(word)) {
       // A script that is the input (`bash /dev/stdin`, `python3 /dev/tty`).
-      if (TERMINALS.test(word)) input = true;
+      if (INPUT_FILE.test(word)) input = true;
       else program = true;
       break;
     }
