@@ -23,7 +23,7 @@ import { sha256Hex } from "../core/bytes.ts";
 import { parentOf } from "../host-deno/atomic.ts";
 import { fileSignature } from "../host-deno/fs.ts";
 import { canBoundCommands } from "../host-deno/outlive.ts";
-import { niceCommand } from "../host-deno/thread_priority.ts";
+import { niceCommand } from "../host-deno/nice.ts";
 import { buildTime } from "./_build_time.ts";
 
 /** The longest a handed-over build runs before it is killed, ms. */

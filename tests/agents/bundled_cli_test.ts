@@ -153,6 +153,19 @@ Deno.test("dist/cli/hookbox answers Claude Code's hooks like the CLI from source
       )
     );
     assertEquals(builtins, [], "Node built-ins dispatch loads at start");
+    // Nor the compilers' modules, which a cached call loads to name its JS and AssemblyScript
+    // hooks' plugins (the AssemblyScript one loaded node:os, ~10 ms of every such call).
+    for (const compiler of ["js", "as"]) {
+      const root = [...Deno.readDirSync(`${ROOT}/dist/cli`)].find((e) =>
+        new RegExp(`^${compiler}-\\w+\\.js$`).test(e.name)
+      )!.name;
+      const loaded = [...staticGraph(`${ROOT}/dist/cli`, [root])].flatMap((name) =>
+        [...Deno.readTextFileSync(`${ROOT}/dist/cli/${name}`).matchAll(NODE_IMPORT)].map((m) =>
+          `${name}: ${m[1]}`
+        )
+      );
+      assertEquals(loaded, [], `Node built-ins ${root} loads`);
+    }
     // The Extism SDK loads only for a plugin that can reach its kernel (none here).
     const sdkChunks = [...Deno.readDirSync(`${ROOT}/dist/cli`)].filter((e) =>
       e.name.endsWith(".js") &&
@@ -236,17 +249,21 @@ const STATIC_IMPORT = /(?:import|export)\s*(defer\s*)?(?:[\w$*{},\s]*?\bfrom\s*)
 /** A static import of a Node built-in. */
 const NODE_IMPORT = /(?:import|export)\s*(?:[\w$*{},\s]*?\bfrom\s*)?"(node:[^"]+)"/g;
 
-/** The files of the static module graph of `hookbox.js` and its dispatch chunk (`import defer` left out). */
-function staticGraph(dir: string): Set<string> {
+/**
+ * The files of the static module graph of `roots` (by default `hookbox.js` and
+ * its dispatch chunk; `import defer` left out, and import statements in the
+ * code's strings, which name no `.js` file of the bundle).
+ */
+function staticGraph(dir: string, roots?: string[]): Set<string> {
   const dispatch = [...Deno.readDirSync(dir)].find((e) => /^dispatch-.*\.js$/.test(e.name))!.name;
   const seen = new Set<string>();
-  const stack = ["hookbox.js", dispatch];
+  const stack = roots ?? ["hookbox.js", dispatch];
   while (stack.length > 0) {
     const name = stack.pop()!;
     if (seen.has(name)) continue;
     seen.add(name);
     for (const [, defer, spec] of Deno.readTextFileSync(`${dir}/${name}`).matchAll(STATIC_IMPORT)) {
-      if (!defer) stack.push(spec!.slice(2));
+      if (!defer && spec!.endsWith(".js")) stack.push(spec!.slice(2));
     }
   }
   ok(seen.size > 5, `walked ${[...seen]}`);

@@ -22,7 +22,7 @@ import {
 } from "../../service/builder.ts";
 import { checkPluginApart } from "./plugin_check.ts";
 import { tooManyFilesProblem } from "../../service/archive.ts";
-import { LONG_CALL_NICE, niceCommand } from "../../host-deno/thread_priority.ts";
+import { LONG_CALL_NICE, niceCommand } from "../../host-deno/nice.ts";
 
 /** Options of {@linkcode createDenoHookBuilder}. */
 export interface DenoHookBuilderOptions {
