@@ -70,6 +70,18 @@ async function engineKey(clang: string, prelude: string): Promise<string> {
   );
 }
 
+/** Where built engines are kept. */
+const ENGINE_CACHE = `${REPO_ROOT}.cache/engine`;
+
+/**
+ * The engine plugin built from the current sources, found by its stamp (see
+ * {@linkcode buildEngine}) without building anything, or null.
+ */
+export async function knownEngine(cacheRoot = ENGINE_CACHE): Promise<EngineBuild | null> {
+  const stamp = await stampPath(cacheRoot);
+  return stamp ? readStamp(stamp) : null;
+}
+
 /**
  * Builds (or reuses) the engine plugin; see the module doc for the cache key.
  * A one-shot CLI must not spawn clang and hash every QuickJS source on each
@@ -77,7 +89,7 @@ async function engineKey(clang: string, prelude: string): Promise<string> {
  * prelude, flags, the clang and wasm-ld binaries) names the engine last built
  * from them, and is trusted while the engine file's own size and mtime match.
  */
-export async function buildEngine(cacheRoot = `${REPO_ROOT}.cache/engine`): Promise<EngineBuild> {
+export async function buildEngine(cacheRoot = ENGINE_CACHE): Promise<EngineBuild> {
   const stamp = await stampPath(cacheRoot);
   const known = stamp ? readStamp(stamp) : null;
   if (known) return known;
@@ -170,6 +182,12 @@ async function buildLocked(cacheRoot: string, clangVersion: string): Promise<Eng
     const bytes = await Deno.readFile(path);
     return { path, sha256: await sha256Hex(bytes), cached: true };
   } catch { /* not built yet */ }
+  // Holding the lock, no other build is under way: a folder of one that was killed goes.
+  for await (const entry of Deno.readDir(cacheRoot)) {
+    if (entry.isDirectory && entry.name.includes(".tmp-")) {
+      await Deno.remove(`${cacheRoot}/${entry.name}`, { recursive: true }).catch(() => {});
+    }
+  }
   const tmp = `${dir}.tmp-${crypto.randomUUID()}`;
   await Deno.mkdir(tmp, { recursive: true });
   const started = performance.now();

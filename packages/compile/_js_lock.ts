@@ -1,19 +1,28 @@
 /**
  * A cross-process lock (Deno-only) for the engine build, so parallel test
  * processes on a clean machine do not run npm and clang over each other.
- * The lock is a directory (mkdir is atomic); a lock older than `staleMs` is
- * taken over (its holder died).
+ * The lock is a directory (mkdir is atomic) holding its holder's name (process
+ * id and start time, machine); the holder touches it every
+ * {@linkcode BEAT_MS}. A lock is taken over when its holder is gone: a
+ * process on this machine that no longer runs (an agent's hook call that
+ * exited or was killed while it built), or a lock not touched for `staleMs`.
  *
  * @module
  */
 
 const POLL_MS = 250;
+/** How often the holder touches its lock, ms. */
+const BEAT_MS = 5_000;
+/** A lock untouched this long is its dead holder's, ms. */
+const STALE_MS = 60_000;
+/** The holder's name, in the lock directory. */
+const OWNER = "owner";
 
 /** Runs `fn` while holding the lock directory `path`. */
 export async function withLock<T>(
   path: string,
   fn: () => Promise<T>,
-  staleMs = 15 * 60_000,
+  staleMs = STALE_MS,
 ): Promise<T> {
   for (;;) {
     try {
@@ -21,17 +30,78 @@ export async function withLock<T>(
       break;
     } catch (err) {
       if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-      const age = await Deno.stat(path).then(
-        (s) => Date.now() - (s.mtime?.getTime() ?? 0),
-        () => 0,
-      );
-      if (age > staleMs) await Deno.remove(path, { recursive: true }).catch(() => {});
-      else await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      if (await lockAbandoned(path, staleMs)) {
+        await Deno.remove(path, { recursive: true }).catch(() => {});
+      } else await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
+  await Deno.writeTextFile(`${path}/${OWNER}`, holderName()).catch(() => {});
+  const beat = setInterval(() => {
+    const now = new Date();
+    Deno.utime(path, now, now).catch(() => {});
+  }, BEAT_MS);
+  Deno.unrefTimer(beat);
   try {
     return await fn();
   } finally {
+    clearInterval(beat);
     await Deno.remove(path, { recursive: true }).catch(() => {});
+  }
+}
+
+/**
+ * Whether the lock at `path` is left by a holder that is gone: one of this
+ * machine's processes that no longer runs (its id and start time no longer
+ * match a running process), or any holder that has not touched it for
+ * `staleMs`. A lock whose holder's name is not written yet is judged by its
+ * age alone.
+ */
+export async function lockAbandoned(path: string, staleMs = STALE_MS): Promise<boolean> {
+  const info = await Deno.stat(path).catch(() => null);
+  if (info === null) return false; // gone already: the next mkdir says
+  if (Date.now() - (info.mtime?.getTime() ?? 0) > staleMs) return true;
+  const owner = await Deno.readTextFile(`${path}/${OWNER}`).catch(() => null);
+  const [pid, started, host] = owner?.split("\n") ?? [];
+  if (host === undefined || host !== hostName()) return false;
+  const running = startTime(Number(pid));
+  return running !== undefined && running !== started;
+}
+
+/** `PID\nSTART\nHOST`: this process, as {@linkcode lockAbandoned} checks it. */
+function holderName(): string {
+  return `${Deno.pid}\n${startTime(Deno.pid) ?? ""}\n${hostName()}`;
+}
+
+/**
+ * The start time of process `pid` (`/proc/PID/stat`, clock ticks since boot;
+ * with the id, it names one process even after the id is reused), "" when no
+ * such process runs (or it has exited and waits to be reaped), or undefined
+ * where that cannot be known (no `/proc`).
+ */
+function startTime(pid: number): string | undefined {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  let stat: string;
+  try {
+    stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) return undefined;
+    try {
+      Deno.statSync("/proc/self/stat");
+      return "";
+    } catch {
+      return undefined;
+    }
+  }
+  // The fields after the command name in parentheses (which may hold spaces): the 3rd is the
+  // state (Z: exited, not yet reaped), the 22nd the start time.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields[0] === "Z" ? "" : fields[19];
+}
+
+function hostName(): string {
+  try {
+    return Deno.hostname();
+  } catch {
+    return "";
   }
 }

@@ -7,7 +7,7 @@
  */
 import { HookboxError } from "../core/errors.ts";
 import { isInside } from "../core/host.ts";
-import { buildEngine, type EngineBuild } from "./_js_engine.ts";
+import { buildEngine, type EngineBuild, knownEngine } from "./_js_engine.ts";
 import { BUNDLE_DEADLINE_MS, bundleJsHookWithInputs } from "./_js_bundle.ts";
 import { withLineTable } from "./_js_lines.ts";
 import { sha256Hex } from "../core/bytes.ts";
@@ -65,13 +65,34 @@ function defaultRoots(entry: string): string[] {
   return [hookDir, `${REPO_ROOT}plugins`];
 }
 
-/** The engine build, made once per process (the build itself is cached on disk). */
-function engineOnce(): Promise<EngineBuild> {
+/**
+ * The engine this process has, built already (its stamp holds) or being built
+ * here, or null: finding out builds nothing.
+ */
+async function engineAtHand(): Promise<EngineBuild | null> {
+  if (engine !== undefined) return await engine;
+  const known = await knownEngine();
+  if (known !== null) engine ??= Promise.resolve(known);
+  return known;
+}
+
+/**
+ * The engine, built here when it is not built yet (once per process; the
+ * build is cached on disk). Building it is building: it takes this process's
+ * building time (`_build_time.ts`) like a hook's build, so a call with none
+ * left hands the hook's build over (the engine with it) instead of starting
+ * clang itself.
+ */
+async function engineFor(entryPath: string): Promise<EngineBuild> {
+  const have = await engineAtHand();
+  if (have !== null) return have;
+  if (buildTime.left() < 100) throw outOfBudget(entryPath);
+  const started = performance.now();
   engine ??= buildEngine().catch((err) => {
     engine = undefined;
     throw err;
   });
-  return engine;
+  return await engine.finally(() => buildTime.spend(performance.now() - started));
 }
 
 /**
@@ -112,7 +133,11 @@ async function compileOnce(
   entryPath: string,
   options: CompileJsOptions,
 ): Promise<CompiledJsHook> {
-  const { entry, roots, built, indexPath } = await buildIndexOf(entryPath, options);
+  const { entry, roots, built, indexPath } = await buildIndexOf(
+    entryPath,
+    options,
+    () => engineFor(entryPath),
+  );
   // Unchanged sources: the index of the last build names the plugin, no bundler runs.
   const known = (await unchangedBuild(indexPath))?.key ?? null;
   if (known !== null) {
@@ -185,16 +210,46 @@ export async function cachedJsKey(
   entryPath: string,
   options: CompileJsOptions,
 ): Promise<{ key: string; files: string[] } | null> {
-  const { indexPath } = await buildIndexOf(entryPath, options);
-  const build = await unchangedBuild(indexPath);
+  // No engine yet: nothing is cached for it (the compile that follows builds it, or hands it over).
+  const index = await buildIndexOf(entryPath, options, engineAtHand);
+  if (index === null) return null;
+  const build = await unchangedBuild(index.indexPath);
   if (build === null) return null;
   const plugin = cachePath(options.cacheDir, build.key);
   const info = await Deno.stat(plugin).catch(() => null);
-  return info?.isFile ? { key: build.key, files: [...build.inputs, indexPath, plugin] } : null;
+  return info?.isFile
+    ? { key: build.key, files: [...build.inputs, index.indexPath, plugin] }
+    : null;
 }
 
-/** Where the build index of `entryPath` lives, after checking the entry is inside its roots. */
-async function buildIndexOf(entryPath: string, options: CompileJsOptions) {
+/** A checked entry, its roots, the engine and where its build index lives. */
+interface BuildIndexPath {
+  entry: string;
+  roots: string[];
+  built: EngineBuild;
+  indexPath: string;
+}
+
+/**
+ * Where the build index of `entryPath` lives, after checking the entry is
+ * inside its roots; the index is named by the engine `engineOf` gives (asked
+ * for after that check), and there is none without one.
+ */
+async function buildIndexOf(
+  entryPath: string,
+  options: CompileJsOptions,
+  engineOf: () => Promise<EngineBuild>,
+): Promise<BuildIndexPath>;
+async function buildIndexOf(
+  entryPath: string,
+  options: CompileJsOptions,
+  engineOf: () => Promise<EngineBuild | null>,
+): Promise<BuildIndexPath | null>;
+async function buildIndexOf(
+  entryPath: string,
+  options: CompileJsOptions,
+  engineOf: () => Promise<EngineBuild | null>,
+): Promise<BuildIndexPath | null> {
   const entry = await Deno.realPath(entryPath);
   const roots = await Promise.all(
     (options.allowedRoots ?? defaultRoots(entryPath)).map((r) => Deno.realPath(r).catch(() => r)),
@@ -206,7 +261,8 @@ async function buildIndexOf(entryPath: string, options: CompileJsOptions) {
       { path: entryPath },
     );
   }
-  const built = await engineOnce();
+  const built = await engineOf();
+  if (built === null) return null;
   const indexPath = `${options.cacheDir}/js-index-${await sha256Hex(
     [JS_COMPILER_VERSION, built.sha256, entry, roots.join("\n")].join("\0"),
   )}.json`;

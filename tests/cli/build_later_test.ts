@@ -36,7 +36,7 @@ async function project(hooks: Record<string, [string, string]>, cacheOf?: string
     );
     await Deno.writeTextFile(`${hook}/scripts/run.mjs`, script);
   }
-  const env = {
+  const env: Record<string, string> = {
     HOOKBOX_CACHE_DIR: cache,
     HOOKBOX_BUILD_MS: "0",
     XDG_CONFIG_HOME: `${dir}/config`,
@@ -274,6 +274,51 @@ Deno.test("an edit to any file of a hook hands its build over again", async () =
       1000,
     );
     ok(built, "the mended hook was built in the background");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a call with no building time never builds the JS engine itself", async () => {
+  const { dir, env, dispatch, building } = await project({
+    guard: ["on_error: closed\n", blocks("the guard says no")],
+  });
+  try {
+    // A clang of another name and time stamp (it runs the real one): the engine's stamp, keyed
+    // by the compiler's file, does not hold for it, as after an update of clang or of the
+    // engine's sources. Each run is written down with the command line of what ran it.
+    const real = (Deno.env.get("PATH") ?? "").split(":").map((d) => `${d}/clang`).find((p) => {
+      try {
+        return Deno.statSync(p).isFile;
+      } catch {
+        return false;
+      }
+    });
+    ok(real, "clang on PATH");
+    const bin = `${dir}/bin`;
+    await Deno.mkdir(bin);
+    await Deno.writeTextFile(
+      `${bin}/clang`,
+      `#!/bin/sh\ntr '\\0' ' ' < /proc/$PPID/cmdline >> ${dir}/clang-runs\necho >> ${dir}/clang-runs\n` +
+        `exec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    env.PATH = `${bin}:${Deno.env.get("PATH")}`;
+    // The engine is part of the hook's build: a call with no building time hands it over with
+    // the hook's, and never starts clang (which held a call, and the engine's lock, as long as
+    // the engine took to build).
+    const first = await dispatch();
+    assertEquals(first.result.decision, "block");
+    match(first.hooks[0]?.detail ?? "", /not built: .*it is being built in the background/);
+    const built = await eventually(
+      async () => (await dispatch()).hooks[0]?.outcome === "block" ? true : null,
+      120,
+      1000,
+    );
+    ok(built, "the hook and the engine were built in the background");
+    const runs = (await Deno.readTextFile(`${dir}/clang-runs`)).trim().split("\n");
+    ok(runs.length > 0 && runs.every((line) => / compile /.test(line)), runs.join("\n"));
+    ok(await ended(building), "ended");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
