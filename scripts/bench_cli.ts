@@ -9,7 +9,9 @@
  * 50 ms apart); medians and ratios; the bundled CLI also with a small JS
  * project hook beside the built-in ones (a project's own hooks are most often
  * JS, and JS hooks share one engine module). `--loaded` keeps two CPU-bound
- * processes running meanwhile (a busy two-core machine).
+ * processes running meanwhile (a busy two-core machine). Every command runs
+ * with only PATH and HOME (and the daemon's and service's settings) in its
+ * environment, as an agent's hook command does in `bench_agents.ts`.
  *
  *   deno run -A scripts/bench_cli.ts [--rounds 15] [--loaded]
  *
@@ -54,6 +56,16 @@ await Deno.writeTextFile(
 );
 const projectEvent = JSON.stringify({ ...JSON.parse(event), cwd: project });
 
+/**
+ * What the measured commands run with: a clean environment, as the agents' bench gives its agents
+ * (what a shell's environment holds changes what is measured: `NODE_EXTRA_CA_CERTS`, set on this
+ * machine, makes `node` read its certificate file, ~45 ms of an empty script's start).
+ */
+const measuredEnv: Record<string, string> = {
+  PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+  HOME: Deno.env.get("HOME") ?? dir,
+};
+
 async function measure(argv: string[], stdin: string): Promise<{ ms: number; mib: number }> {
   const t0 = performance.now();
   const child = new Deno.Command("/usr/bin/time", {
@@ -62,6 +74,8 @@ async function measure(argv: string[], stdin: string): Promise<{ ms: number; mib
     stdout: "piped",
     stderr: "piped",
     cwd: dir,
+    clearEnv: true,
+    env: measuredEnv,
   }).spawn();
   const w = child.stdin.getWriter();
   await w.write(new TextEncoder().encode(stdin));
@@ -88,11 +102,11 @@ for (const { name, files } of await builtinHookUploads()) {
 }
 await call(server.url, "POST", "/v1/tenants", ADMIN, { id: "bench" });
 const tenantKey = (await call(server.url, "POST", "/v1/tenants/bench/keys", ADMIN, {})).body.key;
-Deno.env.set("HOOKBOX_KEY", tenantKey); // inherited by the measured processes
-// The daemon's socket in a private folder of this run's own; the measured processes inherit it.
+measuredEnv.HOOKBOX_KEY = tenantKey;
+// The daemon's socket in a private folder of this run's own.
 const runtimeDir = `${dir}/run`;
 await Deno.mkdir(runtimeDir, { mode: 0o700 });
-Deno.env.set("XDG_RUNTIME_DIR", runtimeDir);
+measuredEnv.XDG_RUNTIME_DIR = runtimeDir;
 const commands: Record<string, string[]> = {
   "bundled --daemon": [`${ROOT}/dist/cli/hookbox`, ...agentArgs, "--daemon"],
   "bundled --remote (hookbox serve)": [
@@ -122,6 +136,8 @@ for (const [name, argv] of Object.entries(commands)) await measure(argv, stdinOf
 for (let i = 0; i < 100; i++) {
   const status = await new Deno.Command(`${ROOT}/dist/cli/hookbox`, {
     args: ["daemon", "status"],
+    clearEnv: true,
+    env: measuredEnv,
     stdout: "null",
     stderr: "null",
   }).output();
@@ -167,7 +183,11 @@ for (const [name, m] of Object.entries(medians)) {
 }
 for (const burner of burners) burner.kill("SIGKILL");
 console.log("targets: ≤ 100 ms and ≤ 100 MiB, no slower than node; with the daemon ≤ 0.3× node");
-await new Deno.Command(`${ROOT}/dist/cli/hookbox`, { args: ["daemon", "stop"], stdout: "null" })
-  .output();
+await new Deno.Command(`${ROOT}/dist/cli/hookbox`, {
+  args: ["daemon", "stop"],
+  clearEnv: true,
+  env: measuredEnv,
+  stdout: "null",
+}).output();
 await server.stop();
 await Deno.remove(dir, { recursive: true });
