@@ -5,7 +5,8 @@
  * id and start time, machine); the holder touches it every
  * {@linkcode BEAT_MS}. A lock is taken over when its holder is gone: a
  * process on this machine that no longer runs (an agent's hook call that
- * exited or was killed while it built), or a lock not touched for `staleMs`.
+ * exited or was killed while it built), or another holder that has not
+ * touched it for `staleMs`.
  *
  * @module
  */
@@ -13,7 +14,7 @@
 const POLL_MS = 250;
 /** How often the holder touches its lock, ms. */
 const BEAT_MS = 5_000;
-/** A lock untouched this long is its dead holder's, ms. */
+/** A lock whose holder cannot be looked up, untouched this long, is a dead holder's, ms. */
 const STALE_MS = 60_000;
 /** The holder's name, in the lock directory. */
 const OWNER = "owner";
@@ -50,21 +51,22 @@ export async function withLock<T>(
 }
 
 /**
- * Whether the lock at `path` is left by a holder that is gone: one of this
- * machine's processes that no longer runs (its id and start time no longer
- * match a running process), or any holder that has not touched it for
- * `staleMs`. A lock whose holder's name is not written yet is judged by its
- * age alone.
+ * Whether the lock at `path` is left by a holder that is gone. A holder on
+ * this machine is looked up: gone when its id and start time no longer name a
+ * running process, kept however long it builds while they do. Any other (on
+ * another machine sharing the folder, not named yet, or where processes
+ * cannot be looked up) is gone once it has not touched the lock for `staleMs`.
  */
 export async function lockAbandoned(path: string, staleMs = STALE_MS): Promise<boolean> {
   const info = await Deno.stat(path).catch(() => null);
   if (info === null) return false; // gone already: the next mkdir says
-  if (Date.now() - (info.mtime?.getTime() ?? 0) > staleMs) return true;
   const owner = await Deno.readTextFile(`${path}/${OWNER}`).catch(() => null);
   const [pid, started, host] = owner?.split("\n") ?? [];
-  if (host === undefined || host !== hostName()) return false;
-  const running = startTime(Number(pid));
-  return running !== undefined && running !== started;
+  if (host !== undefined && host === hostName()) {
+    const running = startTime(Number(pid));
+    if (running !== undefined) return running !== started;
+  }
+  return Date.now() - (info.mtime?.getTime() ?? 0) > staleMs;
 }
 
 /** `PID\nSTART\nHOST`: this process, as {@linkcode lockAbandoned} checks it. */
