@@ -121,6 +121,10 @@ const peers: Record<string, Peer> = {
   "node subprocess": async () => {
     const child = new Deno.Command("node", {
       args: [`${dir}/guard.cjs`],
+      // As an agent runs a hook command: PATH and HOME only (a shell's NODE_EXTRA_CA_CERTS makes
+      // node read a certificate file at start).
+      clearEnv: true,
+      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: Deno.env.get("HOME") ?? dir },
       stdin: "piped",
       stdout: "null",
       stderr: "null",
