@@ -10,7 +10,9 @@
  *
  *   deno run -A scripts/bench_edge_tenants.ts [--tenants 1000] [--requests 2000]
  *
- * Compiled hooks are cached by content in `.cache/bench-edge-tenants`.
+ * Compiled hooks are cached by content in `.cache/bench-edge-tenants`, their
+ * sources kept in `.cache/bench-edge-tenants-src` (a hook's build index is
+ * by path: the same paths find their plugins without bundling again).
  *
  * @module
  */
@@ -38,6 +40,7 @@ const { values } = parseArgs({
 const TENANTS = Number(values.tenants);
 const REQUESTS = Number(values.requests);
 const CACHE = new URL("../.cache/bench-edge-tenants", import.meta.url).pathname;
+const SOURCES = `${CACHE}-src`;
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-bench-tenants-" });
 const started = performance.now();
@@ -48,7 +51,7 @@ await Promise.all([0, 1].map(async () => {
   while (next < TENANTS) {
     const i = next++;
     const { name, source } = tenantScript(i);
-    const folder = `${dir}/src/t${i}/scripts`;
+    const folder = `${SOURCES}/t${i}/scripts`;
     await Deno.mkdir(folder, { recursive: true });
     await Deno.writeTextFile(`${folder}/${name}`, source);
     plugins[i] = (await compileJsHook(`${folder}/${name}`, { cacheDir: CACHE })).bytes;
@@ -84,6 +87,7 @@ await h.close();
 const files = [
   "worker.js",
   "images.bin",
+  "registry.bin",
   ...[...Deno.readDirSync(`${dir}/out/plugins`)].map((e) => `plugins/${e.name}`),
 ];
 let raw = 0;

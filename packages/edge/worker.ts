@@ -120,27 +120,58 @@ function imagesOf(
   };
 }
 
-/** Builds the Worker from bundle data and its modules (instrumented SHA-256 → module). */
+/**
+ * The registry of `registry.bin` (`hookbox bundle`): {@linkcode BundleData}
+ * as JSON, deflate-raw compressed. A Worker starts without reading it (a
+ * thousand tenants' registry is over a megabyte of JSON, which as a literal
+ * in `worker.js` cost its start ~40 ms, as a data module ~6 ms a megabyte)
+ * and inflates it on its first request.
+ */
+export async function readRegistry(bytes: ArrayBuffer | Uint8Array): Promise<BundleData> {
+  const stream = new Blob([bytes as BlobPart]).stream()
+    .pipeThrough(new DecompressionStream("deflate-raw"));
+  const data = JSON.parse(await new Response(stream).text()) as BundleData;
+  checkBundle(data);
+  return data;
+}
+
+function checkBundle(data: BundleData): void {
+  if (data?.version !== BUNDLE_VERSION) {
+    throw new Error(`bundle format ${data?.version} is not ${BUNDLE_VERSION}: bundle again`);
+  }
+}
+
+/**
+ * Builds the Worker from bundle data, or the bytes of the bundle's
+ * `registry.bin` (read on the first request), and its modules (instrumented
+ * SHA-256 → module).
+ */
 export function createEdgeWorker(
-  data: BundleData,
+  registry: BundleData | ArrayBuffer | Uint8Array,
   modules: Record<string, WebAssembly.Module>,
   options: EdgeWorkerOptions = {},
 ): EdgeWorker {
-  if (data.version !== BUNDLE_VERSION) {
-    throw new Error(`bundle format ${data.version} is not ${BUNDLE_VERSION}: bundle again`);
-  }
   const moduleOf = (sha: string): WebAssembly.Module => {
     const module = modules[sha];
     if (module === undefined) throw new Error(`module ${sha} is missing from the bundle`);
     return module;
   };
-  moduleOf(data.trap);
-  moduleOf(data.restore);
-  const imageOf = imagesOf(data, options.images);
+  const checked = (data: BundleData) => {
+    moduleOf(data.trap);
+    moduleOf(data.restore);
+    return data;
+  };
+  let data: BundleData | null = null;
+  let reading: Promise<BundleData> | null = null;
+  if (!(registry instanceof ArrayBuffer || registry instanceof Uint8Array)) {
+    checkBundle(registry);
+    data = checked(registry);
+  }
   // Workers forbid timers and randomness at global scope: build on the first request.
   let app: ((request: Request, env: unknown, ctx: unknown) => Promise<Response>) | null = null;
   let poster: AuditPoster | null = null;
-  const build = (env: WorkerEnv) => {
+  const build = (data: BundleData, env: WorkerEnv) => {
+    const imageOf = imagesOf(data, options.images);
     poster = auditPosterFor(env);
     const audit = options.audit ?? (poster
       ? ((rows: AuditRow[]) => {
@@ -205,7 +236,7 @@ export function createEdgeWorker(
     return (request: Request, env: unknown, ctx: unknown) =>
       Promise.resolve(service.app.fetch(request, env, ctx as never));
   };
-  return {
+  const worker: EdgeWorker = {
     fetch(request, env, ctx) {
       const path = pathOf(request.url);
       if (!SERVED.has(`${request.method} ${path}`)) {
@@ -216,11 +247,19 @@ export function createEdgeWorker(
         );
         return Promise.resolve(Response.json(error.body(), { status: 404 }));
       }
+      if (data === null) {
+        // Read on the first request (Workers refuse streams at global scope); one that cannot be
+        // read fails every request the same way, with the reason.
+        reading ??= readRegistry(registry as ArrayBuffer | Uint8Array).then(checked);
+        return reading.then(
+          (read) => (data = read, worker.fetch(request, env, ctx)),
+          (err) => configInvalid(`the bundle cannot be served: ${err.message}`),
+        );
+      }
       try {
-        app ??= build((env ?? {}) as WorkerEnv);
+        app ??= build(data, (env ?? {}) as WorkerEnv);
       } catch (err) {
-        const error = new ApiError(500, "CONFIG_INVALID", (err as Error).message);
-        return Promise.resolve(Response.json(error.body(), { status: 500 }));
+        return Promise.resolve(configInvalid((err as Error).message));
       }
       const answer = app(request, env, ctx);
       if (poster === null) return answer;
@@ -229,6 +268,11 @@ export function createEdgeWorker(
       return answer.finally(() => context?.waitUntil?.(drain.drain()));
     },
   };
+  return worker;
+}
+
+function configInvalid(message: string): Response {
+  return Response.json(new ApiError(500, "CONFIG_INVALID", message).body(), { status: 500 });
 }
 
 /**

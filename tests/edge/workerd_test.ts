@@ -7,6 +7,7 @@
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { writeBundle } from "../../packages/deno/bundle.ts";
+import { readRegistry } from "../../packages/edge/worker.ts";
 import { openSqliteStore } from "../../packages/store-sqlite/sqlite.ts";
 import { ADMIN, harness, toolEvent, wasmFolder } from "../service/_api.ts";
 import { startWorkerd } from "../_workerd.ts";
@@ -158,6 +159,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
     "config.capnp",
     "images.bin",
     "plugins",
+    "registry.bin",
     "worker.js",
     "wrangler.toml",
   ]);
@@ -177,6 +179,13 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   for (const file of ["worker.js", "bundle.json"]) {
     ok(!(await Deno.readTextFile(`${dir}/out/${file}`)).includes(key), `${file} holds the key`);
   }
+  // The registry is a data module of its own (read on the first request), not text in worker.js.
+  const registry = JSON.parse(await Deno.readTextFile(`${dir}/out/bundle.json`));
+  assertEquals(await readRegistry(await Deno.readFile(`${dir}/out/registry.bin`)), registry);
+  ok(!worker.includes(registry.keys[0].hash), "worker.js holds the registry");
+  ok(capnp.includes(`(name = "registry.bin", data = embed "registry.bin")`));
+  const toml = await Deno.readTextFile(`${dir}/out/wrangler.toml`);
+  ok(toml.includes(`globs = ["images.bin", "registry.bin"]`), toml);
   await Deno.remove(dir, { recursive: true });
 });
 
