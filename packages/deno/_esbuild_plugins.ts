@@ -91,6 +91,20 @@ export const NO_REGEX_ENGINE: esbuild.Plugin = {
 };
 
 /**
+ * `@extism/extism` (about 90 KB minified) left out of an edge Worker none of
+ * whose plugins is loaded through it (`loadsThroughSdk`: JS and
+ * AssemblyScript hooks and other WASI commands are plain instances): every
+ * module in a Worker is compiled at start, used or not. Loading a plugin
+ * that needs it then fails loudly.
+ */
+export const NO_EXTISM_SDK: esbuild.Plugin = {
+  name: "no-extism-sdk",
+  setup(build) {
+    stub(build, { filter: /^@extism\/extism$/, file: "extism.ts" });
+  },
+};
+
+/**
  * The OpenAPI generator left out of an edge Worker, which serves only `POST
  * /v1/events` and `GET /healthz` (SPEC §7): the service's schemas import
  * `z` from `@hono/zod-openapi` for the route metadata their `.openapi()`

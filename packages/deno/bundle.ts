@@ -15,6 +15,7 @@
  */
 import * as esbuild from "esbuild";
 import {
+  NO_EXTISM_SDK,
   NO_OPENAPI,
   NO_REGEX_ENGINE,
   NO_REWRITER,
@@ -38,7 +39,7 @@ import {
 } from "../edge/bundle_data.ts";
 import { isHookboxError } from "../core/errors.ts";
 import { effectiveLimits } from "../core/policy.ts";
-import { preparePlugin, restoreModule, trapModule } from "../runtime-wasm/mod.ts";
+import { loadsThroughSdk, preparePlugin, restoreModule, trapModule } from "../runtime-wasm/mod.ts";
 import { policyFor } from "../service/engine.ts";
 import { type HookRow, PLATFORM, type Store, type TenantRow } from "../store/store.ts";
 
@@ -130,6 +131,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     }
   }
   const imageBytes = packImages(images, data);
+  const sdk = await needsExtismSdk(data, files);
 
   await Deno.mkdir(`${out}/plugins`, { recursive: true });
   for (const [sha, bytes] of files) await Deno.writeFile(`${out}/plugins/${sha}.wasm`, bytes);
@@ -171,6 +173,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
         NO_OPENAPI,
         NO_REWRITER,
         ...(data.hooks.some(needsRegex) ? [] : [NO_REGEX_ENGINE]),
+        ...(sdk ? [] : [NO_EXTISM_SDK]),
       ],
       minify: true,
       legalComments: "none",
@@ -197,6 +200,24 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     memoryLowered,
     workerBytes: (await Deno.stat(`${out}/worker.js`)).size,
   };
+}
+
+/** True when one of the bundle's prepared plugins is loaded through `@extism/extism`. */
+async function needsExtismSdk(
+  data: BundleData,
+  files: Map<string, Uint8Array>,
+): Promise<boolean> {
+  const seen = new Map<string, WebAssembly.Module>();
+  for (const plugin of Object.values(data.plugins)) {
+    let module = seen.get(plugin.instrumentedSha256);
+    if (module === undefined) {
+      const bytes = files.get(plugin.instrumentedSha256)!;
+      module = await WebAssembly.compile(bytes as BufferSource);
+      seen.set(plugin.instrumentedSha256, module);
+    }
+    if (loadsThroughSdk(module, plugin.abi, plugin.entry)) return true;
+  }
+  return false;
 }
 
 /** True when one of the hook's matchers needs the RE2 engine in the Worker. */

@@ -29,6 +29,7 @@ export type { PluginAbi } from "./_abi.ts";
 export type { LoadedPlugin, MemoryImage, RunsImage } from "./_loader.ts";
 export { runsImage };
 export { FUEL_SLICE } from "./_fuel.ts";
+export { loadsThroughSdk } from "./instance/_instance.ts";
 
 /** Options of {@linkcode createWasmRuntime}. */
 export interface WasmRuntimeOptions {

@@ -55,6 +55,8 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   assertEquals(summary.tenants.sort(), ["acme", "globex", "hooli", "initech"]);
   // Every wasm hook here asks for more than a Worker gives one (64 MiB by default, "grow" 256).
   assertEquals(summary.memoryLowered, 6);
+  // "blocker" has the Extism ABI: the Worker keeps the SDK that loads it.
+  ok(!(await Deno.readTextFile(`${dir}/out/worker.js`)).includes("no Extism SDK"), "SDK left out");
 
   const workerd = await startWorkerd(`${dir}/out`);
   try {
@@ -176,6 +178,8 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   ok(!worker.includes("3.1.0"), "the OpenAPI generator");
   ok(!worker.includes("signed LEB128 longer than"), "the module rewriter");
   ok(!worker.includes("contains a reference cycle"), "zod's schema compiler");
+  // A WASI command alone is a plain instance: no Extism SDK (its export list names CAPABILITIES).
+  ok(!worker.includes("CAPABILITIES") && worker.includes("no Extism SDK"), "the Extism SDK");
   for (const file of ["worker.js", "bundle.json"]) {
     ok(!(await Deno.readTextFile(`${dir}/out/${file}`)).includes(key), `${file} holds the key`);
   }

@@ -18,6 +18,7 @@ import { type CallSetup, GuestHost } from "../_host.ts";
 import type { HttpSession, HttpSetup } from "../http/_http.ts";
 import { throwStop } from "./_halt.ts";
 import type { LoadedPlugin } from "../_loader.ts";
+import type { PluginAbi } from "../_abi.ts";
 import { classify, exited } from "../_outcome.ts";
 import { atAuthorLines } from "../_lines.ts";
 import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "../extism/_sdk.ts";
@@ -104,7 +105,7 @@ export class PluginInstance {
     // imports nothing of the Extism kernel cannot call it, so the kernel is
     // neither overridden nor shielded for it (a fresh instance builds less).
     const imported = importedNames(loaded.module);
-    const kernel = loaded.abi === "extism" || imported.has(EXTISM_KERNEL);
+    const kernel = reachesKernel(loaded.module, loaded.abi);
     const functions: HostNamespaces = {
       "wasi_snapshot_preview1": wasiFunctions(host, imported.get(WASI) ?? NOTHING),
       "hookbox": {
@@ -118,7 +119,7 @@ export class PluginInstance {
     if (kernel) functions[EXTISM_KERNEL] = extismOverrides(host, http);
     // Without the kernel and with its entry exported, no SDK: the same
     // imports, bound as the SDK binds them, on a plain instance.
-    const direct = !kernel && exportsFunction(loaded.module, loaded.entry);
+    const direct = !loadsThroughSdk(loaded.module, loaded.abi, loaded.entry);
     try {
       let plugin: ExtismPlugin | null = null;
       let instance: WebAssembly.Instance;
@@ -247,8 +248,22 @@ function shapeOf(module: WebAssembly.Module): ModuleShape {
 }
 
 /** True when `module` exports a function named `name`. */
-function exportsFunction(module: WebAssembly.Module, name: string): boolean {
-  return shapeOf(module).functions.has(name);
+function reachesKernel(module: WebAssembly.Module, abi: PluginAbi): boolean {
+  return abi === "extism" || importedNames(module).has(EXTISM_KERNEL);
+}
+
+/**
+ * Whether a plugin is loaded through `@extism/extism` (it can reach the
+ * Extism kernel, or does not export its entry as a function); every other
+ * one is a plain instance. `hookbox bundle` leaves the SDK out of a Worker
+ * none of whose plugins needs it.
+ */
+export function loadsThroughSdk(
+  module: WebAssembly.Module,
+  abi: PluginAbi,
+  entry: string,
+): boolean {
+  return reachesKernel(module, abi) || !shapeOf(module).functions.has(entry);
 }
 
 /**
