@@ -25,6 +25,7 @@ import { fileSignature } from "../host-deno/fs.ts";
 import { canBoundCommands } from "../host-deno/outlive.ts";
 import { niceCommand } from "../host-deno/nice.ts";
 import { buildTime } from "./_build_time.ts";
+import { holderGone, processName } from "./_js_lock.ts";
 
 /** The longest a handed-over build runs before it is killed, ms. */
 export const LATER_MS = 180_000;
@@ -84,12 +85,13 @@ export async function buildLater(
   const folder = `${cacheDir}/build-later`;
   try {
     await Deno.mkdir(folder, { recursive: true });
+    // One per hooks folder: the folder the hook's folder is in (its scope's).
+    const lock = `${folder}/${(await sha256Hex(parentOf(hookDir))).slice(0, 32)}.lock`;
+    await clearKilled(lock, folder);
     const signature = await folderSignature(hookDir);
     const tried = `${folder}/${await sha256Hex(`${hookDir}\0${signature}\0${sources}`)}.tried`;
     const when = (await Deno.stat(tried).catch(() => null))?.mtime?.getTime();
     if (when !== undefined && Date.now() - when < RETRY_MS) return false;
-    // One per hooks folder: the folder the hook's folder is in (its scope's).
-    const lock = `${folder}/${(await sha256Hex(parentOf(hookDir))).slice(0, 32)}.lock`;
     if ((await sweep(folder)) >= MAX_AT_ONCE || !(await takeLock(lock))) return false;
     await Deno.writeTextFile(tried, hookDir);
     const out = await Deno.makeTempDir({ prefix: "hookbox-build-later-" });
@@ -104,18 +106,23 @@ export async function buildLater(
       "--out",
       out,
     ]);
+    let child: Deno.ChildProcess;
     try {
-      new Deno.Command(SETSID_BIN, {
+      child = new Deno.Command(SETSID_BIN, {
         args: ["/bin/sh", "-c", THEN_UNLOCK, "sh", out, lock, seconds, cmd, ...args],
         stdin: "null",
         stdout: "null",
         stderr: "null",
-      }).spawn().unref();
+      }).spawn();
     } catch (err) {
       await Deno.remove(lock).catch(() => {});
       await Deno.remove(out, { recursive: true }).catch(() => {});
       throw err;
     }
+    child.unref();
+    // The lock names the build's process (setsid runs the shell in its own place) and its
+    // attempt: a build killed before its shell removed the lock is seen as gone at once.
+    await Deno.writeTextFile(lock, `${processName(child.pid)}\n${tried}`).catch(() => {});
     return true;
   } catch {
     // A cache folder that cannot be written: the call's own failure says what was not built.
@@ -155,16 +162,19 @@ async function folderSignature(hookDir: string): Promise<string> {
   return parts.join("\n");
 }
 
-/** Takes the lock file (a stale one, older than a build can run, is taken over); false if held. */
+/**
+ * Takes the lock file, named for this process until its build starts (one
+ * left by a process that is gone, or older than a build can run, is taken
+ * over); false if held.
+ */
 async function takeLock(lock: string): Promise<boolean> {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await Deno.writeTextFile(lock, String(Deno.pid), { createNew: true });
+      await Deno.writeTextFile(lock, processName(Deno.pid), { createNew: true });
       return true;
     } catch (err) {
       if (!(err instanceof Deno.errors.AlreadyExists)) throw err;
-      const at = (await Deno.stat(lock).catch(() => null))?.mtime?.getTime();
-      if (at !== undefined && Date.now() - at < STALE_MS) return false;
+      if (await lockHeld(lock)) return false;
       await Deno.remove(lock).catch(() => {});
     }
   }
@@ -172,8 +182,37 @@ async function takeLock(lock: string): Promise<boolean> {
 }
 
 /**
+ * Whether the lock file at `lock` belongs to a build under way: its process
+ * runs (on this machine), or, where that cannot be looked up, it is younger
+ * than a build can run.
+ */
+async function lockHeld(lock: string): Promise<boolean> {
+  const at = (await Deno.stat(lock).catch(() => null))?.mtime?.getTime();
+  if (at === undefined) return false;
+  const gone = holderGone(await Deno.readTextFile(lock).catch(() => null));
+  return gone === undefined ? Date.now() - at < STALE_MS : !gone;
+}
+
+/**
+ * A lock whose build was killed (its process gone, the lock left behind: the
+ * shell that removes it was killed too) is removed with the attempt it
+ * names, so the next call hands that build over again at once rather than
+ * after {@linkcode RETRY_MS} (a closed guard not built blocks meanwhile).
+ */
+async function clearKilled(lock: string, folder: string): Promise<void> {
+  const text = await Deno.readTextFile(lock).catch(() => null);
+  if (text === null || holderGone(text) !== true) return;
+  const tried = text.split("\n")[3] ?? "";
+  await Deno.remove(lock).catch(() => {});
+  // Only an attempt file of this folder, as this module names them.
+  if (parentOf(tried) === folder && /^[0-9a-f]{64}\.tried$/.test(tried.slice(folder.length + 1))) {
+    await Deno.remove(tried).catch(() => {});
+  }
+}
+
+/**
  * Removes the attempts older than {@linkcode RETRY_MS} (a folder of a few
- * small files); returns how many builds hold a lock that is not stale.
+ * small files); returns how many builds hold a lock.
  */
 async function sweep(folder: string): Promise<number> {
   let building = 0;
@@ -181,10 +220,12 @@ async function sweep(folder: string): Promise<number> {
     const lock = entry.name.endsWith(".lock");
     if (!lock && !entry.name.endsWith(".tried")) continue;
     const path = `${folder}/${entry.name}`;
+    if (lock) {
+      building += (await lockHeld(path)) ? 1 : 0;
+      continue;
+    }
     const at = (await Deno.stat(path).catch(() => null))?.mtime?.getTime();
-    if (at === undefined) continue;
-    if (lock) building += Date.now() - at < STALE_MS ? 1 : 0;
-    else if (Date.now() - at >= RETRY_MS) await Deno.remove(path).catch(() => {});
+    if (at !== undefined && Date.now() - at >= RETRY_MS) await Deno.remove(path).catch(() => {});
   }
   return building;
 }

@@ -61,17 +61,29 @@ export async function lockAbandoned(path: string, staleMs = STALE_MS): Promise<b
   const info = await Deno.stat(path).catch(() => null);
   if (info === null) return false; // gone already: the next mkdir says
   const owner = await Deno.readTextFile(`${path}/${OWNER}`).catch(() => null);
-  const [pid, started, host] = owner?.split("\n") ?? [];
-  if (host !== undefined && host === hostName()) {
-    const running = startTime(Number(pid));
-    if (running !== undefined) return running !== started;
-  }
-  return Date.now() - (info.mtime?.getTime() ?? 0) > staleMs;
+  return holderGone(owner) ?? Date.now() - (info.mtime?.getTime() ?? 0) > staleMs;
 }
 
-/** `PID\nSTART\nHOST`: this process, as {@linkcode lockAbandoned} checks it. */
+/**
+ * Whether the process a {@linkcode processName} names has ended: true or
+ * false for a process of this machine, undefined for a name that is not one
+ * (another machine's, none, or no `/proc` to look it up in). Lines after the
+ * name's three are the caller's own.
+ */
+export function holderGone(name: string | null): boolean | undefined {
+  const [pid, started, host] = name?.split("\n") ?? [];
+  if (host === undefined || host !== hostName()) return undefined;
+  const running = startTime(Number(pid));
+  return running === undefined ? undefined : running !== started;
+}
+
+/** `PID\nSTART\nHOST`: process `pid`, as {@linkcode holderGone} looks it up. */
+export function processName(pid: number): string {
+  return `${pid}\n${startTime(pid) ?? ""}\n${hostName()}`;
+}
+
 function holderName(): string {
-  return `${Deno.pid}\n${startTime(Deno.pid) ?? ""}\n${hostName()}`;
+  return processName(Deno.pid);
 }
 
 /**

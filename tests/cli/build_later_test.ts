@@ -9,6 +9,7 @@
 import { deepStrictEqual as assertEquals, match, ok } from "node:assert/strict";
 import { runCli } from "../_cli.ts";
 import { eventually, killIfRunning, ROOT, tempDir } from "../_helpers.ts";
+import { holderGone } from "../../packages/compile/_js_lock.ts";
 
 const EVENT = JSON.stringify({
   event_type: "pre-tool-call",
@@ -206,6 +207,49 @@ Deno.test("a hook whose top level never ends is built in the background once, an
     );
     assertEquals(await building(), [], "no build was handed over again");
   } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** SIGKILLs every process of session `sid` (a handed-over build's: its shell leads it). */
+async function killSession(sid: number): Promise<void> {
+  for await (const entry of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const stat = await Deno.readTextFile(`/proc/${entry.name}/stat`).catch(() => "");
+    // After the command name: state, parent, process group, session.
+    const session = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+    if (session === sid) killIfRunning(Number(entry.name));
+  }
+}
+
+Deno.test("a handed-over build killed with its shell is handed over again by the next call", async () => {
+  // A top level that never ends: its build runs to its CPU limit (10 s), long enough to kill.
+  const { dir, cache, dispatch, building } = await project({
+    spin: ["", "for (;;) {}\nexport default () => {};\n"],
+  });
+  const builds: number[] = [];
+  const lockOf = async () => {
+    const [name] = await building();
+    return name === undefined ? "" : await Deno.readTextFile(`${cache}/build-later/${name}`);
+  };
+  try {
+    const first = await dispatch();
+    match(first.hooks[0]?.detail ?? "", /being built in the background/);
+    const lock = await lockOf();
+    builds.push(Number(lock.split("\n")[0]));
+    assertEquals(holderGone(lock), false, "the lock names the build, running");
+    // The machine kills the build, its shell with it: the lock stays behind.
+    await killSession(builds[0]!);
+    ok(await eventually(async () => holderGone(lock) ? true : null, 100, 100), "killed");
+    assertEquals((await building()).length, 1);
+    // The next call sees the build gone and hands it over again, not after minutes.
+    const again = await dispatch();
+    match(again.hooks[0]?.detail ?? "", /being built in the background/);
+    const relock = await lockOf();
+    builds.push(Number(relock.split("\n")[0]));
+    ok(builds[1] !== builds[0] && holderGone(relock) === false, relock);
+  } finally {
+    for (const sid of builds) await killSession(sid);
     await Deno.remove(dir, { recursive: true });
   }
 });
