@@ -232,6 +232,7 @@ export function createEdgeWorker(
       // An isolate has 128 MB: what requests hold (bodies, unread answers) stays well under it.
       tenantHeldBytes: EDGE_TENANT_HELD_BYTES,
       serverHeldBytes: EDGE_SERVER_HELD_BYTES,
+      served: SERVED,
     });
     return (request: Request, env: unknown, ctx: unknown) =>
       Promise.resolve(service.app.fetch(request, env, ctx as never));

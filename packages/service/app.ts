@@ -123,6 +123,12 @@ export interface ServerDeps {
    */
   tenantHeldBytes?: number;
   /**
+   * The routes served, as `METHOD /path` in the OpenAPI form (`POST
+   * /v1/events`); the others are not mounted (an edge Worker serves two, and
+   * its router is built on its first request). @default every route
+   */
+  served?: ReadonlySet<string>;
+  /**
    * Bytes all tenants' requests may hold before a tenant holding its even
    * share of them is refused too. @default SERVER_HELD_BYTES
    */
@@ -293,6 +299,12 @@ export function createService(deps: ServerDeps): Service {
     auditRoutes(ctx),
     replayRoutes(ctx),
   ];
+  const served = deps.served;
+  if (served !== undefined) {
+    for (const [i, routes] of groups.entries()) {
+      groups[i] = routes.filter((r) => served.has(`${r.method.toUpperCase()} ${r.path}`));
+    }
+  }
   for (const routes of groups) app.route("/", mount(routes, gate));
 
   return {

@@ -1496,3 +1496,31 @@ Deno.test("POST /v1/agents/*: a tenant's hooks cannot hold the call until the ag
     await h.close();
   }
 });
+
+Deno.test("a service given the routes it serves mounts those alone; the rest answer 404 NOT_FOUND", async () => {
+  const served = new Set([
+    "POST /v1/tenants",
+    "POST /v1/tenants/{id}/keys",
+    "POST /v1/events",
+    "GET /healthz",
+  ]);
+  const h = await harness(openSqliteStore(":memory:"), undefined, 0, undefined, { served });
+  try {
+    const key = await h.tenant("acme");
+    assert.equal((await h.call("GET", "/healthz", { key: null })).status, 200);
+    const event = await h.call("POST", "/v1/events", { key, body: toolEvent("ls") });
+    assert.deepEqual([event.status, event.body.decision], [200, "allow"]);
+    // An admin route (with the admin key) and tenant routes (with the tenant's): not mounted.
+    const asked: [string, string, string | undefined][] = [
+      ["GET", "/v1/tenants", undefined],
+      ["GET", "/v1/hooks", key],
+      ["GET", "/v1/audit", key],
+    ];
+    for (const [method, path, as] of asked) {
+      const res = await h.call(method, path, as === undefined ? {} : { key: as });
+      assert.deepEqual([res.status, res.body.error?.code], [404, "NOT_FOUND"], `${method} ${path}`);
+    }
+  } finally {
+    await h.close();
+  }
+});
