@@ -228,26 +228,9 @@ Deno.test("a network error keeps the rows", async () => {
 
 Deno.test("a Worker given an audit URL but no admin key refuses requests, naming the missing secret", async () => {
   const { createEdgeWorker } = await import("../../packages/edge/worker.ts");
-  const { BUNDLE_VERSION } = await import("../../packages/edge/bundle_data.ts");
-  const { restoreModule, trapModule } = await import("../../packages/runtime-wasm/mod.ts");
-  const trap = await trapModule();
-  const restore = await restoreModule();
-  const worker = createEdgeWorker({
-    version: BUNDLE_VERSION,
-    created_at: "2026-11-22T00:00:00Z",
-    tenants: [],
-    keys: [],
-    hooks: [],
-    plugins: {},
-    failures: {},
-    trap: trap.sha256,
-    restore: restore.sha256,
-    images: {},
-    chunks: [],
-  }, {
-    [trap.sha256]: await WebAssembly.compile(trap.bytes as BufferSource),
-    [restore.sha256]: await WebAssembly.compile(restore.bytes as BufferSource),
-  });
+  const { emptyBundle } = await import("./_bundle.ts");
+  const { data, modules } = await emptyBundle();
+  const worker = createEdgeWorker(data, modules);
   const res = await worker.fetch(
     new Request("http://edge/healthz"),
     { HOOKBOX_AUDIT_URL: "https://svc/v1/audit/ingest" },

@@ -7,33 +7,16 @@
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { deflateRawSync } from "node:zlib";
 import { createEdgeWorker, readRegistry } from "../../packages/edge/worker.ts";
-import { BUNDLE_VERSION, type BundleData } from "../../packages/edge/bundle_data.ts";
-import { restoreModule, trapModule } from "../../packages/runtime-wasm/mod.ts";
+import { emptyBundle } from "./_bundle.ts";
 import { hashKey } from "../../packages/service/auth.ts";
 import { toolEvent } from "../service/_api.ts";
 
 const KEY = `hbk_${"k".repeat(43)}`;
 
 async function fixture() {
-  const trap = await trapModule();
-  const restore = await restoreModule();
-  const data: BundleData = {
-    version: BUNDLE_VERSION,
-    created_at: "2026-11-29T00:00:00Z",
-    tenants: [{ id: "acme", policy: {}, created_at: "2026-11-29T00:00:00Z" }],
-    keys: [{ hash: await hashKey(KEY), tenant_id: "acme" }],
-    hooks: [],
-    plugins: {},
-    failures: {},
-    trap: trap.sha256,
-    restore: restore.sha256,
-    images: {},
-    chunks: [],
-  };
-  const modules = {
-    [trap.sha256]: await WebAssembly.compile(trap.bytes as BufferSource),
-    [restore.sha256]: await WebAssembly.compile(restore.bytes as BufferSource),
-  };
+  const { data, modules } = await emptyBundle();
+  data.tenants.push({ id: "acme", policy: {}, created_at: "2026-11-29T00:00:00Z" });
+  data.keys.push({ hash: await hashKey(KEY), tenant_id: "acme" });
   return { data, modules };
 }
 
