@@ -123,9 +123,9 @@ function imagesOf(
 /**
  * The registry of `registry.bin` (`hookbox bundle`): {@linkcode BundleData}
  * as JSON, deflate-raw compressed. A Worker starts without reading it (a
- * thousand tenants' registry is over a megabyte of JSON, which as a literal
- * in `worker.js` cost its start ~40 ms, as a data module ~6 ms a megabyte)
- * and inflates it on its first request.
+ * thousand tenants' registry is over a megabyte of JSON: as text in
+ * `worker.js`, workerd would scan it as JavaScript at every start) and
+ * inflates it on its first request.
  */
 export async function readRegistry(bytes: ArrayBuffer | Uint8Array): Promise<BundleData> {
   const stream = new Blob([bytes as BlobPart]).stream()
