@@ -240,7 +240,7 @@ Deno.test("a handed-over build killed with its shell is handed over again by the
     assertEquals(holderGone(lock), false, "the lock names the build, running");
     // The machine kills the build, its shell with it: the lock stays behind.
     await killSession(builds[0]!);
-    ok(await eventually(async () => holderGone(lock) ? true : null, 100, 100), "killed");
+    ok(await eventually(() => Promise.resolve(holderGone(lock) ? true : null), 100, 100), "killed");
     assertEquals((await building()).length, 1);
     // The next call sees the build gone and hands it over again, not after minutes.
     const again = await dispatch();
