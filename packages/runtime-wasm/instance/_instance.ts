@@ -119,7 +119,7 @@ export class PluginInstance {
     if (kernel) functions[EXTISM_KERNEL] = extismOverrides(host, http);
     // Without the kernel and with its entry exported, no SDK: the same
     // imports, bound as the SDK binds them, on a plain instance.
-    const direct = !loadsThroughSdk(loaded.module, loaded.abi, loaded.entry);
+    const direct = !kernel && exportsFunction(loaded.module, loaded.entry);
     try {
       let plugin: ExtismPlugin | null = null;
       let instance: WebAssembly.Instance;
@@ -248,22 +248,27 @@ function shapeOf(module: WebAssembly.Module): ModuleShape {
 }
 
 /** True when `module` exports a function named `name`. */
-function reachesKernel(module: WebAssembly.Module, abi: PluginAbi): boolean {
-  return abi === "extism" || importedNames(module).has(EXTISM_KERNEL);
+function exportsFunction(module: WebAssembly.Module, name: string): boolean {
+  return shapeOf(module).functions.has(name);
 }
 
 /**
- * Whether a plugin is loaded through `@extism/extism` (it can reach the
- * Extism kernel, or does not export its entry as a function); every other
- * one is a plain instance. `hookbox bundle` leaves the SDK out of a Worker
- * none of whose plugins needs it.
+ * Whether a plugin is loaded through `@extism/extism` (as `PluginInstance`
+ * decides: it can reach the Extism kernel, or does not export its entry as a
+ * function); every other one is a plain instance. `hookbox bundle` leaves the
+ * SDK out of a Worker none of whose plugins needs it.
  */
 export function loadsThroughSdk(
   module: WebAssembly.Module,
   abi: PluginAbi,
   entry: string,
 ): boolean {
-  return reachesKernel(module, abi) || !shapeOf(module).functions.has(entry);
+  return reachesKernel(module, abi) || !exportsFunction(module, entry);
+}
+
+/** True when a plugin can reach the Extism kernel: the Extism ABI, or a kernel import. */
+function reachesKernel(module: WebAssembly.Module, abi: PluginAbi): boolean {
+  return abi === "extism" || importedNames(module).has(EXTISM_KERNEL);
 }
 
 /**
