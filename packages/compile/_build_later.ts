@@ -182,15 +182,13 @@ async function takeLock(lock: string): Promise<boolean> {
 }
 
 /**
- * Whether the lock file at `lock` belongs to a build under way: its process
- * runs (on this machine), or, where that cannot be looked up, it is younger
- * than a build can run.
+ * Whether the lock file at `lock` belongs to a build under way: younger than
+ * a build can run, and its process not gone (where it can be looked up).
  */
 async function lockHeld(lock: string): Promise<boolean> {
   const at = (await Deno.stat(lock).catch(() => null))?.mtime?.getTime();
-  if (at === undefined) return false;
-  const gone = holderGone(await Deno.readTextFile(lock).catch(() => null));
-  return gone === undefined ? Date.now() - at < STALE_MS : !gone;
+  if (at === undefined || Date.now() - at >= STALE_MS) return false;
+  return holderGone(await Deno.readTextFile(lock).catch(() => null)) !== true;
 }
 
 /**
