@@ -59,10 +59,12 @@ for (let i = 0; i < TENANTS; i++) {
 }
 const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
 await h.close();
-// The Worker's code and its registry (deflated already), without the plugins and their images.
+// The Worker's code (with the modules it imports on demand) and its registry (deflated already),
+// without the plugins and their images.
 let size = 0;
 let gzip = 0;
-for (const file of ["worker.js", "registry.bin"]) {
+const chunks = [...Deno.readDirSync(`${dir}/out/chunks`)].map((e) => `chunks/${e.name}`);
+for (const file of ["worker.js", ...chunks, "registry.bin"]) {
   size += (await Deno.stat(`${dir}/out/${file}`)).size;
   gzip += (await new Response(
     (await Deno.open(`${dir}/out/${file}`)).readable.pipeThrough(new CompressionStream("gzip")),
@@ -194,7 +196,10 @@ const ms = (n: number) => `${n.toFixed(2)} ms`;
 console.log(
   `hookbox in workerd: ${summary.plugins} prepared plugins, ${TENANTS} shell-guard tenants`,
 );
-console.log(`worker.js and registry.bin: ${size} bytes, ${gzip} gzip (no plugins)`);
+console.log(
+  `worker.js, chunks/*.js and registry.bin: ${size} bytes, ${gzip} gzip (no plugins; ` +
+    `worker.js ${summary.workerBytes}, chunks ${summary.chunkBytes})`,
+);
 console.log(
   `start to first answer: median ${ms(median(starts))} of ${starts.length} (last: /healthz after ${
     ms(healthy)

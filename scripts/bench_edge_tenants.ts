@@ -86,6 +86,7 @@ await h.close();
 // Size as deployed: every module the Worker is made of, each gzip'd.
 const files = [
   "worker.js",
+  ...[...Deno.readDirSync(`${dir}/out/chunks`)].map((e) => `chunks/${e.name}`),
   "images.bin",
   "registry.bin",
   ...[...Deno.readDirSync(`${dir}/out/plugins`)].map((e) => `plugins/${e.name}`),
@@ -98,7 +99,11 @@ for (const file of files) {
   const packed = gzipSync(bytes).length;
   raw += bytes.length;
   gzip += packed;
-  const kind = file.startsWith("plugins/") ? "plugins/*.wasm" : file;
+  const kind = file.startsWith("plugins/")
+    ? "plugins/*.wasm"
+    : file.startsWith("chunks/")
+    ? "chunks/*.js (imported on demand)"
+    : file;
   const [r, g] = sizes[kind] ?? [0, 0];
   sizes[kind] = [r + bytes.length, g + packed];
 }

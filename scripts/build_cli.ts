@@ -19,7 +19,7 @@
 import * as esbuild from "esbuild";
 import { rewriterSourceHash } from "../packages/deno/prepared_cache.ts";
 import { discoverySourceHash } from "../packages/deno/scan_cache.ts";
-import { ZOD_ENGLISH_ONLY, ZOD_TRIMMED } from "../packages/deno/_esbuild_plugins.ts";
+import { onDemand, ZOD_ENGLISH_ONLY, ZOD_TRIMMED } from "../packages/deno/_esbuild_plugins.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const OUT = new URL("dist/cli/", ROOT).pathname;
@@ -60,8 +60,9 @@ const npmExternals: esbuild.Plugin = {
  * engine (a matcher that is not plain words). Loading them cost ~4 ms of
  * every start, even deferred (`import defer` still loads and links a
  * module), so the dispatch path reaches them only through `_zod.ts` and
- * `_re2.ts`, which the bundle replaces with their `_on_demand` versions: a
- * dynamic import, awaited where a dispatch finds it needs one.
+ * `_re2.ts`, which the bundle replaces with their `_on_demand` versions
+ * (`onDemand`): a dynamic import, awaited where a dispatch finds it needs
+ * one; this plugin makes those imports these modules.
  */
 const ON_DEMAND = ["zod", "re2js"];
 
@@ -72,12 +73,6 @@ const onDemandPackages: esbuild.Plugin = {
       { filter: new RegExp(`^(${ON_DEMAND.join("|")})$`) },
       (args) => ({ path: `./${args.path}.js`, external: true }),
     );
-    const schema = new URL("packages/core/schema/", ROOT).pathname;
-    build.onResolve({ filter: /(^|\/)_(zod|re2)\.ts$/ }, (args) => {
-      const path = new URL(args.path, `file://${args.importer}`).pathname;
-      const swapped = path.replace(/_(zod|re2)\.ts$/, "_$1_on_demand.ts");
-      return path.startsWith(schema) && swapped !== path ? { path: swapped } : undefined;
-    });
   },
 };
 
@@ -148,7 +143,7 @@ const result = await esbuild.build({
   external: ["node:*"],
   target: "esnext",
   outdir: OUT,
-  plugins: [npmExternals, onDemandPackages, nodeUtilParseArgs],
+  plugins: [npmExternals, onDemandPackages, onDemand(["zod", "re2"]), nodeUtilParseArgs],
   // Less for V8 to parse at every start.
   minify: true,
   define: {

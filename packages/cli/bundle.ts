@@ -50,7 +50,7 @@ export async function bundleCommand(args: string[]): Promise<number> {
       `hookbox bundle: ${summary.tenants.length} tenants, ${summary.hooks} hooks, ${summary.plugins} prepared plugins in ${summary.modules} modules` +
         `${
           summary.failures ? ` (${summary.failures} refused, reported per call)` : ""
-        }, worker.js ${summary.workerBytes} bytes\n` +
+        }, worker.js ${summary.workerBytes} bytes (+ ${summary.chunkBytes} loaded on demand)\n` +
         (summary.memoryLowered > 0
           ? `hookbox bundle: ${summary.memoryLowered} hook(s) ask for more than the ${EDGE_MAX_MEMORY_MB} MiB of memory a Worker gives a hook: there they run with ${EDGE_MAX_MEMORY_MB} MiB (past it: limit/LIMIT_MEMORY, as their on_error says)\n`
           : "") +

@@ -49,6 +49,29 @@ export const ZOD_TRIMMED: esbuild.Plugin = {
   },
 };
 
+/**
+ * The core's schemas reach zod through `core/schema/_zod.ts` (and the RE2
+ * engine through `_re2.ts`); this swaps in their `_on_demand` versions,
+ * which load the package by a dynamic import awaited only where a call
+ * finds it needs one (an invalid event, a JSON hook output, a regex). In
+ * the one-shot CLI the packages are modules of their own; in a Worker,
+ * bundled whole, their code is compiled and run only when first loaded.
+ */
+export function onDemand(packages: readonly ("zod" | "re2")[]): esbuild.Plugin {
+  const schema = new URL("../core/schema/", import.meta.url).pathname;
+  const filter = new RegExp(`(^|/)_(${packages.join("|")})\\.ts$`);
+  return {
+    name: `on-demand-${packages.join("-")}`,
+    setup(build) {
+      build.onResolve({ filter }, (args) => {
+        const path = new URL(args.path, `file://${args.importer}`).pathname;
+        const swapped = path.replace(/_(zod|re2)\.ts$/, "_$1_on_demand.ts");
+        return path.startsWith(schema) && swapped !== path ? { path: swapped } : undefined;
+      });
+    },
+  };
+}
+
 /** A stub module's path: real files in `stubs/`, which the type checker sees. */
 const STUB = (name: string) => new URL(`./stubs/${name}`, import.meta.url).pathname;
 

@@ -12,6 +12,7 @@
  * @module
  */
 import { HookboxError, isHookboxError } from "../core/errors.ts";
+import { loadZod, zodLoaded } from "../core/schema/_zod.ts";
 import { type LazyPack, packLazy, unpackLazy } from "../core/schema/lazy_json.ts";
 import type { HookEvent, ParseEventResult } from "../core/schema/event.ts";
 import { type EventText, parseEventText, rememberText } from "../core/schema/event_text.ts";
@@ -101,6 +102,27 @@ export function readEventBody(bytes: Uint8Array, from: EventBodySource): EventBo
     body.source = null;
   }
   return body;
+}
+
+/**
+ * {@linkcode readEventBody} where zod may be loaded on demand (an edge
+ * Worker: `core/schema/_zod.ts`). An event the fast path reads needs no
+ * zod; any other body is read again once zod is loaded, so an invalid event
+ * is answered with the field zod names, never with zod's absence.
+ */
+export async function readEventBodyLoaded(
+  bytes: Uint8Array,
+  from: EventBodySource,
+): Promise<EventBody> {
+  if (zodLoaded()) return readEventBody(bytes, from);
+  try {
+    const body = readEventBody(bytes, from);
+    if (body.error === null && body.parsed?.ok !== false) return body;
+  } catch {
+    // Read again below, with zod.
+  }
+  await loadZod();
+  return readEventBody(bytes, from);
 }
 
 /** An {@linkcode EventBody} as a worker sends it: structured-clone safe, big parts as text. */

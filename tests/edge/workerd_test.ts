@@ -13,6 +13,15 @@ import { ADMIN, harness, toolEvent, wasmFolder } from "../service/_api.ts";
 import { startWorkerd } from "../_workerd.ts";
 import { tempDir } from "../_helpers.ts";
 
+/** The Worker's code: `worker.js` and the modules it imports on demand. */
+async function bundleCode(out: string): Promise<string> {
+  const files = [
+    "worker.js",
+    ...[...Deno.readDirSync(`${out}/chunks`)].map((e) => `chunks/${e.name}`),
+  ];
+  return (await Promise.all(files.map((f) => Deno.readTextFile(`${out}/${f}`)))).join("\n");
+}
+
 async function post(url: string, key: string, event: unknown) {
   const res = await fetch(`${url}/v1/events`, {
     method: "POST",
@@ -56,10 +65,18 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   // Every wasm hook here asks for more than a Worker gives one (64 MiB by default, "grow" 256).
   assertEquals(summary.memoryLowered, 6);
   // "blocker" has the Extism ABI: the Worker keeps the SDK that loads it.
-  ok(!(await Deno.readTextFile(`${dir}/out/worker.js`)).includes("no Extism SDK"), "SDK left out");
+  ok(!(await bundleCode(`${dir}/out`)).includes("no Extism SDK"), "SDK left out");
 
   const workerd = await startWorkerd(`${dir}/out`);
   try {
+    // zod is loaded on demand in a Worker: an invalid event, the isolate's first, is still
+    // answered with the field zod names.
+    const { session_id: _, ...unnamed } = toolEvent("ls") as Record<string, unknown>;
+    const invalid = await post(workerd.url, keyA, unnamed);
+    assertEquals(
+      [invalid.status, invalid.body.error.code, invalid.body.error.field],
+      [400, "EVENT_INVALID", "session_id"],
+    );
     const blocked = await post(workerd.url, keyA, toolEvent("rm -rf /"));
     assertEquals(blocked.status, 200);
     assertEquals(
@@ -158,6 +175,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   const names = [...Deno.readDirSync(`${dir}/out`)].map((e) => e.name).sort();
   assertEquals(names, [
     "bundle.json",
+    "chunks",
     "config.capnp",
     "images.bin",
     "plugins",
@@ -169,8 +187,14 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   assertEquals(plugins.length, 3, "the guard and the trap and restorer helpers");
   const capnp = await Deno.readTextFile(`${dir}/out/config.capnp`);
   ok(capnp.includes(`address = "127.0.0.1:9999"`) && capnp.includes('(name = "http"'));
+  // zod is a module of its own, listed for workerd and wrangler, imported when a request needs it.
+  const start = await Deno.readTextFile(`${dir}/out/worker.js`);
+  const chunks = [...Deno.readDirSync(`${dir}/out/chunks`)].map((e) => `chunks/${e.name}`);
+  const zod = chunks.filter((c) => Deno.readTextFileSync(`${dir}/out/${c}`).includes("ZodError"));
+  assertEquals([zod.length, start.includes("ZodError")], [1, false], chunks.join(" "));
+  for (const c of chunks) ok(capnp.includes(`(name = "${c}", esModule = embed "${c}")`), c);
   // Tree-shaken: no worker mode, no compiler, no locale but English.
-  const worker = await Deno.readTextFile(`${dir}/out/worker.js`);
+  const worker = await bundleCode(`${dir}/out`);
   ok(!worker.includes("new Worker(") && !worker.includes("esbuild"), "worker mode or a compiler");
   ok(!worker.includes("caractères"), "zod locales (French)");
   // No matcher here needs RE2, so its engine is left out too.
@@ -190,6 +214,7 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   ok(capnp.includes(`(name = "registry.bin", data = embed "registry.bin")`));
   const toml = await Deno.readTextFile(`${dir}/out/wrangler.toml`);
   ok(toml.includes(`globs = ["images.bin", "registry.bin"]`), toml);
+  ok(toml.includes(`type = "ESModule"\nglobs = ["chunks/*.js"]`), toml);
   await Deno.remove(dir, { recursive: true });
 });
 

@@ -32,7 +32,7 @@ import {
   type EventBody,
   eventBodyOf,
   type EventBodySource,
-  readEventBody,
+  readEventBodyLoaded,
 } from "../event_body.ts";
 import type { Context } from "hono";
 import type { AuditRow, TenantRow } from "../../store/store.ts";
@@ -457,7 +457,9 @@ async function eventBody(
     ? { tenantId: tenant.id }
     : { tenantId: tenant.id, agent };
   const codec = ctx.eventCodec;
-  if (codec === null || bytes.byteLength < codec.minBytes) return readEventBody(bytes, from);
+  if (codec === null || bytes.byteLength < codec.minBytes) {
+    return await readEventBodyLoaded(bytes, from);
+  }
   return eventBodyOf(await codec.read(bytes, from), tenant.id);
 }
 
