@@ -25,6 +25,7 @@ import {
   ZOD_TRIMMED,
 } from "./_esbuild_plugins.ts";
 import { matcherNeedsRegexEngine } from "../core/schema/matcher.ts";
+import { similarOrder } from "./_similar_order.ts";
 import { deflateRawSync } from "node:zlib";
 import { concatBytes } from "../core/bytes.ts";
 import {
@@ -296,8 +297,8 @@ async function prepareFor(
 /**
  * `images.bin`: per shared module, the first plugin's image whole (its
  * base, a chunk of its own), and each plugin's runs against that base (the
- * first's: none), {@linkcode IMAGES_PER_CHUNK} to a chunk; each chunk
- * compressed on its own. Where each is goes in `data.images` and
+ * first's: none), {@linkcode IMAGES_PER_CHUNK} to a chunk, similar runs
+ * side by side; each chunk compressed on its own. Where each is goes in `data.images` and
  * `data.chunks`.
  */
 function packImages(
@@ -312,19 +313,23 @@ function packImages(
     return { chunk, at };
   };
   const bases = new Map<string, { place: ImagePlace; runs: [number, Uint8Array][] }>();
-  let open = -1; // the chunk plugins' own runs go to
+  const owns: { sha: string; base: ImagePlace; runs: Uint8Array }[] = [];
   for (const [sha, { module, runs }] of images) {
     let base = bases.get(module);
     if (base === undefined) {
       chunks.push([]);
       bases.set(module, base = { place: place(chunks.length - 1, encodeRuns(runs)), runs });
     }
-    if (open < 0 || chunks[open]!.length >= IMAGES_PER_CHUNK) open = chunks.push([]) - 1;
-    data.images[sha] = {
-      base: base.place,
-      own: place(open, encodeRuns(deltaRuns(base.runs, runs))),
-    };
+    owns.push({ sha, base: base.place, runs: encodeRuns(deltaRuns(base.runs, runs)) });
   }
+  // Similar runs side by side, where deflate's window finds what they share (_similar_order.ts).
+  const placed = new Map<string, ImagePlace>();
+  let open = -1; // the chunk plugins' own runs go to
+  for (const i of similarOrder(owns.map((own) => own.runs))) {
+    if (open < 0 || chunks[open]!.length >= IMAGES_PER_CHUNK) open = chunks.push([]) - 1;
+    placed.set(owns[i]!.sha, place(open, owns[i]!.runs));
+  }
+  for (const own of owns) data.images[own.sha] = { base: own.base, own: placed.get(own.sha)! };
   const size = (parts: Uint8Array[]) => parts.reduce((sum, p) => sum + p.length, 0);
   const packed = chunks.map((parts) =>
     deflateRawSync(concatBytes(parts, size(parts)), { level: 9 })
