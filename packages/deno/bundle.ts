@@ -424,19 +424,21 @@ main = "worker.js"
 compatibility_date = "${date}"
 no_bundle = true
 
+# Each rule falls through to wrangler's default rule of its type (**/*.wasm, **/*.bin), which
+# wrangler refuses to leave unapplied.
 [[rules]]
 type = "CompiledWasm"
 globs = ["plugins/*.wasm"]
-fallthrough = false
+fallthrough = true
 
 [[rules]]
 type = "ESModule"
 globs = ["${CHUNKS}/*.js"]
-fallthrough = false
+fallthrough = true
 
 [[rules]]
 type = "Data"
 globs = ["images.bin", "registry.bin"]
-fallthrough = false
+fallthrough = true
 ${vars}`;
 }
