@@ -386,6 +386,9 @@ const CORPUS: Record<string, CorpusExpect> = {
   nul_reason_wasi: { plugin: "block", exit: 2 },
   bulk_straight: { plugin: LIMIT("LIMIT_MEMORY") },
   catch_all_escape: { plugin: LIMIT("LIMIT_FUEL") },
+  // A control object zod refuses ("maybe" is no decision): an invalid answer, everywhere the same
+  // (an edge Worker loads zod for it on demand).
+  unsure_control_wasi: { plugin: ERROR("OUTPUT_INVALID") },
   // 200,000 levels of control JSON: an invalid answer (too deep), not a crash of the host.
   deep_output: { plugin: ERROR("OUTPUT_INVALID"), limits: { fuel: 100_000_000, output_kb: 1024 } },
   // Grows 10 pages per call under a 1 MiB cap: a warm instance that grew is not reused.

@@ -56,21 +56,35 @@ Deno.test("a bundle served by workerd answers events as the service does", async
   // A hook that uses 100 MiB, which its tenant's policy (256 MiB) allows: the service runs it.
   const keyD = await h.tenant("hooli");
   await put(keyD, "grow", "grow_100mib", "limits:\n  memory_mb: 256\n");
+  // Hook output that is JSON control: one rewrite, one zod refuses.
+  const keyE = await h.tenant("vandelay");
+  await put(keyE, "rewrite", "rewrite_wasi");
+  await put(keyE, "unsure", "unsure_control_wasi");
+  const controlled = await h.call("POST", "/v1/events", { key: keyE, body: toolEvent("ls") });
   const expected = await h.call("POST", "/v1/events", { key: keyA, body: toolEvent("rm -rf /") });
   const grown = await h.call("POST", "/v1/events", { key: keyD, body: toolEvent("ls") });
   assertEquals(grown.body.hooks.map((r: { outcome: string }) => r.outcome), ["ok"]);
   const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
   await h.close();
-  assertEquals(summary.tenants.sort(), ["acme", "globex", "hooli", "initech"]);
+  assertEquals(summary.tenants.sort(), ["acme", "globex", "hooli", "initech", "vandelay"]);
   // Every wasm hook here asks for more than a Worker gives one (64 MiB by default, "grow" 256).
-  assertEquals(summary.memoryLowered, 6);
+  assertEquals(summary.memoryLowered, 8);
   // "blocker" has the Extism ABI: the Worker keeps the SDK that loads it.
   ok(!(await bundleCode(`${dir}/out`)).includes("no Extism SDK"), "SDK left out");
 
   const workerd = await startWorkerd(`${dir}/out`);
   try {
-    // zod is loaded on demand in a Worker: an invalid event, the isolate's first, is still
-    // answered with the field zod names.
+    // zod is loaded on demand in a Worker: hook output that is JSON control, in the isolate's
+    // first answer, is read as the service reads it (a rewrite applied, a refused one an error).
+    const read = await post(workerd.url, keyE, toolEvent("ls"));
+    const outcomes = (body: { hooks: { name: string; outcome: string; code: string }[] }) =>
+      body.hooks.map((r) => `${r.name}:${r.outcome}:${r.code}`);
+    assertEquals(
+      [read.status, read.body.decision, read.body.modified_input, outcomes(read.body)],
+      [200, "allow", { command: "ls -la" }, outcomes(controlled.body)],
+    );
+    ok(outcomes(read.body).includes("unsure:error:OUTPUT_INVALID"), outcomes(read.body)[1]);
+    // An invalid event is answered with the field zod names.
     const { session_id: _, ...unnamed } = toolEvent("ls") as Record<string, unknown>;
     const invalid = await post(workerd.url, keyA, unnamed);
     assertEquals(
