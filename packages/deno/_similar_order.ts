@@ -20,27 +20,45 @@
 /** Shingles kept per string. */
 const SKETCH = 32;
 
+/** Unplaced strings looked at per sketch value and step (see {@linkcode similarOrder}). */
+const CANDIDATES = 64;
+
 /** Bytes in one shingle. */
 const SHINGLE = 8;
+
+/**
+ * Hashes kept for sorting, about: of a longer string only those below a
+ * bound are kept (its smallest are among them), so a hook whose image is
+ * megabytes costs one pass over it, not a sort of a hash per byte.
+ */
+const KEPT = 4096;
 
 /** The {@linkcode SKETCH} smallest distinct hashes of `bytes`' shingles, ascending. */
 function sketch(bytes: Uint8Array): Uint32Array {
   const count = bytes.length - SHINGLE + 1;
   if (count <= 0) return new Uint32Array(0);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const hashes = new Uint32Array(count);
-  for (let i = 0; i < count; i++) {
-    // A 32-bit mix of the shingle's two words (murmur3's finaliser steps).
-    let h = Math.imul(view.getUint32(i, true), 0xcc9e2d51) ^ view.getUint32(i + 4, true);
-    h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-    h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-    hashes[i] = (h ^ (h >>> 16)) >>> 0;
-  }
-  hashes.sort();
-  const out: number[] = [];
-  for (let i = 0; i < count && out.length < SKETCH; i++) {
-    if (i === 0 || hashes[i] !== hashes[i - 1]) out.push(hashes[i]!);
-  }
+  const smallest = (bound: number) => {
+    const kept: number[] = [];
+    for (let i = 0; i < count; i++) {
+      // A 32-bit mix of the shingle's two words (murmur3's finaliser steps).
+      let h = Math.imul(view.getUint32(i, true), 0xcc9e2d51) ^ view.getUint32(i + 4, true);
+      h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+      h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+      h = (h ^ (h >>> 16)) >>> 0;
+      if (h < bound) kept.push(h);
+    }
+    const sorted = Uint32Array.from(kept).sort();
+    const out: number[] = [];
+    for (let i = 0; i < sorted.length && out.length < SKETCH; i++) {
+      if (i === 0 || sorted[i] !== sorted[i - 1]) out.push(sorted[i]!);
+    }
+    return out;
+  };
+  const all = 2 ** 32;
+  let out = count <= KEPT ? smallest(all) : smallest(all * (KEPT / count));
+  // Fewer than a sketch's worth under the bound (a string of few distinct shingles): all of them.
+  if (out.length < SKETCH && count > KEPT) out = smallest(all);
   return Uint32Array.from(out);
 }
 
@@ -67,6 +85,8 @@ export function similarOrder(items: readonly Uint8Array[]): number[] {
       list.push(i);
     }
   });
+  /** Where each holder list's unplaced part starts. */
+  const starts = new Map<number, number>();
   const placed = new Uint8Array(items.length);
   const order: number[] = [];
   let first = 0;
@@ -76,8 +96,18 @@ export function similarOrder(items: readonly Uint8Array[]): number[] {
     if (last >= 0) {
       const shared = new Map<number, number>();
       for (const value of sketches[last]!) {
-        for (const j of holders.get(value)!) {
-          if (placed[j] === 0) shared.set(j, (shared.get(j) ?? 0) + 1);
+        const list = holders.get(value)!;
+        // Placed holders at the front are passed for good; at most CANDIDATES unplaced ones are
+        // looked at, so a thousand equal images cost a thousand steps, not a million.
+        let start = starts.get(value) ?? 0;
+        while (start < list.length && placed[list[start]!] === 1) start++;
+        starts.set(value, start);
+        let seen = 0;
+        for (let k = start; k < list.length && seen < CANDIDATES; k++) {
+          const j = list[k]!;
+          if (placed[j] === 1) continue;
+          seen++;
+          shared.set(j, (shared.get(j) ?? 0) + 1);
         }
       }
       let best = 0;

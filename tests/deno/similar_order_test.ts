@@ -73,3 +73,18 @@ Deno.test("strings too short to sketch, empty and equal ones are ordered without
   const same = bytes("the same hook image, twice over");
   assertEquals(similarOrder([same, bytes("x".repeat(40)), same]), [0, 2, 1]);
 });
+
+Deno.test("megabyte images are sketched from the same smallest hashes as small ones", () => {
+  // Two 2 MB variants of one template and an unrelated one: the variants still pair up, and a
+  // string of few distinct shingles (zeros) is ordered like any other.
+  const big = random(77, 2_000_000);
+  const other = random(78, 2_000_000);
+  const zeros = new Uint8Array(1_000_000);
+  assertEquals(similarOrder([big, other, variant(big, 5), zeros, zeros]), [0, 2, 1, 3, 4]);
+});
+
+Deno.test("ten thousand equal images are ordered in one pass, in the order they came", () => {
+  const same = random(9, 600);
+  const order = similarOrder(Array.from({ length: 10_000 }, () => same));
+  assertEquals(order, Array.from({ length: 10_000 }, (_, i) => i));
+});
