@@ -86,9 +86,9 @@ export interface BundleSummary {
 const WORKER_ENTRY = new URL("../edge/worker.ts", import.meta.url).pathname;
 
 /**
- * Writes `worker.js` and its `chunks/*.js`, `plugins/*.wasm`, `images.bin`, `registry.bin`,
- * `bundle.json` (the registry as text, to read), `config.capnp` and
- * `wrangler.toml`.
+ * Writes `worker.js` and its `chunks/*.js`, `plugins/*.wasm`, `images.bin`,
+ * `registry.bin`, `bundle.json` (the registry as text, to read),
+ * `config.capnp` and `wrangler.toml`.
  */
 export async function writeBundle(options: BundleOptions): Promise<BundleSummary> {
   const { store, out } = options;
@@ -298,8 +298,8 @@ async function prepareFor(
  * `images.bin`: per shared module, the first plugin's image whole (its
  * base, a chunk of its own), and each plugin's runs against that base (the
  * first's: none), {@linkcode IMAGES_PER_CHUNK} to a chunk, similar runs
- * side by side; each chunk compressed on its own. Where each is goes in `data.images` and
- * `data.chunks`.
+ * side by side; each chunk compressed on its own. Where each is goes in
+ * `data.images` and `data.chunks`.
  */
 function packImages(
   images: Map<string, { module: string; runs: [number, Uint8Array][] }>,
