@@ -3,29 +3,19 @@
  * ships it), installed once under `.cache/workerd` with the npm that
  * installed Deno, or `HOOKBOX_WORKERD`. Started on 127.0.0.1 only.
  */
-import { ROOT } from "./_helpers.ts";
+import { npmTool } from "./_npm_tool.ts";
 
 /** The workerd release the bundle's compatibility date is checked against. */
 export const WORKERD_VERSION = "1.20261117.1";
-const PREFIX = `${ROOT}/.cache/workerd`;
-const BINARY = `${PREFIX}/node_modules/@cloudflare/workerd-linux-64/bin/workerd`;
 
 /** Path of the workerd binary, installing it on first use. */
-export async function workerdBinary(): Promise<string> {
-  const given = Deno.env.get("HOOKBOX_WORKERD");
-  if (given) return given;
-  try {
-    await Deno.stat(BINARY);
-    return BINARY;
-  } catch { /* install below */ }
-  await Deno.mkdir(PREFIX, { recursive: true });
-  const out = await new Deno.Command("npm", {
-    args: ["install", "--prefix", PREFIX, "--no-audit", "--no-fund", `workerd@${WORKERD_VERSION}`],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) throw new Error(`npm install workerd: ${new TextDecoder().decode(out.stderr)}`);
-  return BINARY;
+export function workerdBinary(): Promise<string> {
+  return npmTool({
+    folder: "workerd",
+    spec: `workerd@${WORKERD_VERSION}`,
+    binary: "node_modules/@cloudflare/workerd-linux-64/bin/workerd",
+    env: "HOOKBOX_WORKERD",
+  });
 }
 
 /** A running workerd. */

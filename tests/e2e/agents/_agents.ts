@@ -6,6 +6,7 @@
  * @module
  */
 import { ROOT, tempDir } from "../../_helpers.ts";
+import { npmInstall } from "../../_npm_tool.ts";
 
 /** The agent packages and versions the suite drives (research/real-agents.md). */
 export const AGENT_PACKAGES = {
@@ -50,21 +51,7 @@ async function install(): Promise<void> {
   }
   try {
     if (await upToDate()) return;
-    const out = await new Deno.Command("npm", {
-      args: [
-        "install",
-        "--prefix",
-        PREFIX,
-        "--no-audit",
-        "--no-fund",
-        ...Object.values(AGENT_PACKAGES),
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!out.success) {
-      throw new Error(`npm install failed: ${new TextDecoder().decode(out.stderr)}`);
-    }
+    await npmInstall(PREFIX, Object.values(AGENT_PACKAGES));
   } finally {
     await Deno.remove(lock).catch(() => {});
   }
