@@ -12,7 +12,7 @@
  * @module
  */
 import { HookboxError, isHookboxError } from "../core/errors.ts";
-import { loadZod, zodLoaded } from "../core/schema/_zod.ts";
+import { loadZod, zodLoaded } from "../core/schema/loaders.ts";
 import { type LazyPack, packLazy, unpackLazy } from "../core/schema/lazy_json.ts";
 import type { HookEvent, ParseEventResult } from "../core/schema/event.ts";
 import { type EventText, parseEventText, rememberText } from "../core/schema/event_text.ts";

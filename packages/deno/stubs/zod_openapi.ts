@@ -3,13 +3,13 @@
  * plain zod, where `.openapi()` hands the schema back unchanged (validation
  * is the same). The Worker never builds the service's schemas on the two
  * routes it serves, so `z` here is zod as the core's schemas get it
- * (`core/schema/_zod.ts`, on demand in a Worker): reading it before zod is
+ * (`core/schema/loaders.ts`, on demand in a Worker): reading it before zod is
  * loaded fails loudly, never silently.
  *
  * @module
  */
 import type * as zodModule from "zod";
-import { zod } from "../../core/schema/_zod.ts";
+import { zod } from "../../core/schema/loaders.ts";
 
 type Z = typeof zodModule.z;
 
