@@ -145,6 +145,24 @@ export const NO_OPENAPI: esbuild.Plugin = {
 };
 
 /**
+ * The service's route groups an edge Worker does not mount left out of it:
+ * it serves `POST /v1/events` (the event routes) and `GET /healthz` (the
+ * platform routes); the tenant, hook, audit and replay groups are empty
+ * there (`stubs/edge_routes.ts`). About 29 KB of minified code fewer to
+ * compile at every start (a 1,000-tenant Worker: ~5 ms in paired starts).
+ */
+export const EDGE_ROUTES_ONLY: esbuild.Plugin = {
+  name: "edge-routes-only",
+  setup(build) {
+    stub(build, {
+      filter: /^\.\/routes\/(tenants|hooks|audit|replay)\.ts$/,
+      file: "edge_routes.ts",
+      when: (importer) => importer.endsWith("/service/app.ts"),
+    });
+  },
+};
+
+/**
  * The module rewriter left out of an edge Worker: the Worker loads plugins
  * prepared (validated and instrumented) by `hookbox bundle`, so the runtime
  * keeps only the rewriter's constants (export names, the write-tracking page

@@ -15,6 +15,7 @@
  */
 import * as esbuild from "esbuild";
 import {
+  EDGE_ROUTES_ONLY,
   NO_EXTISM_SDK,
   NO_OPENAPI,
   NO_REGEX_ENGINE,
@@ -181,6 +182,7 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
         ZOD_TRIMMED,
         NO_WORKER_MODE,
         NO_OPENAPI,
+        EDGE_ROUTES_ONLY,
         onDemand(["zod"]),
         NO_REWRITER,
         ...(data.hooks.some(needsRegex) ? [] : [NO_REGEX_ENGINE]),

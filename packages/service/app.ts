@@ -41,7 +41,7 @@ import type { EventCodec } from "./event_body.ts";
 export { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from "./upload_gate.ts";
 export { MAX_UNPACKED_BYTES } from "./archive.ts";
 export { BODY_READ_MS, MAX_INGEST_BODY, MAX_SMALL_BODY, MAX_UPLOAD_BYTES } from "./request.ts";
-export { AUDIT_PAGE_BYTES, AUDIT_SCAN_ROWS } from "./routes/audit.ts";
+export { AUDIT_PAGE_BYTES, AUDIT_SCAN_ROWS } from "./audit_limits.ts";
 export { AUDIT_REASON_CHARS } from "./routes/events.ts";
 
 /** Quota usage kept after its minute by {@linkcode Service.pruneUsage}. */

@@ -216,6 +216,15 @@ Deno.test("hookbox bundle (CLI) writes the Worker, its plugins and both configs;
   ok(!worker.includes("3.1.0"), "the OpenAPI generator");
   ok(!worker.includes("signed LEB128 longer than"), "the module rewriter");
   ok(!worker.includes("contains a reference cycle"), "zod's schema compiler");
+  // The route groups it does not mount: tenants, hooks, audit, replay.
+  const summaries = [
+    "Create a tenant",
+    "Upload a hook (a new version)",
+    "Store audit items posted by edge Workers",
+    "Audit items, newest first",
+    "Run a version on the tenant's captured events",
+  ];
+  for (const summary of summaries) ok(!worker.includes(summary), `the route "${summary}…"`);
   // A WASI command alone is a plain instance: no Extism SDK (its export list names CAPABILITIES).
   ok(!worker.includes("CAPABILITIES") && worker.includes("no Extism SDK"), "the Extism SDK");
   for (const file of ["worker.js", "bundle.json"]) {
