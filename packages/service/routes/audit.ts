@@ -15,8 +15,6 @@ import type { ServiceContext } from "./context.ts";
 import type { Route } from "./route.ts";
 import { AUDIT_PAGE_BYTES, AUDIT_SCAN_ROWS } from "../audit_limits.ts";
 
-export { AUDIT_PAGE_BYTES, AUDIT_SCAN_ROWS };
-
 /** One page of `tenantId`'s audit (null: every tenant's), filtered by the request's query. */
 export async function auditPage(
   store: Store,
