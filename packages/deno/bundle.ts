@@ -120,17 +120,25 @@ export async function writeBundle(options: BundleOptions): Promise<BundleSummary
     data[field] = sha256;
     files.set(sha256, bytes);
   }
-  for (const [i, tenant] of tenants.entries()) {
+  const names = new Set(platform.map((h) => h.name));
+  const owns: HookRow[][] = [];
+  for (const tenant of tenants) {
     for (const hash of await store.liveKeyHashes(tenant.id)) {
       data.keys.push({ hash, tenant_id: tenant.id });
     }
-    const names = new Set(platform.map((h) => h.name));
     const own = enabled(await store.listHooks(tenant.id)).filter((h) => !names.has(h.name));
     data.hooks.push(...own.map(stripSources));
+    owns.push(own);
+  }
+  // One engine module for every JS hook: it tracks writes when any hook runs warm.
+  const warm = (rows: HookRow[]) =>
+    rows.some((r) => r.runtime === "wasm" && r.manifest.isolation === "warm");
+  const trackShared = warm(platform) || owns.some(warm);
+  for (const [i, tenant] of tenants.entries()) {
     // What the tenant's policy asks for, before the Worker's lowering.
     const asked = policyFor(chosen[i]!.policy);
-    for (const row of [...platform, ...own]) {
-      await prepareFor(store, tenant, row, data, files, images);
+    for (const row of [...platform, ...owns[i]!]) {
+      await prepareFor(store, tenant, row, data, files, images, trackShared);
       const memory = effectiveLimits(row.manifest, asked).memoryMb;
       if (row.runtime === "wasm" && memory > EDGE_MAX_MEMORY_MB) memoryLowered++;
     }
@@ -270,6 +278,7 @@ async function prepareFor(
   data: BundleData,
   files: Map<string, Uint8Array>,
   images: Map<string, { module: string; runs: [number, Uint8Array][] }>,
+  trackShared: boolean,
 ): Promise<void> {
   if (row.runtime !== "wasm") return;
   const limits = effectiveLimits(row.manifest, policyFor(tenant.policy));
@@ -284,6 +293,7 @@ async function prepareFor(
       sha256: row.manifest.sha256,
       path: `${row.name}/plugin.wasm`,
       shareCode: true,
+      trackShared,
     });
     data.plugins[key] = meta;
     files.set(meta.instrumentedSha256, instrumented);

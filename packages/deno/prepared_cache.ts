@@ -149,7 +149,7 @@ export function preparedFromDiskCache(
     // The runtime says how the hook runs (a warm hook runs fresh where no warm
     // instance is kept), which decides the instrumentation.
     const isolation = runAs ?? hook.manifest.isolation;
-    // Warm instances of a shared module restore their whole memory: shared for fresh runs only.
+    // Shared for fresh runs only: a warm instance, kept for many calls, keeps a module of its own.
     const shareCode = options.shareCode === true && isolation === "fresh";
     const pin = hook.manifest.sha256;
     const path = hook.entry.runtime === "wasm" ? hook.entry.path : hook.dir;

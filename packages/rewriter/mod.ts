@@ -30,6 +30,8 @@
  *   ({@linkcode WRITE_BLOCK_SHIFT}) of memory 0, set to 1 after every store,
  *   atomic write and memory.fill/copy/init that writes the block. A mark also
  *   covers the first {@linkcode WRITE_STRADDLE} bytes of the next block.
+ *   With `importMemory` too, the map is imported (`hookbox.blocks`), the
+ *   host making it {@linkcode blockMapPages} of the memory's cap.
  *   {@linkcode instrumentModule} reports whether tracking was applied and
  *   whether the module can catch exceptions.
  *
@@ -72,6 +74,7 @@ export {
   typeBudgetBuffer,
 } from "./decode/_type_budget.ts";
 export {
+  blockMapPages,
   HOOKBOX_EXPORTS,
   MAX_TABLE_ENTRIES,
   TABLE_ENTRY_BYTES,

@@ -10,5 +10,6 @@ export { MAX_TABLE_ENTRIES, TABLE_ENTRY_BYTES } from "./decode/_limits.ts";
 export { NAMES as HOOKBOX_EXPORTS } from "./instrument/_plan.ts";
 export {
   BLOCK_SHIFT as WRITE_BLOCK_SHIFT,
+  blockMapPages,
   STRADDLE as WRITE_STRADDLE,
 } from "./instrument/_writes.ts";

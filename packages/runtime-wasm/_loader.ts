@@ -138,6 +138,14 @@ export interface PrepareContext {
    */
   trackWrites?: boolean;
   /**
+   * With `shareCode`: track writes in the shared module (its block map
+   * imported too), so that its warm instances restore only what a call
+   * wrote. One module serves either way, so a set of plugins that must share
+   * one (a bundle's JS hooks, fresh and warm) passes the same value for all.
+   * @default trackWrites
+   */
+  trackShared?: boolean;
+  /**
    * Import the memory instead of defining it (fresh instances: the host hands
    * each one a zeroed memory it already has, see `_memories.ts`). @default false
    */
@@ -229,7 +237,11 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
         // The plugin's own initial size, and its cap as the memory's maximum.
         memoryImport: {
           min: split.pages,
-          max: Math.min(memoryPages, split.maxPages ?? SHARED_MAX_PAGES),
+          max: Math.min(
+            memoryPages,
+            split.maxPages ?? SHARED_MAX_PAGES,
+            made.report.memoryImport!.max,
+          ),
         },
         image: runsImage(split.runs),
         ...(split.custom[LINES_SECTION]
@@ -254,17 +266,25 @@ async function sharedModule(
 ): Promise<(ReturnType<typeof instrumentModule> & { split: SplitData }) | null> {
   const split = guard(() => splitData(bytes, [LINES_SECTION]), ctx.path);
   if (split === null || split.pages > memoryPages) return null;
+  // Warm instances track their writes: the block map is imported too, sized
+  // by each plugin's cap, and the module's memory stays under 4 GiB so that
+  // the end of a write's range never wraps (see `_writes.ts`).
+  const track = (ctx.trackShared ?? ctx.trackWrites ?? false) && MULTI_MEMORY &&
+    split.pages >= TRACK_MIN_PAGES;
   // Every JS hook has the same skeleton: instrumented once, not once per hook.
-  const key = `${await sha256Hex(split.skeleton)}:${tableEntries}:${JSON.stringify(options)}`;
+  const key = `${await sha256Hex(split.skeleton)}:${tableEntries}:${track}:${
+    JSON.stringify(options)
+  }`;
   const made = await SHARED.get(
     key,
     () =>
       Promise.resolve(guard(() =>
         instrumentModule(split.skeleton, {
           ...options,
-          memoryPages: SHARED_MAX_PAGES,
+          memoryPages: track ? SHARED_MAX_PAGES - 1 : SHARED_MAX_PAGES,
           tableEntries,
           importMemory: true,
+          trackWrites: track,
         }), ctx.path)),
   );
   return made.report.memoryImport ? { ...made, split } : null;

@@ -71,7 +71,8 @@ export interface WasmRuntimeOptions {
    */
   startWorker?: (url: URL) => Worker;
   /**
-   * Cap on the bytes idle warm instances hold (memory plus snapshot); past it
+   * Cap on the bytes idle warm instances hold (memory, block map and
+   * snapshot); past it
    * the least recently used are closed. 0 keeps none: every call then runs
    * on a fresh instance (a one-shot process never calls a hook twice).
    * @default 256 MiB
@@ -283,6 +284,12 @@ export interface PreparePluginOptions {
   path?: string;
   /** Share the instrumented module among plugins that differ only in their data (`PrepareContext.shareCode`). */
   shareCode?: boolean;
+  /**
+   * With `shareCode`: whether the shared module tracks writes (warm instances
+   * restore only what a call wrote; `PrepareContext.trackShared`). Plugins
+   * that are to share one module pass the same value. @default isolation === "warm"
+   */
+  trackShared?: boolean;
 }
 
 /**
@@ -305,6 +312,7 @@ export async function preparePlugin(
     trackWrites: options.isolation === "warm",
     importMemory: options.isolation !== "warm",
     shareCode: options.shareCode ?? false,
+    ...(options.trackShared === undefined ? {} : { trackShared: options.trackShared }),
     keepBytes: (out) => instrumented = out,
     compile: compileBytes,
     // Compiled once as a check for every plugin that shares the module (a bundle's JS hooks).

@@ -322,6 +322,16 @@ Deno.test("JS hooks of many tenants and policies share one engine module in a bu
     .map((e) => Deno.statSync(`${dir}/out/plugins/${e.name}`).size)
     .filter((size) => size > 100_000);
   assertEquals(wasm.length, 1, "one QuickJS engine module for the three hooks");
+  // A warm hook among them: the one module tracks writes (its block map imported), so that warm
+  // instances restore only the blocks a call wrote; fresh ones run the same module.
+  const engine = [...Deno.readDirSync(`${dir}/out/plugins`)]
+    .map((e) => Deno.readFileSync(`${dir}/out/plugins/${e.name}`))
+    .find((bytes) => bytes.length > 100_000)!;
+  assertEquals(
+    WebAssembly.Module.imports(new WebAssembly.Module(engine)).filter((i) => i.kind === "memory")
+      .map((i) => i.name),
+    ["memory", "blocks"],
+  );
   const data = JSON.parse(await Deno.readTextFile(`${dir}/out/bundle.json`));
   assertEquals(Object.keys(data.images).length, 3, "three images");
   ok(Deno.statSync(`${dir}/out/images.bin`).size < wasm[0]!, "images smaller than the engine");

@@ -55,7 +55,10 @@ export async function instantiate(
       growFailures++;
     },
   };
-  const { instance } = await WebAssembly.instantiate(bytes, { ...opts.imports, hookbox });
+  const { instance } = await WebAssembly.instantiate(bytes, {
+    ...opts.imports,
+    hookbox: { ...opts.imports?.hookbox, ...hookbox },
+  });
   exports = instance.exports;
   return { exports, refuels: () => refuels, growFailures: () => growFailures };
 }

@@ -8,6 +8,7 @@
 import { deepStrictEqual as assertEquals, equal, ok } from "node:assert/strict";
 import { compileJsHook } from "../../packages/compile/js.ts";
 import { createWasmRuntime, preparePlugin } from "../../packages/runtime-wasm/mod.ts";
+import { inspectModule } from "../../packages/rewriter/mod.ts";
 import type { RunResult } from "../../packages/core/runtime/types.ts";
 import { fakeHook } from "../_helpers.ts";
 import { fixture, LIMITS, TEST_CACHE } from "../compile/_js_runner.ts";
@@ -60,6 +61,31 @@ Deno.test("JS hooks of different scripts and memory caps prepare to one instrume
     own.map((p) => p.memoryImport!.max),
   );
   ok(own[0]!.memoryImport!.max < own[1]!.memoryImport!.max);
+});
+
+Deno.test("warm JS hooks share one module that tracks their writes, its block map imported", async () => {
+  const prepare = (name: string, memoryMb: number, isolation: "fresh" | "warm") =>
+    preparePlugin(plugins[name as typeof NAMES[number]]!, {
+      limits: { memoryMb, moduleKb: 8192 },
+      isolation,
+      shareCode: true,
+    });
+  const warm = await Promise.all([prepare(NAMES[0], 16, "warm"), prepare(NAMES[1], 64, "warm")]);
+  const fresh = await prepare(NAMES[0], 16, "fresh");
+  equal(warm[0]!.instrumentedSha256, warm[1]!.instrumentedSha256, "one module for warm hooks");
+  ok(
+    warm[0]!.instrumentedSha256 !== fresh.instrumentedSha256,
+    "fresh ones do not pay for tracking",
+  );
+  const memories = (bytes: Uint8Array) =>
+    inspectModule(bytes).imports.filter((i) => i.kind === "memory").map((i) => i.name);
+  // The block map follows the cap of the memory the host hands each instance.
+  assertEquals(memories(warm[0]!.bytes), ["memory", "blocks"]);
+  assertEquals(memories(fresh.bytes), ["memory"]);
+  ok(inspectModule(warm[0]!.bytes).exports.some((e) => e.name === "__hookbox_dirty"));
+  // Tracking changes neither the cap nor the image.
+  equal(warm[0]!.memoryImport!.max, fresh.memoryImport!.max);
+  assertEquals(warm[0]!.runs, fresh.runs);
 });
 
 /** A hook name for a fixture's file name. */

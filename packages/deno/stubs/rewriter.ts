@@ -8,6 +8,7 @@
  * @module
  */
 export {
+  blockMapPages,
   HOOKBOX_EXPORTS,
   MAX_TABLE_ENTRIES,
   TABLE_ENTRY_BYTES,

@@ -61,7 +61,10 @@ export interface InstrumentOptions {
    * Import the module's memory as `hookbox.memory` (same initial size, the
    * capped maximum) instead of defining it, so the host supplies it — and can
    * hand a fresh instance a zeroed memory it already has instead of a new one.
-   * Only for modules with one unshared 32-bit memory that is not tracked.
+   * Only for modules with one unshared 32-bit memory. When writes are tracked
+   * too, the block map is imported as well (`hookbox.blocks`, at least one
+   * page, no maximum): its size follows the cap of the memory the host hands
+   * over, {@linkcode blockMapPages} of it.
    * @default false
    */
   importMemory?: boolean;
@@ -129,11 +132,13 @@ export function instrumentModule(
   const plan = makePlan(m, options);
   const tracked = plan.ctx.writes !== null;
   const only = m.memories.length === 1 ? m.memories[0]! : null;
-  const importFirst = options.importMemory === true && !tracked && only !== null &&
-    !only.shared && !only.is64;
+  const importFirst = options.importMemory === true && only !== null && !only.shared &&
+    !only.is64;
   const memory = cappedMemories(m, options.memoryPages, tracked, importFirst);
   const tables = capTables(m, options.tableEntries ?? MAX_TABLE_ENTRIES);
-  const imports = memory.imported ? [...plan.imports, memoryImport(memory.imported)] : plan.imports;
+  const imports = memory.imported
+    ? [...plan.imports, memoryImport(memory.imported), ...(tracked ? [BLOCK_MAP_IMPORT] : [])]
+    : plan.imports;
   const payloads = rewriteSections(m, { ...plan, imports }, tables);
   if (memory.section !== null) payloads.set(SECTION.memory, memory.section);
   // Segment indices are unobservable when no body names one; bodies are only
@@ -188,6 +193,13 @@ function memoryImport(limits: ImportedMemory): Uint8Array {
   return new Writer().name("hookbox").name("memory").u8(2).u8(1).u32(limits.min).u32(limits.max)
     .finish();
 }
+
+/**
+ * The import entry `hookbox.blocks`: the block map of a tracked module whose
+ * memory is imported (memory index 1, after `hookbox.memory`), at least a
+ * page, no maximum.
+ */
+const BLOCK_MAP_IMPORT = new Writer().name("hookbox").name("blocks").u8(2).u8(0).u32(1).finish();
 
 function validateInput(bytes: Uint8Array): void {
   if (typeof WebAssembly === "undefined") return;

@@ -10,7 +10,7 @@ import { HookboxError } from "../../core/errors.ts";
 import type { Limits } from "../decode/_module.ts";
 import type { ParsedModule } from "../decode/_parse.ts";
 import { Writer } from "../encode/_writer.ts";
-import { BLOCK_SHIFT } from "./_writes.ts";
+import { blockMapPages } from "./_writes.ts";
 
 /**
  * New maxima for `limits` such that their sum stays within `cap`: each keeps
@@ -63,7 +63,8 @@ export interface ImportedMemory {
 
 /**
  * {@linkcode capMemories}; with `importFirst`, memory 0 is left out of the
- * section (the caller imports it with the returned limits instead).
+ * section (the caller imports it with the returned limits instead), and so is
+ * the block map (imported too, sized by the host).
  */
 export function cappedMemories(
   m: ParsedModule,
@@ -74,13 +75,13 @@ export function cappedMemories(
   if (m.memories.length === 0) return { section: null, imported: null };
   const maxima = capMaxima(m.memories, cap, "memory");
   const defined = m.memories.length - (importFirst ? 1 : 0);
-  const w = new Writer().u32(defined + (blockMap ? 1 : 0));
+  const definedMap = blockMap && !importFirst;
+  const w = new Writer().u32(defined + (definedMap ? 1 : 0));
   m.memories.forEach((mem, i) => {
     if (!(importFirst && i === 0)) w.u8(mem.flags | 1).u32(mem.min).u32(maxima[i]!);
   });
-  if (blockMap) {
-    const tracked = maxima[0]! * (65536 >> BLOCK_SHIFT);
-    const pages = Math.floor(tracked / 65536) + 1;
+  if (definedMap) {
+    const pages = blockMapPages(maxima[0]!);
     w.u8(1).u32(pages).u32(pages);
   }
   const imported = importFirst ? { min: m.memories[0]!.min, max: maxima[0]! } : null;

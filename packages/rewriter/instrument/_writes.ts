@@ -22,6 +22,15 @@ export const BLOCK_SHIFT = 8;
 /** Bytes past a marked block that the mark also covers (the widest store). */
 export const STRADDLE = 16;
 
+/**
+ * Pages of the block map that tracks writes to a memory of at most
+ * `maxPages` pages: one byte per 256-byte block, and one more for the end of
+ * a bulk write that reaches the memory's last byte.
+ */
+export function blockMapPages(maxPages: number): number {
+  return Math.floor(maxPages * (65536 >> BLOCK_SHIFT) / 65536) + 1;
+}
+
 /** Operand shape of a write: the value type(s) above the address on the stack. */
 export type WriteKind =
   | "i32"

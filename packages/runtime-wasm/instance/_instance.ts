@@ -24,7 +24,7 @@ import { atAuthorLines } from "../_lines.ts";
 import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "../extism/_sdk.ts";
 import { blockMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
 import { wasiFunctions } from "../wasi/_wasi.ts";
-import { HOOKBOX_EXPORTS } from "../../rewriter/mod.ts";
+import { blockMapPages, HOOKBOX_EXPORTS } from "../../rewriter/mod.ts";
 
 type ExtismPlugin = SdkPlugin;
 
@@ -114,6 +114,7 @@ export class PluginInstance {
           if (kernel) shieldKernel(host, c, new Set(Object.keys(functions[EXTISM_KERNEL] ?? {})));
         }),
         ...(loaded.memoryImport ? { memory: memoryImport(loaded, memory) } : {}),
+        ...(imported.get("hookbox")?.has("blocks") ? { blocks: blockMapImport(loaded) } : {}),
       },
     };
     if (kernel) functions[EXTISM_KERNEL] = extismOverrides(host, http);
@@ -151,9 +152,10 @@ export class PluginInstance {
     return this.#host.memory;
   }
 
-  /** Bytes this instance holds: its linear memory and its snapshot's own copy, if any. */
+  /** Bytes this instance holds: its linear memory, its block map and its snapshot's own copy, if any. */
   get byteLength(): number {
-    return (this.#host.memory?.buffer.byteLength ?? 0) + (this.#snapshot?.byteLength ?? 0);
+    return (this.#host.memory?.buffer.byteLength ?? 0) + (this.#host.blockMap?.byteLength ?? 0) +
+      (this.#snapshot?.byteLength ?? 0);
   }
 
   /** The instance marks the memory it writes (its plugin was instrumented to). */
@@ -293,6 +295,17 @@ function bindLikeSdk(functions: HostNamespaces): WebAssembly.Imports {
 /** The names `module` imports, by namespace. */
 function importedNames(module: WebAssembly.Module): Map<string, Set<string>> {
   return shapeOf(module).imports;
+}
+
+/**
+ * The block map of a tracked plugin that imports its memory (a shared JS
+ * engine, warm): one byte per 256-byte block up to the cap of the memory the
+ * host hands it, new and zeroed for each instance.
+ */
+function blockMapImport(loaded: LoadedPlugin): (...args: unknown[]) => unknown {
+  const pages = blockMapPages(loaded.memoryImport?.max ?? 0);
+  const value = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  return { bind: () => value } as unknown as (...args: unknown[]) => unknown;
 }
 
 /**
