@@ -20,7 +20,7 @@ import { MemoryPool } from "./instance/_memories.ts";
 import { TRAP_MODULE_BYTES, trapFunction } from "./instance/_halt.ts";
 import type { CallSetup } from "./_host.ts";
 import { HttpSession, type HttpSetup, type HttpTransport, MAX_HTTP_BODY } from "./http/_http.ts";
-import { PluginInstance } from "./instance/_instance.ts";
+import { PluginInstance, type Retired } from "./instance/_instance.ts";
 import { type LoadedPlugin, prepare } from "./_loader.ts";
 import { MAX_IDLE_INSTANCES, WARM_POOL_BYTES, WarmPool } from "./instance/_pool.ts";
 import { RESTORE_MODULE_BYTES } from "./instance/_restore.ts";
@@ -216,24 +216,52 @@ export class WasmRuntime implements Runtime {
   }
 
   async #runFresh(loaded: LoadedPlugin, trap: () => never, setup: Setup) {
-    const memory = loaded.memoryImport ? this.#memories.take(loaded) : null;
     this.#running++;
     let instance: PluginInstance | RunResult | null = null;
     try {
-      instance = await PluginInstance.create(loaded, trap, setup, this.#http(), memory);
+      instance = await this.#create(loaded, trap, setup);
       if (!(instance instanceof PluginInstance)) return instance;
       return await instance.call(setup);
     } finally {
-      if (instance instanceof PluginInstance) {
-        await instance.close();
-        // Pooled for the plugin's next call, unless it was let go meanwhile (the pool's key
-        // would hold it, module and all).
-        if (memory !== null && instance.memory === memory && this.#kept.has(loaded)) {
-          this.#memories.give(loaded, memory);
-        }
-      }
+      if (instance instanceof PluginInstance) await instance.close();
       this.#running--;
     }
+  }
+
+  /**
+   * A new instance of `loaded`, its memory and block map from the pool when
+   * it imports them; closed, it gives them back (see {@linkcode #retire}).
+   */
+  async #create(
+    loaded: LoadedPlugin,
+    trap: () => never,
+    setup: Setup,
+  ): Promise<PluginInstance | RunResult> {
+    const memories = this.#memories;
+    const memory = loaded.memoryImport ? memories.take(loaded) : null;
+    const created = await PluginInstance.create(
+      loaded,
+      trap,
+      setup,
+      this.#http(),
+      memory,
+      (pages) => memories.takeMap(pages),
+    );
+    if (created instanceof PluginInstance) {
+      created.onClose = (retired) => this.#retire(loaded, memory, retired);
+    }
+    return created;
+  }
+
+  /** Pools what a closed instance of `loaded` held. */
+  #retire(loaded: LoadedPlugin, given: WebAssembly.Memory | null, retired: Retired): void {
+    // Its memory, unless the plugin was let go meanwhile (a pool keyed by the plugin would hold
+    // it, module and all).
+    if (given !== null && retired.memory === given && this.#kept.has(loaded)) {
+      this.#memories.give(loaded, given);
+    }
+    if (retired.map !== null) this.#memories.giveMap(retired.map);
+    if (retired.image !== null) this.#memories.giveImage(retired.image);
   }
 
   async #runWarm(key: string, loaded: LoadedPlugin, trap: () => never, setup: Setup) {
@@ -242,10 +270,14 @@ export class WasmRuntime implements Runtime {
     this.#running++;
     try {
       if (instance === null) {
-        const created = await PluginInstance.create(loaded, trap, setup, this.#http());
+        const created = await this.#create(loaded, trap, setup);
         if (!(created instanceof PluginInstance)) return created;
         const restore = created.tracksWrites ? await this.#restoreModule() : null;
-        const image = created.snapshot(this.#images.get(loaded)?.deref() ?? null, restore);
+        const image = created.snapshot(
+          this.#images.get(loaded)?.deref() ?? null,
+          restore,
+          (pages) => this.#memories.takeImage(pages),
+        );
         this.#images.set(loaded, new WeakRef(image));
         this.#pool.add(key, created);
         instance = created;

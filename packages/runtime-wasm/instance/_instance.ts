@@ -22,7 +22,7 @@ import type { PluginAbi } from "../_abi.ts";
 import { classify, exited } from "../_outcome.ts";
 import { atAuthorLines } from "../_lines.ts";
 import { createForegroundPlugin, type HostNamespaces, type SdkPlugin } from "../extism/_sdk.ts";
-import { blockMap, Snapshot, type SnapshotImage } from "./_snapshot.ts";
+import { blockMap, type ImageMemoryFn, Snapshot, type SnapshotImage } from "./_snapshot.ts";
 import { wasiFunctions } from "../wasi/_wasi.ts";
 import { blockMapPages, HOOKBOX_EXPORTS } from "../../rewriter/mod.ts";
 
@@ -52,6 +52,14 @@ export class PluginInstance {
   readonly #direct: (() => unknown) | null;
   #snapshot: Snapshot | null = null;
   #dirty = false;
+  /** The block map the host made for it (a shared module's), else null. */
+  #importedMap: WebAssembly.Memory | null = null;
+  #closed = false;
+  /**
+   * Called once when the instance closes, with the memories it no longer
+   * needs (see {@linkcode Retired}): the runtime pools them.
+   */
+  onClose: ((retired: Retired) => void) | null = null;
 
   private constructor(
     plugin: ExtismPlugin | null,
@@ -93,6 +101,7 @@ export class PluginInstance {
     setup: CallSetup & HttpSetup,
     http: HttpSession | null = null,
     memory: WebAssembly.Memory | null = null,
+    maps: ((pages: number) => WebAssembly.Memory) | null = null,
   ): Promise<PluginInstance | RunResult> {
     const host = new GuestHost(loaded.exceptionHandling ? trap : throwStop);
     // Start functions and `_initialize` run before any event: they see none,
@@ -106,6 +115,7 @@ export class PluginInstance {
     // neither overridden nor shielded for it (a fresh instance builds less).
     const imported = importedNames(loaded.module);
     const kernel = reachesKernel(loaded.module, loaded.abi);
+    const map = imported.get("hookbox")?.has("blocks") ? blockMapFor(loaded, maps) : null;
     const functions: HostNamespaces = {
       "wasi_snapshot_preview1": wasiFunctions(host, imported.get(WASI) ?? NOTHING),
       "hookbox": {
@@ -114,7 +124,7 @@ export class PluginInstance {
           if (kernel) shieldKernel(host, c, new Set(Object.keys(functions[EXTISM_KERNEL] ?? {})));
         }),
         ...(loaded.memoryImport ? { memory: memoryImport(loaded, memory) } : {}),
-        ...(imported.get("hookbox")?.has("blocks") ? { blocks: blockMapImport(loaded) } : {}),
+        ...(map !== null ? { blocks: importValue(map) } : {}),
       },
     };
     if (kernel) functions[EXTISM_KERNEL] = extismOverrides(host, http);
@@ -132,6 +142,7 @@ export class PluginInstance {
         instance = await plugin.getInstance();
       }
       const self = new PluginInstance(plugin, host, ctx, loaded, instance, http);
+      self.#importedMap = map;
       const init = instance.exports._initialize;
       if (typeof init === "function") {
         if (plugin === null) (init as () => unknown)();
@@ -171,8 +182,9 @@ export class PluginInstance {
   snapshot(
     image: SnapshotImage | null = null,
     restoreModule: WebAssembly.Module | null = null,
+    newImage: ImageMemoryFn | null = null,
   ): SnapshotImage {
-    this.#snapshot = Snapshot.take(this.#instance, image, restoreModule);
+    this.#snapshot = Snapshot.take(this.#instance, image, restoreModule, newImage);
     return this.#snapshot.image;
   }
 
@@ -206,10 +218,20 @@ export class PluginInstance {
     return result;
   }
 
-  /** Releases the SDK plugin, if there is one. */
+  /**
+   * Releases the SDK plugin, if there is one, and hands what it held to
+   * {@linkcode onClose}. Never called again after.
+   */
   async close(): Promise<void> {
     this.reusable = false;
+    if (this.#closed) return;
+    this.#closed = true;
     await this.#plugin?.close();
+    this.onClose?.({
+      memory: this.#host.memory,
+      map: this.#importedMap,
+      image: this.#snapshot?.release() ?? null,
+    });
   }
 
   #storeInput(input: Uint8Array): number {
@@ -297,15 +319,39 @@ function importedNames(module: WebAssembly.Module): Map<string, Set<string>> {
   return shapeOf(module).imports;
 }
 
+/** What a closed instance no longer needs, for the runtime to pool. */
+export interface Retired {
+  /** Its linear memory (imported or its own). */
+  memory: WebAssembly.Memory | null;
+  /** The block map the host made for it, if any. */
+  map: WebAssembly.Memory | null;
+  /** Its snapshot's image memory, when no other snapshot uses it. */
+  image: WebAssembly.Memory | null;
+}
+
 /**
  * The block map of a tracked plugin that imports its memory (a shared JS
  * engine, warm): one byte per 256-byte block up to the cap of the memory the
- * host hands it, new and zeroed for each instance.
+ * host hands it, zeroed: from `maps` (a pool) or new.
  */
-function blockMapImport(loaded: LoadedPlugin): (...args: unknown[]) => unknown {
+function blockMapFor(
+  loaded: LoadedPlugin,
+  maps: ((pages: number) => WebAssembly.Memory) | null,
+): WebAssembly.Memory {
   const pages = blockMapPages(loaded.memoryImport?.max ?? 0);
-  const value = new WebAssembly.Memory({ initial: pages, maximum: pages });
-  return { bind: () => value } as unknown as (...args: unknown[]) => unknown;
+  const map = maps?.(pages) ?? null;
+  return map !== null && map.buffer.byteLength === pages * 65536
+    ? map
+    : new WebAssembly.Memory({ initial: pages, maximum: pages });
+}
+
+/**
+ * A memory as an import value that survives the SDK's binding (see
+ * {@linkcode memoryImport}). Typed as a host function because that is the
+ * map's type; only `bind` is ever used.
+ */
+function importValue(memory: WebAssembly.Memory): (...args: unknown[]) => unknown {
+  return { bind: () => memory } as unknown as (...args: unknown[]) => unknown;
 }
 
 /**
@@ -322,6 +368,5 @@ function memoryImport(
   const value = memory ?? new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
   // Written before instantiation, as the module's own data segments would be.
   loaded.image?.write(new Uint8Array(value.buffer));
-  // Typed as a host function because that is the map's type; only `bind` is ever used.
-  return { bind: () => value } as unknown as (...args: unknown[]) => unknown;
+  return importValue(value);
 }

@@ -1,14 +1,18 @@
 /**
- * Memories for fresh instances of plugins that import theirs. Allocating a
+ * Memories for instances of plugins that import theirs. Allocating a
  * new 1 MiB linear memory and faulting its pages in is most of what a fresh
  * QuickJS instance costs (about 650 µs of 700 on this machine); zeroing one
- * the process already has costs about 16 µs. A memory comes back only at its
- * initial size (one that grew stays with its instance and is dropped), is
- * zeroed at once — outside the ranges the plugin's active data segments
- * cover, when the loader knows them: the next instantiation writes those
- * before any guest code runs — and is handed to the next fresh instance of
- * the same plugin, whose data segments are then written into it as into a
- * new one: the instance cannot tell it from a new memory.
+ * the process already has costs about 16 µs. A memory comes back from a
+ * closed instance (fresh after its call, warm when the warm pool lets it go)
+ * only at its initial size (one that grew stays with its instance and is
+ * dropped), is zeroed at once — outside the ranges the plugin's active data
+ * segments cover, when the loader knows them and only that plugin can take
+ * it: the next instantiation writes those before any guest code runs; whole
+ * when any plugin of a shared module can — and is handed to the next
+ * instance, whose data is then written into it as into a new one: the
+ * instance cannot tell it from a new memory. Block maps come back zeroed;
+ * a warm snapshot's image memory comes back when no snapshot uses it, and is
+ * written whole by the next one.
  *
  * @module
  */
@@ -45,12 +49,35 @@ function zeroOutside(bytes: Uint8Array, ranges: readonly (readonly [number, numb
 export const MAX_POOLED_MEMORY = 8 * 1024 * 1024;
 
 /**
- * A pool of zeroed memories, per loaded plugin, holding at most `maxBytes`
- * in all (the runtime gives it a share of `warmBytes`; 0 pools nothing).
- * The least recently given plugin's memories go first.
+ * Where a plugin's memories are pooled: the plugin itself, or, for a plugin
+ * whose module is shared (`shareCode`: its memory written by the host from
+ * its image), the module and the memory's limits — any plugin of that module
+ * with those limits can take a zeroed memory another one gave back (a
+ * thousand tenants' JS hooks then reuse a few memories instead of each
+ * allocating its own).
+ */
+type PoolKey = LoadedPlugin | string;
+
+function keyOf(loaded: LoadedPlugin): PoolKey {
+  const limits = loaded.memoryImport!;
+  return loaded.image === undefined
+    ? loaded
+    : `${loaded.instrumentedSha256}:${limits.min}:${limits.max}`;
+}
+
+/** Memories kept per shared module and limits: every plugin of the module takes from them. */
+const KEPT_PER_SHAPE = 16;
+
+/**
+ * A pool of zeroed memories, per loaded plugin (per shared module and limits,
+ * see {@linkcode PoolKey}), holding at most `maxBytes` in all (the runtime
+ * gives it a share of `warmBytes`; 0 pools nothing); with them, the block
+ * maps of instances that import theirs (zeroed, by size) and the memories
+ * warm snapshots keep their image in (by size, written whole before use).
+ * The least recently given go first.
  */
 export class MemoryPool {
-  #free = new Map<LoadedPlugin, WebAssembly.Memory[]>();
+  #free = new Map<PoolKey, WebAssembly.Memory[]>();
   #bytes = 0;
 
   constructor(readonly maxBytes: number) {}
@@ -63,30 +90,44 @@ export class MemoryPool {
   /** A zeroed memory of the plugin's initial size: kept, or new. */
   take(loaded: LoadedPlugin): WebAssembly.Memory {
     const limits = loaded.memoryImport!;
-    const kept = this.#free.get(loaded)?.pop();
-    if (kept !== undefined) {
-      this.#bytes -= counted(kept);
-      return kept;
-    }
-    return new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
+    return this.#take(keyOf(loaded)) ??
+      new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
   }
 
-  /** Gives back the memory of a finished fresh instance: zeroed and kept, or dropped. */
+  /** Gives back the memory of a finished instance: zeroed and kept, or dropped. */
   give(loaded: LoadedPlugin, memory: WebAssembly.Memory): void {
     const length = memory.buffer.byteLength;
     if (length !== loaded.memoryImport!.min * PAGE || length > MAX_POOLED_MEMORY) return;
-    const size = counted(memory);
-    if (size > this.maxBytes) return;
-    let free = this.#free.get(loaded);
-    if (free !== undefined && free.length >= KEPT_PER_PLUGIN) return;
-    while (this.#bytes + size > this.maxBytes) this.#dropOldest();
-    zeroOutside(new Uint8Array(memory.buffer), loaded.dataRanges ?? []);
-    if (free === undefined) free = [];
-    // Re-inserted last: the map's order is least recently given first.
-    this.#free.delete(loaded);
-    this.#free.set(loaded, free);
-    free.push(memory);
-    this.#bytes += size;
+    const key = keyOf(loaded);
+    const kept = typeof key === "string" ? KEPT_PER_SHAPE : KEPT_PER_PLUGIN;
+    // Zeroed whole when another plugin may take it; outside the plugin's data otherwise.
+    const clean = typeof key === "string"
+      ? (bytes: Uint8Array) => bytes.fill(0)
+      : (bytes: Uint8Array) => zeroOutside(bytes, loaded.dataRanges ?? []);
+    this.#give(key, memory, kept, clean);
+  }
+
+  /** A zeroed block map of `pages` (fixed size): kept, or new. */
+  takeMap(pages: number): WebAssembly.Memory {
+    return this.#take(`map:${pages}`) ?? new WebAssembly.Memory({ initial: pages, maximum: pages });
+  }
+
+  /** Gives back a block map: zeroed and kept, or dropped. */
+  giveMap(map: WebAssembly.Memory): void {
+    const pages = map.buffer.byteLength / PAGE;
+    this.#give(`map:${pages}`, map, KEPT_PER_SHAPE, (bytes) => bytes.fill(0));
+  }
+
+  /** A memory of `pages` (fixed size) for a snapshot's image; the caller writes all of it. */
+  takeImage(pages: number): WebAssembly.Memory {
+    return this.#take(`image:${pages}`) ??
+      new WebAssembly.Memory({ initial: pages, maximum: pages });
+  }
+
+  /** Gives back an image memory no snapshot uses any more (not zeroed: it is written whole). */
+  giveImage(image: WebAssembly.Memory): void {
+    const pages = image.buffer.byteLength / PAGE;
+    this.#give(`image:${pages}`, image, KEPT_PER_SHAPE, () => {});
   }
 
   /**
@@ -106,9 +147,36 @@ export class MemoryPool {
     this.#bytes = 0;
   }
 
+  #take(key: PoolKey): WebAssembly.Memory | undefined {
+    const kept = this.#free.get(key)?.pop();
+    if (kept !== undefined) this.#bytes -= counted(kept);
+    return kept;
+  }
+
+  #give(
+    key: PoolKey,
+    memory: WebAssembly.Memory,
+    most: number,
+    clean: (bytes: Uint8Array) => void,
+  ): void {
+    if (memory.buffer.byteLength > MAX_POOLED_MEMORY) return;
+    const size = counted(memory);
+    if (size > this.maxBytes) return;
+    let free = this.#free.get(key);
+    if (free !== undefined && free.length >= most) return;
+    while (this.#bytes + size > this.maxBytes) this.#dropOldest();
+    clean(new Uint8Array(memory.buffer));
+    if (free === undefined) free = [];
+    // Re-inserted last: the map's order is least recently given first.
+    this.#free.delete(key);
+    this.#free.set(key, free);
+    free.push(memory);
+    this.#bytes += size;
+  }
+
   #dropOldest(): void {
-    const [plugin, memories] = this.#free.entries().next().value!;
-    this.#free.delete(plugin);
+    const [key, memories] = this.#free.entries().next().value!;
+    this.#free.delete(key);
     for (const m of memories) this.#bytes -= counted(m);
   }
 }

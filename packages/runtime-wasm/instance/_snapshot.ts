@@ -41,7 +41,14 @@ export interface SnapshotImage {
   readonly bytes: Uint8Array;
   /** The same bytes in a memory of their own, for the restorer (tracked plugins). */
   readonly memory: WebAssembly.Memory | null;
+  /** Snapshots using it (see {@linkcode Snapshot.release}). */
+  users: number;
+  /** Its last snapshot was released: its memory may be another plugin's image now. */
+  released: boolean;
 }
+
+/** Makes a memory of `pages` (fixed size) for an image, e.g. from a pool. */
+export type ImageMemoryFn = (pages: number) => WebAssembly.Memory;
 
 /** Marks the pages of `[ptr, ptr + length)` written (a host write into guest memory). */
 export function markWritten(map: Uint8Array, ptr: number, length: number): void {
@@ -56,6 +63,7 @@ export class Snapshot {
   readonly #globals: [WebAssembly.Global, unknown][];
   readonly #restorer: Restorer | null;
   readonly #shared: boolean;
+  #released = false;
 
   private constructor(
     memory: WebAssembly.Memory | null,
@@ -104,19 +112,21 @@ export class Snapshot {
     instance: WebAssembly.Instance,
     image: SnapshotImage | null = null,
     restoreModule: WebAssembly.Module | null = null,
+    newImage: ImageMemoryFn | null = null,
   ): Snapshot {
     const exports = instance.exports;
     const exported = exports[HOOKBOX_EXPORTS.memory];
     const memory = exported instanceof WebAssembly.Memory ? exported : null;
     const live = memory === null ? new Uint8Array(0) : new Uint8Array(memory.buffer);
     const map = memory === null || restoreModule === null ? null : blockMapMemory(instance);
-    const shared = image !== null && (map === null || image.memory !== null) &&
+    const shared = image !== null && !image.released && (map === null || image.memory !== null) &&
       sameBytes(live, image.bytes);
     const own = shared
       ? image
       : map === null
-      ? { bytes: live.slice(), memory: null }
-      : imageMemory(live);
+      ? { bytes: live.slice(), memory: null, users: 0, released: false }
+      : imageMemory(live, newImage);
+    own.users++;
     const globals: [WebAssembly.Global, unknown][] = [];
     for (const [name, value] of Object.entries(exports)) {
       if (value instanceof WebAssembly.Global && !HOST_GLOBALS.has(name) && isMutable(value)) {
@@ -129,6 +139,21 @@ export class Snapshot {
       restorer = restorerFor(restoreModule!, memory!, map, own.memory);
     }
     return new Snapshot(memory, own, globals, restorer, shared);
+  }
+
+  /**
+   * The instance is closed: this snapshot no longer uses its image. Returns
+   * the image's memory when no snapshot uses it any more (to pool: the
+   * caller may hand it to another plugin's snapshot, which writes it whole),
+   * else null. Once only.
+   */
+  release(): WebAssembly.Memory | null {
+    if (this.#released) return null;
+    this.#released = true;
+    const image = this.#image;
+    if (--image.users > 0 || image.memory === null) return null;
+    image.released = true;
+    return image.memory;
   }
 
   /** Writes the captured state back. */
@@ -149,12 +174,15 @@ export class Snapshot {
 }
 
 /** `live` copied into a memory of its own (its length is whole wasm pages). */
-function imageMemory(live: Uint8Array): SnapshotImage {
+function imageMemory(live: Uint8Array, newImage: ImageMemoryFn | null): SnapshotImage {
   const pages = live.byteLength / 65536;
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  let memory = newImage?.(pages) ?? null;
+  if (memory === null || memory.buffer.byteLength !== live.byteLength) {
+    memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+  }
   const bytes = new Uint8Array(memory.buffer);
   bytes.set(live);
-  return { bytes, memory };
+  return { bytes, memory, users: 0, released: false };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
