@@ -29,33 +29,77 @@ const w :Workerd.Worker = (
   );
 }
 
-/** JS heap used (garbage included) and backing stores of the Worker's isolate, in MB. */
-export async function isolateMemory(port: number): Promise<{ heap: number; backing: number }> {
+/** What a Worker's isolate holds, MB (see {@linkcode isolateMemory}). */
+export interface IsolateMemory {
+  /** JS heap used, after a collection. */
+  heap: number;
+  /** ArrayBuffers' backing stores (not WebAssembly memories). */
+  backing: number;
+  /** The WebAssembly memories alive. */
+  wasm: number;
+}
+
+/**
+ * What the Worker's isolate holds after a garbage collection, in MB: its JS
+ * heap, its ArrayBuffers' backing stores and its WebAssembly memories.
+ * V8's heap usage leaves the memories out, so they are found by prototype
+ * (`Runtime.queryObjects`, which collects garbage first: workerd's inspector
+ * never answers `HeapProfiler.collectGarbage`) and their sizes summed.
+ */
+export async function isolateMemory(port: number): Promise<IsolateMemory> {
   const socket = new WebSocket(`ws://127.0.0.1:${port}/main`);
   await new Promise((resolve, reject) => {
     socket.onopen = resolve;
     socket.onerror = reject;
   });
   let next = 0;
-  const waiting = new Map<number, (result: Record<string, number>) => void>();
+  let context: (id: number) => void = () => {};
+  const contextId = new Promise<number>((resolve) => context = resolve);
+  const waiting = new Map<number, (message: Record<string, unknown>) => void>();
   socket.onmessage = (e) => {
     const message = JSON.parse(e.data);
-    waiting.get(message.id)?.(message.result ?? {});
+    if (message.method === "Runtime.executionContextCreated") context(message.params.context.id);
+    waiting.get(message.id)?.(message);
     waiting.delete(message.id);
   };
-  const send = (method: string) =>
-    new Promise<Record<string, number>>((resolve) => {
+  // deno-lint-ignore no-explicit-any
+  const send = (method: string, params: Record<string, unknown> = {}): Promise<any> =>
+    new Promise((resolve, reject) => {
       const id = ++next;
-      waiting.set(id, resolve);
-      socket.send(JSON.stringify({ id, method, params: {} }));
+      waiting.set(id, (message) => {
+        if (message.error) reject(new Error(`${method}: ${JSON.stringify(message.error)}`));
+        else resolve(message.result ?? {});
+      });
+      socket.send(JSON.stringify({ id, method, params }));
     });
-  // (workerd's inspector never answers HeapProfiler.collectGarbage: garbage is included.)
-  const usage = await Promise.race([
-    send("Runtime.getHeapUsage"),
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error("the inspector did not answer")), 10_000)
-    ),
-  ]);
-  socket.close();
-  return { heap: usage.usedSize! / 1e6, backing: (usage.backingStorageSize ?? NaN) / 1e6 };
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error("the inspector did not answer")), 20_000)
+  );
+  const measure = async (): Promise<IsolateMemory> => {
+    await send("Runtime.enable");
+    const prototype = await send("Runtime.evaluate", {
+      expression: "WebAssembly.Memory.prototype",
+      contextId: await contextId,
+    });
+    const found = await send("Runtime.queryObjects", {
+      prototypeObjectId: prototype.result.objectId,
+    });
+    const summed = await send("Runtime.callFunctionOn", {
+      objectId: found.objects.objectId,
+      functionDeclaration:
+        "function () { return this.reduce((n, m) => n + m.buffer.byteLength, 0); }",
+      returnByValue: true,
+    });
+    const usage = await send("Runtime.getHeapUsage");
+    return {
+      heap: usage.usedSize / 1e6,
+      backing: (usage.backingStorageSize ?? NaN) / 1e6,
+      wasm: summed.result.value / 1e6,
+    };
+  };
+  try {
+    return await Promise.race([measure(), timeout]);
+  } finally {
+    socket.close();
+  }
 }

@@ -228,10 +228,10 @@ console.log(
   } MB after ${TENANTS} tenants' warm shell-guard (${blocked} blocked rm -rf /; target < 128 MB)`,
 );
 console.log(
-  `isolate after ${TENANTS} tenants' first events: JS heap ${
+  `isolate after ${TENANTS} tenants' first events, garbage collected: JS heap ${
     isolate.heap.toFixed(1)
-  } MB + ArrayBuffer/WebAssembly memory ${isolate.backing.toFixed(1)} MB = ${
-    (isolate.heap + isolate.backing).toFixed(1)
-  } MB (target < 128 MB)`,
+  } MB + ArrayBuffers ${isolate.backing.toFixed(1)} MB + WebAssembly memories ${
+    isolate.wasm.toFixed(1)
+  } MB = ${(isolate.heap + isolate.backing + isolate.wasm).toFixed(1)} MB (target < 128 MB)`,
 );
 Deno.exit(0);

@@ -255,9 +255,10 @@ console.log(
   } MB after two rounds of ${TENANTS} tenants`,
 );
 console.log(
-  `isolate after ${TENANTS} tenants' first events: JS heap ${isolate.heap.toFixed(1)} MB + ` +
-    `ArrayBuffer/WebAssembly memory ${isolate.backing.toFixed(1)} MB = ${
-      (isolate.heap + isolate.backing).toFixed(1)
-    } MB (Workers' limit 128 MB)`,
+  `isolate after ${TENANTS} tenants' first events, garbage collected: JS heap ${
+    isolate.heap.toFixed(1)
+  } MB + ArrayBuffers ${isolate.backing.toFixed(1)} MB + WebAssembly memories ${
+    isolate.wasm.toFixed(1)
+  } MB = ${(isolate.heap + isolate.backing + isolate.wasm).toFixed(1)} MB (Workers' limit 128 MB)`,
 );
 Deno.exit(0);
