@@ -342,6 +342,13 @@ function packImages(
     placed.set(owns[i]!.sha, place(open, owns[i]!.runs));
   }
   for (const own of owns) data.images[own.sha] = { base: own.base, own: placed.get(own.sha)! };
+  // What such a plugin holds of its own in a Worker: its runs against the base (the kept-plugin
+  // cap counts it; the base and the module are shared).
+  const ownBytes = new Map(owns.map((own) => [own.sha, own.runs.byteLength]));
+  for (const meta of Object.values(data.plugins)) {
+    const bytes = ownBytes.get(meta.sha256);
+    if (bytes !== undefined) meta.byteLength = bytes;
+  }
   const size = (parts: Uint8Array[]) => parts.reduce((sum, p) => sum + p.length, 0);
   const packed = chunks.map((parts) =>
     deflateRawSync(concatBytes(parts, size(parts)), { level: 9 })

@@ -334,6 +334,10 @@ Deno.test("JS hooks of many tenants and policies share one engine module in a bu
   );
   const data = JSON.parse(await Deno.readTextFile(`${dir}/out/bundle.json`));
   assertEquals(Object.keys(data.images).length, 3, "three images");
+  // Each counts its own runs against the Worker's kept-plugin cap, not the engine they share.
+  for (const plugin of Object.values(data.plugins) as { byteLength: number }[]) {
+    ok(plugin.byteLength < 64 * 1024, `${plugin.byteLength} bytes of its own`);
+  }
   ok(Deno.statSync(`${dir}/out/images.bin`).size < wasm[0]!, "images smaller than the engine");
   const workerd = await startWorkerd(`${dir}/out`);
   try {
