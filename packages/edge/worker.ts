@@ -17,6 +17,7 @@ import {
   createWasmRuntime,
   type LoadedPlugin,
   type MemoryImage,
+  type RunsImage,
   runsImage,
 } from "../runtime-wasm/mod.ts";
 import { createService } from "../service/app.ts";
@@ -100,7 +101,20 @@ function imagesOf(
   };
   const runsAt = ({ chunk, at }: ImagePlace) =>
     inflated(chunk).then((bytes) => runsImage(decodeRuns(bytes, at)));
-  const bases = new Map<string, Promise<MemoryImage>>();
+  const bases = new Map<string, Promise<RunsImage>>();
+  const baseMemories = new Map<RunsImage, { memory: WebAssembly.Memory; length: number }>();
+  /** A base's runs written into a memory of their own, once, for warm instances to restore from. */
+  const baseMemory = (base: RunsImage) => {
+    let made = baseMemories.get(base);
+    if (made === undefined) {
+      const length = base.runs.reduce((end, [at, bytes]) => Math.max(end, at + bytes.length), 0);
+      const pages = Math.ceil(length / 65536);
+      const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
+      base.write(new Uint8Array(memory.buffer));
+      baseMemories.set(base, made = { memory, length });
+    }
+    return made;
+  };
   const images = new Map<string, Promise<MemoryImage>>();
   return (sha) => {
     const where = data.images[sha];
@@ -113,6 +127,10 @@ function imagesOf(
       if (base === undefined) bases.set(key, base = runsAt(where.base));
       image = Promise.all([base, runsAt(where.own)]).then(([b, own]) => ({
         write: (memory: Uint8Array) => (b.write(memory), own.write(memory)),
+        layers: () => {
+          const { memory, length } = baseMemory(b);
+          return { base: memory, baseLength: length, runs: own.runs };
+        },
       }));
       images.set(sha, image);
     }

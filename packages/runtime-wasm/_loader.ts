@@ -104,12 +104,36 @@ export interface LoadedPlugin {
    * made without it.
    */
   lines?: string;
+  /**
+   * With `image`: instantiation writes nothing else into the memory (no
+   * start function, no `_initialize`), so an instance's memory starts as
+   * exactly the image.
+   */
+  pristineImage?: boolean;
 }
 
 /** A plugin's initial memory contents, written by the host. */
 export interface MemoryImage {
   /** Writes the contents into `memory` (zeroed, at least the plugin's initial size). */
   write(memory: Uint8Array): void;
+  /**
+   * The contents as a base shared with other plugins, in a memory of its
+   * own, and this plugin's runs over it (an edge bundle's images); absent
+   * when the image is not made that way. A warm instance of a plugin whose
+   * memory starts as exactly its image (`pristineImage`) restores from these
+   * instead of a copy of its own.
+   */
+  layers?(): ImageLayers;
+}
+
+/** A base every plugin of a module shares and one plugin's runs over it (`MemoryImage.layers`). */
+export interface ImageLayers {
+  /** The base, read-only (never written after it is made). */
+  readonly base: WebAssembly.Memory;
+  /** Bytes of `base` that are the base's (the rest of its last page is zeros). */
+  readonly baseLength: number;
+  /** The plugin's runs: `[offset, bytes]`, sorted, disjoint. */
+  readonly runs: readonly (readonly [number, Uint8Array])[];
 }
 
 /** An image made of runs of `[offset, bytes]` (`SplitData.runs`). */
@@ -248,6 +272,10 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
           ),
         },
         image: runsImage(split.runs),
+        ...(abi !== "extism" && !info.hasStart &&
+            !info.exports.some((e) => e.name === "_initialize")
+          ? { pristineImage: true }
+          : {}),
         ...(split.custom[LINES_SECTION]
           ? { lines: new TextDecoder().decode(split.custom[LINES_SECTION]) }
           : {}),

@@ -26,7 +26,7 @@ import { WasmRuntime } from "./_runtime.ts";
 import { WorkerRuntime } from "./worker/_worker_runtime.ts";
 
 export type { PluginAbi } from "./_abi.ts";
-export type { LoadedPlugin, MemoryImage, RunsImage } from "./_loader.ts";
+export type { ImageLayers, LoadedPlugin, MemoryImage, RunsImage } from "./_loader.ts";
 export { runsImage };
 export { FUEL_SLICE } from "./_fuel.ts";
 export { loadsThroughSdk } from "./instance/_instance.ts";

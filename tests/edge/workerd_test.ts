@@ -306,7 +306,10 @@ Deno.test("JS hooks of many tenants and policies share one engine module in a bu
         files: {
           "HOOK.md": `---\nname: words\ndescription: d\ntrigger: pre-tool-call\n` +
             `isolation: ${t.isolation}\n---\n`,
+          // A warm instance restored wrongly would count a second call (or not run at all).
           "scripts/run.js": `const fs = require("fs");\n` +
+            `globalThis.calls = (globalThis.calls ?? 0) + 1;\n` +
+            `if (globalThis.calls !== 1) { process.stderr.write("state leaked"); process.exit(2); }\n` +
             `const e = JSON.parse(fs.readFileSync(0, "utf8"));\n` +
             `if (e.tool_input.command.includes(${JSON.stringify(t.word)})) {\n` +
             `  process.stderr.write("${t.id} refuses ${t.word}");\n  process.exit(2);\n}\n`,
@@ -343,8 +346,8 @@ Deno.test("JS hooks of many tenants and policies share one engine module in a bu
   try {
     for (const t of tenants) {
       for (const other of tenants) {
-        // Twice each: a warm instance answers its second call as its first.
-        for (let i = 0; i < 2; i++) {
+        // Three times each: a warm instance answers its later calls as its first.
+        for (let i = 0; i < 3; i++) {
           const answer = await post(workerd.url, keys.get(t.id)!, toolEvent(`echo ${other.word}`));
           assertEquals(answer.status, 200, JSON.stringify(answer.body));
           if (other === t) {

@@ -7,45 +7,8 @@
  */
 import { deepStrictEqual as assertEquals } from "node:assert/strict";
 import { blockMapPages } from "../../packages/rewriter/mod.ts";
-import { corpusRuntime, request, wasmHook, watBytes } from "./_corpus.ts";
-
-/**
- * A WASI command whose code is the same for every `data` (so the plugins
- * share one module): it prints the four bytes at 1000, 2000 and 3000 (a
- * zero as "."), then overwrites all twelve with "x" and fills 4096..8191.
- */
-function probe(name: string, data: Record<number, string>): Uint8Array {
-  const segments = Object.entries(data)
-    .map(([at, text]) => `(data (i32.const ${at}) "${text}")`)
-    .join("\n  ");
-  return watBytes(
-    name,
-    `(module
-  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
-  (memory (export "memory") 4)
-  ${segments}
-  (func $show (param $from i32) (param $to i32)
-    (local $i i32) (local $b i32)
-    (local.set $i (i32.const 0))
-    (block $done
-      (loop $next
-        (br_if $done (i32.ge_u (local.get $i) (i32.const 4)))
-        (local.set $b (i32.load8_u (i32.add (local.get $from) (local.get $i))))
-        (i32.store8 (i32.add (local.get $to) (local.get $i))
-          (select (i32.const 46) (local.get $b) (i32.eqz (local.get $b))))
-        (i32.store8 (i32.add (local.get $from) (local.get $i)) (i32.const 120))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $next))))
-  (func (export "_start")
-    (call $show (i32.const 1000) (i32.const 64))
-    (call $show (i32.const 2000) (i32.const 68))
-    (call $show (i32.const 3000) (i32.const 72))
-    (memory.fill (i32.const 4096) (i32.const 7) (i32.const 4096))
-    (i32.store (i32.const 0) (i32.const 64))
-    (i32.store (i32.const 4) (i32.const 12))
-    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 16)))))`,
-  );
-}
+import { corpusRuntime, request, wasmHook } from "./_corpus.ts";
+import { probe } from "./_memory_probe.ts";
 
 /**
  * Eight plugins of one module: each has its tag at 1000; every third also

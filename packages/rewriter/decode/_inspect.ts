@@ -57,6 +57,8 @@ export interface ModuleInfo {
   tables: TableInfo[];
   /** Size of the module, bytes. */
   byteLength: number;
+  /** The module has a start function (it runs at instantiation). */
+  hasStart: boolean;
 }
 
 /**
@@ -77,6 +79,7 @@ export function inspectModule(bytes: Uint8Array): ModuleInfo {
     memories,
     tables: m.tables.map(({ min, max }) => ({ min, max })),
     byteLength: bytes.length,
+    hasStart: m.start !== null,
   };
 }
 

@@ -184,7 +184,10 @@ export class PluginInstance {
     restoreModule: WebAssembly.Module | null = null,
     newImage: ImageMemoryFn | null = null,
   ): SnapshotImage {
-    this.#snapshot = Snapshot.take(this.#instance, image, restoreModule, newImage);
+    // A memory that starts as exactly its image restores from the image's layers, if it has them.
+    const loaded = this.#loaded;
+    const layers = loaded.pristineImage ? loaded.image?.layers?.() ?? null : null;
+    this.#snapshot = Snapshot.take(this.#instance, image, restoreModule, newImage, layers);
     return this.#snapshot.image;
   }
 

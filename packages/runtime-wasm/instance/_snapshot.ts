@@ -20,6 +20,7 @@ import {
   WRITE_STRADDLE as STRADDLE,
 } from "../../rewriter/mod.ts";
 import { type Restorer, restorerFor } from "./_restore.ts";
+import type { ImageLayers } from "../_loader.ts";
 
 /** Globals the host manages itself and never restores. */
 const HOST_GLOBALS = new Set<string>([HOOKBOX_EXPORTS.fuel]);
@@ -34,6 +35,20 @@ export function blockMap(instance: WebAssembly.Instance): Uint8Array | null {
 function blockMapMemory(instance: WebAssembly.Instance): WebAssembly.Memory | null {
   const map = instance.exports[HOOKBOX_EXPORTS.blockMap];
   return map instanceof WebAssembly.Memory ? map : null;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** What a layered snapshot restores from (see `Snapshot.#layered`). */
+interface Layered {
+  /** The memory's length at the snapshot. */
+  length: number;
+  /** Bytes of the shared base. */
+  baseLength: number;
+  /** The plugin's runs over the base. */
+  runs: ImageLayers["runs"];
+  /** The instance's block map. */
+  map: Uint8Array;
 }
 
 /** A plugin's pristine memory, shared by the snapshots of its warm instances. */
@@ -63,6 +78,8 @@ export class Snapshot {
   readonly #globals: [WebAssembly.Global, unknown][];
   readonly #restorer: Restorer | null;
   readonly #shared: boolean;
+  /** Restoring from a shared base: the base's length, the plugin's runs over it and the map. */
+  readonly #layers: Layered | null;
   #released = false;
 
   private constructor(
@@ -71,12 +88,14 @@ export class Snapshot {
     globals: [WebAssembly.Global, unknown][],
     restorer: Restorer | null,
     shared: boolean,
+    layers: Layered | null = null,
   ) {
     this.#memory = memory;
     this.#image = image;
     this.#globals = globals;
     this.#restorer = restorer;
     this.#shared = shared;
+    this.#layers = layers;
   }
 
   /** Bytes this snapshot holds of its own (0 when it shares an image with other instances). */
@@ -92,7 +111,8 @@ export class Snapshot {
    * instance is not reused.
    */
   get grown(): boolean {
-    return this.#memory !== null && this.#memory.buffer.byteLength > this.#image.bytes.length;
+    const saved = this.#layers?.length ?? this.#image.bytes.length;
+    return this.#memory !== null && this.#memory.buffer.byteLength > saved;
   }
 
   /** The memory image, to share with the next instance of the same module. */
@@ -113,12 +133,16 @@ export class Snapshot {
     image: SnapshotImage | null = null,
     restoreModule: WebAssembly.Module | null = null,
     newImage: ImageMemoryFn | null = null,
+    layers: ImageLayers | null = null,
   ): Snapshot {
     const exports = instance.exports;
     const exported = exports[HOOKBOX_EXPORTS.memory];
     const memory = exported instanceof WebAssembly.Memory ? exported : null;
     const live = memory === null ? new Uint8Array(0) : new Uint8Array(memory.buffer);
     const map = memory === null || restoreModule === null ? null : blockMapMemory(instance);
+    if (layers !== null && map !== null) {
+      return Snapshot.#layered(instance, memory!, map, restoreModule!, layers);
+    }
     const shared = image !== null && !image.released && (map === null || image.memory !== null) &&
       sameBytes(live, image.bytes);
     const own = shared
@@ -142,6 +166,37 @@ export class Snapshot {
   }
 
   /**
+   * The snapshot of an instance whose memory started as exactly its plugin's
+   * image, `layers` (a base shared by the module's plugins, and the plugin's
+   * runs over it): nothing is copied. A restore copies the marked blocks back
+   * from the base, then writes again each of the plugin's runs that a
+   * restored block overlaps (the restorer covers a marked block and the
+   * first bytes of the next, so a run is written again when the block before
+   * its first one or any of its own is marked).
+   */
+  static #layered(
+    instance: WebAssembly.Instance,
+    memory: WebAssembly.Memory,
+    map: WebAssembly.Memory,
+    restoreModule: WebAssembly.Module,
+    layers: ImageLayers,
+  ): Snapshot {
+    const length = memory.buffer.byteLength;
+    const globals = mutableGlobals(instance.exports);
+    const marks = new Uint8Array(map.buffer);
+    marks.fill(0);
+    const restorer = restorerFor(restoreModule, memory, map, layers.base);
+    // The image counts nothing of its own: the base is shared and the runs are the plugin's.
+    const image = { bytes: EMPTY, memory: null, users: 1, released: false };
+    return new Snapshot(memory, image, globals, restorer, true, {
+      length,
+      baseLength: layers.baseLength,
+      runs: layers.runs,
+      map: marks,
+    });
+  }
+
+  /**
    * The instance is closed: this snapshot no longer uses its image. Returns
    * the image's memory when no snapshot uses it any more (to pool: the
    * caller may hand it to another plugin's snapshot, which writes it whole),
@@ -158,6 +213,7 @@ export class Snapshot {
 
   /** Writes the captured state back. */
   restore(): void {
+    if (this.#layers !== null) return this.#restoreLayers(this.#layers);
     if (this.#memory !== null) {
       const length = this.#memory.buffer.byteLength;
       const saved = this.#image.bytes.length;
@@ -171,6 +227,37 @@ export class Snapshot {
     }
     for (const [global, value] of this.#globals) global.value = value;
   }
+
+  #restoreLayers(layers: Layered): void {
+    const memory = this.#memory!;
+    const length = memory.buffer.byteLength;
+    const { map, runs } = layers;
+    // Before the restorer clears the marks: the runs a restored block overlaps.
+    const again: (readonly [number, Uint8Array])[] = [];
+    for (const run of runs) {
+      const [at, bytes] = run;
+      const from = Math.max(0, (at >>> BLOCK_SHIFT) - 1);
+      const to = ((at + bytes.byteLength - 1) >>> BLOCK_SHIFT) + 1;
+      if (map.subarray(from, to).includes(1)) again.push(run);
+    }
+    this.#restorer!(Math.ceil(length / BLOCK), BLOCK_SHIFT, STRADDLE, layers.baseLength, length);
+    if (again.length > 0) {
+      const live = new Uint8Array(memory.buffer);
+      for (const [at, bytes] of again) live.set(bytes, at);
+    }
+    for (const [global, value] of this.#globals) global.value = value;
+  }
+}
+
+/** The exported mutable globals of `exports` and their values now. */
+function mutableGlobals(exports: WebAssembly.Exports): [WebAssembly.Global, unknown][] {
+  const globals: [WebAssembly.Global, unknown][] = [];
+  for (const [name, value] of Object.entries(exports)) {
+    if (value instanceof WebAssembly.Global && !HOST_GLOBALS.has(name) && isMutable(value)) {
+      globals.push([value, value.value]);
+    }
+  }
+  return globals;
 }
 
 /** `live` copied into a memory of its own (its length is whole wasm pages). */
