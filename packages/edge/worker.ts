@@ -126,7 +126,16 @@ function imagesOf(
       let base = bases.get(key);
       if (base === undefined) bases.set(key, base = runsAt(where.base));
       image = Promise.all([base, runsAt(where.own)]).then(([b, own]) => ({
-        write: (memory: Uint8Array) => (b.write(memory), own.write(memory)),
+        // The base copied whole from its memory (one copy, not a write per run), zeros past it,
+        // then the plugin's runs: every byte, whatever the memory held.
+        write: (memory: Uint8Array) => {
+          const { memory: from, length } = baseMemory(b);
+          const end = Math.min(length, memory.length);
+          memory.set(new Uint8Array(from.buffer, 0, end));
+          memory.fill(0, end);
+          own.write(memory);
+        },
+        overwrites: true,
         layers: () => {
           const { memory, length } = baseMemory(b);
           return { base: memory, baseLength: length, runs: own.runs };

@@ -117,6 +117,11 @@ export interface MemoryImage {
   /** Writes the contents into `memory` (zeroed, at least the plugin's initial size). */
   write(memory: Uint8Array): void;
   /**
+   * `write` sets every byte of the memory it is given, so that memory need
+   * not be zeroed first (a memory another plugin of the module used).
+   */
+  readonly overwrites?: boolean;
+  /**
    * The contents as a base shared with other plugins, in a memory of its
    * own, and this plugin's runs over it (an edge bundle's images); absent
    * when the image is not made that way. A warm instance of a plugin whose

@@ -1,9 +1,11 @@
 /**
  * In a bundle, plugins that share a module and start as exactly their image
  * restore their warm instances from the module's shared base and their own
- * runs over it (`Snapshot` layers), never from a copy of their own: every
- * call of every tenant still starts from that tenant's own pristine memory,
- * whatever the call before wrote and whichever tenant's instance closed.
+ * runs over it (`Snapshot` layers), never from a copy of their own, and take
+ * memories another tenant's instance gave back without their being zeroed
+ * first (the image overwrites every byte): every call of every tenant still
+ * starts from that tenant's own pristine memory, whatever the call before
+ * wrote and whichever tenant's instance closed.
  */
 import { deepStrictEqual as assertEquals, ok } from "node:assert/strict";
 import { writeBundle } from "../../packages/deno/bundle.ts";
@@ -21,64 +23,66 @@ const data = (i: number): Record<number, string> =>
 const expected = (i: number) =>
   `tag${i}` + (i % 2 === 0 ? "AAAA" : "....") + (i % 2 === 0 ? "...." : "CCCC");
 
-Deno.test("warm instances in a bundle restore from the shared base and their own runs", async () => {
-  const dir = await tempDir("hookbox-layers-");
-  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
-  const TENANTS = 6;
-  const keys: string[] = [];
-  try {
-    for (let i = 0; i < TENANTS; i++) {
-      const key = await h.tenant(`t${i}`);
-      keys.push(key);
-      const up = await h.call("PUT", "/v1/hooks/probe", {
-        key,
-        body: {
-          files: {
-            "HOOK.md": "---\nname: probe\ndescription: d\ntrigger: pre-tool-call\n" +
-              "isolation: warm\n---\n",
-            "plugin.wasm": { base64: encodeBase64(probe(`probe_${i}`, data(i), true)) },
-          },
-        },
-      });
-      assertEquals(up.status, 201, JSON.stringify(up.body));
-    }
-    const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
-    assertEquals(summary.modules, 1, "the six plugins share one module");
-    const bundle = JSON.parse(await Deno.readTextFile(`${dir}/out/bundle.json`));
-    for (const plugin of Object.values(bundle.plugins) as { pristineImage?: boolean }[]) {
-      ok(plugin.pristineImage, "each starts as exactly its image");
-    }
-    const modules: Record<string, WebAssembly.Module> = {};
-    for (const entry of Deno.readDirSync(`${dir}/out/plugins`)) {
-      const bytes = await Deno.readFile(`${dir}/out/plugins/${entry.name}`);
-      modules[entry.name.replace(/\.wasm$/, "")] = new WebAssembly.Module(bytes);
-    }
-    const images = (await Deno.readFile(`${dir}/out/images.bin`)).buffer;
-    const worker = createEdgeWorker(await Deno.readFile(`${dir}/out/registry.bin`), modules, {
-      audit: () => Promise.resolve(),
-      images,
-    });
-    // Each call overwrites the bytes it reports: a restore that missed them, or restored another
-    // plugin's, shows in the next call's reason.
-    for (let round = 0; round < 3; round++) {
+for (const isolation of ["warm", "fresh"] as const) {
+  Deno.test(`${isolation} instances in a bundle start from (and restore to) their own image`, async () => {
+    const dir = await tempDir("hookbox-layers-");
+    const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+    const TENANTS = 6;
+    const keys: string[] = [];
+    try {
       for (let i = 0; i < TENANTS; i++) {
-        const answer = await worker.fetch(
-          new Request("http://edge/v1/events", {
-            method: "POST",
-            headers: { authorization: `Bearer ${keys[i]}`, "content-type": "application/json" },
-            body: JSON.stringify(toolEvent("ls")),
-          }),
-        );
-        const body = await answer.json();
-        assertEquals(
-          [answer.status, body.decision, body.reason],
-          [200, "block", expected(i)],
-          `tenant ${i}, round ${round}: ${JSON.stringify(body)}`,
-        );
+        const key = await h.tenant(`t${i}`);
+        keys.push(key);
+        const up = await h.call("PUT", "/v1/hooks/probe", {
+          key,
+          body: {
+            files: {
+              "HOOK.md": "---\nname: probe\ndescription: d\ntrigger: pre-tool-call\n" +
+                `isolation: ${isolation}\n---\n`,
+              "plugin.wasm": { base64: encodeBase64(probe(`probe_${i}`, data(i), true)) },
+            },
+          },
+        });
+        assertEquals(up.status, 201, JSON.stringify(up.body));
       }
+      const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
+      assertEquals(summary.modules, 1, "the six plugins share one module");
+      const bundle = JSON.parse(await Deno.readTextFile(`${dir}/out/bundle.json`));
+      for (const plugin of Object.values(bundle.plugins) as { pristineImage?: boolean }[]) {
+        ok(plugin.pristineImage, "each starts as exactly its image");
+      }
+      const modules: Record<string, WebAssembly.Module> = {};
+      for (const entry of Deno.readDirSync(`${dir}/out/plugins`)) {
+        const bytes = await Deno.readFile(`${dir}/out/plugins/${entry.name}`);
+        modules[entry.name.replace(/\.wasm$/, "")] = new WebAssembly.Module(bytes);
+      }
+      const images = (await Deno.readFile(`${dir}/out/images.bin`)).buffer;
+      const worker = createEdgeWorker(await Deno.readFile(`${dir}/out/registry.bin`), modules, {
+        audit: () => Promise.resolve(),
+        images,
+      });
+      // Each call overwrites the bytes it reports: a restore that missed them, or restored another
+      // plugin's, shows in the next call's reason.
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < TENANTS; i++) {
+          const answer = await worker.fetch(
+            new Request("http://edge/v1/events", {
+              method: "POST",
+              headers: { authorization: `Bearer ${keys[i]}`, "content-type": "application/json" },
+              body: JSON.stringify(toolEvent("ls")),
+            }),
+          );
+          const body = await answer.json();
+          assertEquals(
+            [answer.status, body.decision, body.reason],
+            [200, "block", expected(i)],
+            `tenant ${i}, round ${round}: ${JSON.stringify(body)}`,
+          );
+        }
+      }
+    } finally {
+      await h.close();
+      await Deno.remove(dir, { recursive: true });
     }
-  } finally {
-    await h.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+  });
+}

@@ -5,12 +5,14 @@
  * the process already has costs about 16 µs. A memory comes back from a
  * closed instance (fresh after its call, warm when the warm pool lets it go)
  * only at its initial size (one that grew stays with its instance and is
- * dropped), is zeroed at once — outside the ranges the plugin's active data
+ * dropped), is zeroed — at once, outside the ranges the plugin's active data
  * segments cover, when the loader knows them and only that plugin can take
  * it: the next instantiation writes those before any guest code runs; whole
- * when any plugin of a shared module can — and is handed to the next
- * instance, whose data is then written into it as into a new one: the
- * instance cannot tell it from a new memory. Block maps come back zeroed;
+ * when it is taken, when any plugin of a shared module can take it, unless
+ * the taker's image writes every byte anyway (an edge bundle's: its base
+ * copied whole) — and is handed to the next instance, whose data is then
+ * written into it as into a new one: the instance cannot tell it from a new
+ * memory. Block maps come back zeroed;
  * a warm snapshot's image memory comes back when no snapshot uses it, and is
  * written whole by the next one.
  *
@@ -87,11 +89,23 @@ export class MemoryPool {
     return this.#bytes;
   }
 
-  /** A zeroed memory of the plugin's initial size: kept, or new. */
+  /**
+   * A memory of the plugin's initial size, zeroed — or, when the plugin's
+   * image overwrites every byte (`MemoryImage.overwrites`), possibly holding
+   * what another plugin of its module left: kept, or new.
+   */
   take(loaded: LoadedPlugin): WebAssembly.Memory {
     const limits = loaded.memoryImport!;
-    return this.#take(keyOf(loaded)) ??
-      new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
+    const key = keyOf(loaded);
+    const kept = this.#take(key);
+    if (kept === undefined) {
+      return new WebAssembly.Memory({ initial: limits.min, maximum: limits.max });
+    }
+    // Kept as given back (see `give`): zeroed now unless the image writes all of it anyway.
+    if (typeof key === "string" && loaded.image?.overwrites !== true) {
+      new Uint8Array(kept.buffer).fill(0);
+    }
+    return kept;
   }
 
   /** Gives back the memory of a finished instance: zeroed and kept, or dropped. */
@@ -100,9 +114,10 @@ export class MemoryPool {
     if (length !== loaded.memoryImport!.min * PAGE || length > MAX_POOLED_MEMORY) return;
     const key = keyOf(loaded);
     const kept = typeof key === "string" ? KEPT_PER_SHAPE : KEPT_PER_PLUGIN;
-    // Zeroed whole when another plugin may take it; outside the plugin's data otherwise.
+    // Kept as it is when any plugin of a shared module may take it: `take` zeroes it unless the
+    // taker's image overwrites every byte. Zeroed outside the plugin's data otherwise.
     const clean = typeof key === "string"
-      ? (bytes: Uint8Array) => bytes.fill(0)
+      ? () => {}
       : (bytes: Uint8Array) => zeroOutside(bytes, loaded.dataRanges ?? []);
     this.#give(key, memory, kept, clean);
   }
