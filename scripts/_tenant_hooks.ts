@@ -1,5 +1,6 @@
 /**
- * Distinct small JS hooks, one per tenant, for the edge benchmarks: five
+ * Distinct small JS hooks, one per tenant, for the edge benchmarks (and a
+ * service store holding them, `tenantStore`): five
  * kinds a platform's tenants write (a word guard, a function-style tool
  * guard, a context injector, an input rewriter, a path guard), each with
  * its tenant's own words, patterns and messages, so that no two compile to
@@ -7,6 +8,10 @@
  *
  * @module
  */
+import { compileJsHook } from "../packages/compile/js.ts";
+import { openSqliteStore } from "../packages/store-sqlite/sqlite.ts";
+import { encodeBase64 } from "../tests/_base64.ts";
+import { harness } from "../tests/service/_api.ts";
 
 /** The script (`scripts/run.js` or `.mjs`) of tenant `i`'s hook. */
 export function tenantScript(i: number): { name: string; source: string } {
@@ -85,3 +90,50 @@ export function blockedBy(i: number): { tool_name: string; command: string } | n
   if (i % 5 === 1) return { tool_name: `${word}x0`, command: "ls" };
   return null;
 }
+
+/**
+ * A service store at `${dir}/hookbox.db` with `tenants` tenants, each with its
+ * own warm JS hook ({@linkcode tenantScript}), compiled two at a time and
+ * cached by content in `.cache/bench-edge-tenants` (sources kept in
+ * `.cache/bench-edge-tenants-src`: a hook's build index is by path, so the
+ * same paths find their plugins without building again). Resolves to each
+ * tenant's key and the open harness (the caller closes it).
+ */
+export async function tenantStore(
+  dir: string,
+  tenants: number,
+): Promise<{ keys: string[]; h: Awaited<ReturnType<typeof harness>> }> {
+  const plugins: Uint8Array[] = new Array(tenants);
+  let next = 0;
+  await Promise.all([0, 1].map(async () => {
+    while (next < tenants) {
+      const i = next++;
+      const { name, source } = tenantScript(i);
+      const folder = `${SOURCES}/t${i}/scripts`;
+      await Deno.mkdir(folder, { recursive: true });
+      await Deno.writeTextFile(`${folder}/${name}`, source);
+      plugins[i] = (await compileJsHook(`${folder}/${name}`, { cacheDir: CACHE })).bytes;
+    }
+  }));
+  const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
+  const keys: string[] = [];
+  for (let i = 0; i < tenants; i++) {
+    const key = await h.tenant(`t${i}`);
+    const res = await h.call("PUT", "/v1/hooks/own", {
+      key,
+      body: {
+        files: {
+          "HOOK.md": "---\nname: own\ndescription: the tenant's own hook\n" +
+            "trigger: pre-tool-call\nisolation: warm\n---\n",
+          "plugin.wasm": { base64: encodeBase64(plugins[i]!) },
+        },
+      },
+    });
+    if (res.status !== 201) throw new Error(JSON.stringify(res.body));
+    keys.push(key);
+  }
+  return { keys, h };
+}
+
+const CACHE = new URL("../.cache/bench-edge-tenants", import.meta.url).pathname;
+const SOURCES = `${CACHE}-src`;

@@ -10,24 +10,20 @@
  *
  *   deno run -A scripts/bench_edge_tenants.ts [--tenants 1000] [--requests 2000]
  *
- * Compiled hooks are cached by content in `.cache/bench-edge-tenants`, their
- * sources kept in `.cache/bench-edge-tenants-src` (a hook's build index is
- * by path: the same paths find their plugins without bundling again).
+ * Compiled hooks are cached by content in `.cache/bench-edge-tenants`
+ * (`tenantStore` in `_tenant_hooks.ts`).
  *
  * @module
  */
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { writeBundle } from "../packages/deno/bundle.ts";
-import { compileJsHook } from "../packages/compile/js.ts";
-import { openSqliteStore } from "../packages/store-sqlite/sqlite.ts";
-import { encodeBase64 } from "../tests/_base64.ts";
-import { harness, toolEvent } from "../tests/service/_api.ts";
+import { toolEvent } from "../tests/service/_api.ts";
 import { startWorkerd, type Workerd } from "../tests/_workerd.ts";
 import { RawHttpConnection } from "./_raw_http.ts";
 import { median, percentile } from "./_stats.ts";
 import { isolateMemory, writeOkWorker } from "./_workerd_bench.ts";
-import { blockedBy, tenantScript } from "./_tenant_hooks.ts";
+import { blockedBy, tenantStore } from "./_tenant_hooks.ts";
 import { freePort } from "../tests/_workerd.ts";
 
 const { values } = parseArgs({
@@ -39,45 +35,13 @@ const { values } = parseArgs({
 });
 const TENANTS = Number(values.tenants);
 const REQUESTS = Number(values.requests);
-const CACHE = new URL("../.cache/bench-edge-tenants", import.meta.url).pathname;
-const SOURCES = `${CACHE}-src`;
 
 const dir = await Deno.makeTempDir({ prefix: "hookbox-bench-tenants-" });
 const started = performance.now();
-// Compiled two at a time (the machine's cores), cached by content for the next run.
-const plugins: Uint8Array[] = new Array(TENANTS);
-let next = 0;
-await Promise.all([0, 1].map(async () => {
-  while (next < TENANTS) {
-    const i = next++;
-    const { name, source } = tenantScript(i);
-    const folder = `${SOURCES}/t${i}/scripts`;
-    await Deno.mkdir(folder, { recursive: true });
-    await Deno.writeTextFile(`${folder}/${name}`, source);
-    plugins[i] = (await compileJsHook(`${folder}/${name}`, { cacheDir: CACHE })).bytes;
-  }
-}));
+const { keys, h } = await tenantStore(dir, TENANTS);
 console.error(
-  `compiled ${TENANTS} hooks in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  `compiled and stored ${TENANTS} hooks in ${((performance.now() - started) / 1000).toFixed(0)} s`,
 );
-
-const h = await harness(openSqliteStore(`${dir}/hookbox.db`));
-const keys: string[] = [];
-for (let i = 0; i < TENANTS; i++) {
-  const key = await h.tenant(`t${i}`);
-  const res = await h.call("PUT", "/v1/hooks/own", {
-    key,
-    body: {
-      files: {
-        "HOOK.md": "---\nname: own\ndescription: the tenant's own hook\ntrigger: pre-tool-call\n" +
-          "isolation: warm\n---\n",
-        "plugin.wasm": { base64: encodeBase64(plugins[i]!) },
-      },
-    },
-  });
-  if (res.status !== 201) throw new Error(JSON.stringify(res.body));
-  keys.push(key);
-}
 const bundled = performance.now();
 const summary = await writeBundle({ store: h.store, out: `${dir}/out` });
 const bundleSeconds = (performance.now() - bundled) / 1000;

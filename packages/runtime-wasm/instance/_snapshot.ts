@@ -151,12 +151,7 @@ export class Snapshot {
       ? { bytes: live.slice(), memory: null, users: 0, released: false }
       : imageMemory(live, newImage);
     own.users++;
-    const globals: [WebAssembly.Global, unknown][] = [];
-    for (const [name, value] of Object.entries(exports)) {
-      if (value instanceof WebAssembly.Global && !HOST_GLOBALS.has(name) && isMutable(value)) {
-        globals.push([value, value.value]);
-      }
-    }
+    const globals = mutableGlobals(exports);
     let restorer: Restorer | null = null;
     if (map !== null && own.memory !== null) {
       new Uint8Array(map.buffer).fill(0);
