@@ -342,8 +342,9 @@ function packImages(
     placed.set(owns[i]!.sha, place(open, owns[i]!.runs));
   }
   for (const own of owns) data.images[own.sha] = { base: own.base, own: placed.get(own.sha)! };
-  // What such a plugin holds of its own in a Worker: its runs against the base (the kept-plugin
-  // cap counts it; the base and the module are shared).
+  // What such a plugin holds of its own in a Worker: its runs against the base. The kept-plugin
+  // cap counts it: the Worker compiles every module it declares at start, so a thousand hooks
+  // counted as a thousand 1.3 MB engines went past the cap and let each other go on every call.
   const ownBytes = new Map(owns.map((own) => [own.sha, own.runs.byteLength]));
   for (const meta of Object.values(data.plugins)) {
     const bytes = ownBytes.get(meta.sha256);

@@ -12,7 +12,7 @@ export type { EventType } from "../core/schema/event_types.ts";
 export { EVENT_TYPES } from "../core/schema/event_types.ts";
 export type { Manifest, ManifestLimits } from "../core/schema/manifest.ts";
 export type { PluginAbi } from "../runtime-wasm/mod.ts";
-export type { LoadedPlugin, MemoryImage } from "../runtime-wasm/mod.ts";
+export type { ImageLayers, LoadedPlugin, MemoryImage } from "../runtime-wasm/mod.ts";
 export type { PreparedPlugin } from "../runtime-wasm/mod.ts";
 export type {
   AuditHook,

@@ -51,6 +51,7 @@ export {
 } from "../core/runtime/failure.ts";
 export {
   createWasmRuntime,
+  type ImageLayers,
   type LoadedPlugin,
   type MemoryImage,
   type PluginAbi,

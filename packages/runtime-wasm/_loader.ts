@@ -67,11 +67,10 @@ export interface LoadedPlugin {
   instrumentedSha256: string;
   /**
    * Bytes of the instrumented module: what a runtime's cap on the plugins it
-   * keeps loaded counts (compiled, a module holds several times this); for a
-   * plugin of a shared module ({@linkcode PrepareContext.shareCode}), the
-   * bytes of its own data (its image's runs and line table): a thousand JS
-   * hooks counted as a thousand engines went past the cap and let each other
-   * go on every call. Absent: not counted.
+   * keeps loaded counts (compiled, a module holds several times this).
+   * Absent: not counted. An edge bundle gives a plugin of a shared module the
+   * bytes of its own runs instead: a Worker compiles every module it
+   * declares at start, whatever it loads later.
    */
   byteLength?: number;
   /** What the host may keep for one call (Extism blocks, variables, HTTP bodies), bytes. */
@@ -257,8 +256,7 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
     module,
     sha256,
     instrumentedSha256,
-    // A plugin of a shared module holds its own data; the module, compiled once, serves them all.
-    byteLength: split === null ? instrumented.byteLength : ownBytes(split),
+    byteLength: instrumented.byteLength,
     hostBytes,
     exceptionHandling: report.exceptionHandling,
     ...(split === null
@@ -286,12 +284,6 @@ export async function prepare(bytes: Uint8Array, ctx: PrepareContext): Promise<L
           : {}),
       }),
   };
-}
-
-/** What a plugin of a shared module holds of its own: its image's runs and its line table. */
-function ownBytes(split: SplitData): number {
-  const lines = split.custom[LINES_SECTION]?.byteLength ?? 0;
-  return split.runs.reduce((sum, [, bytes]) => sum + bytes.byteLength, lines);
 }
 
 /**
