@@ -10,6 +10,7 @@ import type { DispatchResult } from "../core/dispatch/result.ts";
 import { isHookboxError, oneLine } from "../core/errors.ts";
 import type { HookProblem } from "../core/hook/discover.ts";
 import { loadRe2 } from "../core/schema/loaders.ts";
+import { readFileEnd } from "../host-deno/fs.ts";
 import type { EventType } from "../core/schema/event_types.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
 import { problemLine } from "./validate.ts";
@@ -65,13 +66,12 @@ async function brokenClosedGuard(
 ): Promise<{ name: string; problem: HookProblem } | null> {
   for (const p of problems) {
     const file = p.path.endsWith("HOOK.md") ? p.path : `${p.path}/HOOK.md`;
-    let text: string;
-    try {
-      text = await Deno.readTextFile(file);
-    } catch {
-      continue;
-    }
-    if (/^on_error:\s*["']?closed\b/m.test(text.slice(0, 64 * 1024))) {
+    // Its first 64 KiB, of a regular file only: the folder is a repository's, and its HOOK.md
+    // may be a link to `/dev/zero` or a FIFO (read whole or opened plainly, a hang or a crash).
+    const head = await readFileEnd(file, 64 * 1024, { end: "head" });
+    if (head === null) continue;
+    const text = new TextDecoder().decode(head.bytes);
+    if (/^on_error:\s*["']?closed\b/m.test(text)) {
       return { name: file.split("/").at(-2) ?? p.path, problem: p };
     }
   }

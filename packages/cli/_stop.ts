@@ -8,6 +8,7 @@
  * the adapter made it.
  */
 import { defaultCacheDir } from "../host-deno/cache_dir.ts";
+import { type FileEnd, readFileEnd } from "../host-deno/fs.ts";
 
 /** Sessions whose counters are kept; past it the oldest are removed. */
 const MAX_SESSIONS = 1000;
@@ -80,29 +81,24 @@ async function prune(dir: string): Promise<void> {
 
 /**
  * The agent's last answer in the transcript at `path` (JSON lines, or one
- * JSON document with a message list), or null. Only a regular file is read,
- * only its last {@linkcode TRANSCRIPT_TAIL} bytes.
+ * JSON document with a message list), or null. Only a regular file is read
+ * ({@linkcode readTail}), only its last {@linkcode TRANSCRIPT_TAIL} bytes.
  */
 export async function lastAnswer(path: unknown, waitFor?: string): Promise<string | null> {
   if (typeof path !== "string" || !path.startsWith("/")) return null;
   if (waitFor !== undefined) await flushed(path, waitFor);
-  const info = await Deno.lstat(path).catch(() => null);
-  if (!info?.isFile) return null;
-  const file = await Deno.open(path, { read: true });
-  try {
-    const start = Math.max(0, info.size - TRANSCRIPT_TAIL);
-    await file.seek(start, Deno.SeekMode.Start);
-    const buffer = new Uint8Array(Math.min(info.size, TRANSCRIPT_TAIL));
-    let read = 0;
-    while (read < buffer.length) {
-      const n = await file.read(buffer.subarray(read));
-      if (n === null) break;
-      read += n;
-    }
-    return lastAnswerIn(new TextDecoder().decode(buffer.subarray(0, read)), start === 0);
-  } finally {
-    file.close();
-  }
+  const tail = await readTail(path, TRANSCRIPT_TAIL);
+  if (tail === null) return null;
+  return lastAnswerIn(new TextDecoder().decode(tail.bytes), tail.whole);
+}
+
+/**
+ * The last `max` bytes of `path` if it is a regular file itself, not a link
+ * to one (see {@linkcode readFileEnd}): a FIFO, device or link put in place of
+ * the transcript can make a hook call neither hang nor read another file.
+ */
+export function readTail(path: string, max: number): Promise<FileEnd | null> {
+  return readFileEnd(path, max, { end: "tail", follow: false });
 }
 
 /** Longest wait for an agent to write its transcript up to the current hook call, ms. */
@@ -126,15 +122,8 @@ async function flushed(path: string, marker: string): Promise<void> {
     const now = info?.isFile ? `${info.size}:${info.mtime?.getTime()}` : "";
     if (now !== "" && now !== seen) {
       seen = now;
-      const file = await Deno.open(path, { read: true });
-      try {
-        const tail = new Uint8Array(Math.min(info!.size, 64 * 1024));
-        await file.seek(Math.max(0, info!.size - tail.length), Deno.SeekMode.Start);
-        const n = await file.read(tail) ?? 0;
-        if (new TextDecoder().decode(tail.subarray(0, n)).includes(marker)) return;
-      } finally {
-        file.close();
-      }
+      const tail = await readTail(path, 64 * 1024);
+      if (tail !== null && new TextDecoder().decode(tail.bytes).includes(marker)) return;
     }
     if (Date.now() >= deadline) return;
     await new Promise((resolve) => setTimeout(resolve, FLUSH_POLL_MS));

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { constants as fsConstants, type FileHandle, open } from "node:fs/promises";
 import {
   type DirEntry,
   type HostFs,
@@ -69,15 +70,76 @@ export function absolute(path: string): string {
  * Reads at most `maxBytes` of `path`, refusing a larger file without reading
  * it all (its size is checked first and the read stops one byte past the cap,
  * in case the file grows meanwhile), and refusing anything but a regular file
- * before opening it (opening a FIFO blocks until a writer comes).
+ * (checked on the file as opened, and opened without waiting for a FIFO's
+ * writer: see {@linkcode openRegularFile}).
  */
 export async function readCappedFile(path: string, maxBytes: number): Promise<Uint8Array> {
   if (!(await Deno.stat(path)).isFile) throw notRegularFile(path);
-  using file = await Deno.open(path, { read: true });
-  return await readCapped(path, {
-    size: async () => (await file.stat()).size,
-    read: async (into) => (await file.read(into)) ?? 0,
-  }, maxBytes);
+  const file = await openRegularFile(path);
+  if (file === null) throw notRegularFile(path);
+  try {
+    return await readCapped(path, {
+      size: async () => (await file.stat()).size,
+      read: async (into) => (await file.read(into, 0, into.length, null)).bytesRead,
+    }, maxBytes);
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * `path` opened for reading if it is a regular file, else null (also when it
+ * cannot be opened). Opened non-blocking (`O_NONBLOCK`: a FIFO does not hold
+ * the open until a writer comes) and, unless `follow`, without following a
+ * symbolic link (`O_NOFOLLOW`); then checked as opened (`fstat`), so nothing
+ * put at the path after an earlier look (a FIFO, `/dev/zero`, a link) is read.
+ */
+export async function openRegularFile(
+  path: string,
+  options: { follow?: boolean } = {},
+): Promise<FileHandle | null> {
+  const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) |
+    (options.follow === false ? fsConstants.O_NOFOLLOW ?? 0 : 0);
+  const file = await open(path, flags).catch(() => null);
+  if (file === null) return null;
+  if ((await file.stat().catch(() => null))?.isFile()) return file;
+  await file.close();
+  return null;
+}
+
+/** Bytes read from one end of a file (see {@linkcode readFileEnd}). */
+export interface FileEnd {
+  bytes: Uint8Array;
+  /** The bytes are the whole file. */
+  whole: boolean;
+}
+
+/**
+ * The first (`end: "head"`) or last (`"tail"`) `max` bytes of `path` if it
+ * is a regular file, else null (see {@linkcode openRegularFile}): for files
+ * whose path comes from a payload or a repository, read only as far as needed.
+ */
+export async function readFileEnd(
+  path: string,
+  max: number,
+  options: { end: "head" | "tail"; follow?: boolean },
+): Promise<FileEnd | null> {
+  const file = await openRegularFile(path, options);
+  if (file === null) return null;
+  try {
+    const { size } = await file.stat();
+    const start = options.end === "tail" ? Math.max(0, size - max) : 0;
+    const bytes = new Uint8Array(Math.min(size, max));
+    let read = 0;
+    while (read < bytes.length) {
+      const { bytesRead } = await file.read(bytes, read, bytes.length - read, start + read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    return { bytes: bytes.subarray(0, read), whole: start === 0 && read === size };
+  } finally {
+    await file.close();
+  }
 }
 
 /** A file's identity for trusting an earlier check of its bytes: size, times, inode, device. */

@@ -177,3 +177,36 @@ Deno.test("a closed guard whose HOOK.md does not load blocks until it is fixed, 
   assert.equal(open.code, 0);
   assert.match(open.stderr, /^hookbox: warning: HOOK_MANIFEST_INVALID .*no-rm/m);
 });
+
+Deno.test("a repository's HOOK.md that is a link to /dev/zero or a FIFO is a skipped folder, not a hang", async () => {
+  await using tree = await tempTree();
+  const work = await tree.dir("work");
+  // Git stores links: a repository can ship one to an endless device. The user's folder has a FIFO
+  // with no writer. Each is a problem; whether it was a closed guard is read from regular files only.
+  await Deno.mkdir(`${work}/.agents/hooks/zero`, { recursive: true });
+  await Deno.symlink("/dev/zero", `${work}/.agents/hooks/zero/HOOK.md`);
+  await Deno.mkdir(`${tree.root}/xdg/agents/hooks/fifo`, { recursive: true });
+  const made = await new Deno.Command("mkfifo", {
+    args: [`${tree.root}/xdg/agents/hooks/fifo/HOOK.md`],
+  }).output();
+  assert.ok(made.success, new TextDecoder().decode(made.stderr));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<null>((resolve) => timer = setTimeout(() => resolve(null), 60_000));
+  try {
+    const run = await Promise.race([
+      runCli(["dispatch"], {
+        cwd: work,
+        env: { XDG_CONFIG_HOME: `${tree.root}/xdg` },
+        stdin: JSON.stringify(toolEvent()),
+      }),
+      hung,
+    ]);
+    assert.ok(run !== null, "hookbox dispatch did not answer within 60 s");
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(JSON.parse(run.stdout).decision, "allow");
+    assert.match(run.stderr, /warning: \S+ \S+\/zero/);
+    assert.match(run.stderr, /warning: \S+ \S+\/fifo/);
+  } finally {
+    clearTimeout(timer);
+  }
+});

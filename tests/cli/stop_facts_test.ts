@@ -6,7 +6,7 @@
  * transcript the agent writes after it started the hook (Copilot).
  */
 import assert from "node:assert/strict";
-import { lastAnswer, stopCount } from "../../packages/cli/_stop.ts";
+import { lastAnswer, readTail, stopCount } from "../../packages/cli/_stop.ts";
 import { runCli } from "../_cli.ts";
 import { tempDir } from "../_helpers.ts";
 
@@ -120,6 +120,39 @@ Deno.test("lastAnswer: a transcript that never shows the marker is read after th
     );
     assert.equal(await lastAnswer(path, `"timestamp":1`), "all there is");
     assert.equal(await lastAnswer(`${dir}/missing.jsonl`, `"timestamp":1`), null);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a transcript read opens only a regular file: a FIFO or a link in its place is null at once", async () => {
+  const dir = await tempDir("hookbox-test-");
+  try {
+    const path = `${dir}/events.jsonl`;
+    await Deno.writeTextFile(path, "0123456789");
+    assert.deepEqual(await readTail(path, 4), {
+      bytes: new TextEncoder().encode("6789"),
+      whole: false,
+    });
+    assert.equal((await readTail(path, 64))?.whole, true);
+    // What a hostile swap could put at the path after the agent's look: a FIFO with no writer
+    // (opened for reading the ordinary way, it waits for one for ever), a link to another file.
+    const fifo = `${dir}/fifo.jsonl`;
+    const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+    assert.ok(made.success, new TextDecoder().decode(made.stderr));
+    await Deno.symlink(path, `${dir}/link.jsonl`);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise<string>((resolve) =>
+      timer = setTimeout(() => resolve("hung"), 10_000)
+    );
+    try {
+      for (const name of ["fifo.jsonl", "link.jsonl"]) {
+        assert.equal(await Promise.race([readTail(`${dir}/${name}`, 64), hung]), null, name);
+      }
+      assert.equal(await Promise.race([readTail("/dev/zero", 64), hung]), null);
+    } finally {
+      clearTimeout(timer);
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
