@@ -16,6 +16,8 @@ import { snapshotEngine } from "./_js_wizer.ts";
 import { buildTime, OUT_OF_BUDGET, outOfBudget } from "./_build_time.ts";
 import { REPO_ROOT } from "./_js_toolchain.ts";
 import { writeAtomic } from "../host-deno/atomic.ts";
+import { readFileEnd } from "../host-deno/fs.ts";
+import { MAX_SOURCE_BYTES } from "../core/hook/files.ts";
 
 /** Bumped whenever the pipeline changes in a way that changes the plugin. */
 export const JS_COMPILER_VERSION = "hookbox-js/5"; // 5: a line table (hookbox.lines)
@@ -289,9 +291,11 @@ async function unchangedBuild(
   // Read and hashed side by side: a one-shot CLI checks every source on each start.
   const same = await Promise.all(index.inputs.map(async (input) => {
     try {
-      // A file replaced by a FIFO would block the read forever: only a regular file is read.
-      if (!(await Deno.stat(input.path)).isFile) return false;
-      return (await sha256Hex(await Deno.readFile(input.path))) === input.sha256;
+      // Only a regular file, and no more of it than a hook's source may hold: a source replaced by
+      // a FIFO would block the read, by a device or a file of gigabytes fill the memory.
+      const file = await readFileEnd(input.path, MAX_SOURCE_BYTES + 1, { end: "head" });
+      if (file === null || !file.whole) return false;
+      return (await sha256Hex(file.bytes)) === input.sha256;
     } catch {
       return false;
     }

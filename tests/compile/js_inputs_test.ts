@@ -183,3 +183,16 @@ Deno.test("compileJsHook() refuses a package.json that is a FIFO above the hook 
     );
   });
 });
+
+Deno.test("compileJsHook() does not read whole a file of an earlier build that grew past the cap", async () => {
+  await withHook('import data from "./data.txt";\nconsole.log(data);\n', async (scripts, cache) => {
+    await Deno.writeTextFile(`${scripts}/data.txt`, "hello");
+    await compileJsHook(`${scripts}/run.js`, { cacheDir: cache });
+    // Sparse: 4 GiB of zeros the check of the earlier build's inputs would read and hash whole.
+    await Deno.truncate(`${scripts}/data.txt`, 4 * 1024 ** 3);
+    const before = Deno.memoryUsage().rss;
+    await refused(`${scripts}/run.js`, cache, /data\.txt is \d+ bytes, over the \d+-byte cap/);
+    const grew = Deno.memoryUsage().rss - before;
+    assert.ok(grew < 1024 ** 3, `the check took ${(grew / 1024 ** 2).toFixed(0)} MiB`);
+  });
+});
