@@ -53,3 +53,28 @@ export function probe(
     ${blocking ? "(call $exit (i32.const 2))" : ""}))`,
   );
 }
+
+/**
+ * A WASI command whose code is the same for every `tag` (4 characters, kept
+ * at 4096, the first byte of a 256-byte tracked block): it blocks with the
+ * four bytes at 4096 as its reason, then writes eight bytes at 4092 with one
+ * store, whose block is the one before (a write marks the block it starts
+ * in), so that only its last four bytes reach the tag's block.
+ */
+export function straddleProbe(name: string, tag: string): Uint8Array {
+  return watBytes(
+    name,
+    `(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 4)
+  (data (i32.const 4096) "${tag}")
+  (func (export "_start")
+    (i32.store (i32.const 64) (i32.load (i32.const 4096)))
+    (i64.store (i32.const 4092) (i64.const 0x7878787878787878))
+    (i32.store (i32.const 0) (i32.const 64))
+    (i32.store (i32.const 4) (i32.const 4))
+    (drop (call $fd_write (i32.const 2) (i32.const 0) (i32.const 1) (i32.const 16)))
+    (call $exit (i32.const 2))))`,
+  );
+}
