@@ -12,6 +12,7 @@ import type { HookProblem } from "../core/hook/discover.ts";
 import { loadRe2 } from "../core/schema/loaders.ts";
 import { readFileEnd } from "../host-deno/fs.ts";
 import type { EventType } from "../core/schema/event_types.ts";
+import { MAX_WORK_DIR } from "../core/schema/event.ts";
 import { type DispatchFlags, executorFor } from "./_executor.ts";
 import { problemLine } from "./validate.ts";
 
@@ -40,7 +41,9 @@ export async function guardOfUnreadable(
   type: EventType | null,
   head: PayloadHead,
 ): Promise<string | null> {
-  const dir = values["work-dir"] ?? (head.cwd?.startsWith("/") ? head.cwd : undefined);
+  // A `cwd` too long to name a folder is the payload's fault, not a place to look for hooks.
+  const cwd = head.cwd?.startsWith("/") && head.cwd.length <= MAX_WORK_DIR ? head.cwd : undefined;
+  const dir = values["work-dir"] ?? cwd;
   const { executor, workDir } = executorFor(dir ? { work_dir: dir } : {}, values, extra);
   try {
     const hooks = await executor.hooks(workDir);

@@ -28,6 +28,7 @@ import type { HookLevel } from "../core/hook/types.ts";
 import type { DirEntry, HostFs, PathInfo } from "../core/host.ts";
 import { sha256HexOf } from "../core/bytes.ts";
 import { MAX_FOLDER_ENTRIES } from "../core/hook/files.ts";
+import { MAX_WORK_DIR } from "../core/schema/event.ts";
 import { codeFingerprint, sourceHash } from "./prepared_cache.ts";
 import { writeAtomicSync } from "../host-deno/atomic.ts";
 
@@ -112,7 +113,9 @@ export function cachedScan(
   const racyMs = options.racyMs ?? RACY_MS;
   return async (dir, level) => {
     const code = await discoveryFingerprint();
-    if (code === null) return await scan(fs, dir, level);
+    // A folder whose path no system call accepts is not remembered: signing each missing folder
+    // above it would keep every one of its thousands of parents' paths (gigabytes of JSON).
+    if (code === null || dir.length > MAX_WORK_DIR) return await scan(fs, dir, level);
     const file = await entryFile(cacheDir, dir, level);
     const hit = keptEntry(file, code, dir, level) ?? readEntry(file, code, dir, level);
     if (hit) return hit;

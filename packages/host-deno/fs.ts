@@ -109,6 +109,7 @@ export async function openRegularFile(
 
 /** Bytes read from one end of a file (see {@linkcode readFileEnd}). */
 export interface FileEnd {
+  /** The bytes read. */
   bytes: Uint8Array;
   /** The bytes are the whole file. */
   whole: boolean;

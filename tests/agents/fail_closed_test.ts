@@ -181,6 +181,17 @@ Deno.test("text that is not JSON is a block where a closed guard applies", async
   assertEquals(out.code, 1);
 });
 
+Deno.test("a cwd no folder can have is answered at once: a closed guard blocks, an open one says why", async () => {
+  // 64 KB of `/a`: past Linux's PATH_MAX. The project's hook folder under it was looked for, and
+  // each missing folder above it remembered in the scan cache: 20 s and 2.7 GB, then a crash
+  // (`INTERNAL: Invalid string length`, exit 1: Claude's non-blocking error).
+  const cwd = "/a".repeat(32_000);
+  match(denied(await dispatch(claudeArgs(closed), claude({ command: "ls" }, cwd))), /work_dir/);
+  const out = await dispatch(claudeArgs(open), claude({ command: "ls" }, cwd));
+  assertEquals([out.code, out.stdout], [1, ""]);
+  match(out.stderr, /^hookbox: EVENT_INVALID: event field "work_dir" must be at most 4096/);
+});
+
 Deno.test("an unreadable payload that names its tool twice cannot narrow the closed guards to the other", async () => {
   // The guard closes on Bash only. The payload does not validate (no session id), so its head
   // is read from the text: JSON.parse (and the agent) take the last `tool_name`, Bash.

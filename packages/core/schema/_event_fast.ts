@@ -9,7 +9,7 @@
  * @module
  */
 import { type EventType, normalizeEventType } from "./event_types.ts";
-import { type HookEvent, MAX_SESSION_ID } from "./event.ts";
+import { type HookEvent, MAX_SESSION_ID, MAX_WORK_DIR } from "./event.ts";
 import { unstorable } from "./storable.ts";
 
 type Check = (value: unknown) => boolean;
@@ -62,7 +62,11 @@ const COMMON: Field[] = [
     name: "session_id",
     check: (v) => nonEmpty(v) && (v as string).length <= MAX_SESSION_ID && !unstorable(v as string),
   },
-  { name: "work_dir", check: nonEmpty, optional: true },
+  {
+    name: "work_dir",
+    check: (v) => nonEmpty(v) && (v as string).length <= MAX_WORK_DIR,
+    optional: true,
+  },
   { name: "tenant_id", check: (v) => nonEmpty(v) && (v as string).length <= 128, optional: true },
   { name: "turn_id", check: str, optional: true },
   { name: "store", check: record, optional: true, copy: copyRecord, plain: true },

@@ -33,6 +33,13 @@ let built: {
  */
 export const MAX_SESSION_ID = 1024;
 
+/**
+ * Longest `work_dir`, in characters: Linux's `PATH_MAX` (no longer path
+ * names a folder). Hooks are looked for under it, so a longer one from a
+ * payload would only make discovery walk a path no system call accepts.
+ */
+export const MAX_WORK_DIR = 4096;
+
 function zodSchemas(): NonNullable<typeof built> {
   if (built !== null) return built;
   const z = zod();
@@ -42,7 +49,9 @@ function zodSchemas(): NonNullable<typeof built> {
     session_id: z.string().min(1).max(MAX_SESSION_ID).refine((v) => !unstorable(v), {
       message: "must not hold a NUL or a lone UTF-16 surrogate (it is stored in the audit)",
     }),
-    work_dir: z.string().min(1).optional(),
+    work_dir: z.string().min(1).max(MAX_WORK_DIR, {
+      message: `must be at most ${MAX_WORK_DIR} characters (the longest path a folder can have)`,
+    }).optional(),
     tenant_id: z.string().min(1).max(128).optional(),
     turn_id: z.string().optional(),
     store: z.record(z.string(), z.unknown()).optional(),
