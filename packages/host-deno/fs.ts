@@ -9,7 +9,7 @@ import {
   type HostFs,
   notRegularFile,
   type PathInfo,
-  readCapped,
+  readCappedHandle,
 } from "../core/host.ts";
 
 /** File-system capabilities backed by `Deno.*`. */
@@ -78,10 +78,7 @@ export async function readCappedFile(path: string, maxBytes: number): Promise<Ui
   const file = await openRegularFile(path);
   if (file === null) throw notRegularFile(path);
   try {
-    return await readCapped(path, {
-      size: async () => (await file.stat()).size,
-      read: async (into) => (await file.read(into, 0, into.length, null)).bytesRead,
-    }, maxBytes);
+    return await readCappedHandle(path, file, maxBytes);
   } finally {
     await file.close();
   }

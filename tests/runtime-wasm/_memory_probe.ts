@@ -6,6 +6,12 @@
  */
 import { watBytes } from "./_corpus.ts";
 
+/** The probes' imports (write a reason, exit with a code) and their 4-page memory. */
+const WASI_HEAD = `(import "wasi_snapshot_preview1" "fd_write"
+    (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (memory (export "memory") 4)`;
+
 /**
  * A WASI command whose code is the same for every `data` (so the plugins
  * share one module): it prints the four bytes at 1000, 2000 and 3000 (a
@@ -24,9 +30,7 @@ export function probe(
   return watBytes(
     name,
     `(module
-  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
-  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
-  (memory (export "memory") 4)
+  ${WASI_HEAD}
   ${segments}
   (func $show (param $from i32) (param $to i32)
     (local $i i32) (local $b i32)
@@ -65,9 +69,7 @@ export function straddleProbe(name: string, tag: string): Uint8Array {
   return watBytes(
     name,
     `(module
-  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
-  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
-  (memory (export "memory") 4)
+  ${WASI_HEAD}
   (data (i32.const 4096) "${tag}")
   (func (export "_start")
     (i32.store (i32.const 64) (i32.load (i32.const 4096)))
