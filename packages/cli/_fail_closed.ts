@@ -71,7 +71,7 @@ async function brokenClosedGuard(
     const file = p.path.endsWith("HOOK.md") ? p.path : `${p.path}/HOOK.md`;
     // Its first 64 KiB, of a regular file only: the folder is a repository's, and its HOOK.md
     // may be a link to `/dev/zero` or a FIFO (read whole or opened plainly, a hang or a crash).
-    const head = await readFileEnd(file, 64 * 1024, { end: "head" });
+    const head = await readFileEnd(file, 64 * 1024, { end: "head", follow: true });
     if (head === null) continue;
     const text = new TextDecoder().decode(head.bytes);
     if (/^on_error:\s*["']?closed\b/m.test(text)) {

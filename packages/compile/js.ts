@@ -293,7 +293,10 @@ async function unchangedBuild(
     try {
       // Only a regular file, and no more of it than a hook's source may hold: a source replaced by
       // a FIFO would block the read, by a device or a file of gigabytes fill the memory.
-      const file = await readFileEnd(input.path, MAX_SOURCE_BYTES + 1, { end: "head" });
+      const file = await readFileEnd(input.path, MAX_SOURCE_BYTES + 1, {
+        end: "head",
+        follow: true,
+      });
       if (file === null || !file.whole) return false;
       return (await sha256Hex(file.bytes)) === input.sha256;
     } catch {

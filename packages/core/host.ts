@@ -93,31 +93,6 @@ export async function readCapped(
   return out.slice(0, length);
 }
 
-/** An open file as `node:fs/promises` gives one (how both hosts open what they read). */
-export interface OpenFileHandle {
-  /** The open file's status (`fstat`). */
-  stat(): Promise<{ size: number }>;
-  /** Reads into `buffer` at `offset`, from the file's current position. */
-  read(
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: null,
-  ): Promise<{ bytesRead: number }>;
-}
-
-/** {@linkcode readCapped} of a file opened with `node:fs/promises`. */
-export function readCappedHandle(
-  path: string,
-  file: OpenFileHandle,
-  maxBytes: number,
-): Promise<Uint8Array> {
-  return readCapped(path, {
-    size: async () => (await file.stat()).size,
-    read: async (into) => (await file.read(into, 0, into.length, null)).bytesRead,
-  }, maxBytes);
-}
-
 /**
  * The error for a path that is not a regular file where one is read: a FIFO
  * would block the read until some writer came, a device might never end.

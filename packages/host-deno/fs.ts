@@ -3,13 +3,12 @@
  *
  * @module
  */
-import { constants as fsConstants, type FileHandle, open } from "node:fs/promises";
 import {
   type DirEntry,
   type HostFs,
   notRegularFile,
   type PathInfo,
-  readCappedHandle,
+  readCapped,
 } from "../core/host.ts";
 
 /** File-system capabilities backed by `Deno.*`. */
@@ -70,37 +69,45 @@ export function absolute(path: string): string {
  * Reads at most `maxBytes` of `path`, refusing a larger file without reading
  * it all (its size is checked first and the read stops one byte past the cap,
  * in case the file grows meanwhile), and refusing anything but a regular file
- * (checked on the file as opened, and opened without waiting for a FIFO's
- * writer: see {@linkcode openRegularFile}).
+ * (see {@linkcode openRegularFile}).
  */
 export async function readCappedFile(path: string, maxBytes: number): Promise<Uint8Array> {
-  if (!(await Deno.stat(path)).isFile) throw notRegularFile(path);
-  const file = await openRegularFile(path);
+  const file = await openRegularFile(path, { follow: true, missing: "throw" });
   if (file === null) throw notRegularFile(path);
   try {
-    return await readCappedHandle(path, file, maxBytes);
+    return await readCapped(path, {
+      size: async () => (await file.stat()).size,
+      read: async (into) => (await file.read(into)) ?? 0,
+    }, maxBytes);
   } finally {
-    await file.close();
+    file.close();
   }
 }
 
 /**
- * `path` opened for reading if it is a regular file, else null (also when it
- * cannot be opened). Opened non-blocking (`O_NONBLOCK`: a FIFO does not hold
- * the open until a writer comes) and, unless `follow`, without following a
- * symbolic link (`O_NOFOLLOW`); then checked as opened (`fstat`), so nothing
- * put at the path after an earlier look (a FIFO, `/dev/zero`, a link) is read.
+ * `path` opened for reading if it is a regular file (itself, unless
+ * `follow`), else null: it is looked at before the open (opening a FIFO
+ * would wait for a writer, and a device may never end) and the file opened
+ * is checked to be the one looked at (`fstat`: the same device and inode),
+ * so a link or device put at the path after the look is never read. What
+ * cannot be looked at or opened is null too, or with `missing: "throw"` the
+ * error of the look.
  */
 export async function openRegularFile(
   path: string,
-  options: { follow?: boolean } = {},
-): Promise<FileHandle | null> {
-  const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) |
-    (options.follow === false ? fsConstants.O_NOFOLLOW ?? 0 : 0);
-  const file = await open(path, flags).catch(() => null);
+  options: { follow: boolean; missing?: "null" | "throw" },
+): Promise<Deno.FsFile | null> {
+  const look = options.follow ? Deno.stat(path) : Deno.lstat(path);
+  const seen = await (options.missing === "throw" ? look : look.catch(() => null));
+  if (!seen?.isFile) return null;
+  const file = await Deno.open(path, { read: true }).catch((err) => {
+    if (options.missing === "throw") throw err;
+    return null;
+  });
   if (file === null) return null;
-  if ((await file.stat().catch(() => null))?.isFile()) return file;
-  await file.close();
+  const opened = await file.stat().catch(() => null);
+  if (opened?.isFile && opened.ino === seen.ino && opened.dev === seen.dev) return file;
+  file.close();
   return null;
 }
 
@@ -120,23 +127,24 @@ export interface FileEnd {
 export async function readFileEnd(
   path: string,
   max: number,
-  options: { end: "head" | "tail"; follow?: boolean },
+  options: { end: "head" | "tail"; follow: boolean },
 ): Promise<FileEnd | null> {
-  const file = await openRegularFile(path, options);
+  const file = await openRegularFile(path, { follow: options.follow });
   if (file === null) return null;
   try {
     const { size } = await file.stat();
     const start = options.end === "tail" ? Math.max(0, size - max) : 0;
+    await file.seek(start, Deno.SeekMode.Start);
     const bytes = new Uint8Array(Math.min(size, max));
     let read = 0;
     while (read < bytes.length) {
-      const { bytesRead } = await file.read(bytes, read, bytes.length - read, start + read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
+      const n = await file.read(bytes.subarray(read));
+      if (n === null) break;
+      read += n;
     }
     return { bytes: bytes.subarray(0, read), whole: start === 0 && read === size };
   } finally {
-    await file.close();
+    file.close();
   }
 }
 

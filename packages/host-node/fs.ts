@@ -24,7 +24,7 @@ import {
   type HostFs,
   notRegularFile,
   type PathInfo,
-  readCappedHandle,
+  readCapped,
 } from "../core/host.ts";
 
 /** File-system capabilities backed by `node:fs/promises` (also works on Deno). */
@@ -64,7 +64,7 @@ export const nodeFs: HostFs = {
 };
 
 /**
- * Reads at most `maxBytes` of `path` (see {@linkcode readCappedHandle}); anything
+ * Reads at most `maxBytes` of `path` (see {@linkcode readCapped}); anything
  * but a regular file is refused. Opened non-blocking, so a FIFO is refused
  * by the open file's own type rather than blocking the open.
  */
@@ -72,7 +72,10 @@ async function readCappedNode(path: string, maxBytes: number): Promise<Uint8Arra
   const file = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     if (!(await file.stat()).isFile()) throw notRegularFile(path);
-    return await readCappedHandle(path, file, maxBytes);
+    return await readCapped(path, {
+      size: async () => (await file.stat()).size,
+      read: async (into) => (await file.read(into, 0, into.length, null)).bytesRead,
+    }, maxBytes);
   } finally {
     await file.close();
   }

@@ -135,7 +135,7 @@ Deno.test("a transcript read opens only a regular file: a FIFO or a link in its 
       whole: false,
     });
     assert.equal((await readTail(path, 64))?.whole, true);
-    // What a hostile swap could put at the path after the agent's look: a FIFO with no writer
+    // What a payload could name, or a swap put at the path: a FIFO with no writer
     // (opened for reading the ordinary way, it waits for one for ever), a link to another file.
     const fifo = `${dir}/fifo.jsonl`;
     const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
