@@ -132,15 +132,15 @@ export function cachedScan(
     for (const [path, use] of touched) {
       if (sign(path, use) === null) return discovery; // changed too recently to be trusted
     }
-    // The folder of each path found missing (or the nearest one there, when the folder is
-    // missing too): while it is unchanged, so is the missing path.
+    // The folder of each path found missing: while it is unchanged, so is the missing path. A
+    // folder missing too is signed as missing, and no further up: the check then looks at it
+    // again (one stat), where signing every missing folder to the nearest one there would keep
+    // each of a deep path's parents (a payload's `cwd` of 2,000 missing levels: megabytes).
     for (const [path, , sig] of [...paths]) {
       if (sig !== "-") continue;
-      for (let at = parentOf(path); at !== "" && !signed.has(at); at = parentOf(at)) {
-        const found = sign(at, STAT);
-        if (found === null) return discovery;
-        if (found !== "-") break;
-      }
+      const at = parentOf(path);
+      if (at === "" || signed.has(at)) continue;
+      if (sign(at, STAT) === null) return discovery;
     }
     const entry: Entry = { format: FORMAT, code, dir, level, paths, discovery };
     const text = JSON.stringify(entry);
