@@ -250,8 +250,10 @@ Deno.test("hookbox's executor with scanCache sees a HOOK.md edited between two p
 Deno.test("a hooks folder under many missing folders is remembered by its own folder, not each parent", async () => {
   await using tree = await tempTree();
   const cache = `${tree.root}/cache`;
-  // 1,000 missing levels (a payload's `cwd` can name any such path, up to 4,096 characters).
-  const deep = `${tree.root}/${"a/".repeat(1_000)}.agents/hooks`;
+  // 1,000 missing levels under an existing folder (a payload's `cwd` can name any such path, up to
+  // 4,096 characters); the cache is outside that folder, so writing an entry changes nothing signed.
+  const under = await tree.dir("projects");
+  const deep = `${under}/${"a/".repeat(1_000)}.agents/hooks`;
   const { scan, counter } = scanner(cache);
   assertEquals((await scan(deep, "project")).hooks, []);
   assertEquals((await scan(deep, "project")).hooks, [], "served from the entry");
@@ -260,9 +262,9 @@ Deno.test("a hooks folder under many missing folders is remembered by its own fo
   for (const entry of Deno.readDirSync(`${cache}/scans`)) {
     bytes += Deno.statSync(`${cache}/scans/${entry.name}`).size;
   }
-  // Each parent's path kept would be a megabyte: the folder and its own folder are 4 KB.
+  // Each missing parent's path kept is a megabyte here; the folder and its own folder, 4 KB.
   ok(bytes < 64 * 1024, `${bytes} bytes of entries`);
   // Made after all: seen at once.
-  await tree.hook(`${"a/".repeat(1_000)}.agents/hooks`, "late", { files: WASM_STUB });
+  await tree.hook(`projects/${"a/".repeat(1_000)}.agents/hooks`, "late", { files: WASM_STUB });
   assertEquals((await scan(deep, "project")).hooks.map((h) => h.name), ["late"]);
 });
